@@ -1,0 +1,54 @@
+"""Per-file state shared by all rules: the tree, imports, lazy metadata."""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from .imports import ImportTable
+
+
+class FileContext:
+    def __init__(self, module: cst.Module, path: str = "<string>", text: str = "") -> None:
+        self.module = module
+        self.path = path
+        self.text = text
+
+    @cached_property
+    def imports(self) -> ImportTable:
+        return ImportTable.from_module(self.module)
+
+    @cached_property
+    def _wrapper(self) -> MetadataWrapper:
+        # No copy: positions must be keyed by the very nodes rules hold.
+        return MetadataWrapper(self.module, unsafe_skip_copy=True)
+
+    @cached_property
+    def positions(self):
+        # Computed only when a rule reports something or asks for it.
+        return self._wrapper.resolve(PositionProvider)
+
+    @cached_property
+    def parents(self):
+        return self._wrapper.resolve(ParentNodeProvider)
+
+    def position(self, node: cst.CSTNode) -> tuple:
+        r = self.positions[node]
+        return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    @cached_property
+    def analysis(self):
+        from .analysis import build
+
+        return build(self)

@@ -1,0 +1,267 @@
+"""The engine: parse once, run all selected rules in one walk, apply fixes
+until nothing changes. Every failure is returned as a value."""
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+import libcst as cst
+
+from . import suppress
+from .context import FileContext
+from .findings import NONE, SAFE, UNSAFE, FileResult, Finding
+from .rule import Report, Rule
+from .textio import Decoded, decode, encode
+
+MAX_PASSES = 10
+
+
+class FixesDidNotSettle(Exception):
+    pass
+
+
+@dataclass
+class Options:
+    fix: bool = False
+    unsafe: bool = False
+    # per-file ignores resolved by the caller: codes to drop for this file
+    ignore: frozenset = frozenset()
+
+
+def prefilter(text: str, rules: Sequence[type]) -> list:
+    """The rules that can possibly match this text."""
+    keep = []
+    for rule in rules:
+        toks = rule.tokens
+        if not toks or any(t in text for t in toks):
+            keep.append(rule)
+    return keep
+
+
+def _fixable(rep: Report, opts: Options) -> bool:
+    if not opts.fix or rep.fix == NONE:
+        return False
+    return rep.fix == SAFE or (rep.fix == UNSAFE and opts.unsafe)
+
+
+def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext]) -> Finding:
+    if rep.position is not None:
+        line, col, eline, ecol = rep.position
+    else:
+        line, col, eline, ecol = ctx.position(rep.node)
+    related = []
+    for node, note in rep.related:
+        if isinstance(node, tuple):
+            related.append((node[0], node[1], note))
+        elif ctx is not None:
+            l, c, _, _ = ctx.position(node)
+            related.append((l, c, note))
+    return Finding(
+        path=path, line=line, column=col, end_line=eline, end_column=ecol,
+        code=rule.code, name=rule.name, message=rep.message, fix=rep.fix,
+        fix_title=rep.fix_title, related=related,
+    )
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, edits: dict) -> None:
+        super().__init__()
+        self.edits = edits
+
+    def on_visit(self, node):
+        # An edited node is replaced whole; nothing inside it is visited.
+        return node not in self.edits
+
+    def on_leave(self, original, updated):
+        if original in self.edits:
+            return self.edits[original]
+        return updated
+
+
+def _choose(reports: list, ctx: FileContext) -> list:
+    """Reports whose edits do not overlap each other; the rest wait a pass."""
+    taken: list = []
+    chosen = []
+    for rep in reports:
+        spans = []
+        for e in rep.edits:
+            r = ctx.positions[e.node]
+            spans.append(((r.start.line, r.start.column), (r.end.line, r.end.column)))
+        if any(not (b[1] <= a[0] or a[1] <= b[0]) for a in spans for b in taken):
+            continue
+        taken.extend(spans)
+        chosen.append(rep)
+    return chosen
+
+
+def _apply_text(text: str, reports: list) -> str:
+    edits = sorted((e for r in reports for e in r.text_edits), key=lambda e: e.start)
+    out, pos = [], 0
+    for e in edits:
+        if e.start < pos:
+            continue
+        out.append(text[pos:e.start])
+        out.append(e.text)
+        pos = e.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
+    """One pass. Returns (findings, fixed_text_or_None, n_fixed)."""
+    findings: list[Finding] = []
+    lines = text.splitlines()
+    # Text pass first: its fixes may be what makes the file parseable.
+    text_rules = [r for r in rules if r.has_text_pass()]
+    applied_text = []
+    for rule in text_rules:
+        for rep in rule(None).check_text(text):
+            f = _finding(path, rule, rep, None)
+            if suppress.is_suppressed(lines, f):
+                continue
+            if _fixable(rep, opts):
+                applied_text.append(rep)
+                f.fixed = True
+            findings.append(f)
+    if applied_text:
+        return findings, _apply_text(text, applied_text), len(applied_text)
+    parse_text = text
+    for rule in text_rules:
+        # Let the tree rules see code libcst can parse, without fixing it.
+        masked = getattr(rule, "mask_text", None)
+        if masked:
+            parse_text = masked(parse_text)
+    module = cst.parse_module(parse_text)
+    ctx = FileContext(module, path, parse_text)
+    tree_rules = [r for r in rules if r.__dict__.get("check_text") is None or True]
+    visitors = [r(ctx) for r in tree_rules]
+    cst.visit_batched(module, visitors)
+    fixable = []
+    for v in visitors:
+        v.finish()
+        for rep in v.reports:
+            f = _finding(path, type(v), rep, ctx)
+            if suppress.is_suppressed(lines, f):
+                continue
+            findings.append(f)
+            if _fixable(rep, opts) and rep.edits:
+                fixable.append((rep, f))
+    if not fixable:
+        return findings, None, 0
+    chosen = _choose([r for r, _ in fixable], ctx)
+    chosen_ids = {id(r) for r in chosen}
+    edits = {}
+    for rep, f in fixable:
+        if id(rep) in chosen_ids:
+            f.fixed = True
+            for e in rep.edits:
+                edits[e.node] = e.replacement
+    new_module = module.visit(_Apply(edits))
+    return findings, new_module.code, len(chosen)
+
+
+def check_text(text: str, path: str, rules: Sequence[type], opts: Options):
+    """Run the rules, applying fixes until nothing changes.
+
+    Returns (findings, new_text or None, n_fixed). In fix mode the findings
+    are the ones that remain after fixing."""
+    first, new, n = run_rules(text, path, rules, opts)
+    if new is None:
+        return first, None, 0
+    total = n
+    current = new
+    for _ in range(MAX_PASSES):
+        _verify_parses(current, path)
+        findings, nxt, n = run_rules(current, path, rules, opts)
+        if nxt is None or nxt == current:
+            remaining = [f for f in findings if not f.fixed]
+            return remaining, (current if current != text else None), total
+        total += n
+        current = nxt
+    raise FixesDidNotSettle(f"fixes did not settle after {MAX_PASSES} passes")
+
+
+def _verify_parses(text: str, path: str) -> None:
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:  # our own bug: never write this out
+        raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
+
+
+def syntax_error_finding(path: str, exc: Exception) -> Finding:
+    line = getattr(exc, "raw_line", None) or getattr(exc, "lineno", None) or 1
+    col = getattr(exc, "raw_column", None)
+    col = (col + 1) if isinstance(col, int) else 1
+    msg = getattr(exc, "message", None) or str(exc).splitlines()[0]
+    return Finding(
+        path=path, line=line, column=col, end_line=line, end_column=col,
+        code="AD000", name="syntax-error", message=f"cannot parse: {msg}",
+    )
+
+
+def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) -> FileResult:
+    """Everything for one file. Never raises."""
+    result = FileResult(path=path, old_source=data)
+    try:
+        dec = decode(data)
+    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+        result.findings.append(syntax_error_finding(path, exc))
+        result.errors.append({"path": path, "message": f"cannot decode: {exc}"})
+        return result
+    text = dec.text
+    if suppress.skip_file(text):
+        result.skipped = True
+        return result
+    rules = [r for r in prefilter(text, rules) if r.code not in opts.ignore]
+    if not rules:
+        result.skipped = True
+        return result
+    try:
+        findings, new_text, n = check_text(text, path, rules, opts)
+    except cst.ParserSyntaxError as exc:
+        result.findings.append(syntax_error_finding(path, exc))
+        result.errors.append({"path": path, "message": f"cannot parse: line {exc.raw_line}: {exc.message}"})
+        return result
+    except RecursionError:
+        result.errors.append({"path": path, "message": "file too deeply nested to analyse"})
+        result.crashed = True
+        return result
+    except Exception as exc:  # a rule crashed: report it, keep going
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else "?"
+        result.errors.append({"path": path, "message": f"internal error: {type(exc).__name__}: {exc} (at {where})"})
+        result.crashed = True
+        return result
+    result.findings = sorted(findings, key=lambda f: (f.line, f.column, f.code))
+    if new_text is not None:
+        result.new_source = encode(new_text, dec)
+        result.fixed = n
+    return result
+
+
+def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool = False,
+             ignore: Optional[Iterable[str]] = None):
+    """Public API: fix `source`, return (new_source, findings).
+
+    `findings` are those found in the original source; each says whether
+    it was fixed."""
+    from .registry import select_rules
+
+    rules = select_rules(select=select, ignore=ignore)
+    report, _, _ = check_text(source, "<string>", rules, Options())
+    new_findings, new, n = check_text(source, "<string>", rules, Options(fix=True, unsafe=unsafe))
+    remaining = {(f.code, f.line) for f in new_findings}
+    # A finding is fixed when its fix was applicable and nothing of its code remains on that line
+    for f in report:
+        applicable = f.fix == SAFE or (f.fix == UNSAFE and unsafe)
+        f.fixed = bool(new is not None and applicable and (f.code, f.line) not in remaining)
+    return (new if new is not None else source), report
+
+
+def check_code(source: str, select=None, ignore=None) -> list:
+    """Public API: the findings in `source`, without fixing."""
+    from .registry import select_rules
+
+    findings, _, _ = check_text(source, "<string>", select_rules(select=select, ignore=ignore), Options())
+    return findings

@@ -1,0 +1,131 @@
+"""A light table of import aliases, built from the module's import statements.
+
+libcst's QualifiedNameProvider costs several parses per file; almost every
+question a rule asks is "is this name torch.autograd.Variable?", which this
+table answers from one cheap pass over the import statements.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+# Old spellings that name the same object today.
+_CANONICAL = {
+    "torch.autograd.variable.Variable": "torch.autograd.Variable",
+    "torch.Variable": "torch.autograd.Variable",
+    "torch.nn.modules.module.Module": "torch.nn.Module",
+}
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` as a string, or None when the expression is not a dotted name."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _module_name(node) -> str:
+    return dotted(node) or ""
+
+
+class ImportTable:
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+        # (statement, alias node, local name) for import removal.
+        self.bindings: list = []
+        self.star_modules: list[str] = []
+
+    @classmethod
+    def from_module(cls, module: cst.Module) -> "ImportTable":
+        table = cls()
+        table._collect(module.body, top=True)
+        return table
+
+    def _collect(self, body, top: bool) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        self._add(stmt, small)
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                # Guarded imports (try: import x except ImportError) still bind.
+                self._collect(stmt.body.body, top)
+                for extra in getattr(stmt, "handlers", ()):
+                    self._collect(extra.body.body, top)
+                orelse = getattr(stmt, "orelse", None)
+                while orelse is not None and hasattr(orelse, "body"):
+                    inner = orelse.body
+                    self._collect(getattr(inner, "body", ()), top)
+                    orelse = getattr(orelse, "orelse", None)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                # Imports inside functions are common in old scripts.
+                block = stmt.body
+                if isinstance(block, cst.IndentedBlock):
+                    self._collect(block.body, top=False)
+
+    def _add(self, stmt, node) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _module_name(alias.name)
+                if alias.asname is not None:
+                    local = alias.asname.name.value
+                    self.aliases[local] = full
+                else:
+                    local = full.split(".")[0]
+                    self.aliases.setdefault(local, local)
+                self.bindings.append((stmt, node, alias, local))
+        else:
+            if node.relative:
+                return
+            mod = _module_name(node.module) if node.module else ""
+            if isinstance(node.names, cst.ImportStar):
+                self.star_modules.append(mod)
+                return
+            for alias in node.names:
+                name = _module_name(alias.name)
+                local = alias.asname.name.value if alias.asname else name
+                self.aliases[local] = f"{mod}.{name}" if mod else name
+                self.bindings.append((stmt, node, alias, local))
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified name an expression refers to, through imports."""
+        text = dotted(node)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        if head in self.aliases:
+            full = self.aliases[head] + ("." + rest if rest else "")
+        else:
+            full = None
+            for mod in self.star_modules:
+                if mod.startswith("torch"):
+                    full = f"{mod}.{text}"
+                    break
+            if full is None:
+                return None
+        return canonical(full)
+
+    def is_(self, node: cst.BaseExpression, *names: str) -> bool:
+        q = self.qualify(node)
+        return q is not None and q in names
+
+    def local_names_for(self, qualified: str) -> list[str]:
+        return [k for k, v in self.aliases.items() if canonical(v) == qualified]
+
+    def mentions_torch(self) -> bool:
+        return any(v.split(".")[0] == "torch" for v in self.aliases.values()) or any(
+            m.startswith("torch") for m in self.star_modules
+        )
+
+
+def canonical(name: str) -> str:
+    for old, new in _CANONICAL.items():
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old):]
+    return name

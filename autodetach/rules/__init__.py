@@ -1,0 +1,1 @@
+"""One module per rule: adNNN_<name>.py. The registry finds them."""

@@ -1,0 +1,59 @@
+"""Reading and writing user files without harming them.
+
+Encoding (coding cookie or BOM) is detected the way Python does; newlines
+are kept as they are because libcst round-trips them; writes are atomic and
+keep the mode bits."""
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass
+class Decoded:
+    text: str
+    encoding: str
+    bom: bool
+
+
+def decode(data: bytes) -> Decoded:
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    bom = data.startswith(BOM)
+    if bom:
+        data = data[len(BOM):]
+        encoding = "utf-8"
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    # newline="" semantics: keep \r\n and \r exactly.
+    return Decoded(data.decode(encoding), encoding, bom)
+
+
+def encode(text: str, dec: Decoded) -> bytes:
+    data = text.encode(dec.encoding)
+    return (BOM + data) if dec.bom else data
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace `path` with `data` in one rename, keeping its mode bits."""
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

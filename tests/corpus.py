@@ -1,0 +1,50 @@
+"""Helpers to run corpus scripts in fresh interpreters."""
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "corpus")
+_EXPECT = re.compile(r"^#\s*expect-before:\s*(?P<kind>runs|error|grows)\s*(?P<detail>.*)$", re.M)
+
+
+@dataclass
+class Case:
+    code: str
+    name: str
+    before: str
+    after: str  # may not exist: a negative case
+
+    @property
+    def positive(self) -> bool:
+        return os.path.exists(self.after)
+
+    def expectation(self):
+        with open(self.before, encoding="utf-8") as fh:
+            m = _EXPECT.search(fh.read())
+        if not m:
+            return ("runs", "")
+        return m.group("kind"), m.group("detail").strip()
+
+
+def cases(prefix: str = "AD"):
+    out = []
+    for code in sorted(os.listdir(CORPUS)):
+        d = os.path.join(CORPUS, code)
+        if not (code.startswith(prefix) and os.path.isdir(d)):
+            continue
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".py") and not f.endswith(".fixed.py"):
+                name = f[:-3]
+                out.append(Case(code, name, os.path.join(d, f), os.path.join(d, name + ".fixed.py")))
+    return out
+
+
+def run_script(path: str, timeout: int = 180, args=()):
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH", "TMPDIR")}
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0",
+               CUDA_VISIBLE_DEVICES="", PYTHONWARNINGS="ignore")
+    return subprocess.run([sys.executable, path, *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=os.path.dirname(path), env=env)

@@ -1,0 +1,44 @@
+"""Every rule's own VALID/INVALID cases, under real libcst (Fixit style)."""
+import libcst as cst
+import pytest
+
+from autodetach.engine import Options, check_text
+from autodetach.registry import all_rules
+
+VALID = [pytest.param(r, c, id=f"{r.code}-valid-{i}") for r in all_rules() for i, c in enumerate(r.VALID)]
+INVALID = [pytest.param(r, c, id=f"{r.code}-invalid-{i}") for r in all_rules() for i, c in enumerate(r.INVALID)]
+
+
+def _run(rule, code, **kw):
+    return check_text(code, "case.py", [rule], Options(**kw))
+
+
+def test_every_rule_has_cases():
+    for r in all_rules():
+        assert r.VALID and r.INVALID, f"{r.code} needs VALID and INVALID cases"
+        assert r.doc(), f"{r.code} needs a docstring"
+        for section in ("## What it does", "## Why it matters", "## Example", "## Fix", "## Fix safety"):
+            assert section in r.doc(), f"{r.code} docstring lacks {section!r}"
+
+
+@pytest.mark.parametrize("rule,case", VALID)
+def test_valid(rule, case):
+    findings, new, _ = _run(rule, case.code)
+    assert [f for f in findings if f.code == rule.code] == [], case.note
+
+
+@pytest.mark.parametrize("rule,case", INVALID)
+def test_invalid(rule, case):
+    findings, _, _ = _run(rule, case.code)
+    mine = [f for f in findings if f.code == rule.code]
+    assert len(mine) == case.count, [f.message for f in findings]
+    if case.expected is None:
+        assert all(f.fix == "none" for f in mine) or case.unsafe
+        return
+    _, new, _ = _run(rule, case.code, fix=True, unsafe=case.unsafe)
+    assert new is not None, "the fix changed nothing"
+    assert new == case.expected
+    cst.parse_module(new)
+    # Fixes settle: fixing the output changes nothing more.
+    _, again, _ = _run(rule, new, fix=True, unsafe=case.unsafe)
+    assert again is None

@@ -1,7 +1,9 @@
 """The command line. Conventions follow ruff, which users already know.
 
 Exit codes: 0 nothing left to report; 1 findings remain (or --diff has a
-diff); 2 usage or configuration error, or an internal error on some file."""
+diff); 2 usage or configuration error, an internal error on some file, or a
+file that could not be read or written. Every error is one line on stderr,
+never a traceback."""
 from __future__ import annotations
 
 import os
@@ -13,10 +15,20 @@ import click
 from . import __version__, output
 from .config import ConfigError, load
 from .discovery import iter_files
-from .registry import SelectionError, all_rules, by_code, select_rules
+from .registry import SelectionError, all_rules, by_code, select_rules, validate
 from .runner import Settings, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+MACHINE_FORMATS = ("json", "sarif", "github")
+
+AD000_PAGE = """# AD000: syntax-error
+
+Not a rule: autodetach reports a file it cannot decode or parse (a syntax
+error, a Python 2 file, bytes that are not valid in the file's encoding) as
+AD000, with the parser's line and message. The file is left untouched and
+the other files are still checked. Files that contain none of the selected
+rules' tokens are never parsed, so their syntax errors are not reported.
+"""
 
 
 def _split(values) -> list:
@@ -31,7 +43,7 @@ def fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
-def _progress(total: int, enabled: bool):
+def _progress(enabled: bool):
     if not enabled:
         return None
     from rich.console import Console
@@ -41,24 +53,54 @@ def _progress(total: int, enabled: bool):
                     console=Console(stderr=True), transient=True)
 
 
+def _check_paths(paths) -> None:
+    for p in paths:
+        if os.path.islink(p) and not os.path.exists(p):
+            fail(f"{p}: broken symbolic link")
+        if not os.path.exists(p):
+            fail(f"{p}: no such file or directory")
+        if not (os.path.isfile(p) or os.path.isdir(p)):
+            fail(f"{p}: not a regular file or directory")
+
+
+def _selection(cfg, select, ignore, extend_select) -> list:
+    """Rule selection as in ruff: a --select on the command line replaces the
+    configured selection (and its ignores); --ignore and --extend-select add
+    to whichever selection is in force."""
+    where = f"{cfg.source}: " if cfg.source else ""
+    try:
+        cfg_select = validate(cfg.select, where) if cfg.select is not None else None
+        cfg_ignore = validate(cfg.ignore, where)
+        cfg_extend = validate(cfg.extend_select, where)
+        for codes in cfg.per_file_ignores.values():
+            validate(codes, f"{where}per-file-ignores: ")
+        cli_select, cli_ignore, cli_extend = validate(select), validate(ignore), validate(extend_select)
+    except SelectionError as exc:
+        fail(str(exc))
+    if cli_select:
+        return select_rules(select=cli_select, ignore=cli_ignore, extend_select=cli_extend)
+    return select_rules(select=cfg_select, ignore=cfg_ignore + cli_ignore, extend_select=cfg_extend + cli_extend)
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
-@click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply (or show) unsafe fixes.")
-@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
-@click.option("--select", multiple=True, help="Rule codes or prefixes to enable (e.g. AD1,AD201; ALL).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
+              help="Also apply (or show, with --diff) unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff on stdout; write nothing.")
+@click.option("--select", multiple=True, help="Rule codes or prefixes to enable (e.g. AD2,AD201; ALL).")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
-@click.option("--extend-select", multiple=True, help="Codes to enable on top of the selection.")
+@click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection.")
 @click.option("--output-format", type=click.Choice(output.FORMATS), default="full", show_default=True)
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("--statistics", is_flag=True, help="Count findings per rule.")
+@click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
 @click.option("--explain", metavar="CODE", help="Print a rule's documentation.")
 @click.option("--list-rules", is_flag=True, help="List the rules.")
 @click.option("--config", "config_path", type=click.Path(), help="A pyproject.toml or autodetach.toml.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
-@click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--verify", is_flag=True, help="Run the code before and after each fix and give a verdict.")
 @click.option("--verified-only", is_flag=True, help="With --fix: apply only fixes verified fixed or equivalent.")
@@ -73,13 +115,17 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
           jobs, exit_zero, statistics, explain, list_rules, config_path, no_cache, progress, quiet,
           verify, verified_only, run_cmd, device, steps, timeout):
     """Find and fix PyTorch code that misuses autograd."""
-    if explain:
-        rule = by_code().get(explain.strip().upper())
+    if explain is not None:
+        code = explain.strip().upper()
+        if code == "AD000":
+            click.echo(AD000_PAGE, nl=False)
+            return
+        rule = by_code().get(code)
         if rule is None:
             fail(f"unknown rule code '{explain}' (see --list-rules)")
         from .docs import rule_page
 
-        click.echo(rule_page(rule))
+        click.echo(rule_page(rule), nl=False)
         return
     if list_rules:
         for r in all_rules():
@@ -87,31 +133,24 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
         return
     if verified_only and not verify:
         verify = True
+    if diff and output_format in MACHINE_FORMATS and not output_file:
+        fail(f"--diff prints a diff on stdout; use -o FILE for the {output_format} report")
     paths = list(paths) or ["."]
-    for p in paths:
-        if not os.path.exists(p):
-            fail(f"{p}: no such file or directory")
+    _check_paths(paths)
     try:
         cfg = load(config_path, start=paths[0])
     except ConfigError as exc:
         fail(str(exc))
-    try:
-        rules = select_rules(
-            select=_split(select) or cfg.select,
-            ignore=_split(ignore) + cfg.ignore,
-            extend_select=_split(extend_select) + cfg.extend_select,
-        )
-    except SelectionError as exc:
-        fail(str(exc))
+    rules = _selection(cfg, _split(select), _split(ignore), _split(extend_select))
     unsafe = cfg.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
     files = list(iter_files(paths, exclude=cfg.exclude, root=cfg.root))
     settings = Settings(
-        codes=tuple(r.code for r in rules), fix=fix or diff or verify, write=fix and not verify,
+        codes=tuple(r.code for r in rules), fix=fix or diff or verify, write=fix and not diff and not verify,
         unsafe=unsafe, diff=diff, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
     )
     jobs = jobs or os.cpu_count() or 1
     show_progress = progress if progress is not None else (sys.stderr.isatty() and len(files) > 20)
-    bar = _progress(len(files), bool(show_progress))
+    bar = _progress(bool(show_progress))
 
     results = []
     stream = run(files, settings, jobs=jobs)
@@ -127,89 +166,116 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     if verify:
         from .verify.integrate import verify_results
 
-        results = verify_results(results, files, settings, write=fix, verified_only=verified_only,
+        results = verify_results(results, files, settings, write=fix and not diff, verified_only=verified_only,
                                  run_cmd=run_cmd, device=device, steps=steps, timeout=timeout)
 
     findings = [f for r in results for f in r.findings if not f.fixed]
     errors = [e for r in results for e in r.errors]
-    fixed = sum(r.fixed for r in results if not r.write_failed) if (fix or diff) else 0
-    crashed = any(r.crashed for r in results)
+    fixed = sum(r.fixed for r in results if not r.write_failed) if settings.fix else 0
+    has_diff = any(r.diff for r in results)
     emit(results, findings, errors, fixed, len(files), output_format, output_file, diff, statistics,
-         quiet, fix, unsafe, verify)
+         quiet, fix and not diff, unsafe, verify)
 
-    if crashed:
+    if errors or any(r.crashed for r in results):
         sys.exit(EXIT_ERROR)
     if exit_zero:
         sys.exit(EXIT_CLEAN)
     if diff:
-        sys.exit(EXIT_FINDINGS if any(r.diff for r in results) else EXIT_CLEAN)
+        sys.exit(EXIT_FINDINGS if has_diff else EXIT_CLEAN)
     sys.exit(EXIT_FINDINGS if findings else EXIT_CLEAN)
+
+
+def _write_stdout(text: str) -> None:
+    """Write to stdout keeping bytes that are not UTF-8 (a latin-1 file's diff)."""
+    stream = click.get_binary_stream("stdout")
+    sys.stdout.flush()
+    stream.write(text.encode("utf-8", "surrogateescape"))
+    stream.flush()
 
 
 def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stats, quiet, fixing,
          unsafe, verify) -> None:
     findings = sorted(findings, key=lambda f: (f.path, f.line, f.column, f.code))
-    chunks = []
+    for e in errors:
+        click.echo(f"autodetach: {e['path']}: {e['message']}", err=True)
     if diff:
-        chunks.append("".join(r.diff for r in results if r.diff))
+        patch = "".join(r.diff for r in results if r.diff)
+        if patch:
+            _write_stdout(patch)
     if fmt == "json":
-        chunks.append(output.render_json(findings, n_files, errors, fixed))
+        report = output.render_json(findings, n_files, errors, fixed)
     elif fmt == "sarif":
-        chunks.append(output.render_sarif(findings, errors))
+        report = output.render_sarif(findings, errors)
     elif fmt == "github":
-        text = output.render_github(findings, errors)
-        if text:
-            chunks.append(text)
+        report = output.render_github(findings, errors)
     else:
-        if not diff:
-            if fmt == "concise":
-                body = "\n".join(output.concise_line(f) for f in findings)
-            else:
-                body = output.render_full(findings, _sources(findings))
-            if body.strip():
-                chunks.append(body.rstrip("\n"))
+        chunks = []
+        if stats:
+            if findings:
+                chunks.append(output.statistics(findings))
+        elif fmt == "concise":
+            chunks.append("\n".join(output.concise_line(f) for f in findings))
+        else:
+            chunks.append(output.render_full(findings, _sources(findings)))
         if verify:
             from .verify.report import render_table
 
             chunks.append(render_table(results))
-        for e in errors:
-            click.echo(f"autodetach: {e['path']}: {e['message']}", err=True)
-        if stats and findings:
-            chunks.append(output.statistics(findings))
-        if not quiet:
-            text = output.summary(findings, len({f.path for f in findings}), fixed, len(errors), fixing, unsafe)
-            if diff:
-                click.echo(text, err=True)
-            else:
-                chunks.append(text)
-    text = "\n".join(c.rstrip("\n") if not (diff and i == 0) else c for i, c in enumerate(chunks) if c)
+        summary = "" if quiet else output.summary(
+            findings, len({f.path for f in findings}), fixed, len(errors), fixing=fixing, diff=diff,
+            unsafe=unsafe)
+        if diff and not output_file:
+            # stdout carries the patch alone; the summary goes to stderr.
+            if summary:
+                click.echo(summary, err=True)
+            summary = ""
+            if not verify:
+                chunks = []
+        body = "\n\n".join(c.strip("\n") for c in chunks if c.strip())
+        report = "\n\n".join(x for x in (body, summary) if x)
     if output_file:
-        with open(output_file, "w", encoding="utf-8") as fh:
-            fh.write(text + ("\n" if text and not text.endswith("\n") else ""))
-    elif text:
-        click.echo(text, nl=not text.endswith("\n"))
+        try:
+            with open(output_file, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(report + ("\n" if report and not report.endswith("\n") else ""))
+        except OSError as exc:
+            fail(f"{output_file}: cannot write the report: {exc.strerror or exc}")
+    elif report:
+        click.echo(report)
 
 
 def _sources(findings) -> dict:
+    from .textio import decode
+
     out = {}
     for path in {f.path for f in findings}:
         try:
             with open(path, "rb") as fh:
-                from .textio import decode
-
-                out[path] = decode(fh.read()).text.splitlines()
-        except (OSError, UnicodeDecodeError, SyntaxError):
+                out[path] = decode(fh.read()).text.split("\n")
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             pass
     return out
 
 
 def main(argv: Optional[list] = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "verify":
-        try:
-            from .verify.cli import verify_command
-        except ImportError:
-            fail("verification is not available in this installation")
-        verify_command.main(args=argv[1:], prog_name="autodetach verify")
-        return
-    check.main(args=argv, prog_name="autodetach")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv and argv[0] == "verify":
+            try:
+                from .verify.cli import verify_command
+            except ImportError:
+                fail("verification is not available in this installation")
+            code = verify_command.main(args=argv[1:], prog_name="autodetach verify", standalone_mode=False)
+        else:
+            code = check.main(args=argv, prog_name="autodetach", standalone_mode=False)
+    except click.UsageError as exc:
+        fail(f"{exc.format_message()} (see --help)")
+    except click.ClickException as exc:
+        click.echo(f"autodetach: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("autodetach: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        # `autodetach ... | head`: the reader left; say nothing more.
+        os._exit(EXIT_FINDINGS)
+    sys.exit(code if isinstance(code, int) else EXIT_CLEAN)

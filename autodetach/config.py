@@ -31,11 +31,18 @@ class Config:
 
     def ignored_for(self, path: str) -> frozenset:
         rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
-        codes = set()
+        selectors = set()
         for pattern, ignored in self.per_file_ignores.items():
+            pattern = pattern[2:] if pattern.startswith("./") else pattern
             if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
-                codes.update(ignored)
-        return frozenset(codes)
+                selectors.update(ignored)
+        if not selectors:
+            return frozenset()
+        from .registry import all_rules
+
+        # Prefixes (AD2) and ALL name every code they cover.
+        return frozenset(r.code for r in all_rules()
+                         if any(s == "ALL" or r.code.startswith(s) for s in selectors))
 
 
 def _list(value, key, where) -> list:
@@ -46,42 +53,72 @@ def _list(value, key, where) -> list:
     return value
 
 
-def find_pyproject(start: str) -> Optional[str]:
+CONFIG_NAMES = ("autodetach.toml", ".autodetach.toml", "pyproject.toml")
+
+
+def _read_toml(path: str) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {str(exc).splitlines()[0]}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _has_section(path: str) -> bool:
+    if os.path.basename(path) != "pyproject.toml":
+        return True
+    tool = _read_toml(path).get("tool")
+    return isinstance(tool, dict) and "autodetach" in tool
+
+
+def find_config(start: str) -> Optional[str]:
+    """The nearest autodetach.toml, .autodetach.toml, or pyproject.toml with
+    a [tool.autodetach] table, from `start` upwards (ruff's rule: a
+    pyproject.toml without our table does not stop the search)."""
     d = os.path.abspath(start)
-    if os.path.isfile(d):
+    if not os.path.isdir(d):
         d = os.path.dirname(d)
     while True:
-        cand = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(cand):
-            return cand
+        for name in CONFIG_NAMES:
+            cand = os.path.join(d, name)
+            if os.path.isfile(cand) and _has_section(cand):
+                return cand
         parent = os.path.dirname(d)
         if parent == d:
             return None
         d = parent
 
 
+def find_pyproject(start: str) -> Optional[str]:
+    """Kept for callers: the nearest configuration file, if any."""
+    return find_config(start)
+
+
 def load(path: Optional[str] = None, start: str = ".") -> Config:
-    explicit = path is not None
     if path is None:
-        path = find_pyproject(start)
+        path = find_config(start)
         if path is None:
-            return Config(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or "."))
+            base = os.path.abspath(start)
+            return Config(root=base if os.path.isdir(base) else os.path.dirname(base))
     if not os.path.isfile(path):
         raise ConfigError(f"{path}: config file not found")
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    data = _read_toml(path)
     if os.path.basename(path) == "pyproject.toml" or "tool" in data:
-        section = data.get("tool", {}).get("autodetach", {})
+        tool = data.get("tool", {})
+        section = tool.get("autodetach", {}) if isinstance(tool, dict) else {}
+        table = "[tool.autodetach]"
     else:
         section = data
-    if explicit and os.path.basename(path) == "pyproject.toml" and not section:
-        section = {}
-    unknown = set(section) - KEYS
+        table = "the config"
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: {table} must be a table")
+    unknown = sorted(set(section) - KEYS)
     if unknown:
-        raise ConfigError(f"{path}: unknown key `{sorted(unknown)[0]}` in [tool.autodetach]")
+        raise ConfigError(f"{path}: unknown key `{unknown[0]}` in {table} (known: {', '.join(sorted(KEYS))})")
     cfg = Config(root=os.path.dirname(os.path.abspath(path)), source=path)
     if "select" in section:
         cfg.select = _list(section["select"], "select", path)
@@ -92,7 +129,8 @@ def load(path: Optional[str] = None, start: str = ".") -> Config:
     pfi = section.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{path}: `per-file-ignores` must be a table of glob = [codes]")
-    cfg.per_file_ignores = {k: [c.upper() for c in _list(v, k, path)] for k, v in pfi.items()}
+    cfg.per_file_ignores = {k: [c.strip().upper() for c in _list(v, f"per-file-ignores.{k}", path)]
+                            for k, v in pfi.items()}
     u = section.get("unsafe-fixes", False)
     if not isinstance(u, bool):
         raise ConfigError(f"{path}: `unsafe-fixes` must be true or false")

@@ -108,10 +108,26 @@ def _apply_text(text: str, reports: list) -> str:
     return "".join(out)
 
 
+def _mask(text: str, text_rules: Sequence[type]) -> str:
+    for rule in text_rules:
+        masked = getattr(rule, "mask_text", None)
+        if masked:
+            text = masked(text)
+    return text
+
+
+def _parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return False
+    return True
+
+
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed)."""
     findings: list[Finding] = []
-    lines = text.splitlines()
+    lines = suppress.Lines(text)
     # Text pass first: its fixes may be what makes the file parseable.
     text_rules = [r for r in rules if r.has_text_pass()]
     applied_text = []
@@ -125,13 +141,16 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
                 f.fixed = True
             findings.append(f)
     if applied_text:
-        return findings, _apply_text(text, applied_text), len(applied_text)
-    parse_text = text
-    for rule in text_rules:
-        # Let the tree rules see code libcst can parse, without fixing it.
-        masked = getattr(rule, "mask_text", None)
-        if masked:
-            parse_text = masked(parse_text)
+        new_text = _apply_text(text, applied_text)
+        if _parses(_mask(new_text, text_rules)):
+            return findings, new_text, len(applied_text)
+        # The fix does not make the file parseable (say, Python 2 code): leave
+        # the text alone; the parse below reports the real problem.
+        for f in findings:
+            f.fixed = False
+    # Let the tree rules see code libcst can parse (same length, positions
+    # hold) without fixing it.
+    parse_text = _mask(text, text_rules)
     module = cst.parse_module(parse_text)
     ctx = FileContext(module, path, parse_text)
     tree_rules = [r for r in rules if r.__dict__.get("check_text") is None or True]
@@ -147,7 +166,8 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
             findings.append(f)
             if _fixable(rep, opts) and rep.edits:
                 fixable.append((rep, f))
-    if not fixable:
+    if not fixable or parse_text != text:
+        # Never write out tree fixes made on masked text.
         return findings, None, 0
     chosen = _choose([r for r, _ in fixable], ctx)
     chosen_ids = {id(r) for r in chosen}
@@ -206,8 +226,8 @@ def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) 
     try:
         dec = decode(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
-        result.findings.append(syntax_error_finding(path, exc))
-        result.errors.append({"path": path, "message": f"cannot decode: {exc}"})
+        # A finding (AD000), not an error: the file is bad, not the tool.
+        result.findings.append(decode_error_finding(path, data, exc))
         return result
     text = dec.text
     if suppress.skip_file(text):
@@ -221,23 +241,68 @@ def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) 
         findings, new_text, n = check_text(text, path, rules, opts)
     except cst.ParserSyntaxError as exc:
         result.findings.append(syntax_error_finding(path, exc))
-        result.errors.append({"path": path, "message": f"cannot parse: line {exc.raw_line}: {exc.message}"})
         return result
     except RecursionError:
         result.errors.append({"path": path, "message": "file too deeply nested to analyse"})
         result.crashed = True
         return result
     except Exception as exc:  # a rule crashed: report it, keep going
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else "?"
-        result.errors.append({"path": path, "message": f"internal error: {type(exc).__name__}: {exc} (at {where})"})
+        result.errors.append({"path": path, "message": crash_message(exc)})
         result.crashed = True
         return result
     result.findings = sorted(findings, key=lambda f: (f.line, f.column, f.code))
     if new_text is not None:
-        result.new_source = encode(new_text, dec)
+        try:
+            result.new_source = encode(new_text, dec)
+        except UnicodeEncodeError as exc:
+            result.errors.append({"path": path, "message": f"internal error: the fix cannot be encoded as "
+                                                           f"{dec.encoding}: {exc.reason}"})
+            result.crashed = True
+            result.findings = []
+            return result
         result.fixed = n
     return result
+
+
+def crash_message(exc: BaseException) -> str:
+    """One line naming the exception, the rule that raised it (when one did) and where."""
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    rule = None
+    for frame, _ in frames:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, Rule) and owner.code:
+            rule = owner.code
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f"{tb[-1].filename}:{tb[-1].lineno}" if tb else "?"
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    who = f" in rule {rule}" if rule else ""
+    what = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    return f"internal error{who}: {what} (at {where})"
+
+
+def decode_error_finding(path: str, data: bytes, exc: Exception) -> Finding:
+    line, col = 1, 1
+    if isinstance(exc, UnicodeDecodeError):
+        start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") and exc.encoding.startswith("utf") else 0)
+        line = data.count(b"\n", 0, start) + 1
+        col = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        msg = f"cannot decode as {exc.encoding}: byte 0x{data[start]:02x}: {exc.reason}" if start < len(data) \
+            else f"cannot decode as {exc.encoding}: {exc.reason}"
+    else:
+        line = getattr(exc, "lineno", None) or 1
+        msg = f"cannot decode: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    return Finding(path=path, line=line, column=col, end_line=line, end_column=col,
+                   code="AD000", name="syntax-error", message=msg)
+
+
+def _api_rules(select, ignore):
+    from .registry import select_rules
+
+    if isinstance(select, str):
+        select = [select]
+    if isinstance(ignore, str):
+        ignore = [ignore]
+    return select_rules(select=select, ignore=ignore)
 
 
 def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool = False,
@@ -245,23 +310,48 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
     """Public API: fix `source`, return (new_source, findings).
 
     `findings` are those found in the original source; each says whether
-    it was fixed."""
-    from .registry import select_rules
-
-    rules = select_rules(select=select, ignore=ignore)
-    report, _, _ = check_text(source, "<string>", rules, Options())
-    new_findings, new, n = check_text(source, "<string>", rules, Options(fix=True, unsafe=unsafe))
-    remaining = {(f.code, f.line) for f in new_findings}
-    # A finding is fixed when its fix was applicable and nothing of its code remains on that line
+    it was fixed. A source that cannot be parsed comes back unchanged with
+    one AD000 finding. A rule that crashes raises."""
+    rules = _api_rules(select, ignore)
+    if suppress.skip_file(source):
+        return source, []
+    try:
+        report, _, _ = check_text(source, "<string>", rules, Options())
+    except cst.ParserSyntaxError as exc:
+        return source, [syntax_error_finding("<string>", exc)]
+    opts = Options(fix=True, unsafe=unsafe)
+    first, new, _ = run_rules(source, "<string>", rules, opts)
+    if new is None:
+        return source, report
+    # The first pass marks what it fixed; findings whose edits overlapped
+    # wait for a later pass. Those count as fixed when no finding with the
+    # same code and message remains once the fixes have settled.
+    remaining, settled, _ = check_text(source, "<string>", rules, opts)
+    left = {}
+    for f in remaining:
+        left[(f.code, f.message)] = left.get((f.code, f.message), 0) + 1
+    fixed_first = {(f.line, f.column, f.code) for f in first if f.fixed}
     for f in report:
+        if (f.line, f.column, f.code) in fixed_first:
+            f.fixed = True
+            continue
         applicable = f.fix == SAFE or (f.fix == UNSAFE and unsafe)
-        f.fixed = bool(new is not None and applicable and (f.code, f.line) not in remaining)
-    return (new if new is not None else source), report
+        key = (f.code, f.message)
+        if applicable and settled is not None and not left.get(key):
+            f.fixed = True
+        elif key in left:
+            left[key] -= 1
+    return (settled if settled is not None else source), report
 
 
 def check_code(source: str, select=None, ignore=None) -> list:
-    """Public API: the findings in `source`, without fixing."""
-    from .registry import select_rules
-
-    findings, _, _ = check_text(source, "<string>", select_rules(select=select, ignore=ignore), Options())
+    """Public API: the findings in `source`, without fixing. A source that
+    cannot be parsed gives one AD000 finding."""
+    rules = _api_rules(select, ignore)
+    if suppress.skip_file(source):
+        return []
+    try:
+        findings, _, _ = check_text(source, "<string>", rules, Options())
+    except cst.ParserSyntaxError as exc:
+        return [syntax_error_finding("<string>", exc)]
     return findings

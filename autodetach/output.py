@@ -2,13 +2,21 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from urllib.parse import quote
 
 from . import __version__
 from .findings import NONE
 from .registry import by_code
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
+JSON_VERSION = 1
+HELP_URI = "https://github.com/autodetach/autodetach/blob/main/docs/rules/{code}.md"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _mark(f) -> str:
@@ -20,51 +28,67 @@ def concise_line(f) -> str:
 
 
 def render_full(findings, sources: dict) -> str:
-    out = []
+    """Each finding with its source line, a caret underline, related notes
+    and the fix hint; findings separated by blank lines."""
+    blocks = []
     for f in findings:
-        out.append(concise_line(f))
+        out = [concise_line(f)]
         lines = sources.get(f.path)
         if lines and 1 <= f.line <= len(lines):
-            src = lines[f.line - 1].rstrip("\r\n")
-            out.append(f"   {f.line:>4} | {src}")
-            width = max(1, (f.end_column - f.column) if f.end_line == f.line else len(src) - f.column + 1)
-            out.append(f"        | {' ' * (f.column - 1)}{'^' * width}")
+            # Tabs shown as one space each, so the carets stay aligned.
+            src = lines[f.line - 1].rstrip("\r\n").replace("\t", " ")
+            out.append(f"{f.line:>6} | {src}")
+            start = max(1, f.column)
+            if f.end_line == f.line and f.end_column > start:
+                width = f.end_column - start
+            else:
+                width = max(1, len(src) - start + 1)
+            out.append(f"{'':>6} | {' ' * (start - 1)}{'^' * width}")
         for line, col, note in f.related:
-            out.append(f"        = note: {f.path}:{line}:{col}: {note}")
+            out.append(f"{'':>6} = note: {f.path}:{line}:{col}: {note}")
         if f.fix != NONE and not f.fixed:
             label = "unsafe fix" if f.fix == "unsafe" else "fix"
-            out.append(f"        = help ({label}): {f.fix_title or 'autodetach --fix'}")
-        out.append("")
-    return "\n".join(out)
+            out.append(f"{'':>6} = help ({label}): {f.fix_title or 'autodetach --fix'}")
+        blocks.append("\n".join(out))
+    return "\n\n".join(blocks)
 
 
-def summary(findings, files, fixed, errors, fixing: bool, unsafe: bool) -> str:
+def summary(findings, files, fixed, errors, fixing: bool = False, unsafe: bool = False,
+            diff: bool = False) -> str:
+    """The closing lines. `findings` are the ones that remain; `fixed` how
+    many were fixed (with --diff: would be)."""
     n = len(findings)
-    fixable_safe = sum(1 for f in findings if f.fix == "safe" and not f.fixed)
-    fixable_unsafe = sum(1 for f in findings if f.fix == "unsafe" and not f.fixed)
     parts = []
-    if fixed:
-        parts.append(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.")
+    if (fixing or diff) and fixed:
+        parts.append(f"{'Would fix' if diff else 'Fixed'} {_plural(fixed, 'finding')}.")
     if n:
-        parts.append(f"Found {n} finding{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}.")
+        where = _plural(files, "file")
+        if fixing or diff:
+            parts.append(f"{_plural(n, 'finding')} {'remains' if n == 1 else 'remain'} in {where}.")
+        else:
+            parts.append(f"Found {_plural(n, 'finding')} in {where}.")
+        safe = sum(1 for f in findings if f.fix == "safe" and not f.fixed)
+        unsafe_n = sum(1 for f in findings if f.fix == "unsafe" and not f.fixed)
         hints = []
-        if fixable_safe:
-            hints.append(f"{fixable_safe} fixable with `--fix`")
-        if fixable_unsafe and not unsafe:
-            hints.append(f"{fixable_unsafe} more with `--unsafe-fixes`")
+        if safe and not (fixing or diff):
+            hints.append(f"{safe} fixable with `--fix`")
+        if unsafe_n and not unsafe:
+            hints.append(f"{unsafe_n} {'more ' if hints else ''}fixable with `--unsafe-fixes`")
+        elif unsafe_n and not (fixing or diff):
+            hints.append(f"{unsafe_n} {'more ' if hints else ''}fixable with `--fix` (unsafe fixes on)")
         if hints:
             parts.append("[*] " + "; ".join(hints) + ".")
     elif not fixed:
         parts.append("All checks passed!")
     if errors:
-        parts.append(f"{errors} error{'s' if errors != 1 else ''} (see above).")
+        parts.append(f"{_plural(errors, 'error')} (see above).")
     return "\n".join(parts)
 
 
 def statistics(findings) -> str:
     counts = Counter((f.code, f.name, f.fix != NONE) for f in findings)
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0]))
-    return "\n".join(f"{n:>6}\t{code}\t{'[*] ' if fx else '    '}{name}" for (code, name, fx), n in rows)
+    return "\n".join(f"{n:>6}\t{code}\t{'[*]' if fx else '   '}\t{name}" for (code, name, fx), n in rows)
 
 
 def render_json(findings, n_files, errors, fixed) -> str:
@@ -78,50 +102,66 @@ def render_json(findings, n_files, errors, fixed) -> str:
             "errors": len(errors),
         },
         "findings": [f.to_dict() for f in findings],
-        "errors": errors,
+        "errors": [{"path": e["path"], "message": e["message"]} for e in errors],
     }
     return json.dumps(doc, indent=2)
 
 
+def artifact_uri(path: str) -> dict:
+    """A SARIF artifactLocation: repo-relative with forward slashes (under
+    %SRCROOT%), or a file: URI for a path outside the working directory."""
+    p = path.replace("\\", "/")
+    if os.path.isabs(path):
+        return {"uri": "file://" + quote(p if p.startswith("/") else "/" + p)}
+    if p.startswith("./"):
+        p = p[2:]
+    return {"uri": quote(p), "uriBaseId": "%SRCROOT%"}
+
+
+def _sarif_rule(code: str, rule) -> dict:
+    if rule is None:  # AD000
+        text = "The file could not be decoded or parsed; autodetach left it untouched."
+        return {"id": code, "name": "syntax-error", "shortDescription": {"text": "File cannot be parsed"},
+                "fullDescription": {"text": text}, "help": {"text": text, "markdown": text},
+                "defaultConfiguration": {"level": "error"}}
+    doc = rule.doc()
+    return {
+        "id": code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary or rule.name},
+        "fullDescription": {"text": (doc.split("\n\n")[0] if doc else "") or rule.summary or rule.name},
+        "help": {"text": doc or rule.summary, "markdown": doc or rule.summary},
+        "helpUri": HELP_URI.format(code=code),
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"fix": rule.fix_safety, "tags": ["autograd"]},
+    }
+
+
 def render_sarif(findings, errors) -> str:
     rules = by_code()
-    used = sorted({f.code for f in findings if f.code in rules})
+    used = sorted({f.code for f in findings if f.code in rules or f.code == "AD000"})
     index = {c: i for i, c in enumerate(used)}
-    driver_rules = []
-    for c in used:
-        r = rules[c]
-        driver_rules.append({
-            "id": c,
-            "name": r.name,
-            "shortDescription": {"text": r.summary or r.name},
-            "fullDescription": {"text": r.summary or r.name},
-            "help": {"text": r.doc(), "markdown": r.doc()},
-            "helpUri": f"https://github.com/autodetach/autodetach/blob/main/docs/rules/{c}.md",
-            "properties": {"fix": r.fix_safety},
-        })
+    driver_rules = [_sarif_rule(c, rules.get(c)) for c in used]
     results = []
     for f in findings:
+        region = {"startLine": max(1, f.line), "startColumn": max(1, f.column)}
+        if f.end_line >= f.line:
+            region["endLine"] = f.end_line
+            if f.end_column >= 1 and (f.end_line > f.line or f.end_column >= region["startColumn"]):
+                region["endColumn"] = f.end_column
         res = {
             "ruleId": f.code,
             "level": "error" if f.code == "AD000" else "warning",
             "message": {"text": f.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": f.path.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
-                    "region": {
-                        "startLine": f.line, "startColumn": f.column,
-                        "endLine": f.end_line, "endColumn": max(f.end_column, 1),
-                    },
-                }
-            }],
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_uri(f.path), "region": region}}],
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
         if f.related:
             res["relatedLocations"] = [
                 {"id": i, "message": {"text": note}, "physicalLocation": {
-                    "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": line, "startColumn": col}}}
+                    "artifactLocation": artifact_uri(f.path),
+                    "region": {"startLine": max(1, line), "startColumn": max(1, col)}}}
                 for i, (line, col, note) in enumerate(f.related)
             ]
         results.append(res)
@@ -131,11 +171,12 @@ def render_sarif(findings, errors) -> str:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
-                "name": "autodetach", "version": __version__,
+                "name": "autodetach", "version": __version__, "semanticVersion": __version__,
                 "informationUri": "https://github.com/autodetach/autodetach",
                 "rules": driver_rules,
             }},
             "results": results,
+            "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": not errors, "toolExecutionNotifications": notifications}],
         }],
     }
@@ -156,7 +197,7 @@ def render_github(findings, errors) -> str:
         level = "error" if f.code == "AD000" else "warning"
         out.append(
             f"::{level} file={_gh_prop(f.path)},line={f.line},col={f.column},"
-            f"endLine={f.end_line},endColumn={f.end_column},title={_gh_prop(f.code)}::"
+            f"endLine={f.end_line},endColumn={f.end_column},title={_gh_prop(f.code + ' ' + f.name)}::"
             f"{_gh_data(f.code + ' ' + f.message)}"
         )
     for e in errors:

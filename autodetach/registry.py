@@ -15,8 +15,35 @@ class SelectionError(ValueError):
     pass
 
 
+# Rules added at run time through `register` (tools embedding autodetach,
+# and tests that need a rule of their own).
+_EXTRA: list = []
+
+
+def register(rule: type) -> type:
+    """Add a Rule subclass to the registry (usable as a class decorator)."""
+    if not (isinstance(rule, type) and issubclass(rule, Rule) and rule.code):
+        raise TypeError("register() needs a Rule subclass with a code")
+    if any(r.code == rule.code for r in all_rules()):
+        raise ValueError(f"a rule with code {rule.code} is already registered")
+    _EXTRA.append(rule)
+    all_rules.cache_clear()
+    return rule
+
+
+def unregister(rule: type) -> None:
+    if rule in _EXTRA:
+        _EXTRA.remove(rule)
+        all_rules.cache_clear()
+
+
 @lru_cache(maxsize=None)
 def all_rules() -> tuple:
+    return tuple(sorted(_discovered() + tuple(_EXTRA), key=lambda r: r.code))
+
+
+@lru_cache(maxsize=None)
+def _discovered() -> tuple:
     from . import rules as pkg
 
     found = []
@@ -44,15 +71,17 @@ def _weight(selector: str) -> int:
     return 0 if selector == "ALL" else len(selector)
 
 
-def validate(selectors: Iterable[str]) -> list:
+def validate(selectors: Iterable[str], where: str = "") -> list:
     codes = [r.code for r in all_rules()]
+    if isinstance(selectors, str):
+        selectors = [selectors]
     out = []
     for s in selectors:
         s = s.strip().upper()
         if not s:
             continue
         if s != "ALL" and not any(c.startswith(s) for c in codes):
-            raise SelectionError(f"unknown rule selector '{s}' (see --list-rules)")
+            raise SelectionError(f"{where}unknown rule selector '{s}' (see --list-rules)")
         out.append(s)
     return out
 

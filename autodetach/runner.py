@@ -11,7 +11,7 @@ from typing import Iterable, Iterator, Optional
 from .engine import Options, process_bytes
 from .findings import FileResult
 from .registry import by_code
-from .textio import decode, write_atomic
+from .textio import is_read_only, write_atomic
 
 
 @dataclass
@@ -42,18 +42,27 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
+def _split_lines(data: bytes) -> list:
+    # Only b"\n" ends a line for git and patch (not \x0c or \u2028).
+    lines = data.split(b"\n")
+    out = [ln + b"\n" for ln in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
 def unified_diff(path: str, old: bytes, new: bytes) -> str:
-    a = decode(old).text.splitlines(keepends=True)
-    b = decode(new).text.splitlines(keepends=True)
-    name = display_path(path)
+    """A git-style diff of the raw bytes (so `git apply` and `patch -p1`
+    apply it whatever the file's encoding or newlines). Bytes that are not
+    UTF-8 come back as surrogate escapes; write with errors="surrogateescape"."""
+    name = display_path(path).encode("utf-8", "surrogateescape")
     out = []
-    for line in difflib.unified_diff(a, b, f"a/{name}", f"b/{name}"):
-        if not line.endswith(("\n", "\r")):
-            line += "\n\\ No newline at end of file\n"
+    for line in difflib.diff_bytes(difflib.unified_diff, _split_lines(old), _split_lines(new),
+                                   b"a/" + name, b"b/" + name):
+        if not line.endswith(b"\n"):
+            line += b"\n\\ No newline at end of file\n"
         out.append(line)
-    return "".join(out)
-
-
+    return b"".join(out).decode("utf-8", "surrogateescape")
 def _ignored_for(path: str, settings: Settings) -> frozenset:
     if not settings.per_file_ignores:
         return frozenset()
@@ -78,15 +87,21 @@ def work(path: str) -> FileResult:
         if settings.diff:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
-            if not os.access(path, os.W_OK):
-                res.errors.append({"path": shown, "message": "not fixed: the file is read-only"})
-                res.write_failed = True
+            problem = None
+            if is_read_only(path):
+                problem = "not fixed: the file is read-only"
             else:
                 try:
                     write_atomic(path, res.new_source)
                 except OSError as exc:
-                    res.errors.append({"path": shown, "message": f"cannot write: {exc.strerror or exc}"})
-                    res.write_failed = True
+                    problem = f"not fixed: cannot write: {exc.strerror or exc}"
+            if problem is not None:
+                # Nothing was written: report what the file still contains.
+                unfixed = process_bytes(data, shown, _RULES, Options(fix=False, ignore=opts.ignore))
+                res.findings = unfixed.findings
+                res.fixed = 0
+                res.errors.append({"path": shown, "message": problem})
+                res.write_failed = True
     # Keep what travels back from workers small.
     res.old_source = None
     res.new_source = None

@@ -39,9 +39,26 @@ def encode(text: str, dec: Decoded) -> bytes:
     return (BOM + data) if dec.bom else data
 
 
+def is_read_only(path: str) -> bool:
+    """True for a file we must not write: no write permission for us, or no
+    write bit at all (root may write anything; we still respect a chmod a-w)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return True
+    return not os.access(path, os.W_OK)
+
+
 def write_atomic(path: str, data: bytes) -> None:
-    """Replace `path` with `data` in one rename, keeping its mode bits."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Replace `path` with `data` in one rename, keeping its mode bits.
+
+    The temporary file lives in the same directory (so the rename is atomic)
+    and is removed on any failure. A symlink is followed: its target is
+    replaced, the link stays a link."""
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
     mode = stat.S_IMODE(os.stat(path).st_mode)
     fd, tmp = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
     try:

@@ -45,3 +45,91 @@ def parenthesize_if_needed(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, atomic) or expr.lpar:
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+# --- shared by the AD2xx migration rules (AD202, AD204, AD206) ---------------
+
+def module_alias(module: cst.Module, target: str = "torch"):
+    """The local name bound to module `target` by a top-level `import`, or None.
+
+    Only top-level statements (and top-level try/if blocks) count: a name
+    imported inside one function is not visible everywhere."""
+    found = []
+
+    def scan(body) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if not isinstance(small, cst.Import):
+                        continue
+                    for alias in small.names:
+                        name = _dotted_name(alias.name)
+                        if alias.asname is not None:
+                            if name == target:
+                                found.append(alias.asname.name.value)
+                        elif name == target or name.startswith(target + "."):
+                            found.append(target)
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                scan(stmt.body.body)
+
+    scan(module.body)
+    if target in found:
+        return target
+    return found[0] if found else None
+
+
+def _dotted_name(node) -> str:
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def import_anchor(module: cst.Module):
+    """The top-level statement before which a new import goes: the first one
+    that is neither the module docstring nor a `from __future__` import."""
+    for i, stmt in enumerate(module.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            first = stmt.body[0] if stmt.body else None
+            if i == 0 and isinstance(first, cst.Expr) and isinstance(
+                    first.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if isinstance(first, cst.ImportFrom) and _dotted_name(first.module) == "__future__":
+                continue
+        return stmt
+    return None
+
+
+def insert_before(stmt: cst.CSTNode, code: str) -> cst.FlattenSentinel:
+    """`code` as a new statement placed before `stmt`; comments and blank
+    lines that sat above `stmt` move above the new statement."""
+    new = cst.parse_statement(code)
+    lead = getattr(stmt, "leading_lines", ())
+    if lead:
+        new = new.with_changes(leading_lines=lead)
+        stmt = stmt.with_changes(leading_lines=())
+    return cst.FlattenSentinel([new, stmt])
+
+
+def drop_kwarg(call: cst.Call, name: str) -> cst.Call:
+    """`call` without its keyword argument `name` (commas kept tidy)."""
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == name)]
+    if len(args) == len(call.args):
+        return call
+    last_removed = call.args[-1].keyword is not None and call.args[-1].keyword.value == name
+    if args and last_removed:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)
+
+
+def append_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """`call` with `name=value` added as its last argument."""
+    args = list(call.args)
+    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=eq))
+    return call.with_changes(args=args)

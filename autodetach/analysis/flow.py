@@ -1,0 +1,817 @@
+"""A small abstract interpreter for training code.
+
+It walks a function's statements in order, keeping for every variable the
+graph nodes its value hangs from. Each loop body is walked twice, so that a
+value stored in iteration 1 and read in iteration 2 shows up as an edge
+between the two iterations. A backward frees every node it reaches (unless
+the graph is retained); a later backward that reaches a freed node is a
+Conflict. Branches are alternatives: a node counts as freed after an `if`
+only when both arms free it.
+
+Cost is linear in the statements walked; nested loops double it, so the
+walk gives up (and reports nothing) past a fixed budget.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .graph import GNode, closure, modules_of
+
+CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
+               "nelement", "argmax", "argmin", "eq", "ne", "gt", "lt", "ge", "le", "long", "int",
+               "bool", "byte", "nonzero", "sign", "round", "floor", "ceil", "isnan", "isinf"}
+CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim"}
+CUT_BUILTINS = {"float", "int", "bool", "len", "str", "repr", "print", "isinstance", "range", "type",
+                "enumerate", "zip", "abs", "round"}
+STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval", "state_dict",
+                 "load_state_dict", "to", "cuda", "cpu", "apply", "modules", "children",
+                 "named_modules", "requires_grad_", "register_forward_hook", "buffers"}
+ADDITIVE = (cst.Add, cst.Subtract)
+CONTAINER_ADD = {"append", "extend", "insert", "add", "appendleft"}
+CONTAINER_CLEAR = {"clear"}
+LOSS_HINTS = ("loss", "Loss", "_loss", "nll", "cross_entropy", "mse", "bce", "l1", "kl_div",
+              "smooth_l1", "huber", "margin", "cosine_embedding", "ctc")
+BUDGET = 20000  # statements walked per scope
+
+
+class GiveUp(Exception):
+    pass
+
+
+@dataclass
+class Val:
+    heads: frozenset = frozenset()
+    ghosts: frozenset = frozenset()
+    modules: frozenset = frozenset()
+    uses: dict = field(default_factory=dict)
+    nontrivial: bool = False
+    unknown: bool = False
+    loss: bool = False
+    elems: Optional[list] = None  # tuple results, element-wise
+    bare: bool = False  # a plain name read, nothing computed
+
+    def join(self, other: "Val") -> "Val":
+        uses = dict(self.uses)
+        for k, v in other.uses.items():
+            uses[k] = uses.get(k, []) + v
+        return Val(self.heads | other.heads, self.ghosts | other.ghosts, self.modules | other.modules,
+                   uses, self.nontrivial or other.nontrivial, self.unknown or other.unknown,
+                   self.loss or other.loss)
+
+    @property
+    def graph(self) -> bool:
+        return bool(self.heads) or bool(self.modules)
+
+
+@dataclass(eq=False)
+class Event:
+    kind: str  # backward | grad | step | zero
+    stmt: cst.CSTNode
+    call: cst.CSTNode
+    tag: tuple
+    branch: tuple
+    seq: int
+    loops: tuple  # enclosing loop nodes, outermost first
+    # backward / grad
+    target: Optional[Val] = None
+    target_expr: Optional[cst.CSTNode] = None
+    retain: Optional[bool] = False  # None: not a literal
+    retain_arg: Optional[cst.Arg] = None
+    create_graph: bool = False
+    reach: frozenset = frozenset()
+    # step / zero
+    opt: Optional[str] = None
+    modules: Optional[frozenset] = None  # zero: modules cleared (None: unknown)
+
+
+@dataclass(eq=False)
+class Conflict:
+    first: Event
+    second: Event
+    links: list  # freed nodes where the second backward enters the first's graph
+    path: list  # nodes from the second backward's root down to the link
+
+
+@dataclass(eq=False)
+class Leak:
+    key: str
+    node: GNode  # the store in the later iteration
+    loop: cst.CSTNode
+    reached: bool  # a backward reaches the kept graph (retain_graph hides it)
+
+
+class Scope:
+    """Walks one function (or the module body)."""
+
+    def __init__(self, analysis, body, params=(), env=None, name="<module>") -> None:
+        self.a = analysis
+        self.names = analysis.names
+        self.imports = analysis.ctx.imports
+        self.body = body
+        self.name = name
+        self.env: dict = dict(env or {})
+        self.bound: set = set(self.env) | set(params)
+        self.freed: dict = {}
+        self.events: list = []
+        self.conflicts: list = []
+        self.leaks: list = []
+        self.nodes: list = []
+        self.loop_stack: list = []
+        self.branch: tuple = ()
+        self.no_grad = 0
+        self.seq = 0
+        self.walked = 0
+        self.inlining: set = set()
+        self.pre_loop_env: dict = {}  # loop -> env before it
+        self.returns: list = []
+        self.leaf_nodes: dict = {}
+
+    # ---------------------------------------------------------------- helpers
+    def tag(self) -> tuple:
+        return tuple((id(l), k) for l, k in self.loop_stack)
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def new_node(self, name, stmt, expr, val: Val, kind="op", trivial=None) -> GNode:
+        n = GNode(name=name, stmt=stmt, expr=expr, iteration=self.tag(),
+                  parents=val.heads, modules=val.modules, ghosts=val.ghosts,
+                  trivial=(not val.nontrivial) if trivial is None else trivial,
+                  uses=val.uses, kind=kind)
+        n.seq = self.next_seq()
+        n.loops = tuple(l for l, _ in self.loop_stack)
+        self.nodes.append(n)
+        return n
+
+    def leaf(self, key: str, modules) -> GNode:
+        n = self.leaf_nodes.get(key)
+        if n is None:
+            n = GNode(name=key, stmt=None, expr=None, iteration=(), modules=frozenset(modules),
+                      leaf=True, trivial=True, kind="leaf")
+            n.seq = 0
+            n.loops = ()
+            self.leaf_nodes[key] = n
+        return n
+
+    # ---------------------------------------------------------------- run
+    def run(self) -> "Scope":
+        self._leak_candidates = []
+        self.block(self.body)
+        self.finish_leaks()
+        return self
+
+    def block(self, stmts) -> None:
+        for s in stmts:
+            self.statement(s)
+
+    def statement(self, s) -> None:
+        self.walked += 1
+        if self.walked > BUDGET:
+            raise GiveUp()
+        if isinstance(s, (cst.SimpleStatementLine, _SuiteLine)):
+            for small in s.body:
+                self.small(small, s.suite if isinstance(s, _SuiteLine) else s)
+        elif isinstance(s, (cst.For, cst.While)):
+            self.loop(s)
+        elif isinstance(s, cst.If):
+            self.if_(s)
+        elif isinstance(s, cst.With):
+            self.with_(s)
+        elif isinstance(s, cst.Try) or type(s).__name__ == "TryStar":
+            self.block(s.body.body)
+            for h in s.handlers:
+                self.branch_run([h.body.body], s)
+            if s.orelse is not None:
+                self.block(s.orelse.body.body)
+            if s.finalbody is not None:
+                self.block(s.finalbody.body.body)
+        elif isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            return  # walked as scopes of their own
+        elif hasattr(s, "body") and isinstance(getattr(s, "body"), cst.IndentedBlock):
+            self.block(s.body.body)
+
+    def _block_of(self, suite) -> list:
+        if isinstance(suite, cst.IndentedBlock):
+            return list(suite.body)
+        if isinstance(suite, cst.SimpleStatementSuite):
+            return [_SuiteLine(suite, suite.body)]
+        return []
+
+    def loop(self, s) -> None:
+        if isinstance(s, cst.For):
+            it = self.expr(s.iter)
+        self.pre_loop_env[s] = dict(self.env)
+        body = self._block_of(s.body)
+        for k in (1, 2):
+            self.loop_stack.append((s, k))
+            if isinstance(s, cst.For):
+                elem = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
+                self.assign_target(s.target, elem, s, s.iter, kind="op")
+            else:
+                self.expr(s.test)
+            self.block(body)
+            self.loop_stack.pop()
+        self.find_leaks(s)
+        if s.orelse is not None:
+            self.block(self._block_of(s.orelse.body))
+
+    def branch_run(self, arms, node) -> None:
+        """Run alternatives; keep the frees common to all (and to 'not taken')."""
+        base_env, base_freed, base_branch = dict(self.env), dict(self.freed), self.branch
+        envs, freeds = [], []
+        for i, arm in enumerate(arms):
+            self.env, self.freed = dict(base_env), dict(base_freed)
+            self.branch = base_branch + ((id(node), i),)
+            self.block(arm)
+            envs.append(self.env)
+            freeds.append(self.freed)
+        self.branch = base_branch
+        merged = dict(base_env)
+        for e in envs:
+            for k, v in e.items():
+                merged[k] = merged[k].join(v) if k in merged and merged[k] is not v else v
+        self.env = merged
+        common = set(base_freed)
+        all_freed = [set(f) for f in freeds]
+        if len(arms) >= 2 and all_freed:
+            both = set.intersection(*all_freed)
+            common |= both
+        self.freed = {n: (base_freed.get(n) or freeds[0].get(n)) for n in common}
+
+    def if_(self, s: cst.If) -> None:
+        self.expr(s.test)
+        arms = [self._block_of(s.body)]
+        orelse = s.orelse
+        while orelse is not None:
+            if isinstance(orelse, cst.If):
+                self.expr(orelse.test)
+                arms.append(self._block_of(orelse.body))
+                orelse = orelse.orelse
+            else:
+                arms.append(self._block_of(orelse.body))
+                orelse = None
+        if len(arms) == 1:
+            arms.append([])  # the branch not taken
+        self.branch_run(arms, s)
+
+    def with_(self, s: cst.With) -> None:
+        ng = 0
+        for item in s.items:
+            call = item.item
+            if isinstance(call, cst.Call):
+                q = self.imports.qualify(call.func)
+                if q in ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"):
+                    ng = 1
+                elif q in ("torch.enable_grad", "torch.autograd.enable_grad") or (
+                        q == "torch.set_grad_enabled" and call.args and
+                        isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True"):
+                    ng = -1
+            elif self.imports.qualify(call) in ("torch.no_grad", "torch.inference_mode"):
+                ng = 1
+        saved = self.no_grad
+        if ng == 1:
+            self.no_grad += 1
+        elif ng == -1:
+            self.no_grad = 0
+        self.block(self._block_of(s.body))
+        self.no_grad = saved
+
+    # ---------------------------------------------------------------- small statements
+    def small(self, s, stmt) -> None:
+        if isinstance(s, cst.Assign):
+            val = self.expr(s.value)
+            for t in s.targets:
+                self.assign_target(t.target, val, stmt, s.value)
+        elif isinstance(s, cst.AnnAssign):
+            if s.value is not None:
+                self.assign_target(s.target, self.expr(s.value), stmt, s.value)
+        elif isinstance(s, cst.AugAssign):
+            key = dotted(s.target)
+            rhs = self.expr(s.value)
+            old = self.lookup_key(key) if key else Val()
+            nontrivial = not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign))
+            val = old.join(rhs)
+            val.nontrivial = nontrivial or rhs.nontrivial and False
+            if key is not None and val.graph and not self.no_grad:
+                node = self.new_node(key, stmt, s.value, Val(val.heads, val.ghosts, rhs.modules, rhs.uses,
+                                                               nontrivial), kind="accum")
+                node.loss = rhs.loss
+                self.env[key] = Val(frozenset({node}), loss=rhs.loss)
+            elif key is not None:
+                self.env[key] = Val(unknown=val.unknown)
+            self.bound.add(key)
+        elif isinstance(s, cst.Expr):
+            self.expr(s.value, stmt=stmt)
+        elif isinstance(s, cst.Return):
+            if s.value is not None:
+                self.returns.append(self.expr(s.value))
+        elif isinstance(s, cst.Del):
+            self.delete(s.target)
+        elif isinstance(s, cst.Global) or isinstance(s, cst.Nonlocal):
+            pass
+
+    def delete(self, target) -> None:
+        if isinstance(target, cst.Subscript):
+            key = dotted(target.value)
+            if key is not None:
+                self.env[key] = Val()  # del buf[:]
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self.delete(el.value)
+        else:
+            key = dotted(target)
+            if key is not None:
+                self.env.pop(key, None)
+
+    def assign_target(self, target, val: Val, stmt, expr, kind=None) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elems = [e.value for e in target.elements]
+            if val.elems is None and val.graph and not self.no_grad:
+                # Outputs of one call share one graph: a node for the call,
+                # and a trivial node per target hanging from it.
+                call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
+                val = Val(frozenset({call_node}), uses={})
+                self._tuple_nodes = getattr(self, "_tuple_nodes", set()) | {call_node}
+            for i, t in enumerate(elems):
+                sub = val
+                if val.elems is not None and i < len(val.elems):
+                    sub = val.elems[i]
+                self.assign_target(t, sub, stmt, expr, kind=self._state_kind(t, expr) or kind)
+            return
+        if isinstance(target, cst.StarredElement):
+            self.assign_target(target.value, val, stmt, expr, kind)
+            return
+        if isinstance(target, cst.Subscript):
+            key = dotted(target.value)
+            if key is not None and val.graph and not self.no_grad:
+                old = self.lookup_key(key)
+                node = self.new_node(key, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
+                                                          val.uses, False), kind="container")
+                node.loss = val.loss
+                self.env[key] = Val(frozenset({node}), loss=val.loss)
+            return
+        key = dotted(target)
+        if key is None:
+            return
+        self.bound.add(key)
+        if key in self.names.leaves and not val.graph:
+            self.env[key] = Val(frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
+            return
+        if self.no_grad or not val.graph:
+            self.env[key] = Val(ghosts=val.ghosts, unknown=val.unknown, elems=val.elems)
+            return
+        kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
+        node = self.new_node(key, stmt, expr, val, kind=kind)
+        node.loss = val.loss or _looks_like_loss(key)
+        self.env[key] = Val(frozenset({node}), loss=node.loss)
+
+    def _state_kind(self, target, expr) -> Optional[str]:
+        """`out, h = rnn(x, h)`: h is recurrent state fed back into the call."""
+        key = dotted(target)
+        if key is None or not isinstance(expr, cst.Call):
+            return None
+        callee = dotted(expr.func)
+        if callee is None or not (self.names.is_module(callee) or callee in self.names.functions):
+            return None
+        for a in expr.args:
+            for name in _names_in(a.value):
+                if name == key:
+                    return "state"
+        return None
+
+    # ---------------------------------------------------------------- expressions
+    def lookup_key(self, key) -> Val:
+        if key is None:
+            return Val(unknown=True)
+        if key in self.env:
+            return self.env[key]
+        if key in self.names.leaves:
+            n = self.leaf(key, {key})
+            return Val(frozenset({n}))
+        return Val(unknown=key not in self.bound)
+
+    def expr(self, e, stmt=None) -> Val:
+        if e is None:
+            return Val()
+        if isinstance(e, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                          cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis)):
+            if isinstance(e, cst.FormattedString):
+                for part in e.parts:
+                    if isinstance(part, cst.FormattedStringExpression):
+                        self.expr(part.expression)
+            return Val()
+        if isinstance(e, cst.Name):
+            if e.value in ("None", "True", "False"):
+                return Val()
+            v = self._used(self.lookup_key(e.value), e)
+            if v.heads:
+                v.bare = True
+            return v
+        if isinstance(e, cst.Attribute):
+            if e.attr.value in CUT_ATTRS:
+                inner = self.expr(e.value)
+                return Val(ghosts=inner.heads | inner.ghosts)
+            key = dotted(e)
+            if key is not None and key in self.env:
+                return self._used(self.env[key], e)
+            base = dotted(e.value)
+            if base is not None and self.names.is_module(base) and key not in self.names.modules:
+                # model.weight: a parameter of `model`.
+                return Val(frozenset({self.leaf(base, {base})}))
+            if key is not None and key in self.names.leaves:
+                return Val(frozenset({self.leaf(key, {key})}))
+            return self.expr(e.value)
+        if isinstance(e, cst.Call):
+            return self.call(e, stmt)
+        if isinstance(e, cst.BinaryOperation):
+            v = self.expr(e.left).join(self.expr(e.right))
+            v.nontrivial = v.nontrivial or not isinstance(e.operator, ADDITIVE)
+            v.loss = False
+            return v
+        if isinstance(e, cst.UnaryOperation):
+            return self.expr(e.expression)
+        if isinstance(e, cst.BooleanOperation):
+            return self.expr(e.left).join(self.expr(e.right))
+        if isinstance(e, cst.Comparison):
+            self.expr(e.left)
+            for c in e.comparisons:
+                self.expr(c.comparator)
+            return Val()
+        if isinstance(e, cst.Subscript):
+            v = self.expr(e.value)
+            for s in e.slice:
+                if isinstance(s.slice, cst.Index):
+                    self.expr(s.slice.value)
+            if v.elems is not None and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
+                    and isinstance(e.slice[0].slice.value, cst.Integer):
+                i = int(e.slice[0].slice.value.value)
+                if -len(v.elems) <= i < len(v.elems):
+                    return v.elems[i]
+            return Val(v.heads, v.ghosts, v.modules, v.uses, v.nontrivial, v.unknown, v.loss)
+        if isinstance(e, (cst.Tuple, cst.List, cst.Set)):
+            out = Val()
+            elems = []
+            for el in e.elements:
+                sub = self.expr(el.value)
+                elems.append(sub)
+                out = out.join(sub)
+            out.elems = elems
+            return out
+        if isinstance(e, cst.Dict):
+            out = Val()
+            for el in e.elements:
+                if isinstance(el, cst.DictElement):
+                    self.expr(el.key)
+                out = out.join(self.expr(el.value))
+            return out
+        if isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            f = e.for_in
+            it = self.expr(f.iter)
+            saved = dict(self.env)
+            key = dotted(f.target) if isinstance(f.target, (cst.Name, cst.Attribute)) else None
+            if key:
+                self.env[key] = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
+            v = self.expr(e.elt)
+            self.env = saved
+            return v.join(Val(ghosts=it.ghosts))
+        if isinstance(e, cst.DictComp):
+            return Val(unknown=True)
+        if isinstance(e, cst.IfExp):
+            self.expr(e.test)
+            return self.expr(e.body).join(self.expr(e.orelse))
+        if isinstance(e, cst.Lambda):
+            return Val()
+        if isinstance(e, cst.NamedExpr):
+            v = self.expr(e.value)
+            self.assign_target(e.target, v, stmt, e.value)
+            return v
+        if isinstance(e, cst.StarredElement):
+            return self.expr(e.value)
+        if isinstance(e, cst.Await):
+            return self.expr(e.expression)
+        return Val(unknown=True)
+
+    def _used(self, v: Val, name_node) -> Val:
+        if not v.heads:
+            return v
+        uses = {h: [name_node] for h in v.heads}
+        return Val(v.heads, v.ghosts, frozenset(), uses, False, v.unknown, v.loss, v.elems)
+
+    def call(self, e: cst.Call, stmt) -> Val:
+        f = e.func
+        q = self.imports.qualify(f)
+        # --- backward sites ---------------------------------------------
+        if isinstance(f, cst.Attribute) and f.attr.value in ("backward", "manual_backward"):
+            return self.backward_site(e, stmt)
+        if q in ("torch.autograd.backward", "torch.autograd.grad"):
+            return self.backward_site(e, stmt, q=q)
+        # --- optimizer and module events ---------------------------------
+        if isinstance(f, cst.Attribute):
+            base = dotted(f.value)
+            meth = f.attr.value
+            if meth == "step" and base in self.names.optimizers:
+                self.event("step", e, stmt, opt=base)
+                return Val()
+            if meth == "step" and e.args and dotted(e.args[0].value) in self.names.optimizers:
+                self.event("step", e, stmt, opt=dotted(e.args[0].value))  # scaler.step(opt)
+                return Val()
+            if meth == "zero_grad":
+                if base in self.names.optimizers:
+                    owns = self.names.optimizers[base].owns
+                    self.event("zero", e, stmt, opt=base, modules=owns)
+                else:
+                    self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
+                return Val()
+            if meth in CONTAINER_ADD and base is not None:
+                args = [self.expr(a.value) for a in e.args]
+                val = Val()
+                for a in args:
+                    val = val.join(a)
+                if val.graph and not self.no_grad:
+                    old = self.lookup_key(base)
+                    expr = e.args[-1].value if e.args else None
+                    node = self.new_node(base, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
+                                                               val.uses, False), kind="container")
+                    node.loss = val.loss
+                    self.env[base] = Val(frozenset({node}), loss=val.loss)
+                return Val()
+            if meth in CONTAINER_CLEAR and base is not None:
+                self.env[base] = Val()
+                return Val()
+            if meth in CUT_METHODS:
+                inner = self.expr(f.value)
+                for a in e.args:
+                    self.expr(a.value)
+                return Val(ghosts=inner.heads | inner.ghosts)
+            if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
+                return Val()
+            if base is not None and self.names.is_module(base):
+                # model.encode(x): runs the module's parameters
+                return self._module_call(e, base)
+        # --- the callee ----------------------------------------------------
+        key = dotted(f)
+        if key is not None and self.names.is_module(key):
+            return self._module_call(e, key)
+        if q == "torch.autograd.Variable":
+            if e.args and isinstance(e.args[0].value, cst.Attribute) and e.args[0].value.attr.value == "data":
+                inner = self.expr(e.args[0].value.value)
+                return Val(ghosts=inner.heads | inner.ghosts)
+            inner = self.expr(e.args[0].value) if e.args else Val()
+            return Val(ghosts=inner.heads | inner.ghosts)  # Variable(x) is a detached alias today
+        if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
+                (key in CUT_BUILTINS and q is None):
+            args = Val()
+            for a in e.args:
+                args = args.join(self.expr(a.value))
+            return Val(ghosts=args.heads | args.ghosts)
+        args = Val()
+        module_args = set()
+        for a in e.args:
+            k = dotted(a.value)
+            if k is not None and self.names.is_module(k):
+                module_args.add(k)
+                continue
+            args = args.join(self.expr(a.value))
+        if isinstance(f, cst.Attribute) and q is None:
+            # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
+            args = self.expr(f.value).join(args)
+        elif not isinstance(f, (cst.Attribute, cst.Name)):
+            args = self.expr(f).join(args)
+        if key is not None and key in self.names.functions and key in self.inlining:
+            return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
+        if key is not None and key in self.names.functions and self.a.returns_cut(self.names.functions[key]):
+            return Val(ghosts=args.heads | args.ghosts)
+        if key is not None and key in self.names.functions and key not in self.inlining:
+            fn = self.names.functions[key]
+            summary = self.a.function_summary(fn)
+            if summary.has_events:
+                return self.inline(fn, e, stmt)
+            mods = summary.modules
+            if mods:
+                args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
+                args.nontrivial = True
+        if module_args:
+            args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
+            args.nontrivial = True
+        if args.graph:
+            args.nontrivial = True
+            args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
+        return args
+
+    def _module_call(self, e: cst.Call, key: str) -> Val:
+        args = Val()
+        for a in e.args:
+            args = args.join(self.expr(a.value))
+        if self.no_grad:
+            return Val(ghosts=args.heads | args.ghosts)
+        mods = frozenset({key}) if self.names.has_params(key) else frozenset()
+        v = Val(args.heads, args.ghosts, args.modules | mods, args.uses, True, args.unknown)
+        v.loss = not self.names.has_params(key) and _looks_like_loss(key)
+        if args.unknown and not v.heads and not mods:
+            v.unknown = True
+        return v
+
+    def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt) -> Val:
+        """Walk a same-file function at its call site (one level)."""
+        saved_env = dict(self.env)
+        params = [p.name.value for p in fn.params.params]
+        pos = [a for a in call.args if a.keyword is None]
+        for i, p in enumerate(params):
+            if i < len(pos):
+                self.env[p] = self.expr(pos[i].value)
+        for a in call.args:
+            if a.keyword is not None:
+                self.env[a.keyword.value] = self.expr(a.value)
+        self.inlining.add(fn.name.value)
+        saved_returns = self.returns
+        self.returns = []
+        try:
+            self.block(self._block_of(fn.body))
+        finally:
+            self.inlining.discard(fn.name.value)
+        out = Val()
+        for r in self.returns:
+            out = out.join(r)
+        self.returns = saved_returns
+        # Locals of the callee vanish; stores to attributes and globals stay.
+        local = set(params) | _assigned_names(fn)
+        for k in list(self.env):
+            if k in local and "." not in k:
+                if k in saved_env:
+                    self.env[k] = saved_env[k]
+                else:
+                    del self.env[k]
+        return out
+
+    # ---------------------------------------------------------------- events
+    def event(self, kind, call, stmt, **kw) -> Event:
+        ev = Event(kind=kind, stmt=stmt, call=call, tag=self.tag(), branch=self.branch,
+                   seq=self.next_seq(), loops=tuple(l for l, _ in self.loop_stack), **kw)
+        self.events.append(ev)
+        return ev
+
+    def backward_site(self, e: cst.Call, stmt, q=None) -> Val:
+        f = e.func
+        retain_arg = None
+        create = False
+        pos = [a for a in e.args if a.keyword is None and not a.star]
+        kwargs = {a.keyword.value: a for a in e.args if a.keyword is not None}
+        if q in ("torch.autograd.backward", "torch.autograd.grad"):
+            if not pos and "outputs" not in kwargs and "tensors" not in kwargs:
+                return Val()
+            target_expr = pos[0].value if pos else (kwargs.get("outputs") or kwargs.get("tensors")).value
+            kind = "grad" if q.endswith("grad") else "backward"
+            retain_pos = 3 if kind == "grad" else 2
+            inputs_val = self.expr(pos[1].value) if kind == "grad" and len(pos) > 1 else Val()
+        else:
+            base_val = self.expr(f.value)
+            if base_val.graph or not pos:
+                target_expr = f.value
+            else:
+                target_expr = pos[0].value  # accelerator.backward(loss)
+            kind = "backward"
+            retain_pos = 2 if target_expr is f.value else 99
+            inputs_val = Val()
+        target = self.expr(target_expr)
+        for name, a in kwargs.items():
+            if name not in ("retain_graph", "retain_variables", "create_graph"):
+                self.expr(a.value)
+        retain: Optional[bool] = False
+        if "retain_graph" in kwargs or "retain_variables" in kwargs:
+            retain_arg = kwargs.get("retain_graph") or kwargs.get("retain_variables")
+            retain = _literal_bool(retain_arg.value)
+        elif len(pos) >= retain_pos:
+            retain_arg = pos[retain_pos - 1]
+            retain = _literal_bool(retain_arg.value)
+        if "create_graph" in kwargs:
+            cg = _literal_bool(kwargs["create_graph"].value)
+            create = cg is not False
+            if retain_arg is None and cg is not False:
+                retain = True if cg else None
+        ev = self.event(kind, e, stmt, target=target, target_expr=target_expr, retain=retain,
+                        retain_arg=retain_arg, create_graph=create)
+        reach = closure(target.heads)
+        ev.reach = frozenset(reach)
+        if self.no_grad:
+            return Val()
+        self.check_conflict(ev, target)
+        if retain is False:
+            for n in reach:
+                if not n.leaf:
+                    self.freed[n] = ev
+        if kind == "grad" and create:
+            return Val(target.heads | inputs_val.heads, frozenset(), frozenset(), {}, True)
+        return Val(ghosts=target.heads)
+
+    def check_conflict(self, ev: Event, target: Val) -> None:
+        if not self.freed:
+            return
+        # Walk from the root; stop at freed nodes that hold saved tensors.
+        prev: dict = {}
+        stack = list(target.heads)
+        for h in stack:
+            prev[h] = None
+        links = []
+        seen = set(stack)
+        while stack:
+            n = stack.pop()
+            if n in self.freed and not n.trivial and not n.leaf:
+                links.append(n)
+                continue
+            for p in n.parents:
+                if p not in seen:
+                    seen.add(p)
+                    prev[p] = n
+                    stack.append(p)
+        if not links:
+            return
+        by_first: dict = {}
+        for link in links:
+            by_first.setdefault(self.freed[link], []).append(link)
+        for first, group in by_first.items():
+            path = []
+            n = group[0]
+            while n is not None:
+                path.append(n)
+                n = prev.get(n)
+            path.reverse()
+            self.conflicts.append(Conflict(first, ev, group, path))
+
+    # ---------------------------------------------------------------- leaks
+    def find_leaks(self, loop) -> None:
+        """Keys whose value in iteration 2 still hangs from iteration 1's
+        graph through an earlier value of the same key (it accumulates)."""
+        lid = id(loop)
+        for key, val in self.env.items():
+            for head in val.heads:
+                if not any(t == (lid, 2) for t in head.iteration):
+                    continue
+                older = [p for p in closure(head.parents)
+                         if p.name == key and any(t == (lid, 1) for t in p.iteration)]
+                if older:
+                    self._leak_candidates.append((key, head, loop, older))
+
+    def finish_leaks(self) -> None:
+        # Decided at the end: a backward after the loop may consume it.
+        returned = closure(h for r in self.returns for h in r.heads)
+        for key, head, loop, older in self._leak_candidates:
+            if head in returned or key.startswith("self."):
+                continue
+            reached = any(head in ev.reach or any(o in ev.reach for o in older)
+                          for ev in self.events if ev.kind in ("backward", "grad"))
+            if reached and not any(ev.retain is not False for ev in self.events
+                                   if ev.kind in ("backward", "grad") and head in ev.reach):
+                continue  # consumed by a backward (gradient accumulation)
+            self.leaks.append(Leak(key, head, loop, reached))
+
+
+def _literal_bool(e) -> Optional[bool]:
+    if isinstance(e, cst.Name) and e.value in ("True", "False"):
+        return e.value == "True"
+    return None
+
+
+def _looks_like_loss(name: str) -> bool:
+    last = name.split(".")[-1]
+    return any(h in last for h in LOSS_HINTS) or last in ("criterion", "crit")
+
+
+def _names_in(e) -> set:
+    out = set()
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Name, cst.Attribute)):
+            d = dotted(n)
+            if d is not None:
+                out.add(d)
+                continue
+        stack.extend(n.children)
+    return out
+
+
+def _assigned_names(fn) -> set:
+    out = set()
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            out.update(_names_in(node.target))
+
+        def visit_FunctionDef(self, node):
+            return node is fn
+
+    fn.visit(V())
+    return out
+
+
+class _SuiteLine:
+    """A one-line suite (`for x in y: a = b`) seen as one statement line."""
+
+    def __init__(self, suite, body) -> None:
+        self.suite = suite
+        self.body = body

@@ -1,0 +1,54 @@
+"""Abstract autograd graph nodes.
+
+One node per statement that produces a graph-carrying value (or per call
+output for tuple unpacking). A value is the set of nodes it hangs from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+
+@dataclass(eq=False)
+class GNode:
+    name: Optional[str]  # the variable (or container/attribute key) it was stored in
+    stmt: Optional[cst.CSTNode]  # the statement that created it
+    expr: Optional[cst.CSTNode]  # the expression, for fixes
+    iteration: tuple  # which simulated iteration of which loops created it
+    parents: frozenset = frozenset()
+    modules: frozenset = frozenset()  # modules called right here
+    leaf: bool = False  # a parameter or requires_grad tensor: nothing to free
+    trivial: bool = False  # saves no tensors for backward (unpack, +, -, container)
+    pre_loop: bool = False  # created before the loop under analysis
+    # Cut inputs: the graph this value was detached from (for AD109).
+    ghosts: frozenset = frozenset()
+    # parent node -> the Name nodes through which it was read here
+    uses: dict = field(default_factory=dict)
+    freed_by: object = None  # the Backward event that freed it
+    kind: str = "op"  # op | module | loss | state | container | leaf | grad
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"<GNode {self.name} it={self.iteration} kind={self.kind}>"
+
+
+def closure(heads, through_ghosts: bool = False) -> set:
+    seen: set = set()
+    stack = list(heads)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(n.parents)
+        if through_ghosts:
+            stack.extend(n.ghosts)
+    return seen
+
+
+def modules_of(nodes) -> set:
+    out: set = set()
+    for n in nodes:
+        out |= n.modules
+    return out

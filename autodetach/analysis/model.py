@@ -1,0 +1,241 @@
+"""The per-file analysis every AD1xx rule asks: built lazily, once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+
+from ..imports import dotted
+from .flow import GiveUp, Scope
+from .names import build_names
+
+BACKWARD_ATTRS = {"backward", "manual_backward"}
+
+
+@dataclass
+class FunctionSummary:
+    has_events: bool  # backward, step or zero_grad inside
+    has_backward: bool
+    modules: frozenset  # module names it uses
+
+
+class _Sites(cst.CSTVisitor):
+    """Which functions hold backward sites or optimizer events (one walk)."""
+
+    def __init__(self, analysis) -> None:
+        super().__init__()
+        self.a = analysis
+        self.stack: list = []
+        self.backward_in: set = set()
+        self.events_in: set = set()
+        self.module_level_backward = False
+        self.uses: dict = {}
+
+    def visit_FunctionDef(self, node) -> None:
+        self.stack.append(node)
+        self.uses[node] = set()
+
+    def leave_FunctionDef(self, node) -> None:
+        self.stack.pop()
+
+    def visit_Name(self, node) -> None:
+        if self.stack and self.a.names.is_module(node.value):
+            self.uses[self.stack[-1]].add(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        is_bw = isinstance(f, cst.Attribute) and f.attr.value in BACKWARD_ATTRS
+        if not is_bw:
+            q = self.a.ctx.imports.qualify(f)
+            is_bw = q in ("torch.autograd.backward", "torch.autograd.grad")
+        is_ev = isinstance(f, cst.Attribute) and f.attr.value in ("step", "zero_grad")
+        if is_bw or is_ev:
+            if self.stack:
+                for fn in self.stack:
+                    self.events_in.add(fn)
+                    if is_bw:
+                        self.backward_in.add(fn)
+            elif is_bw:
+                self.module_level_backward = True
+
+
+class Analysis:
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self._summaries: dict = {}
+
+    @cached_property
+    def names(self):
+        return build_names(self.ctx.module, self.ctx.imports)
+
+    @cached_property
+    def sites(self) -> _Sites:
+        v = _Sites(self)
+        self.ctx.module.visit(v)
+        return v
+
+    def function_summary(self, fn) -> FunctionSummary:
+        s = self._summaries.get(fn)
+        if s is None:
+            sites = self.sites
+            s = FunctionSummary(fn in sites.events_in, fn in sites.backward_in,
+                                frozenset(sites.uses.get(fn, ())))
+            self._summaries[fn] = s
+        return s
+
+    def returns_cut(self, fn) -> bool:
+        """Does `fn` return its arguments cut from their graph
+        (`repackage_hidden`, `_detach_state`)? Recursion is assumed to."""
+        cache = self.__dict__.setdefault("_cut_cache", {})
+        if fn in cache:
+            return cache[fn]
+        cache[fn] = True  # optimistic for recursive calls
+        from .flow import Val
+        from .graph import GNode, closure
+
+        marker = GNode(name="<arg>", stmt=None, expr=None, iteration=())
+        params = [p.name.value for p in fn.params.params]
+        env = {p: Val(frozenset({marker})) for p in params}
+        result = False
+        if params:
+            try:
+                sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                sc.inlining.add(fn.name.value)
+                sc.run()
+                cut = [r for r in sc.returns if marker not in closure(r.heads)]
+                leaks = [r for r in sc.returns if marker in closure(r.heads)]
+                # `return state` for non-tensors falls through unchanged.
+                result = bool(cut) and any(marker in r.ghosts or r.ghosts for r in cut) and all(
+                    r.heads == frozenset({marker}) and r.bare for r in leaks)
+            except (GiveUp, RecursionError):
+                result = False
+        cache[fn] = result
+        return result
+
+    @cached_property
+    def scopes(self) -> list:
+        """Walked scopes: the module body and each function with a backward,
+        plus functions whose loops call such a function."""
+        out = []
+        sites = self.sites
+        module_env = {}
+        if sites.module_level_backward or self._calls_event_function(self.ctx.module.body):
+            out.append(self._walk(self.ctx.module.body, (), "<module>"))
+        for fn in self._functions():
+            if fn in sites.backward_in or self._calls_event_function(fn.body.body if isinstance(
+                    fn.body, cst.IndentedBlock) else []):
+                params = [p.name.value for p in fn.params.params] + \
+                         [p.name.value for p in fn.params.kwonly_params]
+                out.append(self._walk(_body(fn), params, fn.name.value, module_env))
+        return [s for s in out if s is not None]
+
+    def _walk(self, body, params, name, env=None):
+        try:
+            return Scope(self, body, params=params, env=env, name=name).run()
+        except (GiveUp, RecursionError):
+            return None
+
+    def _functions(self):
+        out = []
+
+        class V(cst.CSTVisitor):
+            def visit_FunctionDef(self, node):
+                out.append(node)
+
+        self.ctx.module.visit(V())
+        return out
+
+    def _calls_event_function(self, body) -> bool:
+        """A loop here calls a same-file function that does backward."""
+        funcs = self.names.functions
+        if not funcs:
+            return False
+        found = False
+
+        class V(cst.CSTVisitor):
+            def __init__(s):
+                super().__init__()
+                s.depth = 0
+
+            def visit_FunctionDef(s, node):
+                return False
+
+            def visit_ClassDef(s, node):
+                return False
+
+            def visit_For(s, node):
+                s.depth += 1
+
+            def leave_For(s, node):
+                s.depth -= 1
+
+            def visit_While(s, node):
+                s.depth += 1
+
+            def leave_While(s, node):
+                s.depth -= 1
+
+            def visit_Call(s, node):
+                nonlocal found
+                key = dotted(node.func)
+                if s.depth and key in funcs and funcs[key] in self.sites.backward_in:
+                    found = True
+
+        for stmt in body:
+            stmt.visit(V())
+        return found
+
+    # ---------------------------------------------------------------- queries
+    @cached_property
+    def conflicts(self) -> list:
+        seen, out = set(), []
+        for sc in self.scopes:
+            for c in sc.conflicts:
+                k = (id(c.first.call), id(c.second.call), tuple(id(l.stmt) for l in c.links))
+                if k not in seen:
+                    seen.add(k)
+                    out.append((sc, c))
+        return out
+
+    @cached_property
+    def leaks(self) -> list:
+        seen, out = set(), []
+        for sc in self.scopes:
+            for lk in sc.leaks:
+                k = (lk.key, id(lk.node.stmt))
+                if k not in seen:
+                    seen.add(k)
+                    out.append((sc, lk))
+        return out
+
+    @cached_property
+    def diagnoses(self) -> list:
+        from .decide import diagnose
+
+        return [diagnose(self, sc, c) for sc, c in self.conflicts]
+
+    def diagnoses_for(self, code: str) -> list:
+        return [d for d in self.diagnoses if d.code == code]
+
+    def loop_node(self, scope, loop_id):
+        for loop in scope.pre_loop_env:
+            if id(loop) == loop_id:
+                return loop
+        return None
+
+    def owner_uses(self, opt: str, module: str):
+        """True/False/None: does optimizer `opt` step `module`'s parameters?"""
+        o = self.names.optimizers.get(opt)
+        if o is None or o.owns is None:
+            return None
+        for m in o.owns:
+            if module == m or module.startswith(m + "."):
+                return True
+            if m.startswith(module + "."):
+                return None  # owns part of it
+        return False
+
+
+def _body(fn) -> list:
+    return list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []

@@ -1,0 +1,238 @@
+"""What the names in a file are: modules (nn.Module instances), optimizers
+and which modules they own, loss functions, and local Module subclasses.
+
+This is a flat, file-wide table: training scripts bind models and
+optimizers once and use them everywhere."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+
+# Constructors whose instances hold no parameters: their output carries a
+# graph only when an input does.
+PARAMLESS_PREFIXES = ("Loss", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
+                      "MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "Flatten",
+                      "Identity", "Upsample", "LeakyReLU", "ELU", "GELU", "SiLU", "Hardtanh",
+                      "Softplus", "PixelShuffle", "ZeroPad2d", "ConstantPad")
+
+RECURRENT = {"torch.nn.RNN": "tensor", "torch.nn.GRU": "tensor", "torch.nn.LSTM": "tuple",
+             "torch.nn.RNNCell": "tensor", "torch.nn.GRUCell": "tensor", "torch.nn.LSTMCell": "tuple"}
+
+OPTIMIZER_PREFIX = "torch.optim."
+
+
+@dataclass
+class Optimizer:
+    name: str
+    # Module names whose parameters it owns; None when unknown.
+    owns: Optional[frozenset]
+    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+
+
+@dataclass
+class NameTable:
+    modules: dict = field(default_factory=dict)  # name -> "param" | "paramless" | recurrent kind
+    recurrent: dict = field(default_factory=dict)  # name -> "tensor" | "tuple"
+    cells: set = field(default_factory=set)  # LSTMCell-like: (h, c) unpacked into tensors
+    optimizers: dict = field(default_factory=dict)  # name -> Optimizer
+    module_classes: set = field(default_factory=set)  # local nn.Module subclasses
+    leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
+    functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
+
+    def is_module(self, key: Optional[str]) -> bool:
+        return key is not None and key in self.modules
+
+    def has_params(self, key: str) -> bool:
+        return self.modules.get(key) != "paramless"
+
+
+def _key(expr) -> Optional[str]:
+    return dotted(expr)
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, imports, table: NameTable) -> None:
+        super().__init__()
+        self.imports = imports
+        self.t = table
+        self.pending_opts: list = []
+
+    # --- classes and functions -------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            q = self.imports.qualify(base.value)
+            bname = _key(base.value)
+            if q in ("torch.nn.Module",) or (bname in self.t.module_classes):
+                self.t.module_classes.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.t.functions.setdefault(node.name.value, node)
+
+    # --- assignments -------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def _bind(self, target, value) -> None:
+        key = _key(target)
+        if key is None:
+            return
+        kind = self.classify(value)
+        if kind is None:
+            return
+        if kind == "optimizer":
+            self.pending_opts.append((key, value))
+        elif kind == "leaf":
+            self.t.leaves.add(key)
+        else:
+            self.t.modules[key] = kind
+            if kind in ("tensor", "tuple"):
+                self.t.recurrent[key] = kind
+                q = self.imports.qualify(value.func) if isinstance(value, cst.Call) else None
+                if q and q.endswith("Cell"):
+                    self.t.cells.add(key)
+
+    def classify(self, value) -> Optional[str]:
+        call = value
+        # model = Net().to(device) / .cuda() / .train()
+        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                call.func.attr.value in ("to", "cuda", "cpu", "train", "double", "float", "half"):
+            call = call.func.value
+        if not isinstance(call, cst.Call):
+            return None
+        q = self.imports.qualify(call.func)
+        fname = _key(call.func)
+        if q is not None:
+            if q.startswith(OPTIMIZER_PREFIX) and q.count(".") == 2 and q.split(".")[-1][:1].isupper():
+                return "optimizer"
+            if q in RECURRENT:
+                return RECURRENT[q]
+            if q.startswith("torch.nn.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper():
+                last = q.split(".")[-1]
+                if last == "Parameter":
+                    return "leaf"
+                if last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss"):
+                    return "paramless"
+                return "param"
+            if q in ("copy.deepcopy",) and call.args and _key(call.args[0].value) in self.t.modules:
+                return self.t.modules[_key(call.args[0].value)]
+            if q.startswith("torch.") and any(
+                a.keyword and a.keyword.value == "requires_grad" and
+                isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args):
+                return "leaf"
+        if fname is not None and fname in self.t.module_classes:
+            return "param"
+        return None
+
+    # --- usage that reveals a module ------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in ("parameters", "named_parameters", "zero_grad"):
+            key = _key(f.value)
+            if key is not None and key not in self.t.optimizers and key not in self.t.modules:
+                if f.attr.value != "zero_grad":
+                    self.t.modules[key] = "param"
+
+
+def _owned(expr, table: NameTable, env: dict) -> Optional[set]:
+    """Module names whose parameters `expr` (an optimizer's params) covers."""
+    if isinstance(expr, cst.Call):
+        f = expr.func
+        if isinstance(f, cst.Attribute) and f.attr.value in ("parameters", "named_parameters"):
+            key = _key(f.value)
+            return {key} if key else None
+        fname = _key(f)
+        if fname in ("itertools.chain", "chain", "list", "tuple"):
+            out: set = set()
+            for a in expr.args:
+                sub = _owned(a.value, table, env)
+                if sub is None:
+                    return None
+                out |= sub
+            return out
+        if fname == "filter" and len(expr.args) == 2:
+            return _owned(expr.args[1].value, table, env)
+        return None
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        out = set()
+        for el in expr.elements:
+            v = el.value
+            if isinstance(v, cst.Dict):
+                sub = None
+                for d in v.elements:
+                    if isinstance(d, cst.DictElement) and isinstance(d.key, cst.SimpleString) and \
+                            d.key.evaluated_value == "params":
+                        sub = _owned(d.value, table, env)
+                if sub is None:
+                    return None
+                out |= sub
+            else:
+                sub = _owned(v, table, env)
+                if sub is None:
+                    return None
+                out |= sub
+        return out
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        left, right = _owned(expr.left, table, env), _owned(expr.right, table, env)
+        return None if left is None or right is None else left | right
+    if isinstance(expr, cst.Name):
+        if expr.value in table.leaves:
+            return {expr.value}
+        if expr.value in env:
+            return env[expr.value]
+        return None
+    if isinstance(expr, cst.Attribute):
+        key = _key(expr)
+        if key in table.leaves:
+            return {key}
+    return None
+
+
+class _ParamLists(cst.CSTVisitor):
+    """`params = list(G.parameters()) + list(D.parameters())` and friends."""
+
+    def __init__(self, table: NameTable) -> None:
+        super().__init__()
+        self.table = table
+        self.env: dict = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1:
+            key = _key(node.targets[0].target)
+            if key is not None:
+                owned = _owned(node.value, self.table, self.env)
+                if owned is not None:
+                    self.env[key] = owned
+
+
+def build_names(module: cst.Module, imports) -> NameTable:
+    table = NameTable()
+    # Two passes: classes first so that `Net()` is known wherever it appears.
+    col = _Collector(imports, table)
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            col.visit_ClassDef(stmt)
+    module.visit(col)
+    plists = _ParamLists(table)
+    module.visit(plists)
+    for key, call in col.pending_opts:
+        while isinstance(call, cst.Call) and not col.imports.qualify(call.func):
+            call = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if not isinstance(call, cst.Call) or not call.args:
+            table.optimizers[key] = Optimizer(key, None, call)
+            continue
+        first = call.args[0]
+        owned = _owned(first.value, table, plists.env)
+        for m in owned or ():
+            if m not in table.leaves:
+                table.modules.setdefault(m, "param")
+        table.optimizers[key] = Optimizer(key, frozenset(owned) if owned is not None else None, call)
+    return table

@@ -1,0 +1,78 @@
+"""Shared pieces of the AD1xx rules: token sets, fix builders, wording."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ._helpers import parenthesize_if_needed
+
+BACKWARD_TOKENS = ("backward", "autograd")
+
+
+def detach(expr: cst.BaseExpression) -> cst.Call:
+    inner = parenthesize_if_needed(expr)
+    return cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("detach")))
+
+
+def with_retain(call: cst.Call, retain_arg) -> cst.Call:
+    true = cst.Name("True")
+    if retain_arg is not None:
+        args = [a.with_changes(value=true) if a is retain_arg else a for a in call.args]
+        if retain_arg.keyword is not None and retain_arg.keyword.value == "retain_variables":
+            args = [a.with_changes(keyword=cst.Name("retain_graph")) if a.keyword is retain_arg.keyword
+                    else a for a in args]
+        return call.with_changes(args=args)
+    new = cst.Arg(keyword=cst.Name("retain_graph"), value=true,
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace("")))
+    args = list(call.args)
+    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    elif args:
+        # keep a trailing comma style: `f(a, )` -> `f(a, retain_graph=True, )`
+        new = new.with_changes(comma=args[-1].comma)
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=args + [new])
+
+
+def without_arg(call: cst.Call, arg) -> cst.Call:
+    args = [a for a in call.args if a is not arg]
+    if args:
+        last = call.args[-1]
+        args[-1] = args[-1].with_changes(comma=last.comma if last is not arg else cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)
+
+
+def code(ctx, node) -> str:
+    text = ctx.code(node).strip()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def line(ctx, node) -> int:
+    return ctx.line_of(node)
+
+
+def statement_of(ctx, node):
+    """The statement (a direct child of some block) that holds `node`."""
+    cur = node
+    while cur is not None:
+        parent = ctx.parent(cur)
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            return cur
+        cur = parent
+    return None
+
+
+def body_child(ctx, node, block_owner):
+    """The ancestor of `node` that is a direct child of `block_owner`'s body."""
+    body = block_owner.body
+    cur = node
+    while cur is not None:
+        parent = ctx.parent(cur)
+        if parent is body:
+            return cur
+        cur = parent
+    return None
+
+
+def simple_stmt(code_text: str) -> cst.BaseStatement:
+    return cst.parse_statement(code_text)

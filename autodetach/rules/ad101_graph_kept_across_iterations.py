@@ -1,0 +1,244 @@
+"""AD101: a graph-carrying value outlives its iteration."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import SAFE, UNSAFE
+from ..rule import Edit, Invalid, Rule, Valid
+from ._graph import BACKWARD_TOKENS, code, detach, line
+
+
+class GraphKeptAcrossIterations(Rule):
+    """
+    A tensor that carries a graph is kept from one iteration to the next.
+
+    ## What it does
+    Finds values computed in one iteration of a training loop and read in a
+    later one while still attached to their graph: kept in an outer
+    variable, appended to a list, stored on an attribute, or folded into a
+    running statistic (`ema = 0.9 * ema + 0.1 * out`). It points at the
+    tensor, where it is stored, and the backward that reaches it.
+
+    ## Why it matters
+    When the kept value reaches a later loss, the next backward walks into
+    the previous iteration's graph, which the previous backward already
+    freed: "Trying to backward through the graph a second time", although
+    the code calls backward once per iteration. When it reaches no loss, it
+    keeps every iteration's graph alive and memory grows each step.
+    `retain_graph=True` silences the error but makes the growth permanent.
+
+    ## Example
+    ```python
+    for x in data:
+        z = encoder(x)
+        history.append(z)
+        loss = (z - torch.stack(history).mean(0)).pow(2).mean()
+        loss.backward()
+    ```
+
+    ## Fix
+    ```python
+        history.append(z.detach())
+    ```
+
+    ## Fix safety
+    Safe when the kept value never reaches a backward (a leak: the numbers do
+    not change). Unsafe when it reaches a later loss: the cut stops
+    gradients from flowing into earlier iterations, which is almost always
+    what the author meant but does change the numbers compared with keeping
+    every graph (`retain_graph=True`). A buffer of graph tensors that a
+    backward consumes and that is cleared before the next one (REINFORCE's
+    `saved_log_probs`) is left alone.
+    """
+
+    code = "AD101"
+    name = "graph-kept-across-iterations"
+    summary = "a tensor carrying a graph outlives its iteration (crash on the next backward, or a leak)"
+    fix_safety = UNSAFE
+    tokens = BACKWARD_TOKENS
+
+    VALID = [
+        Valid("""
+            import torch
+            from torch import nn
+            enc = nn.Linear(4, 4)
+            opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                z = enc(torch.randn(2, 4))
+                history.append(z.detach())
+                loss = (z - torch.stack(history).mean(0)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="stored detached"),
+        Valid("""
+            import torch
+            from torch import nn
+            from torch.distributions import Categorical
+            policy = nn.Linear(4, 2)
+            opt = torch.optim.Adam(policy.parameters())
+            saved = []
+            for episode in range(3):
+                for t in range(5):
+                    m = Categorical(logits=policy(torch.randn(4)))
+                    a = m.sample()
+                    saved.append(m.log_prob(a))
+                loss = -torch.stack(saved).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                del saved[:]
+        """, note="REINFORCE: the buffer is consumed and cleared"),
+        Valid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            prev = None
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                prev = out
+        """, note="kept one iteration, never accumulated, never backwarded again"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            enc = nn.Linear(4, 4)
+            opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                z = enc(torch.randn(2, 4))
+                history.append(z)
+                loss = (z - torch.stack(history).mean(0)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            enc = nn.Linear(4, 4)
+            opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                z = enc(torch.randn(2, 4))
+                history.append(z.detach())
+                loss = (z - torch.stack(history).mean(0)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, unsafe=True),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            prev = torch.zeros(2, 1)
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = (out - prev).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                prev = out
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            prev = torch.zeros(2, 1)
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = (out - prev).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                prev = out.detach()
+        """, unsafe=True),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            ema = torch.zeros(())
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                ema = 0.9 * ema + 0.1 * out.mean()
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            ema = torch.zeros(())
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                ema = (0.9 * ema + 0.1 * out.mean()).detach()
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="a running statistic that is only kept: a leak, safe fix"),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        a = ctx.analysis
+        done = set()
+        for d in a.diagnoses_for(self.code):
+            link, c = d.link, d.conflict
+            if link.stmt is None or id(link.stmt) in done:
+                continue
+            done.add(id(link.stmt))
+            src = link.expr
+            what = code(ctx, src) if src is not None else link.name
+            stored = f"stored in `{link.name}`" if link.name else "kept"
+            msg = (f"`{what}` is {stored} (line {line(ctx, link.stmt)}) and reaches the loss of a later "
+                   f"iteration: `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) walks into "
+                   f"the previous iteration's graph, already freed by `{code(ctx, c.first.call)}`. "
+                   f"Detach it where it is stored (this stops gradients flowing into earlier iterations)")
+            edit = _store_edit(src, link)
+            self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
+                        fix_title="Store it detached",
+                        related=[(c.second.call, "this backward reaches the previous iteration")])
+        for scope, leak in a.leaks:
+            node = leak.node
+            if node.loss or node.stmt is None or id(node.stmt) in done:
+                continue
+            if node.kind not in ("op", "accum", "container", "module"):
+                continue
+            done.add(id(node.stmt))
+            src = node.expr
+            edit = _store_edit(src, node)
+            if leak.reached:
+                msg = (f"`{leak.key}` accumulates graph from every iteration (line {line(ctx, node.stmt)}) "
+                       f"and each backward walks all of it again: memory and time per step grow. "
+                       f"Detach it where it is stored")
+                fix = UNSAFE
+            else:
+                msg = (f"`{leak.key}` keeps every iteration's graph alive (line {line(ctx, node.stmt)}): "
+                       f"memory grows each step. Detach it where it is stored")
+                fix = SAFE
+            self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
+                        fix=fix if edit else None, fix_title="Store it detached")
+
+
+def _store_edit(src, node):
+    if src is None or node.kind == "state" or node.name is None:
+        return None
+    if isinstance(src, (cst.Tuple, cst.List)) or _already_cut(src):
+        return None
+    return Edit(src, detach(src))
+
+
+def _already_cut(src) -> bool:
+    return isinstance(src, cst.Call) and isinstance(src.func, cst.Attribute) and \
+        src.func.attr.value in ("detach", "item")

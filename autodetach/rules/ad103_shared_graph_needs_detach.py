@@ -1,0 +1,203 @@
+"""AD103: a graph shared by two backward passes, where one pass's gradients
+into the shared part are thrown away: detach on that pass."""
+from __future__ import annotations
+
+from ..findings import SAFE
+from ..rule import Invalid, Rule, Valid
+from ._graph import BACKWARD_TOKENS, code, detach, line
+
+
+class SharedGraphNeedsDetach(Rule):
+    """
+    Two backward passes share a subgraph, and one of them only wastes work in it.
+
+    ## What it does
+    Finds two backward calls in one iteration whose graphs share a tensor
+    (the GAN's `fake = G(z)`, or `a = model1(x)` in `model2(model1(x))`),
+    where the first call frees the shared part and the second then fails
+    with "Trying to backward through the graph a second time". It reports
+    only when the gradients that one of the two passes puts into the
+    upstream modules are provably discarded: those modules are zeroed
+    (`optG.zero_grad()`, `G.zero_grad()`) before any optimizer that owns
+    them steps.
+
+    ## Why it matters
+    The common advice, `retain_graph=True`, silences the error but keeps a
+    graph alive and runs a backward through G that nobody uses. Cutting the
+    shared tensor on the pass whose gradients are discarded is the fix the
+    DCGAN reference uses: `netD(fake.detach())` in the discriminator step.
+
+    ## Example
+    ```python
+    fake = netG(z)
+    d_loss = bce(netD(fake), zeros)
+    optD.zero_grad(); d_loss.backward(); optD.step()
+    g_loss = bce(netD(fake), ones)
+    optG.zero_grad(); g_loss.backward(); optG.step()
+    ```
+
+    ## Fix
+    ```python
+    d_loss = bce(netD(fake.detach()), zeros)
+    ```
+
+    ## Fix safety
+    Safe. The rule fires only when the cut gradients are discarded, so the
+    parameter updates equal those of the original run with
+    `retain_graph=True` on every backward. When one optimizer owns both
+    models, the gradients through the chain are used and a detach would
+    silently stop the upstream model from learning: that case is AD105
+    (`retain_graph=True`), never this rule.
+    """
+
+    code = "AD103"
+    name = "shared-graph-needs-detach"
+    summary = "a backward frees a subgraph another backward needs; detach where its gradients are discarded"
+    fix_safety = SAFE
+    tokens = BACKWARD_TOKENS
+
+    VALID = [
+        Valid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake.detach()).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, note="already detached in the D step"),
+        Valid("""
+            import torch
+            from torch import nn
+            m1 = nn.Linear(4, 4); m2 = nn.Linear(4, 1)
+            opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+            for i in range(3):
+                a = m1(torch.randn(2, 4))
+                b = m2(a)
+                opt.zero_grad()
+                a.pow(2).mean().backward()
+                b.pow(2).mean().backward()
+                opt.step()
+        """, note="one optimizer owns both models: the gradients are used (AD105, not a detach)"),
+        Valid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            opt = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                opt.zero_grad()
+                (D(fake).mean() - D(fake).pow(2).mean()).backward()
+                opt.step()
+        """, note="one backward"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, """
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake.detach()).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """),
+        Invalid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+                d_loss = D(fake).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+        """, """
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+                d_loss = D(fake.detach()).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+        """, note="generator step first: the cut goes on the later (D) pass"),
+    ]
+
+    def finish(self) -> None:
+        a = self.ctx.analysis
+        done = set()
+        for d in a.diagnoses_for(self.code):
+            names = [n for n in d.detach_at if n not in done]
+            if not names:
+                continue
+            done.update(names)
+            c = d.conflict
+            ctx = self.ctx
+            cut_on, other = d.detach_event, (c.second if d.detach_event is c.first else c.first)
+            link = d.link
+            mods = ", ".join(f"`{m}`" for m in sorted(_upstream(a, link))) or "the upstream modules"
+            where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
+            msg = (f"`{link.name or code(ctx, link.expr)}` ({where}) is shared by two backward passes: "
+                   f"`{code(ctx, c.first.call)}` (line {line(ctx, c.first.call)}) frees its graph and "
+                   f"`{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) needs it again. "
+                   f"The gradients `{code(ctx, cut_on.call)}` puts into {mods} are zeroed before any "
+                   f"optimizer steps them, so detach it on that pass")
+            edits = []
+            from ..rule import Edit
+            for n in names:
+                edits.append(Edit(n, detach(n)))
+            self.report(names[0], msg, edits=edits, fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
+                        related=[(link.stmt, "the shared tensor is computed here"),
+                                 (other.call, "this backward needs the shared graph")])
+
+
+def _upstream(a, link):
+    from ..analysis.decide import param_modules
+    from ..analysis.graph import closure
+
+    return param_modules(a, closure([link]))

@@ -1,0 +1,167 @@
+"""AD104: retain_graph=True where nothing traverses the graph again."""
+from __future__ import annotations
+
+from ..findings import SAFE
+from ..rule import Invalid, Rule, Valid
+from ._graph import code, without_arg
+from ..analysis.graph import closure
+
+
+class RetainGraphUnneeded(Rule):
+    """
+    `retain_graph=True` on a backward after which nothing uses that graph.
+
+    ## What it does
+    Finds `backward(retain_graph=True)` and `autograd.grad(...,
+    retain_graph=True)` where no later backward, in this iteration or a
+    later one, reaches any part of the retained graph.
+
+    ## Why it matters
+    Retaining keeps every saved tensor of the graph alive until the next
+    iteration replaces it; practitioners who pass it to every call "to be
+    safe" report growing memory and slower iterations. Only the calls before
+    the last one that shares the graph need it.
+
+    ## Example
+    ```python
+    loss_a.backward(retain_graph=True)
+    loss_b.backward(retain_graph=True)   # the last one sharing the graph
+    ```
+
+    ## Fix
+    ```python
+    loss_a.backward(retain_graph=True)
+    loss_b.backward()
+    ```
+
+    ## Fix safety
+    Safe: nothing reads the graph afterwards, so the gradients and the
+    parameter updates are identical; only memory is freed sooner. Not
+    reported when a later backward reuses part of the graph (a tensor built
+    from parameters before the loop, a GAN's D step whose `fake` the G step
+    reuses), with `create_graph=True`, or when the graph escapes the
+    function (returned, stored on `self`).
+    """
+
+    code = "AD104"
+    name = "retain-graph-unneeded"
+    summary = "retain_graph=True on the last backward that uses a graph keeps it alive for nothing"
+    fix_safety = SAFE
+    tokens = ("retain_graph",)
+
+    VALID = [
+        Valid("""
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); actor = nn.Linear(4, 2); critic = nn.Linear(4, 1)
+            opt = torch.optim.SGD([*trunk.parameters(), *actor.parameters(), *critic.parameters()], lr=0.1)
+            for i in range(3):
+                h = trunk(torch.randn(2, 4))
+                opt.zero_grad()
+                actor(h).mean().backward(retain_graph=True)
+                critic(h).mean().backward()
+                opt.step()
+        """, note="the second backward reuses the trunk's graph"),
+        Valid("""
+            import torch
+            weight = torch.nn.Parameter(torch.randn(4, 1))
+            opt = torch.optim.SGD([weight], lr=0.1)
+            w = weight / weight.norm()
+            for i in range(3):
+                loss = (torch.randn(2, 4) @ w).pow(2).mean()
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                opt.step()
+        """, note="the graph built before the loop is reused by every iteration"),
+        Valid("""
+            import torch
+            from torch import nn
+            D = nn.Linear(4, 1)
+            opt = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                x = torch.randn(2, 4, requires_grad=True)
+                out = D(x)
+                g = torch.autograd.grad(out.sum(), x, create_graph=True, retain_graph=True)[0]
+                loss = out.mean() + g.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="gradient penalty: the loss backwards through the retained graph"),
+        Valid("""
+            def step(loss):
+                loss.backward(retain_graph=True)
+        """, note="the graph comes from outside: unknown"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """),
+        Invalid("""
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); actor = nn.Linear(4, 2); critic = nn.Linear(4, 1)
+            opt = torch.optim.SGD([*trunk.parameters(), *actor.parameters(), *critic.parameters()], lr=0.1)
+            for i in range(3):
+                h = trunk(torch.randn(2, 4))
+                opt.zero_grad()
+                actor(h).mean().backward(retain_graph=True)
+                critic(h).mean().backward(retain_graph=True)
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); actor = nn.Linear(4, 2); critic = nn.Linear(4, 1)
+            opt = torch.optim.SGD([*trunk.parameters(), *actor.parameters(), *critic.parameters()], lr=0.1)
+            for i in range(3):
+                h = trunk(torch.randn(2, 4))
+                opt.zero_grad()
+                actor(h).mean().backward(retain_graph=True)
+                critic(h).mean().backward()
+                opt.step()
+        """, note="retain_graph everywhere: only the last is dropped"),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        a = ctx.analysis
+        verdict: dict = {}
+        calls: dict = {}
+        for sc in a.scopes:
+            returned = closure(h for r in sc.returns for h in r.heads)
+            for ev in sc.events:
+                if ev.kind not in ("backward", "grad") or ev.retain is not True or ev.create_graph:
+                    continue
+                if ev.retain_arg is None or ev.retain_arg.keyword is None:
+                    continue
+                calls[ev.call] = ev
+                own = {n for n in ev.reach if not n.leaf}
+                needed = (not ev.target.heads or ev.target.unknown or bool(own & returned)
+                          or any(n.name and n.name.startswith("self.") for n in own)
+                          or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
+                                 for o in sc.events))
+                verdict[ev.call] = verdict.get(ev.call, False) or needed
+        for call, needed in verdict.items():
+            if needed:
+                continue
+            ev = calls[call]
+            self.report(call, f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
+                              f"memory until the next iteration replaces it; drop `retain_graph=True`",
+                        replacement=without_arg(call, ev.retain_arg), fix_title="Drop `retain_graph=True`")

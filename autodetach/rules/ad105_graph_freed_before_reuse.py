@@ -1,0 +1,180 @@
+"""AD105: a graph backwarded twice whose gradients are all used:
+retain_graph=True on every call but the last."""
+from __future__ import annotations
+
+from ..findings import SAFE
+from ..rule import Invalid, Rule, Valid
+from ._graph import BACKWARD_TOKENS, code, line, with_retain
+
+
+class GraphFreedBeforeReuse(Rule):
+    """
+    A backward frees a graph that a later backward in the same iteration needs.
+
+    ## What it does
+    Finds `loss.backward()` called twice, `torch.autograd.grad(loss, ...)`
+    followed by `loss.backward()`, and two losses that share part of a graph
+    (a shared trunk, `model2(model1(x))` under one optimizer) backwarded one
+    after the other, where the gradients of both passes are used.
+
+    ## Why it matters
+    The first call frees the saved tensors, so the second raises "Trying to
+    backward through the graph a second time". Here both passes' gradients
+    reach an optimizer step, so cutting the graph with `.detach()` would
+    silently stop the upstream model learning from the second loss. The
+    author meant both gradients: keep the graph alive for the second pass.
+
+    ## Example
+    ```python
+    opt = SGD(list(model1.parameters()) + list(model2.parameters()), lr=0.1)
+    a = model1(x)
+    b = model2(a)
+    opt.zero_grad()
+    loss1(a).backward()
+    loss2(b).backward()
+    opt.step()
+    ```
+
+    ## Fix
+    ```python
+    loss1(a).backward(retain_graph=True)
+    ```
+    When the backward calls are adjacent, summing the losses and calling
+    backward once gives the same gradients with one pass.
+
+    ## Fix safety
+    Safe: with `retain_graph=True` on every call but the last, the run is
+    exactly the reference (the original with `retain_graph=True` on every
+    backward), with the last graph freed as usual. The rule offers no fix
+    when an optimizer updates the shared parameters in place between the
+    two calls, since retaining the graph would then fail as well.
+    """
+
+    code = "AD105"
+    name = "graph-freed-before-reuse"
+    summary = "a backward frees a graph that a later backward needs and whose gradients are used"
+    fix_safety = SAFE
+    tokens = BACKWARD_TOKENS
+
+    VALID = [
+        Valid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            out = m(torch.randn(2, 4))
+            loss = out.pow(2).mean()
+            loss.backward(retain_graph=True)
+            loss.backward()
+        """, note="already retained"),
+        Valid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            l1 = m(torch.randn(2, 4)).mean()
+            l2 = m(torch.randn(2, 4)).mean()
+            l1.backward()
+            l2.backward()
+        """, note="separate graphs"),
+        Valid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 4)
+            h = m(torch.randn(2, 4))
+            (h.mean() + h.pow(2).mean()).backward()
+        """, note="losses summed into one backward"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            loss = m(torch.randn(2, 4)).pow(2).mean()
+            loss.backward()
+            loss.backward()
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            loss = m(torch.randn(2, 4)).pow(2).mean()
+            loss.backward(retain_graph=True)
+            loss.backward()
+        """),
+        Invalid("""
+            import torch
+            from torch import nn
+            m1 = nn.Linear(4, 4); m2 = nn.Linear(4, 1)
+            opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+            for i in range(3):
+                a = m1(torch.randn(2, 4))
+                b = m2(a)
+                loss1 = a.pow(2).mean()
+                loss2 = b.pow(2).mean()
+                opt.zero_grad()
+                loss1.backward()
+                loss2.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            m1 = nn.Linear(4, 4); m2 = nn.Linear(4, 1)
+            opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+            for i in range(3):
+                a = m1(torch.randn(2, 4))
+                b = m2(a)
+                loss1 = a.pow(2).mean()
+                loss2 = b.pow(2).mean()
+                opt.zero_grad()
+                loss1.backward(retain_graph=True)
+                loss2.backward()
+                opt.step()
+        """, note="two models, one optimizer: retain_graph, never detach"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            loss = m(torch.randn(2, 4)).pow(2).mean()
+            g = torch.autograd.grad(loss, list(m.parameters()))
+            loss.backward()
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            loss = m(torch.randn(2, 4)).pow(2).mean()
+            g = torch.autograd.grad(loss, list(m.parameters()), retain_graph=True)
+            loss.backward()
+        """),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        done = set()
+        for d in ctx.analysis.diagnoses_for(self.code):
+            c = d.conflict
+            first = c.first
+            if first.call in done:
+                continue
+            done.add(first.call)
+            link = d.link
+            where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
+            msg = (f"`{code(ctx, first.call)}` frees the graph of `{link.name or 'the loss'}` ({where}), "
+                   f"which `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) needs again; "
+                   f"the gradients of both passes are used")
+            if d.blocked:
+                self.report(first.call, msg + f"; no automatic fix: {d.blocked}",
+                            related=[(c.second.call, "the second backward")])
+                continue
+            if d.reason:
+                msg += f" (or may be: {d.reason})"
+            msg += ". Pass retain_graph=True to the first"
+            if _adjacent(ctx, first, c.second):
+                msg += ", or sum the losses and call backward once"
+            self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
+                        fix_title="Add `retain_graph=True`",
+                        related=[(c.second.call, "this backward needs the freed graph")])
+
+
+def _adjacent(ctx, a, b) -> bool:
+    try:
+        return ctx.line_of(b.stmt) - ctx.line_of(a.stmt) == 1 and a.kind == b.kind == "backward"
+    except KeyError:
+        return False

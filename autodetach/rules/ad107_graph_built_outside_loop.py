@@ -1,0 +1,171 @@
+"""AD107: a tensor derived from parameters once, before the loop, used in
+every iteration's loss."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import UNSAFE
+from ..rule import Edit, Invalid, Rule, Valid
+from ._graph import BACKWARD_TOKENS, code, line
+
+
+class GraphBuiltOutsideLoop(Rule):
+    """
+    A tensor computed from trainable parameters before the loop is used inside it.
+
+    ## What it does
+    Finds a value derived from parameters (a normalised weight, a mask, a
+    projection) computed once before a training loop, or in `__init__`,
+    and used in each iteration's loss.
+
+    ## Why it matters
+    The first backward frees the graph between the parameters and that
+    value, so the second iteration fails with "Trying to backward through
+    the graph a second time". Even with `retain_graph=True` the value is
+    stale: it was computed from the parameters before any update.
+
+    ## Example
+    ```python
+    w = weight / weight.norm()
+    for x, y in data:
+        loss = ((x @ w) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+    ```
+
+    ## Fix
+    ```python
+    for x, y in data:
+        w = weight / weight.norm()
+        loss = ((x @ w) - y).pow(2).mean()
+    ```
+
+    ## Fix safety
+    Unsafe. Moving the computation into the loop recomputes it from the
+    current parameters, which is usually the intent; if the value was meant
+    to be a constant, `.detach()` it instead. The tool cannot tell which, so
+    it never detaches on its own, and offers the move only when the
+    statement sits right in front of the loop's block.
+    """
+
+    code = "AD107"
+    name = "graph-built-outside-loop"
+    summary = "a tensor derived from parameters before the loop is reused by every iteration's backward"
+    fix_safety = UNSAFE
+    tokens = BACKWARD_TOKENS
+
+    VALID = [
+        Valid("""
+            import torch
+            weight = torch.nn.Parameter(torch.randn(4, 1))
+            opt = torch.optim.SGD([weight], lr=0.1)
+            for i in range(3):
+                w = weight / weight.norm()
+                loss = (torch.randn(2, 4) @ w).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """),
+        Valid("""
+            import torch
+            weight = torch.nn.Parameter(torch.randn(4, 1))
+            opt = torch.optim.SGD([weight], lr=0.1)
+            w = (weight / weight.norm()).detach()
+            for i in range(3):
+                loss = (torch.randn(2, 4) @ (weight + w)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="deliberately constant"),
+        Valid("""
+            import torch
+            weight = torch.nn.Parameter(torch.randn(4, 1))
+            opt = torch.optim.SGD([weight], lr=0.1)
+            with torch.no_grad():
+                w = weight / weight.norm()
+            for i in range(3):
+                loss = (torch.randn(2, 4) @ (weight + w)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            weight = torch.nn.Parameter(torch.randn(4, 1))
+            opt = torch.optim.SGD([weight], lr=0.1)
+            w = weight / weight.norm()
+            for i in range(3):
+                loss = (torch.randn(2, 4) @ w).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, """
+            import torch
+            weight = torch.nn.Parameter(torch.randn(4, 1))
+            opt = torch.optim.SGD([weight], lr=0.1)
+            for i in range(3):
+                w = weight / weight.norm()
+                loss = (torch.randn(2, 4) @ w).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, unsafe=True),
+        Invalid("""
+            import torch
+            from torch import nn
+            model = nn.Linear(4, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            mask = torch.sigmoid(model.weight)
+            for i in range(3):
+                loss = (model(torch.randn(2, 4)) * mask.sum()).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            model = nn.Linear(4, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for i in range(3):
+                mask = torch.sigmoid(model.weight)
+                loss = (model(torch.randn(2, 4)) * mask.sum()).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, unsafe=True),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        a = ctx.analysis
+        done = set()
+        for d in a.diagnoses_for(self.code):
+            link, c = d.link, d.conflict
+            if link.stmt is None or id(link.stmt) in done:
+                continue
+            done.add(id(link.stmt))
+            msg = (f"`{link.name}` is computed from trainable parameters once, before the loop "
+                   f"(line {line(ctx, link.stmt)}), and used by every iteration: the first backward frees "
+                   f"its graph, so `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) fails on the "
+                   f"second iteration. Recompute it inside the loop, or detach it if it is meant to be constant")
+            edits = self._move(a, d, link)
+            self.report(link.stmt, msg, edits=edits, fix_title="Move the computation into the loop",
+                        related=[(c.second.call, "the backward of a later iteration")])
+
+    def _move(self, a, d, link) -> list:
+        ctx = self.ctx
+        stmt = link.stmt
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return []
+        lid = d.conflict.second.tag[len(link.iteration)][0]
+        loop = a.loop_node(d.scope, lid)
+        if loop is None or not isinstance(loop.body, cst.IndentedBlock) or not loop.body.body:
+            return []
+        if ctx.parent(stmt) is not ctx.parent(loop):
+            return []
+        first = loop.body.body[0]
+        moved = stmt.with_changes(leading_lines=[ln for ln in stmt.leading_lines if ln.comment is not None])
+        return [Edit(stmt, cst.RemovalSentinel.REMOVE),
+                Edit(first, cst.FlattenSentinel([moved, first]))]

@@ -1,0 +1,160 @@
+"""AD108: a loss built before optimizer.step() is backwarded after it."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..findings import UNSAFE
+from ..rule import Edit, Invalid, Rule, Valid
+from ._graph import BACKWARD_TOKENS, code, line
+
+
+class StaleGraphAfterStep(Rule):
+    """
+    A loss computed before `optimizer.step()` is backwarded after it.
+
+    ## What it does
+    Finds a backward whose graph was built before an optimizer step that
+    updates parameters used in that graph (for example a GAN computing the
+    generator loss up front, then `optD.step()`, then `g_loss.backward()`).
+
+    ## Why it matters
+    `step()` updates the parameters in place, and the graph saved the old
+    values: since PyTorch 1.5 the backward raises "one of the variables
+    needed for gradient computation has been modified by an inplace
+    operation". Before 1.5 it silently computed gradients from a mix of old
+    and new weights. It is the most common failure when 2018 GAN or
+    actor-critic code meets a current PyTorch.
+
+    ## Example
+    ```python
+    g_loss = bce(netD(fake), ones)
+    optD.zero_grad(); d_loss.backward(); optD.step()
+    optG.zero_grad(); g_loss.backward(); optG.step()
+    ```
+
+    ## Fix
+    ```python
+    optD.zero_grad(); d_loss.backward(); optD.step()
+    optG.zero_grad()
+    g_loss = bce(netD(fake), ones)
+    g_loss.backward(); optG.step()
+    ```
+
+    ## Fix safety
+    Unsafe: the forward pass is recomputed after the step, with the updated
+    parameters. That is what current PyTorch requires and what the code
+    computed on old releases only approximately. Offered only when the loss
+    is computed by one statement in the same block as its backward.
+    """
+
+    code = "AD108"
+    name = "stale-graph-after-step"
+    summary = "a loss built before optimizer.step() is backwarded after the step modified its parameters"
+    fix_safety = UNSAFE
+    tokens = ("step",)
+
+    VALID = [
+        Valid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake.detach()).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, note="the G loss is computed after the D step"),
+        Valid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            other = nn.Linear(4, 1)
+            opt = torch.optim.SGD(other.parameters(), lr=0.1)
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).mean()
+                opt.step()
+                loss.backward()
+        """, note="the step does not own the loss's parameters"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake.detach()).mean()
+                g_loss = -D(fake).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, """
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake.detach()).mean()
+                optD.zero_grad()
+                d_loss.backward()
+                optD.step()
+                optG.zero_grad()
+                g_loss = -D(fake).mean()
+                g_loss.backward()
+                optG.step()
+        """, unsafe=True),
+    ]
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        a = ctx.analysis
+        done = set()
+        for sc in a.scopes:
+            steps = [e for e in sc.events if e.kind == "step"]
+            for b in sc.events:
+                if b.kind not in ("backward", "grad") or b.call in done:
+                    continue
+                for s in steps:
+                    if not (s.seq < b.seq and s.tag == b.tag):
+                        continue
+                    stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and n.iteration == b.tag
+                             and any(a.owner_uses(s.opt, m) is True for m in n.modules)]
+                    if not stale:
+                        continue
+                    done.add(b.call)
+                    n = min(stale, key=lambda x: x.seq)
+                    msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
+                           f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}) "
+                           f"updated those parameters in place: recompute the forward after the step")
+                    self.report(b.call, msg, edits=self._move(a, b, stale), fix_title="Recompute the loss after the step",
+                                related=[(s.call, "this step modifies the parameters"),
+                                         (n.stmt, "the graph was built here")])
+                    break
+
+    def _move(self, a, b, stale) -> list:
+        ctx = self.ctx
+        heads = list(b.target.heads)
+        if len(heads) != 1 or set(stale) != {heads[0]}:
+            return []
+        root = heads[0]
+        stmt = root.stmt
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return []
+        if not isinstance(b.stmt, cst.SimpleStatementLine) or ctx.parent(stmt) is not ctx.parent(b.stmt):
+            return []
+        moved = stmt.with_changes(leading_lines=[])
+        return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]

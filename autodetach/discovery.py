@@ -38,13 +38,38 @@ def _excluded(rel: str, patterns) -> bool:
     return False
 
 
+def _ancestor_specs(directory: str) -> list:
+    """The .gitignore files above `directory`, up to the repository root (the
+    nearest folder with a .git); none when `directory` is not in a repository."""
+    d = os.path.dirname(os.path.abspath(directory))
+    chain = []
+    here = os.path.abspath(directory)
+    if os.path.exists(os.path.join(here, ".git")):
+        return []
+    while True:
+        chain.append(d)
+        if os.path.exists(os.path.join(d, ".git")):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            return []  # not in a repository: .gitignore files above do not apply
+        d = parent
+    specs = []
+    for base in reversed(chain):
+        spec = _gitignore(base)
+        if spec is not None:
+            specs.append((base, spec))
+    return specs
+
+
 def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
     seen = set()
     root = os.path.abspath(root)
     for given in paths:
         if os.path.isfile(given):
-            if given not in seen:
-                seen.add(given)
+            key = os.path.abspath(given)
+            if key not in seen:
+                seen.add(key)
                 yield given
             continue
         if not os.path.isdir(given):
@@ -54,12 +79,12 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
         given_rel = os.path.relpath(os.path.abspath(given), root)
         active = [p for p in exclude if not _excluded(given_rel, [p])] if given_rel != "." else list(exclude)
         # (directory, [(base_dir, spec), ...]) — nested .gitignore files apply below them
-        stack = [(given, [])]
+        stack = [(given, _ancestor_specs(given))]
         while stack:
             d, specs = stack.pop()
             spec = _gitignore(d)
             if spec is not None:
-                specs = specs + [(d, spec)]
+                specs = specs + [(os.path.abspath(d), spec)]
             try:
                 entries = sorted(os.scandir(d), key=lambda e: e.name)
             except OSError:
@@ -67,8 +92,12 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
             subdirs = []
             for e in entries:
                 full = e.path
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    continue
                 rel = os.path.relpath(os.path.abspath(full), root)
-                if _ignored_by(full, e.is_dir(), specs):
+                if _ignored_by(full, is_dir, specs):
                     continue
                 if active and _excluded(rel, active):
                     continue
@@ -79,17 +108,27 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
                         continue  # a virtualenv under any name
                     subdirs.append((full, specs))
                 elif e.name.endswith(".py") and e.is_file():
-                    if full not in seen:
-                        seen.add(full)
+                    key = os.path.abspath(full)
+                    if key not in seen:
+                        seen.add(key)
                         yield full
             stack.extend(reversed(subdirs))
 
 
 def _ignored_by(path: str, is_dir: bool, specs) -> bool:
-    for base, spec in specs:
+    """Git's rule: the deepest .gitignore with a matching pattern decides, and
+    within a file the last matching pattern (a `!pattern` re-includes)."""
+    path = os.path.abspath(path)
+    for base, spec in reversed(specs):
         rel = os.path.relpath(path, base).replace(os.sep, "/")
         if is_dir:
             rel += "/"
-        if spec.match_file(rel):
-            return True
+        check = getattr(spec, "check_file", None)
+        if check is None:
+            if spec.match_file(rel):
+                return True
+            continue
+        verdict = check(rel).include
+        if verdict is not None:
+            return verdict
     return False

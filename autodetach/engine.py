@@ -29,14 +29,34 @@ class Options:
     ignore: frozenset = frozenset()
 
 
+_PLANS: dict = {}
+
+
+def _plan(rules: Sequence[type]) -> tuple:
+    """For a rule selection: each distinct token once, with the rules it
+    admits (many rules share tokens; each is searched for once per file)."""
+    key = tuple(rules)
+    plan = _PLANS.get(key)
+    if plan is None:
+        owners: dict = {}
+        for rule in key:
+            for tok in rule.tokens:
+                owners.setdefault(tok, set()).add(rule)
+        plan = (key, tuple((tok, frozenset(rs)) for tok, rs in owners.items()))
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
 def prefilter(text: str, rules: Sequence[type]) -> list:
     """The rules that can possibly match this text."""
-    keep = []
-    for rule in rules:
-        toks = rule.tokens
-        if not toks or any(t in text for t in toks):
-            keep.append(rule)
-    return keep
+    key, tokens = _plan(rules)
+    hit: set = set()
+    for tok, owners in tokens:
+        if not owners <= hit and tok in text:
+            hit |= owners
+    return [r for r in key if not r.tokens or r in hit]
 
 
 def _fixable(rep: Report, opts: Options) -> bool:
@@ -116,6 +136,12 @@ def _mask(text: str, text_rules: Sequence[type]) -> str:
     return text
 
 
+def _all_text_rules() -> list:
+    from .registry import all_rules
+
+    return [r for r in all_rules() if r.has_text_pass()]
+
+
 def _parses(text: str) -> bool:
     try:
         cst.parse_module(text)
@@ -149,12 +175,12 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
         for f in findings:
             f.fixed = False
     # Let the tree rules see code libcst can parse (same length, positions
-    # hold) without fixing it.
-    parse_text = _mask(text, text_rules)
+    # hold) without fixing it. Every text rule's mask applies, selected or
+    # not: which rules run must not decide whether a file parses.
+    parse_text = _mask(text, _all_text_rules())
     module = cst.parse_module(parse_text)
     ctx = FileContext(module, path, parse_text)
-    tree_rules = [r for r in rules if r.__dict__.get("check_text") is None or True]
-    visitors = [r(ctx) for r in tree_rules]
+    visitors = [r(ctx) for r in rules]
     cst.visit_batched(module, visitors)
     fixable = []
     for v in visitors:

@@ -28,13 +28,20 @@ class Settings:
 
 _SETTINGS: Optional[Settings] = None
 _RULES: list = []
+_CACHE = None
 
 
 def _init(settings: Settings) -> None:
-    global _SETTINGS, _RULES
+    global _SETTINGS, _RULES, _CACHE
     _SETTINGS = settings
     table = by_code()
     _RULES = [table[c] for c in settings.codes]
+    _CACHE = None
+    if settings.cache_dir:
+        from .cache import Cache
+
+        _CACHE = Cache(settings.cache_dir, settings.codes, settings.fix, settings.unsafe,
+                       settings.diff, settings.write)
 
 
 def display_path(path: str) -> str:
@@ -82,6 +89,13 @@ def work(path: str) -> FileResult:
         res.errors.append({"path": shown, "message": f"cannot read: {exc.strerror or exc}"})
         return res
     opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
+    key = None
+    if _CACHE is not None:
+        key = _CACHE.key(data, shown, opts.ignore)
+        hit = _CACHE.get(key)
+        if hit is not None:
+            hit.path = shown
+            return hit
     res = process_bytes(data, shown, _RULES, opts)
     if res.new_source is not None:
         if settings.diff:
@@ -102,6 +116,9 @@ def work(path: str) -> FileResult:
                 res.fixed = 0
                 res.errors.append({"path": shown, "message": problem})
                 res.write_failed = True
+    if key is not None and not (settings.write and res.new_source is not None):
+        # A file whose fixes were written has new content: never served stale.
+        _CACHE.put(key, res)
     # Keep what travels back from workers small.
     res.old_source = None
     res.new_source = None

@@ -38,6 +38,10 @@ LOSS_HINTS = ("loss", "Loss", "_loss", "nll", "cross_entropy", "mse", "bce", "l1
 BUDGET = 20000  # statements walked per scope
 
 
+_BUILTINS = {"max", "min", "sum", "abs", "pow", "list", "tuple", "dict", "set", "sorted", "reversed",
+             "map", "filter", "getattr", "iter", "next", "any", "all", "divmod", "id", "hash", "super"}
+
+
 class GiveUp(Exception):
     pass
 
@@ -53,14 +57,17 @@ class Val:
     loss: bool = False
     elems: Optional[list] = None  # tuple results, element-wise
     bare: bool = False  # a plain name read, nothing computed
+    uncertain: bool = False  # went through code we cannot see (it may cut)
 
     def join(self, other: "Val") -> "Val":
         uses = dict(self.uses)
         for k, v in other.uses.items():
             uses[k] = uses.get(k, []) + v
-        return Val(self.heads | other.heads, self.ghosts | other.ghosts, self.modules | other.modules,
-                   uses, self.nontrivial or other.nontrivial, self.unknown or other.unknown,
-                   self.loss or other.loss)
+        v = Val(self.heads | other.heads, self.ghosts | other.ghosts, self.modules | other.modules,
+                uses, self.nontrivial or other.nontrivial, self.unknown or other.unknown,
+                self.loss or other.loss)
+        v.uncertain = self.uncertain or other.uncertain
+        return v
 
     @property
     def graph(self) -> bool:
@@ -86,6 +93,7 @@ class Event:
     # step / zero
     opt: Optional[str] = None
     modules: Optional[frozenset] = None  # zero: modules cleared (None: unknown)
+    exits: bool = False  # in a branch that leaves the iteration (continue, return)
 
 
 @dataclass(eq=False)
@@ -129,6 +137,7 @@ class Scope:
         self.pre_loop_env: dict = {}  # loop -> env before it
         self.returns: list = []
         self.leaf_nodes: dict = {}
+        self.free_reads: dict = {}  # self.X read before this scope writes it
 
     # ---------------------------------------------------------------- helpers
     def tag(self) -> tuple:
@@ -143,6 +152,7 @@ class Scope:
                   parents=val.heads, modules=val.modules, ghosts=val.ghosts,
                   trivial=(not val.nontrivial) if trivial is None else trivial,
                   uses=val.uses, kind=kind)
+        n.uncertain = val.uncertain
         n.seq = self.next_seq()
         n.loops = tuple(l for l, _ in self.loop_stack)
         self.nodes.append(n)
@@ -227,18 +237,25 @@ class Scope:
         for i, arm in enumerate(arms):
             self.env, self.freed = dict(base_env), dict(base_freed)
             self.branch = base_branch + ((id(node), i),)
+            start = len(self.events)
             self.block(arm)
+            if _exits(arm):
+                for ev in self.events[start:]:
+                    ev.exits = True
+                continue
             envs.append(self.env)
             freeds.append(self.freed)
         self.branch = base_branch
-        merged = dict(base_env)
+        if not envs:
+            envs, freeds = [dict(base_env)], [dict(base_freed)]
+        merged: dict = {}
         for e in envs:
             for k, v in e.items():
                 merged[k] = merged[k].join(v) if k in merged and merged[k] is not v else v
         self.env = merged
         common = set(base_freed)
         all_freed = [set(f) for f in freeds]
-        if len(arms) >= 2 and all_freed:
+        if len(freeds) >= 2 and all_freed:
             both = set.intersection(*all_freed)
             common |= both
         self.freed = {n: (base_freed.get(n) or freeds[0].get(n)) for n in common}
@@ -359,6 +376,9 @@ class Scope:
         if key is None:
             return
         self.bound.add(key)
+        if key in self.names.modules and key not in self.names.leaves:
+            self.env.pop(key, None)  # `model = Net()`: an object, not a tensor
+            return
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
@@ -419,8 +439,11 @@ class Scope:
             key = dotted(e)
             if key is not None and key in self.env:
                 return self._used(self.env[key], e)
+            if key is not None and key.startswith("self.") and key not in self.bound:
+                self.free_reads.setdefault(key, e)
             base = dotted(e.value)
-            if base is not None and self.names.is_module(base) and key not in self.names.modules:
+            if base is not None and self.names.is_module(base) and key not in self.names.modules \
+                    and self.names.is_param_attr(e.attr.value):
                 # model.weight: a parameter of `model`.
                 return Val(frozenset({self.leaf(base, {base})}))
             if key is not None and key in self.names.leaves:
@@ -434,9 +457,13 @@ class Scope:
             v.loss = False
             return v
         if isinstance(e, cst.UnaryOperation):
-            return self.expr(e.expression)
+            v = self.expr(e.expression)
+            if isinstance(e.operator, cst.Not):
+                return Val(ghosts=v.heads | v.ghosts)
+            return v
         if isinstance(e, cst.BooleanOperation):
-            return self.expr(e.left).join(self.expr(e.right))
+            v = self.expr(e.left).join(self.expr(e.right))
+            return Val(ghosts=v.heads | v.ghosts)  # truth values, in practice
         if isinstance(e, cst.Comparison):
             self.expr(e.left)
             for c in e.comparisons:
@@ -550,7 +577,8 @@ class Scope:
                 return Val(ghosts=inner.heads | inner.ghosts)
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
-            if base is not None and self.names.is_module(base):
+            if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
+                    and base not in self.imports.aliases:
                 # model.encode(x): runs the module's parameters
                 return self._module_call(e, base)
         # --- the callee ----------------------------------------------------
@@ -569,6 +597,10 @@ class Scope:
             for a in e.args:
                 args = args.join(self.expr(a.value))
             return Val(ghosts=args.heads | args.ghosts)
+        if key is not None and key in self.names.classes and key not in self.names.module_classes:
+            for a in e.args:
+                self.expr(a.value)
+            return Val()  # an object of a local helper class
         args = Val()
         module_args = set()
         for a in e.args:
@@ -591,17 +623,34 @@ class Scope:
             summary = self.a.function_summary(fn)
             if summary.has_events:
                 return self.inline(fn, e, stmt)
+            ret = self.a.returns_graph(fn)
+            if ret is False:
+                return Val(ghosts=args.heads | args.ghosts)
+            if ret is None:
+                args.uncertain = True
             mods = summary.modules
             if mods:
                 args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
                 args.nontrivial = True
+            module_args = set()
         if module_args:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True
+        if args.graph and self._external(f, q, key):
+            args.uncertain = True
         if args.graph:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
         return args
+
+    def _external(self, f, q, key) -> bool:
+        """A function whose body we cannot see (imported from elsewhere, a
+        parameter, a callback): it might cut the graph."""
+        if q is not None:
+            return not q.startswith(("torch", "math", "numpy", "builtins"))
+        if isinstance(f, cst.Name):
+            return f.value not in _BUILTINS and key not in self.names.functions
+        return False
 
     def _module_call(self, e: cst.Call, key: str) -> Val:
         args = Val()
@@ -637,6 +686,8 @@ class Scope:
         out = Val()
         for r in self.returns:
             out = out.join(r)
+        if len(self.returns) == 1:
+            out = self.returns[0]
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
         local = set(params) | _assigned_names(fn)
@@ -728,6 +779,7 @@ class Scope:
                     seen.add(p)
                     prev[p] = n
                     stack.append(p)
+        links = [l for l in links if not _uncertain_path(l, prev)]
         if not links:
             return
         by_first: dict = {}
@@ -762,12 +814,35 @@ class Scope:
         for key, head, loop, older in self._leak_candidates:
             if head in returned or key.startswith("self."):
                 continue
+            if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")):
+                continue  # not a training loop
+            if any(getattr(n, "uncertain", False) for n in closure([head])):
+                continue
             reached = any(head in ev.reach or any(o in ev.reach for o in older)
                           for ev in self.events if ev.kind in ("backward", "grad"))
             if reached and not any(ev.retain is not False for ev in self.events
                                    if ev.kind in ("backward", "grad") and head in ev.reach):
                 continue  # consumed by a backward (gradient accumulation)
             self.leaks.append(Leak(key, head, loop, reached))
+
+
+def _exits(arm) -> bool:
+    if not arm:
+        return False
+    last = arm[-1]
+    body = getattr(last, "body", None)
+    if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
+        return isinstance(body[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
+    return False
+
+
+def _uncertain_path(link, prev) -> bool:
+    n = link
+    while n is not None:
+        if getattr(n, "uncertain", False):
+            return True
+        n = prev.get(n)
+    return False
 
 
 def _literal_bool(e) -> Optional[bool]:

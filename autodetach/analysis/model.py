@@ -113,6 +113,32 @@ class Analysis:
         cache[fn] = result
         return result
 
+    def returns_graph(self, fn):
+        """Can `fn` (no backward inside) return a graph-carrying value?
+        True, False, or None (cannot tell)."""
+        cache = self.__dict__.setdefault("_ret_cache", {})
+        if fn in cache:
+            return cache[fn]
+        cache[fn] = None
+        params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
+        from .flow import Val
+        from .graph import GNode
+
+        marker = GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True, modules=frozenset({"<arg>"}))
+        env = {p: Val(frozenset({marker})) for p in params if not self.names.is_module(p)}
+        try:
+            sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+            sc.inlining.add(fn.name.value)
+            sc.run()
+        except (GiveUp, RecursionError):
+            return None
+        if any(r.unknown and not r.graph for r in sc.returns) or any(r.graph and r.uncertain for r in sc.returns):
+            result = None
+        else:
+            result = any(r.graph for r in sc.returns)
+        cache[fn] = result
+        return result
+
     @cached_property
     def scopes(self) -> list:
         """Walked scopes: the module body and each function with a backward,
@@ -215,6 +241,41 @@ class Analysis:
 
         return [diagnose(self, sc, c) for sc, c in self.conflicts]
 
+    @cached_property
+    def stateful_attrs(self) -> list:
+        """(class, key, store GNode, read node) for Module classes whose
+        forward reads `self.X` and then stores a graph-carrying value in it:
+        each call links to the previous call's graph."""
+        from .flow import Val
+        from .graph import GNode
+
+        if not self.sites.backward_in and not self.sites.module_level_backward:
+            return []
+        out = []
+        for cls in self.ctx.module.body:
+            if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
+                continue
+            methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            fwd = methods.get("forward")
+            if fwd is None:
+                continue
+            params = [p.name.value for p in fwd.params.params][1:]
+            marker = GNode(name="<input>", stmt=None, expr=None, iteration=())
+            env = {p: Val(frozenset({marker})) for p in params}
+            sc = self._walk(_body(fwd), ["self"] + params, "forward", env)
+            if sc is None:
+                continue
+            others = [m for n, m in methods.items() if n not in ("forward", "__init__")]
+            for key, read in sc.free_reads.items():
+                val = sc.env.get(key)
+                if val is None or not val.heads or key in self.names.modules:
+                    continue
+                if any(_assigns(m, key) for m in others):
+                    continue  # a reset method exists: the caller manages the state
+                store = next(iter(val.heads))
+                out.append((cls, key, store, read))
+        return out
+
     def diagnoses_for(self, code: str) -> list:
         return [d for d in self.diagnoses if d.code == code]
 
@@ -235,6 +296,19 @@ class Analysis:
             if m.startswith(module + "."):
                 return None  # owns part of it
         return False
+
+
+def _assigns(fn, key) -> bool:
+    found = False
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            nonlocal found
+            if dotted(node.target) == key:
+                found = True
+
+    fn.visit(V())
+    return found
 
 
 def _body(fn) -> list:

@@ -40,11 +40,17 @@ class NameTable:
     cells: set = field(default_factory=set)  # LSTMCell-like: (h, c) unpacked into tensors
     optimizers: dict = field(default_factory=dict)  # name -> Optimizer
     module_classes: set = field(default_factory=set)  # local nn.Module subclasses
+    classes: set = field(default_factory=set)  # every local class
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
 
     def is_module(self, key: Optional[str]) -> bool:
         return key is not None and key in self.modules
+
+    def is_param_attr(self, attr: str) -> bool:
+        if attr.startswith(("weight", "bias")) or attr in ("embedding",):
+            return True
+        return any(k.split(".")[-1] == attr for k in self.leaves)
 
     def has_params(self, key: str) -> bool:
         return self.modules.get(key) != "paramless"
@@ -63,6 +69,7 @@ class _Collector(cst.CSTVisitor):
 
     # --- classes and functions -------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.t.classes.add(node.name.value)
         for base in node.bases:
             q = self.imports.qualify(base.value)
             bname = _key(base.value)

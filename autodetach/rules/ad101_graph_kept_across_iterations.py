@@ -109,6 +109,57 @@ class GraphKeptAcrossIterations(Rule):
         Invalid("""
             import torch
             from torch import nn
+
+
+            class Smooth(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                    self.last = None
+
+                def forward(self, x):
+                    y = self.lin(x)
+                    if self.last is not None:
+                        y = y + 0.5 * self.last
+                    self.last = y
+                    return y
+
+            model = Smooth()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for i in range(3):
+                loss = model(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+
+
+            class Smooth(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                    self.last = None
+
+                def forward(self, x):
+                    y = self.lin(x)
+                    if self.last is not None:
+                        y = y + 0.5 * self.last
+                    self.last = y.detach()
+                    return y
+
+            model = Smooth()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for i in range(3):
+                loss = model(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, unsafe=True, note="a module that keeps its last output"),
+        Invalid("""
+            import torch
+            from torch import nn
             enc = nn.Linear(4, 4)
             opt = torch.optim.SGD(enc.parameters(), lr=0.1)
             history = []
@@ -209,6 +260,18 @@ class GraphKeptAcrossIterations(Rule):
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached",
                         related=[(c.second.call, "this backward reaches the previous iteration")])
+        for cls, key, store, read in a.stateful_attrs:
+            if store.stmt is None or id(store.stmt) in done:
+                continue
+            done.add(id(store.stmt))
+            src = store.expr
+            msg = (f"`{cls.name.value}.forward` reads `{key}` (line {line(ctx, read)}) and stores a tensor that "
+                   f"carries this call's graph in it (line {line(ctx, store.stmt)}): each call links to the "
+                   f"previous call's graph, so the second backward walks into a freed graph (or memory grows). "
+                   f"Store it detached")
+            edit = _store_edit(src, store)
+            self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
+                        fix_title="Store it detached", related=[(read, "the previous value is read here")])
         for scope, leak in a.leaks:
             node = leak.node
             if node.loss or node.stmt is None or id(node.stmt) in done:

@@ -129,7 +129,7 @@ class StaleGraphAfterStep(Rule):
                 if b.kind not in ("backward", "grad") or b.call in done:
                     continue
                 for s in steps:
-                    if not (s.seq < b.seq and s.tag == b.tag):
+                    if not (s.seq < b.seq and s.tag == b.tag) or (s.exits and s.branch != b.branch[:len(s.branch)]):
                         continue
                     stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and n.iteration == b.tag
                              and any(a.owner_uses(s.opt, m) is True for m in n.modules)]

@@ -651,6 +651,8 @@ class VariableWrapper(Rule):
         else:
             return None
         for t, v in pairs:
+            if isinstance(t, cst.Name) and isinstance(v, cst.Name) and t.value == v.value:
+                continue  # a part unwrapped on an earlier pass
             if not (isinstance(t, cst.Name) and isinstance(v, cst.Call) and len(v.args) == 1
                     and v.args[0].keyword is None and not v.args[0].star
                     and isinstance(v.args[0].value, cst.Name) and v.args[0].value.value == t.value

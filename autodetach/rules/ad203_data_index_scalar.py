@@ -299,24 +299,26 @@ class DataIndexScalar(Rule):
         for node, base, numpy, scope in self._sites:
             if self._is_target(node):
                 continue
-            src = self.ctx.code(base)
-            old = self.ctx.code(node)
+            full = " ".join(self.ctx.code(base).split())
+            src = _short(full)
+            old = _short(self.ctx.code(node))
+            use = f"`{full}.item()`" if src == full else "`.item()` in place of `.data[0]`"
             why = self._scalar(base, scope, set())
             new = cst.Call(func=cst.Attribute(value=base, attr=cst.Name("item")),
                            lpar=node.lpar, rpar=node.rpar)
             if why:
                 msg = (f"`{old}` reads a number the PyTorch 0.3 way; `{src}` is 0-dim ({why}), "
-                       f"and indexing a 0-dim tensor is an IndexError today; use `{src}.item()`")
+                       f"and indexing a 0-dim tensor is an IndexError today; use {use}")
                 if numpy:
                     msg += (" (unsafe: `.numpy()[0]` gave a NumPy scalar, `.item()` gives a Python "
                             "number, which prints differently)")
                 self.report(node, msg, replacement=new, fix=UNSAFE if numpy else SAFE,
-                            fix_title=f"Use `{src}.item()`")
+                            fix_title="Use `.item()`")
             elif self._looks_like_loss(base):
                 self.report(
                     node,
                     f"`{old}` looks like the PyTorch 0.3 way to read a loss; if `{src}` is 0-dim "
-                    f"(a reduced loss) this is an IndexError today and should be `{src}.item()`",
+                    f"(a reduced loss) this is an IndexError today and should be {use}",
                 )
 
     def _is_target(self, node) -> bool:
@@ -375,14 +377,17 @@ class DataIndexScalar(Rule):
                 firsts = [v for op, v in vals if op == "="]
                 if not firsts:
                     return ""
+                reason = ""
                 for op, v in vals:
                     if op not in ("=", "AddAssign", "SubtractAssign", "MultiplyAssign", "DivideAssign"):
                         return ""
                     if op != "=" and _is_number(v):
                         continue
-                    if not self._scalar(v, s, seen):
+                    why = self._scalar(v, s, seen)
+                    if not why:
                         return ""
-                return f"`{name}` is only assigned 0-dim values"
+                    reason = reason or why
+                return f"assigned only 0-dim values: {reason}"
             s = s.parent
         return ""
 
@@ -396,14 +401,14 @@ class DataIndexScalar(Rule):
         kind = loss_kind(q)
         if kind is not None and kind[0] == "F":
             if len(pos) <= kind[2] and call_reduction(call, kind[1]) not in (None, "none"):
-                return f"`{self.ctx.code(func)}` with a reducing `reduction`"
+                return f"`{_short(self.ctx.code(func))}` is a loss with a reducing `reduction`"
             return ""
         if q in _REDUCE_FUNCS:
             if len(pos) == 1 and kws <= _SCALAR_KW | ({"p"} if q == "torch.norm" else set()):
-                return f"`{self.ctx.code(func)}` over the whole tensor"
+                return f"`{_short(self.ctx.code(func))}` over the whole tensor"
             return ""
         if q in _PAIR_FUNCS:
-            return f"`{self.ctx.code(func)}` returns a 0-dim tensor" if len(pos) == 2 else ""
+            return f"`{_short(self.ctx.code(func))}` returns a 0-dim tensor" if len(pos) == 2 else ""
         if isinstance(func, cst.Attribute) and q is None:
             meth = func.attr.value
             if meth in _REDUCE_METHODS:
@@ -420,7 +425,7 @@ class DataIndexScalar(Rule):
                 return inner
         # A criterion: nn.MSELoss()(a, b), crit(a, b), self.crit(a, b)
         if self._is_criterion(func, scope, seen) and not kws - {"weight"}:
-            return f"`{self.ctx.code(func)}` is a loss module with a reducing `reduction`"
+            return f"`{_short(self.ctx.code(func))}` is a loss module with a reducing `reduction`"
         return ""
 
     def _is_criterion(self, func, scope: _Scope, seen: set) -> bool:
@@ -451,6 +456,11 @@ class DataIndexScalar(Rule):
             return bool(vals) and all(
                 op == "=" and v is not None and self._is_criterion(v, scope, seen | {key}) for op, v in vals)
         return False
+
+
+def _short(src: str, limit: int = 48) -> str:
+    src = " ".join(src.split())
+    return src if len(src) <= limit else src[: limit - 3] + "..."
 
 
 def _dotted(node) -> Optional[str]:

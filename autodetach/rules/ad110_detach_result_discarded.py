@@ -1,0 +1,734 @@
+"""AD110: `h.detach()` as a statement does nothing; assign the result."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..findings import NONE, SAFE, UNSAFE
+from ..imports import dotted
+from ..rule import Invalid, Rule, Valid
+
+# Tensor methods that return a tensor and change nothing in their receiver.
+# (A `.cpu()` of a CPU tensor returns the tensor itself, which is why
+# `requires_grad_` is only a no-op once a `detach` has made a new tensor.)
+_PURE_TENSOR = frozenset({
+    "detach", "cpu", "cuda", "to", "clone", "contiguous", "float", "double", "half",
+    "bfloat16", "long", "int", "short", "bool", "byte", "char", "type_as", "view",
+    "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "t",
+    "permute", "transpose", "expand", "expand_as", "pin_memory",
+})
+# Methods whose result is not a tensor: assigning it back would change the type.
+_NOT_TENSOR = frozenset({"numpy", "item", "tolist"})
+# Objects from these modules have a `detach()` with side effects (io buffers,
+# sockets, weakref finalizers): never ours.
+_FOREIGN = ("io.", "socket.", "weakref.", "tempfile.", "codecs.", "gzip.", "bz2.", "lzma.", "sys.", "os.")
+_PARAMETER = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+_TORCH_DETACH = ("torch.detach", "torch.Tensor.detach")
+_UNSEEN = object()  # an attribute target the file never assigns
+
+
+def _simple(e: cst.BaseExpression) -> bool:
+    """Side-effect-free to evaluate (names, attributes, constants, simple indexing)."""
+    if isinstance(e, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(e, cst.Attribute):
+        return _simple(e.value)
+    if isinstance(e, cst.UnaryOperation):
+        return _simple(e.expression)
+    if isinstance(e, cst.Subscript):
+        return _simple(e.value) and all(_simple_slice(s.slice) for s in e.slice)
+    return False
+
+
+def _simple_slice(s) -> bool:
+    if isinstance(s, cst.Index):
+        return _simple(s.value)
+    if isinstance(s, cst.Slice):
+        return all(p is None or _simple(p) for p in (s.lower, s.upper, s.step))
+    return False
+
+
+class _Chain:
+    """`base.m1(..).m2(..)` split into the base and the methods, innermost first."""
+
+    def __init__(self, base, methods) -> None:
+        self.base = base
+        self.methods = methods  # names
+
+    @property
+    def text(self) -> str:
+        return "".join(f".{m}()" for m in self.methods)
+
+
+def _chain(ctx, expr) -> Optional[_Chain]:
+    """The no-op detach chain `expr` is, or None when it may have an effect."""
+    methods = []
+    e = expr
+    while isinstance(e, cst.Call):
+        if ctx.imports.is_(e.func, *_TORCH_DETACH):
+            if len(e.args) != 1 or e.args[0].keyword is not None or e.args[0].star:
+                return None
+            methods.append("detach")
+            e = e.args[0].value
+            continue
+        if not isinstance(e.func, cst.Attribute):
+            return None
+        if not all(not a.star and _simple(a.value) for a in e.args):
+            return None
+        methods.append(e.func.attr.value)
+        e = e.func.value
+    methods.reverse()
+    if "detach" not in methods or not _simple(e):
+        return None
+    first = methods.index("detach")
+    for i, m in enumerate(methods):
+        if m in _PURE_TENSOR:
+            continue
+        if m == "requires_grad_" and i > first:
+            continue  # flags the new tensor only
+        if m in _NOT_TENSOR and i == len(methods) - 1:
+            continue
+        return None  # an in-place op (`.zero_()`) writes the shared storage
+    return _Chain(e, methods)
+
+
+# --- bindings -------------------------------------------------------------
+
+class _Binds(cst.CSTVisitor):
+    """Where `key` (a name or a dotted attribute) is bound in one scope."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+        self.found: list = []  # (kind, value, path, node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def _target(self, t, value, path, kind="assign", node=None) -> None:
+        if dotted(t) == self.key:
+            self.found.append((kind, value, path, node))
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for i, el in enumerate(t.elements):
+                if isinstance(el, cst.StarredElement):
+                    self._target(el.value, None, None, "other", node)
+                else:
+                    self._target(el.value, value, None if path is None else path + (i,), kind, node)
+
+    def visit_Assign(self, node) -> None:
+        for t in node.targets:
+            self._target(t.target, node.value, ())
+
+    def visit_AnnAssign(self, node) -> None:
+        self._target(node.target, node.value, () if node.value is not None else None,
+                     "assign" if node.value is not None else "other")
+
+    def visit_AugAssign(self, node) -> None:
+        self._target(node.target, None, None, "other")
+
+    def visit_For(self, node) -> None:
+        self._target(node.target, None, None, "for", node)
+
+    def visit_WithItem(self, node) -> None:
+        if node.asname is not None:
+            self._target(node.asname.name, node.item, (), "with")
+
+    def visit_NamedExpr(self, node) -> None:
+        self._target(node.target, node.value, ())
+
+    def visit_Global(self, node) -> None:
+        for n in node.names:
+            self._target(n.name, None, None, "global")
+
+    def visit_Nonlocal(self, node) -> None:
+        for n in node.names:
+            self._target(n.name, None, None, "global")
+
+    def visit_ImportAlias(self, node) -> None:
+        name = node.asname.name if node.asname else node.name
+        self._target(name, None, None, "other")
+
+    def visit_ExceptHandler(self, node) -> None:
+        if node.name is not None:
+            self._target(node.name.name, None, None, "other")
+
+    def visit_Del(self, node) -> None:
+        self._target(node.target, None, None, "other")
+
+
+def _scope(ctx, node):
+    cur = ctx.parent(node)
+    while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        cur = ctx.parent(cur)
+    return cur
+
+
+def _bindings(ctx, scope, key: str) -> list:
+    """Bindings of `key` in `scope`; for `self.x` in a method, in the whole class."""
+    v = _Binds(key)
+    if isinstance(scope, cst.FunctionDef) and "." in key:
+        cls = _scope(ctx, scope)
+        if isinstance(cls, cst.ClassDef):
+            for stmt in cls.body.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    stmt.body.visit(v)
+            return v.found
+    if isinstance(scope, cst.FunctionDef):
+        p = scope.params
+        for param in [*p.posonly_params, *p.params, *p.kwonly_params]:
+            if param.name.value == key:
+                v.found.append(("param", None, None, param))
+        for star in (p.star_arg, p.star_kwarg):
+            if isinstance(star, cst.Param) and star.name.value == key:
+                v.found.append(("param", None, None, star))
+        scope.body.visit(v)
+    else:
+        for stmt in scope.body.body if isinstance(scope, cst.ClassDef) else scope.body:
+            stmt.visit(v)
+    return v.found
+
+
+def _builtin(ctx, func, *names) -> bool:
+    return isinstance(func, cst.Name) and func.value in names and func.value not in ctx.imports.aliases
+
+
+class DetachResultDiscarded(Rule):
+    """
+    `.detach()` called as a statement, its result thrown away.
+
+    ## What it does
+    Finds expression statements such as `h.detach()`, `hidden[0].detach()`,
+    `h.detach().requires_grad_()`, `x.detach().cpu()` and
+    `[h.detach() for h in hidden]`: a detach whose new tensor nobody keeps.
+
+    ## Why it matters
+    `detach()` does not change the tensor it is called on; it returns a new
+    tensor that shares the storage but has no history. Called as a statement
+    it does nothing, so the code that follows still uses the tensor that is
+    attached to its graph. The author meant to cut the graph, typically to
+    repackage an RNN's hidden state between batches, and the next backward
+    still fails with "Trying to backward through the graph a second time",
+    or memory keeps growing. In-place variants (`h.detach_()`) and in-place
+    ops on the detached tensor (`p.detach().zero_()`, which writes the shared
+    storage) do have an effect and are left alone.
+
+    ## Example
+    ```python
+    for x, y in batches:
+        hidden.detach()
+        [s.detach() for s in state]
+        out, hidden = rnn(x, hidden)
+    ```
+
+    ## Fix
+    ```python
+    for x, y in batches:
+        hidden = hidden.detach()
+        state = tuple(s.detach() for s in state)
+        out, hidden = rnn(x, hidden)
+    ```
+    The result is assigned back to the expression it was called on. For a
+    comprehension the container is rebuilt with its own type: `tuple(...)`
+    when it is known to be a tuple (a tuple literal, `tuple(...)`, the state
+    returned by `nn.LSTM` or `nn.LSTMCell`), a list comprehension when it is
+    known to be a list. `hidden[0].detach()` is assigned back only when
+    `hidden` is known to be a list or a dict.
+
+    ## Fix safety
+    Safe for `x = x.detach()` and `x = x.detach().requires_grad_()`: the
+    statement had no effect, and the assignment does what it says. The fix
+    is unsafe when the chain also converts the tensor (`x.detach().cpu()`:
+    later code sees the converted tensor), and when an attribute is assigned
+    that the file never assigns (an `nn.Parameter` attribute refuses a plain
+    tensor). No fix is offered when the container's type is unknown
+    (rebuilding a tuple as a list, or the reverse, can break code that checks
+    it), when the element of a tuple would be assigned, when the name is a
+    trainable leaf (`nn.Parameter`, `requires_grad=True`: rebinding it to a
+    detached copy would stop it learning), when it is a loop variable not
+    read again (rebinding it changes nothing), or when it is a global that
+    the assignment would turn into a local.
+    """
+
+    code = "AD110"
+    name = "detach-result-discarded"
+    summary = "`x.detach()` as a statement does nothing: detach returns a new tensor"
+    fix_safety = SAFE
+    tokens = ("detach",)
+
+    VALID = [
+        Valid("""
+            import torch
+            h.detach_()
+        """, note="in place: cuts h itself"),
+        Valid("""
+            import torch
+            print(h.detach())
+            y = h.detach()
+            hidden = tuple(s.detach() for s in hidden)
+        """, note="the result is used"),
+        Valid("""
+            import torch
+            for p in params:
+                p.grad.detach().zero_()
+        """, note="an in-place op on the detached tensor writes the shared storage"),
+        Valid("""
+            import torch
+            model(x).detach()
+        """, note="the forward call has effects (hooks, BatchNorm statistics)"),
+        Valid("""
+            import io
+            import torch
+            wrapper = io.TextIOWrapper(buf)
+            wrapper.detach()
+        """, note="not a tensor: io's detach has an effect"),
+        Valid("""
+            h.detach()
+        """, note="no torch in this file"),
+        Valid("""
+            import torch
+            h.requires_grad_().detach()
+        """, note="requires_grad_ before detach flags h itself"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            for x in data:
+                h.detach()  # cut the graph
+                h = model(x, h)
+        """, """
+            import torch
+            for x in data:
+                h = h.detach()  # cut the graph
+                h = model(x, h)
+        """),
+        Invalid("""
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    self.h.detach()
+                    self.h = self.cell(x, self.h)
+                    return self.h
+        """, """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    self.h = self.h.detach()
+                    self.h = self.cell(x, self.h)
+                    return self.h
+        """),
+        Invalid("""
+            import torch
+            w.detach().requires_grad_()
+        """, """
+            import torch
+            w = w.detach().requires_grad_()
+        """),
+        Invalid("""
+            import torch
+            from torch import nn
+            lstm = nn.LSTM(4, 8)
+            out, hidden = lstm(x)
+            for x in data:
+                [h.detach() for h in hidden]
+                out, hidden = lstm(x, hidden)
+        """, """
+            import torch
+            from torch import nn
+            lstm = nn.LSTM(4, 8)
+            out, hidden = lstm(x)
+            for x in data:
+                hidden = tuple(h.detach() for h in hidden)
+                out, hidden = lstm(x, hidden)
+        """),
+        Invalid("""
+            import torch
+            def step(xs):
+                states = [torch.zeros(3) for _ in xs]
+                (s.detach() for s in states)
+                return states
+        """, """
+            import torch
+            def step(xs):
+                states = [torch.zeros(3) for _ in xs]
+                states = [s.detach() for s in states]
+                return states
+        """),
+        Invalid("""
+            import torch
+            def repackage(hidden):
+                [h.detach() for h in hidden]
+                return hidden
+        """, None, note="type of hidden unknown: no fix"),
+        Invalid("""
+            import torch
+            out, hidden = lstm(x)
+            hidden[0].detach()
+        """, None, note="hidden may be a tuple: item assignment would fail"),
+        Invalid("""
+            import torch
+            x.detach().cpu(); y = 1
+        """, """
+            import torch
+            x = x.detach().cpu(); y = 1
+        """, unsafe=True),
+        Invalid("""
+            import torch
+            w = torch.nn.Parameter(torch.ones(3))
+            w.detach()
+        """, None, note="a trainable leaf"),
+        Invalid("""
+            import torch
+            model.memory.detach()
+        """, """
+            import torch
+            model.memory = model.memory.detach()
+        """, unsafe=True, note="an attribute the file never assigns: unsafe"),
+        Invalid("""
+            import torch
+            for p in model.parameters():
+                p.grad.detach()
+        """, """
+            import torch
+            for p in model.parameters():
+                p.grad = p.grad.detach()
+        """, note="`p.grad` assigned back (the idiom is `p.grad.detach_()`)"),
+        Invalid("""
+            import torch
+            def f():
+                h.detach()
+                return h
+        """, None, note="a global: `h = ...` would make it local"),
+        Invalid("""
+            import torch
+            for h in hidden:
+                h.detach()
+        """, None, note="rebinding the loop variable changes nothing"),
+        Invalid("""
+            import torch
+            state = {"h": h0}
+            torch.detach(state["h"])
+        """, """
+            import torch
+            state = {"h": h0}
+            state["h"] = torch.detach(state["h"])
+        """),
+    ]
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if not self.ctx.imports.mentions_torch():
+            return
+        value = node.value
+        chain = _chain(self.ctx, value)
+        if chain is not None:
+            self._plain(node, chain)
+            return
+        comp = self._comprehension(value)
+        if comp is not None:
+            self._comp(node, *comp)
+
+    # --- `x.detach()` -----------------------------------------------------
+    def _plain(self, stmt: cst.Expr, chain: _Chain) -> None:
+        ctx = self.ctx
+        base = chain.base
+        src = ctx.code(base).strip()
+        call_src = ctx.code(stmt.value).strip()
+        if self._foreign(stmt, base):
+            return
+        ms = chain.methods
+        head = f"`{call_src}` returns a new tensor and this statement discards it: `{src}` itself is not detached"
+        if ms[-1] in _NOT_TENSOR:
+            return self._emit(stmt, f"{head}; assign the detached tensor where it is needed "
+                                    f"(`.{ms[-1]}()` makes a value that is not a tensor, so no fix)")
+        if ms in (["detach"], ["detach", "requires_grad_"]):
+            safety = SAFE
+            extra = ""
+        else:
+            safety = UNSAFE
+            converted = [m for m in ms if m not in ("detach", "requires_grad_")]
+            extra = (f" (unsafe fix: the assignment also applies "
+                     f"{', '.join(f'`.{m}()`' for m in converted)} to `{src}` for the code that follows)")
+        why = self._target_problem(stmt, base, src)
+        if why is _UNSEEN:
+            if safety == SAFE:
+                safety = UNSAFE
+                extra = (f" (unsafe fix: this file never assigns `{src}`; if it is an nn.Parameter "
+                         f"the assignment raises)")
+        elif why is not None:
+            return self._emit(stmt, f"{head}; {why}")
+        new = cst.Assign(targets=[cst.AssignTarget(target=base.deep_clone())],
+                         value=stmt.value, semicolon=stmt.semicolon)
+        self._emit(stmt, f"{head}; assign it back: `{src} = {call_src}`{extra}",
+                   replacement=new, fix=safety, fix_title=f"Assign back to `{src}`")
+
+    def _target_problem(self, stmt, base, src):
+        """None (fine), _UNSEEN (an attribute never assigned: unsafe), or the
+        sentence that says why there is no fix."""
+        ctx = self.ctx
+        scope = _scope(ctx, stmt)
+        if isinstance(base, cst.Name):
+            return self._name_problem(stmt, base.value, scope)
+        if isinstance(base, cst.Attribute):
+            if base.attr.value == "data":
+                return f"`{src}` is already outside the graph; did you mean `{ctx.code(base.value)}.detach()`?"
+            attr = base.attr.value
+            if attr == "grad":
+                return None  # any tensor's `.grad` takes a tensor of its shape
+            assigned = False
+            for node in _module_assigns(ctx.module):
+                for t, value in node:
+                    if isinstance(t, cst.Attribute) and t.attr.value == attr:
+                        assigned = True
+                        if isinstance(value, cst.Call) and ctx.imports.is_(value.func, *_PARAMETER):
+                            return (f"`{src}` looks like an nn.Parameter, which refuses a plain tensor "
+                                    f"and has no graph to cut")
+            if _registers_parameter(ctx.module, attr):
+                return f"`{src}` is registered as a parameter, which has no graph to cut"
+            return None if assigned else _UNSEEN
+        if isinstance(base, cst.Subscript):
+            container = base.value
+            key = dotted(container)
+            kind = self._kind(stmt, key, scope) if key else None
+            if kind in ("list", "dict"):
+                return None
+            name = ctx.code(container).strip()
+            if kind == "tuple":
+                return (f"`{name}` is a tuple and cannot be assigned into; rebuild it, e.g. "
+                        f"`{name} = tuple(s.detach() for s in {name})`")
+            return (f"`{name}` may be a tuple (LSTM state is), which cannot be assigned into; "
+                    f"rebuild it, e.g. `{name} = tuple(s.detach() for s in {name})`")
+        return "its target cannot be assigned"
+
+    def _name_problem(self, stmt, name: str, scope):
+        ctx = self.ctx
+        binds = _bindings(ctx, scope, name)
+        if isinstance(scope, cst.FunctionDef) and not binds:
+            return (f"`{name}` is not assigned in this function, so `{name} = ...` would make it a local "
+                    f"and raise UnboundLocalError; assign the result where `{name}` is defined")
+        for kind, value, path, node in binds:
+            if kind == "assign" and path == () and isinstance(value, cst.Call) and (
+                    ctx.imports.is_(value.func, *_PARAMETER) or _requires_grad_kw(value)):
+                return (f"`{name}` is a trainable leaf with no history to cut; rebinding it to a detached "
+                        f"copy would stop it learning")
+        for kind, value, path, node in binds:
+            if kind == "for" and _encloses(ctx, node, stmt) and not _read_after(ctx, node, stmt, name):
+                return (f"`{name}` is the loop variable and is not read again, so rebinding it changes "
+                        f"nothing; rebuild the container, e.g. `... = tuple(s.detach() for s in ...)`")
+        return None
+
+    def _foreign(self, stmt, base) -> bool:
+        ctx = self.ctx
+        q = ctx.imports.qualify(base)
+        if q is not None and not q.startswith("torch"):
+            return True
+        key = dotted(base)
+        if key is None:
+            return False
+        for kind, value, path, node in _bindings(ctx, _scope(ctx, stmt), key):
+            if kind in ("assign", "with") and path == () and isinstance(value, cst.Call):
+                if _builtin(ctx, value.func, "open"):
+                    return True
+                vq = ctx.imports.qualify(value.func)
+                if vq is not None and vq.startswith(_FOREIGN):
+                    return True
+        return False
+
+    # --- container kinds ---------------------------------------------------
+    def _kind(self, stmt, key: str, scope) -> Optional[str]:
+        kinds = set()
+        binds = _bindings(self.ctx, scope, key)
+        if not binds:
+            return None
+        for kind, value, path, node in binds:
+            kinds.add(self._value_kind(stmt, scope, value, path) if kind == "assign" else None)
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _value_kind(self, stmt, scope, value, path) -> Optional[str]:
+        ctx = self.ctx
+        if path == ():
+            if isinstance(value, cst.Tuple):
+                return "tuple"
+            if isinstance(value, (cst.List, cst.ListComp)):
+                return "list"
+            if isinstance(value, (cst.Dict, cst.DictComp)):
+                return "dict"
+            if isinstance(value, cst.Call):
+                for b in ("tuple", "list", "dict"):
+                    if _builtin(ctx, value.func, b):
+                        return b
+                if self._recurrent(stmt, scope, value.func) == "torch.nn.LSTMCell":
+                    return "tuple"
+        if path == (1,) and isinstance(value, cst.Call):
+            if self._recurrent(stmt, scope, value.func) == "torch.nn.LSTM":
+                return "tuple"
+        return None
+
+    def _recurrent(self, stmt, scope, func) -> Optional[str]:
+        """"torch.nn.LSTM" / "torch.nn.LSTMCell" when `func` is known to be one."""
+        key = dotted(func)
+        if key is None:
+            return None
+        ctx = self.ctx
+        scopes = [scope]
+        if "." not in key and isinstance(scope, cst.FunctionDef):
+            scopes.append(ctx.module)
+        found = set()
+        for sc in scopes:
+            binds = _bindings(ctx, sc, key)
+            if binds:
+                for kind, value, path, node in binds:
+                    if kind == "assign" and path == () and isinstance(value, cst.Call):
+                        q = ctx.imports.qualify(value.func)
+                        found.add(q if q in ("torch.nn.LSTM", "torch.nn.LSTMCell") else None)
+                    else:
+                        found.add(None)
+                break
+        return found.pop() if len(found) == 1 else None
+
+    # --- `[h.detach() for h in hidden]` ----------------------------------
+    def _comprehension(self, value):
+        ctx = self.ctx
+        comp = value
+        wrapper = None
+        if isinstance(value, cst.Call) and _builtin(ctx, value.func, "list", "tuple") and len(value.args) == 1 \
+                and value.args[0].keyword is None and not value.args[0].star \
+                and isinstance(value.args[0].value, cst.GeneratorExp):
+            comp = value.args[0].value
+            wrapper = value.func.value
+        if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
+            return None
+        f = comp.for_in
+        if f.asynchronous is not None or f.ifs or f.inner_for_in is not None:
+            return None
+        if not _simple(f.iter) or not isinstance(f.target, cst.Name):
+            return None
+        chain = _chain(ctx, comp.elt)
+        if chain is None or chain.methods[-1] in _NOT_TENSOR:
+            return None
+        return comp, chain, wrapper
+
+    def _comp(self, stmt, comp, chain, wrapper) -> None:
+        ctx = self.ctx
+        f = comp.for_in
+        it = f.iter
+        it_src = ctx.code(it).strip()
+        var = f.target.value
+        src = ctx.code(stmt.value).strip()
+        head = (f"`{src}` builds detached copies and this statement discards them: the tensors in "
+                f"`{it_src}` stay attached to their graph")
+        key = dotted(it)
+        if chain.methods != ["detach"] or dotted(chain.base) != var or key is None:
+            return self._emit(stmt, f"{head}; assign the detached values back")
+        q = ctx.imports.qualify(it)
+        if q is not None and not q.startswith("torch"):
+            return
+        scope = _scope(ctx, stmt)
+        kind = self._kind(stmt, key, scope)
+        if kind not in ("tuple", "list"):
+            return self._emit(stmt, f"{head}; `{it_src}` may be a tuple or a list, and rebuilding it as the "
+                                    f"other type can break code that checks it, so no fix: assign "
+                                    f"`{it_src} = tuple(...)` or `[...]` to match its type")
+        elt = comp.elt
+        if kind == "tuple":
+            new_value = cst.Call(func=cst.Name("tuple"),
+                                 args=[cst.Arg(cst.GeneratorExp(elt=elt, for_in=f, lpar=[], rpar=[]))])
+            fixed = f"{it_src} = tuple({ctx.code(elt).strip()}{ctx.code(f)})"
+        else:
+            new_value = cst.ListComp(elt=elt, for_in=f)
+            fixed = f"{it_src} = [{ctx.code(elt).strip()}{ctx.code(f)}]"
+        new = cst.Assign(targets=[cst.AssignTarget(target=it.deep_clone())], value=new_value,
+                         semicolon=stmt.semicolon)
+        self._emit(stmt, f"{head}; `{it_src}` is a {kind}, assign it back: `{fixed}`",
+                   replacement=new, fix=SAFE, fix_title=f"Assign back to `{it_src}`")
+
+    def _emit(self, stmt, message, replacement=None, fix=None, fix_title=""):
+        if replacement is None:
+            self.report(stmt, message)
+        else:
+            self.report(stmt, message, replacement=replacement, fix=fix, fix_title=fix_title)
+
+
+# --- small helpers ----------------------------------------------------------
+
+def _requires_grad_kw(call: cst.Call) -> bool:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "requires_grad":
+            return not (isinstance(a.value, cst.Name) and a.value.value == "False")
+    return False
+
+
+def _encloses(ctx, outer, node) -> bool:
+    cur = ctx.parent(node)
+    while cur is not None:
+        if cur is outer:
+            return True
+        cur = ctx.parent(cur)
+    return False
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.nodes: list = []
+
+    def visit_Name(self, node) -> None:
+        if node.value == self.name:
+            self.nodes.append(node)
+
+
+def _read_after(ctx, loop: cst.For, stmt, name: str) -> bool:
+    """Whether `name` appears in the loop body after `stmt` (or in its `else`)."""
+    end = ctx.positions[stmt].end
+    v = _Names(name)
+    loop.body.visit(v)
+    if loop.orelse is not None:
+        loop.orelse.visit(v)
+    for n in v.nodes:
+        start = ctx.positions[n].start
+        if (start.line, start.column) >= (end.line, end.column):
+            return True
+    return False
+
+
+class _Assigns(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list = []
+
+    def visit_Assign(self, node) -> None:
+        self.pairs.append([(t.target, node.value) for t in node.targets])
+
+    def visit_AnnAssign(self, node) -> None:
+        self.pairs.append([(node.target, node.value)])
+
+
+def _module_assigns(module: cst.Module) -> list:
+    v = _Assigns()
+    module.visit(v)
+    return v.pairs
+
+
+class _RegisterParameter(cst.CSTVisitor):
+    def __init__(self, attr: str) -> None:
+        super().__init__()
+        self.attr = attr
+        self.found = False
+
+    def visit_Call(self, node) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "register_parameter" and node.args:
+            first = node.args[0].value
+            if isinstance(first, cst.SimpleString) and first.evaluated_value == self.attr:
+                self.found = True
+
+
+def _registers_parameter(module: cst.Module, attr: str) -> bool:
+    v = _RegisterParameter(attr)
+    module.visit(v)
+    return v.found

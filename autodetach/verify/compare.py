@@ -1,0 +1,265 @@
+"""Verdicts from the three runs' records.
+
+Order of precedence (the first that applies):
+  regressed    the after run fails (an error, a timeout, a crash), or still grows
+               where the original grew;
+  changed      the after run completes, but its parameter trajectory (or its
+               losses) diverges from the retain_graph reference: the first
+               parameter and step are named;
+  fixed        the original fails or its live graph keeps growing, and the
+               after run completes and stays flat. `equivalent` says whether it
+               also matched the reference (it is the stronger claim: both);
+  equivalent   the original ran fine and the after run matches the reference;
+  unreached    (per rewrite, set by the caller) the rewritten line never ran;
+  unverifiable no entry point, or the runs could not be set up."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+FIXED = "fixed"
+EQUIVALENT = "equivalent"
+CHANGED = "changed"
+REGRESSED = "regressed"
+UNREACHED = "unreached"
+UNVERIFIABLE = "unverifiable"
+VERDICTS = (FIXED, EQUIVALENT, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE)
+GOOD = (FIXED, EQUIVALENT)
+
+RTOL = 1e-4
+ATOL = 1e-6
+
+
+def grows(series: list, abs_margin: float) -> bool:
+    """True when the series keeps increasing: the last value is clearly above
+    the value after the first couple of steps, and the middle lies between."""
+    s = [x for x in series if x is not None]
+    n = len(s)
+    if n < 3:
+        return False
+    i = 1 if n >= 4 else 0
+    early, mid, last = s[i], s[(i + n - 1) // 2], s[-1]
+    margin = max(abs_margin, 0.1 * abs(early))
+    return last > early + margin and mid > early and last > mid
+
+
+@dataclass
+class Run:
+    """What one run amounts to."""
+    name: str
+    record: Optional[dict]
+    returncode: Optional[int] = None
+    timed_out: bool = False
+    stdout: str = ""
+    stderr: str = ""
+    wall: float = 0.0
+
+    @property
+    def status(self) -> str:
+        if self.timed_out:
+            return "timeout"
+        if self.record is None:
+            return "crashed"
+        st = self.record.get("status")
+        if st == "running":
+            return "crashed"
+        if st in ("ok", "budget") and self.returncode not in (0, None) and not self.record.get("stopped_by_budget"):
+            return "error"
+        return st
+
+    @property
+    def completed(self) -> bool:
+        return self.status in ("ok", "budget")
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("error", "timeout", "crashed")
+
+    @property
+    def exception(self) -> Optional[dict]:
+        return (self.record or {}).get("exception")
+
+    def events(self) -> list:
+        return (self.record or {}).get("events") or []
+
+    def series(self, key: str) -> list:
+        evs = self.events()
+        if not evs:
+            return []
+        first = evs[0]["opt"]
+        return [e[key] for e in evs if e["opt"] == first]
+
+    @property
+    def grows(self) -> bool:
+        return grows(self.series("live_nodes"), 8) or grows(self.series("live_bytes"), 4096)
+
+    def growth(self) -> str:
+        n = self.series("live_nodes")
+        b = self.series("live_bytes")
+        if not n:
+            return "no steps"
+        return f"live graph {n[0]}->{n[-1]} nodes, saved tensors {_size(b[0])}->{_size(b[-1])}"
+
+    def failure(self) -> str:
+        st = self.status
+        if st == "timeout":
+            return "timed out"
+        if st == "crashed":
+            tail = self.stderr.strip().splitlines()[-1:] if self.stderr.strip() else []
+            why = f": {tail[0][:200]}" if tail else ""
+            return f"crashed (exit {self.returncode}){why}"
+        exc = self.exception or {}
+        msg = (exc.get("message") or "").strip().splitlines()
+        first = msg[0][:160] if msg else ""
+        where = f" (line {exc['line']})" if exc.get("line") else ""
+        return f"{exc.get('type', 'error')}: {first}{where}"
+
+    def summary(self) -> dict:
+        rec = self.record or {}
+        evs = self.events()
+        times = [e["time"] for e in evs[1:]] or [e["time"] for e in evs]
+        out = {"status": self.status, "steps": rec.get("opt_steps", 0), "backward_calls": rec.get("backward_calls", 0),
+               "wall_s": round(self.wall, 3)}
+        if self.failed:
+            out["error"] = self.failure()
+        if evs:
+            out["live_nodes"] = self.series("live_nodes")
+            out["live_bytes"] = self.series("live_bytes")
+            out["grows"] = self.grows
+            out["time_per_step_s"] = round(sum(times) / len(times), 6) if times else None
+        if rec.get("peak_memory"):
+            out["peak_memory"] = rec["peak_memory"]
+        if rec.get("device"):
+            out["device"] = rec["device"] + (" (cuda->cpu shim)" if rec.get("cpu_shim") else "")
+        return out
+
+
+def _size(n) -> str:
+    n = n or 0
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024
+    return str(n)
+
+
+@dataclass
+class Divergence:
+    step: int  # 1-based optimizer step (or backward call)
+    what: str  # parameter name, or "loss", or "steps"
+    detail: str
+
+    def describe(self) -> str:
+        return f"diverges from the reference at step {self.step}: {self.what} {self.detail}"
+
+
+def _close(a: list, b: list, rtol: float, atol: float):
+    if len(a) != len(b):
+        return False, float("inf")
+    diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+    scale = max((abs(y) for y in b), default=0.0)
+    return diff <= atol + rtol * scale, diff
+
+
+def divergence(a: Run, b: Run, rtol: float = RTOL, atol: float = ATOL) -> Optional[Divergence]:
+    """Where run a first departs from run b; None when they agree."""
+    ea, eb = a.events(), b.events()
+    for k, (x, y) in enumerate(zip(ea, eb), start=1):
+        if x["kind"] != y["kind"] or x["opt"] != y["opt"]:
+            return Divergence(k, "steps", f"(the runs step different optimizers: #{x['opt']} vs #{y['opt']})")
+        py = {p[0]: p for p in y["params"]}
+        for key, name, _, vals in x["params"]:
+            other = py.get(key)
+            if other is None:
+                return Divergence(k, name, "(missing from the reference)")
+            ok, diff = _close(vals, other[3], rtol, atol)
+            if not ok:
+                return Divergence(k, name, f"(max |difference| {diff:.3g})")
+    la = (a.record or {}).get("losses") or []
+    lb = (b.record or {}).get("losses") or []
+    for k, (x, y) in enumerate(zip(la, lb), start=1):
+        if x is None or y is None:
+            continue
+        if abs(x - y) > atol + rtol * abs(y):
+            return Divergence(k, "loss", f"at backward {k}: {x:.6g} vs {y:.6g}")
+    if len(ea) != len(eb):
+        n = min(len(ea), len(eb)) + 1
+        return Divergence(n, "steps", f"(after made {len(ea)} steps, the reference {len(eb)})")
+    if not ea and not la and not lb and a.stdout != b.stdout:
+        return Divergence(0, "output", "(no step observed, and the printed output differs)")
+    return None
+
+
+@dataclass
+class Judgement:
+    verdict: str
+    details: str
+    equivalent: Optional[bool] = None
+    divergence: Optional[Divergence] = None
+    runs: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        d = {"verdict": self.verdict, "details": self.details}
+        if self.equivalent is not None:
+            d["equivalent"] = self.equivalent
+        if self.divergence is not None:
+            d["divergence"] = {"step": self.divergence.step, "parameter": self.divergence.what,
+                               "detail": self.divergence.detail}
+        if self.runs:
+            d["runs"] = self.runs
+        return d
+
+
+def _same_error(a: Run, b: Run) -> bool:
+    ea, eb = a.exception or {}, b.exception or {}
+    return a.status == b.status and ea.get("type") == eb.get("type") and \
+        (ea.get("message") or "")[:80] == (eb.get("message") or "")[:80]
+
+
+def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
+    runs = {r.name: r.summary() for r in (before, after, reference) if r is not None}
+
+    def J(verdict, details, **kw):
+        return Judgement(verdict, details, runs=runs, **kw)
+
+    for r in (before, after, reference):
+        if r is not None and r.status == "setup_error":
+            return J(UNVERIFIABLE, f"the {r.name} run could not start: {r.failure()}")
+    if not after.completed:
+        if before.failed and _same_error(before, after):
+            return J(REGRESSED, f"the fix does not remove the error: {after.failure()}")
+        if before.failed:
+            return J(REGRESSED, f"after fails differently: {after.failure()} (before: {before.failure()})")
+        return J(REGRESSED, f"after fails: {after.failure()} (the original ran)")
+
+    base = None
+    if reference is not None and reference.completed:
+        base = reference
+    elif before.completed:
+        base = before
+    div = divergence(after, base) if base is not None else None
+    against = "the retain_graph reference" if base is reference else "the original"
+    n_steps = len(after.events())
+    if div is not None:
+        if base is not reference:
+            div.detail += " (compared with the original; the reference run failed)"
+        return J(CHANGED, f"after runs but {div.describe()}", equivalent=False, divergence=div)
+
+    before_bad = before.failed or before.grows
+    if before_bad:
+        why = f"before: {before.failure()}" if before.failed else f"before grows ({before.growth()})"
+        if after.grows:
+            if base is not None:
+                return J(EQUIVALENT, f"{why}; after matches {against} but still grows ({after.growth()})",
+                         equivalent=True)
+            return J(REGRESSED, f"{why}; after still grows ({after.growth()})")
+        tail = (f"matches {against} over {n_steps} steps" if base is not None
+                else "no reference to compare with (the reference run fails too)")
+        return J(FIXED, f"{why}; after completes, stays flat, {tail}",
+                 equivalent=base is not None)
+    if base is None:  # cannot happen: before completed
+        return J(UNVERIFIABLE, "no run to compare with")
+    if n_steps:
+        return J(EQUIVALENT, f"after matches {against} over {n_steps} steps", equivalent=True)
+    return J(EQUIVALENT, f"no optimizer step observed; after prints the same output as {against}",
+             equivalent=True)

@@ -1,0 +1,272 @@
+"""A parent that has imported torch once and forks each verification run.
+
+Importing torch costs seconds and every verified file needs three runs. The
+server (`python -m autodetach.verify.forkserver`) imports torch, numpy and
+the runner, freezes the GC heap, then reads one JSON request per line on
+stdin; for each it forks a child that resets its session, limits and
+environment, redirects its output and runs the script under the
+instrumentation. The server waits for the child (killing its process group
+at the timeout) and answers one JSON line on stdout. It never runs a torch
+operation itself and never initialises CUDA, so forking stays safe.
+
+The client side, `ForkServer`, starts one and talks to it; `ServerPool`
+keeps a few so that the three runs of a file go in parallel."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Optional
+
+from .sandbox import PKG_PARENT, ENV_FIXED, RunOutcome, RunRequest, finish, kill_group, run_fresh
+
+
+# ------------------------------------------------------------------ server
+
+def _child(req: dict) -> None:
+    """In the forked child. Never returns."""
+    code = 4
+    try:
+        os.setsid()
+        from .sandbox import Limits
+
+        lim = req.get("limits") or {}
+        Limits(**lim).apply(req["cfg"].get("device") == "cuda")
+        os.environ.clear()
+        os.environ.update(req["env"])
+        extra = [p for p in req["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.path[0:0] = [p for p in extra if p not in sys.path]
+        fd_in = os.open(os.devnull, os.O_RDONLY)
+        fd_out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd_err = os.open(req["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd_in, 0)
+        os.dup2(fd_out, 1)
+        os.dup2(fd_err, 2)
+        for fd in (fd_in, fd_out, fd_err):
+            os.close(fd)
+        os.chdir(req["cwd"])
+        from . import runner
+
+        code = runner.run_script(req["cfg"])
+    except BaseException:  # pragma: no cover - reported through the record
+        try:
+            import traceback
+
+            traceback.print_exc()
+        except BaseException:
+            pass
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        os._exit(code)
+
+
+def _wait(pid: int, timeout: float):
+    deadline = time.monotonic() + timeout
+    delay = 0.002
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status), False
+        if time.monotonic() > deadline:
+            kill_group(pid)
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status), True
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.05)
+
+
+def serve() -> None:
+    t0 = time.perf_counter()
+    for k, v in ENV_FIXED.items():
+        os.environ.setdefault(k, v)
+    import gc
+
+    import torch  # noqa: F401  (the point of the server)
+
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        pass
+    import torch.nn  # noqa: F401
+    import torch.optim  # noqa: F401
+
+    from . import runner  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+    out = sys.stdout
+    out.write(json.dumps({"ready": True, "import_s": time.perf_counter() - t0}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        if req.get("quit"):
+            break
+        out.flush()
+        sys.stderr.flush()
+        t = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            _child(req)
+        rc, timed_out = _wait(pid, float((req.get("limits") or {}).get("timeout", 120)))
+        out.write(json.dumps({"rc": rc, "timed_out": timed_out, "wall": time.perf_counter() - t}) + "\n")
+        out.flush()
+
+
+# ------------------------------------------------------------------ client
+
+class ForkServerError(RuntimeError):
+    pass
+
+
+class ForkServer:
+    def __init__(self, start_timeout: float = 120.0) -> None:
+        env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "LD_LIBRARY_PATH",
+                                          "CUDA_HOME", "CUDA_VISIBLE_DEVICES") if k in os.environ}
+        env.update(ENV_FIXED)
+        env["PYTHONPATH"] = PKG_PARENT
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "autodetach.verify.forkserver"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=PKG_PARENT, text=True, bufsize=1)
+        self.lock = threading.Lock()
+        self.import_s: Optional[float] = None
+        self._ready = False
+        self._start_timeout = start_timeout
+
+    def _await_ready(self) -> None:
+        if self._ready:
+            return
+        line = self._readline(self._start_timeout)
+        if not line:
+            raise ForkServerError("the fork server did not start")
+        self.import_s = json.loads(line).get("import_s")
+        self._ready = True
+
+    def _readline(self, timeout: float) -> str:
+        box: list = []
+        t = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)
+        t.start()
+        t.join(timeout)
+        if not box:
+            self.close()
+            raise ForkServerError("the fork server stopped answering")
+        return box[0]
+
+    def run(self, req: RunRequest) -> RunOutcome:
+        if req.command is not None:
+            return run_fresh(req)
+        with self.lock:
+            self._await_ready()
+            msg = {"cfg": req.cfg, "env": req.env, "cwd": req.cwd, "stdout": req.stdout, "stderr": req.stderr,
+                   "limits": {"timeout": req.limits.timeout, "memory": req.limits.memory,
+                              "cpu_seconds": req.limits.cpu_seconds, "file_size": req.limits.file_size}}
+            t0 = time.perf_counter()
+            try:
+                self.proc.stdin.write(json.dumps(msg) + "\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError) as exc:
+                raise ForkServerError(f"the fork server is gone: {exc}") from exc
+            line = self._readline(req.limits.timeout + 30)
+            if not line:
+                raise ForkServerError("the fork server exited")
+            ans = json.loads(line)
+            return finish(req, ans["rc"], ans["timed_out"], time.perf_counter() - t0)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(json.dumps({"quit": True}) + "\n")
+                self.proc.stdin.flush()
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+
+def fork_available() -> bool:
+    return hasattr(os, "fork") and sys.platform != "win32" and os.environ.get("AUTODETACH_NO_FORKSERVER") != "1"
+
+
+class ServerPool:
+    """Up to `size` fork servers, started lazily; runs go in parallel, one
+    per server. Without fork (or when a server fails) runs start fresh."""
+
+    def __init__(self, size: int = 2, use_fork: Optional[bool] = None) -> None:
+        self.size = max(1, size)
+        self.use_fork = fork_available() if use_fork is None else use_fork
+        self.servers: list = []
+        self.free: list = []
+        self.cv = threading.Condition()
+
+    def _acquire(self) -> Optional[ForkServer]:
+        with self.cv:
+            while True:
+                if self.free:
+                    return self.free.pop()
+                if len(self.servers) < self.size:
+                    s = ForkServer()
+                    self.servers.append(s)
+                    return s
+                self.cv.wait()
+
+    def _release(self, s: ForkServer) -> None:
+        with self.cv:
+            if s.proc.poll() is None:
+                self.free.append(s)
+            else:
+                self.servers.remove(s)
+            self.cv.notify()
+
+    def run(self, req: RunRequest) -> RunOutcome:
+        if not self.use_fork or req.command is not None:
+            return run_fresh(req)
+        s = self._acquire()
+        try:
+            return s.run(req)
+        except ForkServerError:
+            return run_fresh(req)
+        finally:
+            self._release(s)
+
+    def run_many(self, reqs: list) -> list:
+        out: list = [None] * len(reqs)
+        if len(reqs) <= 1:
+            return [self.run(r) for r in reqs]
+
+        sem = threading.Semaphore(self.size)
+
+        def go(i):
+            with sem:
+                out[i] = self.run(reqs[i])
+
+        threads = [threading.Thread(target=go, args=(i,)) for i in range(len(reqs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return out
+
+    def close(self) -> None:
+        for s in self.servers:
+            s.close()
+        self.servers = []
+        self.free = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+if __name__ == "__main__":
+    serve()

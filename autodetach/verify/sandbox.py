@@ -1,0 +1,271 @@
+"""Where and how verification runs execute: scratch copies of the user's
+tree, an environment allow-list, resource limits, and the plain
+fresh-interpreter launcher (the fork server is the fast path).
+
+This is containment for honest code that misbehaves (runs forever, eats
+memory, writes checkpoints), not a security boundary against hostile code:
+see docs/verification.md."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+PKG_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Passed through from the caller's environment, when set. Everything else
+# (tokens, keys, passwords, cloud credentials) stays behind.
+ENV_ALLOW = (
+    "PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TZ",
+    "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
+    "VIRTUAL_ENV", "CONDA_PREFIX", "SYSTEMROOT",
+)
+# Set for every run: one thread (reproducible, and two runs share the cores),
+# hash seed, deterministic cuBLAS, small loops for scripts that read it.
+ENV_FIXED = {
+    "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
+    "CUBLAS_WORKSPACE_CONFIG": ":4096:8", "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1", "PYTHONWARNINGS": "ignore", "MPLBACKEND": "Agg",
+    "WANDB_MODE": "disabled", "HF_HUB_OFFLINE": "1",
+}
+
+# Not copied into the scratch tree.
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "env", "node_modules", ".tox",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache", ".autodetach_cache", "build", "dist", ".eggs"}
+MAX_FILE = 64 << 20  # larger files (datasets, checkpoints) are not copied
+MAX_TREE = 512 << 20
+
+DEFAULT_MEMORY = 8 << 30  # address space per run on the CPU, beyond the interpreter's own
+
+
+@dataclass
+class Limits:
+    timeout: float = 120.0
+    memory: Optional[int] = DEFAULT_MEMORY  # bytes of address space added (None: no limit)
+    cpu_seconds: Optional[int] = None  # default: timeout + 30
+    file_size: int = 2 << 30
+
+    def apply(self, cuda: bool = False) -> None:
+        """In the child, before the user code: rlimits. CUDA reserves huge
+        virtual ranges, so no address-space limit on a GPU run."""
+        import resource
+
+        def setl(which, value):
+            try:
+                soft, hard = resource.getrlimit(which)
+                value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(which, (value, hard))
+            except (ValueError, OSError):
+                pass
+
+        setl(resource.RLIMIT_CPU, int(self.cpu_seconds or self.timeout + 30))
+        setl(resource.RLIMIT_FSIZE, int(self.file_size))
+        setl(resource.RLIMIT_CORE, 0)
+        if self.memory and not cuda:
+            setl(resource.RLIMIT_AS, _vm_size() + int(self.memory))
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 2 << 30
+
+
+def child_env(extra_path=(), device: str = "auto", steps: int = 5) -> dict:
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    env.update(ENV_FIXED)
+    if device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    # The corpus convention: scripts read their loop length from here.
+    env["AUTODETACH_ITERS"] = str(max(2 * steps + 2, 8))
+    env["PYTHONPATH"] = os.pathsep.join([*extra_path, PKG_PARENT])
+    return env
+
+
+def find_tree_root(path: str) -> str:
+    """The directory to copy for a script: its own, or above its package."""
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.exists(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+    return d
+
+
+def copy_tree(src: str, dst: str) -> None:
+    """Copy src to dst, skipping VCS and cache directories, virtualenvs and
+    big data files; past MAX_TREE bytes only Python files are copied."""
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        rel = os.path.relpath(dirpath, src)
+        out_dir = os.path.join(dst, rel) if rel != "." else dst
+        os.makedirs(out_dir, exist_ok=True)
+        for name in filenames:
+            s = os.path.join(dirpath, name)
+            if os.path.islink(s) and not os.path.exists(s):
+                continue
+            try:
+                size = os.path.getsize(s)
+            except OSError:
+                continue
+            if size > MAX_FILE or (total + size > MAX_TREE and not name.endswith(".py")):
+                continue
+            total += size
+            try:
+                shutil.copyfile(s, os.path.join(out_dir, name))
+            except OSError:
+                pass
+
+
+class Scratch:
+    """A temporary directory holding one pristine copy of the tree and a
+    fresh copy of it per run. Removed on close."""
+
+    def __init__(self, tree_root: str) -> None:
+        self.tree_root = os.path.abspath(tree_root)
+        self.dir = tempfile.mkdtemp(prefix="autodetach-verify-")
+        self.pristine = os.path.join(self.dir, "pristine")
+        copy_tree(self.tree_root, self.pristine)
+        self.n = 0
+
+    def new_run(self, name: str, replace: Optional[dict] = None) -> str:
+        """A fresh copy of the tree; `replace` maps paths (inside the original
+        tree) to the bytes to put there instead."""
+        self.n += 1
+        root = os.path.join(self.dir, f"{self.n:03d}-{name}")
+        shutil.copytree(self.pristine, root, symlinks=True)
+        for path, data in (replace or {}).items():
+            target = self.map(path, root)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as fh:
+                fh.write(data)
+        os.makedirs(os.path.join(root, ".autodetach-tmp"), exist_ok=True)
+        return root
+
+    def map(self, path: str, root: str) -> str:
+        rel = os.path.relpath(os.path.abspath(path), self.tree_root)
+        return os.path.join(root, rel)
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@dataclass
+class RunRequest:
+    """One run: the runner config, where its output goes, its limits."""
+    cfg: dict
+    env: dict
+    cwd: str
+    stdout: str
+    stderr: str
+    limits: Limits = field(default_factory=Limits)
+    command: Optional[str] = None  # --run: a shell command instead of the script
+
+
+@dataclass
+class RunOutcome:
+    returncode: Optional[int]
+    timed_out: bool
+    wall: float
+    record: Optional[dict]
+    stdout: str = ""
+    stderr: str = ""
+
+
+def _tail(path: str, n: int = 4000) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - n))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def read_record(req: RunRequest) -> Optional[dict]:
+    path = req.cfg["record"]
+    if not req.cfg.get("per_pid"):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return json.load(fh)
+        except (OSError, ValueError):
+            return None
+    # --run: one record per Python process; the one that did the most work.
+    d, base = os.path.split(path)
+    best = None
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return None
+    for name in names:
+        if name.startswith(base + ".") and not name.endswith(".tmp"):
+            try:
+                with open(os.path.join(d, name), encoding="utf-8") as fh:
+                    rec = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            score = (rec.get("opt_steps", 0) + rec.get("backward_calls", 0), rec.get("status") == "error")
+            if best is None or score > best[0]:
+                best = (score, rec)
+    return best[1] if best else None
+
+
+def finish(req: RunRequest, rc, timed_out, wall) -> RunOutcome:
+    return RunOutcome(rc, timed_out, wall, read_record(req), _tail(req.stdout), _tail(req.stderr))
+
+
+def run_fresh(req: RunRequest) -> RunOutcome:
+    """A fresh interpreter: `python -m autodetach.verify.runner cfg.json`, or
+    the --run command with the instrumentation installed by sitecustomize."""
+    cfg_path = req.cfg["record"] + ".cfg.json"
+    with open(cfg_path, "w", encoding="utf-8") as fh:
+        json.dump(req.cfg, fh)
+    env = dict(req.env)
+    if req.command is not None:
+        site = os.path.join(os.path.dirname(cfg_path), "site")
+        os.makedirs(site, exist_ok=True)
+        with open(os.path.join(site, "sitecustomize.py"), "w", encoding="utf-8") as fh:
+            fh.write("from autodetach.verify.runner import install_for_command\ninstall_for_command()\n")
+        env["PYTHONPATH"] = os.pathsep.join([site, env.get("PYTHONPATH", "")])
+        env["AUTODETACH_VERIFY_CONFIG"] = cfg_path
+        argv = req.command
+        shell = True
+    else:
+        argv = [sys.executable, "-m", "autodetach.verify.runner", cfg_path]
+        shell = False
+    cuda = req.cfg.get("device") == "cuda"
+    t0 = time.perf_counter()
+    with open(req.stdout, "wb") as out, open(req.stderr, "wb") as err:
+        proc = subprocess.Popen(argv, shell=shell, cwd=req.cwd, env=env, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=lambda: req.limits.apply(cuda))
+        try:
+            rc = proc.wait(timeout=req.limits.timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            rc = proc.wait()
+            timed_out = True
+    return finish(req, rc, timed_out, time.perf_counter() - t0)
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass

@@ -1,0 +1,166 @@
+"""The public API (`autodetach.fix_code`, `autodetach.check_code`),
+suppression comments and failure-as-a-value, with real libcst."""
+import pytest
+
+import autodetach
+from autodetach.registry import SelectionError
+
+from .test_cli import BAD, FIXED, read, run_cli, test_rules, write  # noqa: F401 (fixture)
+
+IMPORT = "from torch.autograd import Variable\n"
+
+
+# --- public API -----------------------------------------------------------------
+
+def test_fix_code_returns_new_source_and_fixed_findings():
+    new, findings = autodetach.fix_code(BAD, select=["AD201"])
+    assert new == FIXED
+    assert [(f.code, f.line, f.column, f.fix, f.fixed) for f in findings] == [("AD201", 2, 5, "safe", True)]
+    assert findings[0].path == "<string>"
+
+
+def test_fix_code_accepts_a_single_selector_string():
+    new, findings = autodetach.fix_code(BAD, select="AD201")
+    assert new == FIXED and findings[0].fixed
+
+
+def test_fixed_flags_survive_line_shifts():
+    # The multi-line call collapses to one line: later findings move up. A
+    # suppressed one stays unfixed, and a computed requires_grad is no finding.
+    src = (IMPORT
+           + "a = Variable(\n    h.data\n)\n"
+           + "b = Variable(h.data)  # noqa: AD201\n"
+           + "c = Variable(h.data, requires_grad=True)\n")
+    new, findings = autodetach.fix_code(src, select=["AD201"])
+    assert new == IMPORT + "a = h.detach()\nb = Variable(h.data)  # noqa: AD201\nc = h.detach().requires_grad_()\n"
+    assert [(f.line, f.fixed) for f in findings] == [(2, True), (6, True)]
+
+
+def test_nested_findings_fixed_over_several_passes():
+    src = IMPORT + "g = Variable(Variable(h.data).data)\n"
+    new, findings = autodetach.fix_code(src, select=["AD201"])
+    assert new == IMPORT + "g = h.detach().detach()\n"
+    assert len(findings) == 2 and all(f.fixed for f in findings)
+    assert autodetach.fix_code(new, select=["AD201"]) == (new, [])
+
+
+def test_fix_code_unsafe_flag(test_rules):
+    src = "x = old_api(1)\n"
+    new, findings = autodetach.fix_code(src, select=["AD997"])
+    assert new == src and findings[0].fix == "unsafe" and not findings[0].fixed
+    new, findings = autodetach.fix_code(src, select=["AD997"], unsafe=True)
+    assert new == "x = new_api(1)\n" and findings[0].fixed
+
+
+def test_fix_code_no_findings_returns_same_object_text():
+    src = "import torch\r\nx = 1\n"
+    new, findings = autodetach.fix_code(src, select=["AD201"])
+    assert new == src and findings == []
+
+
+def test_check_code():
+    findings = autodetach.check_code(BAD, select=["AD201"])
+    assert [(f.code, f.line, f.fixed) for f in findings] == [("AD201", 2, False)]
+    assert autodetach.check_code(BAD, select=["AD2"], ignore=["AD201"]) == []
+    assert "Variable(h.data)" in findings[0].message and "h.detach()" in findings[0].message
+    d = findings[0].to_dict()
+    assert set(d) >= {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix"}
+
+
+def test_api_syntax_error_is_a_value():
+    src = IMPORT + "print 'x'\n"
+    new, findings = autodetach.fix_code(src, select=["AD201"])
+    assert new == src
+    assert [(f.code, f.line) for f in findings] == [("AD000", 2)]
+    assert [f.code for f in autodetach.check_code(src)] == ["AD000"]
+
+
+def test_api_unknown_selector():
+    with pytest.raises(SelectionError):
+        autodetach.check_code(BAD, select=["XX"])
+
+
+def test_api_skip_file():
+    assert autodetach.fix_code("# autodetach: skip-file\n" + BAD, select="AD201") == \
+        ("# autodetach: skip-file\n" + BAD, [])
+
+
+def test_api_crash_raises(test_rules):
+    with pytest.raises(ZeroDivisionError):
+        autodetach.check_code("explode_here()\n", select=["AD999"])
+
+
+# --- suppression ------------------------------------------------------------------
+
+@pytest.mark.parametrize("comment", [
+    "# noqa", "# noqa: AD201", "# noqa:AD201", "# noqa:AD201,AD202", "# noqa: AD202, AD201",
+    "#noqa: ad201", "# NOQA: AD201 (legacy code)", "# autodetach: ignore[AD201]",
+    "# autodetach: ignore", "# autodetach: ignore[AD202, AD201]", "# type: ignore  # noqa: AD201",
+])
+def test_suppressed(tmp_path, comment):
+    p = write(tmp_path / "s.py", IMPORT + f"h = Variable(h.data)  {comment}\n")
+    res = run_cli(["--fix", "s.py"], cwd=tmp_path)
+    assert res.code == 0, res
+    assert read(p) == IMPORT + f"h = Variable(h.data)  {comment}\n"  # neither reported nor fixed
+    assert autodetach.fix_code(read(p), select="AD201") == (read(p), [])
+
+
+@pytest.mark.parametrize("comment", [
+    "# noqa: AD202", "# noqa: E501", "# autodetach: ignore[AD202]", "# noqa AD201 is a typo?",
+])
+def test_not_suppressed(tmp_path, comment):
+    src = IMPORT + f"h = Variable(h.data)  {comment}\n"
+    if comment == "# noqa AD201 is a typo?":
+        # flake8 reads a bare `# noqa` followed by text as a blanket noqa
+        assert autodetach.check_code(src, select="AD201") == []
+        return
+    assert len(autodetach.check_code(src, select="AD201")) == 1
+
+
+def test_noqa_inside_a_string_does_not_suppress():
+    src = IMPORT + "h = Variable(h.data) if '# noqa' else 1\n"
+    assert len(autodetach.check_code(src, select="AD201")) == 1
+
+
+@pytest.mark.parametrize("where", ["first", "last", "after-call"])
+def test_noqa_on_a_multiline_finding(where):
+    lines = ["h = Variable(", "    h.data", ")"]
+    if where == "first":
+        lines[0] += "  # noqa: AD201"
+    elif where == "last":
+        lines[2] += "  # noqa: AD201"
+    else:
+        lines = ["y = f(Variable(", "    h.data), 3,", ")  # noqa: AD201"]
+    src = IMPORT + "\n".join(lines) + "\n"
+    assert autodetach.check_code(src, select="AD201") == []
+
+
+def test_noqa_on_another_statement_does_not_leak():
+    src = IMPORT + "a = 1  # noqa\nh = Variable(h.data)\n"
+    assert len(autodetach.check_code(src, select="AD201")) == 1
+
+
+@pytest.mark.parametrize("header", ["# autodetach: skip-file\n", "#autodetach:skip-file\n",
+                                    "import os\n    # autodetach: skip-file\n"])
+def test_skip_file(tmp_path, header):
+    src = "import os\n# autodetach: skip-file\n" + BAD if header.startswith("import") else header + BAD
+    p = write(tmp_path / "s.py", src)
+    res = run_cli(["--fix", "s.py"], cwd=tmp_path)
+    assert res.code == 0 and read(p) == src
+
+
+def test_skip_file_must_be_a_comment(tmp_path):
+    src = BAD + "s = 'autodetach: skip-file'\n"
+    assert len(autodetach.check_code(src, select="AD201")) == 1
+
+
+# --- the text pre-filter ---------------------------------------------------------------
+
+def test_prefilter_skips_files_without_tokens(tmp_path):
+    """A file with none of the selected rules' tokens is never parsed: even
+    a syntax error there goes unreported (documented in docs/cli.md)."""
+    write(tmp_path / "py2.py", "print 'x'\n")
+    res = run_cli(["--output-format", "json", "py2.py"], cwd=tmp_path)
+    assert res.code == 0
+    write(tmp_path / "py2.py", "from torch.autograd import Variable\nprint 'x'\n")
+    assert run_cli(["py2.py"], cwd=tmp_path).code == 1

@@ -148,7 +148,7 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     settings = Settings(
         codes=tuple(r.code for r in rules), fix=fix or diff or verify, write=fix and not diff and not verify,
         unsafe=unsafe, diff=diff, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
-        cache_dir=None if no_cache else default_cache_dir(cfg.root),
+        cache_dir=None if no_cache else default_cache_dir(cfg.root), keep_sources=verify,
     )
     jobs = jobs or os.cpu_count() or 1
     show_progress = progress if progress is not None else (sys.stderr.isatty() and len(files) > 20)

@@ -22,8 +22,15 @@ def _gitignore(directory: str):
         return None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return pathspec.PathSpec.from_lines("gitwildmatch", fh)
+            lines = fh.read().splitlines()
     except OSError:
+        return None
+    try:
+        spec_class = getattr(pathspec, "GitIgnoreSpec", None)  # git's own edge cases (pathspec >= 0.10)
+        if spec_class is not None:
+            return spec_class.from_lines(lines)
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    except ValueError:  # a pattern pathspec cannot read: ignore the file rather than fail
         return None
 
 

@@ -24,6 +24,7 @@ class Settings:
     per_file_ignores: dict = field(default_factory=dict)
     root: str = "."
     cache_dir: Optional[str] = None
+    keep_sources: bool = False  # --verify needs the original and fixed bytes
 
 
 _SETTINGS: Optional[Settings] = None
@@ -120,8 +121,9 @@ def work(path: str) -> FileResult:
         # A file whose fixes were written has new content: never served stale.
         _CACHE.put(key, res)
     # Keep what travels back from workers small.
-    res.old_source = None
-    res.new_source = None
+    if not settings.keep_sources:
+        res.old_source = None
+        res.new_source = None
     return res
 
 

@@ -21,6 +21,11 @@ class Case:
     def positive(self) -> bool:
         return os.path.exists(self.after)
 
+    @property
+    def report_only(self) -> bool:
+        """`flag_<case>.py`: must be reported, has no fix."""
+        return self.name.startswith("flag_")
+
     def expectation(self):
         with open(self.before, encoding="utf-8") as fh:
             m = _EXPECT.search(fh.read())

@@ -210,7 +210,7 @@ def boom_rule():
 
 
 @pytest.fixture
-def test_rules():
+def extra_rules():
     """Register the test-only rules (AD997 unsafe fix, AD998 related notes, AD999 crash)."""
     for r in (Boom, Noted, Risky):
         registry.register(r)
@@ -575,7 +575,7 @@ def test_progress_shown_on_a_tty_only(tmp_path):
 RISKY = "x = old_api(1)\n"
 
 
-def test_unsafe_fix_needs_the_flag(tmp_path, test_rules):
+def test_unsafe_fix_needs_the_flag(tmp_path, extra_rules):
     p = write(tmp_path / "r.py", RISKY)
     res = run_cli(["--select", "AD997", "--output-format", "concise", "r.py"], cwd=tmp_path, select=None)
     assert res.code == 1
@@ -593,7 +593,7 @@ def test_unsafe_fix_needs_the_flag(tmp_path, test_rules):
     assert "Fixed 1 finding." in res.out
 
 
-def test_unsafe_fixes_from_config_and_no_unsafe_fixes(tmp_path, test_rules):
+def test_unsafe_fixes_from_config_and_no_unsafe_fixes(tmp_path, extra_rules):
     write(tmp_path / "pyproject.toml", "[tool.autodetach]\nunsafe-fixes = true\n")
     p = write(tmp_path / "r.py", RISKY)
     res = run_cli(["--select", "AD997", "--diff", "--no-unsafe-fixes", "r.py"], cwd=tmp_path, select=None)

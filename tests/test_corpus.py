@@ -27,6 +27,11 @@ def test_fix_matches_corpus(case):
     before = _read(case.before)
     rule = by_code()[case.code]
     found, _, _ = check_text(before, case.before, [rule], Options())
+    if case.report_only:
+        assert any(f.code == case.code for f in found), f"{case.code} not reported"
+        _, new, _ = _fix(case, before)
+        assert new is None, "a report-only rule changed the file"
+        return
     if not case.positive:
         assert [f for f in found if f.code == case.code] == [], [f.message for f in found]
         return

@@ -5,7 +5,7 @@ import pytest
 import autodetach
 from autodetach.registry import SelectionError
 
-from .test_cli import BAD, FIXED, read, run_cli, test_rules, write  # noqa: F401 (fixture)
+from .test_cli import BAD, FIXED, read, run_cli, extra_rules, write  # noqa: F401 (fixture)
 
 IMPORT = "from torch.autograd import Variable\n"
 
@@ -44,7 +44,7 @@ def test_nested_findings_fixed_over_several_passes():
     assert autodetach.fix_code(new, select=["AD201"]) == (new, [])
 
 
-def test_fix_code_unsafe_flag(test_rules):
+def test_fix_code_unsafe_flag(extra_rules):
     src = "x = old_api(1)\n"
     new, findings = autodetach.fix_code(src, select=["AD997"])
     assert new == src and findings[0].fix == "unsafe" and not findings[0].fixed
@@ -85,7 +85,7 @@ def test_api_skip_file():
         ("# autodetach: skip-file\n" + BAD, [])
 
 
-def test_api_crash_raises(test_rules):
+def test_api_crash_raises(extra_rules):
     with pytest.raises(ZeroDivisionError):
         autodetach.check_code("explode_here()\n", select=["AD999"])
 

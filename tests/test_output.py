@@ -6,7 +6,7 @@ import pytest
 
 from autodetach import __version__
 
-from .test_cli import BAD, Noted, Risky, read, run_cli, test_rules, write  # noqa: F401 (fixture)
+from .test_cli import BAD, extra_rules, read, run_cli, write  # noqa: F401 (fixture)
 
 # `%` and a newline inside the reported expression end up in the message.
 TRICKY = "from torch.autograd import Variable\nh = Variable((a %\n b).data)\n"
@@ -91,7 +91,7 @@ def _sarif_schema():
         return None
 
 
-def test_sarif_for_github_code_scanning(tmp_path, test_rules):
+def test_sarif_for_github_code_scanning(tmp_path, extra_rules):
     write(tmp_path / "pkg" / "a.py", BAD)
     write(tmp_path / "pkg" / "my file.py", "note_here(value)\n")
     write(tmp_path / "py2.py", "from torch.autograd import Variable\nprint 'x'\n")
@@ -187,7 +187,7 @@ def test_full_format_with_source_carets_and_help(tmp_path):
     assert lines[5] == "Found 1 finding in 1 file."
 
 
-def test_full_format_related_notes(tmp_path, test_rules):
+def test_full_format_related_notes(tmp_path, extra_rules):
     write(tmp_path / "n.py", "x = 1\nnote_here(\n    x,\n)\n")
     res = run_cli(["--select", "AD998", "n.py"], cwd=tmp_path, select=None)
     assert res.code == 1
@@ -198,7 +198,7 @@ def test_full_format_related_notes(tmp_path, test_rules):
     assert "help" not in res.out  # no fix
 
 
-def test_concise_one_line_per_finding(tmp_path, test_rules):
+def test_concise_one_line_per_finding(tmp_path, extra_rules):
     write(tmp_path / "a.py", BAD)
     write(tmp_path / "r.py", "old_api()\n")
     res = run_cli(["--select", "AD201,AD997", "--output-format", "concise", "."], cwd=tmp_path, select=None)

@@ -577,6 +577,10 @@ class Scope:
                 return Val(ghosts=inner.heads | inner.ghosts)
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
+            method = self.names.method(base, meth)
+            if method is not None and method.name.value not in self.inlining and \
+                    self.a.function_summary(method).has_events:
+                return self.inline(method, e, stmt, bound_self=True)
             if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                     and base not in self.imports.aliases:
                 # model.encode(x): runs the module's parameters
@@ -665,10 +669,11 @@ class Scope:
             v.unknown = True
         return v
 
-    def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt) -> Val:
-        """Walk a same-file function at its call site (one level)."""
+    def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
+        """Walk a same-file function (or a method of a local class) at its
+        call site, one level deep. A method's `self.X` state lives on."""
         saved_env = dict(self.env)
-        params = [p.name.value for p in fn.params.params]
+        params = [p.name.value for p in fn.params.params][1 if bound_self else 0:]
         pos = [a for a in call.args if a.keyword is None]
         for i, p in enumerate(params):
             if i < len(pos):
@@ -812,7 +817,7 @@ class Scope:
         # Decided at the end: a backward after the loop may consume it.
         returned = closure(h for r in self.returns for h in r.heads)
         for key, head, loop, older in self._leak_candidates:
-            if head in returned or key.startswith("self."):
+            if head in returned:
                 continue
             if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")):
                 continue  # not a training loop

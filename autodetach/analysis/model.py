@@ -205,8 +205,15 @@ class Analysis:
             def visit_Call(s, node):
                 nonlocal found
                 key = dotted(node.func)
-                if s.depth and key in funcs and funcs[key] in self.sites.backward_in:
+                if not s.depth or key is None:
+                    return
+                if key in funcs and funcs[key] in self.sites.backward_in:
                     found = True
+                elif "." in key:
+                    base, _, meth = key.rpartition(".")
+                    m = self.names.method(base, meth)
+                    if m is not None and m in self.sites.backward_in:
+                        found = True
 
         for stmt in body:
             stmt.visit(V())

@@ -41,6 +41,14 @@ class NameTable:
     optimizers: dict = field(default_factory=dict)  # name -> Optimizer
     module_classes: set = field(default_factory=set)  # local nn.Module subclasses
     classes: set = field(default_factory=set)  # every local class
+    instances: dict = field(default_factory=dict)  # name -> local class it was built from
+    methods: dict = field(default_factory=dict)  # (class, method) -> FunctionDef
+
+    def method(self, key, meth):
+        cls = self.instances.get(key)
+        if key == "self" or key is None:
+            return None
+        return self.methods.get((cls, meth)) if cls else None
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
 
@@ -66,6 +74,7 @@ class _Collector(cst.CSTVisitor):
         self.imports = imports
         self.t = table
         self.pending_opts: list = []
+        self.aliases: list = []
 
     # --- classes and functions -------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -92,6 +101,15 @@ class _Collector(cst.CSTVisitor):
         key = _key(target)
         if key is None:
             return
+        src = _key(value)
+        if src is not None:
+            self.aliases.append((key, src))  # self.model = model
+        call = value
+        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                call.func.attr.value in ("to", "cuda", "cpu", "train"):
+            call = call.func.value
+        if isinstance(call, cst.Call) and _key(call.func) in self.t.classes:
+            self.t.instances[key] = _key(call.func)
         kind = self.classify(value)
         if kind is None:
             return
@@ -227,7 +245,16 @@ def build_names(module: cst.Module, imports) -> NameTable:
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
             col.visit_ClassDef(stmt)
+            for m in stmt.body.body:
+                if isinstance(m, cst.FunctionDef):
+                    table.methods[(stmt.name.value, m.name.value)] = m
     module.visit(col)
+    for _ in range(2):
+        for key, src in col.aliases:
+            if src in table.modules and key not in table.modules:
+                table.modules[key] = table.modules[src]
+            if src in table.instances and key not in table.instances:
+                table.instances[key] = table.instances[src]
     plists = _ParamLists(table)
     module.visit(plists)
     for key, call in col.pending_opts:

@@ -86,8 +86,11 @@ class Run:
         evs = self.events()
         if not evs:
             return []
-        first = evs[0]["opt"]
-        return [e[key] for e in evs if e["opt"] == first]
+        steps = [e for e in evs if e["kind"] == "step"]
+        if steps:  # one point per iteration: the first optimizer's steps
+            first = steps[0]["opt"]
+            return [e[key] for e in steps if e["opt"] == first]
+        return [e[key] for e in evs]
 
     @property
     def grows(self) -> bool:

@@ -26,6 +26,8 @@ from .sandbox import PKG_PARENT, ENV_FIXED, RunOutcome, RunRequest, finish, kill
 
 # ------------------------------------------------------------------ server
 
+WARM_IMPORTS = ("torch._dynamo", "torch.utils.data", "torch.nn.functional", "torch.distributions")
+
 def _child(req: dict) -> None:
     """In the forked child. Never returns."""
     code = 4
@@ -96,6 +98,13 @@ def serve() -> None:
         pass
     import torch.nn  # noqa: F401
     import torch.optim  # noqa: F401
+
+    # The first optimizer step imports torch._dynamo (seconds): do it once here.
+    for name in WARM_IMPORTS:
+        try:
+            __import__(name)
+        except Exception:
+            pass
 
     from . import runner  # noqa: F401
 
@@ -266,6 +275,23 @@ class ServerPool:
 
     def __exit__(self, *exc):
         self.close()
+
+
+_SHARED: Optional[ServerPool] = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_pool() -> ServerPool:
+    """One pool per process, closed at exit: repeated verifications (tests,
+    a batch) pay the torch import once."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            import atexit
+
+            _SHARED = ServerPool(size=max(1, min(3, (os.cpu_count() or 1) // 2)))
+            atexit.register(_SHARED.close)
+        return _SHARED
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@ class _Holder:
     __slots__ = ("t", "nbytes", "version", "__weakref__")
 
     def __init__(self, t) -> None:
-        self.t = t
+        # A detached alias (same storage, same version counter): holding the
+        # tensor itself would make a cycle with its own grad_fn.
+        self.t = t.detach()
         self.nbytes = t.numel() * t.element_size()
         self.version = t._version
 
@@ -194,11 +196,10 @@ class Recorder:
                     vals = flat
                 name = self._names.get(id(p)) or f"param{i}{list(d.shape)}"
                 out.append([f"{opt}.{i}", name, float(flat.sum()), vals.tolist()])
-        live_t = time.perf_counter()
+        gc.collect()  # cheap: the heap from before the user code is frozen
         ev = {"kind": kind, "opt": opt, "params": out, "time": now - self.t_last,
               "live_bytes": self.live_bytes(), "live_nodes": self.live_nodes()}
         ev["overhead"] = time.perf_counter() - now
-        del live_t
         self.events.append(ev)
         self.t_last = time.perf_counter()
 
@@ -325,6 +326,9 @@ def _patch_autograd(rec: Recorder, torch) -> None:
     inside = rec._inside
 
     def backward(self, *args, **kwargs):
+        # Re-entered through __torch_function__ (the CPU shim's mode): pass through.
+        if getattr(inside, "active", False):
+            return orig_tensor_backward(self, *args, **kwargs)
         if rec.retain:
             args, kwargs = _force_retain(args, kwargs, 1)
         rec.on_backward(self)
@@ -341,14 +345,24 @@ def _patch_autograd(rec: Recorder, torch) -> None:
             args, kwargs = _force_retain(args, kwargs, 1)
         first = tensors[0] if isinstance(tensors, (list, tuple)) and tensors else tensors
         rec.on_backward(first if isinstance(first, torch.Tensor) else None)
-        return orig_backward(tensors, *args, **kwargs)
+        inside.active = True
+        try:
+            return orig_backward(tensors, *args, **kwargs)
+        finally:
+            inside.active = False
 
     def grad(outputs, inputs, *args, **kwargs):
+        if getattr(inside, "active", False):
+            return orig_grad(outputs, inputs, *args, **kwargs)
         if rec.retain:
             args, kwargs = _force_retain(args, kwargs, 1)
         first = outputs[0] if isinstance(outputs, (list, tuple)) and outputs else outputs
         rec.on_backward(first if isinstance(first, torch.Tensor) else None)
-        return orig_grad(outputs, inputs, *args, **kwargs)
+        inside.active = True
+        try:
+            return orig_grad(outputs, inputs, *args, **kwargs)
+        finally:
+            inside.active = False
 
     for new, old in ((backward, orig_tensor_backward), (autograd_backward, orig_backward), (grad, orig_grad)):
         new.__doc__ = old.__doc__
@@ -518,7 +532,8 @@ def install(cfg: dict) -> Recorder:
     if cfg.get("threads"):
         torch.set_num_threads(int(cfg["threads"]))
     try:
-        torch.use_deterministic_algorithms(True, warn_only=True)
+        # torch.use_deterministic_algorithms imports inductor (seconds): set the flag directly.
+        torch._C._set_deterministic_algorithms(True, warn_only=True)
         torch.backends.cudnn.deterministic = True
         torch.backends.cudnn.benchmark = False
     except Exception:
@@ -549,6 +564,8 @@ def run_script(cfg: dict) -> int:
     cfg.setdefault("root", os.path.dirname(script))
     sys.argv = [script] + argv[1:]
     sys.path[0:0] = [os.path.dirname(script)]
+    if cfg.get("plain"):
+        return _run_plain(script)
     try:
         rec = install(cfg)
     except BaseException as exc:  # setup failed: the record says so
@@ -586,6 +603,25 @@ def run_script(cfg: dict) -> int:
             pass
         rec.write()
     return code
+
+
+def _run_plain(script: str) -> int:
+    """No instrumentation: run the script as `python script` would."""
+    import runpy
+
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        if exc.code is None:
+            return 0
+        if isinstance(exc.code, int):
+            return exc.code
+        print(exc.code, file=sys.stderr)
+        return 1
+    except BaseException:
+        traceback.print_exc()
+        return 1
+    return 0
 
 
 def install_for_command() -> None:

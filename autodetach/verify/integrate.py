@@ -1,0 +1,389 @@
+"""`autodetach --verify`: run each fixed file before and after its fixes and
+against the retain_graph reference, and give every rewrite a verdict."""
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .compare import CHANGED, GOOD, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge
+from .forkserver import ServerPool, shared_pool
+from .sandbox import Limits, RunRequest, Scratch, child_env, find_tree_root
+
+MAX_ATTRIBUTION = 4  # rule codes re-run one by one when a file's verdict is bad
+
+
+# ------------------------------------------------------------- entry points
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    parts = [node.test.left, *node.test.comparators]
+    names = {p.id for p in parts if isinstance(p, ast.Name)}
+    consts = {p.value for p in parts if isinstance(p, ast.Constant)}
+    return "__name__" in names and "__main__" in consts
+
+
+def entry_point(source: bytes) -> Optional[str]:
+    """Why this file runs as a script ("main guard", "top-level code"), or
+    None when running it would only define things."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if _is_main_guard(node):
+            return "main guard"
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+            return "top-level code"
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            return "top-level code"
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
+                    sub.func.attr in ("backward", "step", "grad"):
+                return "top-level code"
+    return None
+
+
+def script_source(old: bytes, new: bytes) -> Optional[str]:
+    # The original may not parse (async=True): then ask the fixed one.
+    return entry_point(old) or entry_point(new)
+
+
+# ------------------------------------------------------------- line spans
+
+@dataclass
+class Span:
+    """A rewrite: lines in the original and where they went in the new file."""
+    old: set
+    new: set
+    label: str = ""
+
+
+def _lines(data: bytes) -> list:
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def map_span(old: bytes, new: bytes, first: int, last: int) -> set:
+    """The lines of `new` that replace original lines first..last (1-based)."""
+    out: set = set()
+    sm = difflib.SequenceMatcher(a=_lines(old), b=_lines(new), autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        lo, hi = i1 + 1, i2  # original lines of this block, 1-based inclusive
+        if tag == "insert":
+            lo, hi = i1, i1 + 1  # touches the lines around the insertion point
+        if hi < first or lo > last:
+            continue
+        if tag == "equal":
+            a, b = max(lo, first), min(hi, last)
+            out.update(range(j1 + 1 + (a - lo), j1 + 1 + (b - lo) + 1))
+        else:
+            out.update(range(j1 + 1, j2 + 1))
+    return out
+
+
+def diff_spans(old: bytes, new: bytes) -> list:
+    """One span per changed hunk (for `autodetach verify ORIGINAL PATCHED`)."""
+    spans = []
+    sm = difflib.SequenceMatcher(a=_lines(old), b=_lines(new), autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        o = set(range(i1 + 1, i2 + 1)) or {i1, i1 + 1}
+        n = set(range(j1 + 1, j2 + 1)) or {j1, j1 + 1}
+        label = f"{i1 + 1}" if i2 <= i1 + 1 else f"{i1 + 1}-{i2}"
+        spans.append(Span({x for x in o if x > 0}, {x for x in n if x > 0}, label))
+    return spans
+
+
+# ------------------------------------------------------------- the verifier
+
+@dataclass
+class FileVerification:
+    judgement: Judgement
+    reached: list  # per span: True, False
+    entry: Optional[str]
+    runs: dict = field(default_factory=dict)  # name -> Run
+
+
+class Verifier:
+    """Plans and runs the three runs of each file, in parallel through a pool
+    of fork servers."""
+
+    def __init__(self, device: str = "auto", steps: int = 5, timeout: float = 120, run_cmd: Optional[str] = None,
+                 pool: Optional[ServerPool] = None, jobs: Optional[int] = None) -> None:
+        self.device = device
+        self.steps = max(3, int(steps))
+        self.limits = Limits(timeout=float(timeout))
+        self.run_cmd = run_cmd
+        self.own_pool = False
+        if pool is None and jobs:
+            pool, self.own_pool = ServerPool(size=jobs), True
+        self.pool = pool or shared_pool()
+        self.scratches: list = []
+
+    def close(self) -> None:
+        for s in self.scratches:
+            s.close()
+        self.scratches = []
+        if self.own_pool:
+            self.pool.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _request(self, scratch: Scratch, name: str, mode: str, replace: dict, trace: dict,
+                 script: Optional[str]) -> RunRequest:
+        root = scratch.new_run(name, replace)
+        tmp = os.path.join(root, ".autodetach-tmp")
+        cfg = {
+            "mode": mode, "steps": self.steps, "device": self.device, "retain": mode == "reference",
+            "record": os.path.join(tmp, "record.json"), "root": root, "threads": 1,
+            "trace": {scratch.map(p, root): sorted(lines) for p, lines in trace.items() if lines},
+        }
+        env = child_env([root], self.device, self.steps)
+        env["TMPDIR"] = tmp
+        if script is not None:
+            target = scratch.map(script, root)
+            cfg["argv"] = [target]
+            cfg["cwd"] = os.path.dirname(target)
+            return RunRequest(cfg, env, cfg["cwd"], os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr"),
+                              self.limits)
+        cfg["per_pid"] = True
+        cwd = os.getcwd()
+        inside = os.path.commonpath([os.path.abspath(cwd), scratch.tree_root]) == scratch.tree_root
+        run_cwd = scratch.map(cwd, root) if inside else root
+        return RunRequest(cfg, env, run_cwd, os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr"),
+                          self.limits, command=self.run_cmd)
+
+    def plan(self, files: dict, tree_root: str, script: Optional[str], tag: str = "") -> tuple:
+        """files: path -> (old bytes, new bytes, spans). Returns (scratch, reqs)."""
+        scratch = Scratch(tree_root)
+        self.scratches.append(scratch)
+        old_trace = {p: set().union(*[s.old for s in spans]) if spans else set()
+                     for p, (_, _, spans) in files.items()}
+        new_trace = {p: set().union(*[s.new for s in spans]) if spans else set()
+                     for p, (_, _, spans) in files.items()}
+        replace = {p: new for p, (_, new, _) in files.items()}
+        reqs = {
+            "before": self._request(scratch, "before" + tag, "before", {}, old_trace, script),
+            "after": self._request(scratch, "after" + tag, "after", replace, new_trace, script),
+            "reference": self._request(scratch, "reference" + tag, "reference", {}, old_trace, script),
+        }
+        return scratch, reqs
+
+    def execute(self, plans: list) -> list:
+        """plans: list of dict name -> RunRequest. Returns dicts name -> Run."""
+        flat = [(i, name, req) for i, reqs in enumerate(plans) for name, req in reqs.items()]
+        outs = self.pool.run_many([req for _, _, req in flat])
+        result: list = [dict() for _ in plans]
+        for (i, name, _), o in zip(flat, outs):
+            result[i][name] = Run(name, o.record, o.returncode, o.timed_out, o.stdout, o.stderr, o.wall)
+        return result
+
+
+def reached(runs: dict, scratch: Scratch, path: str, span: Span) -> bool:
+    rel = os.path.relpath(os.path.abspath(path), scratch.tree_root)
+    for name, lines in (("before", span.old), ("reference", span.old), ("after", span.new)):
+        run = runs.get(name)
+        if run is None or not run.record:
+            continue
+        got = set((run.record.get("reached") or {}).get(rel, ()))
+        if got & lines:
+            return True
+    return False
+
+
+def span_verdict(j: Judgement, was_reached: bool) -> dict:
+    d = j.as_dict()
+    d["reached"] = was_reached
+    if not was_reached and j.verdict not in (REGRESSED, UNVERIFIABLE):
+        d["file_verdict"] = j.verdict
+        d["verdict"] = UNREACHED
+        d["details"] = "the rewritten line never ran (file: " + j.verdict + ")"
+    return d
+
+
+def unverifiable(details: str) -> dict:
+    return {"verdict": UNVERIFIABLE, "details": details}
+
+
+# ------------------------------------------------------------- --verify
+
+def _finding_span(f, old: bytes, new: bytes) -> Span:
+    first, last = f.line, max(f.end_line or f.line, f.line)
+    return Span(set(range(first, last + 1)), map_span(old, new, first, last), f"{f.line}")
+
+
+def _fix_with(codes, old: bytes, path: str, settings) -> Optional[bytes]:
+    """The file fixed with only these rules (None when nothing changes)."""
+    from ..engine import Options, check_text
+    from ..registry import by_code
+    from ..textio import decode, encode
+
+    table = by_code()
+    rules = [table[c] for c in codes if c in table]
+    dec = decode(old)
+    try:
+        _, new, _ = check_text(dec.text, path, rules, Options(fix=True, unsafe=settings.unsafe))
+    except Exception:
+        return None
+    return encode(new, dec) if new is not None else None
+
+
+def _findings_with_fixes(old: bytes, path: str, settings):
+    """The original's findings, each marked fixed or not, and the fixed bytes
+    (the engine returns only the findings that remain after fixing)."""
+    from ..engine import fix_code
+    from ..runner import _ignored_for
+    from ..textio import decode, encode
+
+    try:
+        dec = decode(old)
+        ignored = _ignored_for(path, settings)
+        codes = [c for c in settings.codes if c not in ignored]
+        if not codes:
+            return None
+        new_text, report = fix_code(dec.text, select=codes, unsafe=settings.unsafe)
+        return report, (encode(new_text, dec) if new_text != dec.text else None)
+    except Exception:
+        return None
+
+
+def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
+                   steps=5, timeout=120):
+    """Fill each fixed finding's `verification`; with write=True write the
+    fixed files (only the verified rewrites when verified_only)."""
+    from ..runner import display_path, unified_diff
+    from ..textio import is_read_only, write_atomic
+
+    real = {display_path(p): p for p in files}
+    targets = []
+    for r in results:
+        if r.new_source is None and not r.fixed:
+            continue
+        path = real.get(r.path, r.path)
+        old = r.old_source
+        if old is None:
+            try:
+                with open(path, "rb") as fh:
+                    old = fh.read()
+            except OSError:
+                continue
+        every = _findings_with_fixes(old, path, settings)
+        if every is None:
+            continue
+        report, new = every
+        fixed = [f for f in report if f.fixed]
+        if not fixed:
+            continue
+        for f in report:
+            f.path = r.path
+        r.findings = report  # every finding, the fixed ones included: each gets a verdict
+        new = r.new_source if r.new_source is not None else new
+        targets.append((r, path, old, new, fixed))
+    if not targets:
+        return results
+
+    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd) as v:
+        verdicts = {}  # id(finding) -> dict
+        file_runs = {}
+        if run_cmd:
+            root = os.path.abspath(getattr(settings, "root", None) or os.getcwd())
+            if not all(os.path.abspath(p).startswith(root + os.sep) for _, p, _, _, _ in targets):
+                root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for _, p, _, _, _ in targets])
+            files_map = {p: (old, new, [_finding_span(f, old, new) for f in fx]) for _, p, old, new, fx in targets}
+            scratch, reqs = v.plan(files_map, root, None)
+            runs = v.execute([reqs])[0]
+            j = judge(runs["before"], runs["after"], runs["reference"])
+            for r, p, old, new, fx in targets:
+                for f, span in zip(fx, files_map[p][2]):
+                    verdicts[id(f)] = span_verdict(j, reached(runs, scratch, p, span))
+                file_runs[r.path] = (j, runs)
+        else:
+            plans, meta = [], []
+            for r, p, old, new, fx in targets:
+                entry = script_source(old, new)
+                if entry is None:
+                    for f in fx:
+                        verdicts[id(f)] = unverifiable(
+                            "no entry point: the file has no main guard or top-level training code "
+                            "(use --run CMD)")
+                    continue
+                spans = [_finding_span(f, old, new) for f in fx]
+                scratch, reqs = v.plan({p: (old, new, spans)}, find_tree_root(p), p)
+                plans.append(reqs)
+                meta.append((r, p, old, new, fx, spans, scratch, entry))
+            all_runs = v.execute(plans)
+            retry_plans, retry_meta = [], []
+            for (r, p, old, new, fx, spans, scratch, entry), runs in zip(meta, all_runs):
+                j = judge(runs["before"], runs["after"], runs["reference"])
+                file_runs[r.path] = (j, runs)
+                for f, span in zip(fx, spans):
+                    d = span_verdict(j, reached(runs, scratch, p, span))
+                    d["entry_point"] = entry
+                    verdicts[id(f)] = d
+                codes = sorted({f.code for f in fx})
+                if j.verdict in (CHANGED, REGRESSED) and 1 < len(codes) <= MAX_ATTRIBUTION:
+                    # Which rule's rewrite is it? Re-run the after run per rule.
+                    for code in codes:
+                        one = _fix_with([code], old, r.path, settings)
+                        if one is None:
+                            continue
+                        req = v._request(scratch, f"after-{code}", "after", {p: one},
+                                         {p: set().union(*[_finding_span(f, old, one).new
+                                                           for f in fx if f.code == code])}, p)
+                        retry_plans.append({"after": req})
+                        retry_meta.append((code, fx, runs, old, one, p, scratch, entry))
+            for (code, fx, runs, old, one, p, scratch, entry), extra in zip(retry_meta, v.execute(retry_plans)):
+                jj = judge(runs["before"], extra["after"], runs["reference"])
+                mixed = dict(runs, after=extra["after"])
+                for f in fx:
+                    if f.code == code:
+                        d = span_verdict(jj, reached(mixed, scratch, p, _finding_span(f, old, one)))
+                        d["entry_point"] = entry
+                        d["isolated"] = f"verified with only the {code} rewrites applied"
+                        verdicts[id(f)] = d
+
+    for r, p, old, new, fx in targets:
+        for f in fx:
+            f.verification = verdicts.get(id(f)) or unverifiable("not verified")
+        # What goes to disk (or into the diff).
+        good_codes = {f.code for f in fx} - {f.code for f in fx if f.verification["verdict"] not in GOOD}
+        if not verified_only or good_codes == {f.code for f in fx}:
+            chosen, chosen_src = {f.code for f in fx}, new
+        elif good_codes:
+            chosen, chosen_src = good_codes, _fix_with(sorted(good_codes), old, r.path, settings)
+        else:
+            chosen, chosen_src = set(), None
+        if verified_only and getattr(settings, "diff", False):
+            r.diff = unified_diff(p, old, chosen_src) if chosen_src is not None else ""
+        written = False
+        if write and chosen_src is not None:
+            if is_read_only(p):
+                r.errors.append({"path": r.path, "message": "not fixed: the file is read-only"})
+                r.write_failed = True
+            else:
+                try:
+                    write_atomic(p, chosen_src)
+                    written = True
+                except OSError as exc:
+                    r.errors.append({"path": r.path, "message": f"not fixed: cannot write: {exc.strerror or exc}"})
+                    r.write_failed = True
+        shown = written if write else (getattr(settings, "diff", False) and chosen_src is not None)
+        for f in fx:
+            # Fixed: on disk (--fix) or in the diff (--diff); the rest stays in the report.
+            f.fixed = bool(shown) and f.code in chosen
+        if write:
+            r.fixed = sum(1 for f in fx if f.fixed)
+            if r.fixed and chosen_src is not None:
+                r.new_source = chosen_src
+    return results

@@ -1,0 +1,114 @@
+"""The text pre-filter: a file with none of the selected rules' tokens is
+never parsed. A counting wrapper around libcst.parse_module (it still calls
+the real parser) tells whether the engine parsed a file."""
+import os
+
+import libcst
+import pytest
+
+from autodetach.engine import Options, prefilter, process_bytes
+from autodetach.registry import all_rules, by_code
+from autodetach.rule import Rule
+from autodetach.runner import Settings, run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NO_TOKENS = b"import os\n\ndef add(a, b):\n    return a + b\n\nprint(add(1, 2))\n"
+WITH_TOKEN = b"from torch.autograd import Variable\nh = Variable(h.data)\n"
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    calls = []
+    real = libcst.parse_module
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    return calls
+
+
+def test_file_without_tokens_is_not_parsed(parses):
+    res = process_bytes(NO_TOKENS, "a.py", all_rules(), Options())
+    assert res.skipped and res.findings == []
+    assert parses == []
+
+
+def test_syntax_error_without_tokens_is_not_parsed(parses):
+    res = process_bytes(b"def f(:\n    pass\n", "a.py", all_rules(), Options())
+    assert res.skipped and res.findings == [] and parses == []
+
+
+def test_file_with_a_token_is_parsed(parses):
+    res = process_bytes(WITH_TOKEN, "a.py", [by_code()["AD201"]], Options())
+    assert not res.skipped
+    assert [f.code for f in res.findings] == ["AD201"]
+    assert len(parses) == 1
+
+
+def test_tokens_of_unselected_rules_do_not_admit(parses):
+    # `Variable` is AD201's token; with only AD205 selected the file is skipped.
+    res = process_bytes(WITH_TOKEN, "a.py", [by_code()["AD205"]], Options())
+    assert res.skipped and parses == []
+
+
+def test_runner_skips_files_without_tokens(tmp_path, parses):
+    (tmp_path / "plain.py").write_bytes(NO_TOKENS)
+    (tmp_path / "legacy.py").write_bytes(WITH_TOKEN)
+    settings = Settings(codes=tuple(r.code for r in all_rules()))
+    results = {os.path.basename(r.path): r for r in run([str(tmp_path / "plain.py"), str(tmp_path / "legacy.py")],
+                                                        settings, jobs=1)}
+    assert results["plain.py"].skipped
+    assert not results["legacy.py"].skipped
+    assert len(parses) == 1
+
+
+class _Tokenless(Rule):
+    code = "AD999"
+    tokens = ()
+
+
+class _A(Rule):
+    code = "AD998"
+    tokens = ("alpha", "shared")
+
+
+class _B(Rule):
+    code = "AD997"
+    tokens = ("shared",)
+
+
+def test_prefilter_semantics():
+    rules = [_A, _Tokenless, _B]
+    assert prefilter("nothing here", rules) == [_Tokenless]
+    assert prefilter("alpha", rules) == [_A, _Tokenless]
+    assert prefilter("x shared y", rules) == [_A, _Tokenless, _B]
+    assert prefilter("", []) == []
+
+
+def _naive(text, rules):
+    return [r for r in rules if not r.tokens or any(t in text for t in r.tokens)]
+
+
+def test_prefilter_agrees_with_its_definition_on_the_corpus():
+    rules = all_rules()
+    corpus = os.path.join(ROOT, "corpus")
+    seen = 0
+    for d, _, files in os.walk(corpus):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                for subset in (rules, rules[::2], rules[1::3]):
+                    assert prefilter(text, subset) == _naive(text, subset)
+                seen += 1
+    assert seen > 0
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_every_rule_declares_tokens_that_admit_its_cases(rule):
+    """A token list that misses a rule's own INVALID case would hide findings."""
+    assert rule.tokens, f"{rule.code} declares no pre-filter tokens"
+    for case in rule.INVALID:
+        assert prefilter(case.code, [rule]) == [rule], f"{rule.code}: pre-filter drops an INVALID case"

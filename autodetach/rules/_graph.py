@@ -76,3 +76,22 @@ def body_child(ctx, node, block_owner):
 
 def simple_stmt(code_text: str) -> cst.BaseStatement:
     return cst.parse_statement(code_text)
+
+
+def path_note(ctx, conflict):
+    """`g_loss` (line 16) <- `fake` (line 9): how the second backward reaches
+    the freed graph, as one related note on the first node."""
+    parts = []
+    for n in conflict.path:
+        if n.stmt is None:
+            continue
+        name = n.name or code(ctx, n.expr) if n.expr is not None else n.name
+        if not name:
+            continue
+        label = f"`{name}` (line {ctx.line_of(n.stmt)})"
+        if not parts or parts[-1] != label:
+            parts.append(label)
+    if len(parts) < 2:
+        return []
+    anchor = conflict.second.call
+    return [(anchor, "path from this backward to the freed graph: " + " <- ".join(parts))]

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, code, detach, line
+from ._graph import BACKWARD_TOKENS, path_note, code, detach, line
 
 
 class GraphKeptAcrossIterations(Rule):
@@ -259,7 +259,7 @@ class GraphKeptAcrossIterations(Rule):
             edit = _store_edit(src, link)
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached",
-                        related=[(c.second.call, "this backward reaches the previous iteration")])
+                        related=[(c.second.call, "this backward reaches the previous iteration")] + path_note(ctx, c))
         for cls, key, store, read in a.stateful_attrs:
             if store.stmt is None or id(store.stmt) in done:
                 continue

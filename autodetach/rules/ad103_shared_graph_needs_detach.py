@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, code, detach, line
+from ._graph import BACKWARD_TOKENS, path_note, code, detach, line
 
 
 class SharedGraphNeedsDetach(Rule):
@@ -193,7 +193,7 @@ class SharedGraphNeedsDetach(Rule):
                 edits.append(Edit(n, detach(n)))
             self.report(names[0], msg, edits=edits, fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
                         related=[(link.stmt, "the shared tensor is computed here"),
-                                 (other.call, "this backward needs the shared graph")])
+                                 (other.call, "this backward needs the shared graph")] + path_note(ctx, c))
 
 
 def _upstream(a, link):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, code, line, with_retain
+from ._graph import BACKWARD_TOKENS, path_note, code, line, with_retain
 
 
 class GraphFreedBeforeReuse(Rule):
@@ -166,15 +166,30 @@ class GraphFreedBeforeReuse(Rule):
             if d.reason:
                 msg += f" (or may be: {d.reason})"
             msg += ". Pass retain_graph=True to the first"
-            if _adjacent(ctx, first, c.second):
-                msg += ", or sum the losses and call backward once"
+            related = [(c.second.call, "this backward needs the freed graph")] + path_note(ctx, c)
+            summed = _summed(ctx, first, c.second)
+            if summed:
+                msg += f", or sum the losses and call backward once: `{summed}`"
+                related.append((first.stmt, f"unsafe alternative: `{summed}` gives the same gradients with one "
+                                            "backward pass, but changes what runs between the two calls"))
             self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
-                        fix_title="Add `retain_graph=True`",
-                        related=[(c.second.call, "this backward needs the freed graph")])
+                        fix_title="Add `retain_graph=True`", related=related)
 
 
-def _adjacent(ctx, a, b) -> bool:
-    try:
-        return ctx.line_of(b.stmt) - ctx.line_of(a.stmt) == 1 and a.kind == b.kind == "backward"
-    except KeyError:
-        return False
+def _summed(ctx, a, b):
+    """`(l1 + l2).backward()` when the two calls are adjacent plain
+    `.backward()` statements on different losses."""
+    import libcst as cst
+
+    if a.kind != "backward" or b.kind != "backward" or a.call.args or b.call.args:
+        return None
+    if not (isinstance(a.call.func, cst.Attribute) and isinstance(b.call.func, cst.Attribute)):
+        return None
+    if a.call.func.attr.value != "backward" or b.call.func.attr.value != "backward":
+        return None
+    if ctx.line_of(b.stmt) - ctx.line_of(a.stmt) != 1:
+        return None
+    la, lb = ctx.code(a.call.func.value).strip(), ctx.code(b.call.func.value).strip()
+    if la == lb:
+        return None
+    return f"({la} + {lb}).backward()"

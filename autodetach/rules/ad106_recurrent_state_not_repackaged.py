@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, body_child, code, line
+from ._graph import BACKWARD_TOKENS, path_note, body_child, code, line
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):
@@ -243,7 +243,7 @@ class RecurrentStateNotRepackaged(Rule):
             self.report(anchor if edits else link.stmt, msg, edits=edits,
                         fix_title=f"Detach `{key}` before it is fed back",
                         related=[(link.stmt, f"`{key}` is produced here"),
-                                 (c.second.call, "this backward reaches the previous iteration")])
+                                 (c.second.call, "this backward reaches the previous iteration")] + path_note(ctx, c))
 
     def _fix(self, a, scope, loop, anchor, key, link) -> list:
         ctx = self.ctx

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, code, line
+from ._graph import BACKWARD_TOKENS, path_note, code, line
 
 
 class GraphBuiltOutsideLoop(Rule):
@@ -152,7 +152,7 @@ class GraphBuiltOutsideLoop(Rule):
                    f"second iteration. Recompute it inside the loop, or detach it if it is meant to be constant")
             edits = self._move(a, d, link)
             self.report(link.stmt, msg, edits=edits, fix_title="Move the computation into the loop",
-                        related=[(c.second.call, "the backward of a later iteration")])
+                        related=[(c.second.call, "the backward of a later iteration")] + path_note(ctx, c))
 
     def _move(self, a, d, link) -> list:
         ctx = self.ctx

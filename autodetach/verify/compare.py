@@ -200,6 +200,18 @@ class Judgement:
     equivalent: Optional[bool] = None
     divergence: Optional[Divergence] = None
     runs: dict = field(default_factory=dict)
+    # For CHANGED: set when the original failed or grew and the after run is
+    # fine, i.e. the rewrite repairs the program but computes something else.
+    repair: Optional[str] = None
+
+    def accepting_change(self) -> "Judgement":
+        """The verdict for a rewrite that says it changes the gradients (a
+        truncation such as AD106, or an unsafe fix): a repair that diverges
+        from the reference is `fixed` (not equivalent), not `changed`."""
+        if self.verdict != CHANGED or self.repair is None:
+            return self
+        return Judgement(FIXED, self.repair + " (expected: the fix cuts the graph)", equivalent=False,
+                         divergence=self.divergence, runs=self.runs)
 
     def as_dict(self) -> dict:
         d = {"verdict": self.verdict, "details": self.details}
@@ -211,6 +223,10 @@ class Judgement:
         if self.runs:
             d["runs"] = self.runs
         return d
+
+
+def _steps(n: int) -> str:
+    return "1 step" if n == 1 else f"{n} steps"
 
 
 def _same_error(a: Run, b: Run) -> bool:
@@ -243,26 +259,29 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
     div = divergence(after, base) if base is not None else None
     against = "the retain_graph reference" if base is reference else "the original"
     n_steps = len(after.events())
+    before_bad = before.failed or before.grows
+    why = f"before: {before.failure()}" if before.failed else f"before grows ({before.growth()})"
     if div is not None:
         if base is not reference:
             div.detail += " (compared with the original; the reference run failed)"
-        return J(CHANGED, f"after runs but {div.describe()}", equivalent=False, divergence=div)
+        j = J(CHANGED, f"after runs but {div.describe()}", equivalent=False, divergence=div)
+        if before_bad and not after.grows:
+            j.repair = f"{why}; after completes and stays flat, and changes the trajectory: {div.describe()}"
+        return j
 
-    before_bad = before.failed or before.grows
     if before_bad:
-        why = f"before: {before.failure()}" if before.failed else f"before grows ({before.growth()})"
         if after.grows:
             if base is not None:
                 return J(EQUIVALENT, f"{why}; after matches {against} but still grows ({after.growth()})",
                          equivalent=True)
             return J(REGRESSED, f"{why}; after still grows ({after.growth()})")
-        tail = (f"matches {against} over {n_steps} steps" if base is not None
+        tail = (f"matches {against} over {_steps(n_steps)}" if base is not None
                 else "no reference to compare with (the reference run fails too)")
         return J(FIXED, f"{why}; after completes, stays flat, {tail}",
                  equivalent=base is not None)
     if base is None:  # cannot happen: before completed
         return J(UNVERIFIABLE, "no run to compare with")
     if n_steps:
-        return J(EQUIVALENT, f"after matches {against} over {n_steps} steps", equivalent=True)
+        return J(EQUIVALENT, f"after matches {against} over {_steps(n_steps)}", equivalent=True)
     return J(EQUIVALENT, f"no optimizer step observed; after prints the same output as {against}",
              equivalent=True)

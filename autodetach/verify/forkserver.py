@@ -215,13 +215,15 @@ class ServerPool:
         self.servers: list = []
         self.free: list = []
         self.cv = threading.Condition()
+        self.waiting = 0
 
     def _acquire(self) -> Optional[ForkServer]:
         with self.cv:
             while True:
                 if self.free:
                     return self.free.pop()
-                if len(self.servers) < self.size:
+                # A second server costs a torch import: only for a long queue.
+                if not self.servers or (len(self.servers) < self.size and self.waiting > 4 * len(self.servers)):
                     s = ForkServer()
                     self.servers.append(s)
                     return s
@@ -238,7 +240,13 @@ class ServerPool:
     def run(self, req: RunRequest) -> RunOutcome:
         if not self.use_fork or req.command is not None:
             return run_fresh(req)
-        s = self._acquire()
+        with self.cv:
+            self.waiting += 1
+        try:
+            s = self._acquire()
+        finally:
+            with self.cv:
+                self.waiting -= 1
         try:
             return s.run(req)
         except ForkServerError:
@@ -289,7 +297,7 @@ def shared_pool() -> ServerPool:
         if _SHARED is None:
             import atexit
 
-            _SHARED = ServerPool(size=max(1, min(3, (os.cpu_count() or 1) // 2)))
+            _SHARED = ServerPool(size=max(1, min(3, os.cpu_count() or 1)))
             atexit.register(_SHARED.close)
         return _SHARED
 

@@ -202,13 +202,36 @@ def reached(runs: dict, scratch: Scratch, path: str, span: Span) -> bool:
     return False
 
 
-def span_verdict(j: Judgement, was_reached: bool) -> dict:
+# Rules whose safe fix cuts gradients on purpose (truncated BPTT): a repair
+# that diverges from the retain_graph reference is what they promise.
+TRUNCATIONS = frozenset({"AD106"})
+
+
+def allows_change(code: str) -> bool:
+    """Whether a rule's rewrite may change the parameter trajectory: a rule
+    says so with `verify_claim = "changes"` (or "equivalent"); otherwise
+    unsafe fixes and the truncations may, safe fixes claim equivalence."""
+    from ..findings import UNSAFE
+    from ..registry import by_code
+
+    rule = by_code().get(code)
+    claim = getattr(rule, "verify_claim", None)
+    if claim in ("changes", "equivalent"):
+        return claim == "changes"
+    return code in TRUNCATIONS or getattr(rule, "fix_safety", None) == UNSAFE
+
+
+def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None) -> dict:
+    if code is not None and allows_change(code):
+        j = j.accepting_change()
     d = j.as_dict()
     d["reached"] = was_reached
     if not was_reached and j.verdict not in (REGRESSED, UNVERIFIABLE):
         d["file_verdict"] = j.verdict
         d["verdict"] = UNREACHED
-        d["details"] = "the rewritten line never ran (file: " + j.verdict + ")"
+        stopped = any((r.get("status") == "budget") for r in j.runs.values())
+        d["details"] = "the rewritten line never ran" + (
+            " within the step budget (raise --steps, or use --run)" if stopped else "") + f" (file: {j.verdict})"
     return d
 
 
@@ -306,7 +329,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
             j = judge(runs["before"], runs["after"], runs["reference"])
             for r, p, old, new, fx in targets:
                 for f, span in zip(fx, files_map[p][2]):
-                    verdicts[id(f)] = span_verdict(j, reached(runs, scratch, p, span))
+                    verdicts[id(f)] = span_verdict(j, reached(runs, scratch, p, span), f.code)
                 file_runs[r.path] = (j, runs)
         else:
             plans, meta = [], []
@@ -328,7 +351,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                 j = judge(runs["before"], runs["after"], runs["reference"])
                 file_runs[r.path] = (j, runs)
                 for f, span in zip(fx, spans):
-                    d = span_verdict(j, reached(runs, scratch, p, span))
+                    d = span_verdict(j, reached(runs, scratch, p, span), f.code)
                     d["entry_point"] = entry
                     verdicts[id(f)] = d
                 codes = sorted({f.code for f in fx})
@@ -348,7 +371,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                 mixed = dict(runs, after=extra["after"])
                 for f in fx:
                     if f.code == code:
-                        d = span_verdict(jj, reached(mixed, scratch, p, _finding_span(f, old, one)))
+                        d = span_verdict(jj, reached(mixed, scratch, p, _finding_span(f, old, one)), f.code)
                         d["entry_point"] = entry
                         d["isolated"] = f"verified with only the {code} rewrites applied"
                         verdicts[id(f)] = d

@@ -88,8 +88,6 @@ def child_env(extra_path=(), device: str = "auto", steps: int = 5) -> dict:
     env.update(ENV_FIXED)
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""
-    # The corpus convention: scripts read their loop length from here.
-    env["AUTODETACH_ITERS"] = str(max(2 * steps + 2, 8))
     env["PYTHONPATH"] = os.pathsep.join([*extra_path, PKG_PARENT])
     return env
 

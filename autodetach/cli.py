@@ -205,6 +205,8 @@ def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stat
         if patch:
             _write_stdout(patch)
     if fmt == "json":
+        if verify:  # every rewrite carries its verdict: the fixed findings too
+            findings = sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.column, f.code))
         report = output.render_json(findings, n_files, errors, fixed)
     elif fmt == "sarif":
         report = output.render_sarif(findings, errors)

@@ -314,7 +314,9 @@ class Scope:
             nontrivial = not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign))
             val = old.join(rhs)
             val.nontrivial = nontrivial or rhs.nontrivial and False
-            if key is not None and val.graph and not self.no_grad:
+            if key is not None and (self.no_grad or key in self.names.leaves):
+                pass  # an in-place update: same tensor, same place in the graph
+            elif key is not None and val.graph and not self.no_grad:
                 node = self.new_node(key, stmt, s.value, Val(val.heads, val.ghosts, rhs.modules, rhs.uses,
                                                                nontrivial), kind="accum")
                 node.loss = rhs.loss

@@ -215,7 +215,7 @@ class RecurrentStateNotRepackaged(Rule):
     def finish(self) -> None:
         ctx = self.ctx
         a = ctx.analysis
-        done = set()
+        groups: dict = {}  # anchor -> [(key, link, diagnosis)], one report per anchor
         for d in a.diagnoses_for(self.code):
             c, link = d.conflict, d.link
             key = link.name
@@ -232,18 +232,40 @@ class RecurrentStateNotRepackaged(Rule):
             reader = next((n for n in c.path if link in n.parents), None)
             reader_stmt = reader.stmt if reader is not None else link.stmt
             anchor = body_child(ctx, reader_stmt, loop)
-            if anchor is None or (anchor, key) in done:
+            if anchor is None:
                 continue
-            done.add((anchor, key))
-            msg = (f"recurrent state `{key}` returned at line {line(ctx, link.stmt)} is fed into the next "
+            entry = groups.setdefault(anchor, (loop, d.scope, []))
+            # `h, c = cell(x, (h, c))`: every state the reader takes from the
+            # previous iteration, not only the one this walk went through.
+            siblings = [p for p in (reader.parents if reader is not None else ())
+                        if p.kind == "state" and p.name and p.iteration == link.iteration]
+            for node in [link] + siblings:
+                if node.name not in [k for k, _, _ in entry[2]]:
+                    entry[2].append((node.name, node, d))
+        for anchor, (loop, scope, states) in groups.items():
+            states.sort(key=lambda t: t[1].seq)
+            keys = ", ".join(f"`{k}`" for k, _, _ in states)
+            key, link, d = states[0]
+            c = d.conflict
+            msg = (f"recurrent state {keys} returned at line {line(ctx, link.stmt)} is fed into the next "
                    f"iteration, so `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) walks into "
                    f"the previous batch's graph, already freed by `{code(ctx, c.first.call)}`; "
                    f"detach it at the start of each iteration (truncated BPTT)")
-            edits = self._fix(a, d.scope, loop, anchor, key, link)
+            edits = self._fix_all(a, scope, loop, anchor, states)
             self.report(anchor if edits else link.stmt, msg, edits=edits,
-                        fix_title=f"Detach `{key}` before it is fed back",
-                        related=[(link.stmt, f"`{key}` is produced here"),
+                        fix_title=f"Detach {keys} before it is fed back",
+                        related=[(link.stmt, f"{keys} is produced here"),
                                  (c.second.call, "this backward reaches the previous iteration")] + path_note(ctx, c))
+
+    def _fix_all(self, a, scope, loop, anchor, states) -> list:
+        lines, extra = [], []
+        for key, link, _ in states:
+            edits = self._fix(a, scope, loop, anchor, key, link)
+            if not edits:
+                return []
+            lines.extend(edits[0].replacement.nodes[:-1])
+            extra.extend(e for e in edits[1:] if not any(x.node is e.node for x in extra))
+        return [Edit(anchor, cst.FlattenSentinel([*lines, anchor]))] + extra
 
     def _fix(self, a, scope, loop, anchor, key, link) -> list:
         ctx = self.ctx

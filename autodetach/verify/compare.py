@@ -114,8 +114,10 @@ class Run:
         exc = self.exception or {}
         msg = (exc.get("message") or "").strip().splitlines()
         first = msg[0][:160] if msg else ""
-        where = f" (line {exc['line']})" if exc.get("line") else ""
-        return f"{exc.get('type', 'error')}: {first}{where}"
+        where = ""
+        if exc.get("line"):
+            where = f" at {exc['file']}:{exc['line']}" if exc.get("file") else f" at line {exc['line']}"
+        return f"{exc.get('type', 'error')}{where}: {first}"
 
     def summary(self) -> dict:
         rec = self.record or {}
@@ -151,9 +153,10 @@ class Divergence:
     step: int  # 1-based optimizer step (or backward call)
     what: str  # parameter name, or "loss", or "steps"
     detail: str
+    unit: str = "optimizer step"
 
     def describe(self) -> str:
-        return f"diverges from the reference at step {self.step}: {self.what} {self.detail}"
+        return f"diverges from the reference at {self.unit} {self.step}: {self.what} {self.detail}"
 
 
 def _close(a: list, b: list, rtol: float, atol: float):
@@ -167,7 +170,14 @@ def _close(a: list, b: list, rtol: float, atol: float):
 def divergence(a: Run, b: Run, rtol: float = RTOL, atol: float = ATOL) -> Optional[Divergence]:
     """Where run a first departs from run b; None when they agree."""
     ea, eb = a.events(), b.events()
-    for k, (x, y) in enumerate(zip(ea, eb), start=1):
+    n_step = n_back = 0
+    for x, y in zip(ea, eb):
+        if x["kind"] == "step":
+            n_step += 1
+            k = n_step
+        else:
+            n_back += 1
+            k = n_back
         if x["kind"] != y["kind"] or x["opt"] != y["opt"]:
             return Divergence(k, "steps", f"(the runs step different optimizers: #{x['opt']} vs #{y['opt']})")
         py = {p[0]: p for p in y["params"]}
@@ -177,17 +187,21 @@ def divergence(a: Run, b: Run, rtol: float = RTOL, atol: float = ATOL) -> Option
                 return Divergence(k, name, "(missing from the reference)")
             ok, diff = _close(vals, other[3], rtol, atol)
             if not ok:
-                return Divergence(k, name, f"(max |difference| {diff:.3g})")
+                d = Divergence(k, name, f"(max |difference| {diff:.3g})")
+                if x["kind"] != "step":
+                    d.unit = "backward call"
+                return d
     la = (a.record or {}).get("losses") or []
     lb = (b.record or {}).get("losses") or []
     for k, (x, y) in enumerate(zip(la, lb), start=1):
         if x is None or y is None:
             continue
         if abs(x - y) > atol + rtol * abs(y):
-            return Divergence(k, "loss", f"at backward {k}: {x:.6g} vs {y:.6g}")
+            return Divergence(k, "loss", f"{x:.6g} vs {y:.6g}", unit="backward call")
+    sa = sum(1 for e in ea if e["kind"] == "step")
+    sb = sum(1 for e in eb if e["kind"] == "step")
     if len(ea) != len(eb):
-        n = min(len(ea), len(eb)) + 1
-        return Divergence(n, "steps", f"(after made {len(ea)} steps, the reference {len(eb)})")
+        return Divergence(min(sa, sb) + 1, "steps", f"(after made {sa} optimizer steps, the reference {sb})")
     if not ea and not la and not lb and a.stdout != b.stdout:
         return Divergence(0, "output", "(no step observed, and the printed output differs)")
     return None
@@ -210,7 +224,7 @@ class Judgement:
         from the reference is `fixed` (not equivalent), not `changed`."""
         if self.verdict != CHANGED or self.repair is None:
             return self
-        return Judgement(FIXED, self.repair + " (expected: the fix cuts the graph)", equivalent=False,
+        return Judgement(FIXED, self.repair, equivalent=False,
                          divergence=self.divergence, runs=self.runs)
 
     def as_dict(self) -> dict:
@@ -218,8 +232,8 @@ class Judgement:
         if self.equivalent is not None:
             d["equivalent"] = self.equivalent
         if self.divergence is not None:
-            d["divergence"] = {"step": self.divergence.step, "parameter": self.divergence.what,
-                               "detail": self.divergence.detail}
+            d["divergence"] = {"step": self.divergence.step, "unit": self.divergence.unit,
+                               "parameter": self.divergence.what, "detail": self.divergence.detail}
         if self.runs:
             d["runs"] = self.runs
         return d
@@ -258,7 +272,7 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
         base = before
     div = divergence(after, base) if base is not None else None
     against = "the retain_graph reference" if base is reference else "the original"
-    n_steps = len(after.events())
+    n_steps = sum(1 for e in after.events() if e["kind"] == "step") or len(after.events())
     before_bad = before.failed or before.grows
     why = f"before: {before.failure()}" if before.failed else f"before grows ({before.growth()})"
     if div is not None:
@@ -266,7 +280,7 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
             div.detail += " (compared with the original; the reference run failed)"
         j = J(CHANGED, f"after runs but {div.describe()}", equivalent=False, divergence=div)
         if before_bad and not after.grows:
-            j.repair = f"{why}; after completes and stays flat, and changes the trajectory: {div.describe()}"
+            j.repair = f"after completes, stays flat, and {div.describe()}; {why}"
         return j
 
     if before_bad:
@@ -277,7 +291,7 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
             return J(REGRESSED, f"{why}; after still grows ({after.growth()})")
         tail = (f"matches {against} over {_steps(n_steps)}" if base is not None
                 else "no reference to compare with (the reference run fails too)")
-        return J(FIXED, f"{why}; after completes, stays flat, {tail}",
+        return J(FIXED, f"after completes, stays flat, {tail}; {why}",
                  equivalent=base is not None)
     if base is None:  # cannot happen: before completed
         return J(UNVERIFIABLE, "no run to compare with")

@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Optional
 
-from .sandbox import PKG_PARENT, ENV_FIXED, RunOutcome, RunRequest, finish, kill_group, run_fresh
+from .sandbox import PKG_PARENT, ENV_FIXED, package_dir, RunOutcome, RunRequest, finish, kill_group, run_fresh
 
 
 # ------------------------------------------------------------------ server
@@ -141,7 +141,7 @@ class ForkServer:
         env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "LD_LIBRARY_PATH",
                                           "CUDA_HOME", "CUDA_VISIBLE_DEVICES") if k in os.environ}
         env.update(ENV_FIXED)
-        env["PYTHONPATH"] = PKG_PARENT
+        env["PYTHONPATH"] = package_dir()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "autodetach.verify.forkserver"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=PKG_PARENT, text=True, bufsize=1)

@@ -260,6 +260,8 @@ class Recorder:
                 line, where = exc.lineno, exc.filename
         for frame, lineno in traceback.walk_tb(exc.__traceback__):
             fn = frame.f_code.co_filename
+            if str(frame.f_globals.get("__name__", "")).startswith("autodetach.verify"):
+                continue  # our own wrappers
             if self._is_user(fn):
                 line, where = lineno, fn
         msg = str(exc)

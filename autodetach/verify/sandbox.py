@@ -88,8 +88,30 @@ def child_env(extra_path=(), device: str = "auto", steps: int = 5) -> dict:
     env.update(ENV_FIXED)
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""
-    env["PYTHONPATH"] = os.pathsep.join([*extra_path, PKG_PARENT])
+    # Our package first (the runner must be ours), alone in its directory so
+    # that nothing else next to it shadows the user's modules; then the tree.
+    env["PYTHONPATH"] = os.pathsep.join([package_dir(), *extra_path])
     return env
+
+
+_PKG_DIR: Optional[str] = None
+
+
+def package_dir() -> str:
+    """A directory holding only a link to this autodetach package."""
+    global _PKG_DIR
+    if _PKG_DIR is None or not os.path.isdir(_PKG_DIR):
+        import atexit
+
+        d = tempfile.mkdtemp(prefix="autodetach-pkg-")
+        try:
+            os.symlink(os.path.join(PKG_PARENT, "autodetach"), os.path.join(d, "autodetach"))
+        except OSError:
+            shutil.rmtree(d, ignore_errors=True)
+            return PKG_PARENT
+        atexit.register(shutil.rmtree, d, True)
+        _PKG_DIR = d
+    return _PKG_DIR
 
 
 def find_tree_root(path: str) -> str:

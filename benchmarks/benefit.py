@@ -1,0 +1,138 @@
+"""benefit: what the fixes are for. For each AD101, AD102 and AD104 positive
+case in corpus/ (a <case>.py with a <case>.fixed.py), the live autograd graph
+memory after 10, 50 and 200 iterations, before and after the fix.
+
+    python benchmarks/benefit.py [--iters 10,50,200] [--codes AD101,AD102,AD104]
+
+Live graph memory = bytes of the distinct storages of saved tensors that are
+still alive when the script ends (its globals kept). Every tensor autograd
+saves goes through torch.autograd.graph.saved_tensors_hooks; the pack hook
+wraps it in a holder tracked by a weakref, so a holder is alive exactly as
+long as the graph node that saved it. Iteration counts reach the scripts
+through the environment variable AUTODETACH_ITERS, which corpus scripts
+read (`ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))`); a case that
+does not read it is reported with "iters_honoured": false.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import ROOT, emit  # noqa: E402
+
+CHILD = r'''
+import contextlib, gc, io, json, os, runpy, sys, weakref
+import torch
+
+class Holder:
+    __slots__ = ("t", "__weakref__")
+    def __init__(self, t):
+        self.t = t
+
+def measure(path, iters):
+    refs = []
+    def pack(t):
+        h = Holder(t)
+        refs.append(weakref.ref(h))
+        return h
+    def unpack(h):
+        return h.t
+    os.environ["AUTODETACH_ITERS"] = str(iters)
+    out = io.StringIO()
+    err = None
+    g = None
+    old = os.getcwd()
+    os.chdir(os.path.dirname(path))
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack), contextlib.redirect_stdout(out):
+            g = runpy.run_path(path, run_name="__main__")
+    except BaseException as exc:
+        err = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:160]
+    finally:
+        os.chdir(old)
+    gc.collect()
+    seen, total = set(), 0
+    for r in refs:
+        h = r()
+        if h is None:
+            continue
+        try:
+            st = h.t.untyped_storage()
+            key = (st.data_ptr(), st.nbytes())
+        except Exception:
+            continue
+        if key not in seen:
+            seen.add(key)
+            total += key[1]
+    del g
+    gc.collect()
+    return total, err
+
+res = {}
+iters = [int(x) for x in sys.argv[1].split(",")]
+for path in sys.argv[2:]:
+    res[path] = [list(measure(path, n)) for n in iters]
+print(json.dumps(res))
+'''
+
+
+def cases(codes):
+    out = []
+    for code in codes:
+        d = os.path.join(ROOT, "corpus", code)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".fixed.py"):
+                before = os.path.join(d, name[:-len(".fixed.py")] + ".py")
+                if os.path.exists(before):
+                    out.append((code, before, os.path.join(d, name)))
+    return out
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iters", default="10,50,200")
+    ap.add_argument("--codes", default="AD101,AD102,AD104")
+    ap.add_argument("--timeout", type=int, default=600)
+    a = ap.parse_args(argv)
+    iters = [int(x) for x in a.iters.split(",")]
+    found = cases(a.codes.split(","))
+    if not found:
+        return {"benchmark": "benefit", "cases": [], "note": "no AD101/AD102/AD104 positive cases in corpus/"}
+    paths = [p for _, b, f in found for p in (b, f)]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    try:
+        out = subprocess.run([sys.executable, "-c", CHILD, a.iters] + paths, capture_output=True,
+                             timeout=a.timeout, env=env, check=False)
+        data = json.loads(out.stdout.decode().strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        return {"benchmark": "benefit", "cases": None, "error": str(exc)[:300]}
+    rows = []
+    for code, before, fixed in found:
+        b, f = data[before], data[fixed]
+        with open(before, encoding="utf-8") as fh:
+            src = fh.read()
+        row = {
+            "code": code, "case": os.path.relpath(before, ROOT),
+            "iters": iters,
+            "before_bytes": [x[0] for x in b], "after_bytes": [x[0] for x in f],
+            "before_errors": [x[1] for x in b], "after_errors": [x[1] for x in f],
+            "iters_honoured": "AUTODETACH_ITERS" in src,
+        }
+        lo, hi = row["after_bytes"][0], row["after_bytes"][-1]
+        row["after_flat"] = (abs(hi - lo) <= 0.05 * max(lo, 1)) if lo or hi else True
+        bh, ah = row["before_bytes"][-1], row["after_bytes"][-1]
+        row["before_growth"] = round(bh / row["before_bytes"][0], 2) if row["before_bytes"][0] else None
+        row["ratio_before_over_after_at_max_iters"] = round(bh / ah, 2) if ah else None
+        rows.append(row)
+    return {"benchmark": "benefit", "measure": "live saved-tensor bytes", "cases": rows,
+            "after_flat_all": all(r["after_flat"] for r in rows)}
+
+
+if __name__ == "__main__":
+    emit(main())

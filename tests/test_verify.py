@@ -1,0 +1,225 @@
+"""Verification end to end, with real torch runs: `autodetach verify ORIGINAL
+PATCHED` on right and wrong fixes, and `autodetach --verify` on rule fixes.
+
+The runs go through the per-process fork server (torch imported once per
+test worker), so each verification costs a fraction of a second after the
+first."""
+import json
+import os
+import shutil
+
+import pytest
+
+from autodetach.cli import main
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "verify")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cli(capsys, *args, cwd=None):
+    old = os.getcwd()
+    if cwd:
+        os.chdir(cwd)
+    try:
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+    finally:
+        os.chdir(old)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def verify_json(capsys, original, patched, *extra):
+    code, out, err = cli(capsys, "verify", os.path.join(DATA, original), os.path.join(DATA, patched),
+                         "--output-format", "json", *extra)
+    assert out.strip(), err
+    return code, json.loads(out)
+
+
+def snapshot(directory):
+    out = {}
+    for dirpath, _, files in os.walk(directory):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, directory)] = fh.read()
+    return out
+
+
+# ---------------------------------------------------------------- wrong fixes
+
+def test_detach_between_two_models_with_one_optimizer_is_changed(capsys):
+    code, doc = verify_json(capsys, "two_models.py", "two_models.wrong.py")
+    assert doc["verdict"] == "changed", doc["details"]
+    div = doc["file"]["divergence"]
+    # model1 stops learning from loss2: its first parameter diverges at the first step.
+    assert div["parameter"].startswith("model1."), div
+    assert div["step"] == 1 and div["unit"] == "optimizer step"
+    assert doc["rewrites"][0]["verdict"] == "changed"
+    assert code == 1
+
+
+def test_retain_graph_in_two_models_case_is_fixed_and_equivalent(capsys):
+    code, doc = verify_json(capsys, "two_models.py", "two_models.right.py")
+    assert doc["verdict"] == "fixed", doc["details"]
+    assert doc["file"]["equivalent"] is True
+    runs = doc["file"]["runs"]
+    assert runs["before"]["status"] == "error"
+    assert "backward through the graph a second time" in runs["before"]["error"]
+    assert runs["reference"]["status"] in ("ok", "budget")  # retain_graph forced: it runs
+    assert code == 0
+
+
+def test_detach_in_generator_step_is_changed(capsys):
+    code, doc = verify_json(capsys, "gan.py", "gan.wrong.py")
+    assert doc["verdict"] == "changed", doc["details"]
+    # G never learns: the first diverging parameter is the generator's.
+    assert doc["file"]["divergence"]["parameter"].startswith("netG."), doc["file"]["divergence"]
+    assert code == 1
+
+
+def test_detach_in_discriminator_step_is_fixed(capsys):
+    code, doc = verify_json(capsys, "gan.py", "gan.right.py")
+    assert doc["verdict"] == "fixed" and doc["file"]["equivalent"] is True, doc["details"]
+    assert code == 0
+
+
+def test_a_fix_that_fails_differently_is_regressed(capsys):
+    code, doc = verify_json(capsys, "two_models.py", "two_models.regressed.py")
+    assert doc["verdict"] == "regressed"
+    assert "does not require grad" in doc["details"]
+    assert code == 1
+
+
+def test_rewrite_in_code_that_never_runs_is_unreached(capsys):
+    code, doc = verify_json(capsys, "unreached.py", "unreached.patched.py")
+    assert [r["verdict"] for r in doc["rewrites"]] == ["unreached"]
+    assert doc["rewrites"][0]["reached"] is False
+    assert code == 1
+
+
+def test_module_without_entry_point_is_unverifiable(capsys):
+    code, doc = verify_json(capsys, "library.py", "library.patched.py")
+    assert doc["verdict"] == "unverifiable"
+    assert "entry point" in doc["details"]
+    assert code == 1
+
+
+def test_text_output_is_a_table(capsys):
+    code, out, _ = cli(capsys, "verify", os.path.join(DATA, "gan.py"), os.path.join(DATA, "gan.wrong.py"))
+    lines = out.splitlines()
+    assert lines[1].split()[:4] == ["Rewrite", "Rule", "Verdict", "Details"]
+    assert any(" changed " in ln and "netG." in ln for ln in lines)
+    assert "\x1b[" not in out  # no colour codes when piped
+    assert code == 1
+
+
+def test_timeout_is_regressed(capsys, tmp_path):
+    src = os.path.join(DATA, "two_models.py")
+    hang = tmp_path / "hang.py"
+    with open(os.path.join(DATA, "two_models.right.py"), encoding="utf-8") as fh:
+        hang.write_text(fh.read().replace("    opt.step()\n", "    opt.step()\n    while True:\n        pass\n"))
+    code, out, _ = cli(capsys, "verify", src, str(hang), "--timeout", "3", "--output-format", "json")
+    doc = json.loads(out)
+    assert doc["verdict"] == "regressed"
+    assert doc["file"]["runs"]["after"]["status"] == "timeout"
+
+
+# ---------------------------------------------------------------- --verify
+
+def test_verify_diff_gives_verdicts_and_leaves_the_tree_alone(capsys, tmp_path):
+    for case in ("AD101/ema_statistic.py", "AD203/reductions.py"):
+        shutil.copy(os.path.join(ROOT, "corpus", case), tmp_path / os.path.basename(case))
+    before = snapshot(tmp_path)
+    code, out, err = cli(capsys, "--verify", "--diff", "--no-cache", "--unsafe-fixes", "--select", "AD101,AD203",
+                         "--output-format", "json", "-o", str(tmp_path / "report.json"), ".", cwd=str(tmp_path))
+    after = snapshot(tmp_path)
+    report = after.pop("report.json")
+    assert after == before  # nothing written, no scratch files left in the tree
+    doc = json.loads(report)
+    got = {(f["path"], f["code"]): f["verification"]["verdict"] for f in doc["findings"]}
+    assert got[("ema_statistic.py", "AD101")] == "fixed"  # grew before, flat after
+    assert got[("reductions.py", "AD203")] == "fixed"  # IndexError before
+    ema = next(f for f in doc["findings"] if f["path"] == "ema_statistic.py")["verification"]
+    assert ema["runs"]["before"]["grows"] is True and ema["runs"]["after"]["grows"] is False
+    assert "--- a/ema_statistic.py" in out
+    assert code == 1
+
+
+def test_verify_text_report_has_the_table(capsys, tmp_path):
+    shutil.copy(os.path.join(ROOT, "corpus", "AD101", "ema_statistic.py"), tmp_path / "ema.py")
+    code, out, err = cli(capsys, "--verify", "--no-cache", "--unsafe-fixes", "--select", "AD101", "ema.py",
+                         cwd=str(tmp_path))
+    assert "Verification" in out and "ema.py:20" in out and " fixed " in out
+    assert "Verdicts: 1 fixed." in out
+
+
+def test_fix_verified_only_writes_only_verified_fixes(capsys, tmp_path):
+    # Two files with an AD205 fix: one runs the fixed line, one never does.
+    ran = tmp_path / "ran.py"
+    ran.write_text(
+        "import torch\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "if __name__ == '__main__':\n"
+        "    for _ in range(3):\n"
+        "        y = (w * w).sum()\n"
+        "        y.backward(retain_variables=True)\n"
+        "        print(w.grad.sum().item())\n")
+    never = tmp_path / "never.py"
+    never.write_text(
+        "import torch\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "def unused():\n"
+        "    (w * w).sum().backward(retain_variables=True)\n"
+        "if __name__ == '__main__':\n"
+        "    print((w * 2).sum().item())\n")
+    original_never = never.read_bytes()
+    code, out, err = cli(capsys, "--fix", "--verified-only", "--no-cache", "--select", "AD205",
+                         "--output-format", "json", "-o", "r.json", ".", cwd=str(tmp_path))
+    doc = json.loads((tmp_path / "r.json").read_text())
+    verdicts = {f["path"]: f["verification"]["verdict"] for f in doc["findings"]} if doc["findings"] else {}
+    assert "retain_graph=True" in ran.read_text()  # fixed: written
+    assert never.read_bytes() == original_never  # unreached: left alone
+    assert verdicts.get("never.py") == "unreached"
+
+
+def test_run_command_verifies_library_code(capsys, tmp_path):
+    proj = tmp_path / "proj"
+    shutil.copytree(os.path.join(DATA, "runproj"), proj)
+    code, out, err = cli(capsys, "--verify", "--no-cache", "--select", "AD205", "--run", "python train.py",
+                         "--output-format", "json", ".", cwd=str(proj))
+    doc = json.loads(out)
+    [f] = doc["findings"]
+    v = f["verification"]
+    assert v["verdict"] == "fixed", v["details"]
+    assert "lib.py:9" in v["runs"]["before"]["error"]
+    assert v["runs"]["after"]["steps"] >= 3
+
+
+def test_legacy_cuda_code_runs_under_the_cpu_shim(capsys, tmp_path):
+    shutil.copy(os.path.join(DATA, "legacy_cuda.py"), tmp_path / "legacy_cuda.py")
+    code, out, err = cli(capsys, "--verify", "--no-cache", "--select", "AD203", "--device", "cpu",
+                         "--output-format", "json", ".", cwd=str(tmp_path))
+    [f] = json.loads(out)["findings"]
+    v = f["verification"]
+    assert v["verdict"] == "fixed", v["details"]
+    assert "IndexError" in v["runs"]["before"]["error"]  # loss.data[0], not a CUDA error
+    assert v["runs"]["after"]["device"] == "cpu (cuda->cpu shim)"
+    assert v["runs"]["after"]["steps"] == 5
+
+
+@pytest.mark.cuda
+def test_gpu_runs_report_cuda_memory(capsys):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("CUDA is not available")
+    code, doc = verify_json(capsys, "two_models.py", "two_models.right.py", "--device", "cuda")
+    assert doc["verdict"] == "fixed", doc["details"]
+    after = doc["file"]["runs"]["after"]
+    assert after["device"] == "cuda"
+    assert after["peak_memory"]["kind"] == "cuda_max_allocated" and after["peak_memory"]["bytes"] > 0
+    code, doc = verify_json(capsys, "gan.py", "gan.wrong.py", "--device", "cuda")
+    assert doc["verdict"] == "changed"

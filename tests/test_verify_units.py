@@ -1,0 +1,184 @@
+"""The verifier's parts: growth detection, entry points, line mapping, the
+environment allow-list, the instrumentation's faithfulness, and the fork
+server against a fresh interpreter."""
+import os
+import textwrap
+
+import pytest
+
+from autodetach.verify import compare
+from autodetach.verify.forkserver import ServerPool
+from autodetach.verify.integrate import Verifier, diff_spans, entry_point, map_span
+from autodetach.verify.probe import measure, run_plain
+from autodetach.verify.sandbox import child_env, find_tree_root
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return str(p)
+
+
+def test_grows_needs_a_clear_steady_increase():
+    assert compare.grows([10, 20, 30, 40, 50], 8)
+    assert not compare.grows([10, 10, 10, 10, 10], 8)
+    assert not compare.grows([10, 22, 22, 22, 22], 8)  # one step of warm-up, then flat
+    assert not compare.grows([10, 12, 11, 13, 12], 8)  # noise below the margin
+    assert not compare.grows([50, 40, 30, 20], 8)
+    assert not compare.grows([1, 100], 8)  # too few points
+
+
+def test_entry_points():
+    assert entry_point(b"def f():\n    pass\nif __name__ == '__main__':\n    f()\n") == "main guard"
+    assert entry_point(b"import torch\nfor i in range(3):\n    pass\n") == "top-level code"
+    assert entry_point(b"import torch\nmodel = 1\nloss.backward()\n") == "top-level code"
+    assert entry_point(b"import torch\n\ndef train():\n    loss.backward()\n\nX = 3\n") is None
+    assert entry_point(b"x = f(async=True)\n") is None  # does not parse
+
+
+def test_line_mapping_follows_inserted_lines():
+    old = b"a\nb\nc\nd\n"
+    new = b"a\nwith x:\n    b\nc\nd\n"
+    assert map_span(old, new, 2, 2) == {2, 3}
+    assert map_span(old, new, 4, 4) == {5}
+    spans = diff_spans(old, new)
+    assert len(spans) == 1 and spans[0].old == {2} and spans[0].new == {2, 3}
+
+
+def test_environment_is_an_allow_list(monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "hunter2")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_x")
+    env = child_env(["/tmp/x"], "cpu")
+    assert "AWS_SECRET_ACCESS_KEY" not in env and "GITHUB_TOKEN" not in env
+    assert env["CUDA_VISIBLE_DEVICES"] == "" and env["OMP_NUM_THREADS"] == "1"
+    assert "hunter2" not in repr(env)
+
+
+def test_secrets_do_not_reach_the_user_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_API_TOKEN", "s3cret")
+    script = write(tmp_path, "show_env.py", """\
+        import os
+        print(sorted(os.environ))
+        print(os.environ.get("MY_API_TOKEN"))
+    """)
+    out = run_plain(script, env=child_env([], "cpu"))
+    assert out.returncode == 0
+    assert "s3cret" not in out.stdout and "MY_API_TOKEN" not in out.stdout
+
+
+def test_tree_root_is_above_packages(tmp_path):
+    pkg = tmp_path / "proj" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text("")
+    assert find_tree_root(str(pkg / "train.py")) == str(tmp_path / "proj")
+
+
+GROWING = """\
+    import torch
+    torch.manual_seed(0)
+    m = torch.nn.Linear(4, 4)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    kept = []
+    for i in range(40):
+        out = m(torch.randn(8, 4))
+        kept.append(out{detach})
+        loss = out.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_probe_sees_graphs_kept_alive(tmp_path):
+    leak = measure(write(tmp_path, "leak.py", GROWING.format(detach="")), steps=8)
+    flat = measure(write(tmp_path, "flat.py", GROWING.format(detach=".detach()")), steps=8)
+    assert leak.status == "budget" and len(leak.live_nodes) == 8
+    assert leak.grows(), leak
+    assert not flat.grows(), flat
+
+
+def test_probe_sees_saved_tensors_kept_alive(tmp_path):
+    # Graphs that are never backwarded keep their saved tensors.
+    script = write(tmp_path, "saved.py", """\
+        import torch
+        m = torch.nn.Linear(16, 16)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        extra = []
+        for i in range(30):
+            extra.append(torch.tanh(m(torch.randn(32, 16))))
+            loss = m(torch.randn(4, 16)).sum()
+            opt.zero_grad(); loss.backward(); opt.step()
+    """)
+    m = measure(script, steps=8)
+    assert m.live_bytes[-1] > m.live_bytes[1] > 0
+    assert m.grows()
+
+
+def test_instrumentation_keeps_autograd_checks(tmp_path):
+    # Saved-tensor hooks would hide the in-place error; the runner restores it.
+    script = write(tmp_path, "inplace.py", """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        b = w * 2
+        c = b.sin()
+        b.add_(1)
+        c.sum().backward()
+    """)
+    plain = run_plain(script)
+    assert "modified by an inplace operation" in plain.stderr
+    m = measure(script, steps=3)
+    assert m.status == "error" and "modified by an inplace operation" in m.error
+
+
+def test_reference_run_forces_retain_graph(tmp_path):
+    script = write(tmp_path, "twice.py", """\
+        import torch
+        torch.manual_seed(0)
+        m = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        for i in range(4):
+            loss = m(torch.randn(5, 3)).tanh().sum()
+            opt.zero_grad()
+            loss.backward()
+            torch.autograd.grad(loss, m.weight)
+            opt.step()
+    """)
+    old = open(script, "rb").read()
+    with Verifier(steps=3) as v:
+        scratch, reqs = v.plan({script: (old, old, [])}, str(tmp_path), script)
+        runs = v.execute([reqs])[0]
+    assert runs["before"].status == "error"
+    assert "second time" in runs["before"].exception["message"]
+    assert runs["reference"].status == "budget"
+    assert runs["reference"].record["opt_steps"] == 3
+
+
+def test_fork_server_and_fresh_interpreter_agree(tmp_path):
+    script = write(tmp_path, "s.py", GROWING.format(detach=".detach()"))
+    old = open(script, "rb").read()
+    recs = []
+    for use_fork in (True, False):
+        with ServerPool(1, use_fork=use_fork) as pool, Verifier(steps=3, pool=pool) as v:
+            scratch, reqs = v.plan({script: (old, old, [])}, str(tmp_path), script)
+            recs.append(v.execute([{"after": reqs["after"]}])[0]["after"])
+    fork, fresh = recs
+    assert fork.status == fresh.status == "budget"
+    assert compare.divergence(fork, fresh) is None
+    assert fork.series("live_nodes") == fresh.series("live_nodes")
+
+
+def test_cuda_shim_maps_devices(tmp_path):
+    script = write(tmp_path, "legacy.py", """\
+        import torch
+        m = torch.nn.Linear(2, 2).cuda()
+        x = torch.zeros(3, 2, device="cuda") + torch.ones(3, 2).cuda()
+        y = x.to("cuda:0").to(torch.device("cuda"))
+        z = torch.cuda.FloatTensor(2).zero_()
+        assert not torch.cuda.is_available()
+        loss = m(y).sum() + z.sum()
+        loss.backward()
+        print("ok", y.device, m.weight.device)
+    """)
+    m = measure(script, steps=3)
+    assert m.status == "ok", m.error

@@ -51,5 +51,10 @@ def run_script(path: str, timeout: int = 180, args=()):
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH", "TMPDIR")}
     env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0",
                CUDA_VISIBLE_DEVICES="", PYTHONWARNINGS="ignore")
+    if os.environ.get("AUTODETACH_TEST_FRESH") != "1":
+        # A fork of a parent that imported torch once (seconds saved per run).
+        from autodetach.verify.probe import run_plain
+
+        return run_plain(path, timeout=timeout, args=args, env=env)
     return subprocess.run([sys.executable, path, *args], capture_output=True, text=True,
                           timeout=timeout, cwd=os.path.dirname(path), env=env)

@@ -180,6 +180,7 @@ class Scope:
             self.statement(s)
 
     def statement(self, s) -> None:
+        self.cur_stmt = s
         self.walked += 1
         if self.walked > BUDGET:
             raise GiveUp()
@@ -436,8 +437,7 @@ class Scope:
             return v
         if isinstance(e, cst.Attribute):
             if e.attr.value in CUT_ATTRS:
-                inner = self.expr(e.value)
-                return Val(ghosts=inner.heads | inner.ghosts)
+                return self.cut(self.expr(e.value), e.value)
             key = dotted(e)
             if key is not None and key in self.env:
                 return self._used(self.env[key], e)
@@ -525,6 +525,17 @@ class Scope:
             return self.expr(e.expression)
         return Val(unknown=True)
 
+    def cut(self, inner: Val, expr) -> Val:
+        """A value cut from its graph; what it was cut from stays as a ghost
+        (AD109 asks whether a model is reached only through a cut)."""
+        ghosts = inner.heads | inner.ghosts
+        if inner.modules and not self.no_grad:
+            stmt = getattr(self, "cur_stmt", None)
+            if isinstance(stmt, _SuiteLine):
+                stmt = stmt.suite
+            ghosts = ghosts | {self.new_node(None, stmt, expr, inner, kind="module")}
+        return Val(ghosts=ghosts)
+
     def _used(self, v: Val, name_node) -> Val:
         if not v.heads:
             return v
@@ -576,7 +587,7 @@ class Scope:
                 inner = self.expr(f.value)
                 for a in e.args:
                     self.expr(a.value)
-                return Val(ghosts=inner.heads | inner.ghosts)
+                return self.cut(inner, f.value)
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
             method = self.names.method(base, meth)
@@ -593,10 +604,9 @@ class Scope:
             return self._module_call(e, key)
         if q == "torch.autograd.Variable":
             if e.args and isinstance(e.args[0].value, cst.Attribute) and e.args[0].value.attr.value == "data":
-                inner = self.expr(e.args[0].value.value)
-                return Val(ghosts=inner.heads | inner.ghosts)
+                return self.cut(self.expr(e.args[0].value.value), e.args[0].value.value)
             inner = self.expr(e.args[0].value) if e.args else Val()
-            return Val(ghosts=inner.heads | inner.ghosts)  # Variable(x) is a detached alias today
+            return self.cut(inner, e)  # Variable(x) is a detached alias today
         if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
                 (key in CUT_BUILTINS and q is None):
             args = Val()

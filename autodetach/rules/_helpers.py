@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..imports import dotted
+
 
 def method_call(obj: cst.BaseExpression, method: str, *args: cst.Arg) -> cst.Call:
     return cst.Call(func=cst.Attribute(value=obj, attr=cst.Name(method)), args=list(args))
@@ -79,13 +81,7 @@ def module_alias(module: cst.Module, target: str = "torch"):
 
 
 def _dotted_name(node) -> str:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-    return ".".join(reversed(parts))
+    return dotted(node) or ""
 
 
 def import_anchor(module: cst.Module):

@@ -105,13 +105,20 @@ class DetachBlocksLearning(Rule):
                 bws = [b for b in sc.events if b.kind == "backward" and start < b.seq < s.seq and b.tag == s.tag]
                 if not bws:
                     continue
-                if any(owned & _reached(a, b.reach) for b in bws):
+                # Modules this step updates that no backward of the iteration
+                # reaches directly, but that a cut path does reach.
+                direct = set()
+                for b in sc.events:
+                    if b.kind == "backward" and b.tag == s.tag:
+                        direct |= _reached(a, b.reach)
+                starved = owned - direct
+                if not starved:
                     continue
                 cut = None
                 for b in bws:
                     for n in closure(b.target.heads | b.target.ghosts):
                         for g in n.ghosts:
-                            if owned & _reached(a, closure([g], through_ghosts=True)):
+                            if starved & _reached(a, closure([g], through_ghosts=True)):
                                 cut = (b, n)
                                 break
                         if cut:
@@ -120,6 +127,7 @@ class DetachBlocksLearning(Rule):
                         break
                 if cut is None:
                     continue
+                owned = starved
                 done.add(s.call)
                 b, n = cut
                 mods = ", ".join(f"`{m}`" for m in sorted(owned))

@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from ..findings import SAFE
-from ..imports import canonical
+from ..imports import canonical, dotted
 from ..rule import Edit, Invalid, Rule, Valid
 from ._helpers import (append_kwarg, is_false, is_true, kwarg, method_call,
                        parenthesize_if_needed, positional)
@@ -740,10 +740,4 @@ class VariableWrapper(Rule):
 
 
 def _dotted(node) -> str:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-    return ".".join(reversed(parts))
+    return dotted(node) or ""

@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from ..findings import SAFE, UNSAFE
+from ..imports import dotted
 from ..rule import Invalid, Rule, Valid
 from ._helpers import positional
 from .ad207_legacy_reduction import call_reduction, loss_kind
@@ -224,7 +225,7 @@ class DataIndexScalar(Rule):
         if isinstance(target, cst.Name):
             self._scope.values.setdefault(target.value, []).append((op, value))
         elif isinstance(target, cst.Attribute):
-            key = _dotted(target)
+            key = dotted(target)
             if key:
                 self._attrs.setdefault(key, []).append((op, value))
         else:
@@ -239,7 +240,7 @@ class DataIndexScalar(Rule):
         elif isinstance(target, cst.StarredElement):
             self._opaque_target(target.value)
         elif isinstance(target, cst.Attribute):
-            key = _dotted(target)
+            key = dotted(target)
             if key:
                 self._attrs.setdefault(key, []).append(("?", None))
 
@@ -342,7 +343,7 @@ class DataIndexScalar(Rule):
         if isinstance(expr, cst.Name):
             return self._scalar_name(expr.value, scope, seen)
         if isinstance(expr, cst.Attribute):
-            key = _dotted(expr)
+            key = dotted(expr)
             if key and key.startswith("self.") and key not in seen:
                 vals = self._attrs.get(key)
                 if vals and all(op == "=" and v is not None for op, v in vals):
@@ -449,7 +450,7 @@ class DataIndexScalar(Rule):
                 s = s.parent
             return False
         if isinstance(func, cst.Attribute):
-            key = _dotted(func)
+            key = dotted(func)
             if not key or not key.startswith("self.") or key in seen:
                 return False
             vals = self._attrs.get(key)
@@ -461,17 +462,6 @@ class DataIndexScalar(Rule):
 def _short(src: str, limit: int = 48) -> str:
     src = " ".join(src.split())
     return src if len(src) <= limit else src[: limit - 3] + "..."
-
-
-def _dotted(node) -> Optional[str]:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _is_method_call(node, name: str) -> bool:

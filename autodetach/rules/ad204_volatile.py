@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from ..findings import SAFE
+from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
 from ._helpers import drop_kwarg, import_anchor, insert_before, is_false, is_true, kwarg, module_alias
 
@@ -30,7 +31,7 @@ def _refs(node, skip_graph_free: bool) -> set:
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             if skip_graph_free and n.attr.value == "data":
                 return False  # `x.data` is a plain tensor: volatility stops there
-            chain = _dotted(n)
+            chain = dotted(n)
             if chain:
                 parts = chain.split(".")
                 if skip_graph_free and "data" in parts[1:]:
@@ -56,17 +57,6 @@ def _refs(node, skip_graph_free: bool) -> set:
     return out
 
 
-def _dotted(node) -> Optional[str]:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return None
-
-
 def _targets(node) -> set:
     """Names a statement binds or mutates (anywhere inside it)."""
     out: set = set()
@@ -80,7 +70,7 @@ def _targets(node) -> set:
         elif isinstance(t, cst.Subscript):
             add(t.value)
         else:
-            d = _dotted(t)
+            d = dotted(t)
             if d:
                 out.add(d)
 
@@ -531,7 +521,7 @@ class _Backward(cst.CSTVisitor):
             self.found.append(node)
         elif isinstance(f, cst.Attribute) and f.attr.value in ("backward", "zero_grad"):
             self.found.append(node)
-        elif isinstance(f, cst.Attribute) and f.attr.value == "step" and "optim" in (_dotted(f.value) or "").lower():
+        elif isinstance(f, cst.Attribute) and f.attr.value == "step" and "optim" in (dotted(f.value) or "").lower():
             self.found.append(node)
         elif isinstance(f, cst.Attribute) and f.attr.value == "step" and not node.args:
             self.found.append(node)

@@ -148,6 +148,8 @@ class Verifier:
             "mode": mode, "steps": self.steps, "device": self.device, "retain": mode == "reference",
             "record": os.path.join(tmp, "record.json"), "root": root, "threads": 1,
             "trace": {scratch.map(p, root): sorted(lines) for p, lines in trace.items() if lines},
+            # The CPU shim costs a Python call per torch op: only for code that mentions cuda.
+            "cpu_shim": bool(scratch.mentions_cuda or script is None),
         }
         env = child_env([root], self.device, self.steps)
         env["TMPDIR"] = tmp

@@ -44,6 +44,8 @@ def measure(path: str, steps: int = 12, device: str = "cpu", timeout: float = 12
     with tempfile.TemporaryDirectory(prefix="autodetach-probe-") as tmp:
         cfg = {"mode": "probe", "argv": [path], "cwd": tmp, "root": os.path.dirname(path), "steps": steps,
                "device": device, "record": os.path.join(tmp, "record.json"), "threads": 1}
+        with open(path, "rb") as fh:
+            cfg["cpu_shim"] = b"cuda" in fh.read()
         env = child_env([], device, steps)
         env["AUTODETACH_ITERS"] = str(steps + 2)
         env["TMPDIR"] = tmp

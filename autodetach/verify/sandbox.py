@@ -122,10 +122,12 @@ def find_tree_root(path: str) -> str:
     return d
 
 
-def copy_tree(src: str, dst: str) -> None:
+def copy_tree(src: str, dst: str) -> bool:
     """Copy src to dst, skipping VCS and cache directories, virtualenvs and
-    big data files; past MAX_TREE bytes only Python files are copied."""
+    big data files; past MAX_TREE bytes only Python files are copied.
+    Returns whether any Python file mentions cuda (then the CPU shim is on)."""
     total = 0
+    cuda = False
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
         rel = os.path.relpath(dirpath, src)
@@ -145,7 +147,14 @@ def copy_tree(src: str, dst: str) -> None:
             try:
                 shutil.copyfile(s, os.path.join(out_dir, name))
             except OSError:
-                pass
+                continue
+            if not cuda and name.endswith(".py"):
+                try:
+                    with open(s, "rb") as fh:
+                        cuda = b"cuda" in fh.read()
+                except OSError:
+                    pass
+    return cuda
 
 
 class Scratch:
@@ -156,7 +165,7 @@ class Scratch:
         self.tree_root = os.path.abspath(tree_root)
         self.dir = tempfile.mkdtemp(prefix="autodetach-verify-")
         self.pristine = os.path.join(self.dir, "pristine")
-        copy_tree(self.tree_root, self.pristine)
+        self.mentions_cuda = copy_tree(self.tree_root, self.pristine)
         self.n = 0
 
     def new_run(self, name: str, replace: Optional[dict] = None) -> str:
@@ -166,6 +175,7 @@ class Scratch:
         root = os.path.join(self.dir, f"{self.n:03d}-{name}")
         shutil.copytree(self.pristine, root, symlinks=True)
         for path, data in (replace or {}).items():
+            self.mentions_cuda = self.mentions_cuda or b"cuda" in data
             target = self.map(path, root)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "wb") as fh:

@@ -56,20 +56,25 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
     verdict = True
     for m in modules:
         decided = None
+        zeroed_on: list = []  # branch paths where m was zeroed since ev
         for later in events[start + 1:]:
             if later.kind == "zero":
-                if later.modules is None:
+                if later.modules is None or not _covers(later.modules, m):
                     continue
-                if _covers(later.modules, m) and _prefix(later.branch, ev.branch):
+                if _prefix(later.branch, ev.branch):
                     decided = True
                     break
+                zeroed_on.append(later.branch)
             elif later.kind == "step":
                 owns = analysis.owner_uses(later.opt, m)
+                if owns is False:
+                    continue
+                if any(_prefix(z, later.branch) for z in zeroed_on):
+                    continue  # zeroed on every path to this step
                 if owns is True:
                     decided = False
                     break
-                if owns is None:
-                    return None
+                return None
         if decided is False:
             return False
         # Nothing decisive: no optimizer steps with them.

@@ -283,6 +283,35 @@ class Analysis:
                 out.append((cls, key, store, read))
         return out
 
+    @cached_property
+    def init_graphs(self) -> list:
+        """(class, key, node, read) for Module classes that compute a tensor
+        from their parameters in `__init__` and read it in `forward`: the
+        first backward frees that graph for every later call."""
+        if not self.sites.backward_in and not self.sites.module_level_backward:
+            return []
+        out = []
+        for cls in self.ctx.module.body:
+            if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
+                continue
+            methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            init, fwd = methods.get("__init__"), methods.get("forward")
+            if init is None or fwd is None:
+                continue
+            sc_init = self._walk(_body(init), [p.name.value for p in init.params.params], "__init__")
+            params = [p.name.value for p in fwd.params.params]
+            sc_fwd = self._walk(_body(fwd), params, "forward")
+            if sc_init is None or sc_fwd is None:
+                continue
+            for key, val in sc_init.env.items():
+                if not key.startswith("self.") or key in self.names.modules or key in self.names.leaves:
+                    continue
+                nodes = [n for n in val.heads if not n.leaf and not n.trivial and n.stmt is not None]
+                if nodes and key in sc_fwd.free_reads and not any(_assigns(m, key) for n2, m in methods.items()
+                                                                   if n2 not in ("__init__",)):
+                    out.append((cls, key, nodes[0], sc_fwd.free_reads[key]))
+        return out
+
     def diagnoses_for(self, code: str) -> list:
         return [d for d in self.diagnoses if d.code == code]
 

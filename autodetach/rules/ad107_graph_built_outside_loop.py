@@ -93,6 +93,29 @@ class GraphBuiltOutsideLoop(Rule):
     INVALID = [
         Invalid("""
             import torch
+            from torch import nn
+
+
+            class Scaled(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.w = nn.Parameter(torch.randn(4, 1))
+                    self.w_unit = self.w / self.w.norm()
+
+                def forward(self, x):
+                    return x @ self.w_unit
+
+
+            model = Scaled()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for i in range(3):
+                loss = model(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="computed in __init__: reported, no automatic fix"),
+        Invalid("""
+            import torch
             weight = torch.nn.Parameter(torch.randn(4, 1))
             opt = torch.optim.SGD([weight], lr=0.1)
             w = weight / weight.norm()
@@ -153,6 +176,16 @@ class GraphBuiltOutsideLoop(Rule):
             edits = self._move(a, d, link)
             self.report(link.stmt, msg, edits=edits, fix_title="Move the computation into the loop",
                         related=[(c.second.call, "the backward of a later iteration")] + path_note(ctx, c))
+
+        for cls, key, node, read in a.init_graphs:
+            if id(node.stmt) in done:
+                continue
+            done.add(id(node.stmt))
+            msg = (f"`{key}` is computed from trainable parameters once, in `{cls.name.value}.__init__` "
+                   f"(line {line(ctx, node.stmt)}), and read by `forward` (line {line(ctx, read)}): the first "
+                   f"backward frees its graph, so the second fails, and the value never follows the updated "
+                   f"parameters. Compute it in `forward`, or register a detached buffer if it is meant to be constant")
+            self.report(node.stmt, msg, related=[(read, "read here on every call")])
 
     def _move(self, a, d, link) -> list:
         ctx = self.ctx

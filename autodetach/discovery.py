@@ -86,7 +86,10 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
         given_rel = os.path.relpath(os.path.abspath(given), root)
         active = [p for p in exclude if not _excluded(given_rel, [p])] if given_rel != "." else list(exclude)
         # (directory, [(base_dir, spec), ...]) — nested .gitignore files apply below them
-        stack = [(given, _ancestor_specs(given))]
+        ancestors = _ancestor_specs(given)
+        if ancestors and _ignored_by(given, True, ancestors):
+            ancestors = []  # named on the command line: checked even if git ignores it
+        stack = [(given, ancestors)]
         while stack:
             d, specs = stack.pop()
             spec = _gitignore(d)

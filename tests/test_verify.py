@@ -223,3 +223,33 @@ def test_gpu_runs_report_cuda_memory(capsys):
     assert after["peak_memory"]["kind"] == "cuda_max_allocated" and after["peak_memory"]["bytes"] > 0
     code, doc = verify_json(capsys, "gan.py", "gan.wrong.py", "--device", "cuda")
     assert doc["verdict"] == "changed"
+
+
+# ---------------------------------------------------------------- the corpus
+
+from .corpus import cases as corpus_cases  # noqa: E402
+
+AD1_POSITIVES = [pytest.param(c, id=f"{c.code}/{c.name}") for c in corpus_cases("AD1") if c.positive]
+
+
+@pytest.mark.parametrize("case", AD1_POSITIVES)
+def test_corpus_positive_verifies(case):
+    """Every AD1xx positive verifies as fixed, and as equivalent where the
+    rule claims it (its reference run completes and the rule does not cut
+    gradients on purpose)."""
+    from autodetach.verify.compare import judge
+    from autodetach.verify.integrate import Verifier, allows_change, find_tree_root
+
+    with open(case.before, "rb") as fh:
+        old = fh.read()
+    with open(case.after, "rb") as fh:
+        new = fh.read()
+    with Verifier() as v:
+        scratch, reqs = v.plan({case.before: (old, new, [])}, find_tree_root(case.before), case.before)
+        runs = v.execute([reqs])[0]
+    j = judge(runs["before"], runs["after"], runs["reference"])
+    if allows_change(case.code):
+        j = j.accepting_change()
+    assert j.verdict in ("fixed", "equivalent"), j.details
+    if not allows_change(case.code) and runs["reference"].completed:
+        assert j.equivalent, j.details

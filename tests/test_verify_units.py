@@ -1,10 +1,7 @@
 """The verifier's parts: growth detection, entry points, line mapping, the
 environment allow-list, the instrumentation's faithfulness, and the fork
 server against a fresh interpreter."""
-import os
 import textwrap
-
-import pytest
 
 from autodetach.verify import compare
 from autodetach.verify.forkserver import ServerPool

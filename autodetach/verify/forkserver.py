@@ -28,11 +28,24 @@ from .sandbox import PKG_PARENT, ENV_FIXED, package_dir, RunOutcome, RunRequest,
 
 WARM_IMPORTS = ("torch._dynamo", "torch.utils.data", "torch.nn.functional", "torch.distributions")
 
+
+def _die_with_parent() -> None:
+    """Linux: the run is killed when the server goes (say, on Ctrl-C)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _child(req: dict) -> None:
     """In the forked child. Never returns."""
     code = 4
     try:
         os.setsid()
+        _die_with_parent()
         from .sandbox import Limits
 
         lim = req.get("limits") or {}

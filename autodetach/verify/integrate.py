@@ -141,17 +141,17 @@ class Verifier:
         self.close()
 
     def _request(self, scratch: Scratch, name: str, mode: str, replace: dict, trace: dict,
-                 script: Optional[str]) -> RunRequest:
+                 script: Optional[str], steps: Optional[int] = None) -> RunRequest:
         root = scratch.new_run(name, replace)
         tmp = os.path.join(root, ".autodetach-tmp")
         cfg = {
-            "mode": mode, "steps": self.steps, "device": self.device, "retain": mode == "reference",
+            "mode": mode, "steps": steps or self.steps, "device": self.device, "retain": mode == "reference",
             "record": os.path.join(tmp, "record.json"), "root": root, "threads": 1,
             "trace": {scratch.map(p, root): sorted(lines) for p, lines in trace.items() if lines},
             # The CPU shim costs a Python call per torch op: only for code that mentions cuda.
             "cpu_shim": bool(scratch.mentions_cuda or script is None),
         }
-        env = child_env([root], self.device, self.steps)
+        env = child_env([root], self.device, steps or self.steps)
         env["TMPDIR"] = tmp
         if script is not None:
             target = scratch.map(script, root)
@@ -166,19 +166,21 @@ class Verifier:
         return RunRequest(cfg, env, run_cwd, os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr"),
                           self.limits, command=self.run_cmd)
 
-    def plan(self, files: dict, tree_root: str, script: Optional[str], tag: str = "") -> tuple:
+    def plan(self, files: dict, tree_root: str, script: Optional[str], tag: str = "",
+             steps: Optional[int] = None, scratch: Optional[Scratch] = None) -> tuple:
         """files: path -> (old bytes, new bytes, spans). Returns (scratch, reqs)."""
-        scratch = Scratch(tree_root)
-        self.scratches.append(scratch)
+        if scratch is None:
+            scratch = Scratch(tree_root)
+            self.scratches.append(scratch)
         old_trace = {p: set().union(*[s.old for s in spans]) if spans else set()
                      for p, (_, _, spans) in files.items()}
         new_trace = {p: set().union(*[s.new for s in spans]) if spans else set()
                      for p, (_, _, spans) in files.items()}
         replace = {p: new for p, (_, new, _) in files.items()}
         reqs = {
-            "before": self._request(scratch, "before" + tag, "before", {}, old_trace, script),
-            "after": self._request(scratch, "after" + tag, "after", replace, new_trace, script),
-            "reference": self._request(scratch, "reference" + tag, "reference", {}, old_trace, script),
+            "before": self._request(scratch, "before" + tag, "before", {}, old_trace, script, steps),
+            "after": self._request(scratch, "after" + tag, "after", replace, new_trace, script, steps),
+            "reference": self._request(scratch, "reference" + tag, "reference", {}, old_trace, script, steps),
         }
         return scratch, reqs
 
@@ -348,6 +350,22 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                 plans.append(reqs)
                 meta.append((r, p, old, new, fx, spans, scratch, entry))
             all_runs = v.execute(plans)
+            # Rewrites beyond the step budget (code after the training loop):
+            # one more try with a budget ten times larger.
+            longer, where = [], []
+            for i, ((r, p, old, new, fx, spans, scratch, entry), runs) in enumerate(zip(meta, all_runs)):
+                stopped = any(x.record and x.record.get("stopped_by_budget") for x in runs.values())
+                if stopped and not all(reached(runs, scratch, p, sp) for sp in spans):
+                    _, reqs = v.plan({p: (old, new, spans)}, scratch.tree_root, p, tag="-long",
+                                     steps=min(10 * v.steps, 100), scratch=scratch)
+                    longer.append(reqs)
+                    where.append(i)
+            for i, runs in zip(where, v.execute(longer)):
+                r, p, old, new, fx, spans, scratch, entry = meta[i]
+                if all(x.completed or x.failed for x in runs.values()) and \
+                        sum(reached(runs, scratch, p, sp) for sp in spans) > \
+                        sum(reached(all_runs[i], scratch, p, sp) for sp in spans):
+                    all_runs[i] = runs
             retry_plans, retry_meta = [], []
             for (r, p, old, new, fx, spans, scratch, entry), runs in zip(meta, all_runs):
                 j = judge(runs["before"], runs["after"], runs["reference"])

@@ -187,7 +187,7 @@ class Recorder:
                 flat = d.reshape(-1)
                 if flat.is_complex():
                     flat = torch.view_as_real(flat).reshape(-1)
-                flat = flat.double().cpu() if flat.is_floating_point() or flat.is_complex() else flat.double().cpu()
+                flat = flat.double().cpu()
                 n = flat.numel()
                 if n > VALUES_LIMIT:
                     idx = torch.linspace(0, n - 1, VALUES_LIMIT).long()

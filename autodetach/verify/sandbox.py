@@ -288,6 +288,10 @@ def run_fresh(req: RunRequest) -> RunOutcome:
             kill_group(proc.pid)
             rc = proc.wait()
             timed_out = True
+        except BaseException:  # Ctrl-C: the run is in its own session; end it too
+            kill_group(proc.pid)
+            proc.wait()
+            raise
     return finish(req, rc, timed_out, time.perf_counter() - t0)
 
 

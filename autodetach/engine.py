@@ -150,6 +150,41 @@ def _parses(text: str) -> bool:
     return True
 
 
+_VISIT_NAMES: dict = {}
+
+
+def visit_rules(module: cst.Module, visitors: list) -> None:
+    """All rules in one read-only walk: libcst's batched visitor rebuilds
+    every node on the way up, which costs twice the parse."""
+    from .analysis.walk import walk
+
+    table = []
+    for v in visitors:
+        names = _VISIT_NAMES.get(type(v))
+        if names is None:  # inspect.getmembers is slow: once per rule class
+            names = _VISIT_NAMES[type(v)] = tuple(v.get_visitors())
+        table.append({n: getattr(v, n) for n in names})
+    cache: dict = {}
+
+    def funcs(t):
+        f = cache.get(t)
+        if f is None:
+            name = t.__name__
+            f = cache[t] = ([d[k] for d in table for k in ("visit_" + name,) if k in d],
+                            [d[k] for d in table for k in ("leave_" + name,) if k in d])
+        return f
+
+    def enter(node):
+        for fn in funcs(type(node))[0]:
+            fn(node)
+
+    def leave(node):
+        for fn in funcs(type(node))[1]:
+            fn(node)
+
+    walk(module, enter, leave)
+
+
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed)."""
     findings: list[Finding] = []
@@ -181,7 +216,7 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     module = cst.parse_module(parse_text)
     ctx = FileContext(module, path, parse_text)
     visitors = [r(ctx) for r in rules]
-    cst.visit_batched(module, visitors)
+    visit_rules(module, visitors)
     fixable = []
     for v in visitors:
         v.finish()

@@ -19,7 +19,8 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .graph import GNode, closure, modules_of
+from .graph import GNode, closure
+from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
                "nelement", "argmax", "argmin", "eq", "ne", "gt", "lt", "ge", "le", "long", "int",
@@ -875,29 +876,24 @@ def _looks_like_loss(name: str) -> bool:
 
 def _names_in(e) -> set:
     out = set()
-    stack = [e]
-    while stack:
-        n = stack.pop()
+
+    def enter(n):
         if isinstance(n, (cst.Name, cst.Attribute)):
             d = dotted(n)
             if d is not None:
                 out.add(d)
-                continue
-        stack.extend(n.children)
+                return False
+        return None
+
+    walk(e, enter)
     return out
 
 
 def _assigned_names(fn) -> set:
     out = set()
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node):
-            out.update(_names_in(node.target))
-
-        def visit_FunctionDef(self, node):
-            return node is fn
-
-    fn.visit(V())
+    for n in nodes(fn, skip=(cst.FunctionDef, cst.ClassDef)):
+        if isinstance(n, cst.AssignTarget):
+            out.update(_names_in(n.target))
     return out
 
 

@@ -9,6 +9,7 @@ import libcst as cst
 from ..imports import dotted
 from .flow import GiveUp, Scope
 from .names import build_names
+from .walk import nodes, walk
 
 BACKWARD_ATTRS = {"backward", "manual_backward"}
 
@@ -20,31 +21,54 @@ class FunctionSummary:
     modules: frozenset  # module names it uses
 
 
-class _Sites(cst.CSTVisitor):
-    """Which functions hold backward sites or optimizer events (one walk)."""
+class _Sites:
+    """One walk: which functions hold backward sites or optimizer events,
+    the module names each uses, every function, and the calls made inside
+    loops (per function; None for the module body)."""
 
     def __init__(self, analysis) -> None:
-        super().__init__()
         self.a = analysis
         self.stack: list = []
+        self.depth: list = [0]
         self.backward_in: set = set()
         self.events_in: set = set()
         self.module_level_backward = False
         self.uses: dict = {}
+        self.functions: list = []
+        self.loop_calls: dict = {None: []}
+        walk(analysis.ctx.module, self.enter, self.leave)
 
-    def visit_FunctionDef(self, node) -> None:
-        self.stack.append(node)
-        self.uses[node] = set()
+    def enter(self, node):
+        t = type(node)
+        if t is cst.FunctionDef:
+            self.stack.append(node)
+            self.depth.append(0)
+            self.uses[node] = set()
+            self.functions.append(node)
+            self.loop_calls[node] = []
+        elif t is cst.For or t is cst.While:
+            self.depth[-1] += 1
+        elif t is cst.Name:
+            if self.stack and self.a.names.is_module(node.value):
+                self.uses[self.stack[-1]].add(node.value)
+        elif t is cst.Call:
+            self.call(node)
+        return None
 
-    def leave_FunctionDef(self, node) -> None:
-        self.stack.pop()
+    def leave(self, node):
+        t = type(node)
+        if t is cst.FunctionDef:
+            self.stack.pop()
+            self.depth.pop()
+        elif t is cst.For or t is cst.While:
+            self.depth[-1] -= 1
 
-    def visit_Name(self, node) -> None:
-        if self.stack and self.a.names.is_module(node.value):
-            self.uses[self.stack[-1]].add(node.value)
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def call(self, node: cst.Call) -> None:
         f = node.func
+        if self.depth[-1]:
+            key = dotted(f)
+            if key is not None:
+                self.loop_calls[self.stack[-1] if self.stack else None].append(key)
         is_bw = isinstance(f, cst.Attribute) and f.attr.value in BACKWARD_ATTRS
         if not is_bw:
             q = self.a.ctx.imports.qualify(f)
@@ -71,9 +95,7 @@ class Analysis:
 
     @cached_property
     def sites(self) -> _Sites:
-        v = _Sites(self)
-        self.ctx.module.visit(v)
-        return v
+        return _Sites(self)
 
     def function_summary(self, fn) -> FunctionSummary:
         s = self._summaries.get(fn)
@@ -146,11 +168,10 @@ class Analysis:
         out = []
         sites = self.sites
         module_env = {}
-        if sites.module_level_backward or self._calls_event_function(self.ctx.module.body):
+        if sites.module_level_backward or self._calls_event_function(None):
             out.append(self._walk(self.ctx.module.body, (), "<module>"))
-        for fn in self._functions():
-            if fn in sites.backward_in or self._calls_event_function(fn.body.body if isinstance(
-                    fn.body, cst.IndentedBlock) else []):
+        for fn in sites.functions:
+            if fn in sites.backward_in or self._calls_event_function(fn):
                 params = [p.name.value for p in fn.params.params] + \
                          [p.name.value for p in fn.params.kwonly_params]
                 out.append(self._walk(_body(fn), params, fn.name.value, module_env))
@@ -162,62 +183,19 @@ class Analysis:
         except (GiveUp, RecursionError):
             return None
 
-    def _functions(self):
-        out = []
-
-        class V(cst.CSTVisitor):
-            def visit_FunctionDef(self, node):
-                out.append(node)
-
-        self.ctx.module.visit(V())
-        return out
-
-    def _calls_event_function(self, body) -> bool:
-        """A loop here calls a same-file function that does backward."""
+    def _calls_event_function(self, owner) -> bool:
+        """A loop in `owner` (a function, or None: the module body) calls a
+        same-file function or method that does backward."""
         funcs = self.names.functions
-        if not funcs:
-            return False
-        found = False
-
-        class V(cst.CSTVisitor):
-            def __init__(s):
-                super().__init__()
-                s.depth = 0
-
-            def visit_FunctionDef(s, node):
-                return False
-
-            def visit_ClassDef(s, node):
-                return False
-
-            def visit_For(s, node):
-                s.depth += 1
-
-            def leave_For(s, node):
-                s.depth -= 1
-
-            def visit_While(s, node):
-                s.depth += 1
-
-            def leave_While(s, node):
-                s.depth -= 1
-
-            def visit_Call(s, node):
-                nonlocal found
-                key = dotted(node.func)
-                if not s.depth or key is None:
-                    return
-                if key in funcs and funcs[key] in self.sites.backward_in:
-                    found = True
-                elif "." in key:
-                    base, _, meth = key.rpartition(".")
-                    m = self.names.method(base, meth)
-                    if m is not None and m in self.sites.backward_in:
-                        found = True
-
-        for stmt in body:
-            stmt.visit(V())
-        return found
+        for key in self.sites.loop_calls.get(owner, ()):
+            if key in funcs and funcs[key] in self.sites.backward_in:
+                return True
+            if "." in key:
+                base, _, meth = key.rpartition(".")
+                m = self.names.method(base, meth)
+                if m is not None and m in self.sites.backward_in:
+                    return True
+        return False
 
     # ---------------------------------------------------------------- queries
     @cached_property
@@ -335,16 +313,7 @@ class Analysis:
 
 
 def _assigns(fn, key) -> bool:
-    found = False
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node):
-            nonlocal found
-            if dotted(node.target) == key:
-                found = True
-
-    fn.visit(V())
-    return found
+    return any(isinstance(n, cst.AssignTarget) and dotted(n.target) == key for n in nodes(fn))
 
 
 def _body(fn) -> list:

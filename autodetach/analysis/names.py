@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .walk import walk
 
 # Constructors whose instances hold no parameters: their output carries a
 # graph only when an input does.
@@ -248,7 +249,23 @@ def build_names(module: cst.Module, imports) -> NameTable:
             for m in stmt.body.body:
                 if isinstance(m, cst.FunctionDef):
                     table.methods[(stmt.name.value, m.name.value)] = m
-    module.visit(col)
+    assigns: list = []
+
+    def enter(n):
+        t = type(n)
+        if t is cst.Call:
+            col.visit_Call(n)
+        elif t is cst.Assign:
+            col.visit_Assign(n)
+            assigns.append(n)
+        elif t is cst.AnnAssign:
+            col.visit_AnnAssign(n)
+        elif t is cst.FunctionDef:
+            col.visit_FunctionDef(n)
+        elif t is cst.ClassDef:
+            col.visit_ClassDef(n)
+
+    walk(module, enter)
     for _ in range(2):
         for key, src in col.aliases:
             if src in table.modules and key not in table.modules:
@@ -256,7 +273,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
             if src in table.instances and key not in table.instances:
                 table.instances[key] = table.instances[src]
     plists = _ParamLists(table)
-    module.visit(plists)
+    for n in assigns:
+        plists.visit_Assign(n)
     for key, call in col.pending_opts:
         while isinstance(call, cst.Call) and not col.imports.qualify(call.func):
             call = call.func.value if isinstance(call.func, cst.Attribute) else None

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ._helpers import parenthesize_if_needed
 
-BACKWARD_TOKENS = ("backward", "autograd")
+BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(")
 
 
 def detach(expr: cst.BaseExpression) -> cst.Call:

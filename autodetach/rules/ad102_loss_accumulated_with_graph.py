@@ -5,6 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..imports import dotted
+from ..analysis.walk import nodes
 from ..rule import Edit, Invalid, Rule, Valid
 from ._graph import BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
@@ -182,21 +183,13 @@ def _already_cut(src) -> bool:
 def _used_as_tensor(ctx, key: str, kind: str) -> bool:
     """Is the accumulator used as a tensor anywhere (a method call on it, or
     passed to a torch function)?"""
-    found = False
     imports = ctx.imports
-
-    class V(cst.CSTVisitor):
-        def visit_Attribute(self, node):
-            nonlocal found
-            if dotted(node.value) == key and node.attr.value in TENSOR_USES:
-                found = True
-
-        def visit_Call(self, node):
-            nonlocal found
+    for node in nodes(ctx.module):
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in TENSOR_USES and dotted(node.value) == key:
+                return True
+        elif isinstance(node, cst.Call):
             q = imports.qualify(node.func)
-            if q and q.startswith("torch.") and any(
-                    dotted(a.value) == key for a in node.args):
-                found = True
-
-    ctx.module.visit(V())
-    return found
+            if q and q.startswith("torch.") and any(dotted(a.value) == key for a in node.args):
+                return True
+    return False

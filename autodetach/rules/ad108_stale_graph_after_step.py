@@ -51,7 +51,7 @@ class StaleGraphAfterStep(Rule):
     name = "stale-graph-after-step"
     summary = "a loss built before optimizer.step() is backwarded after the step modified its parameters"
     fix_safety = UNSAFE
-    tokens = ("step",)
+    tokens = BACKWARD_TOKENS  # both need a backward after or before the step
 
     VALID = [
         Valid("""

@@ -43,7 +43,7 @@ class DetachBlocksLearning(Rule):
     name = "detach-blocks-learning"
     summary = "an optimizer steps parameters whose only path to the loss is cut by a detach"
     fix_safety = NONE
-    tokens = ("step",)
+    tokens = BACKWARD_TOKENS  # both need a backward after or before the step
 
     VALID = [
         Valid("""

@@ -171,7 +171,7 @@ class LegacyReduction(Rule):
     name = "legacy-loss-reduction"
     summary = "`size_average=`/`reduce=` on losses are deprecated; use the equivalent `reduction=`"
     fix_safety = SAFE
-    tokens = ("size_average", "reduce", "Loss", "_loss")  # positional flags: nn.L1Loss(False)
+    tokens = ("size_average", "reduce", "Loss(False", "Loss(True")  # positional flags: nn.L1Loss(False)
 
     VALID = [
         Valid("""

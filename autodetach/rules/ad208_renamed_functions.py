@@ -111,7 +111,7 @@ class RenamedFunctions(Rule):
     name = "renamed-function"
     summary = "deprecated pre-0.4 function names (`xavier_uniform`, `clip_grad_norm`, `F.upsample`, `F.sigmoid`)"
     fix_safety = SAFE
-    tokens = ("init", "clip_grad_norm", "upsample", "sigmoid", "tanh")
+    tokens = ("init.", "xavier_", "kaiming_", "orthogonal", "clip_grad_norm", "upsample", "sigmoid", "tanh")
 
     VALID = [
         Valid("""

@@ -2,8 +2,8 @@
 
     python benchmarks/run_all.py [CORPUS] [--quick] [--full]
 
-Defaults finish in about 15 minutes on a 2-core machine; --quick shrinks
-every sample, --full uses the issue's sizes (hours at today's speed).
+Defaults finish in about 15 minutes on a 2-core machine (most of it TorchFix);
+--quick shrinks every sample, --full uses the issue's sizes (50k-file trees).
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ PLANS = {
     "quick": {"throughput": ["--files", "30"], "stages": ["--files", "20"],
               "scaling": ["--sizes", "25,100", "--lines", "1000,5000"], "cache": ["--files", "30"],
               "verify": ["--cases", "2"], "benefit": ["--iters", "10,50"]},
-    "default": {"throughput": ["--files", "80"], "stages": ["--files", "40"],
-                "scaling": ["--sizes", "50,200", "--pool", "200", "--lines", "1000,5000,20000"],
-                "cache": ["--files", "80"], "verify": ["--cases", "3"], "benefit": []},
+    "default": {"throughput": ["--files", "300"], "stages": ["--files", "200"],
+                "scaling": ["--sizes", "1000,10000", "--pool", "500", "--lines", "1000,5000,20000"],
+                "cache": ["--files", "0"], "verify": ["--cases", "3"], "benefit": []},
     "full": {"throughput": ["--files", "0", "--repeat", "3"], "stages": ["--files", "0"],
              "scaling": ["--sizes", "1000,10000,50000", "--pool", "2000"], "cache": ["--files", "0"],
              "verify": ["--cases", "0"], "benefit": []},

@@ -179,3 +179,15 @@ def test_cuda_shim_maps_devices(tmp_path):
     """)
     m = measure(script, steps=3)
     assert m.status == "ok", m.error
+
+
+def test_copy_tree_skips_its_own_destination(tmp_path):
+    """A file right in the temp directory: the scratch copy lives inside the
+    tree being copied and must not copy itself."""
+    from autodetach.verify.sandbox import copy_tree
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    dst = tmp_path / "autodetach-verify-xyz" / "pristine"
+    copy_tree(str(tmp_path), str(dst))
+    assert (dst / "a.py").read_text() == "x = 1\n"
+    assert not (dst / "autodetach-verify-xyz").exists()

@@ -128,8 +128,13 @@ def copy_tree(src: str, dst: str) -> bool:
     Returns whether any Python file mentions cuda (then the CPU shim is on)."""
     total = 0
     cuda = False
+    dst_abs = os.path.abspath(dst)
     for dirpath, dirnames, filenames in os.walk(src):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        # Never copy the scratch area into itself (a file right in /tmp).
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                             and not d.startswith(("autodetach-verify-", "autodetach-pkg-"))
+                             and not dst_abs.startswith(os.path.abspath(os.path.join(dirpath, d)) + os.sep)
+                             and os.path.abspath(os.path.join(dirpath, d)) != dst_abs)
         rel = os.path.relpath(dirpath, src)
         out_dir = os.path.join(dst, rel) if rel != "." else dst
         os.makedirs(out_dir, exist_ok=True)

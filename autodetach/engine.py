@@ -396,9 +396,10 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
         if (f.line, f.column, f.code) in fixed_first:
             f.fixed = True
             continue
-        applicable = f.fix == SAFE or (f.fix == UNSAFE and unsafe)
         key = (f.code, f.message)
-        if applicable and settled is not None and not left.get(key):
+        if settled is not None and not left.get(key):
+            # Gone once the fixes settled: its own fix, or another one's
+            # (a detach that AD103 adds also ends an AD108 finding).
             f.fixed = True
         elif key in left:
             left[key] -= 1

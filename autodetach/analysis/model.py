@@ -198,27 +198,26 @@ class Analysis:
         return False
 
     # ---------------------------------------------------------------- queries
-    @cached_property
-    def conflicts(self) -> list:
+    def _unique(self, attr, key) -> list:
+        """(scope, item) over all scopes, once per key: both simulated
+        iterations, and inlined calls, find the same thing again."""
         seen, out = set(), []
         for sc in self.scopes:
-            for c in sc.conflicts:
-                k = (id(c.first.call), id(c.second.call), tuple(id(l.stmt) for l in c.links))
+            for item in getattr(sc, attr):
+                k = key(item)
                 if k not in seen:
                     seen.add(k)
-                    out.append((sc, c))
+                    out.append((sc, item))
         return out
 
     @cached_property
+    def conflicts(self) -> list:
+        return self._unique("conflicts", lambda c: (id(c.first.call), id(c.second.call),
+                                                    tuple(id(l.stmt) for l in c.links)))
+
+    @cached_property
     def leaks(self) -> list:
-        seen, out = set(), []
-        for sc in self.scopes:
-            for lk in sc.leaks:
-                k = (lk.key, id(lk.node.stmt))
-                if k not in seen:
-                    seen.add(k)
-                    out.append((sc, lk))
-        return out
+        return self._unique("leaks", lambda lk: (lk.key, id(lk.node.stmt)))
 
     @cached_property
     def diagnoses(self) -> list:

@@ -105,8 +105,31 @@ def main(argv=None) -> dict:
         "median_fresh_seconds_after_first": median(fr_rest),
         "saving_per_case_seconds": (round(median(fr_rest) - median(fk_rest), 3)
                                     if fk_rest and fr_rest else None),
-        "instrumentation_overhead_per_step": None,
-        "instrumentation_overhead_note": "not measured here: the runner does not expose per-step timing",
+        **_overhead([b for b, _ in pairs]),
+    }
+
+
+def _overhead(befores) -> dict:
+    """Time per optimizer step with the full instrumentation against a
+    timing-only run of the same script (autodetach.verify.bench.overhead):
+    on a mid-size MLP, and on the corpus cases (tiny steps: fixed costs
+    dominate there)."""
+    import tempfile
+
+    from autodetach.verify.bench import MLP, overhead
+    from autodetach.verify.forkserver import ServerPool
+
+    with ServerPool(1, use_fork=True) as pool, tempfile.TemporaryDirectory(prefix="autodetach-bench-") as tmp:
+        mlp = os.path.join(tmp, "mlp.py")
+        with open(mlp, "w", encoding="utf-8") as fh:
+            fh.write(MLP)
+        on_mlp = overhead(pool, mlp)
+        on_cases = [overhead(pool, b, repeats=1) for b in befores]
+    ratios = [x["ratio"] for x in on_cases if x.get("ratio")]
+    return {
+        "instrumentation_overhead_per_step": on_mlp.get("ratio"),
+        "instrumentation_overhead_mlp": on_mlp,
+        "instrumentation_overhead_corpus_median": median(ratios) if ratios else None,
     }
 
 

@@ -3,7 +3,7 @@ until nothing changes. Every failure is returned as a value."""
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 import libcst as cst
@@ -12,7 +12,7 @@ from . import suppress
 from .context import FileContext
 from .findings import NONE, SAFE, UNSAFE, FileResult, Finding
 from .rule import Report, Rule
-from .textio import Decoded, decode, encode
+from .textio import decode, encode
 
 MAX_PASSES = 10
 

@@ -113,7 +113,7 @@ def diagnose(analysis, scope, c) -> Diagnosis:
         if link.iteration == () or (len(link.iteration) < len(b2.tag) and b2.tag[:len(link.iteration)]
                                     == link.iteration):
             return Diagnosis("AD107", scope, c, link)
-        if link.kind == "state" or _is_state(link):
+        if link.kind == "state":
             return Diagnosis("AD106", scope, c, link)
         return Diagnosis("AD101", scope, c, link)
     links = c.links
@@ -139,6 +139,3 @@ def diagnose(analysis, scope, c) -> Diagnosis:
                         "between the two backward calls, so retain_graph=True would fail too")
     return diag
 
-
-def _is_state(node: GNode) -> bool:
-    return node.kind == "state"

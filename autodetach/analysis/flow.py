@@ -135,7 +135,7 @@ class Scope:
         self.seq = 0
         self.walked = 0
         self.inlining: set = set()
-        self.pre_loop_env: dict = {}  # loop -> env before it
+        self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.returns: list = []
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
@@ -217,7 +217,7 @@ class Scope:
     def loop(self, s) -> None:
         if isinstance(s, cst.For):
             it = self.expr(s.iter)
-        self.pre_loop_env[s] = dict(self.env)
+        self.loops[id(s)] = s
         body = self._block_of(s.body)
         for k in (1, 2):
             self.loop_stack.append((s, k))
@@ -315,7 +315,6 @@ class Scope:
             old = self.lookup_key(key) if key else Val()
             nontrivial = not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign))
             val = old.join(rhs)
-            val.nontrivial = nontrivial or rhs.nontrivial and False
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
             elif key is not None and val.graph and not self.no_grad:

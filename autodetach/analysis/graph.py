@@ -45,10 +45,3 @@ def closure(heads, through_ghosts: bool = False) -> set:
         if through_ghosts:
             stack.extend(n.ghosts)
     return seen
-
-
-def modules_of(nodes) -> set:
-    out: set = set()
-    for n in nodes:
-        out |= n.modules
-    return out

@@ -128,7 +128,7 @@ class Analysis:
                 cut = [r for r in sc.returns if marker not in closure(r.heads)]
                 leaks = [r for r in sc.returns if marker in closure(r.heads)]
                 # `return state` for non-tensors falls through unchanged.
-                result = bool(cut) and any(marker in r.ghosts or r.ghosts for r in cut) and all(
+                result = bool(cut) and any(r.ghosts for r in cut) and all(
                     r.heads == frozenset({marker}) and r.bare for r in leaks)
             except (GiveUp, RecursionError):
                 result = False
@@ -293,10 +293,7 @@ class Analysis:
         return [d for d in self.diagnoses if d.code == code]
 
     def loop_node(self, scope, loop_id):
-        for loop in scope.pre_loop_env:
-            if id(loop) == loop_id:
-                return loop
-        return None
+        return scope.loops.get(loop_id)
 
     def owner_uses(self, opt: str, module: str):
         """True/False/None: does optimizer `opt` step `module`'s parameters?"""

@@ -51,17 +51,6 @@ def line(ctx, node) -> int:
     return ctx.line_of(node)
 
 
-def statement_of(ctx, node):
-    """The statement (a direct child of some block) that holds `node`."""
-    cur = node
-    while cur is not None:
-        parent = ctx.parent(cur)
-        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            return cur
-        cur = parent
-    return None
-
-
 def body_child(ctx, node, block_owner):
     """The ancestor of `node` that is a direct child of `block_owner`'s body."""
     body = block_owner.body
@@ -72,10 +61,6 @@ def body_child(ctx, node, block_owner):
             return cur
         cur = parent
     return None
-
-
-def simple_stmt(code_text: str) -> cst.BaseStatement:
-    return cst.parse_statement(code_text)
 
 
 def path_note(ctx, conflict):

@@ -33,13 +33,6 @@ def is_false(expr) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "False"
 
 
-def strip_trailing_comma(args: list) -> list:
-    if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
-        args = list(args)
-        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return args
-
-
 def parenthesize_if_needed(expr: cst.BaseExpression) -> cst.BaseExpression:
     """Wrap expressions that would bind wrongly as the object of `.method()`."""
     atomic = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString,

@@ -306,40 +306,14 @@ class RecurrentStateNotRepackaged(Rule):
                 if kind == "tensor":
                     return "tensor"
                 if kind == "tuple":
-                    # `h, c = cell(...)` unpacks the tuple: each name is a tensor.
-                    target = _target_of(p.stmt)
-                    if isinstance(target, cst.Tuple) and any(
-                            isinstance(e.value, cst.Name) and e.value.value == link.name for e in target.elements
-                    ) and _elem_index(target, link.name) is not None and callee and \
-                            a.ctx.imports.qualify(call.func) is None and _is_cell(names, callee):
-                        return "tensor"
-                    if _is_cell(names, callee):
-                        return "tensor"
-                    return "tuple"
+                    # LSTMCell's (h, c) is unpacked into two tensors; LSTM's stays a tuple.
+                    return "tensor" if callee in names.cells else "tuple"
         if link.expr is not None and isinstance(link.expr, cst.Call):
             from ..imports import dotted
 
             if a.names.recurrent.get(dotted(link.expr.func)) == "tensor":
                 return "tensor"
         return "unknown"
-
-
-def _is_cell(names, callee) -> bool:
-    # LSTMCell returns (h, c) and is unpacked into two tensors.
-    return callee in names.cells if hasattr(names, "cells") else False
-
-
-def _target_of(stmt):
-    if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], cst.Assign):
-        return stmt.body[0].targets[0].target
-    return None
-
-
-def _elem_index(target, name):
-    for i, e in enumerate(target.elements):
-        if isinstance(e.value, cst.Name) and e.value.value == name:
-            return i
-    return None
 
 
 def _assigned_none_before(ctx, loop, key) -> bool:

@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..findings import NONE, SAFE, UNSAFE
+from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Invalid, Rule, Valid
 

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._helpers import is_call_to, is_true, kwarg, method_call, parenthesize_if_needed, positional
+from ._helpers import is_call_to, is_true, method_call, parenthesize_if_needed, positional
 
 VARIABLE = "torch.autograd.Variable"
 

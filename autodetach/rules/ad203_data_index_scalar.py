@@ -415,7 +415,7 @@ class DataIndexScalar(Rule):
             if meth in _REDUCE_METHODS:
                 extra = {"p"} if meth == "norm" else set()
                 if meth == "norm" and len(pos) == 1 and _is_number(pos[0].value) and kws <= _SCALAR_KW:
-                    return f"`.norm(p)` over the whole tensor"
+                    return "`.norm(p)` over the whole tensor"
                 if not pos and kws <= _SCALAR_KW | extra:
                     return f"`.{meth}()` over the whole tensor"
                 return ""

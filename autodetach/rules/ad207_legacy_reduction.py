@@ -248,7 +248,6 @@ class LegacyReduction(Rule):
         if kind is None:
             return
         _, params, n_inputs = kind
-        ctor = kind[0] == "nn"
         legacy = [a for a in node.args if a.keyword is not None and a.keyword.value in _LEGACY]
         pos = positional(node)
         by_position = [p for i, p in enumerate(params[: len(pos)]) if p in _LEGACY]

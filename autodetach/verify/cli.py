@@ -13,7 +13,7 @@ import sys
 import click
 
 from .compare import GOOD, UNVERIFIABLE, judge
-from .integrate import Verifier, diff_spans, entry_point, reached, span_verdict
+from .integrate import Verifier, budget_note, diff_spans, entry_point, missing_uses, reached, span_verdict
 from .report import render_rows
 from .sandbox import find_tree_root
 
@@ -53,7 +53,8 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
             scratch, reqs = v.plan({path: (old, new, spans)}, root, None if run_cmd else path)
             runs = v.execute([reqs])[0]
             j = judge(runs["before"], runs["after"], runs["reference"])
-            verdicts = [span_verdict(j, reached(runs, scratch, path, s)) for s in spans]
+            verdicts = [span_verdict(j, reached(runs, scratch, path, s), None, missing_uses(runs, scratch, path, s),
+                                     budget_note(runs)) for s in spans]
         file_verdict = j.as_dict()
     if output_format == "json":
         doc = {"original": original, "patched": patched, "entry_point": entry, "verdict": file_verdict["verdict"],

@@ -10,6 +10,8 @@ Order of precedence (the first that applies):
                after run completes and stays flat. `equivalent` says whether it
                also matched the reference (it is the stronger claim: both);
   equivalent   the original ran fine and the after run matches the reference;
+  partial      (per rewrite, set by the caller) fixed or equivalent, but some
+               lines that use the rewritten value never ran in the after run;
   unreached    (per rewrite, set by the caller) the rewritten line never ran;
   unverifiable no entry point, or the runs could not be set up."""
 from __future__ import annotations
@@ -22,8 +24,9 @@ EQUIVALENT = "equivalent"
 CHANGED = "changed"
 REGRESSED = "regressed"
 UNREACHED = "unreached"
+PARTIAL = "partial"
 UNVERIFIABLE = "unverifiable"
-VERDICTS = (FIXED, EQUIVALENT, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE)
+VERDICTS = (FIXED, EQUIVALENT, PARTIAL, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE)
 GOOD = (FIXED, EQUIVALENT)
 
 RTOL = 1e-4

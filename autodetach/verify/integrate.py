@@ -8,8 +8,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .compare import CHANGED, GOOD, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge
+from .compare import CHANGED, GOOD, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge
 from .forkserver import ServerPool, shared_pool
+from .loops import rewrite_file, rewrite_tree
+from .uses import uses as find_uses
 from .sandbox import Limits, RunRequest, Scratch, child_env, find_tree_root
 
 MAX_ATTRIBUTION = 4  # rule codes re-run one by one when a file's verdict is bad
@@ -63,6 +65,8 @@ class Span:
     old: set
     new: set
     label: str = ""
+    uses: set = field(default_factory=set)  # lines of `new` that use what the rewrite binds
+    user_lines: dict = field(default_factory=dict)  # new line -> the user's line (original file)
 
 
 def _lines(data: bytes) -> list:
@@ -87,6 +91,18 @@ def map_span(old: bytes, new: bytes, first: int, last: int) -> set:
     return out
 
 
+def with_uses(span: Span, old: bytes, new: bytes) -> Span:
+    """Fill the span's uses (in the new file) and their lines in the original."""
+    span.uses = find_uses(new, span.new)
+    if span.uses:
+        sm = difflib.SequenceMatcher(a=_lines(old), b=_lines(new), autojunk=False)
+        for a, b, size in sm.get_matching_blocks():
+            for k in range(size):
+                if b + k + 1 in span.uses:
+                    span.user_lines[b + k + 1] = a + k + 1
+    return span
+
+
 def diff_spans(old: bytes, new: bytes) -> list:
     """One span per changed hunk (for `autodetach verify ORIGINAL PATCHED`)."""
     spans = []
@@ -97,7 +113,7 @@ def diff_spans(old: bytes, new: bytes) -> list:
         o = set(range(i1 + 1, i2 + 1)) or {i1, i1 + 1}
         n = set(range(j1 + 1, j2 + 1)) or {j1, j1 + 1}
         label = f"{i1 + 1}" if i2 <= i1 + 1 else f"{i1 + 1}-{i2}"
-        spans.append(Span({x for x in o if x > 0}, {x for x in n if x > 0}, label))
+        spans.append(with_uses(Span({x for x in o if x > 0}, {x for x in n if x > 0}, label), old, new))
     return spans
 
 
@@ -142,10 +158,16 @@ class Verifier:
 
     def _request(self, scratch: Scratch, name: str, mode: str, replace: dict, trace: dict,
                  script: Optional[str], steps: Optional[int] = None) -> RunRequest:
+        if not getattr(scratch, "loops_rewritten", False):
+            # Once per scratch, before the first copy: the budget ends loops.
+            rewrite_tree(scratch.pristine)
+            scratch.loops_rewritten = True
         root = scratch.new_run(name, replace)
+        for p in replace:
+            rewrite_file(scratch.map(p, root))
         tmp = os.path.join(root, ".autodetach-tmp")
         cfg = {
-            "mode": mode, "steps": steps or self.steps, "device": self.device, "retain": mode == "reference",
+            "mode": mode, "loops": True, "steps": steps or self.steps, "device": self.device, "retain": mode == "reference",
             "record": os.path.join(tmp, "record.json"), "root": root, "threads": 1,
             "trace": {scratch.map(p, root): sorted(lines) for p, lines in trace.items() if lines},
             # The CPU shim costs a Python call per torch op: only for code that mentions cuda.
@@ -174,7 +196,7 @@ class Verifier:
             self.scratches.append(scratch)
         old_trace = {p: set().union(*[s.old for s in spans]) if spans else set()
                      for p, (_, _, spans) in files.items()}
-        new_trace = {p: set().union(*[s.new for s in spans]) if spans else set()
+        new_trace = {p: set().union(*[s.new | s.uses for s in spans]) if spans else set()
                      for p, (_, _, spans) in files.items()}
         replace = {p: new for p, (_, new, _) in files.items()}
         reqs = {
@@ -192,6 +214,24 @@ class Verifier:
         for (i, name, _), o in zip(flat, outs):
             result[i][name] = Run(name, o.record, o.returncode, o.timed_out, o.stdout, o.stderr, o.wall)
         return result
+
+
+def missing_uses(runs: dict, scratch: Scratch, path: str, span: Span) -> list:
+    """The span's uses that the after run never reached, as the user's lines
+    (original file; "patched line N" where the line is new)."""
+    run = runs.get("after")
+    if not span.uses or run is None or not run.record:
+        return []
+    rel = os.path.relpath(os.path.abspath(path), scratch.tree_root)
+    got = set((run.record.get("reached") or {}).get(rel, ()))
+    return [str(span.user_lines[n]) if n in span.user_lines else f"patched line {n}"
+            for n in sorted(span.uses - got)]
+
+
+def budget_note(runs: dict) -> dict:
+    """How the step budget ended each run: "loops" (the loops stopped and the
+    rest of the program ran), "backstop" (the process was ended), or None."""
+    return {name: (r.record or {}).get("stopped_by") for name, r in runs.items() if r is not None and r.record}
 
 
 def reached(runs: dict, scratch: Scratch, path: str, span: Span) -> bool:
@@ -225,11 +265,24 @@ def allows_change(code: str) -> bool:
     return code in TRUNCATIONS or getattr(rule, "fix_safety", None) == UNSAFE
 
 
-def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None) -> dict:
+def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None, missing: Optional[list] = None,
+                 budget: Optional[dict] = None) -> dict:
     if code is not None and allows_change(code):
         j = j.accepting_change()
     d = j.as_dict()
     d["reached"] = was_reached
+    if budget:
+        d["budget"] = budget
+        if "backstop" in budget.values():
+            d["details"] += (" [the step budget ended the process (a loop it could not stop): "
+                             "code after the training loop did not run]")
+    if was_reached and missing and j.verdict in GOOD:
+        d["file_verdict"] = j.verdict
+        d["verdict"] = PARTIAL
+        d["unreached_uses"] = missing
+        d["details"] = (f"lines using the rewritten value never ran in the after run: {', '.join(missing)}"
+                        f" (file: {j.verdict}: {d['details']})")
+        return d
     if not was_reached and j.verdict not in (REGRESSED, UNVERIFIABLE):
         d["file_verdict"] = j.verdict
         d["verdict"] = UNREACHED
@@ -247,7 +300,7 @@ def unverifiable(details: str) -> dict:
 
 def _finding_span(f, old: bytes, new: bytes) -> Span:
     first, last = f.line, max(f.end_line or f.line, f.line)
-    return Span(set(range(first, last + 1)), map_span(old, new, first, last), f"{f.line}")
+    return with_uses(Span(set(range(first, last + 1)), map_span(old, new, first, last), f"{f.line}"), old, new)
 
 
 def _fix_with(codes, old: bytes, path: str, settings) -> Optional[bytes]:
@@ -333,7 +386,8 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
             j = judge(runs["before"], runs["after"], runs["reference"])
             for r, p, old, new, fx in targets:
                 for f, span in zip(fx, files_map[p][2]):
-                    verdicts[id(f)] = span_verdict(j, reached(runs, scratch, p, span), f.code)
+                    verdicts[id(f)] = span_verdict(j, reached(runs, scratch, p, span), f.code,
+                                                   missing_uses(runs, scratch, p, span), budget_note(runs))
                 file_runs[r.path] = (j, runs)
         else:
             plans, meta = [], []
@@ -355,7 +409,8 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
             longer, where = [], []
             for i, ((r, p, old, new, fx, spans, scratch, entry), runs) in enumerate(zip(meta, all_runs)):
                 stopped = any(x.record and x.record.get("stopped_by_budget") for x in runs.values())
-                if stopped and not all(reached(runs, scratch, p, sp) for sp in spans):
+                if stopped and not all(reached(runs, scratch, p, sp) and not missing_uses(runs, scratch, p, sp)
+                                       for sp in spans):
                     _, reqs = v.plan({p: (old, new, spans)}, scratch.tree_root, p, tag="-long",
                                      steps=min(10 * v.steps, 100), scratch=scratch)
                     longer.append(reqs)
@@ -371,7 +426,8 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                 j = judge(runs["before"], runs["after"], runs["reference"])
                 file_runs[r.path] = (j, runs)
                 for f, span in zip(fx, spans):
-                    d = span_verdict(j, reached(runs, scratch, p, span), f.code)
+                    d = span_verdict(j, reached(runs, scratch, p, span), f.code, missing_uses(runs, scratch, p, span),
+                                     budget_note(runs))
                     d["entry_point"] = entry
                     verdicts[id(f)] = d
                 codes = sorted({f.code for f in fx})
@@ -382,8 +438,9 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                         if one is None:
                             continue
                         req = v._request(scratch, f"after-{code}", "after", {p: one},
-                                         {p: set().union(*[_finding_span(f, old, one).new
-                                                           for f in fx if f.code == code])}, p)
+                                         {p: set().union(*[sp.new | sp.uses for sp in
+                                                           (_finding_span(f, old, one) for f in fx if f.code == code)])},
+                                         p)
                         retry_plans.append({"after": req})
                         retry_meta.append((code, fx, runs, old, one, p, scratch, entry))
             for (code, fx, runs, old, one, p, scratch, entry), extra in zip(retry_meta, v.execute(retry_plans)):
@@ -391,7 +448,9 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                 mixed = dict(runs, after=extra["after"])
                 for f in fx:
                     if f.code == code:
-                        d = span_verdict(jj, reached(mixed, scratch, p, _finding_span(f, old, one)), f.code)
+                        sp = _finding_span(f, old, one)
+                        d = span_verdict(jj, reached(mixed, scratch, p, sp), f.code,
+                                         missing_uses(mixed, scratch, p, sp), budget_note(mixed))
                         d["entry_point"] = entry
                         d["isolated"] = f"verified with only the {code} rewrites applied"
                         verdicts[id(f)] = d

@@ -26,13 +26,17 @@ import time
 import traceback
 import weakref
 
+from .budget import LoopBudget
+
 VALUES_LIMIT = 4096  # parameter values kept per snapshot (a strided sample beyond)
+BACKSTOP = 10  # with loops rewritten: the process ends after this many budgets of steps
 
 
 class StepBudgetReached(SystemExit):
-    """Raised at the end of the step budget. A SystemExit (code 0), so that the
-    user's `except Exception` does not swallow it and an uncaught one ends a
-    `--run` command cleanly."""
+    """The backstop: raised when the step budget did not end the loops (a loop
+    the rewrite could not wrap, or no rewrite at all). A SystemExit (code 0),
+    so that the user's `except Exception` does not swallow it and an uncaught
+    one ends a `--run` command cleanly."""
 
     def __init__(self) -> None:
         super().__init__(0)
@@ -55,6 +59,11 @@ class Recorder:
     def __init__(self, cfg: dict) -> None:
         self.cfg = cfg
         self.steps_budget = max(1, int(cfg.get("steps", 5)))
+        # Loops rewritten (loops.py): the budget ends them; the SystemExit is
+        # only a backstop, much later. Otherwise it ends the run at the budget.
+        self.backstop = self.steps_budget * (BACKSTOP if cfg.get("loops") else 1)
+        self.stopped_by = None  # "loops" or "backstop"
+        self.loops = LoopBudget(self)
         self.retain = bool(cfg.get("retain"))
         self.measure_graph = cfg.get("measure_graph", True)
         self.root = os.path.realpath(cfg.get("root") or os.getcwd())
@@ -214,10 +223,10 @@ class Recorder:
                     self.losses.append(float(tensor.detach().double().sum().cpu()))
             except Exception:
                 self.losses.append(None)
+        self.loops.event()
         if self.opt_steps == 0 and not self.cfg.get("timing_only"):
-            if self.backward_calls > 2 * self.steps_budget:
-                self.stopped = True
-                raise StepBudgetReached()
+            if self.backward_calls > 2 * self.backstop:
+                self._backstop()
             # No optimizer yet: snapshot the modules' parameters at each backward.
             try:
                 if not self._named:
@@ -241,9 +250,15 @@ class Recorder:
         out.sort(key=lambda p: self._names.get(id(p), "~"))
         return out
 
+    def _backstop(self) -> None:
+        self.stopped = True
+        self.stopped_by = "backstop"
+        raise StepBudgetReached()
+
     def on_step(self, optimizer) -> None:
         if self.stopped:
             raise StepBudgetReached()
+        self.loops.event()
         idx = self._opt_index.setdefault(id(optimizer), len(self._opt_index))
         self.opt_steps += 1
         if self.cfg.get("timing_only"):  # the benchmark's baseline: time per step, nothing else
@@ -254,9 +269,8 @@ class Recorder:
         else:
             params = [p for g in optimizer.param_groups for p in g["params"]]
             self._snapshot(params, "step", idx)
-        if self.opt_steps >= self.steps_budget:
-            self.stopped = True
-            raise StepBudgetReached()
+        if self.opt_steps >= self.backstop:
+            self._backstop()
 
     # ----- the record
     def exception_info(self, exc: BaseException) -> dict:
@@ -286,6 +300,8 @@ class Recorder:
             "status": self.status,
             "exception": self.exception,
             "stopped_by_budget": self.stopped,
+            "stopped_by": self.stopped_by,
+            "loops_cut": self.loops.cut,
             "losses": self.losses,
             "events": self.events,
             "backward_calls": self.backward_calls,
@@ -553,6 +569,11 @@ def install(cfg: dict) -> Recorder:
         _patch_saved_tensors(rec, torch)
     if rec.device == "cpu" and cfg.get("cpu_shim", True):
         _install_cpu_shim(rec, torch)
+    if cfg.get("loops"):
+        import builtins
+
+        builtins.__autodetach_loop__ = rec.loops.loop  # type: ignore[attr-defined]
+        builtins.__autodetach_while__ = rec.loops.while_  # type: ignore[attr-defined]
     gc.freeze()  # what exists now is ours or torch's: the graph scan skips it
     if cfg.get("trace"):
         _LineTracer(rec, cfg["trace"]).start()

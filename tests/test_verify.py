@@ -101,6 +101,54 @@ def test_rewrite_in_code_that_never_runs_is_unreached(capsys):
     assert code == 1
 
 
+# ---------------------------------------------------------------- after the loop (issue 9)
+
+@pytest.mark.slow
+def test_wrong_type_change_failing_after_the_loop_is_regressed(capsys):
+    """losses.append(loss) -> losses.append(loss.item()): fine in the loop, an
+    AttributeError at `losses[-1].item()` after it. The budget ends the loops,
+    the tail runs, and the fix is regressed, at the user's line."""
+    code, doc = verify_json(capsys, "after_loop.py", "after_loop.wrong.py")
+    assert doc["verdict"] == "regressed", doc["details"]
+    assert "AttributeError at after_loop.py:18" in doc["details"]
+    runs = doc["file"]["runs"]
+    assert runs["before"]["status"] == "ok" and runs["reference"]["status"] == "ok"
+    assert runs["before"]["steps"] == 10  # inner loop: 5 steps; outer loop: 2 rounds
+    assert doc["rewrites"][0]["budget"]["before"] == "loops"
+    assert code == 1
+
+
+@pytest.mark.slow
+def test_right_fix_with_uses_after_the_loop_is_fixed(capsys):
+    code, doc = verify_json(capsys, "after_loop.py", "after_loop.right.py")
+    assert doc["verdict"] == "fixed" and doc["file"]["equivalent"] is True, doc["details"]
+    assert [r["verdict"] for r in doc["rewrites"]] == ["fixed"]
+    assert code == 0
+
+
+@pytest.mark.slow
+def test_rewrite_whose_use_never_ran_is_partial(capsys):
+    """`total = total + loss.item()`: the read `total.item()` in a branch the
+    short run never takes (line 16) would now fail; the rewrite is partial."""
+    code, doc = verify_json(capsys, "after_loop_branch.py", "after_loop_branch.patched.py")
+    assert doc["verdict"] == "fixed", doc["details"]  # the runs themselves are fine
+    rw = doc["rewrites"][0]
+    assert rw["verdict"] == "partial", rw["details"]
+    assert rw["unreached_uses"] == ["16"]
+    assert code == 1
+
+
+@pytest.mark.slow
+def test_long_running_code_after_the_loop_is_bounded_by_the_timeout(capsys):
+    code, out, _ = cli(capsys, "verify", os.path.join(DATA, "slow_tail.py"), os.path.join(DATA, "slow_tail.patched.py"),
+                       "--timeout", "3", "--output-format", "json")
+    doc = json.loads(out)
+    assert doc["file"]["runs"]["after"]["status"] == "timeout"
+    assert all(r["wall_s"] < 30 for r in doc["file"]["runs"].values())
+    assert doc["verdict"] == "regressed"
+    assert code == 1
+
+
 def test_module_without_entry_point_is_unverifiable(capsys):
     code, doc = verify_json(capsys, "library.py", "library.patched.py")
     assert doc["verdict"] == "unverifiable"

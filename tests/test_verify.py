@@ -149,6 +149,41 @@ def test_long_running_code_after_the_loop_is_bounded_by_the_timeout(capsys):
     assert code == 1
 
 
+def _long_corpus_case(tmp_path, case, old_text, new_text):
+    """A corpus case with 500 iterations (far past the budget), and a patch of it."""
+    with open(os.path.join(ROOT, "corpus", case), encoding="utf-8") as fh:
+        text = fh.read().replace('"AUTODETACH_ITERS", "4"', '"AUTODETACH_ITERS", "500"')
+    assert old_text in text
+    orig, patched = tmp_path / "case.py", tmp_path / "case.patched.py"
+    orig.write_text(text)
+    patched.write_text(text.replace(old_text, new_text))
+    return str(orig), str(patched)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,old,new,verdict,where", [
+    # A wrong type change: torch.stack of floats fails after the loop.
+    pytest.param("AD102/kl_stack.py", "kls.append(kl)", "kls.append(kl.item())", "regressed", "case.py:32",
+                 id="AD102/kl_stack-item-regressed"),
+    # The rule's own fix: the tail runs and it is still fixed.
+    pytest.param("AD102/kl_stack.py", "kls.append(kl)", "kls.append(kl.detach())", "fixed", None,
+                 id="AD102/kl_stack-detach-fixed"),
+    pytest.param("AD102/metric_append.py", "maes.append(F.l1_loss(pred, y))",
+                 "maes.append(F.l1_loss(pred, y).detach())", "fixed", None, id="AD102/metric_append-fixed"),
+])
+def test_corpus_fixes_with_long_loops(capsys, tmp_path, case, old, new, verdict, where):
+    orig, patched = _long_corpus_case(tmp_path, case, old, new)
+    code, out, err = cli(capsys, "verify", orig, patched, "--output-format", "json", cwd=str(tmp_path))
+    doc = json.loads(out)
+    assert doc["verdict"] == verdict, doc["details"]
+    assert [r["verdict"] for r in doc["rewrites"]] == [verdict]
+    if where:
+        assert f"at {where}:" in doc["details"]
+    # The budget ended the loop in every run; nothing reached the backstop.
+    assert set(doc["rewrites"][0]["budget"].values()) == {"loops"}
+    assert code == (0 if verdict == "fixed" else 1)
+
+
 def test_module_without_entry_point_is_unverifiable(capsys):
     code, doc = verify_json(capsys, "library.py", "library.patched.py")
     assert doc["verdict"] == "unverifiable"

@@ -24,7 +24,7 @@ from .sandbox import find_tree_root
 @click.option("--run", "run_cmd", metavar="CMD", help="Run this command in the scratch tree instead of the script.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--steps", type=click.IntRange(min=3), default=5, show_default=True,
-              help="Optimizer steps (or backward calls) per run.")
+              help="Step budget: optimizer steps per training loop (the loops end after it, the rest runs).")
 @click.option("--timeout", type=click.IntRange(min=1), default=120, show_default=True, help="Seconds per run.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def verify_command(original, patched, run_cmd, device, steps, timeout, output_format):

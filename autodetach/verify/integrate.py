@@ -167,7 +167,8 @@ class Verifier:
             rewrite_file(scratch.map(p, root))
         tmp = os.path.join(root, ".autodetach-tmp")
         cfg = {
-            "mode": mode, "loops": True, "steps": steps or self.steps, "device": self.device, "retain": mode == "reference",
+            "mode": mode, "loops": True, "steps": steps or self.steps, "device": self.device,
+            "retain": mode == "reference",
             "record": os.path.join(tmp, "record.json"), "root": root, "threads": 1,
             "trace": {scratch.map(p, root): sorted(lines) for p, lines in trace.items() if lines},
             # The CPU shim costs a Python call per torch op: only for code that mentions cuda.
@@ -437,10 +438,9 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                         one = _fix_with([code], old, r.path, settings)
                         if one is None:
                             continue
+                        mine = [_finding_span(f, old, one) for f in fx if f.code == code]
                         req = v._request(scratch, f"after-{code}", "after", {p: one},
-                                         {p: set().union(*[sp.new | sp.uses for sp in
-                                                           (_finding_span(f, old, one) for f in fx if f.code == code)])},
-                                         p)
+                                         {p: set().union(*[sp.new | sp.uses for sp in mine])}, p)
                         retry_plans.append({"after": req})
                         retry_meta.append((code, fx, runs, old, one, p, scratch, entry))
             for (code, fx, runs, old, one, p, scratch, entry), extra in zip(retry_meta, v.execute(retry_plans)):

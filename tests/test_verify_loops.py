@@ -209,3 +209,20 @@ def test_a_long_tail_after_the_loop_is_bounded_by_the_timeout(tmp_path):
     assert run.status == "timeout"
     assert run.wall < 30
     assert "tail" in run.stdout
+
+
+def test_uses_of_a_returned_value_reach_the_callers():
+    code = src("""\
+        def train(n):
+            total = 0
+            for i in range(n):
+                total = total + step(i)
+            return total
+        def main():
+            t = train(3)
+            print(t.item())
+        main()
+    """)
+    # Line 4 binds `total`: read on 4's own loop and 5 (the return), then the
+    # call on 7 and the read of what it binds on 8.
+    assert uses(code, {4}) == {5, 7, 8}

@@ -12,7 +12,9 @@ across files): names bound or mutated by the statement, then
 - a module-level name: the same, plus its reads in functions that do not
   bind it (reached through the calls);
 - an attribute `self.h`: reads of `self.h` anywhere in the class (or, outside
-  a class, in the same function after the statement)."""
+  a class, in the same function after the statement);
+- a name returned by its function (`return total_loss`): the calls of that
+  function, and the uses of what they bind (two levels)."""
 from __future__ import annotations
 
 import ast
@@ -106,6 +108,69 @@ def _rebound_after(scope, name: str, after: int, loop) -> int:
     return best
 
 
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+DEPTH = 2  # returned values followed into their callers this many times
+
+
+def _stmt_of(node, parents):
+    while node is not None and not isinstance(node, ast.stmt):
+        node = parents.get(node)
+    return node
+
+
+def _callers(tree, parents, fn) -> list:
+    """Statements that call function `fn` by its name (`f(...)`, `self.f(...)`)."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if name == fn.name:
+                st = _stmt_of(n, parents)
+                if st is not None:
+                    out.append(st)
+    return out
+
+
+def _uses_of(tree, parents, stmt, found: set, depth: int) -> None:
+    end = stmt.end_lineno or stmt.lineno
+    scope = _enclosing(stmt, parents, FUNCS) or tree
+    loop = _enclosing(stmt, parents, (ast.For, ast.While, ast.AsyncFor) + FUNCS)
+    if isinstance(loop, FUNCS):
+        loop = None
+    for key in _targets(stmt):
+        if key[0] == "name":
+            name = key[1]
+            stop = _rebound_after(scope, name, end, loop)
+            for n in ast.walk(scope):
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                    in_loop = loop is not None and loop.lineno <= n.lineno <= loop.end_lineno
+                    if (end < n.lineno < stop) or in_loop:
+                        found.add(n.lineno)
+                        st = _stmt_of(n, parents)
+                        # `return total`: reached through the callers, and what they bind.
+                        if isinstance(st, ast.Return) and depth > 0 and isinstance(scope, FUNCS[:2]):
+                            for call in _callers(tree, parents, scope):
+                                found.add(call.lineno)
+                                _uses_of(tree, parents, call, found, depth - 1)
+            if scope is tree:  # a global: its readers elsewhere in the module
+                for fn in ast.walk(tree):
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _binds(fn, name):
+                        for n in ast.walk(fn):
+                            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                                found.add(n.lineno)
+        else:
+            _, base, attr = key
+            cls = _enclosing(stmt, parents, (ast.ClassDef,))
+            region = cls if (cls is not None and base == "self") else scope
+            for n in ast.walk(region):
+                if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load) and \
+                        isinstance(n.value, ast.Name) and n.value.id == base:
+                    if region is cls or n.lineno > end or (
+                            loop is not None and loop.lineno <= n.lineno <= loop.end_lineno):
+                        found.add(n.lineno)
+
+
 def uses(source, lines: set) -> set:
     """Lines (of `source`) that use what the statements on `lines` bind or
     mutate; the rewritten lines themselves excluded."""
@@ -115,37 +180,7 @@ def uses(source, lines: set) -> set:
         return set()
     parents = _parents(tree)
     found: set = set()
-    funcs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
     for stmt in _rewritten(tree, lines):
-        end = stmt.end_lineno or stmt.lineno
-        scope = _enclosing(stmt, parents, funcs) or tree
-        loop = _enclosing(stmt, parents, (ast.For, ast.While, ast.AsyncFor) + funcs)
-        if isinstance(loop, funcs):
-            loop = None
-        for key in _targets(stmt):
-            if key[0] == "name":
-                name = key[1]
-                stop = _rebound_after(scope, name, end, loop)
-                for n in ast.walk(scope):
-                    if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
-                        in_loop = loop is not None and loop.lineno <= n.lineno <= loop.end_lineno
-                        if (end < n.lineno < stop) or in_loop:
-                            found.add(n.lineno)
-                if scope is tree:  # a global: its readers elsewhere in the module
-                    for fn in ast.walk(tree):
-                        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _binds(fn, name):
-                            for n in ast.walk(fn):
-                                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
-                                    found.add(n.lineno)
-            else:
-                _, base, attr = key
-                cls = _enclosing(stmt, parents, (ast.ClassDef,))
-                region = cls if (cls is not None and base == "self") else scope
-                for n in ast.walk(region):
-                    if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load) and \
-                            isinstance(n.value, ast.Name) and n.value.id == base:
-                        if region is cls or n.lineno > end or (
-                                loop is not None and loop.lineno <= n.lineno <= loop.end_lineno):
-                            found.add(n.lineno)
+        _uses_of(tree, parents, stmt, found, DEPTH)
     found -= set(lines)
     return set(sorted(found)[:MAX_USES])

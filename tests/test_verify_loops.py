@@ -226,3 +226,21 @@ def test_uses_of_a_returned_value_reach_the_callers():
     # Line 4 binds `total`: read on 4's own loop and 5 (the return), then the
     # call on 7 and the read of what it binds on 8.
     assert uses(code, {4}) == {5, 7, 8}
+
+
+@pytest.mark.slow
+def test_a_while_loop_in_a_function_called_per_epoch_gets_the_budget_each_time(tmp_path):
+    run = run_one(tmp_path, HEAD + """\
+    def epoch():
+        n = 0
+        while True:
+            step()
+            n += 1
+        return n
+    for e in range(100):
+        print("epoch", e, epoch())
+    print("end")
+    """)
+    assert run.status == "ok", run.failure()
+    assert "epoch 0 3" in run.stdout and "epoch 1 3" in run.stdout and "end" in run.stdout
+    assert run.record["opt_steps"] == 6

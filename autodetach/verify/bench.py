@@ -10,7 +10,9 @@ one JSON object.
 - `overhead`: time per optimizer step with the full instrumentation against a
   baseline run that only times the steps, on each corpus case that steps an
   optimizer and on a mid-size MLP (where steps cost milliseconds, as in
-  real training)."""
+  real training).
+- `loop_wrapper`: what the budget's loop wrapper (budget.py) adds per round
+  of a loop, measured in this process on an empty loop."""
 from __future__ import annotations
 
 import argparse
@@ -96,6 +98,26 @@ def overhead(pool: ServerPool, script: str, steps: int = 12, repeats: int = 3) -
             "overhead_ms": round((f - b) * 1e3, 3), "ratio": round(f / b, 3) if b else None}
 
 
+def loop_wrapper(n: int = 200_000) -> dict:
+    from .budget import LoopBudget
+
+    class Rec:  # what the wrapper reads from the recorder
+        opt_steps = backward_calls = 0
+        steps_budget = 5
+        stopped_by = None
+
+    b = LoopBudget(Rec())
+    t0 = time.perf_counter()
+    for _ in range(n):
+        pass
+    plain = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in b.loop(range(n), 1):
+        pass
+    wrapped = time.perf_counter() - t0
+    return {"rounds": n, "added_ns_per_round": round((wrapped - plain) / n * 1e9, 1)}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.path.join(ROOT, "corpus"))
@@ -106,6 +128,7 @@ def main(argv=None) -> None:
     if args.cases:
         cases = cases[:args.cases]
     out: dict = {"benchmark": "verify", "cases": len(cases), "cpu_count": os.cpu_count()}
+    out["loop_wrapper"] = loop_wrapper()
 
     t0 = time.perf_counter()
     pool = ServerPool(1, use_fork=True)

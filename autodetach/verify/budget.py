@@ -36,9 +36,14 @@ class _Instance:
 
     def go_on(self) -> bool:
         """Called before each round (and once more at the natural end)."""
+        b = self.budget
+        if b.activity == self.last_act:  # no step since the last round: nothing changed
+            if self.done:
+                return False
+            b.current = self
+            return True
         if self.done:
             return False
-        b = self.budget
         act = b.activity - self.last_act
         if act:
             self.rounds += 1
@@ -83,11 +88,12 @@ class LoopBudget:
         return self._gen(it, inst, n)
 
     def _gen(self, it, inst, n):
-        while inst.go_on():
+        go_on, tick, nxt = inst.go_on, self._tick, it.__next__
+        while go_on():
             self.seq += 1
-            self._tick[n] = self.seq
+            tick[n] = self.seq
             try:
-                x = next(it)
+                x = nxt()
             except StopIteration:
                 return
             yield x
@@ -106,4 +112,7 @@ class LoopBudget:
             return False
         self.seq += 1
         self._tick[n] = self.seq
-        return inst.go_on()
+        if inst.go_on():
+            return True
+        self._while.pop(n, None)  # ended: entering the loop again starts afresh
+        return False

@@ -149,6 +149,16 @@ def test_long_running_code_after_the_loop_is_bounded_by_the_timeout(capsys):
     assert code == 1
 
 
+@pytest.mark.slow
+def test_backstop_is_named_and_the_unrun_use_makes_it_partial(capsys):
+    code, doc = verify_json(capsys, "backstop.py", "backstop.patched.py")
+    rw = doc["rewrites"][0]
+    assert rw["budget"]["after"] == "backstop"
+    assert "backstop" in rw["details"]
+    assert rw["verdict"] == "partial" and rw["unreached_uses"] == ["14"], rw["details"]
+    assert code == 1
+
+
 def _long_corpus_case(tmp_path, case, old_text, new_text):
     """A corpus case with 500 iterations (far past the budget), and a patch of it."""
     with open(os.path.join(ROOT, "corpus", case), encoding="utf-8") as fh:

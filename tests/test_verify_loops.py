@@ -244,3 +244,15 @@ def test_a_while_loop_in_a_function_called_per_epoch_gets_the_budget_each_time(t
     assert run.status == "ok", run.failure()
     assert "epoch 0 3" in run.stdout and "epoch 1 3" in run.stdout and "end" in run.stdout
     assert run.record["opt_steps"] == 6
+
+
+def test_uses_of_a_global_mutated_in_a_function_are_its_reads_anywhere():
+    code = src("""\
+        hist = []
+        def step(loss):
+            hist.append(loss)
+        for i in range(3):
+            step(i)
+        print(hist[-1])
+    """)
+    assert uses(code, {3}) == {6}

@@ -135,6 +135,8 @@ class Run:
             out["live_bytes"] = self.series("live_bytes")
             out["grows"] = self.grows
             out["time_per_step_s"] = round(sum(times) / len(times), 6) if times else None
+        if rec.get("stopped_by"):
+            out["stopped_by"] = rec["stopped_by"]  # the step budget: "loops" or "backstop"
         if rec.get("peak_memory"):
             out["peak_memory"] = rec["peak_memory"]
         if rec.get("device"):

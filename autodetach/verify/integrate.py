@@ -275,8 +275,8 @@ def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None, mi
     if budget:
         d["budget"] = budget
         if "backstop" in budget.values():
-            d["details"] += (" [the step budget ended the process (a loop it could not stop): "
-                             "code after the training loop did not run]")
+            d["details"] = ("the budget's backstop ended a run (a loop it could not stop; the code after it "
+                            "did not run): " + d["details"])
     if was_reached and missing and j.verdict in GOOD:
         d["file_verdict"] = j.verdict
         d["verdict"] = PARTIAL

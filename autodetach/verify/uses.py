@@ -10,7 +10,8 @@ across files): names bound or mutated by the statement, then
   innermost loop around the statement (the next round reads it), up to a
   later plain re-assignment outside that loop;
 - a module-level name: the same, plus its reads in functions that do not
-  bind it (reached through the calls);
+  bind it (reached through the calls); a global mutated inside a function:
+  its reads anywhere in the module;
 - an attribute `self.h`: reads of `self.h` anywhere in the class (or, outside
   a class, in the same function after the statement);
 - a name returned by its function (`return total_loss`): the calls of that
@@ -141,6 +142,12 @@ def _uses_of(tree, parents, stmt, found: set, depth: int) -> None:
     for key in _targets(stmt):
         if key[0] == "name":
             name = key[1]
+            if scope is not tree and not _binds(scope, name):
+                # A global mutated in a function (`hist.append(...)`): read anywhere.
+                for n in ast.walk(tree):
+                    if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                        found.add(n.lineno)
+                continue
             stop = _rebound_after(scope, name, end, loop)
             for n in ast.walk(scope):
                 if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):

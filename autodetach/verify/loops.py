@@ -13,6 +13,7 @@ is never rewritten. Pure ast and text: no torch here."""
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 from typing import Optional
 
@@ -20,6 +21,8 @@ LOOP = "__autodetach_loop__"
 WHILE = "__autodetach_while__"
 MAX_FILE = 1 << 20  # bytes; bigger files keep their loops (the backstop still holds)
 MAX_FILES = 2000
+CACHE_SIZE = 1024  # rewrites kept by content: every scratch copy of a tree holds the same files
+_CACHE: dict = {}
 
 
 def _offsets(lines: list) -> list:
@@ -94,7 +97,14 @@ def rewrite_file(path: str) -> bool:
             src = fh.read()
     except OSError:
         return False
-    new = rewrite(src)
+    key = hashlib.sha1(src).digest()
+    if key in _CACHE:
+        new = _CACHE[key]
+    else:
+        new = rewrite(src)
+        if len(_CACHE) >= CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = new
     if new is None:
         return False
     tmp = path + ".autodetach-loops"

@@ -19,6 +19,7 @@ across files): names bound or mutated by the statement, then
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Optional
 
 MAX_USES = 64
@@ -178,14 +179,23 @@ def _uses_of(tree, parents, stmt, found: set, depth: int) -> None:
                         found.add(n.lineno)
 
 
-def uses(source, lines: set) -> set:
-    """Lines (of `source`) that use what the statements on `lines` bind or
-    mutate; the rewritten lines themselves excluded."""
+@functools.lru_cache(maxsize=16)
+def _parse(source: bytes):
+    """The tree and its parent map (each file has several rewrites)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
+        return None
+    return tree, _parents(tree)
+
+
+def uses(source, lines: set) -> set:
+    """Lines (of `source`) that use what the statements on `lines` bind or
+    mutate; the rewritten lines themselves excluded."""
+    parsed = _parse(bytes(source) if not isinstance(source, str) else source.encode())
+    if parsed is None:
         return set()
-    parents = _parents(tree)
+    tree, parents = parsed
     found: set = set()
     for stmt in _rewritten(tree, lines):
         _uses_of(tree, parents, stmt, found, DEPTH)

@@ -105,7 +105,8 @@ def test_sandbox_secret_values_and_redaction():
     secrets = secret_values(env)
     assert {"ghp_abcdef123456", "wJalrXUtnFEMI/K7MDENG", "k-12", "a-long-opaque-value-xyz"} <= set(secrets)
     assert "/usr/bin:/bin" not in secrets and "/home/me/project" not in secrets and "true" not in secrets
-    rec = {"exception": {"message": "leaked ghp_abcdef123456 and k-12"}, "losses": [1.0], "x": ["wJalrXUtnFEMI/K7MDENG"]}
+    rec = {"exception": {"message": "leaked ghp_abcdef123456 and k-12"}, "losses": [1.0],
+           "x": ["wJalrXUtnFEMI/K7MDENG"]}
     out = redact(rec, secrets)
     assert out["exception"]["message"] == "leaked [redacted] and [redacted]"
     assert out["x"] == ["[redacted]"] and out["losses"] == [1.0]
@@ -371,3 +372,25 @@ def test_sandbox_unbounded_allocation_hits_the_memory_limit(tmp_path, kind):
         assert run.record and run.record["exception"]["type"] == "MemoryError", (name, run.record)
     j = judge(runs["before"], runs["after"], runs["reference"]).as_dict()
     assert "MemoryError" in json.dumps(j["runs"]), j
+
+
+def test_sandbox_named_but_unavailable_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    # As on a machine without bubblewrap (the probe's answer is cached per process).
+    monkeypatch.setitem(isolate._PROBED, "bwrap", "bwrap is not installed")
+    original, patched = scripts(tmp_path, "")
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", original, patched, "--sandbox", "bwrap"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err.strip() == "autodetach: error: --sandbox bwrap: bwrap is not installed", err
+
+
+def test_sandbox_auto_without_any_says_not_isolated(monkeypatch):
+    monkeypatch.setitem(isolate._PROBED, "bwrap", "bwrap is not installed")
+    monkeypatch.setitem(isolate._PROBED, "unshare", "unshare cannot run here: Operation not permitted")
+    iso = resolve("auto")
+    assert iso.kind == "none" and not iso.isolated
+    assert iso.describe().startswith("runs NOT isolated (no sandbox available: bwrap is not installed; unshare")
+    from autodetach.verify.report import isolation_line
+
+    assert isolation_line([iso.as_dict(), resolve("none").as_dict()]).startswith("Sandbox: runs NOT isolated")

@@ -302,7 +302,11 @@ def _children(pid: int) -> list:
         with open(f"/proc/{pid}/task/{pid}/children") as fh:
             out = [int(x) for x in fh.read().split()]
     except (OSError, ValueError):
-        for name in os.listdir("/proc"):
+        try:
+            names = os.listdir("/proc")
+        except OSError:  # no /proc (macOS): nothing to find
+            return out
+        for name in names:
             if name.isdigit():
                 try:
                     with open(f"/proc/{name}/stat") as fh:

@@ -394,3 +394,33 @@ def test_sandbox_auto_without_any_says_not_isolated(monkeypatch):
     from autodetach.verify.report import isolation_line
 
     assert isolation_line([iso.as_dict(), resolve("none").as_dict()]).startswith("Sandbox: runs NOT isolated")
+
+
+def test_sandbox_explains_errors_it_caused():
+    def rec(msg):
+        return {"exception": {"type": "OSError", "message": msg}}
+
+    bw, un, no = Isolation("bwrap"), Isolation("unshare"), Isolation("none", "x")
+    ro = "[Errno 30] Read-only file system: '/data/ckpt.pt'"
+    assert "read-only" in isolate.explain(rec(ro), bw)["exception"]["message"].split(ro)[1]
+    assert isolate.explain(rec(ro), un)["exception"]["message"] == ro  # unshare leaves files writable
+    assert isolate.explain(rec(ro), no)["exception"]["message"] == ro
+    net = "[Errno -3] Temporary failure in name resolution"
+    assert "no network" in isolate.explain(rec(net), un)["exception"]["message"]
+    assert isolate.explain(None, bw) is None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("bwrap" not in KINDS, reason="bubblewrap cannot run here")
+def test_sandbox_honest_checkpoint_outside_the_tree_is_explained(tmp_path, capsys):
+    not_tmp = tempfile.mkdtemp(prefix=".sandbox-test-", dir=ROOT)
+    try:
+        original, patched = scripts(tmp_path, "open(%r, 'w').write('ckpt')\n" % os.path.join(not_tmp, "c.pt"))
+        code, doc = verify_json(capsys, "bwrap", original, patched)
+        err = doc["file"]["runs"]["before"]["error"]
+        assert "Read-only file system" in err and "the sandbox makes" in err, err
+        assert os.listdir(not_tmp) == []
+    finally:
+        for name in os.listdir(not_tmp):
+            os.remove(os.path.join(not_tmp, name))
+        os.rmdir(not_tmp)

@@ -224,7 +224,9 @@ class ForkServer:
             if not line:
                 raise ForkServerError("the fork server exited")
             ans = json.loads(line)
-            return finish(req, ans["rc"], ans["timed_out"], time.perf_counter() - t0)
+            out = finish(req, ans["rc"], ans["timed_out"], time.perf_counter() - t0)
+            out.record = isolate.explain(out.record, self.iso)
+            return out
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -263,6 +263,28 @@ def redact(obj, secrets: list):
     return obj
 
 
+# Errors an honest script meets only because of the sandbox, and what to say.
+_BLOCKED = (
+    ("Read-only file system", "bwrap", "the sandbox makes all but the scratch copy and /tmp read-only"),
+    ("Network is unreachable", "", "the sandbox has no network"),
+    ("Temporary failure in name resolution", "", "the sandbox has no network"),
+    ("Name or service not known", "", "the sandbox has no network"),
+)
+
+
+def explain(record: Optional[dict], iso: Isolation) -> Optional[dict]:
+    """The record, with a note on an exception the sandbox caused (so that
+    the verdict says why a run that works at home failed here)."""
+    exc = (record or {}).get("exception")
+    if not iso.isolated or not isinstance(exc, dict) or not isinstance(exc.get("message"), str):
+        return record
+    for text, kind, why in _BLOCKED:
+        if text in exc["message"] and kind in ("", iso.kind):
+            exc["message"] += f" ({why}; --sandbox none runs unisolated)"
+            break
+    return record
+
+
 def hide_environ() -> None:
     """Linux, no sandbox: make this process's /proc/<pid>/environ unreadable
     to the runs (same user, not root): PR_SET_DUMPABLE 0."""

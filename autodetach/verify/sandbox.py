@@ -290,7 +290,7 @@ def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
     """A fresh interpreter: `python -m autodetach.verify.runner cfg.json`, or
     the --run command with the instrumentation installed by sitecustomize;
     inside the sandbox `iso` (isolate.Isolation), or under a reaper."""
-    from .isolate import Isolation, reaper_argv, wrap
+    from .isolate import Isolation, explain, reaper_argv, wrap
 
     iso = iso or Isolation("none", "--sandbox none")
     cfg_path = req.cfg["record"] + ".cfg.json"
@@ -341,7 +341,9 @@ def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
             kill_group(proc.pid)
             proc.wait()
             raise
-    return finish(req, rc, timed_out, time.perf_counter() - t0)
+    out = finish(req, rc, timed_out, time.perf_counter() - t0)
+    out.record = explain(out.record, iso)
+    return out
 
 
 def kill_group(pid: int) -> None:

@@ -321,8 +321,9 @@ def pid_namespace() -> str:
 def _children(pid: int) -> list:
     out = []
     try:
-        with open(f"/proc/{pid}/task/{pid}/children") as fh:
-            out = [int(x) for x in fh.read().split()]
+        for tid in os.listdir(f"/proc/{pid}/task"):  # children of every thread
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                out += [int(x) for x in fh.read().split()]
     except (OSError, ValueError):
         try:
             names = os.listdir("/proc")

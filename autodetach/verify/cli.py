@@ -14,8 +14,8 @@ import click
 
 from .compare import GOOD, UNVERIFIABLE, judge
 from .integrate import Verifier, diff_spans, entry_point, reached, span_verdict
-from .report import isolation_line, render_rows
 from .isolate import SANDBOXES
+from .report import isolation_line, render_rows
 from .sandbox import find_tree_root
 
 

@@ -111,10 +111,12 @@ def _selection(cfg, select, ignore, extend_select) -> list:
               help="With --verify: optimizer steps or backward calls per run.")
 @click.option("--timeout", type=click.IntRange(min=1), default=120, show_default=True,
               help="With --verify: seconds per run.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "unshare", "none"]), default="auto", show_default=True,
+              help="With --verify: isolation of the runs (docs/security.md).")
 @click.version_option(__version__, "--version", prog_name="autodetach")
 def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_format, output_file,
           jobs, exit_zero, statistics, explain, list_rules, config_path, no_cache, progress, quiet,
-          verify, verified_only, run_cmd, device, steps, timeout):
+          verify, verified_only, run_cmd, device, steps, timeout, sandbox):
     """Find and fix PyTorch code that misuses autograd."""
     if explain is not None:
         code = explain.strip().upper()
@@ -169,7 +171,7 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
         from .verify.integrate import verify_results
 
         results = verify_results(results, files, settings, write=fix and not diff, verified_only=verified_only,
-                                 run_cmd=run_cmd, device=device, steps=steps, timeout=timeout)
+                                 run_cmd=run_cmd, device=device, steps=steps, timeout=timeout, sandbox=sandbox)
 
     findings = [f for r in results for f in r.findings if not f.fixed]
     errors = [e for r in results for e in r.errors]

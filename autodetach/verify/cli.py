@@ -14,7 +14,8 @@ import click
 
 from .compare import GOOD, UNVERIFIABLE, judge
 from .integrate import Verifier, budget_note, diff_spans, entry_point, missing_uses, reached, span_verdict
-from .report import render_rows
+from .isolate import SANDBOXES
+from .report import isolation_line, render_rows
 from .sandbox import find_tree_root
 
 
@@ -27,7 +28,9 @@ from .sandbox import find_tree_root
               help="Step budget: optimizer steps per training loop (the loops end after it, the rest runs).")
 @click.option("--timeout", type=click.IntRange(min=1), default=120, show_default=True, help="Seconds per run.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def verify_command(original, patched, run_cmd, device, steps, timeout, output_format):
+@click.option("--sandbox", type=click.Choice(SANDBOXES), default="auto", show_default=True,
+              help="Isolation of the runs (docs/security.md).")
+def verify_command(original, patched, run_cmd, device, steps, timeout, output_format, sandbox):
     """Run ORIGINAL and PATCHED (and the retain_graph reference) and give a verdict."""
     with open(original, "rb") as fh:
         old = fh.read()
@@ -39,6 +42,7 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
         click.echo(f"autodetach: error: {patched} is identical to {original}", err=True)
         return 2
     entry = "--run" if run_cmd else (entry_point(old) or entry_point(new))
+    isolation = None
     if entry is None:
         verdicts = [{"verdict": UNVERIFIABLE,
                      "details": "no entry point: no main guard or top-level training code (use --run CMD)"}
@@ -49,7 +53,8 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
         root = os.getcwd() if run_cmd else find_tree_root(path)
         if run_cmd and not path.startswith(os.path.abspath(root) + os.sep):
             root = find_tree_root(path)
-        with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd) as v:
+        with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox) as v:
+            isolation = v.isolation.as_dict()
             scratch, reqs = v.plan({path: (old, new, spans)}, root, None if run_cmd else path)
             runs = v.execute([reqs])[0]
             j = judge(runs["before"], runs["after"], runs["reference"])
@@ -59,7 +64,7 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
     if output_format == "json":
         doc = {"original": original, "patched": patched, "entry_point": entry, "verdict": file_verdict["verdict"],
                "details": file_verdict["details"], "file": file_verdict,
-               "rewrites": [dict(v, lines=s.label) for s, v in zip(spans, verdicts)]}
+               "rewrites": [dict(v, lines=s.label) for s, v in zip(spans, verdicts)], "sandbox": isolation}
         click.echo(json.dumps(doc, indent=2))
     else:
         rows = []
@@ -69,6 +74,8 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
                          details if len(details) <= 110 else details[:107] + "..."))
         click.echo(render_rows(rows, title=f"Verification of {patched} against {original}"))
         click.echo(f"File verdict: {file_verdict['verdict']}: {file_verdict['details']}")
+        if isolation:
+            click.echo(isolation_line([isolation]))
     good = file_verdict["verdict"] in GOOD and all(v["verdict"] in GOOD for v in verdicts)
     sys.stdout.flush()
     return 0 if good else 1

@@ -10,7 +10,14 @@ at the timeout) and answers one JSON line on stdout. It never runs a torch
 operation itself and never initialises CUDA, so forking stays safe.
 
 The client side, `ForkServer`, starts one and talks to it; `ServerPool`
-keeps a few so that the three runs of a file go in parallel."""
+keeps a few so that the three runs of a file go in parallel.
+
+Isolation: each server starts inside the sandbox (isolate.py), so the
+torch import is paid once per server, not per run. All runs of the server
+share that sandbox (its scratch area, its PID namespace); one runs at a
+time, and after each (and at its timeout) the server kills every other
+process of its namespace, daemons included. Without a sandbox the server
+is a child subreaper and kills every descendant a run leaves behind."""
 from __future__ import annotations
 
 import json
@@ -21,7 +28,10 @@ import threading
 import time
 from typing import Optional
 
-from .sandbox import PKG_PARENT, ENV_FIXED, package_dir, RunOutcome, RunRequest, finish, kill_group, run_fresh
+from . import isolate
+from .isolate import Isolation
+from .sandbox import (PKG_PARENT, ENV_FIXED, package_dir, RunOutcome, RunRequest, finish, kill_group, run_fresh,
+                      scratch_base)
 
 
 # ------------------------------------------------------------------ server
@@ -97,8 +107,14 @@ def _wait(pid: int, timeout: float):
         delay = min(delay * 1.5, 0.05)
 
 
-def serve() -> None:
+def serve(client_ns: str = "") -> None:
+    """client_ns: the client's PID namespace when it started us in a sandbox;
+    only in another one does the clean-up kill everything but init and us."""
     t0 = time.perf_counter()
+    mine = isolate.pid_namespace()
+    contained = bool(client_ns and mine and mine != client_ns)
+    if not contained:
+        isolate.become_subreaper()
     for k, v in ENV_FIXED.items():
         os.environ.setdefault(k, v)
     import gc
@@ -139,6 +155,7 @@ def serve() -> None:
         if pid == 0:
             _child(req)
         rc, timed_out = _wait(pid, float((req.get("limits") or {}).get("timeout", 120)))
+        isolate.kill_descendants(contained)  # daemons the run left (double fork, setsid)
         out.write(json.dumps({"rc": rc, "timed_out": timed_out, "wall": time.perf_counter() - t}) + "\n")
         out.flush()
 
@@ -150,14 +167,19 @@ class ForkServerError(RuntimeError):
 
 
 class ForkServer:
-    def __init__(self, start_timeout: float = 120.0) -> None:
+    def __init__(self, start_timeout: float = 120.0, iso: Optional[Isolation] = None) -> None:
+        self.iso = iso or Isolation("none", "--sandbox none")
         env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "LD_LIBRARY_PATH",
                                           "CUDA_HOME", "CUDA_VISIBLE_DEVICES") if k in os.environ}
         env.update(ENV_FIXED)
         env["PYTHONPATH"] = package_dir()
+        argv = [sys.executable, "-m", "autodetach.verify.forkserver"]
+        if self.iso.isolated:
+            argv = isolate.wrap(self.iso, argv + [isolate.pid_namespace()], [scratch_base()], PKG_PARENT,
+                                env.get("HOME"), die_with_parent=False)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autodetach.verify.forkserver"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=PKG_PARENT, text=True, bufsize=1)
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            cwd=PKG_PARENT, text=True, bufsize=1)
         self.lock = threading.Lock()
         self.import_s: Optional[float] = None
         self._ready = False
@@ -184,12 +206,14 @@ class ForkServer:
 
     def run(self, req: RunRequest) -> RunOutcome:
         if req.command is not None:
-            return run_fresh(req)
+            return run_fresh(req, self.iso)
         with self.lock:
             self._await_ready()
             msg = {"cfg": req.cfg, "env": req.env, "cwd": req.cwd, "stdout": req.stdout, "stderr": req.stderr,
                    "limits": {"timeout": req.limits.timeout, "memory": req.limits.memory,
-                              "cpu_seconds": req.limits.cpu_seconds, "file_size": req.limits.file_size}}
+                              "cpu_seconds": req.limits.cpu_seconds, "file_size": req.limits.file_size,
+                              # Outside a user namespace the count would include all the caller's processes.
+                              "processes": req.limits.processes if self.iso.isolated else None}}
             t0 = time.perf_counter()
             try:
                 self.proc.stdin.write(json.dumps(msg) + "\n")
@@ -200,7 +224,9 @@ class ForkServer:
             if not line:
                 raise ForkServerError("the fork server exited")
             ans = json.loads(line)
-            return finish(req, ans["rc"], ans["timed_out"], time.perf_counter() - t0)
+            out = finish(req, ans["rc"], ans["timed_out"], time.perf_counter() - t0)
+            out.record = isolate.explain(out.record, self.iso)
+            return out
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -222,7 +248,8 @@ class ServerPool:
     """Up to `size` fork servers, started lazily; runs go in parallel, one
     per server. Without fork (or when a server fails) runs start fresh."""
 
-    def __init__(self, size: int = 2, use_fork: Optional[bool] = None) -> None:
+    def __init__(self, size: int = 2, use_fork: Optional[bool] = None, iso: Optional[Isolation] = None) -> None:
+        self.iso = iso or Isolation("none", "--sandbox none")
         self.size = max(1, size)
         self.use_fork = fork_available() if use_fork is None else use_fork
         self.servers: list = []
@@ -237,7 +264,7 @@ class ServerPool:
                     return self.free.pop()
                 # A second server costs a torch import: only for a long queue.
                 if not self.servers or (len(self.servers) < self.size and self.waiting > 4 * len(self.servers)):
-                    s = ForkServer()
+                    s = ForkServer(iso=self.iso)
                     self.servers.append(s)
                     return s
                 self.cv.wait()
@@ -252,7 +279,7 @@ class ServerPool:
 
     def run(self, req: RunRequest) -> RunOutcome:
         if not self.use_fork or req.command is not None:
-            return run_fresh(req)
+            return run_fresh(req, self.iso)
         with self.cv:
             self.waiting += 1
         try:
@@ -263,7 +290,7 @@ class ServerPool:
         try:
             return s.run(req)
         except ForkServerError:
-            return run_fresh(req)
+            return run_fresh(req, self.iso)
         finally:
             self._release(s)
 
@@ -298,22 +325,23 @@ class ServerPool:
         self.close()
 
 
-_SHARED: Optional[ServerPool] = None
+_SHARED: dict = {}  # sandbox kind -> pool
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_pool() -> ServerPool:
-    """One pool per process, closed at exit: repeated verifications (tests,
-    a batch) pay the torch import once."""
-    global _SHARED
+def shared_pool(iso: Optional[Isolation] = None) -> ServerPool:
+    """One pool per process and sandbox, closed at exit: repeated
+    verifications (tests, a batch) pay the torch import once."""
+    iso = iso or Isolation("none", "--sandbox none")
     with _SHARED_LOCK:
-        if _SHARED is None:
+        pool = _SHARED.get(iso.kind)
+        if pool is None:
             import atexit
 
-            _SHARED = ServerPool(size=max(1, min(3, os.cpu_count() or 1)))
-            atexit.register(_SHARED.close)
-        return _SHARED
+            pool = _SHARED[iso.kind] = ServerPool(size=max(1, min(3, os.cpu_count() or 1)), iso=iso)
+            atexit.register(pool.close)
+        return pool
 
 
 if __name__ == "__main__":
-    serve()
+    serve(sys.argv[1] if len(sys.argv) > 1 else "")

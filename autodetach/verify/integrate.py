@@ -10,6 +10,7 @@ from typing import Optional
 
 from .compare import CHANGED, GOOD, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge
 from .forkserver import ServerPool, shared_pool
+from .isolate import hide_environ, resolve
 from .loops import rewrite_file, rewrite_tree
 from .uses import uses as find_uses
 from .sandbox import Limits, RunRequest, Scratch, child_env, find_tree_root
@@ -132,15 +133,18 @@ class Verifier:
     of fork servers."""
 
     def __init__(self, device: str = "auto", steps: int = 5, timeout: float = 120, run_cmd: Optional[str] = None,
-                 pool: Optional[ServerPool] = None, jobs: Optional[int] = None) -> None:
+                 pool: Optional[ServerPool] = None, jobs: Optional[int] = None, sandbox: str = "auto") -> None:
+        self.isolation = resolve(sandbox)
+        if not self.isolation.isolated:
+            hide_environ()
         self.device = device
         self.steps = max(3, int(steps))
         self.limits = Limits(timeout=float(timeout))
         self.run_cmd = run_cmd
         self.own_pool = False
         if pool is None and jobs:
-            pool, self.own_pool = ServerPool(size=jobs), True
-        self.pool = pool or shared_pool()
+            pool, self.own_pool = ServerPool(size=jobs, iso=self.isolation), True
+        self.pool = pool or shared_pool(self.isolation)
         self.scratches: list = []
 
     def close(self) -> None:
@@ -340,7 +344,7 @@ def _findings_with_fixes(old: bytes, path: str, settings):
 
 
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
-                   steps=5, timeout=120):
+                   steps=5, timeout=120, sandbox="auto"):
     """Fill each fixed finding's `verification`; with write=True write the
     fixed files (only the verified rewrites when verified_only)."""
     from ..runner import display_path, unified_diff
@@ -374,7 +378,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
     if not targets:
         return results
 
-    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd) as v:
+    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox) as v:
         verdicts = {}  # id(finding) -> dict
         file_runs = {}
         if run_cmd:
@@ -458,6 +462,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
     for r, p, old, new, fx in targets:
         for f in fx:
             f.verification = verdicts.get(id(f)) or unverifiable("not verified")
+            f.verification["sandbox"] = v.isolation.as_dict()
         # What goes to disk (or into the diff).
         good_codes = {f.code for f in fx} - {f.code for f in fx if f.verification["verdict"] not in GOOD}
         if not verified_only or good_codes == {f.code for f in fx}:

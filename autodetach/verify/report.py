@@ -38,5 +38,16 @@ def render_rows(rows, title: str = "Verification") -> str:
     return "\n".join(lines)
 
 
+def isolation_line(sandboxes) -> str:
+    """What contained the runs, from the verdicts' `sandbox` entries."""
+    kinds = {s["kind"]: s for s in sandboxes if s}
+    if not kinds:
+        return ""
+    weakest = kinds.get("none") or kinds.get("unshare") or next(iter(kinds.values()))
+    return "Sandbox: " + weakest["details"] + "."
+
+
 def render_table(results) -> str:
-    return render_rows(_rows(results))
+    table = render_rows(_rows(results))
+    line = isolation_line([(f.verification or {}).get("sandbox") for r in results for f in r.findings])
+    return table + ("\n" + line if line else "")

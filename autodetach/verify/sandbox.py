@@ -2,11 +2,12 @@
 tree, an environment allow-list, resource limits, and the plain
 fresh-interpreter launcher (the fork server is the fast path).
 
-This is containment for honest code that misbehaves (runs forever, eats
-memory, writes checkpoints), not a security boundary against hostile code:
-see docs/verification.md."""
+Each run goes through the sandbox chosen in isolate.py (bubblewrap where
+it can run); without one, this is containment for honest code that
+misbehaves, not a security boundary: see docs/security.md."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -51,6 +52,7 @@ class Limits:
     memory: Optional[int] = DEFAULT_MEMORY  # bytes of address space added (None: no limit)
     cpu_seconds: Optional[int] = None  # default: timeout + 30
     file_size: int = 2 << 30
+    processes: int = 512  # RLIMIT_NPROC: threads count too; root outside a sandbox is exempt
 
     def apply(self, cuda: bool = False) -> None:
         """In the child, before the user code: rlimits. CUDA reserves huge
@@ -68,6 +70,8 @@ class Limits:
         setl(resource.RLIMIT_CPU, int(self.cpu_seconds or self.timeout + 30))
         setl(resource.RLIMIT_FSIZE, int(self.file_size))
         setl(resource.RLIMIT_CORE, 0)
+        if self.processes:
+            setl(resource.RLIMIT_NPROC, int(self.processes))
         if self.memory and not cuda:
             setl(resource.RLIMIT_AS, _vm_size() + int(self.memory))
 
@@ -162,13 +166,28 @@ def copy_tree(src: str, dst: str) -> bool:
     return cuda
 
 
+_BASE: Optional[str] = None
+
+
+def scratch_base() -> str:
+    """One directory per process holding every scratch tree: the only place
+    a sandboxed run may write (besides its private /tmp)."""
+    global _BASE
+    if _BASE is None or not os.path.isdir(_BASE):
+        import atexit
+
+        _BASE = tempfile.mkdtemp(prefix="autodetach-verify-")
+        atexit.register(shutil.rmtree, _BASE, True)
+    return _BASE
+
+
 class Scratch:
     """A temporary directory holding one pristine copy of the tree and a
     fresh copy of it per run. Removed on close."""
 
     def __init__(self, tree_root: str) -> None:
         self.tree_root = os.path.abspath(tree_root)
-        self.dir = tempfile.mkdtemp(prefix="autodetach-verify-")
+        self.dir = tempfile.mkdtemp(prefix="autodetach-verify-", dir=scratch_base())
         self.pristine = os.path.join(self.dir, "pristine")
         self.mentions_cuda = copy_tree(self.tree_root, self.pristine)
         self.n = 0
@@ -258,12 +277,22 @@ def read_record(req: RunRequest) -> Optional[dict]:
 
 
 def finish(req: RunRequest, rc, timed_out, wall) -> RunOutcome:
-    return RunOutcome(rc, timed_out, wall, read_record(req), _tail(req.stdout), _tail(req.stderr))
+    """The outcome, with the caller's secrets redacted from everything the
+    run wrote (a run without a sandbox can read them from /proc)."""
+    from .isolate import redact, secret_values
+
+    secrets = secret_values()
+    return RunOutcome(rc, timed_out, wall, redact(read_record(req), secrets), redact(_tail(req.stdout), secrets),
+                      redact(_tail(req.stderr), secrets))
 
 
-def run_fresh(req: RunRequest) -> RunOutcome:
+def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
     """A fresh interpreter: `python -m autodetach.verify.runner cfg.json`, or
-    the --run command with the instrumentation installed by sitecustomize."""
+    the --run command with the instrumentation installed by sitecustomize;
+    inside the sandbox `iso` (isolate.Isolation), or under a reaper."""
+    from .isolate import Isolation, explain, reaper_argv, wrap
+
+    iso = iso or Isolation("none", "--sandbox none")
     cfg_path = req.cfg["record"] + ".cfg.json"
     with open(cfg_path, "w", encoding="utf-8") as fh:
         json.dump(req.cfg, fh)
@@ -275,21 +304,36 @@ def run_fresh(req: RunRequest) -> RunOutcome:
             fh.write("from autodetach.verify.runner import install_for_command\ninstall_for_command()\n")
         env["PYTHONPATH"] = os.pathsep.join([site, env.get("PYTHONPATH", "")])
         env["AUTODETACH_VERIFY_CONFIG"] = cfg_path
-        argv = req.command
-        shell = True
+        argv = ["/bin/sh", "-c", req.command]
     else:
         argv = [sys.executable, "-m", "autodetach.verify.runner", cfg_path]
-        shell = False
+    root = req.cfg.get("root") or req.cwd
+    if iso.isolated:
+        # The process count is per user namespace: set it inside, where it
+        # counts only the run's processes (set outside, it would also cap the
+        # namespace itself against all of the caller's processes).
+        if req.limits.processes and shutil.which("prlimit"):
+            argv = ["prlimit", f"--nproc={req.limits.processes}", "--", *argv]
+        argv = wrap(iso, argv, [root], req.cwd, env.get("HOME"))
+    else:
+        argv = reaper_argv(argv)
+    req = dataclasses.replace(req, limits=dataclasses.replace(req.limits, processes=None))
     cuda = req.cfg.get("device") == "cuda"
     t0 = time.perf_counter()
     with open(req.stdout, "wb") as out, open(req.stderr, "wb") as err:
-        proc = subprocess.Popen(argv, shell=shell, cwd=req.cwd, env=env, stdout=out, stderr=err,
+        proc = subprocess.Popen(argv, cwd=req.cwd, env=env, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
                                 preexec_fn=lambda: req.limits.apply(cuda))
         try:
             rc = proc.wait(timeout=req.limits.timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
+            if not iso.isolated:  # the reaper kills what the run left, then exits
+                try:
+                    proc.send_signal(signal.SIGTERM)
+                    proc.wait(timeout=5)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
             kill_group(proc.pid)
             rc = proc.wait()
             timed_out = True
@@ -297,7 +341,9 @@ def run_fresh(req: RunRequest) -> RunOutcome:
             kill_group(proc.pid)
             proc.wait()
             raise
-    return finish(req, rc, timed_out, time.perf_counter() - t0)
+    out = finish(req, rc, timed_out, time.perf_counter() - t0)
+    out.record = explain(out.record, iso)
+    return out
 
 
 def kill_group(pid: int) -> None:

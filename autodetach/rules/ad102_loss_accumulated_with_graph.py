@@ -4,15 +4,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import SAFE
-from ..imports import dotted
-from ..analysis.walk import nodes
+from ..analysis.uses import float_ok
 from ..rule import Edit, Invalid, Rule, Valid
 from ._graph import BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
-
-TENSOR_USES = {"item", "cpu", "numpy", "backward", "detach", "to", "cuda", "tolist", "mean", "sum",
-               "clone", "view", "reshape", "float", "double", "std", "max", "min", "unsqueeze"}
-
 
 class LossAccumulatedWithGraph(Rule):
     """
@@ -166,7 +161,7 @@ class LossAccumulatedWithGraph(Rule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
-            as_tensor = _used_as_tensor(ctx, leak.key, node.kind)
+            as_tensor = not float_ok(ctx, leak.key, node.kind, node.stmt)
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
@@ -178,18 +173,3 @@ class LossAccumulatedWithGraph(Rule):
 def _already_cut(src) -> bool:
     return isinstance(src, cst.Call) and isinstance(src.func, cst.Attribute) and \
         src.func.attr.value in ("detach", "item", "tolist")
-
-
-def _used_as_tensor(ctx, key: str, kind: str) -> bool:
-    """Is the accumulator used as a tensor anywhere (a method call on it, or
-    passed to a torch function)?"""
-    imports = ctx.imports
-    for node in nodes(ctx.module):
-        if isinstance(node, cst.Attribute):
-            if node.attr.value in TENSOR_USES and dotted(node.value) == key:
-                return True
-        elif isinstance(node, cst.Call):
-            q = imports.qualify(node.func)
-            if q and q.startswith("torch.") and any(dotted(a.value) == key for a in node.args):
-                return True
-    return False

@@ -2,7 +2,7 @@
 retain_graph=True on every call but the last."""
 from __future__ import annotations
 
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._graph import BACKWARD_TOKENS, path_note, code, line, with_retain
 
@@ -172,8 +172,10 @@ class GraphFreedBeforeReuse(Rule):
                 msg += f", or sum the losses and call backward once: `{summed}`"
                 related.append((first.stmt, f"unsafe alternative: `{summed}` gives the same gradients with one "
                                             "backward pass, but changes what runs between the two calls"))
+            if d.unsafe:
+                msg += f" (unsafe: {d.unsafe})"
             self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
-                        fix_title="Add `retain_graph=True`", related=related)
+                        fix=UNSAFE if d.unsafe else SAFE, fix_title="Add `retain_graph=True`", related=related)
 
 
 def _summed(ctx, a, b):

@@ -163,8 +163,7 @@ def diagnose(analysis, scope, c) -> Diagnosis:
         diag.blocked = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) updates `{m}` in place "
                         f"after `{what}`{where} saved its weights, and the second "
                         "backward needs them, so retain_graph=True would fail too (\"modified by an inplace "
-                        "operation\"); build the second loss again with a fresh forward pass after the step, "
-                        "or reorder the updates so that this step comes after the second backward")
+                        "operation\"): build the second loss again, with a fresh forward pass, after the step")
     elif possible:
         step, node, m = possible[0]
         diag.unsafe = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) may update `{m}` in place "

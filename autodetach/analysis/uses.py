@@ -130,6 +130,11 @@ class _Uses:
             return self.ok(call, "number", depth)
         if key in LISTING:
             return kind == "list" and self.ok(call, "list", depth)
+        if key == "enumerate" and kind == "list":
+            loop = self.ctx.parent(call)
+            target = loop.target if isinstance(loop, cst.For) and loop.iter is call else None
+            return isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
+                self.alias_ok(loop, target.elements[1].value, "number", depth)
         fn = self.ctx.analysis.names.functions.get(key)
         if fn is None or arg.star or depth >= MAX_DEPTH:
             return False  # an unknown function: it may need a tensor

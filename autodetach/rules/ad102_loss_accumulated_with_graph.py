@@ -36,9 +36,14 @@ class LossAccumulatedWithGraph(Rule):
     ```python
         total_loss += loss.item()
     ```
-    `.item()` when the accumulator is only used as a number (printed,
-    formatted, divided); `.detach()` when it is used as a tensor later
-    (`total.item()`, `torch.stack(losses)`).
+    `.item()` only when every use of the accumulator in the file works the
+    same with Python floats: printed or formatted, arithmetic and comparisons
+    with numbers, `float()`, `sum()`, `len()`, `min()`/`max()`, `math`,
+    `numpy` and `statistics` functions, logging calls, also inside a
+    same-file function it is passed to. `.detach()` as soon as one use needs
+    a tensor (`losses[-1].item()`, `torch.stack(losses)`, `.to()`) or cannot
+    be seen (returned, passed to an unknown function, stored on an object, a
+    function's parameter).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -148,6 +153,128 @@ class LossAccumulatedWithGraph(Rule):
                 losses.append(loss.detach())
             print(torch.stack(losses).mean())
         """, note="used as tensors later: detach"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss)
+            print(f"{sum(losses) / len(losses):.4f} last {losses[-1].item():.4f}")
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.detach())
+            print(f"{sum(losses) / len(losses):.4f} last {losses[-1].item():.4f}")
+        """, note="an element read with .item() after the loop: a float would fail there"),
+        Invalid("""
+            import torch
+            from torch import nn
+            from plotting import plot_curve
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss)
+            plot_curve(losses)
+        """, """
+            import torch
+            from torch import nn
+            from plotting import plot_curve
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.detach())
+            plot_curve(losses)
+        """, note="passed to a function we cannot see: keep tensors"),
+        Invalid("""
+            import torch
+            from torch import nn
+
+            def summary(values):
+                best = min(values)
+                return "best %.4f mean %.4f" % (best, sum(values) / len(values))
+
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss)
+            print(summary(losses))
+        """, """
+            import torch
+            from torch import nn
+
+            def summary(values):
+                best = min(values)
+                return "best %.4f mean %.4f" % (best, sum(values) / len(values))
+
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+            print(summary(losses))
+        """, note="a same-file helper reads the list only as numbers: floats"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            total = 0.0
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss
+            avg = total / 3
+            print(avg.to("cpu"))
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            total = 0.0
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss.detach()
+            avg = total / 3
+            print(avg.to("cpu"))
+        """, note="a value computed from the total is used as a tensor"),
     ]
 
     def finish(self) -> None:

@@ -148,3 +148,35 @@ def test_ad102_float_ok_not_for_parameters_or_attributes():
     loop = ctx.module.body[0].body.body[0]
     assert float_ok(ctx, "losses", "container", loop.body.body[0]) is False
     assert float_ok(ctx, "self.losses", "container", loop.body.body[0]) is False
+
+
+_MIXED = """
+import torch
+from torch import nn
+m0 = nn.Linear(6, 6)
+m1 = nn.Linear(6, 8)
+m2 = nn.Linear(8, 1)
+opt = torch.optim.SGD(list(m0.parameters()) + list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+opt1 = torch.optim.SGD(m1.parameters(), lr=0.01)
+for i in range(3):
+    x = torch.randn(5, 6)
+    h = m0(x)
+    a = INPUT
+    loss1 = a.pow(2).mean()
+    loss2 = m2(a).pow(2).mean()
+    opt.zero_grad()
+    loss1.backward()
+    opt1.step()
+    loss2.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize("expr,fix", [
+    ("m1(x) + h.sum()", "safe"),  # the graph tensor is added after m1: m1 saw raw data
+    ("m1(x + h)", "none"),  # m1 is fed a graph tensor: it saved its weight
+    ("m1(x.requires_grad_())", "unsafe"),
+], ids=lambda v: f"AD105-{v}")
+def test_ad105_where_the_graph_enters_the_stepped_module(expr, fix):
+    found, _, _ = check_text(_MIXED.replace("INPUT", expr), "case.py", [by_code()["AD105"]], Options())
+    assert [f.fix for f in found if f.code == "AD105"] == [fix]

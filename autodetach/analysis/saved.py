@@ -58,22 +58,30 @@ def _unwrap(value):
 def _graph_input(analysis, node, module: str) -> Optional[bool]:
     """True: the module is fed a tensor that requires grad. False: provably
     raw data. None: cannot tell."""
-    if node.parents:
-        return True  # its inputs hang from a graph (or are requires_grad leaves)
-    if len(node.modules) != 1 or node.expr is None:
-        return None  # nested calls: an outer module is fed the inner one's output
-    calls = [n for n in nodes(node.expr) if isinstance(n, cst.Call) and dotted(n.func) == module]
+    if node.expr is None:
+        return True if node.parents else None
+    inside = nodes(node.expr)
+    calls = [n for n in inside if isinstance(n, cst.Call) and dotted(n.func) == module]
     if len(calls) != 1:
-        return None
+        return None  # called through a function, or more than once
+    if any(p not in node.uses for p in node.parents):
+        return None  # a graph input we cannot place
+    reads = {id(r) for names in node.uses.values() for r in names}
+    if not reads <= {id(n) for n in inside}:
+        return None  # read inside an inlined function: cannot place
+    others = {m for m in node.modules if m != module and analysis.names.has_params(m)}
     fn = _enclosing_function(analysis.ctx, node.expr)
     params = set()
     if fn is not None:
         params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
+    raw: Optional[bool] = False
     for a in calls[0].args:
         for n in nodes(a.value):
+            if id(n) in reads or (isinstance(n, cst.Call) and dotted(n.func) in others):
+                return True  # `D(fake)`, `m2(m1(x))`
             if isinstance(n, cst.Name) and (n.value in params or n.value in _grad_marked(analysis)):
-                return None  # a caller's tensor, or one marked requires_grad
-    return False
+                raw = None  # a caller's tensor, or one marked requires_grad
+    return raw
 
 
 def _enclosing_function(ctx, node):

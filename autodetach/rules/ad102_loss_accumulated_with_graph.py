@@ -5,6 +5,8 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..analysis.uses import float_ok
+from ..analysis.walk import nodes
+from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
 from ._graph import BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
@@ -275,6 +277,35 @@ class LossAccumulatedWithGraph(Rule):
             avg = total / 3
             print(avg.to("cpu"))
         """, note="a value computed from the total is used as a tensor"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                history.append((i, loss, out.mean()))
+            print(len(history))
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                history.append((i, loss.detach(), out.mean().detach()))
+            print(len(history))
+        """, note="a tuple record: detach the tensors inside it, never the tuple"),
     ]
 
     def finish(self) -> None:
@@ -288,15 +319,57 @@ class LossAccumulatedWithGraph(Rule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
+            msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
+                   f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
+            if isinstance(src, LITERALS):
+                # `hist.append((loss, acc))`: cut the tensors inside, never the tuple
+                new = _detach_inside(ctx, src, _graph_reads(node))
+                if new is None:
+                    self.report(src, msg + "keep `.detach()` of the tensors in it instead")
+                    continue
+                self.report(src, msg + "keep `.detach()` of the tensors in it instead", edits=[Edit(src, new)],
+                            fix_title="Accumulate `.detach()`")
+                continue
             as_tensor = not float_ok(ctx, leak.key, node.kind, node.stmt)
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
-            msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
-                   f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; "
-                   f"keep {how} instead")
-            self.report(src, msg, edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
+            self.report(src, msg + f"keep {how} instead", edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
 
 
 def _already_cut(src) -> bool:
     return isinstance(src, cst.Call) and isinstance(src.func, cst.Attribute) and \
         src.func.attr.value in ("detach", "item", "tolist")
+
+
+LITERALS = (cst.Tuple, cst.List, cst.Dict, cst.Set)
+
+
+def _graph_reads(node) -> set:
+    return {id(n) for names in node.uses.values() for n in names}
+
+
+def _detach_inside(ctx, src, reads):
+    """The literal with `.detach()` on each element that carries a graph (a
+    graph tensor read, or a module call); None when there is none or an
+    element cannot be cut alone (`*rest`)."""
+    names = ctx.analysis.names
+    changed = False
+    out = []
+    elements = src.elements
+    for el in elements:
+        if isinstance(el, (cst.StarredElement, cst.StarredDictElement)):
+            return None
+        value = el.value
+        if isinstance(value, LITERALS):
+            new = _detach_inside(ctx, value, reads)
+        elif _already_cut(value) or not any(
+                id(n) in reads or (isinstance(n, cst.Call) and names.is_module(dotted(n.func)) and
+                                   names.has_params(dotted(n.func))) for n in nodes(value)):
+            new = None
+        else:
+            new = detach(value)
+        if new is not None:
+            changed = True
+            el = el.with_changes(value=new)
+        out.append(el)
+    return src.with_changes(elements=out) if changed else None

@@ -38,8 +38,9 @@ class LossAccumulatedWithGraph(Rule):
     ```python
         total_loss += loss.item()
     ```
-    `.item()` only when every use of the accumulator in the file works the
-    same with Python floats: printed or formatted, arithmetic and comparisons
+    `.item()` only when the accumulated value is provably a one-element
+    tensor (a full reduction, a loss without `reduction="none"`) and every
+    use of the accumulator in the file works the same with Python floats: printed or formatted, arithmetic and comparisons
     with numbers, `float()`, `sum()`, `len()`, `min()`/`max()`, `math`,
     `numpy` and `statistics` functions, logging calls, also inside a
     same-file function it is passed to. `.detach()` as soon as one use needs
@@ -306,6 +307,35 @@ class LossAccumulatedWithGraph(Rule):
                 history.append((i, loss.detach(), out.mean().detach()))
             print(len(history))
         """, note="a tuple record: detach the tensors inside it, never the tuple"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            crit = nn.MSELoss(reduction="none")
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            per_sample = []
+            for i in range(3):
+                loss = crit(m(torch.randn(2, 4)), torch.zeros(2, 1))
+                opt.zero_grad()
+                loss.mean().backward()
+                opt.step()
+                per_sample.append(loss)
+            print(len(per_sample))
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            crit = nn.MSELoss(reduction="none")
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            per_sample = []
+            for i in range(3):
+                loss = crit(m(torch.randn(2, 4)), torch.zeros(2, 1))
+                opt.zero_grad()
+                loss.mean().backward()
+                opt.step()
+                per_sample.append(loss.detach())
+            print(len(per_sample))
+        """, note="per-sample losses (reduction='none'): .item() would fail on them"),
     ]
 
     def finish(self) -> None:
@@ -330,7 +360,8 @@ class LossAccumulatedWithGraph(Rule):
                 self.report(src, msg + "keep `.detach()` of the tensors in it instead", edits=[Edit(src, new)],
                             fix_title="Accumulate `.detach()`")
                 continue
-            as_tensor = not float_ok(ctx, leak.key, node.kind, node.stmt)
+            # `.item()` needs a one-element tensor and a float-only accumulator
+            as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
             self.report(src, msg + f"keep {how} instead", edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
@@ -373,3 +404,65 @@ def _detach_inside(ctx, src, reads):
             el = el.with_changes(value=new)
         out.append(el)
     return src.with_changes(elements=out) if changed else None
+
+
+REDUCTIONS = {"mean", "sum", "norm", "std", "var", "prod", "amax", "amin", "logsumexp"}
+FUNCTIONAL_LOSSES = {"cross_entropy", "nll_loss", "kl_div", "binary_cross_entropy",
+                     "binary_cross_entropy_with_logits", "poisson_nll_loss", "gaussian_nll_loss"}
+
+
+def _scalar(ctx, expr, node, depth) -> bool:
+    """Is `expr` provably a one-element tensor (or a number)? A full
+    reduction, a loss function or loss module without reduction="none", or a
+    name whose value was one of those; arithmetic of such values."""
+    if depth > 4:
+        return False
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return _scalar(ctx, expr.left, node, depth + 1) and _scalar(ctx, expr.right, node, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _scalar(ctx, expr.expression, node, depth + 1)
+    if isinstance(expr, cst.Name):
+        if expr.value.isupper():
+            return True  # ACCUM_STEPS: a constant
+        parent = next((p for p, names in node.uses.items() if any(n is expr for n in names)), None)
+        return parent is not None and parent.expr is not None and parent.kind != "accum" and \
+            _scalar(ctx, parent.expr, parent, depth + 1)
+    if not isinstance(expr, cst.Call):
+        return False
+    f = expr.func
+    q = ctx.imports.qualify(f) or ""
+    if isinstance(f, cst.Attribute) and not q and f.attr.value in REDUCTIONS:
+        return not any(a.keyword is None or a.keyword.value == "dim" for a in expr.args)
+    if q.startswith("torch.") and q.rsplit(".", 1)[-1] in REDUCTIONS:
+        return len(expr.args) == 1 and expr.args[0].keyword is None
+    if q.startswith("torch.nn.functional."):
+        last = q.rsplit(".", 1)[-1]
+        return (last.endswith("_loss") or last in FUNCTIONAL_LOSSES) and _reduces(expr)
+    key = dotted(f)
+    names = ctx.analysis.names
+    if key is not None and names.is_module(key) and not names.has_params(key):
+        from ..analysis.saved import constructor
+
+        built = constructor(ctx.analysis, key)
+        if built is None:
+            return False
+        bq = ctx.imports.qualify(built.func) or ""
+        return bq.startswith("torch.nn.") and bq.endswith("Loss") and _reduces(built)
+    return False
+
+
+def _reduces(call) -> bool:
+    """No `reduction="none"` (nor the legacy `reduce=False`)."""
+    for a in call.args:
+        if a.keyword is None:
+            if isinstance(a.value, cst.SimpleString) and a.value.evaluated_value == "none":
+                return False
+            continue
+        if a.keyword.value == "reduction":
+            return isinstance(a.value, cst.SimpleString) and a.value.evaluated_value in ("mean", "sum",
+                                                                                          "batchmean")
+        if a.keyword.value == "reduce":
+            return isinstance(a.value, cst.Name) and a.value.value == "True"
+    return True

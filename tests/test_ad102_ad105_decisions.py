@@ -29,6 +29,7 @@ def _findings(code, path):
     ("two_models_one_optimizer.py", "safe"),
     ("factory_encoder_step_between.py", "unsafe"),
     ("flag_gan_stale_discriminator.py", "none"),
+    ("flag_gan_shared_scores.py", "none"),
 ], ids=lambda v: f"AD105-{v}")
 def test_ad105_fix_label(case, fix):
     found = _findings("AD105", case)

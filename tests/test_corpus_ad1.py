@@ -187,11 +187,9 @@ REPORT_ONLY_AD105 = [c for c in AD1_CASES if c.code == "AD105" and c.report_only
 def test_report_only_retain_fails_too(case):
     """AD105 reports without a fix where retain_graph=True cannot help: the
     reference run (retain_graph=True everywhere) fails as well."""
-    kind, detail = case.expectation()
     proc = _run(_RETAINED, [case.before])
     assert proc.returncode != 0
-    assert detail in proc.stderr, proc.stderr[-2000:]
-    assert "backward through the graph a second time" not in proc.stderr
+    assert "modified by an inplace operation" in proc.stderr, proc.stderr[-2000:]
 
 
 EQUIVALENT = [c for c in AD1_CASES if c.positive and c.code in ("AD103", "AD105")]

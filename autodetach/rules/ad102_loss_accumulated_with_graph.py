@@ -40,10 +40,11 @@ class LossAccumulatedWithGraph(Rule):
     ```
     `.item()` only when the accumulated value is provably a one-element
     tensor (a full reduction, a loss without `reduction="none"`) and every
-    use of the accumulator in the file works the same with Python floats: printed or formatted, arithmetic and comparisons
-    with numbers, `float()`, `sum()`, `len()`, `min()`/`max()`, `math`,
-    `numpy` and `statistics` functions, logging calls, also inside a
-    same-file function it is passed to. `.detach()` as soon as one use needs
+    use of the accumulator in the file works the same with Python floats:
+    printed or formatted, arithmetic and comparisons with numbers,
+    `float()`, `sum()`, `len()`, `min()`/`max()`, `math`, `numpy` and
+    `statistics` functions, logging calls, also inside a same-file function
+    it is passed to. `.detach()` as soon as one use needs
     a tensor (`losses[-1].item()`, `torch.stack(losses)`, `.to()`) or cannot
     be seen (returned, passed to an unknown function, stored on an object, a
     function's parameter).

@@ -25,6 +25,7 @@ class Diagnosis:
     retain_event: object = None
     reason: str = ""
     blocked: str = ""  # why no fix is offered
+    unsafe: str = ""  # why the fix is offered as unsafe
 
 
 def param_modules(analysis, nodes) -> set:
@@ -96,13 +97,33 @@ def _consumers(ev, other, links) -> Optional[list]:
     return out or None
 
 
-def _steps_between(analysis, scope, a, b, modules) -> list:
-    out = []
-    for e in scope.events:
-        if a.seq < e.seq < b.seq and e.kind == "step":
-            if any(analysis.owner_uses(e.opt, m) is not False for m in modules):
-                out.append(e)
-    return out
+def stepped_saves(analysis, scope, b2) -> tuple:
+    """Optimizer steps that update, in place, parameters whose values the
+    graph of `b2` saved before the step. Returns (certain, possible): lists
+    of (step, node, module). With a certain one, the reference run itself
+    fails at `b2` ("modified by an inplace operation"), so retain_graph=True
+    cannot help; with a possible one, whether it fails is not known."""
+    from .saved import saves_weights
+
+    steps = [e for e in scope.events if e.kind == "step" and not e.exits and e.seq < b2.seq]
+    certain, possible = [], []
+    if not steps:
+        return certain, possible
+    for n in sorted(b2.reach, key=lambda n: n.seq):
+        for m in sorted(n.modules):
+            if not n.leaf and not analysis.names.has_params(m):
+                continue
+            for e in steps:
+                if e.seq <= n.seq:
+                    continue
+                owns = analysis.owner_uses(e.opt, m)
+                if owns is False:
+                    continue
+                saves = None if n.leaf else saves_weights(analysis, n, m)
+                if saves is False:
+                    continue
+                (certain if saves and owns else possible).append((e, n, m))
+    return certain, possible
 
 
 def diagnose(analysis, scope, c) -> Diagnosis:
@@ -132,10 +153,20 @@ def diagnose(analysis, scope, c) -> Diagnosis:
     diag.retain_event = b1
     if d1 is None or d2 is None:
         diag.reason = "which optimizer steps the shared modules is unknown"
-    stale = _steps_between(analysis, scope, b1, b2, upstream)
-    if stale:
+    certain, possible = stepped_saves(analysis, scope, b2)
+    ctx = analysis.ctx
+    if certain:
+        step, node, m = certain[0]
+        what = node.name or (ctx.code(node.expr).strip() if node.expr is not None else m)
+        where = f" (line {ctx.line_of(node.stmt)})" if node.stmt is not None else ""
         diag.retain_event = None
-        diag.blocked = (f"`{analysis.ctx.code(stale[0].call)}` updates the shared parameters in place "
-                        "between the two backward calls, so retain_graph=True would fail too")
+        diag.blocked = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) updates `{m}` in place "
+                        f"after `{what}`{where} saved its weights, and the second "
+                        "backward needs them, so retain_graph=True would fail too (\"modified by an inplace "
+                        "operation\"): build the second loss again, with a fresh forward pass, after the step")
+    elif possible:
+        step, node, m = possible[0]
+        diag.unsafe = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) may update `{m}` in place "
+                       "before the second backward, and whether that graph saved its weights is not known: "
+                       "check with --verify")
     return diag
-

@@ -4,15 +4,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import SAFE
-from ..imports import dotted
+from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
+from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
 from ._graph import BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
-
-TENSOR_USES = {"item", "cpu", "numpy", "backward", "detach", "to", "cuda", "tolist", "mean", "sum",
-               "clone", "view", "reshape", "float", "double", "std", "max", "min", "unsqueeze"}
-
 
 class LossAccumulatedWithGraph(Rule):
     """
@@ -41,9 +38,16 @@ class LossAccumulatedWithGraph(Rule):
     ```python
         total_loss += loss.item()
     ```
-    `.item()` when the accumulator is only used as a number (printed,
-    formatted, divided); `.detach()` when it is used as a tensor later
-    (`total.item()`, `torch.stack(losses)`).
+    `.item()` only when the accumulated value is provably a one-element
+    tensor (a full reduction, a loss without `reduction="none"`) and every
+    use of the accumulator in the file works the same with Python floats:
+    printed or formatted, arithmetic and comparisons with numbers,
+    `float()`, `sum()`, `len()`, `min()`/`max()`, `math`, `numpy` and
+    `statistics` functions, logging calls, also inside a same-file function
+    it is passed to. `.detach()` as soon as one use needs
+    a tensor (`losses[-1].item()`, `torch.stack(losses)`, `.to()`) or cannot
+    be seen (returned, passed to an unknown function, stored on an object, a
+    function's parameter).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -153,6 +157,186 @@ class LossAccumulatedWithGraph(Rule):
                 losses.append(loss.detach())
             print(torch.stack(losses).mean())
         """, note="used as tensors later: detach"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss)
+            print(f"{sum(losses) / len(losses):.4f} last {losses[-1].item():.4f}")
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.detach())
+            print(f"{sum(losses) / len(losses):.4f} last {losses[-1].item():.4f}")
+        """, note="an element read with .item() after the loop: a float would fail there"),
+        Invalid("""
+            import torch
+            from torch import nn
+            from plotting import plot_curve
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss)
+            plot_curve(losses)
+        """, """
+            import torch
+            from torch import nn
+            from plotting import plot_curve
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.detach())
+            plot_curve(losses)
+        """, note="passed to a function we cannot see: keep tensors"),
+        Invalid("""
+            import torch
+            from torch import nn
+
+            def summary(values):
+                best = min(values)
+                return "best %.4f mean %.4f" % (best, sum(values) / len(values))
+
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss)
+            print(summary(losses))
+        """, """
+            import torch
+            from torch import nn
+
+            def summary(values):
+                best = min(values)
+                return "best %.4f mean %.4f" % (best, sum(values) / len(values))
+
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            losses = []
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+            print(summary(losses))
+        """, note="a same-file helper reads the list only as numbers: floats"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            total = 0.0
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss
+            avg = total / 3
+            print(avg.to("cpu"))
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            total = 0.0
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss.detach()
+            avg = total / 3
+            print(avg.to("cpu"))
+        """, note="a value computed from the total is used as a tensor"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                history.append((i, loss, out.mean()))
+            print(len(history))
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            history = []
+            for i in range(3):
+                out = m(torch.randn(2, 4))
+                loss = out.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                history.append((i, loss.detach(), out.mean().detach()))
+            print(len(history))
+        """, note="a tuple record: detach the tensors inside it, never the tuple"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            crit = nn.MSELoss(reduction="none")
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            per_sample = []
+            for i in range(3):
+                loss = crit(m(torch.randn(2, 4)), torch.zeros(2, 1))
+                opt.zero_grad()
+                loss.mean().backward()
+                opt.step()
+                per_sample.append(loss)
+            print(len(per_sample))
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            crit = nn.MSELoss(reduction="none")
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            per_sample = []
+            for i in range(3):
+                loss = crit(m(torch.randn(2, 4)), torch.zeros(2, 1))
+                opt.zero_grad()
+                loss.mean().backward()
+                opt.step()
+                per_sample.append(loss.detach())
+            print(len(per_sample))
+        """, note="per-sample losses (reduction='none'): .item() would fail on them"),
     ]
 
     def finish(self) -> None:
@@ -166,13 +350,22 @@ class LossAccumulatedWithGraph(Rule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
-            as_tensor = _used_as_tensor(ctx, leak.key, node.kind)
+            msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
+                   f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
+            if isinstance(src, LITERALS):
+                # `hist.append((loss, acc))`: cut the tensors inside, never the tuple
+                new = _detach_inside(ctx, src, _graph_reads(node))
+                if new is None:
+                    self.report(src, msg + "keep `.detach()` of the tensors in it instead")
+                    continue
+                self.report(src, msg + "keep `.detach()` of the tensors in it instead", edits=[Edit(src, new)],
+                            fix_title="Accumulate `.detach()`")
+                continue
+            # `.item()` needs a one-element tensor and a float-only accumulator
+            as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
-            msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
-                   f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; "
-                   f"keep {how} instead")
-            self.report(src, msg, edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
+            self.report(src, msg + f"keep {how} instead", edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
 
 
 def _already_cut(src) -> bool:
@@ -180,16 +373,97 @@ def _already_cut(src) -> bool:
         src.func.attr.value in ("detach", "item", "tolist")
 
 
-def _used_as_tensor(ctx, key: str, kind: str) -> bool:
-    """Is the accumulator used as a tensor anywhere (a method call on it, or
-    passed to a torch function)?"""
-    imports = ctx.imports
-    for node in nodes(ctx.module):
-        if isinstance(node, cst.Attribute):
-            if node.attr.value in TENSOR_USES and dotted(node.value) == key:
-                return True
-        elif isinstance(node, cst.Call):
-            q = imports.qualify(node.func)
-            if q and q.startswith("torch.") and any(dotted(a.value) == key for a in node.args):
-                return True
+LITERALS = (cst.Tuple, cst.List, cst.Dict, cst.Set)
+
+
+def _graph_reads(node) -> set:
+    return {id(n) for names in node.uses.values() for n in names}
+
+
+def _detach_inside(ctx, src, reads):
+    """The literal with `.detach()` on each element that carries a graph (a
+    graph tensor read, or a module call); None when there is none or an
+    element cannot be cut alone (`*rest`)."""
+    names = ctx.analysis.names
+    changed = False
+    out = []
+    elements = src.elements
+    for el in elements:
+        if isinstance(el, (cst.StarredElement, cst.StarredDictElement)):
+            return None
+        value = el.value
+        if isinstance(value, LITERALS):
+            new = _detach_inside(ctx, value, reads)
+        elif _already_cut(value) or not any(
+                id(n) in reads or (isinstance(n, cst.Call) and names.is_module(dotted(n.func)) and
+                                   names.has_params(dotted(n.func))) for n in nodes(value)):
+            new = None
+        else:
+            new = detach(value)
+        if new is not None:
+            changed = True
+            el = el.with_changes(value=new)
+        out.append(el)
+    return src.with_changes(elements=out) if changed else None
+
+
+REDUCTIONS = {"mean", "sum", "norm", "std", "var", "prod", "amax", "amin", "logsumexp"}
+FUNCTIONAL_LOSSES = {"cross_entropy", "nll_loss", "kl_div", "binary_cross_entropy",
+                     "binary_cross_entropy_with_logits", "poisson_nll_loss", "gaussian_nll_loss"}
+
+
+def _scalar(ctx, expr, node, depth) -> bool:
+    """Is `expr` provably a one-element tensor (or a number)? A full
+    reduction, a loss function or loss module without reduction="none", or a
+    name whose value was one of those; arithmetic of such values."""
+    if depth > 4:
+        return False
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return _scalar(ctx, expr.left, node, depth + 1) and _scalar(ctx, expr.right, node, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _scalar(ctx, expr.expression, node, depth + 1)
+    if isinstance(expr, cst.Name):
+        if expr.value.isupper():
+            return True  # ACCUM_STEPS: a constant
+        parent = next((p for p, names in node.uses.items() if any(n is expr for n in names)), None)
+        return parent is not None and parent.expr is not None and parent.kind != "accum" and \
+            _scalar(ctx, parent.expr, parent, depth + 1)
+    if not isinstance(expr, cst.Call):
+        return False
+    f = expr.func
+    q = ctx.imports.qualify(f) or ""
+    if isinstance(f, cst.Attribute) and not q and f.attr.value in REDUCTIONS:
+        return not any(a.keyword is None or a.keyword.value == "dim" for a in expr.args)
+    if q.startswith("torch.") and q.rsplit(".", 1)[-1] in REDUCTIONS:
+        return len(expr.args) == 1 and expr.args[0].keyword is None
+    if q.startswith("torch.nn.functional."):
+        last = q.rsplit(".", 1)[-1]
+        return (last.endswith("_loss") or last in FUNCTIONAL_LOSSES) and _reduces(expr)
+    key = dotted(f)
+    names = ctx.analysis.names
+    if key is not None and names.is_module(key) and not names.has_params(key):
+        from ..analysis.saved import constructor
+
+        built = constructor(ctx.analysis, key)
+        if built is None:
+            return False
+        bq = ctx.imports.qualify(built.func) or ""
+        return bq.startswith("torch.nn.") and bq.endswith("Loss") and _reduces(built)
     return False
+
+
+def _reduces(call) -> bool:
+    """No `reduction="none"` (nor the legacy `reduce=False`)."""
+    for a in call.args:
+        if a.keyword is None:
+            if isinstance(a.value, cst.SimpleString) and a.value.evaluated_value == "none":
+                return False
+            continue
+        if a.keyword.value == "reduction":
+            return isinstance(a.value, cst.SimpleString) and a.value.evaluated_value in ("mean", "sum",
+                                                                                          "batchmean")
+        if a.keyword.value == "reduce":
+            return isinstance(a.value, cst.Name) and a.value.value == "True"
+    return True

@@ -2,7 +2,7 @@
 retain_graph=True on every call but the last."""
 from __future__ import annotations
 
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._graph import BACKWARD_TOKENS, path_note, code, line, with_retain
 
@@ -45,9 +45,19 @@ class GraphFreedBeforeReuse(Rule):
     ## Fix safety
     Safe: with `retain_graph=True` on every call but the last, the run is
     exactly the reference (the original with `retain_graph=True` on every
-    backward), with the last graph freed as usual. The rule offers no fix
-    when an optimizer updates the shared parameters in place between the
-    two calls, since retaining the graph would then fail as well.
+    backward), with the last graph freed as usual, as long as the reference
+    itself runs. It does not when an optimizer step before the second
+    backward changes, in place, weights that the second graph saved (a GAN
+    whose generator loss went through D before `optD.step()`): the retained
+    run then fails with "modified by an inplace operation", so the rule
+    reports without a fix and says where to compute the loss again. A layer
+    saves only what its backward needs: an `nn.Linear` or `nn.Embedding`
+    fed raw data (no graph, no `requires_grad`) saves no weight, so a step
+    on it in between is harmless; convolutions and norm layers always save
+    their weights, and every layer fed by a graph tensor does. Where the
+    analysis cannot tell (a module built by a function, a parameter used
+    directly, an optimizer whose parameters are unknown), the fix is
+    offered as unsafe: check it with `--verify`.
     """
 
     code = "AD105"
@@ -143,6 +153,109 @@ class GraphFreedBeforeReuse(Rule):
             g = torch.autograd.grad(loss, list(m.parameters()), retain_graph=True)
             loss.backward()
         """),
+        Invalid("""
+            import torch
+            from torch import nn
+            G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+            D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+            opt_g = torch.optim.Adam(G.parameters())
+            opt_d = torch.optim.Adam(D.parameters())
+            for i in range(3):
+                fake = G(torch.randn(4, 4))
+                d_loss = D(torch.randn(4, 2)).mean() - D(fake).mean()
+                g_loss = D(fake).mean()
+                opt_g.zero_grad()
+                opt_d.zero_grad()
+                d_loss.backward()
+                opt_d.step()
+                g_loss.backward()
+                opt_g.step()
+        """, None, note="g_loss saved D's weights before opt_d.step(): retain would fail too, no fix"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m1 = nn.Linear(6, 8)
+            m2 = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+            opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+            opt1 = torch.optim.SGD(m1.parameters(), lr=0.01)
+            for i in range(3):
+                a = m1(torch.randn(5, 6))
+                loss1 = a.pow(2).mean()
+                loss2 = m2(a).pow(2).mean()
+                opt.zero_grad()
+                loss1.backward()
+                opt1.step()
+                loss2.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            m1 = nn.Linear(6, 8)
+            m2 = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+            opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+            opt1 = torch.optim.SGD(m1.parameters(), lr=0.01)
+            for i in range(3):
+                a = m1(torch.randn(5, 6))
+                loss1 = a.pow(2).mean()
+                loss2 = m2(a).pow(2).mean()
+                opt.zero_grad()
+                loss1.backward(retain_graph=True)
+                opt1.step()
+                loss2.backward()
+                opt.step()
+        """, note="the step in between changes m1, a Linear on raw data: no weight saved, retain works"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m1 = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 8))
+            m2 = nn.Linear(8, 1)
+            opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+            opt1 = torch.optim.SGD(m1.parameters(), lr=0.01)
+            for i in range(3):
+                a = m1(torch.randn(5, 6))
+                loss1 = a.pow(2).mean()
+                loss2 = m2(a).pow(2).mean()
+                opt.zero_grad()
+                loss1.backward()
+                opt1.step()
+                loss2.backward()
+                opt.step()
+        """, None, note="m1's second Linear is fed a graph tensor: it saved its weight, no fix"),
+        Invalid("""
+            import torch
+            from torch import nn
+            from models import build_encoder
+            enc = build_encoder()
+            head = nn.Linear(8, 1)
+            opt = torch.optim.SGD(list(enc.parameters()) + list(head.parameters()), lr=0.1)
+            opt_enc = torch.optim.SGD(enc.parameters(), lr=0.01)
+            for i in range(3):
+                h = enc(torch.randn(5, 6))
+                loss1 = h.pow(2).mean()
+                loss2 = head(h).pow(2).mean()
+                opt.zero_grad()
+                loss1.backward()
+                opt_enc.step()
+                loss2.backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            from models import build_encoder
+            enc = build_encoder()
+            head = nn.Linear(8, 1)
+            opt = torch.optim.SGD(list(enc.parameters()) + list(head.parameters()), lr=0.1)
+            opt_enc = torch.optim.SGD(enc.parameters(), lr=0.01)
+            for i in range(3):
+                h = enc(torch.randn(5, 6))
+                loss1 = h.pow(2).mean()
+                loss2 = head(h).pow(2).mean()
+                opt.zero_grad()
+                loss1.backward(retain_graph=True)
+                opt_enc.step()
+                loss2.backward()
+                opt.step()
+        """, unsafe=True, note="what enc saved is unknown: retain offered as unsafe"),
     ]
 
     def finish(self) -> None:
@@ -172,8 +285,10 @@ class GraphFreedBeforeReuse(Rule):
                 msg += f", or sum the losses and call backward once: `{summed}`"
                 related.append((first.stmt, f"unsafe alternative: `{summed}` gives the same gradients with one "
                                             "backward pass, but changes what runs between the two calls"))
+            if d.unsafe:
+                msg += f" (unsafe: {d.unsafe})"
             self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
-                        fix_title="Add `retain_graph=True`", related=related)
+                        fix=UNSAFE if d.unsafe else SAFE, fix_title="Add `retain_graph=True`", related=related)
 
 
 def _summed(ctx, a, b):

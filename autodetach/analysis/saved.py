@@ -1,0 +1,173 @@
+"""Does a graph hold a module's weights? An optimizer step between the
+forward and a backward changes the parameters in place, and the backward
+fails ("modified by an inplace operation") only where a node saved them.
+
+A layer saves what its backward needs (checked under torch 2.x):
+`nn.Linear` and `nn.Embedding` save no weight when their input does not
+require grad (raw data); convolutions and norm layers save it always; any
+parameterised layer fed by a tensor that requires grad saves it. Answers
+are True (saves), False (provably not) or None (cannot tell)."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .names import PARAMLESS_PREFIXES
+from .walk import nodes
+
+NO_SAVE_ON_RAW = {"torch.nn.Linear", "torch.nn.Embedding"}
+ALWAYS_SAVE_PREFIXES = ("Conv", "LazyConv", "BatchNorm", "LayerNorm", "GroupNorm", "RNN", "LSTM", "GRU")
+SAVES_ON_GRAPH_INPUT = NO_SAVE_ON_RAW | {"torch.nn.Bilinear", "torch.nn.MultiheadAttention",
+                                         "torch.nn.PReLU", "torch.nn.EmbeddingBag"}
+_WRAPPERS = ("to", "cuda", "cpu", "train", "double", "float", "half")
+
+
+def saves_weights(analysis, node, module: str) -> Optional[bool]:
+    """Does `node` (a value computed through `module`) save `module`'s
+    parameters for backward?"""
+    call = constructor(analysis, module)
+    if call is None:
+        return None
+    return _layer(analysis, call, _graph_input(analysis, node, module), 0)
+
+
+def constructor(analysis, key: str) -> Optional[cst.Call]:
+    """The one constructor call assigned to `key` in the file (None when
+    there is none, or more than one)."""
+    cache = analysis.__dict__.setdefault("_constructors", {})
+    if key in cache:
+        return cache[key]
+    found = []
+    for n in nodes(analysis.ctx.module):
+        if isinstance(n, cst.Assign) and any(dotted(t.target) == key for t in n.targets):
+            found.append(_unwrap(n.value))
+    out = found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
+    cache[key] = out
+    return out
+
+
+def _unwrap(value):
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+            value.func.attr.value in _WRAPPERS:
+        value = value.func.value
+    return value
+
+
+def _graph_input(analysis, node, module: str) -> Optional[bool]:
+    """True: the module is fed a tensor that requires grad. False: provably
+    raw data. None: cannot tell."""
+    if node.expr is None:
+        return True if node.parents else None
+    inside = nodes(node.expr)
+    calls = [n for n in inside if isinstance(n, cst.Call) and dotted(n.func) == module]
+    if len(calls) != 1:
+        return None  # called through a function, or more than once
+    if any(p not in node.uses for p in node.parents):
+        return None  # a graph input we cannot place
+    reads = {id(r) for names in node.uses.values() for r in names}
+    if not reads <= {id(n) for n in inside}:
+        return None  # read inside an inlined function: cannot place
+    others = {m for m in node.modules if m != module and analysis.names.has_params(m)}
+    fn = _enclosing_function(analysis.ctx, node.expr)
+    params = set()
+    if fn is not None:
+        params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
+    raw: Optional[bool] = False
+    for a in calls[0].args:
+        for n in nodes(a.value):
+            if id(n) in reads or (isinstance(n, cst.Call) and dotted(n.func) in others):
+                return True  # `D(fake)`, `m2(m1(x))`
+            if isinstance(n, cst.Name) and (n.value in params or n.value in _grad_marked(analysis)):
+                raw = None  # a caller's tensor, or one marked requires_grad
+    return raw
+
+
+def _enclosing_function(ctx, node):
+    cur = ctx.parent(node)
+    while cur is not None and not isinstance(cur, cst.FunctionDef):
+        cur = ctx.parent(cur)
+    return cur
+
+
+def _grad_marked(analysis) -> set:
+    """Names turned into requires_grad tensors after they were made:
+    `x.requires_grad_()`, `x.requires_grad = True`."""
+    cached = analysis.__dict__.get("_grad_marked")
+    if cached is not None:
+        return cached
+    out = set()
+    for n in nodes(analysis.ctx.module):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                n.func.attr.value == "requires_grad_":
+            out.add(dotted(n.func.value))
+        elif isinstance(n, cst.Assign):
+            for t in n.targets:
+                if isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad":
+                    out.add(dotted(t.target.value))
+    out.discard(None)
+    analysis.__dict__["_grad_marked"] = out
+    return out
+
+
+def _layer(analysis, call: cst.Call, graph_input: Optional[bool], depth: int) -> Optional[bool]:
+    q = analysis.ctx.imports.qualify(call.func) or ""
+    last = q.rsplit(".", 1)[-1]
+    if q.startswith("torch.nn.") and q.count(".") == 2:
+        if q in NO_SAVE_ON_RAW:
+            return graph_input
+        if last.startswith(ALWAYS_SAVE_PREFIXES):
+            return not _no_affine(call)
+        if q == "torch.nn.Sequential" and depth < 4:
+            return _sequential(analysis, call, graph_input, depth)
+        if last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss"):
+            return False
+        if q in SAVES_ON_GRAPH_INPUT:
+            return True if graph_input else None
+        return None
+    name = dotted(call.func)
+    if graph_input and name in analysis.names.module_classes and _builds_saving_layer(analysis, name):
+        return True
+    return None
+
+
+def _no_affine(call) -> bool:
+    """`nn.LayerNorm(n, elementwise_affine=False)`: no parameters at all."""
+    return any(a.keyword is not None and a.keyword.value in ("affine", "elementwise_affine")
+               and isinstance(a.value, cst.Name) and a.value.value == "False" for a in call.args)
+
+
+def _sequential(analysis, call, graph_input, depth) -> Optional[bool]:
+    """Layer by layer: after the first parameterised layer its output
+    requires grad, so every later parameterised layer saves its weights."""
+    verdict: Optional[bool] = False
+    for a in call.args:
+        if a.star or not isinstance(a.value, cst.Call):
+            return None
+        q = analysis.ctx.imports.qualify(a.value.func) or ""
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.nn.") and (last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss")):
+            continue
+        v = _layer(analysis, a.value, graph_input, depth + 1)
+        if v is True:
+            return True
+        if v is None:
+            verdict = None
+        graph_input = True  # a parameterised layer's output requires grad
+    return verdict
+
+
+def _builds_saving_layer(analysis, cls_name: str) -> bool:
+    """A local Module class whose body builds a layer that saves its weights
+    when fed a tensor that requires grad."""
+    for cls in analysis.ctx.module.body:
+        if isinstance(cls, cst.ClassDef) and cls.name.value == cls_name:
+            for n in nodes(cls):
+                if isinstance(n, cst.Call):
+                    q = analysis.ctx.imports.qualify(n.func) or ""
+                    last = q.rsplit(".", 1)[-1]
+                    if q in SAVES_ON_GRAPH_INPUT or (q.startswith("torch.nn.") and
+                                                     last.startswith(ALWAYS_SAVE_PREFIXES)):
+                        return True
+    return False

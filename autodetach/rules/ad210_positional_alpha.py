@@ -44,6 +44,27 @@ def scalar_evidence(expr) -> bool:
     return False
 
 
+def _tensorish(ctx, expr) -> bool:
+    """Evidence that `expr` is a tensor: `.data`/`.grad` in it, an in-place
+    method (`x.mul_(b)`), or a call into torch."""
+    while True:
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in ("data", "grad"):
+                return True
+            expr = expr.value
+        elif isinstance(expr, cst.Call):
+            if ctx.imports.qualify(expr.func) and ctx.imports.qualify(expr.func).startswith("torch."):
+                return True
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value.endswith("_") \
+                    and not expr.func.attr.value.startswith("_"):
+                return True
+            expr = expr.func
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        else:
+            return False
+
+
 def _tensor_like(expr) -> bool:
     """Not obviously something other than a tensor (a literal)."""
     return not isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
@@ -61,6 +82,9 @@ class PositionalAlpha(Rule):
     `torch.add(x, 2, y)`-style function calls. The first argument must show
     it is a Python scalar: a number literal, a signed name (`-lr`,
     `-group['lr']`), or arithmetic containing one of those (`1 - beta1`).
+    For the generic names `add` and `sub` (not in place), the receiver or the
+    tensor argument must also show it is a tensor (`.data`, `.grad`, an
+    in-place method such as `.mul_()`, or a torch call).
 
     ## Why it matters
     PyTorch 0.3 code (and hand-written SGD loops copied from it) passes the
@@ -118,6 +142,9 @@ class PositionalAlpha(Rule):
             seen.add(-1)
         """, note="one argument"),
         Valid("""
+            meter.add(1, batch_size)
+        """, note="a generic `add` with no sign of a tensor: could be any object"),
+        Valid("""
             p.add_(-lr, g, alpha=2)
         """, note="already has alpha="),
         Valid("""
@@ -155,9 +182,9 @@ class PositionalAlpha(Rule):
             y = torch.add(x, z, alpha=2)
         """),
         Invalid("""
-            d = a.sub(0.5, b)
+            d = a.data.sub(0.5, b)
         """, """
-            d = a.sub(b, alpha=0.5)
+            d = a.data.sub(b, alpha=0.5)
         """),
         Invalid("""
             p.data.add_(
@@ -195,6 +222,9 @@ class PositionalAlpha(Rule):
         tensors = pos[skip + 1:]
         if not scalar_evidence(scalar.value) or not all(_tensor_like(t.value) for t in tensors):
             return
+        if method in ("add", "sub") and skip == 0 and not (
+                _tensorish(self.ctx, func.value) or any(_tensorish(self.ctx, t.value) for t in tensors)):
+            return  # `meter.add(1, n)`: a generic name on an object of unknown type
         # Values move, the Arg shells (commas, comments, whitespace) keep their places.
         values = [a.value for a in pos[:skip]] + [t.value for t in tensors] + [scalar.value]
         args = list(node.args)

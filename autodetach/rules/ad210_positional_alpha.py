@@ -121,7 +121,7 @@ class PositionalAlpha(Rule):
     name = "positional-alpha"
     summary = "`x.add_(-lr, g)` passes the scalar first (deprecated overload); use `x.add_(g, alpha=-lr)`"
     fix_safety = SAFE
-    tokens = ("add(", "add_(", "sub(", "sub_(", "addcmul", "addcdiv")
+    tokens = (".add(", ".add_(", ".sub(", ".sub_(", ".addcmul", ".addcdiv")
 
     VALID = [
         Valid("""

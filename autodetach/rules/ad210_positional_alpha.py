@@ -121,7 +121,10 @@ class PositionalAlpha(Rule):
     name = "positional-alpha"
     summary = "`x.add_(-lr, g)` passes the scalar first (deprecated overload); use `x.add_(g, alpha=-lr)`"
     fix_safety = SAFE
-    tokens = (".add(", ".add_(", ".sub(", ".sub_(", ".addcmul", ".addcdiv")
+    # In-place forms are torch's; the generic `.add(`/`.sub(` (sets, regexes) only
+    # with a sign, a digit, a bracket or a line break next (a fifth of the files).
+    tokens = (".add_(", ".sub_(", ".addcmul", ".addcdiv", "torch.add(", "torch.sub(") + tuple(
+        f".{m}({c}" for m in ("add", "sub") for c in "-0123456789(\n")
 
     VALID = [
         Valid("""

@@ -124,7 +124,7 @@ class PositionalAlpha(Rule):
     # In-place forms are torch's; the generic `.add(`/`.sub(` (sets, regexes) only
     # with a sign, a digit, a bracket or a line break next (a fifth of the files).
     tokens = (".add_(", ".sub_(", ".addcmul", ".addcdiv", "torch.add(", "torch.sub(") + tuple(
-        f".{m}({c}" for m in ("add", "sub") for c in "-0123456789(\n")
+        f".{m}({c}" for m in ("add", "sub") for c in "-0123456789(\r\n")
 
     VALID = [
         Valid("""

@@ -88,9 +88,9 @@ class PositionalAlpha(Rule):
 
     ## Why it matters
     PyTorch 0.3 code (and hand-written SGD loops copied from it) passes the
-    multiplier first. Since 1.5 that overload is deprecated: every call prints
-    `UserWarning: This overload of add_ is deprecated`, and the overload is
-    scheduled for removal, after which the call is a TypeError.
+    multiplier first. Current PyTorch keeps that overload only as deprecated:
+    every call prints `UserWarning: This overload of add_ is deprecated`
+    (checked on torch 2.13), and once it is removed the call is a TypeError.
 
     ## Example
     ```python

@@ -242,7 +242,7 @@ class PositionalAlpha(Rule):
         name = q if q in _FUNCS else f".{method}"
         self.report(
             node,
-            f"`{name}(...)` passes the scalar `{src}` first, the deprecated pre-1.5 overload (a warning "
+            f"`{name}(...)` passes the scalar `{src}` first, the deprecated scalar-first overload (a warning "
             f"today, a TypeError once removed); pass it as `{keyword}={src}` after the tensor"
             + ("s" if n_tensors > 1 else ""),
             replacement=node.with_changes(args=args),

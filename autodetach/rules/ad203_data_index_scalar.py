@@ -166,6 +166,17 @@ class DataIndexScalar(Rule):
         Valid("""
             import torch.nn as nn
             crit = nn.MSELoss()
+            total = 0
+            def reset():
+                global total
+                total = [0.0]
+            for a, b in pairs:
+                total += crit(a, b).data
+            print(total[0])
+        """, note="rebound through `global` elsewhere: cannot follow"),
+        Valid("""
+            import torch.nn as nn
+            crit = nn.MSELoss()
             def f(a, b):
                 if a is None:
                     return a
@@ -543,7 +554,10 @@ class DataIndexScalar(Rule):
             return
         read_ids = {id(r.value) for r in reads}
         for occ, scope in self._names.get(name, ()):
-            if _home(name, scope) is not home:
+            seen_from = _home(name, scope)
+            if seen_from is None and _binds_elsewhere(name, scope):
+                return  # `global total` or a parameter: cannot follow it there
+            if seen_from is not home:
                 continue
             parent = self.ctx.parent(occ)
             if isinstance(parent, cst.Attribute) and parent.attr is occ:
@@ -764,6 +778,16 @@ def _home(name: str, scope: _Scope):
             return s
         s = s.parent
     return None
+
+
+def _binds_elsewhere(name: str, scope: _Scope) -> bool:
+    """`name` is opaque somewhere up from `scope` (global, nonlocal, a parameter...)."""
+    s = scope
+    while s is not None:
+        if name in s.opaque:
+            return True
+        s = s.parent
+    return False
 
 
 def _is_py_number(expr) -> bool:

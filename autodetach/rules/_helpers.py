@@ -122,3 +122,46 @@ def append_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Ca
     eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=eq))
     return call.with_changes(args=args)
+
+
+# --- rewrites that take an expression out of a call's brackets -----------------
+
+_OPENERS = (cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Module)
+
+
+def _in_brackets(ctx, node) -> bool:
+    """Whether `node` sits inside brackets of its statement (other than its own)."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, _STATEMENTS):
+        if getattr(parent, "lpar", None) or isinstance(parent, _OPENERS):
+            return True
+        if isinstance(parent, cst.Call) and isinstance(child, cst.Arg):
+            return True
+        if isinstance(parent, cst.Subscript) and isinstance(child, cst.SubscriptElement):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def bracket_safe(ctx, original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+    """`new` as the replacement of `original` (say `Variable(x)` -> `x`), kept
+    parseable: `original`'s own parentheses carry over, and an expression that
+    spans lines outside any brackets (`pe[:n]\\n    .expand_as(e)` taken out of
+    `Variable(...)`) is parenthesised."""
+    if not isinstance(new, cst.BaseExpression):
+        return new
+    if getattr(original, "lpar", None) and not new.lpar:
+        return new.with_changes(lpar=original.lpar, rpar=original.rpar)
+    if new.lpar:
+        return new
+    code = cst.Module(body=[]).code_for_node(new)
+    if "\n" not in code and "\r" not in code:
+        return new
+    if _in_brackets(ctx, original):
+        return new
+    try:
+        cst.parse_expression(code)
+        return new
+    except cst.ParserSyntaxError:
+        return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._helpers import is_call_to, is_true, method_call, parenthesize_if_needed, positional
+from ._helpers import bracket_safe, is_call_to, is_true, method_call, parenthesize_if_needed, positional
 
 VARIABLE = "torch.autograd.Variable"
 
@@ -129,6 +129,6 @@ class VariableData(Rule):
             node,
             f"`Variable({src}.data)` re-wraps data to cut the graph; use "
             f"`{src}.detach(){'.requires_grad_()' if leaf else ''}`",
-            replacement=new,
+            replacement=bracket_safe(self.ctx, node, new),
             fix_title="Replace with `.detach()`",
         )

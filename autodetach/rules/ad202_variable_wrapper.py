@@ -8,7 +8,7 @@ import libcst as cst
 from ..findings import SAFE
 from ..imports import canonical, dotted
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import (append_kwarg, is_false, is_true, kwarg, method_call,
+from ._helpers import (append_kwarg, bracket_safe, is_false, is_true, kwarg, method_call,
                        parenthesize_if_needed, positional)
 
 VARIABLE = "torch.autograd.Variable"
@@ -39,6 +39,12 @@ DATA_METHODS = {
     "zero_", "normal_", "uniform_", "random_", "bernoulli_",
 }
 NEW_METHODS = {"new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"}
+# Methods whose result is fresh when the tensor and every argument are:
+# `torch.rand(1, 1).mul(ntokens)` with `ntokens = len(vocab)`.
+ARITH_METHODS = {"mul", "div", "add", "sub", "pow", "mul_", "div_", "add_", "sub_", "pow_",
+                 "floor", "ceil", "round", "abs", "neg", "exp", "log", "sqrt", "clamp", "fill_"}
+# Builtins that return Python numbers: never a graph.
+NUMBER_BUILTINS = {"len", "int", "float", "round", "abs", "min", "max"}
 DATA_WRAPPERS = {"enumerate", "zip", "iter", "reversed", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"}
 LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 _COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -257,6 +263,10 @@ class Freshness:
             q = _callee(imp, node)
             if q in FACTORIES:
                 return True
+            if q in ("len", "int", "float"):
+                return True  # a Python number, whatever its argument
+            if q in NUMBER_BUILTINS and node.args:
+                return all(self.expr(a.value, visiting) for a in node.args if not a.star)
             if q == VARIABLE:
                 rg = kwarg(node, "requires_grad")
                 return rg is None or is_false(rg.value)
@@ -273,6 +283,9 @@ class Freshness:
                     return self.expr(f.value, visiting)
                 if f.attr.value in NEW_METHODS:
                     return True  # `w.new(2, 3)`: a new tensor, only the dtype comes from `w`
+                if f.attr.value in ARITH_METHODS and not any(a.star for a in node.args):
+                    return self.expr(f.value, visiting) and all(
+                        self.expr(a.value, visiting) for a in node.args)
         return False
 
     def iterable(self, node, visiting: frozenset = frozenset()) -> bool:
@@ -544,6 +557,30 @@ class VariableWrapper(Rule):
             import torch
             print(torch.ones(2))
         """, note="an unused import left behind by earlier fixes"),
+        Invalid("""
+            import torch
+            from torch.autograd import Variable
+            ntokens = len(vocab)
+            start = Variable(torch.rand(1, 1).mul(ntokens).long())
+        """, """
+            import torch
+            ntokens = len(vocab)
+            start = torch.rand(1, 1).mul(ntokens).long()
+        """, note="arithmetic of a fresh tensor with a Python number is fresh: no .detach()"),
+        Invalid("""
+            import torch
+            from torch.autograd import Variable
+            pe = torch.zeros(10, 1, 4)
+            def encode(emb):
+                return emb + Variable(pe[:emb.size(0)]
+                    .expand_as(emb), requires_grad=False)
+        """, """
+            import torch
+            pe = torch.zeros(10, 1, 4)
+            def encode(emb):
+                return emb + (pe[:emb.size(0)]
+                    .expand_as(emb))
+        """, note="an argument continued on the next line stays in brackets"),
     ]
 
     def __init__(self, ctx) -> None:
@@ -602,13 +639,13 @@ class VariableWrapper(Rule):
                 node,
                 f"`Variable({src})` is a deprecated wrapper; `{src}` is a fresh data tensor "
                 f"with no graph, so use it directly",
-                replacement=new, fix_title="Remove the `Variable` wrapper")
+                replacement=bracket_safe(self.ctx, node, new), fix_title="Remove the `Variable` wrapper")
             return
         self.report(
             node,
             f"`Variable({src})` returns a detached alias on PyTorch >= 0.4, and `{src}` may carry "
             f"a graph: dropping the wrapper would reconnect it; use `{src}.detach()`",
-            replacement=method_call(parenthesize_if_needed(arg), "detach"),
+            replacement=bracket_safe(self.ctx, node, method_call(parenthesize_if_needed(arg), "detach")),
             fix_title="Replace with `.detach()`")
 
     def _leaf(self, node, arg, src, flag) -> None:
@@ -632,7 +669,7 @@ class VariableWrapper(Rule):
         self.report(
             node,
             f"`Variable({src}, requires_grad=...)` makes a new leaf; {how}",
-            replacement=new, fix_title="Make the leaf without `Variable`")
+            replacement=bracket_safe(self.ctx, node, new), fix_title="Make the leaf without `Variable`")
 
     def _self_assignment(self, node: cst.Call):
         """The statement line `x = Variable(x)` / `x, y = Variable(x), Variable(y)`

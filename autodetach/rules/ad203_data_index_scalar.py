@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
-from ..rule import Invalid, Rule, Valid
+from ..rule import Edit, Invalid, Rule, Valid
 from ._helpers import positional
 from .ad207_legacy_reduction import call_reduction, loss_kind
 
@@ -22,6 +22,8 @@ _PAIR_FUNCS = {"torch.dot", "torch.dist", "torch.vdot"}
 _SAME_SHAPE = {"cpu", "cuda", "detach", "clone", "float", "double", "half", "abs", "sqrt",
                "exp", "log", "neg", "contiguous"}
 _SCALAR_KW = {"dtype"}
+# Methods of a module that return the module itself.
+_MODULE_MOVES = {"cuda", "cpu", "to", "double", "float", "half", "train", "eval"}
 _LOSSY_NAME = re.compile(r"loss", re.I)
 
 
@@ -37,6 +39,17 @@ class _Scope:
         self.parent = parent
         self.values: dict = {}  # name -> list of (op, value expr); op "=" or "+=" ...
         self.opaque: set = set()  # names bound in ways we cannot follow
+        self.funcs: dict = {}  # name -> _Func, for functions defined here
+        self.node = None
+
+
+class _Func:
+    """A function defined in the file: its scope and what it returns."""
+
+    def __init__(self, scope: "_Scope") -> None:
+        self.scope = scope
+        self.returns: list = []  # return value expressions (None: a bare return)
+        self.generator = False
 
 
 class DataIndexScalar(Rule):
@@ -46,9 +59,15 @@ class DataIndexScalar(Rule):
     ## What it does
     Finds `x.data[0]` (and `x.cpu().data[0]`, `x.data.cpu()[0]`,
     `x.data.cpu().numpy()[0]`) where `x` is provably a 0-dim tensor: a loss
-    computed by a torch criterion or `F.*` loss with a reducing `reduction`,
-    a whole-tensor reduction (`.sum()`, `.mean()`, `torch.norm(t)`, ...), a
-    name assigned only from such values, or arithmetic of them.
+    computed by a torch criterion or `F.*` loss with a reducing `reduction`
+    (also after `.cuda()`/`.to()` on the criterion), a whole-tensor reduction
+    (`.sum()`, `.mean()`, `torch.norm(t)`, ...), a call of a function of the
+    same file whose every `return` is such a value, a name assigned only from
+    such values, or arithmetic of them.
+
+    It also follows an accumulator: `total += loss.data` (or
+    `total += len(x) * loss.data`) started from a number, and read back as
+    `total[0]`.
 
     ## Why it matters
     In 0.3, losses and reductions were 1-element tensors and `.data[0]` read
@@ -67,20 +86,33 @@ class DataIndexScalar(Rule):
     total += loss.item()
     ```
 
+    An accumulator: `total += loss.data` ... `total[0]` becomes
+    `total += loss.item()` ... `total`.
+
     ## Fix safety
     Safe for `.data[0]`: on a 1-element tensor in 0.3 it returned the same
     Python number that `.item()` returns today. The `.numpy()[0]` forms are
     unsafe: they returned a NumPy scalar (`numpy.float32`), `.item()` a Python
     `float`, which prints with more digits. Real indexing is left alone: when
     `x` cannot be shown to be 0-dim there is no finding, except for names that
-    look like a loss, which are reported without a fix.
+    look like a loss, which get `.item()` as an unsafe fix (`--unsafe-fixes`,
+    and `--verify` runs it: on a tensor with more than one element `.item()`
+    raises instead of reading the first one).
+
+    The accumulator fix is safe when every accumulated value is provably 0-dim
+    and the name is used only by its `= number` resets, its `+=`/`-=` and its
+    `[0]` reads; the sum is then a Python float (double precision) where 0.3
+    summed in the tensor's dtype, so logged averages can differ in the last
+    digits, never the training. When an accumulated value is only named like a
+    loss (`criterion(...)` of a parameter), the fix is unsafe.
     """
 
     code = "AD203"
     name = "data-index-scalar"
     summary = "`x.data[0]` on a 0-dim tensor is an IndexError today; use `x.item()`"
     fix_safety = SAFE
-    tokens = (".data[0]", "numpy()[0]", "cpu()[0]")
+    # `.data` at the end of a line: an accumulation `total += loss.data`.
+    tokens = (".data[0]", "numpy()[0]", "cpu()[0]", ".data\n", ".data\r", ".data #", ".data  #")
 
     VALID = [
         Valid("""
@@ -116,6 +148,41 @@ class DataIndexScalar(Rule):
             y = x.sum(0)
             print(y.data[0])
         """),
+        Valid("""
+            total = 0
+            for out in outputs:
+                total += out.data
+            print(total[0])
+        """, note="accumulates values that are not shown to be 0-dim"),
+        Valid("""
+            import torch.nn as nn
+            crit = nn.MSELoss()
+            total = 0
+            for a, b in pairs:
+                total += crit(a, b).data
+            history.append(total)
+            print(total[0])
+        """, note="the accumulator is used otherwise too: left alone"),
+        Valid("""
+            import torch.nn as nn
+            crit = nn.MSELoss()
+            total = 0
+            def reset():
+                global total
+                total = [0.0]
+            for a, b in pairs:
+                total += crit(a, b).data
+            print(total[0])
+        """, note="rebound through `global` elsewhere: cannot follow"),
+        Valid("""
+            import torch.nn as nn
+            crit = nn.MSELoss()
+            def f(a, b):
+                if a is None:
+                    return a
+                return crit(a, b)
+            print(f(a, b).data[0])
+        """, note="a function with a return that is not 0-dim"),
     ]
     INVALID = [
         Invalid("""
@@ -178,7 +245,97 @@ class DataIndexScalar(Rule):
         Invalid("""
             loss = model.compute_loss(x)
             print(loss.data[0])
-        """, None, note="looks like a loss, not provably 0-dim: reported only"),
+        """, """
+            loss = model.compute_loss(x)
+            print(loss.item())
+        """, unsafe=True, note="looks like a loss, not provably 0-dim: an unsafe fix"),
+        Invalid("""
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss()
+            def train(batches):
+                total_loss = 0
+                for x, y in batches:
+                    loss = criterion(x, y)
+                    total_loss += loss.data
+                    if total_loss[0] > 10:
+                        print(total_loss[0] / 2)
+                        total_loss = 0
+        """, """
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss()
+            def train(batches):
+                total_loss = 0
+                for x, y in batches:
+                    loss = criterion(x, y)
+                    total_loss += loss.item()
+                    if total_loss > 10:
+                        print(total_loss / 2)
+                        total_loss = 0
+        """, note="a .data accumulator followed to its [0] reads"),
+        Invalid("""
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss().cuda()
+            def evaluate(batches):
+                total = 0
+                for x, y in batches:
+                    total += len(x) * criterion(x, y).data
+                return total[0] / len(batches)
+        """, """
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss().cuda()
+            def evaluate(batches):
+                total = 0
+                for x, y in batches:
+                    total += len(x) * criterion(x, y).item()
+                return total[0] / len(batches)
+        """.replace("total[0]", "total"), note="weighted by a Python number"),
+        Invalid("""
+            def run(batches, criterion):
+                total = 0
+                for x, y in batches:
+                    total += criterion(x, y).data
+                return total[0]
+        """, """
+            def run(batches, criterion):
+                total = 0
+                for x, y in batches:
+                    total += criterion(x, y).item()
+                return total
+        """, unsafe=True, note="criterion is a parameter: unsafe"),
+        Invalid("""
+            import torch
+            import torch.nn.functional as F
+            def loss_function(recon, x, mu, logvar):
+                bce = F.binary_cross_entropy(recon, x, size_average=False)
+                kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+                return bce + kld
+            test_loss += loss_function(r, x, mu, logvar).data[0]
+        """, """
+            import torch
+            import torch.nn.functional as F
+            def loss_function(recon, x, mu, logvar):
+                bce = F.binary_cross_entropy(recon, x, size_average=False)
+                kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+                return bce + kld
+            test_loss += loss_function(r, x, mu, logvar).item()
+        """, note="a local function that returns a 0-dim value"),
+        Invalid("""
+            import torch.nn as nn
+            criterion = nn.MSELoss()
+            if cuda:
+                criterion = criterion.cuda()
+            n, dev_loss = 0, 0
+            dev_loss = criterion(a, b)
+            print(dev_loss.data[0])
+        """, """
+            import torch.nn as nn
+            criterion = nn.MSELoss()
+            if cuda:
+                criterion = criterion.cuda()
+            n, dev_loss = 0, 0
+            dev_loss = criterion(a, b)
+            print(dev_loss.item())
+        """),
     ]
 
     def __init__(self, ctx) -> None:
@@ -186,6 +343,9 @@ class DataIndexScalar(Rule):
         self._scope = _Scope("module", None)
         self._attrs: dict = {}  # "self.crit" -> list of values (module-wide)
         self._sites: list = []  # (subscript, base, numpy, scope)
+        self._reads: list = []  # (subscript, name, scope): `total[0]`, a possible .data accumulator
+        self._names: dict = {}  # name -> [(Name node, scope)]
+        self._funcs: list = []  # stack of _Func (None for a lambda)
 
     # --- scopes and bindings ------------------------------------------------
     def _push(self, kind: str) -> None:
@@ -194,9 +354,21 @@ class DataIndexScalar(Rule):
     def _pop(self) -> None:
         self._scope = self._scope.parent
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scope.node = node
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scope.opaque.add(node.name.value)
+        parent = self._scope
         self._push("function")
+        self._scope.node = node
+        fn = _Func(self._scope)
+        self._funcs.append(fn)
+        if node.decorators:
+            fn.generator = True  # a decorator may change what a call returns
+        if parent.kind != "class":
+            # a second def of the same name, or any other binding, voids it in _function
+            parent.funcs.setdefault(node.name.value, []).append(fn)
         for p in (*node.params.params, *node.params.kwonly_params, *node.params.posonly_params):
             self._scope.opaque.add(p.name.value)
         for p in (node.params.star_arg, node.params.star_kwarg):
@@ -204,14 +376,32 @@ class DataIndexScalar(Rule):
                 self._scope.opaque.add(p.name.value)
 
     def leave_FunctionDef(self, node) -> None:
+        self._funcs.pop()
         self._pop()
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if self._funcs and self._funcs[-1] is not None:
+            self._funcs[-1].returns.append(node.value)
+
+    def visit_Yield(self, node) -> None:
+        if self._funcs and self._funcs[-1] is not None:
+            self._funcs[-1].generator = True
+
+    def visit_Await(self, node) -> None:
+        if self._funcs and self._funcs[-1] is not None:
+            self._funcs[-1].generator = True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._names.setdefault(node.value, []).append((node, self._scope))
+
     def visit_Lambda(self, node) -> None:
+        self._funcs.append(None)
         self._push("function")
         for p in node.params.params:
             self._scope.opaque.add(p.name.value)
 
     def leave_Lambda(self, node) -> None:
+        self._funcs.pop()
         self._pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -246,7 +436,15 @@ class DataIndexScalar(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            self._bind(t.target, "=", node.value)
+            target, value = t.target, node.value
+            if (isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple)
+                    and len(target.elements) == len(value.elements)
+                    and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))):
+                # `n, total = 0, 0`: element by element
+                for te, ve in zip(target.elements, value.elements):
+                    self._bind(te.value, "=", ve.value)
+                continue
+            self._bind(target, "=", value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -293,6 +491,8 @@ class DataIndexScalar(Rule):
             return
         base, numpy = _strip_data(node.value)
         if base is None:
+            if isinstance(node.value, cst.Name):
+                self._reads.append((node, node.value.value, self._scope))
             return
         self._sites.append((node, base, numpy, self._scope))
 
@@ -319,8 +519,86 @@ class DataIndexScalar(Rule):
                 self.report(
                     node,
                     f"`{old}` looks like the PyTorch 0.3 way to read a loss; if `{src}` is 0-dim "
-                    f"(a reduced loss) this is an IndexError today and should be {use}",
+                    f"(a reduced loss) this is an IndexError today and should be {use} (unsafe: "
+                    f"`{src}` could not be shown to be 0-dim here; `--verify` can check it)",
+                    replacement=new, fix=UNSAFE, fix_title="Use `.item()`",
                 )
+        self._accumulators()
+
+    # --- `total += loss.data` ... `total[0]` -------------------------------------
+    def _accumulators(self) -> None:
+        groups: dict = {}
+        for node, name, scope in self._reads:
+            if self._is_target(node):
+                continue
+            home = _home(name, scope)
+            if home is None:
+                continue
+            groups.setdefault((id(home), name), (home, []))[1].append(node)
+        for (_, name), (home, reads) in groups.items():
+            self._accumulator(name, home, reads)
+
+    def _accumulator(self, name: str, home: _Scope, reads: list) -> None:
+        vals = home.values.get(name, [])
+        adds = []  # (.data attribute node, reason or "")
+        for op, v in vals:
+            if op == "=" and _is_number(v):
+                continue
+            if op not in ("AddAssign", "SubtractAssign"):
+                return
+            found = self._data_term(v, home)
+            if found is None:
+                return
+            adds.append(found)
+        if not adds:
+            return
+        read_ids = {id(r.value) for r in reads}
+        for occ, scope in self._names.get(name, ()):
+            seen_from = _home(name, scope)
+            if seen_from is None and _binds_elsewhere(name, scope):
+                return  # `global total` or a parameter: cannot follow it there
+            if seen_from is not home:
+                continue
+            parent = self.ctx.parent(occ)
+            if isinstance(parent, cst.Attribute) and parent.attr is occ:
+                continue
+            if isinstance(parent, cst.Arg) and parent.keyword is occ:
+                continue
+            if isinstance(parent, cst.AssignTarget) or (
+                    isinstance(parent, cst.AugAssign) and parent.target is occ):
+                continue
+            if id(occ) in read_ids:
+                continue
+            return  # used in some other way: leave it alone
+        safe = all(why for _, why in adds)
+        edits = [Edit(r, cst.Name(name, lpar=r.lpar, rpar=r.rpar)) for r in reads]
+        edits += [Edit(attr, cst.Call(func=cst.Attribute(value=attr.value, attr=cst.Name("item")),
+                                      lpar=attr.lpar, rpar=attr.rpar)) for attr, _ in adds]
+        first = min(reads, key=lambda r: self.ctx.position(r))
+        terms = ", ".join(f"`{_short(self.ctx.code(a))}`" for a, _ in adds)
+        msg = (f"`{name}` accumulates {terms}, a 0-dim tensor today, and `{name}[0]` indexes it: an "
+               f"IndexError today; accumulate `.item()` and read `{name}`")
+        if not safe:
+            msg += " (unsafe: an accumulated value could not be shown to be 0-dim)"
+        self.report(first, msg, edits=edits, fix=SAFE if safe else UNSAFE,
+                    fix_title="Accumulate `.item()`")
+
+    def _data_term(self, expr, scope: _Scope):
+        """(the `x.data` node, why x is 0-dim or "") when `expr` is `x.data`, or
+        arithmetic of one `x.data` with Python numbers; None otherwise."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
+            why = self._scalar(expr.value, scope, set())
+            if why or self._looks_like_loss(expr.value) or _is_loss_call(expr.value):
+                return expr, why
+            return None
+        if isinstance(expr, cst.BinaryOperation) and type(expr.operator).__name__ in (
+                "Add", "Subtract", "Multiply", "Divide"):
+            left, right = self._data_term(expr.left, scope), self._data_term(expr.right, scope)
+            if left is not None and right is None and _is_py_number(expr.right):
+                return left
+            if right is not None and left is None and _is_py_number(expr.left):
+                return right
+        return None
 
     def _is_target(self, node) -> bool:
         parent = self.ctx.parent(node)
@@ -329,6 +607,20 @@ class DataIndexScalar(Rule):
         if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
             return True
         return False
+
+    def _function(self, name: str, scope: _Scope):
+        s = scope
+        while s is not None:
+            if s.kind == "class" and s is not scope:
+                s = s.parent
+                continue
+            if name in s.funcs:
+                fns = s.funcs[name]
+                return fns[0] if len(fns) == 1 and name not in s.values else None
+            if name in s.opaque or name in s.values:
+                return None
+            s = s.parent
+        return None
 
     @staticmethod
     def _looks_like_loss(base) -> bool:
@@ -375,14 +667,16 @@ class DataIndexScalar(Rule):
             if name in s.values:
                 vals = s.values[name]
                 seen = seen | {name}
-                firsts = [v for op, v in vals if op == "="]
+                firsts = [v for op, v in vals if op == "=" and not _is_number(v)]
                 if not firsts:
                     return ""
                 reason = ""
                 for op, v in vals:
                     if op not in ("=", "AddAssign", "SubtractAssign", "MultiplyAssign", "DivideAssign"):
                         return ""
-                    if op != "=" and _is_number(v):
+                    # A number binding (`dev_loss = 0`) is no tensor of another shape: every
+                    # use this rule asks about needs a 0-dim tensor or a number there.
+                    if _is_number(v):
                         continue
                     why = self._scalar(v, s, seen)
                     if not why:
@@ -424,19 +718,29 @@ class DataIndexScalar(Rule):
             if meth in _SAME_SHAPE:
                 inner = self._scalar(func.value, scope, seen)
                 return inner
+        if isinstance(func, cst.Name) and ("def:" + func.value) not in seen:
+            fn = self._function(func.value, scope)
+            if fn is not None and not fn.generator and fn.returns and all(
+                    r is not None and self._scalar(r, fn.scope, seen | {"def:" + func.value})
+                    for r in fn.returns):
+                return f"`{func.value}()` returns a 0-dim value"
         # A criterion: nn.MSELoss()(a, b), crit(a, b), self.crit(a, b)
         if self._is_criterion(func, scope, seen) and not kws - {"weight"}:
             return f"`{_short(self.ctx.code(func))}` is a loss module with a reducing `reduction`"
         return ""
 
     def _is_criterion(self, func, scope: _Scope, seen: set) -> bool:
+        if (isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
+                and func.func.attr.value in _MODULE_MOVES):
+            # nn.MSELoss().cuda(), criterion.to(device): the same module
+            return self._is_criterion(func.func.value, scope, seen)
         if isinstance(func, cst.Call):
             kind = loss_kind(self.ctx.imports.qualify(func.func))
             return bool(kind and kind[0] == "nn" and call_reduction(func, kind[1]) not in (None, "none"))
         if isinstance(func, cst.Name):
             key = func.value
             if key in seen:
-                return False
+                return True  # `crit = crit.cuda()`: as good as its other bindings
             s = scope
             while s is not None:
                 if s.kind == "class" and s is not scope:
@@ -451,12 +755,57 @@ class DataIndexScalar(Rule):
             return False
         if isinstance(func, cst.Attribute):
             key = dotted(func)
-            if not key or not key.startswith("self.") or key in seen:
+            if not key or not key.startswith("self."):
                 return False
+            if key in seen:
+                return True
             vals = self._attrs.get(key)
             return bool(vals) and all(
                 op == "=" and v is not None and self._is_criterion(v, scope, seen | {key}) for op, v in vals)
         return False
+
+
+def _home(name: str, scope: _Scope):
+    """The scope whose binding of `name` a use in `scope` sees (None: unknown)."""
+    s = scope
+    while s is not None:
+        if s.kind == "class" and s is not scope:
+            s = s.parent
+            continue
+        if name in s.opaque:
+            return None
+        if name in s.values:
+            return s
+        s = s.parent
+    return None
+
+
+def _binds_elsewhere(name: str, scope: _Scope) -> bool:
+    """`name` is opaque somewhere up from `scope` (global, nonlocal, a parameter...)."""
+    s = scope
+    while s is not None:
+        if name in s.opaque:
+            return True
+        s = s.parent
+    return False
+
+
+def _is_py_number(expr) -> bool:
+    """A number literal, or `len(...)`/`int(...)`/`float(...)`: never a tensor."""
+    if _is_number(expr):
+        return True
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
+            and expr.func.value in ("len", "int", "float"))
+
+
+def _is_loss_call(expr) -> bool:
+    """`criterion(...)`, `self.loss_fn(...)`: a call whose callee is named like a loss."""
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    name = func.value if isinstance(func, cst.Name) else (
+        func.attr.value if isinstance(func, cst.Attribute) else "")
+    return bool(re.search(r"loss|criterion", name, re.I))
 
 
 def _short(src: str, limit: int = 48) -> str:

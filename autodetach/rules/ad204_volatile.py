@@ -19,6 +19,17 @@ EVAL_WORDS = {"eval", "evaluate", "evaluation", "test", "testing", "validate", "
               "generate", "decode", "score"}
 TRAIN_WORDS = {"train", "training", "fit", "step", "update", "optimize", "finetune"}
 _BLOCKS = (cst.IndentedBlock, cst.Module)
+
+
+def _blank_lines_bare(stmt):
+    """A blank line above a statement moved into the new block stays empty:
+    libcst would indent it to the block's depth (a whitespace-only line)."""
+    lines = getattr(stmt, "leading_lines", ())
+    if not any(ln.indent and ln.comment is None for ln in lines):
+        return stmt
+    return stmt.with_changes(leading_lines=[
+        ln.with_changes(indent=False, whitespace=cst.SimpleWhitespace(""))
+        if ln.comment is None else ln for ln in lines])
 _LOOPS = (cst.For, cst.While)
 _MUTATORS = {"append", "extend", "insert", "add", "update", "add_", "copy_"}
 
@@ -188,6 +199,20 @@ class Volatile(Rule):
         """),
     ]
     INVALID = [
+        Invalid("""
+            import torch
+            x = torch.autograd.Variable(torch.rand(1, 1), volatile=True)
+
+            out = model(x)
+            print(out)
+        """, """
+            import torch
+            with torch.no_grad():
+                x = torch.autograd.Variable(torch.rand(1, 1))
+
+                out = model(x)
+                print(out)
+        """, note="a blank line stays empty, not indented whitespace"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -442,7 +467,7 @@ class Volatile(Rule):
             edits.append(Edit(anchor, insert_before(anchor, "import torch\n")))
             torch = "torch"
         drop = _DropVolatile(self.ctx.imports)
-        stmts = [s.visit(drop) for s in body[i:end + 1]]
+        stmts = [_blank_lines_bare(s.visit(drop)) for s in body[i:end + 1]]
         lead = stmts[0].leading_lines
         stmts[0] = stmts[0].with_changes(leading_lines=())
         with_node = cst.With(

@@ -189,8 +189,12 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
 
 def _write_stdout(text: str) -> None:
     """Write to stdout keeping bytes that are not UTF-8 (a latin-1 file's diff)."""
-    stream = click.get_binary_stream("stdout")
     sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout: bytes that are not UTF-8 become U+FFFD
+        sys.stdout.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
     stream.write(text.encode("utf-8", "surrogateescape"))
     stream.flush()
 

@@ -11,7 +11,7 @@ from typing import Iterable, Iterator, Optional
 from .engine import Options, process_bytes
 from .findings import FileResult
 from .registry import by_code
-from .textio import is_read_only, write_atomic
+from .textio import is_read_only, outside_roots, write_atomic
 
 
 @dataclass
@@ -25,6 +25,9 @@ class Settings:
     root: str = "."
     cache_dir: Optional[str] = None
     keep_sources: bool = False  # --verify needs the original and fixed bytes
+    # Real paths of the files and folders named on the command line: a write
+    # never goes through a symbolic link to a file outside them.
+    roots: tuple = ()
 
 
 _SETTINGS: Optional[Settings] = None
@@ -103,7 +106,10 @@ def work(path: str) -> FileResult:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
             problem = None
-            if is_read_only(path):
+            target = outside_roots(path, settings.roots)
+            if target is not None:
+                problem = f"not fixed: a symbolic link to a file outside the paths given ({target})"
+            elif is_read_only(path):
                 problem = "not fixed: the file is read-only"
             else:
                 try:

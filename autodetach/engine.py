@@ -2,6 +2,8 @@
 until nothing changes. Every failure is returned as a value."""
 from __future__ import annotations
 
+import ast
+import bisect
 import traceback
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
@@ -217,7 +219,11 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     # hold) without fixing it. Every text rule's mask applies, selected or
     # not: which rules run must not decide whether a file parses.
     parse_text = _mask(text, _all_text_rules())
-    module = cst.parse_module(parse_text)
+    try:
+        module = cst.parse_module(parse_text)
+    except cst.ParserSyntaxError as exc:
+        exc.autodetach_text = parse_text  # what failed to parse, for the error's location
+        raise
     ctx = FileContext(module, path, parse_text)
     visitors = [r(ctx) for r in rules]
     visit_rules(module, visitors)
@@ -344,11 +350,34 @@ def _verify_parses(text: str, path: str) -> None:
         raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
 
 
+def _python_error(text: str):
+    """(line, column, message) of the first error Python itself finds in
+    `text`, or None. libcst's tokenizer errors carry no position and its
+    parser errors point after the bad token."""
+    nul = text.find("\0")
+    if nul >= 0:
+        starts = spans.line_starts(text)
+        line = bisect.bisect_right(starts, nul)
+        return line, nul - starts[line - 1] + 1, "a NUL byte"
+    try:
+        compile(text, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        if exc.lineno:
+            return exc.lineno, exc.offset or 1, exc.msg
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return None
+
+
 def syntax_error_finding(path: str, exc: Exception) -> Finding:
     line = getattr(exc, "raw_line", None) or getattr(exc, "lineno", None) or 1
     col = getattr(exc, "raw_column", None)
     col = (col + 1) if isinstance(col, int) else 1
     msg = getattr(exc, "message", None) or str(exc).splitlines()[0]
+    text = getattr(exc, "autodetach_text", None)
+    where = _python_error(text) if text is not None else None
+    if where is not None:  # Python's own position and words
+        line, col, msg = where
     return Finding(
         path=path, line=line, column=col, end_line=line, end_column=col,
         code="AD000", name="syntax-error", message=f"cannot parse: {msg}",

@@ -67,3 +67,36 @@ def test_only_missing_paths_exit_2_with_a_line_each(tmp_path):
     lines = res.err.splitlines()
     assert lines == ["autodetach: error: nope1: no such file or directory",
                      "autodetach: error: nope2: no such file or directory"]
+
+
+# --- where an unparseable file breaks ------------------------------------------------
+
+def _ad000(tmp_path, name, data):
+    (tmp_path / name).write_bytes(data)
+    res = run_cli(["--output-format", "concise", name], cwd=tmp_path)
+    assert res.code == 1, res.err
+    (line,) = [ln for ln in res.lines if "AD000" in ln]
+    return line
+
+
+def test_nul_byte_reported_where_it_is(tmp_path):
+    data = b"import torch\nfrom torch.autograd import Variable\nx = 1\x00\nh = Variable(h.data)\n"
+    assert _ad000(tmp_path, "nul.py", data).startswith("nul.py:3:6: AD000 cannot parse: a NUL byte")
+
+
+def test_tab_space_mix_reported_on_its_line(tmp_path):
+    data = (b"import torch\nfrom torch.autograd import Variable\n\ndef f(h):\n    if h:\n"
+            b"\tg = Variable(h.data)\n        return g\n")
+    line = _ad000(tmp_path, "tabs.py", data)
+    assert line.startswith("tabs.py:6:1: AD000 cannot parse: inconsistent use of tabs and spaces"), line
+
+
+def test_python2_print_reported_on_its_line(tmp_path):
+    data = b"import torch\nfrom torch.autograd import Variable\nprint 'loss', Variable(h.data)\nz = 1\n"
+    line = _ad000(tmp_path, "py2.py", data)
+    assert line.startswith("py2.py:3:1: AD000 cannot parse: Missing parentheses in call to 'print'"), line
+
+
+def test_unclosed_bracket_reported_at_the_bracket(tmp_path):
+    data = b"from torch.autograd import Variable\nx = Variable(\ny = 2\n"
+    assert _ad000(tmp_path, "open.py", data).startswith("open.py:2:13: AD000 cannot parse: '(' was never closed")

@@ -100,3 +100,72 @@ def test_python2_print_reported_on_its_line(tmp_path):
 def test_unclosed_bracket_reported_at_the_bracket(tmp_path):
     data = b"from torch.autograd import Variable\nx = Variable(\ny = 2\n"
     assert _ad000(tmp_path, "open.py", data).startswith("open.py:2:13: AD000 cannot parse: '(' was never closed")
+
+
+# --- workers die with the CLI ----------------------------------------------------
+
+def _children(pid):
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(name))
+    return out
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_workers_die_when_the_cli_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    from .test_cli import ROOT
+
+    if not os.path.isdir("/proc"):
+        pytest.skip("needs /proc")
+    tree = tmp_path / "tree"
+    body = BAD + "".join(f"\ndef f{i}(h):\n    return Variable(h.data) + {i}\n" for i in range(40))
+    paths = [write(tree / f"m{i:03}.py", body) for i in range(300)]
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "autodetach", "--fix", "--no-cache", "-j", "3",
+                             "--select", "AD201", str(tree)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        workers = []
+        while time.time() < deadline:  # wait until the pool is writing
+            workers = _children(proc.pid)
+            if len(workers) >= 3 and any(read(p) != body for p in paths):
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be killed: make it longer"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and any(_alive(w) for w in workers):
+            time.sleep(0.05)
+        assert not any(_alive(w) for w in workers), "a worker outlived the killed CLI"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    states = [read(p) for p in paths]
+    assert all(s == body or ("Variable(" not in s.split("\n", 2)[2]) for s in states)
+    assert any(s == body for s in states), "every file was fixed: the kill came too late"
+    time.sleep(0.5)
+    assert [read(p) for p in paths] == states  # nothing is rewritten afterwards
+    assert sorted(os.listdir(tree)) == sorted(os.path.basename(p) for p in paths)  # no temp files

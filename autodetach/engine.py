@@ -490,10 +490,14 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
             f.fixed = False
         return source, report
     left = {f.identity for f in remaining}
+    # A remaining finding no tracked one turned into: while one of its code
+    # is unaccounted for, nothing of that code counts as gone.
+    unknown = {f.identity[0] for f in remaining if len(f.identity) > 4}
     for f in report:
         # Fixed when its own edits were applied; also when it is gone once
         # the fixes settled (a detach that AD103 adds ends an AD108 finding).
-        f.fixed = f.identity in tracker.fixed or f.identity not in left
+        gone = f.identity not in left and f.code not in unknown
+        f.fixed = f.identity in tracker.fixed or gone
     return settled, report
 
 

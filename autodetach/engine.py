@@ -105,17 +105,36 @@ class _Apply(cst.CSTTransformer):
 
 
 def _choose(reports: list, ctx: FileContext) -> list:
-    """Reports whose edits do not overlap each other; the rest wait a pass."""
-    taken: list = []
+    """Reports whose edits do not overlap each other; the rest wait a pass.
+    Taken spans stay sorted and disjoint: each check is a bisect."""
+    starts: list = []  # sorted starts of the taken spans
+    ends: list = []  # their ends, same order
     chosen = []
     for rep in reports:
-        spans = []
+        spans_ = []
         for e in rep.edits:
             r = ctx.positions[e.node]
-            spans.append(((r.start.line, r.start.column), (r.end.line, r.end.column)))
-        if any(not (b[1] <= a[0] or a[1] <= b[0]) for a in spans for b in taken):
+            spans_.append(((r.start.line, r.start.column), (r.end.line, r.end.column)))
+        clash = False
+        for a, b in spans_:
+            i = bisect.bisect_left(starts, b)  # taken spans starting before b ends
+            if i and ends[i - 1] > a:
+                clash = True  # the nearest one before reaches past a
+                break
+        if clash:
             continue
-        taken.extend(spans)
+        for a, b in sorted(spans_):
+            i = bisect.bisect_left(starts, a)
+            if i and ends[i - 1] > a:  # edits of one report overlap: merge
+                i -= 1
+                a = starts[i]
+                b = max(b, ends[i])
+                del starts[i], ends[i]
+            while i < len(starts) and starts[i] < b:
+                b = max(b, ends[i])
+                del starts[i], ends[i]
+            starts.insert(i, a)
+            ends.insert(i, b)
         chosen.append(rep)
     return chosen
 

@@ -169,3 +169,75 @@ def test_workers_die_when_the_cli_is_killed(tmp_path):
     time.sleep(0.5)
     assert [read(p) for p in paths] == states  # nothing is rewritten afterwards
     assert sorted(os.listdir(tree)) == sorted(os.path.basename(p) for p in paths)  # no temp files
+
+
+# --- bad input ----------------------------------------------------------------------
+
+def test_empty_file_is_clean_and_untouched(tmp_path):
+    p = tmp_path / "empty.py"
+    p.write_bytes(b"")
+    res = _fix(tmp_path, "empty.py")
+    assert res.code == 0 and p.read_bytes() == b""
+
+
+def test_non_utf8_without_cookie_is_AD000_and_untouched(tmp_path):
+    data = ("from torch.autograd import Variable\n# Größe\n" + "h = Variable(h.data)\n").encode("latin-1")
+    p = tmp_path / "latin.py"
+    p.write_bytes(data)
+    res = run_cli(["--fix", "--output-format", "concise", "latin.py"], cwd=tmp_path)
+    assert res.code == 1
+    assert any(ln.startswith("latin.py:2:") and "AD000 cannot decode as utf-8" in ln for ln in res.lines), res.out
+    assert p.read_bytes() == data
+
+
+def test_non_utf8_with_cookie_is_fixed_in_its_encoding(tmp_path):
+    text = "# coding: cp1252\n# prix: 5€\n" + BAD
+    p = tmp_path / "cp.py"
+    p.write_bytes(text.encode("cp1252"))
+    assert _fix(tmp_path, "cp.py").code == 0
+    assert p.read_bytes() == ("# coding: cp1252\n# prix: 5€\n" + FIXED).encode("cp1252")
+
+
+def test_bom_and_crlf_together(tmp_path):
+    p = tmp_path / "w.py"
+    p.write_bytes(b"\xef\xbb\xbf" + BAD.replace("\n", "\r\n").encode())
+    assert _fix(tmp_path, "w.py").code == 0
+    assert p.read_bytes() == b"\xef\xbb\xbf" + FIXED.replace("\n", "\r\n").encode()
+
+
+def test_paths_with_spaces_and_non_ascii(tmp_path):
+    p = write(tmp_path / "dir with space" / "modèle ünï.py", BAD)
+    res = run_cli(["--fix", "dir with space"], cwd=tmp_path)
+    assert res.code == 0, res.err
+    assert read(p) == FIXED
+    res = run_cli(["--output-format", "concise", "dir with space"], cwd=tmp_path)
+    assert res.code == 0
+
+
+def test_unreadable_file_is_one_error_line_others_fixed(tmp_path):
+    p = write(tmp_path / "secret.py", BAD)
+    other = write(tmp_path / "b.py", BAD)
+    os.chmod(p, 0)
+    try:
+        if os.access(p, os.R_OK):
+            import pytest
+
+            pytest.skip("running as root: every file is readable")
+        res = _fix(tmp_path, ".")
+    finally:
+        os.chmod(p, 0o644)
+    assert res.code == 2
+    assert [ln for ln in res.err.splitlines() if ln.strip()] == ["autodetach: secret.py: cannot read: Permission denied"]
+    assert read(other) == FIXED and read(p) == BAD
+
+
+def test_read_only_file_reported_not_written(tmp_path):
+    p = write(tmp_path / "ro.py", BAD)
+    os.chmod(p, 0o444)
+    try:
+        res = _fix(tmp_path, "ro.py")
+        assert read(p) == BAD
+    finally:
+        os.chmod(p, 0o644)
+    assert res.code == 2 and "ro.py: not fixed: the file is read-only" in res.err
+    assert "ro.py:2:5: AD201" in res.out

@@ -54,14 +54,19 @@ def _progress(enabled: bool):
                     console=Console(stderr=True), transient=True)
 
 
-def _check_paths(paths) -> None:
+def _check_paths(paths) -> tuple:
+    """(the paths that can be checked, one error line for each other one)."""
+    good, bad = [], []
     for p in paths:
         if os.path.islink(p) and not os.path.exists(p):
-            fail(f"{p}: broken symbolic link")
-        if not os.path.exists(p):
-            fail(f"{p}: no such file or directory")
-        if not (os.path.isfile(p) or os.path.isdir(p)):
-            fail(f"{p}: not a regular file or directory")
+            bad.append(f"{p}: broken symbolic link")
+        elif not os.path.exists(p):
+            bad.append(f"{p}: no such file or directory")
+        elif not (os.path.isfile(p) or os.path.isdir(p)):
+            bad.append(f"{p}: not a regular file or directory")
+        else:
+            good.append(p)
+    return good, bad
 
 
 def _selection(cfg, select, ignore, extend_select) -> list:
@@ -139,7 +144,11 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     if diff and output_format in MACHINE_FORMATS and not output_file:
         fail(f"--diff prints a diff on stdout; use -o FILE for the {output_format} report")
     paths = list(paths) or ["."]
-    _check_paths(paths)
+    paths, bad_paths = _check_paths(paths)
+    for msg in bad_paths:  # the other paths are still processed
+        click.echo(f"autodetach: error: {msg}", err=True)
+    if not paths:
+        sys.exit(EXIT_ERROR)
     try:
         cfg = load(config_path, start=paths[0])
     except ConfigError as exc:
@@ -151,6 +160,7 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
         codes=tuple(r.code for r in rules), fix=fix or diff or verify, write=fix and not diff and not verify,
         unsafe=unsafe, diff=diff, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
         cache_dir=None if no_cache else default_cache_dir(cfg.root), keep_sources=verify,
+        roots=tuple(os.path.realpath(p) for p in paths),
     )
     jobs = jobs or os.cpu_count() or 1
     show_progress = progress if progress is not None else (sys.stderr.isatty() and len(files) > 20)
@@ -180,7 +190,7 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     emit(results, findings, errors, fixed, len(files), output_format, output_file, diff, statistics,
          quiet, fix and not diff, unsafe, verify)
 
-    if errors or any(r.crashed for r in results):
+    if bad_paths or errors or any(r.crashed for r in results):
         sys.exit(EXIT_ERROR)
     if exit_zero:
         sys.exit(EXIT_CLEAN)
@@ -191,8 +201,12 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
 
 def _write_stdout(text: str) -> None:
     """Write to stdout keeping bytes that are not UTF-8 (a latin-1 file's diff)."""
-    stream = click.get_binary_stream("stdout")
     sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout: bytes that are not UTF-8 become U+FFFD
+        sys.stdout.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
     stream.write(text.encode("utf-8", "surrogateescape"))
     stream.flush()
 

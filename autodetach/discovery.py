@@ -74,7 +74,7 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
     root = os.path.abspath(root)
     for given in paths:
         if os.path.isfile(given):
-            key = os.path.abspath(given)
+            key = os.path.realpath(given)
             if key not in seen:
                 seen.add(key)
                 yield given
@@ -118,7 +118,7 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
                         continue  # a virtualenv under any name
                     subdirs.append((full, specs))
                 elif e.name.endswith(".py") and e.is_file():
-                    key = os.path.abspath(full)
+                    key = os.path.realpath(full)  # two links to one file: checked once
                     if key not in seen:
                         seen.add(key)
                         yield full

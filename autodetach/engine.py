@@ -2,13 +2,15 @@
 until nothing changes. Every failure is returned as a value."""
 from __future__ import annotations
 
+import ast
+import bisect
 import traceback
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from . import suppress
+from . import spans, suppress
 from .context import FileContext
 from .findings import NONE, SAFE, UNSAFE, FileResult, Finding
 from .rule import Report, Rule
@@ -65,7 +67,7 @@ def _fixable(rep: Report, opts: Options) -> bool:
     return rep.fix == SAFE or (rep.fix == UNSAFE and opts.unsafe)
 
 
-def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext]) -> Finding:
+def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext], starts: list) -> Finding:
     if rep.position is not None:
         line, col, eline, ecol = rep.position
     else:
@@ -77,10 +79,13 @@ def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext]) -> Findi
         elif ctx is not None:
             l, c, _, _ = ctx.position(node)
             related.append((l, c, note))
+    # The anchor in this pass's text; _settle turns it into an identity
+    # that survives the passes.
+    anchor = (rule.code, spans.offset(starts, line, col), spans.offset(starts, eline, ecol))
     return Finding(
         path=path, line=line, column=col, end_line=eline, end_column=ecol,
         code=rule.code, name=rule.name, message=rep.message, fix=rep.fix,
-        fix_title=rep.fix_title, related=related,
+        fix_title=rep.fix_title, related=related, identity=anchor,
     )
 
 
@@ -100,17 +105,36 @@ class _Apply(cst.CSTTransformer):
 
 
 def _choose(reports: list, ctx: FileContext) -> list:
-    """Reports whose edits do not overlap each other; the rest wait a pass."""
-    taken: list = []
+    """Reports whose edits do not overlap each other; the rest wait a pass.
+    Taken spans stay sorted and disjoint: each check is a bisect."""
+    starts: list = []  # sorted starts of the taken spans
+    ends: list = []  # their ends, same order
     chosen = []
     for rep in reports:
-        spans = []
+        spans_ = []
         for e in rep.edits:
             r = ctx.positions[e.node]
-            spans.append(((r.start.line, r.start.column), (r.end.line, r.end.column)))
-        if any(not (b[1] <= a[0] or a[1] <= b[0]) for a in spans for b in taken):
+            spans_.append(((r.start.line, r.start.column), (r.end.line, r.end.column)))
+        clash = False
+        for a, b in spans_:
+            i = bisect.bisect_left(starts, b)  # taken spans starting before b ends
+            if i and ends[i - 1] > a:
+                clash = True  # the nearest one before reaches past a
+                break
+        if clash:
             continue
-        taken.extend(spans)
+        for a, b in sorted(spans_):
+            i = bisect.bisect_left(starts, a)
+            if i and ends[i - 1] > a:  # edits of one report overlap: merge
+                i -= 1
+                a = starts[i]
+                b = max(b, ends[i])
+                del starts[i], ends[i]
+            while i < len(starts) and starts[i] < b:
+                b = max(b, ends[i])
+                del starts[i], ends[i]
+            starts.insert(i, a)
+            ends.insert(i, b)
         chosen.append(rep)
     return chosen
 
@@ -189,12 +213,13 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed)."""
     findings: list[Finding] = []
     lines = suppress.Lines(text)
+    starts = spans.line_starts(text)
     # Text pass first: its fixes may be what makes the file parseable.
     text_rules = [r for r in rules if r.has_text_pass()]
     applied_text = []
     for rule in text_rules:
         for rep in rule(None).check_text(text):
-            f = _finding(path, rule, rep, None)
+            f = _finding(path, rule, rep, None, starts)
             if suppress.is_suppressed(lines, f):
                 continue
             if _fixable(rep, opts):
@@ -213,7 +238,11 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     # hold) without fixing it. Every text rule's mask applies, selected or
     # not: which rules run must not decide whether a file parses.
     parse_text = _mask(text, _all_text_rules())
-    module = cst.parse_module(parse_text)
+    try:
+        module = cst.parse_module(parse_text)
+    except cst.ParserSyntaxError as exc:
+        exc.autodetach_text = parse_text  # what failed to parse, for the error's location
+        raise
     ctx = FileContext(module, path, parse_text)
     visitors = [r(ctx) for r in rules]
     visit_rules(module, visitors)
@@ -221,7 +250,7 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     for v in visitors:
         v.finish()
         for rep in v.reports:
-            f = _finding(path, type(v), rep, ctx)
+            f = _finding(path, type(v), rep, ctx, starts)
             if suppress.is_suppressed(lines, f):
                 continue
             findings.append(f)
@@ -242,25 +271,95 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     return findings, new_module.code, len(chosen)
 
 
+class _Tracker:
+    """Finding identities across the passes of one fix run. An identity is
+    (code, start, end, k): the anchor's span in the text first analysed (k
+    tells apart findings of one rule on one span). Each tracked finding's
+    anchor is carried through every rewrite."""
+
+    def __init__(self, seed=()) -> None:
+        # identity -> (code, start, end) in the current text
+        self.live = {f.identity: f.identity[:3] for f in seed if f.identity is not None}
+        self.fixed: set = set()
+        self._first = not self.live
+        self._n = 0
+
+    def moved(self, old: str, new: str) -> None:
+        m = spans.OffsetMap(old, new)
+        self.live = {i: (a[0],) + m.span(a[1], a[2]) for i, a in self.live.items()}
+
+    def match(self, findings: list) -> None:
+        """Give each finding of this pass its identity; record what was fixed."""
+        by_anchor: dict = {}
+        by_start: dict = {}
+        for i, a in self.live.items():
+            by_anchor.setdefault(a, []).append(i)
+            by_start.setdefault(a[:2], []).append(i)
+        taken = set()
+        seen: dict = {}
+        exact = {}
+        for n, f in enumerate(findings):  # exact anchors first, then the fallbacks
+            ident = next((i for i in by_anchor.get(f.identity, ()) if i not in taken), None)
+            if ident is not None:
+                exact[n] = ident
+                taken.add(ident)
+        for n, f in enumerate(findings):
+            anchor = f.identity
+            ident = exact.get(n)
+            if ident is None:
+                # The anchor itself was rewritten by another fix: same code, same start.
+                ident = next((i for i in by_start.get(anchor[:2], ()) if i not in taken), None)
+            if ident is None:
+                # Or a rewrite moved its start: same code, overlapping spans.
+                ident = next((i for i, a in self.live.items() if i not in taken and a[0] == anchor[0]
+                              and a[1] < max(anchor[2], anchor[1] + 1) and anchor[1] < max(a[2], a[1] + 1)),
+                             None)
+            if ident is None:
+                k = seen[anchor] = seen.get(anchor, -1) + 1
+                if self._first:
+                    ident = anchor + (k,)
+                else:  # appeared during fixing
+                    self._n += 1
+                    ident = anchor + (k, self._n)
+                self.live[ident] = anchor
+            taken.add(ident)
+            f.identity = ident
+            if f.fixed:
+                self.fixed.add(ident)
+                self.live.pop(ident, None)
+        self._first = False
+
+
+def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=()):
+    """Passes until nothing changes: (findings of the last pass, new text or
+    None, fixes applied, tracker)."""
+    tracker = _Tracker(seed)
+    findings, new, n = run_rules(text, path, rules, opts)
+    tracker.match(findings)
+    if new is None:
+        return findings, None, 0, tracker
+    total = n
+    current, prev = new, text
+    for _ in range(MAX_PASSES):
+        _verify_parses(current, path)
+        tracker.moved(prev, current)
+        findings, nxt, n = run_rules(current, path, rules, opts)
+        tracker.match(findings)
+        if nxt is None or nxt == current:
+            remaining = [f for f in findings if not f.fixed]
+            return remaining, (current if current != text else None), total, tracker
+        total += n
+        current, prev = nxt, current
+    raise FixesDidNotSettle(f"fixes did not settle after {MAX_PASSES} passes")
+
+
 def check_text(text: str, path: str, rules: Sequence[type], opts: Options):
     """Run the rules, applying fixes until nothing changes.
 
     Returns (findings, new_text or None, n_fixed). In fix mode the findings
     are the ones that remain after fixing."""
-    first, new, n = run_rules(text, path, rules, opts)
-    if new is None:
-        return first, None, 0
-    total = n
-    current = new
-    for _ in range(MAX_PASSES):
-        _verify_parses(current, path)
-        findings, nxt, n = run_rules(current, path, rules, opts)
-        if nxt is None or nxt == current:
-            remaining = [f for f in findings if not f.fixed]
-            return remaining, (current if current != text else None), total
-        total += n
-        current = nxt
-    raise FixesDidNotSettle(f"fixes did not settle after {MAX_PASSES} passes")
+    findings, new, n, _ = _settle(text, path, rules, opts)
+    return findings, new, n
 
 
 def _verify_parses(text: str, path: str) -> None:
@@ -270,11 +369,34 @@ def _verify_parses(text: str, path: str) -> None:
         raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
 
 
+def _python_error(text: str):
+    """(line, column, message) of the first error Python itself finds in
+    `text`, or None. libcst's tokenizer errors carry no position and its
+    parser errors point after the bad token."""
+    nul = text.find("\0")
+    if nul >= 0:
+        starts = spans.line_starts(text)
+        line = bisect.bisect_right(starts, nul)
+        return line, nul - starts[line - 1] + 1, "a NUL byte"
+    try:
+        compile(text, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        if exc.lineno:
+            return exc.lineno, exc.offset or 1, exc.msg
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return None
+
+
 def syntax_error_finding(path: str, exc: Exception) -> Finding:
     line = getattr(exc, "raw_line", None) or getattr(exc, "lineno", None) or 1
     col = getattr(exc, "raw_column", None)
     col = (col + 1) if isinstance(col, int) else 1
     msg = getattr(exc, "message", None) or str(exc).splitlines()[0]
+    text = getattr(exc, "autodetach_text", None)
+    where = _python_error(text) if text is not None else None
+    if where is not None:  # Python's own position and words
+        line, col, msg = where
     return Finding(
         path=path, line=line, column=col, end_line=line, end_column=col,
         code="AD000", name="syntax-error", message=f"cannot parse: {msg}",
@@ -381,29 +503,21 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
     except cst.ParserSyntaxError as exc:
         return source, [syntax_error_finding("<string>", exc)]
     opts = Options(fix=True, unsafe=unsafe)
-    first, new, _ = run_rules(source, "<string>", rules, opts)
-    if new is None:
+    remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, seed=report)
+    if settled is None:
+        for f in report:
+            f.fixed = False
         return source, report
-    # The first pass marks what it fixed; findings whose edits overlapped
-    # wait for a later pass. Those count as fixed when no finding with the
-    # same code and message remains once the fixes have settled.
-    remaining, settled, _ = check_text(source, "<string>", rules, opts)
-    left = {}
-    for f in remaining:
-        left[(f.code, f.message)] = left.get((f.code, f.message), 0) + 1
-    fixed_first = {(f.line, f.column, f.code) for f in first if f.fixed}
+    left = {f.identity for f in remaining}
+    # A remaining finding no tracked one turned into: while one of its code
+    # is unaccounted for, nothing of that code counts as gone.
+    unknown = {f.identity[0] for f in remaining if len(f.identity) > 4}
     for f in report:
-        if (f.line, f.column, f.code) in fixed_first:
-            f.fixed = True
-            continue
-        key = (f.code, f.message)
-        if settled is not None and not left.get(key):
-            # Gone once the fixes settled: its own fix, or another one's
-            # (a detach that AD103 adds also ends an AD108 finding).
-            f.fixed = True
-        elif key in left:
-            left[key] -= 1
-    return (settled if settled is not None else source), report
+        # Fixed when its own edits were applied; also when it is gone once
+        # the fixes settled (a detach that AD103 adds ends an AD108 finding).
+        gone = f.identity not in left and f.code not in unknown
+        f.fixed = f.identity in tracker.fixed or gone
+    return settled, report
 
 
 def check_code(source: str, select=None, ignore=None) -> list:

@@ -25,6 +25,9 @@ class Finding:
     # Other places that explain the finding: (line, column, note).
     related: list = field(default_factory=list)
     verification: Optional[dict] = None
+    # Identity within one run of the engine: (code, start, end), the anchor's
+    # offsets in the text first analysed. Not part of any output.
+    identity: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     @property
     def fixable(self) -> bool:
@@ -34,6 +37,7 @@ class Finding:
         d = asdict(self)
         if d["verification"] is None:
             del d["verification"]
+        del d["identity"]
         return d
 
 

@@ -2,16 +2,18 @@
 diffs. One bad file never stops the batch."""
 from __future__ import annotations
 
+import ctypes
 import difflib
 import multiprocessing
 import os
+import signal
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from .engine import Options, process_bytes
 from .findings import FileResult
 from .registry import by_code
-from .textio import is_read_only, write_atomic
+from .textio import is_read_only, outside_roots, write_atomic
 
 
 @dataclass
@@ -25,6 +27,9 @@ class Settings:
     root: str = "."
     cache_dir: Optional[str] = None
     keep_sources: bool = False  # --verify needs the original and fixed bytes
+    # Real paths of the files and folders named on the command line: a write
+    # never goes through a symbolic link to a file outside them.
+    roots: tuple = ()
 
 
 _SETTINGS: Optional[Settings] = None
@@ -32,8 +37,37 @@ _RULES: list = []
 _CACHE = None
 
 
-def _init(settings: Settings) -> None:
+_PARENT: Optional[int] = None  # in a pool worker: the CLI's pid
+
+
+def _on_parent_gone(signum, frame):
+    # Raised wherever the worker is: write_atomic removes its temporary file.
+    raise SystemExit(1)
+
+
+def _die_with_parent(parent: int) -> None:
+    """A pool worker ends when the CLI does, even on SIGKILL (Linux): the
+    kernel sends SIGTERM when the parent dies."""
+    global _PARENT
+    _PARENT = parent
+    signal.signal(signal.SIGTERM, _on_parent_gone)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the check before each write still holds
+    if os.getppid() != parent:  # died before prctl took effect
+        os._exit(1)
+
+
+def _parent_gone() -> bool:
+    return _PARENT is not None and os.getppid() != _PARENT
+
+
+def _init(settings: Settings, parent: Optional[int] = None) -> None:
     global _SETTINGS, _RULES, _CACHE
+    if parent is not None:
+        _die_with_parent(parent)
     _SETTINGS = settings
     table = by_code()
     _RULES = [table[c] for c in settings.codes]
@@ -103,7 +137,12 @@ def work(path: str) -> FileResult:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
             problem = None
-            if is_read_only(path):
+            if _parent_gone():  # the CLI was killed: write nothing more
+                raise SystemExit(1)
+            target = outside_roots(path, settings.roots)
+            if target is not None:
+                problem = f"not fixed: a symbolic link to a file outside the paths given ({target})"
+            elif is_read_only(path):
                 problem = "not fixed: the file is read-only"
             else:
                 try:
@@ -135,6 +174,6 @@ def run(files: Iterable[str], settings: Settings, jobs: int = 1) -> Iterator[Fil
             yield work(f)
         return
     ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with ctx.Pool(jobs, initializer=_init, initargs=(settings,)) as pool:
+    with ctx.Pool(jobs, initializer=_init, initargs=(settings, os.getpid())) as pool:
         chunk = max(1, min(16, len(files) // (jobs * 8)))
         yield from pool.imap(work, files, chunksize=chunk)

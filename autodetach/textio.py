@@ -51,6 +51,18 @@ def is_read_only(path: str) -> bool:
     return not os.access(path, os.W_OK)
 
 
+def outside_roots(path: str, roots) -> "str | None":
+    """The real path of `path` when it lies outside every root (real paths
+    of the files and folders named on the command line); else None."""
+    if not roots:
+        return None
+    real = os.path.realpath(path)
+    for root in roots:
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+    return real
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Replace `path` with `data` in one rename, keeping its mode bits.
 

@@ -164,3 +164,57 @@ def test_prefilter_skips_files_without_tokens(tmp_path):
     assert res.code == 0
     write(tmp_path / "py2.py", "from torch.autograd import Variable\nprint 'x'\n")
     assert run_cli(["py2.py"], cwd=tmp_path).code == 1
+
+
+# --- finding identity (issue 9) ----------------------------------------------------
+
+_EVAL = ("from torch.autograd import Variable\n\n\ndef evaluate(model, x):\n    model.eval()\n"
+         "    v = Variable(\n        x,\n        volatile=True,\n    )\n    return model(v)\n\n\n")
+
+
+def _ad204_above_unsafe_ad101():
+    import pathlib
+
+    src = (pathlib.Path(__file__).parent.parent / "corpus/AD101/prev_output.py").read_text()
+    return src.replace("def train(", _EVAL + "def train(", 1)
+
+
+def test_AD101_unapplied_unsafe_fix_stays_unfixed_when_AD204_shifts_lines():
+    src = _ad204_above_unsafe_ad101()
+    before = {f.code: f for f in autodetach.check_code(src)}
+    assert before["AD101"].fix == "unsafe" and before["AD204"].fix == "safe"
+    new, findings = autodetach.fix_code(src)
+    got = {f.code: f for f in findings}
+    assert got["AD204"].fixed and not got["AD101"].fixed
+    # The AD204 fix moved the AD101 finding up; it is still there.
+    after = [f for f in autodetach.check_code(new) if f.code == "AD101"]
+    assert len(after) == 1 and after[0].line < before["AD101"].line
+    # With unsafe fixes both are applied and reported fixed.
+    new2, findings2 = autodetach.fix_code(src, unsafe=True)
+    assert all(f.fixed for f in findings2 if f.code in ("AD101", "AD204"))
+    assert not [f for f in autodetach.check_code(new2) if f.code in ("AD101", "AD204")]
+
+
+def test_AD101_fixed_flags_agree_with_check_code_on_the_output():
+    src = _ad204_above_unsafe_ad101()
+    new, findings = autodetach.fix_code(src)
+    left = {f.code for f in autodetach.check_code(new)}
+    for f in findings:
+        assert f.fixed == (f.code not in left), f.code
+
+
+def test_identity_is_not_in_the_json_dict():
+    _, findings = autodetach.fix_code(_ad204_above_unsafe_ad101())
+    assert all("identity" not in f.to_dict() for f in findings)
+
+
+def test_offset_map_moves_unchanged_text_and_clamps_rewrites():
+    from autodetach.spans import OffsetMap
+
+    old = "a = 1\nb = Variable(\n  x)\nc = 2\n"
+    new = "a = 1\nb = x\nc = 2\n"
+    m = OffsetMap(old, new)
+    assert new[m(old.index("c")):].startswith("c = 2")
+    assert m(old.index("a")) == 0
+    start, end = m.span(old.index("Variable"), old.index("x)") + 2)
+    assert new[start:end] == "x"

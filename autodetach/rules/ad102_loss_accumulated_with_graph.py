@@ -7,14 +7,14 @@ from ..findings import SAFE
 from ..imports import dotted
 from ..analysis.walk import nodes
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, detach, line
+from ._graph import GraphRule, BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
 TENSOR_USES = {"item", "cpu", "numpy", "backward", "detach", "to", "cuda", "tolist", "mean", "sum",
                "clone", "view", "reshape", "float", "double", "std", "max", "min", "unsqueeze"}
 
 
-class LossAccumulatedWithGraph(Rule):
+class LossAccumulatedWithGraph(GraphRule):
     """
     A running loss total (or a list of losses) that keeps every graph alive.
 

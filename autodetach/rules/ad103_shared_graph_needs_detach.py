@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, path_note, code, detach, line
+from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
 
-class SharedGraphNeedsDetach(Rule):
+class SharedGraphNeedsDetach(GraphRule):
     """
     Two backward passes share a subgraph, and one of them only wastes work in it.
 

@@ -1,0 +1,102 @@
+"""Roles of function parameters from annotations, usage and names
+(analysis/roles.py), and how findings that rest on them are labelled."""
+import textwrap
+
+import libcst as cst
+
+from autodetach.analysis.names import build_names
+from autodetach.analysis.roles import pair, side
+from autodetach.engine import Options, check_text
+from autodetach.imports import ImportTable
+from autodetach.registry import all_rules
+
+
+def _names(src):
+    mod = cst.parse_module(textwrap.dedent(src))
+    return build_names(mod, ImportTable.from_module(mod))
+
+
+def _check(src, **kw):
+    findings, new, _ = check_text(textwrap.dedent(src), "case.py", all_rules(), Options(**kw))
+    return findings, new
+
+
+GAN = """
+import torch
+import torch.nn as nn
+
+def train(G, D, opt_g, opt_d, loader, nz=8):
+    bce = nn.BCELoss()
+    for real in loader:
+        fake = G(torch.randn(real.size(0), nz))
+        opt_d.zero_grad()
+        d_loss = bce(D(real), torch.ones(real.size(0), 1)) + bce(D(fake), torch.zeros(real.size(0), 1))
+        d_loss.backward(); opt_d.step()
+        opt_g.zero_grad()
+        g_loss = bce(D(fake), torch.ones(real.size(0), 1))
+        g_loss.backward(); opt_g.step()
+"""
+
+
+def test_side_pairs_optimizers_with_models():
+    assert side("opt_d") == side("D") == side("netD") == side("optimizerD") == "d"
+    assert side("optimizer_G") == side("netG") == side("generator") == "g"
+    assert pair("opt_d", ["G", "D"]) == {"D"}
+    assert pair("optimizer", ["model"]) == {"model"}
+    assert pair("optimizer", ["enc", "dec"]) == set()  # unclear: no owner
+
+
+def test_roles_from_usage_in_a_training_function():
+    t = _names(GAN)
+    assert t.modules["G"] == "param" and t.modules["D"] == "param"
+    assert t.optimizers["opt_d"].owns == frozenset({"D"})
+    assert "paired by name" in t.inferred["opt_g"]
+    assert "called on tensors" in t.inferred["G"]
+
+
+def test_roles_from_annotations_are_not_inferences():
+    t = _names("""
+        import torch
+        from torch import nn
+        def fit(model: nn.Module, opt: torch.optim.Optimizer, xs):
+            for x in xs:
+                opt.zero_grad(); model(x).sum().backward(); opt.step()
+    """)
+    assert t.modules["model"] == "param" and "model" not in t.inferred
+    assert "opt" in t.optimizers
+
+
+def test_called_parameter_outside_training_is_not_a_module():
+    t = _names("""
+        def apply(f, net, xs):
+            return [net(x) for x in xs]
+        def train(transform, model, opt, xs):
+            for x in xs:
+                opt.zero_grad(); model(transform(x)).sum().backward(); opt.step()
+    """)
+    assert "net" not in t.modules  # no optimizer, no backward in `apply`
+    assert "transform" not in t.modules  # a function's name
+    assert t.modules["model"] == "param"
+
+
+def test_gan_in_a_function_is_reported_with_an_unsafe_fix():
+    findings, _ = _check(GAN)
+    ad103 = [f for f in findings if f.code == "AD103"]
+    assert len(ad103) == 1
+    assert ad103[0].fix == "unsafe"
+    assert "inferred: " in ad103[0].message and "`opt_d` is an optimizer" in ad103[0].message
+    _, new = _check(GAN, fix=True)
+    assert new is None  # not applied without --unsafe-fixes
+    _, new = _check(GAN, fix=True, unsafe=True)
+    assert "D(fake.detach())" in new
+
+
+def test_constructed_roles_stay_safe():
+    src = GAN.replace("def train(G, D, opt_g, opt_d, loader, nz=8):",
+                      "def train(loader, nz=8):\n"
+                      "    G = nn.Linear(8, 4); D = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())\n"
+                      "    opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+                      "    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)")
+    findings, _ = _check(src)
+    ad103 = [f for f in findings if f.code == "AD103"]
+    assert len(ad103) == 1 and ad103[0].fix == "safe" and "inferred" not in ad103[0].message

@@ -652,11 +652,27 @@ class Scope:
         if module_args:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True
-        if args.graph and self._external(f, q, key):
-            args.uncertain = True
+        if self._external(f, q, key):
+            summary = self.a.project_summary(q, key)
+            if summary is not None and not summary.events:
+                if summary.result in ("cut", "const"):
+                    return Val(ghosts=args.heads | args.ghosts)
+                if summary.result == "graph" and args.graph:
+                    return self._through(args, summary, q or key)
+            if args.graph:
+                args.uncertain = True
         if args.graph:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
+        return args
+
+    def _through(self, args: Val, summary, name: str) -> Val:
+        """A project-local function that returns its arguments' graph."""
+        args.nontrivial = True
+        args.loss = _looks_like_loss(name)
+        if summary.arity:
+            args.elems = [Val(args.heads, args.ghosts, args.modules, args.uses, True, args.unknown, args.loss)
+                          for _ in range(summary.arity)]
         return args
 
     def _external(self, f, q, key) -> bool:

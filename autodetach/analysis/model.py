@@ -94,6 +94,16 @@ class Analysis:
         return build_names(self.ctx.module, self.ctx.imports)
 
     @cached_property
+    def project(self):
+        from .project import Project
+
+        return Project(self.ctx.path, self.ctx.module)
+
+    def project_summary(self, qualified, key):
+        """Summary of a function imported from a file of this project, or None."""
+        return self.project.lookup(qualified, None if qualified else key)
+
+    @cached_property
     def sites(self) -> _Sites:
         return _Sites(self)
 

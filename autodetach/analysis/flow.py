@@ -139,6 +139,8 @@ class Scope:
         self.returns: list = []
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
+        self.self_class = None  # the class whose method this is, when walked as one
+        self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
 
     # ---------------------------------------------------------------- helpers
     def tag(self) -> tuple:
@@ -220,6 +222,7 @@ class Scope:
         self.loops[id(s)] = s
         body = self._block_of(s.body)
         for k in (1, 2):
+            self.env.update(self.fresh.get(id(s), {}))
             self.loop_stack.append((s, k))
             if isinstance(s, cst.For):
                 elem = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
@@ -591,6 +594,8 @@ class Scope:
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
             method = self.names.method(base, meth)
+            if method is None and base == "self" and self.self_class:
+                method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
             if method is not None and method.name.value not in self.inlining and \
                     self.a.function_summary(method).has_events:
                 return self.inline(method, e, stmt, bound_self=True)

@@ -90,10 +90,17 @@ class GraphRule(Rule):
 
     def report(self, node, message, *args, **kw):
         rep = super().report(node, message, *args, **kw)
-        inferred = self.ctx.analysis.names.inferred
-        if not inferred or node is None:
+        a = self.ctx.analysis
+        inferred = a.names.inferred
+        marks = a.__dict__.get("caller_loop_stmts", {})
+        if (not inferred and not marks) or node is None:
             return rep
-        notes = inferred_notes(self.ctx, inferred, [node] + [n for n, _ in rep.related if n is not None])
+        around = [node] + [n for n, _ in rep.related if n is not None]
+        notes = inferred_notes(self.ctx, inferred, around) if inferred else []
+        methods = {marks[id(n)] for n in around if id(n) in marks}
+        if methods:
+            notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +
+                         " is taken to run once per iteration of a loop, keeping `self` between calls")
         if notes:
             rep.message += "; inferred: " + "; ".join(notes)
             if rep.edits:

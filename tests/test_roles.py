@@ -100,3 +100,42 @@ def test_constructed_roles_stay_safe():
     findings, _ = _check(src)
     ad103 = [f for f in findings if f.code == "AD103"]
     assert len(ad103) == 1 and ad103[0].fix == "safe" and "inferred" not in ad103[0].message
+
+
+TRAINER = """
+import torch
+from torch import nn
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.hidden = None
+
+    def backward_step(self, loss):
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+
+    def train_step(self, x, y):
+        out, self.hidden = self.model(x, self.hidden)
+        self.backward_step(nn.functional.mse_loss(out, y))
+"""
+
+
+def test_state_on_self_across_calls_is_reported_as_an_assumption():
+    findings, _ = _check(TRAINER)
+    ad106 = [f for f in findings if f.code == "AD106"]
+    assert len(ad106) == 1 and ad106[0].fix == "unsafe"
+    assert "the loop is in the caller: `train_step`" in ad106[0].message
+
+
+def test_state_reset_in_each_call_is_not_reported():
+    src = TRAINER.replace("out, self.hidden = self.model(x, self.hidden)",
+                          "out, self.hidden = self.model(x, None)")
+    findings, _ = _check(src)
+    assert [f for f in findings if f.code == "AD106"] == []
+    src = TRAINER.replace("    def train_step(self, x, y):\n",
+                          "    def train_step(self, x, y):\n        x = x * 2\n")
+    findings, _ = _check(src)
+    assert [f.code for f in findings if f.code.startswith("AD1")] == ["AD106"]  # `x` is fresh each call

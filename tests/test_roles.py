@@ -139,3 +139,28 @@ def test_state_reset_in_each_call_is_not_reported():
                           "    def train_step(self, x, y):\n        x = x * 2\n")
     findings, _ = _check(src)
     assert [f.code for f in findings if f.code.startswith("AD1")] == ["AD106"]  # `x` is fresh each call
+
+
+CLOSURE = """
+import torch
+
+def train(model, loader, optimizer, crit):
+    total = 0
+    for x, y in loader:
+        def closure():
+            optimizer.zero_grad()
+            loss = crit(model(x), y)
+            loss.backward()
+            return loss
+        loss = optimizer.step(closure)
+        total += {acc}
+    print(total)
+"""
+
+
+def test_optimizer_step_closure_is_walked():
+    findings, _ = _check(CLOSURE.format(acc="loss"))
+    assert [f.code for f in findings] == ["AD102"]
+    assert "`optimizer` is an optimizer" in findings[0].message
+    findings, _ = _check(CLOSURE.format(acc="loss.item()"))
+    assert findings == []

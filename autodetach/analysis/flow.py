@@ -139,6 +139,7 @@ class Scope:
         self.returns: list = []
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
+        self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
 
@@ -204,7 +205,9 @@ class Scope:
                 self.block(s.orelse.body.body)
             if s.finalbody is not None:
                 self.block(s.finalbody.body.body)
-        elif isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+        elif isinstance(s, cst.FunctionDef):
+            self.local_defs[s.name.value] = s  # walked when passed to optimizer.step(closure)
+        elif isinstance(s, cst.ClassDef):
             return  # walked as scopes of their own
         elif hasattr(s, "body") and isinstance(getattr(s, "body"), cst.IndentedBlock):
             self.block(s.body.body)
@@ -557,6 +560,13 @@ class Scope:
         if isinstance(f, cst.Attribute):
             base = dotted(f.value)
             meth = f.attr.value
+            if meth == "step" and e.args and dotted(e.args[0].value) in self.local_defs:
+                # optimizer.step(closure): the closure runs the forward and backward first
+                fn = self.local_defs[dotted(e.args[0].value)]
+                if fn.name.value not in self.inlining:
+                    ret = self.inline(fn, cst.Call(func=cst.Name(fn.name.value)), stmt)
+                    self.event("step", e, stmt, opt=base if base in self.names.optimizers else None)
+                    return ret  # step(closure) returns the closure's loss
             if meth == "step" and base in self.names.optimizers:
                 self.event("step", e, stmt, opt=base)
                 return Val()
@@ -728,7 +738,7 @@ class Scope:
             out = self.returns[0]
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
-        local = set(params) | _assigned_names(fn)
+        local = (set(params) | _assigned_names(fn)) - _declared_outer(fn)
         for k in list(self.env):
             if k in local and "." not in k:
                 if k in saved_env:
@@ -907,6 +917,12 @@ def _names_in(e) -> set:
 
     walk(e, enter)
     return out
+
+
+def _declared_outer(fn) -> set:
+    """Names a function declares `nonlocal` or `global`: its stores outlive it."""
+    return {n.name.value for node in nodes(fn, skip=(cst.FunctionDef, cst.ClassDef))
+            if isinstance(node, (cst.Nonlocal, cst.Global)) for n in node.names}
 
 
 def _assigned_names(fn) -> set:

@@ -71,7 +71,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 use[n.value.value].add(n.attr.value)
             return None
 
-        walk(fn.body, enter, skip=(cst.FunctionDef, cst.ClassDef))
+        walk(fn.body, enter, skip=(cst.ClassDef,))  # closures see the parameters too
         local_opts, local_mods = [], []
         for p in params:
             key = p.name.value

@@ -113,3 +113,9 @@ def test_cached_result_is_dropped_when_an_imported_file_changes(tmp_path):
                                                        "return F.mse_loss(out, y).detach()"))
     os.utime(losses, ns=(1, 1))
     assert cache.get(key) is None  # losses.py changed: the result may have too
+
+
+def test_summary_of_self_referencing_assignments_is_linear():
+    body = "\n".join(f"    y = y + torch.relu(y) * {i}" for i in range(60))
+    src = f"import torch\ndef f(x):\n    y = x\n{body}\n    return y\n"
+    assert summarize(src)["f"].result == "graph"  # exponential before memoising

@@ -48,6 +48,7 @@ class _Fn:
         self.funcs = module_funcs
         self.params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
+        self.memo: dict = {}  # local name -> kind, once decided
 
     def kind(self, e, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
@@ -61,7 +62,13 @@ class _Fn:
             vals = self.assigned.get(e.id)
             if not vals:
                 return "unknown"  # a loop variable, a global: not followed
-            return _join([self.kind(v, depth + 1) for v in vals])
+            memo = self.memo.get(e.id)
+            if memo is not None:
+                return memo
+            self.memo[e.id] = "const"  # a cycle (`y = y + x`) adds nothing new
+            out = _join([self.kind(v, depth + 1) for v in vals])
+            self.memo[e.id] = out
+            return out
         if isinstance(e, ast.Attribute):
             if e.attr in CUT_ATTRS:
                 return "cut"

@@ -164,3 +164,39 @@ def test_optimizer_step_closure_is_walked():
     assert "`optimizer` is an optimizer" in findings[0].message
     findings, _ = _check(CLOSURE.format(acc="loss.item()"))
     assert findings == []
+
+
+LIGHTNING_GAN = """
+import torch
+import pytorch_lightning as pl
+
+class GAN(pl.LightningModule):
+    def __init__(self, G, D):
+        super().__init__()
+        self.G = G
+        self.D = D
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt_g, opt_d = self.optimizers()
+        fake = self.G(torch.randn(4, 8))
+        d_loss = self.D(batch).mean() - self.D(fake).mean()
+        opt_d.zero_grad()
+        self.manual_backward(d_loss)
+        opt_d.step()
+        g_loss = -self.D(fake).mean()
+        opt_g.zero_grad()
+        self.manual_backward(g_loss)
+        opt_g.step()
+        self.log("g", g_loss)
+"""
+
+
+def test_attribute_roles_and_lightning_optimizers():
+    t = _names(LIGHTNING_GAN)
+    assert t.modules["self.G"] == "param" and "self.log" not in t.modules
+    assert t.optimizers["opt_d"].owns == frozenset({"self.D"})
+    findings, _ = _check(LIGHTNING_GAN)
+    ad103 = [f for f in findings if f.code == "AD103"]
+    assert len(ad103) == 1 and ad103[0].fix == "unsafe"
+    assert "`opt_d` is an optimizer (from self.optimizers())" in ad103[0].message

@@ -11,7 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .roles import infer_roles
+from .roles import infer_attr_roles, infer_roles
 from .walk import walk
 
 # Constructors whose instances hold no parameters: their output carries a
@@ -292,6 +292,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 table.modules.setdefault(m, "param")
         table.optimizers[key] = Optimizer(key, frozenset(owned) if owned is not None else None, call)
     infer_roles(module, col.imports, table)
+    infer_attr_roles(module, table)
     _propagate(col.aliases, table)
     return table
 

@@ -114,6 +114,75 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 table.inferred[key] = table.inferred.get(key, f"`{key}` is an optimizer") + extra
 
 
+def infer_attr_roles(module: cst.Module, table) -> None:
+    """`self.G = G` in `__init__`, then `self.G(z)` in a training method;
+    `opt_g, opt_d = self.optimizers()` (PyTorch Lightning)."""
+    from .names import Optimizer
+
+    for cls in module.body:
+        if not isinstance(cls, cst.ClassDef):
+            continue
+        use: dict = {}
+        trains = [False]
+        lightning_opts: list = []
+        assigned: set = set()  # only attributes the class sets: not its methods (self.log)
+
+        def enter(n):
+            t = type(n)
+            if t is cst.Call:
+                f = n.func
+                key = dotted(f)
+                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                    use.setdefault(key, set()).add("()")
+                if type(f) is cst.Attribute:
+                    if f.attr.value in ("backward", "manual_backward", "step"):
+                        trains[0] = True
+                    base = dotted(f.value)
+                    if base is not None and base.startswith("self.") and base.count(".") == 1:
+                        use.setdefault(base, set()).add(f.attr.value)
+            if t is cst.AssignTarget:
+                k = dotted(n.target)
+                if k is not None:
+                    assigned.add(k)
+            elif t is cst.Assign and isinstance(n.value, cst.Call) and dotted(n.value.func) == "self.optimizers":
+                for tgt in n.targets:
+                    els = tgt.target.elements if isinstance(tgt.target, (cst.Tuple, cst.List)) else [tgt.target]
+                    for el in els:
+                        k = dotted(getattr(el, "value", el))
+                        if k is not None:
+                            lightning_opts.append(k)
+            return None
+
+        walk(cls.body, enter, skip=(cst.ClassDef,))
+        if not trains[0] and not lightning_opts:
+            continue
+        mods = []
+        for key, u in use.items():
+            if key not in assigned:
+                continue
+            if key in table.modules or key in table.optimizers or key in table.leaves:
+                if table.modules.get(key) == "param":
+                    mods.append(key)
+                continue
+            if "step" in u and "zero_grad" in u and "()" not in u:
+                table.optimizers[key] = Optimizer(key, None, None)
+                table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"
+            elif "()" in u and not LOSS_NAME.search(key) and not FUNC_NAME.search(key.split(".")[-1]) \
+                    and not u & {"step", "zero_grad"}:
+                table.modules[key] = "param"
+                table.inferred[key] = f"`{key}` is a module (called on tensors in a training class)"
+                mods.append(key)
+        for key in lightning_opts:
+            if key in table.optimizers:
+                continue
+            owns = pair(key, mods)
+            table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)
+            note = f"`{key}` is an optimizer (from self.optimizers())"
+            if owns:
+                note += "; it steps " + ", ".join(f"`{m}`" for m in sorted(owns)) + " (paired by name)"
+            table.inferred[key] = note
+
+
 def side(name: str) -> str:
     """`opt_d` -> d, `optimizerG` -> g, `netD` -> d, `encoder_opt` -> encoder."""
     last = name.split(".")[-1]

@@ -48,6 +48,10 @@ class SharedGraphNeedsDetach(GraphRule):
     models, the gradients through the chain are used and a detach would
     silently stop the upstream model from learning: that case is AD105
     (`retain_graph=True`), never this rule.
+    When the roles it rests on are inferred (a model or optimizer that is a
+    function's argument, paired by name, or a trainer method taken to run
+    once per iteration), the finding says what was inferred and the fix is
+    unsafe: `--verify` decides.
     """
 
     code = "AD103"

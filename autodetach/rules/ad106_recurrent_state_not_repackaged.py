@@ -58,6 +58,9 @@ class RecurrentStateNotRepackaged(GraphRule):
     truncation (verification reports it as `fixed`, and `changed` against
     the reference by design). State re-created every batch, and recurrence
     unrolled inside one iteration before a single backward, are left alone.
+    When the finding rests on inferred roles (a model passed as an argument,
+    state on `self` in a trainer method taken to run once per iteration),
+    it says so and the fix is unsafe.
     """
 
     code = "AD106"

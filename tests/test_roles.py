@@ -200,3 +200,53 @@ def test_attribute_roles_and_lightning_optimizers():
     ad103 = [f for f in findings if f.code == "AD103"]
     assert len(ad103) == 1 and ad103[0].fix == "unsafe"
     assert "`opt_d` is an optimizer (from self.optimizers())" in ad103[0].message
+
+
+def test_tuple_returns_only_the_graph_elements_carry_it():
+    src = TUPLE
+    findings, _ = _check(src.format(acc="loss.item()"))
+    assert findings == []  # n_word is a number (.item() in the helper)
+    findings, _ = _check(src.format(acc="loss"))
+    assert [f.code for f in findings] == ["AD102"]
+
+
+TUPLE = """
+import torch
+import torch.nn.functional as F
+
+def cal_performance(pred, gold):
+    loss = F.cross_entropy(pred, gold)
+    n_word = gold.ne(0).sum().item()
+    return loss, n_word
+
+def train(model, loader, optimizer):
+    model.train()
+    total_loss, n_word_total = 0, 0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss, n_word = cal_performance(model(x), y)
+        loss.backward()
+        optimizer.step()
+        n_word_total += n_word
+        total_loss += {acc}
+    print(total_loss, n_word_total)
+"""
+
+INPLACE = """
+import torch
+
+def train(rnn, data, params, lr):
+    state = torch.zeros(2, 3)
+    for X, Y in data:
+        for s in state:
+            {cut}
+        outputs, state = rnn(X, state, params)
+        outputs.sum().backward()
+"""
+
+
+def test_in_place_detach_of_the_state_elements_cuts_it():
+    findings, _ = _check(INPLACE.format(cut="s.detach_()"))
+    assert findings == []
+    findings, _ = _check(INPLACE.format(cut="pass"))
+    assert [f.code for f in findings] == ["AD106"]

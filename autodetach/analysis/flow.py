@@ -139,6 +139,7 @@ class Scope:
         self.returns: list = []
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
+        self.for_targets: list = []  # (loop variable, what it iterates), innermost last
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
@@ -224,15 +225,21 @@ class Scope:
             it = self.expr(s.iter)
         self.loops[id(s)] = s
         body = self._block_of(s.body)
+        tgt = dotted(s.target) if isinstance(s, cst.For) else None
+        it_key = dotted(s.iter) if isinstance(s, cst.For) else None
         for k in (1, 2):
             self.env.update(self.fresh.get(id(s), {}))
             self.loop_stack.append((s, k))
+            if tgt and it_key:
+                self.for_targets.append((tgt, it_key))
             if isinstance(s, cst.For):
                 elem = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
                 self.assign_target(s.target, elem, s, s.iter, kind="op")
             else:
                 self.expr(s.test)
             self.block(body)
+            if tgt and it_key:
+                self.for_targets.pop()
             self.loop_stack.pop()
         self.find_leaks(s)
         if s.orelse is not None:
@@ -596,6 +603,12 @@ class Scope:
             if meth in CONTAINER_CLEAR and base is not None:
                 self.env[base] = Val()
                 return Val()
+            if meth == "detach_" and base is not None:
+                # in place: `h.detach_()`, or `for s in state: s.detach_()` cuts `state`
+                for key in [base] + [it for tgt, it in self.for_targets if tgt == base]:
+                    old = self.lookup_key(key)
+                    self.env[key] = Val(ghosts=old.heads | old.ghosts)
+                return Val()
             if meth in CUT_METHODS:
                 inner = self.expr(f.value)
                 for a in e.args:
@@ -664,6 +677,16 @@ class Scope:
                 args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
                 args.nontrivial = True
             module_args = set()
+            shape = self.a.returns_elems(fn)
+            if shape is not None:
+                # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
+                if args.graph:
+                    args.nontrivial = True
+                cut = Val(ghosts=args.heads | args.ghosts)
+                whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
+                            args.loss)
+                whole.uncertain = args.uncertain
+                args.elems = [whole if g else cut for g in shape]
         if module_args:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True

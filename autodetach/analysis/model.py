@@ -164,12 +164,23 @@ class Analysis:
             sc.run()
         except (GiveUp, RecursionError):
             return None
+        rs = sc.returns
+        if rs and all(r.elems is not None and len(r.elems) == len(rs[0].elems) for r in rs):
+            self.__dict__.setdefault("_elems_cache", {})[fn] = [
+                any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in rs)
+                for i in range(len(rs[0].elems))]
         if any(r.unknown and not r.graph for r in sc.returns) or any(r.graph and r.uncertain for r in sc.returns):
             result = None
         else:
             result = any(r.graph for r in sc.returns)
         cache[fn] = result
         return result
+
+    def returns_elems(self, fn):
+        """For a function that returns a tuple literal: which elements can
+        carry a graph (list of bools), else None."""
+        self.returns_graph(fn)
+        return self.__dict__.get("_elems_cache", {}).get(fn)
 
     @cached_property
     def scopes(self) -> list:

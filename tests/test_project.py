@@ -119,3 +119,20 @@ def test_summary_of_self_referencing_assignments_is_linear():
     body = "\n".join(f"    y = y + torch.relu(y) * {i}" for i in range(60))
     src = f"import torch\ndef f(x):\n    y = x\n{body}\n    return y\n"
     assert summarize(src)["f"].result == "graph"  # exponential before memoising
+
+
+def test_alias_of_an_imported_loss_and_layers_built_in_the_helper(tmp_path):
+    (tmp_path / "loss.py").write_text(textwrap.dedent("""
+        import torch.nn as nn
+
+        def my_loss(pred, y):
+            mse = nn.MSELoss()
+            m = mse(pred, y)
+            return m * 2, m
+    """))
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN.format(imp="from loss import my_loss\nloss_fn = my_loss",
+                                  call="loss_fn").replace("loss = loss_fn(model(x), y)",
+                                                          "loss, m = loss_fn(model(x), y)"))
+    found = _ad102(str(train))
+    assert len(found) == 1 and found[0].fix == "safe"

@@ -101,6 +101,11 @@ class Analysis:
 
     def project_summary(self, qualified, key):
         """Summary of a function imported from a file of this project, or None."""
+        if not qualified and key in self.names.name_aliases:
+            # `loss_fn = my_loss` where `from loss import my_loss`
+            src = self.names.name_aliases[key]
+            qualified = self.ctx.imports.aliases.get(src)
+            key = src
         return self.project.lookup(qualified, None if qualified else key)
 
     @cached_property

@@ -55,6 +55,7 @@ class NameTable:
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
     functions_all: list = field(default_factory=list)  # every FunctionDef, methods included
     inferred: dict = field(default_factory=dict)  # name -> what was inferred about it, and why
+    name_aliases: dict = field(default_factory=dict)  # `loss_fn = my_loss`: plain name -> plain name
 
     def is_module(self, key: Optional[str]) -> bool:
         return key is not None and key in self.modules
@@ -291,6 +292,9 @@ def build_names(module: cst.Module, imports) -> NameTable:
             if m not in table.leaves:
                 table.modules.setdefault(m, "param")
         table.optimizers[key] = Optimizer(key, frozenset(owned) if owned is not None else None, call)
+    for key, src in col.aliases:
+        if "." not in key and "." not in src:
+            table.name_aliases[key] = src
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
     _propagate(col.aliases, table)

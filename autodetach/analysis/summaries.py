@@ -20,6 +20,7 @@ CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 CUT_CALLS = {"float", "int", "bool", "len", "str", "round"}
 # Calls that pass their arguments' graph through.
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.")
+LAYER_PREFIXES = ("nn.", "torch.nn.")
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
 
 
@@ -105,6 +106,8 @@ class _Fn:
             return "cut"  # recursion: decided by the other returns
         if name in ("tuple", "list", "sum", "max", "min") and e.args:
             return _join(args)
+        if isinstance(f, ast.Name) and self._is_layer(f.id):
+            return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
             return "unknown"  # another helper: not followed
         if isinstance(f, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
@@ -114,6 +117,11 @@ class _Fn:
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
         return "unknown"
+
+    def _is_layer(self, name: str) -> bool:
+        vals = self.assigned.get(name) or []
+        return bool(vals) and all(isinstance(v, ast.Call) and (_dotted(v.func) or "").startswith(LAYER_PREFIXES)
+                                  for v in vals)
 
     def summary(self) -> Summary:
         returns, events, stores = [], False, False

@@ -145,8 +145,13 @@ class Cache:
         return entry
 
     def get(self, key: str) -> Optional[FileResult]:
+        from .analysis.project import deps_current, take_deps
+
+        take_deps()  # start recording the imported files this file's analysis reads
         entry = self._load(key)
         res = None
+        if entry is not None and not deps_current(entry.get("deps")):
+            entry = None  # a project file it imports from has changed
         if entry is not None:
             try:
                 if "clean" in entry:
@@ -168,15 +173,22 @@ class Cache:
             return
         if not self._prepare():
             return
+        from .analysis.project import take_deps
+
+        deps = take_deps()
         value = _to_dict(res)
         if not res.findings and not res.diff and not res.fixed:
             entry = {"format": FORMAT, "clean": value}
         else:
             entry = self._load(key) or {"format": FORMAT}
+            if (entry.get("deps") or {}) != deps:
+                entry = {"format": FORMAT}  # other modes were computed against other imports
             entry.pop("clean", None)
             modes = entry.get("modes") if isinstance(entry.get("modes"), dict) else {}
             modes[self.mode] = value
             entry["modes"] = modes
+        if deps or "deps" in entry:
+            entry["deps"] = deps
         path = self._path(key)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)

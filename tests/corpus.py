@@ -41,6 +41,12 @@ def cases(prefix: str = "AD"):
         if not (code.startswith(prefix) and os.path.isdir(d)):
             continue
         for f in sorted(os.listdir(d)):
+            sub = os.path.join(d, f)
+            if os.path.isdir(sub) and os.path.exists(os.path.join(sub, "train.py")):
+                # a multi-file case: <case>/train.py (+ train.fixed.py) and the
+                # project files it imports (losses.py, utils.py), which are not cases
+                out.append(Case(code, f, os.path.join(sub, "train.py"), os.path.join(sub, "train.fixed.py")))
+                continue
             if f.endswith(".py") and not f.endswith(".fixed.py"):
                 name = f[:-3]
                 out.append(Case(code, name, os.path.join(d, f), os.path.join(d, name + ".fixed.py")))

@@ -66,7 +66,9 @@ def test_conventions(case):
     unsafe = "# autodetach-test: unsafe" in text
     if case.code in UNSAFE_ALWAYS and case.positive:
         assert unsafe
-    if case.code in NEVER_UNSAFE or not case.positive:
+    # A fix that rests on inferred roles (analysis/roles.py) is unsafe in any rule.
+    inferred = "inferred" in text.split("\nimport", 1)[0]
+    if (case.code in NEVER_UNSAFE and not inferred) or not case.positive:
         assert not unsafe
     if case.code == "AD101" and case.positive:
         # unsafe exactly when the stored value reaches a later loss (it crashes)

@@ -139,6 +139,10 @@ class Scope:
         self.returns: list = []
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
+        self.for_targets: list = []  # (loop variable, what it iterates), innermost last
+        self.local_defs: dict = {}  # nested functions defined so far (closures)
+        self.self_class = None  # the class whose method this is, when walked as one
+        self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
 
     # ---------------------------------------------------------------- helpers
     def tag(self) -> tuple:
@@ -202,7 +206,9 @@ class Scope:
                 self.block(s.orelse.body.body)
             if s.finalbody is not None:
                 self.block(s.finalbody.body.body)
-        elif isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+        elif isinstance(s, cst.FunctionDef):
+            self.local_defs[s.name.value] = s  # walked when passed to optimizer.step(closure)
+        elif isinstance(s, cst.ClassDef):
             return  # walked as scopes of their own
         elif hasattr(s, "body") and isinstance(getattr(s, "body"), cst.IndentedBlock):
             self.block(s.body.body)
@@ -219,14 +225,21 @@ class Scope:
             it = self.expr(s.iter)
         self.loops[id(s)] = s
         body = self._block_of(s.body)
+        tgt = dotted(s.target) if isinstance(s, cst.For) else None
+        it_key = dotted(s.iter) if isinstance(s, cst.For) else None
         for k in (1, 2):
+            self.env.update(self.fresh.get(id(s), {}))
             self.loop_stack.append((s, k))
+            if tgt and it_key:
+                self.for_targets.append((tgt, it_key))
             if isinstance(s, cst.For):
                 elem = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
                 self.assign_target(s.target, elem, s, s.iter, kind="op")
             else:
                 self.expr(s.test)
             self.block(body)
+            if tgt and it_key:
+                self.for_targets.pop()
             self.loop_stack.pop()
         self.find_leaks(s)
         if s.orelse is not None:
@@ -554,6 +567,13 @@ class Scope:
         if isinstance(f, cst.Attribute):
             base = dotted(f.value)
             meth = f.attr.value
+            if meth == "step" and e.args and dotted(e.args[0].value) in self.local_defs:
+                # optimizer.step(closure): the closure runs the forward and backward first
+                fn = self.local_defs[dotted(e.args[0].value)]
+                if fn.name.value not in self.inlining:
+                    ret = self.inline(fn, cst.Call(func=cst.Name(fn.name.value)), stmt)
+                    self.event("step", e, stmt, opt=base if base in self.names.optimizers else None)
+                    return ret  # step(closure) returns the closure's loss
             if meth == "step" and base in self.names.optimizers:
                 self.event("step", e, stmt, opt=base)
                 return Val()
@@ -583,6 +603,12 @@ class Scope:
             if meth in CONTAINER_CLEAR and base is not None:
                 self.env[base] = Val()
                 return Val()
+            if meth == "detach_" and base is not None:
+                # in place: `h.detach_()`, or `for s in state: s.detach_()` cuts `state`
+                for key in [base] + [it for tgt, it in self.for_targets if tgt == base]:
+                    old = self.lookup_key(key)
+                    self.env[key] = Val(ghosts=old.heads | old.ghosts)
+                return Val()
             if meth in CUT_METHODS:
                 inner = self.expr(f.value)
                 for a in e.args:
@@ -591,6 +617,8 @@ class Scope:
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
             method = self.names.method(base, meth)
+            if method is None and base == "self" and self.self_class:
+                method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
             if method is not None and method.name.value not in self.inlining and \
                     self.a.function_summary(method).has_events:
                 return self.inline(method, e, stmt, bound_self=True)
@@ -649,14 +677,40 @@ class Scope:
                 args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
                 args.nontrivial = True
             module_args = set()
+            shape = self.a.returns_elems(fn)
+            if shape is not None:
+                # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
+                if args.graph:
+                    args.nontrivial = True
+                cut = Val(ghosts=args.heads | args.ghosts)
+                whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
+                            args.loss)
+                whole.uncertain = args.uncertain
+                args.elems = [whole if g else cut for g in shape]
         if module_args:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True
-        if args.graph and self._external(f, q, key):
-            args.uncertain = True
+        if self._external(f, q, key):
+            summary = self.a.project_summary(q, key)
+            if summary is not None and not summary.events:
+                if summary.result in ("cut", "const"):
+                    return Val(ghosts=args.heads | args.ghosts)
+                if summary.result == "graph" and args.graph:
+                    return self._through(args, summary, q or key)
+            if args.graph:
+                args.uncertain = True
         if args.graph:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
+        return args
+
+    def _through(self, args: Val, summary, name: str) -> Val:
+        """A project-local function that returns its arguments' graph."""
+        args.nontrivial = True
+        args.loss = _looks_like_loss(name)
+        if summary.arity:
+            args.elems = [Val(args.heads, args.ghosts, args.modules, args.uses, True, args.unknown, args.loss)
+                          for _ in range(summary.arity)]
         return args
 
     def _external(self, f, q, key) -> bool:
@@ -707,7 +761,7 @@ class Scope:
             out = self.returns[0]
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
-        local = set(params) | _assigned_names(fn)
+        local = (set(params) | _assigned_names(fn)) - _declared_outer(fn)
         for k in list(self.env):
             if k in local and "." not in k:
                 if k in saved_env:
@@ -886,6 +940,12 @@ def _names_in(e) -> set:
 
     walk(e, enter)
     return out
+
+
+def _declared_outer(fn) -> set:
+    """Names a function declares `nonlocal` or `global`: its stores outlive it."""
+    return {n.name.value for node in nodes(fn, skip=(cst.FunctionDef, cst.ClassDef))
+            if isinstance(node, (cst.Nonlocal, cst.Global)) for n in node.names}
 
 
 def _assigned_names(fn) -> set:

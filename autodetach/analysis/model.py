@@ -94,6 +94,21 @@ class Analysis:
         return build_names(self.ctx.module, self.ctx.imports)
 
     @cached_property
+    def project(self):
+        from .project import Project
+
+        return Project(self.ctx.path, self.ctx.module)
+
+    def project_summary(self, qualified, key):
+        """Summary of a function imported from a file of this project, or None."""
+        if not qualified and key in self.names.name_aliases:
+            # `loss_fn = my_loss` where `from loss import my_loss`
+            src = self.names.name_aliases[key]
+            qualified = self.ctx.imports.aliases.get(src)
+            key = src
+        return self.project.lookup(qualified, None if qualified else key)
+
+    @cached_property
     def sites(self) -> _Sites:
         return _Sites(self)
 
@@ -154,12 +169,23 @@ class Analysis:
             sc.run()
         except (GiveUp, RecursionError):
             return None
+        rs = sc.returns
+        if rs and all(r.elems is not None and len(r.elems) == len(rs[0].elems) for r in rs):
+            self.__dict__.setdefault("_elems_cache", {})[fn] = [
+                any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in rs)
+                for i in range(len(rs[0].elems))]
         if any(r.unknown and not r.graph for r in sc.returns) or any(r.graph and r.uncertain for r in sc.returns):
             result = None
         else:
             result = any(r.graph for r in sc.returns)
         cache[fn] = result
         return result
+
+    def returns_elems(self, fn):
+        """For a function that returns a tuple literal: which elements can
+        carry a graph (list of bools), else None."""
+        self.returns_graph(fn)
+        return self.__dict__.get("_elems_cache", {}).get(fn)
 
     @cached_property
     def scopes(self) -> list:
@@ -175,7 +201,51 @@ class Analysis:
                 params = [p.name.value for p in fn.params.params] + \
                          [p.name.value for p in fn.params.kwonly_params]
                 out.append(self._walk(_body(fn), params, fn.name.value, module_env))
+        out.extend(self._step_methods())
         return [s for s in out if s is not None]
+
+    @cached_property
+    def step_methods(self) -> dict:
+        """Methods without a loop of their own that run a backward (directly or
+        through another method of `self`): `Trainer.train_step`. The loop that
+        calls them is elsewhere, so a value stored on `self` in one call and
+        read in the next is a link across iterations. FunctionDef -> class name."""
+        out = {}
+        sites = self.sites
+        for cls in self.ctx.module.body:
+            if not isinstance(cls, cst.ClassDef):
+                continue
+            methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            for name, m in methods.items():
+                if name.startswith("__") or not m.params.params or m.params.params[0].name.value != "self":
+                    continue
+                if any(isinstance(n, (cst.For, cst.While)) for n in nodes(m)):
+                    continue
+                calls = {dotted(n.func) for n in nodes(m) if isinstance(n, cst.Call)}
+                if m in sites.backward_in or any(methods.get(c[5:]) in sites.backward_in
+                                                 for c in calls if c and c.startswith("self.")):
+                    out[m] = cls.name.value
+        return out
+
+    def _step_methods(self) -> list:
+        from .flow import Val
+
+        out = []
+        for m in self.step_methods:
+            if not isinstance(m.body, cst.IndentedBlock):
+                continue
+            params = [p.name.value for p in m.params.params] + [p.name.value for p in m.params.kwonly_params]
+            # One call per iteration of a loop the caller runs: the body is the loop's body.
+            loop = cst.For(target=cst.Name("_"), iter=cst.Name("_calls"), body=m.body)
+            try:
+                sc = Scope(self, [], params=params, name=m.name.value)
+                sc.self_class = self.step_methods[m]
+                sc.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
+                sc.body = [loop]
+                out.append(sc.run())
+            except (GiveUp, RecursionError):
+                continue
+        return out
 
     def _walk(self, body, params, name, env=None):
         try:
@@ -208,7 +278,19 @@ class Analysis:
                 if k not in seen:
                     seen.add(k)
                     out.append((sc, item))
+                    if sc.self_class is not None:
+                        self._mark_caller_loop(item, sc.name)
         return out
+
+    def _mark_caller_loop(self, item, method: str) -> None:
+        """Remember the statements of a finding that exists only if the
+        caller runs the method in a loop (an assumption the report states)."""
+        marks = self.__dict__.setdefault("caller_loop_stmts", {})
+        stmts = [getattr(item, "node", None)] + list(getattr(item, "path", []) or []) + \
+            list(getattr(item, "links", []) or [])
+        for n in stmts:
+            if n is not None and n.stmt is not None:
+                marks[id(n.stmt)] = method
 
     @cached_property
     def conflicts(self) -> list:

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .roles import infer_attr_roles, infer_roles
 from .walk import walk
 
 # Constructors whose instances hold no parameters: their output carries a
@@ -52,6 +53,9 @@ class NameTable:
         return self.methods.get((cls, meth)) if cls else None
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
+    functions_all: list = field(default_factory=list)  # every FunctionDef, methods included
+    inferred: dict = field(default_factory=dict)  # name -> what was inferred about it, and why
+    name_aliases: dict = field(default_factory=dict)  # `loss_fn = my_loss`: plain name -> plain name
 
     def is_module(self, key: Optional[str]) -> bool:
         return key is not None and key in self.modules
@@ -88,6 +92,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.t.functions.setdefault(node.name.value, node)
+        self.t.functions_all.append(node)
 
     # --- assignments -------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -287,4 +292,24 @@ def build_names(module: cst.Module, imports) -> NameTable:
             if m not in table.leaves:
                 table.modules.setdefault(m, "param")
         table.optimizers[key] = Optimizer(key, frozenset(owned) if owned is not None else None, call)
+    for key, src in col.aliases:
+        if "." not in key and "." not in src:
+            table.name_aliases[key] = src
+    infer_roles(module, col.imports, table)
+    infer_attr_roles(module, table)
+    _propagate(col.aliases, table)
     return table
+
+
+def _propagate(aliases, table: NameTable) -> None:
+    """`self.model = model`, `self.opt = opt`: roles of parameters carry over."""
+    for key, src in aliases:
+        if src in table.modules and key not in table.modules and key not in table.optimizers:
+            table.modules[key] = table.modules[src]
+            if src in table.inferred:
+                table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)
+        elif src in table.optimizers and key not in table.optimizers and key not in table.modules:
+            o = table.optimizers[src]
+            table.optimizers[key] = Optimizer(key, o.owns, o.node)
+            if src in table.inferred:
+                table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)

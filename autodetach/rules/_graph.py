@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..findings import UNSAFE
+from ..rule import Rule
 from ._helpers import parenthesize_if_needed
 
 BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(")
@@ -80,3 +82,54 @@ def path_note(ctx, conflict):
         return []
     anchor = conflict.second.call
     return [(anchor, "path from this backward to the freed graph: " + " <- ".join(parts))]
+
+
+class GraphRule(Rule):
+    """An AD1xx rule. A finding that rests on roles inferred from usage or
+    naming (`analysis.roles`) says so, and its fix becomes unsafe."""
+
+    def report(self, node, message, *args, **kw):
+        rep = super().report(node, message, *args, **kw)
+        a = self.ctx.analysis
+        inferred = a.names.inferred
+        marks = a.__dict__.get("caller_loop_stmts", {})
+        if (not inferred and not marks) or node is None:
+            return rep
+        around = [node] + [n for n, _ in rep.related if n is not None]
+        notes = inferred_notes(self.ctx, inferred, around) if inferred else []
+        methods = {marks[id(n)] for n in around if id(n) in marks}
+        if methods:
+            notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +
+                         " is taken to run once per iteration of a loop, keeping `self` between calls")
+        if notes:
+            rep.message += "; inferred: " + "; ".join(notes)
+            if rep.edits:
+                rep.fix = UNSAFE
+                rep.message += " (so the fix is unsafe: check it with --verify)"
+        return rep
+
+
+def inferred_notes(ctx, inferred: dict, nodes) -> list:
+    """The inferences about names used in the functions holding `nodes`."""
+    from ..analysis.walk import walk
+    from ..imports import dotted
+
+    fns = []
+    for n in nodes:
+        cur = n
+        while cur is not None and not isinstance(cur, cst.FunctionDef):
+            cur = ctx.parent(cur)
+        if cur is not None and cur not in fns:
+            fns.append(cur)
+    used: set = set()
+
+    def enter(n):
+        if isinstance(n, (cst.Name, cst.Attribute)):
+            d = dotted(n)
+            if d is not None and d in inferred:
+                used.add(d)
+        return None
+
+    for fn in fns:
+        walk(fn, enter)
+    return [inferred[k] for k in sorted(used)]

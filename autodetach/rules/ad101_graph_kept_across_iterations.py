@@ -5,10 +5,10 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, path_note, code, detach, line
+from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
 
-class GraphKeptAcrossIterations(Rule):
+class GraphKeptAcrossIterations(GraphRule):
     """
     A tensor that carries a graph is kept from one iteration to the next.
 

@@ -8,10 +8,10 @@ from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, detach, line
+from ._graph import GraphRule, BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
-class LossAccumulatedWithGraph(Rule):
+class LossAccumulatedWithGraph(GraphRule):
     """
     A running loss total (or a list of losses) that keeps every graph alive.
 

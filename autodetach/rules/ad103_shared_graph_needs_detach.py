@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, path_note, code, detach, line
+from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
 
-class SharedGraphNeedsDetach(Rule):
+class SharedGraphNeedsDetach(GraphRule):
     """
     Two backward passes share a subgraph, and one of them only wastes work in it.
 
@@ -48,6 +48,10 @@ class SharedGraphNeedsDetach(Rule):
     models, the gradients through the chain are used and a detach would
     silently stop the upstream model from learning: that case is AD105
     (`retain_graph=True`), never this rule.
+    When the roles it rests on are inferred (a model or optimizer that is a
+    function's argument, paired by name, or a trainer method taken to run
+    once per iteration), the finding says what was inferred and the fix is
+    unsafe: `--verify` decides.
     """
 
     code = "AD103"

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import code, without_arg
+from ._graph import GraphRule, code, without_arg
 from ..analysis.graph import closure
 
 
-class RetainGraphUnneeded(Rule):
+class RetainGraphUnneeded(GraphRule):
     """
     `retain_graph=True` on a backward after which nothing uses that graph.
 

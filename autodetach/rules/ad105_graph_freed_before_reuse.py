@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, path_note, code, line, with_retain
+from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, line, with_retain
 
 
-class GraphFreedBeforeReuse(Rule):
+class GraphFreedBeforeReuse(GraphRule):
     """
     A backward frees a graph that a later backward in the same iteration needs.
 

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, path_note, body_child, code, line
+from ._graph import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):
@@ -18,7 +18,7 @@ HELPER_SRC = '''def {name}(state):
 '''
 
 
-class RecurrentStateNotRepackaged(Rule):
+class RecurrentStateNotRepackaged(GraphRule):
     """
     Recurrent state fed from one batch into the next without being detached.
 
@@ -58,6 +58,9 @@ class RecurrentStateNotRepackaged(Rule):
     truncation (verification reports it as `fixed`, and `changed` against
     the reference by design). State re-created every batch, and recurrence
     unrolled inside one iteration before a single backward, are left alone.
+    When the finding rests on inferred roles (a model passed as an argument,
+    state on `self` in a trainer method taken to run once per iteration),
+    it says so and the fix is unsafe.
     """
 
     code = "AD106"

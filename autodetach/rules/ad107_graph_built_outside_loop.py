@@ -6,10 +6,10 @@ import libcst as cst
 
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, path_note, code, line
+from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, line
 
 
-class GraphBuiltOutsideLoop(Rule):
+class GraphBuiltOutsideLoop(GraphRule):
     """
     A tensor computed from trainable parameters before the loop is used inside it.
 

@@ -5,10 +5,10 @@ import libcst as cst
 
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, code, line
+from ._graph import GraphRule, BACKWARD_TOKENS, code, line
 
 
-class StaleGraphAfterStep(Rule):
+class StaleGraphAfterStep(GraphRule):
     """
     A loss computed before `optimizer.step()` is backwarded after it.
 

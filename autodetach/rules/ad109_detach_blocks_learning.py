@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from ..findings import NONE
 from ..rule import Invalid, Rule, Valid
-from ._graph import BACKWARD_TOKENS, code, line
+from ._graph import GraphRule, BACKWARD_TOKENS, code, line
 from ..analysis.decide import param_modules
 from ..analysis.graph import closure
 
 
-class DetachBlocksLearning(Rule):
+class DetachBlocksLearning(GraphRule):
     """
     A detach cuts the only path from a model to the loss its optimizer follows.
 

@@ -1,0 +1,143 @@
+"""Project-local imports: find the file a name comes from and its summary.
+
+`from losses import loss_fn`, `import utils` + `utils.repackage_hidden(h)`
+and `from .losses import loss_fn` are looked up next to the importing file
+and in its parent directories (how scripts are run from a project root).
+An import that does not resolve to a file stays unseen code ("uncertain"),
+exactly as before. Summaries are memoised per file by (size, mtime)."""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .summaries import Summary, summarize
+
+_MEMO: dict = {}  # realpath -> ((size, mtime_ns), summaries)
+_DEPS: dict = {}  # realpath -> [size, mtime_ns] of files read since the last take_deps()
+SEARCH_UP = 3  # parent directories searched for an absolute import
+SKIP = ("torch", "numpy", "np", "math", "os", "sys", "collections", "itertools", "functools",
+        "typing", "random", "time", "json", "re", "copy")
+
+
+def summaries_of(path: str) -> dict:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    stamp = (st.st_size, st.st_mtime_ns)
+    real = os.path.realpath(path)
+    _DEPS[real] = list(stamp)
+    hit = _MEMO.get(real)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return {}
+    out = summarize(text)
+    _MEMO[real] = (stamp, out)
+    return out
+
+
+def take_deps() -> dict:
+    """Files whose summaries the analysis used since the last call: the
+    result cache keeps them with a result and serves it only while they are
+    unchanged."""
+    out = dict(_DEPS)
+    _DEPS.clear()
+    return out
+
+
+def deps_current(deps) -> bool:
+    for path, stamp in (deps or {}).items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if [st.st_size, st.st_mtime_ns] != list(stamp):
+            return False
+    return True
+
+
+def _module_file(base: str, parts: list) -> Optional[str]:
+    if not parts:
+        init = os.path.join(base, "__init__.py")
+        return init if os.path.isfile(init) else None
+    stem = os.path.join(base, *parts)
+    for cand in (stem + ".py", os.path.join(stem, "__init__.py")):
+        if os.path.isfile(cand):
+            return cand
+    return None
+
+
+def relative_imports(module: cst.Module) -> dict:
+    """local name -> (level, module, name) for `from .x import name`."""
+    out = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.ImportFrom) and small.relative and not isinstance(small.names, cst.ImportStar):
+                mod = dotted(small.module) if small.module is not None else ""
+                for alias in small.names:
+                    name = dotted(alias.name)
+                    local = alias.asname.name.value if alias.asname else name
+                    out[local] = (len(small.relative), mod or "", name)
+    return out
+
+
+class Project:
+    """Resolves calls in one file to summaries of project-local functions."""
+
+    def __init__(self, path: str, module: cst.Module) -> None:
+        self.dir = os.path.dirname(os.path.abspath(path)) if path and path != "<string>" else None
+        self.module = module
+        self._rel: Optional[dict] = None
+
+    def lookup(self, qualified: Optional[str], key: Optional[str]) -> Optional[Summary]:
+        """The summary of the function `qualified` (through absolute imports)
+        or `key` (a relatively imported name), or None when not found."""
+        if self.dir is None:
+            return None
+        if qualified:
+            head = qualified.split(".")[0]
+            if head in SKIP or "." not in qualified:
+                return None
+            parts = qualified.split(".")
+            base = self.dir
+            for _ in range(SEARCH_UP + 1):
+                found = self._in_module(base, parts)
+                if found is not None:
+                    return found
+                parent = os.path.dirname(base)
+                if parent == base:
+                    break
+                base = parent
+            return None
+        if key:
+            if self._rel is None:
+                self._rel = relative_imports(self.module)
+            head, _, rest = key.partition(".")
+            hit = self._rel.get(head)
+            if hit is None:
+                return None
+            level, mod, name = hit
+            base = self.dir
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            parts = (mod.split(".") if mod else []) + [name] + (rest.split(".") if rest else [])
+            return self._in_module(base, parts)
+        return None
+
+    def _in_module(self, base: str, parts: list) -> Optional[Summary]:
+        # a.b.f: function f of a/b.py (or of a/b/__init__.py)
+        if len(parts) < 2:
+            return None
+        f = _module_file(base, parts[:-1])
+        if f is None:
+            return None
+        return summaries_of(f).get(parts[-1])

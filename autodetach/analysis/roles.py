@@ -1,0 +1,202 @@
+"""Roles from evidence: what a function's parameters are, from annotations
+and from how the body uses them.
+
+Training code often receives its model, optimizer and loss as arguments
+(`def train(model, loader, optimizer, criterion)`), so no constructor in
+the file says what they are. Every role found here that rests on usage or
+naming is recorded in `NameTable.inferred` with the reason; rules offer a
+fix that depends on it as unsafe and say what was inferred."""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import walk
+
+MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "state_dict", "load_state_dict",
+                  "modules", "children", "named_modules", "apply", "requires_grad_", "buffers"}
+OPTIMIZER_METHODS = {"step", "zero_grad"}
+OPTIMIZER_ONLY = {"param_groups", "add_param_group"}
+LOSS_NAME = re.compile(r"(^|_)(criterion|crit|loss|loss_fn|lossfn|loss_func|bce|mse|nll|ce|l1)($|_)|"
+                       r"criterion|loss", re.I)
+# Called parameters that are plain functions far more often than modules.
+FUNC_NAME = re.compile(r"(^|_)(fn|func|f|callback|cb|hook|transform|metric|fun|collate|closure|sampler|"
+                       r"scheduler|log|logger|print|step|lr)($|_)|metric|transform|callback", re.I)
+OPT_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(?=[_A-Z]|$)|(opt|optim|optimizer|optimiser)$", re.I)
+SIDES = {"g": "g", "gen": "g", "generator": "g", "netg": "g", "d": "d", "dis": "d", "disc": "d",
+         "discriminator": "d", "critic": "d", "netd": "d"}
+
+
+def _ann_role(ann, imports):
+    if ann is None:
+        return None
+    q = imports.qualify(ann.annotation) or dotted(ann.annotation) or ""
+    last = q.split(".")[-1]
+    if q.startswith("torch.optim.") or last in ("Optimizer",):
+        return "optimizer"
+    if q == "torch.nn.Module" or last == "Module":
+        return "module"
+    return None
+
+
+def _params(fn: cst.FunctionDef) -> list:
+    ps = list(fn.params.params) + list(fn.params.kwonly_params)
+    return [p for p in ps if p.name.value not in ("self", "cls")]
+
+
+def infer_roles(module: cst.Module, imports, table) -> None:
+    """Add parameter roles to `table` (modules, optimizers, loss functions)."""
+    for fn in table.functions_all:
+        params = _params(fn)
+        if not params:
+            continue
+        names = {p.name.value for p in params}
+        use: dict = {n: set() for n in names}
+        backward = [False]
+
+        def enter(n):
+            if type(n) is cst.Call:
+                f = n.func
+                if type(f) is cst.Name and f.value in names:
+                    use[f.value].add("()")
+                elif type(f) is cst.Attribute:
+                    if f.attr.value in ("backward", "manual_backward"):
+                        backward[0] = True
+                    if type(f.value) is cst.Name and f.value.value in names:
+                        use[f.value.value].add(f.attr.value)
+            elif type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value in names \
+                    and n.attr.value in OPTIMIZER_ONLY:
+                use[n.value.value].add(n.attr.value)
+            return None
+
+        walk(fn.body, enter, skip=(cst.ClassDef,))  # closures see the parameters too
+        local_opts, local_mods = [], []
+        for p in params:
+            key = p.name.value
+            if key in table.modules or key in table.optimizers or key in table.leaves:
+                continue
+            role = _ann_role(p.annotation, imports)
+            u = use[key]
+            if role == "optimizer" or (u & OPTIMIZER_ONLY) or (
+                    "step" in u and "zero_grad" in u and not u & MODULE_METHODS and "()" not in u):
+                local_opts.append(key)
+                if role != "optimizer":
+                    table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"
+            elif role == "module" or u & (MODULE_METHODS - {"step"}):
+                table.modules[key] = "param"
+                local_mods.append(key)
+                if role != "module":
+                    table.inferred[key] = f"`{key}` is a module (it calls .{sorted(u & MODULE_METHODS)[0]}())"
+            elif "()" in u and LOSS_NAME.search(key):
+                table.modules[key] = "paramless"
+                table.inferred[key] = f"`{key}` is a loss function (by its name)"
+            elif "()" in u and not FUNC_NAME.search(key):
+                local_mods.append(key)  # decided below: needs a training context
+        trains = bool(local_opts) or backward[0]
+        for key in list(local_mods):
+            if key not in table.modules:
+                if not trains:
+                    local_mods.remove(key)
+                    continue
+                table.modules[key] = "param"
+                table.inferred[key] = f"`{key}` is a module (called on tensors in a training function)"
+        for key in local_opts:
+            from .names import Optimizer
+
+            owns = pair(key, local_mods)
+            table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)
+            if owns:
+                what = ", ".join(f"`{m}`" for m in sorted(owns))
+                how = "paired by name" if side(key) else "the only module it is used with"
+                extra = f"; it steps {what} ({how})"
+                table.inferred[key] = table.inferred.get(key, f"`{key}` is an optimizer") + extra
+
+
+def infer_attr_roles(module: cst.Module, table) -> None:
+    """`self.G = G` in `__init__`, then `self.G(z)` in a training method;
+    `opt_g, opt_d = self.optimizers()` (PyTorch Lightning)."""
+    from .names import Optimizer
+
+    for cls in module.body:
+        if not isinstance(cls, cst.ClassDef):
+            continue
+        use: dict = {}
+        trains = [False]
+        lightning_opts: list = []
+        assigned: set = set()  # only attributes the class sets: not its methods (self.log)
+
+        def enter(n):
+            t = type(n)
+            if t is cst.Call:
+                f = n.func
+                key = dotted(f)
+                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                    use.setdefault(key, set()).add("()")
+                if type(f) is cst.Attribute:
+                    if f.attr.value in ("backward", "manual_backward", "step"):
+                        trains[0] = True
+                    base = dotted(f.value)
+                    if base is not None and base.startswith("self.") and base.count(".") == 1:
+                        use.setdefault(base, set()).add(f.attr.value)
+            if t is cst.AssignTarget:
+                k = dotted(n.target)
+                if k is not None:
+                    assigned.add(k)
+            elif t is cst.Assign and isinstance(n.value, cst.Call) and dotted(n.value.func) == "self.optimizers":
+                for tgt in n.targets:
+                    els = tgt.target.elements if isinstance(tgt.target, (cst.Tuple, cst.List)) else [tgt.target]
+                    for el in els:
+                        k = dotted(getattr(el, "value", el))
+                        if k is not None:
+                            lightning_opts.append(k)
+            return None
+
+        walk(cls.body, enter, skip=(cst.ClassDef,))
+        if not trains[0] and not lightning_opts:
+            continue
+        mods = []
+        for key, u in use.items():
+            if key not in assigned:
+                continue
+            if key in table.modules or key in table.optimizers or key in table.leaves:
+                if table.modules.get(key) == "param":
+                    mods.append(key)
+                continue
+            if "step" in u and "zero_grad" in u and "()" not in u:
+                table.optimizers[key] = Optimizer(key, None, None)
+                table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"
+            elif "()" in u and not LOSS_NAME.search(key) and not FUNC_NAME.search(key.split(".")[-1]) \
+                    and not u & {"step", "zero_grad"}:
+                table.modules[key] = "param"
+                table.inferred[key] = f"`{key}` is a module (called on tensors in a training class)"
+                mods.append(key)
+        for key in lightning_opts:
+            if key in table.optimizers:
+                continue
+            owns = pair(key, mods)
+            table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)
+            note = f"`{key}` is an optimizer (from self.optimizers())"
+            if owns:
+                note += "; it steps " + ", ".join(f"`{m}`" for m in sorted(owns)) + " (paired by name)"
+            table.inferred[key] = note
+
+
+def side(name: str) -> str:
+    """`opt_d` -> d, `optimizerG` -> g, `netD` -> d, `encoder_opt` -> encoder."""
+    last = name.split(".")[-1]
+    low = re.sub(r"^(opt|optim|optimizer|optimiser)(?=[_A-Z]|$)", "", last)
+    low = re.sub(r"(_?)(opt|optim|optimizer|optimiser)$", "", low)
+    low = low.strip("_").lower()
+    low = re.sub(r"^(net|model)_?", "", low) or low
+    return SIDES.get(low, low)
+
+
+def pair(opt: str, modules: list) -> set:
+    """The modules an optimizer probably owns, by name; empty when unclear."""
+    s = side(opt)
+    if s:
+        hits = {m for m in modules if side(m) == s}
+        return hits if len(hits) == 1 else set()
+    return set(modules) if len(modules) == 1 else set()

@@ -1,0 +1,206 @@
+"""Function summaries for project-local imports, from stdlib `ast`.
+
+When `train.py` does `from losses import loss_fn` or `from utils import
+repackage_hidden`, the analysis of train.py asks what the callee does with
+its arguments. A summary needs no concrete syntax, so the imported file is
+parsed with `ast` (much cheaper than libcst) and never enters the rule pass.
+
+A summary says whether the function's result is cut from its arguments'
+graph (`repackage_hidden`), carries it (`return F.mse_loss(out, y)`), or
+cannot be told; how many values it returns; and whether it runs backward or
+steps an optimizer (then the caller's analysis treats it as unseen code)."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional
+
+CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin"}
+CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
+CUT_CALLS = {"float", "int", "bool", "len", "str", "round"}
+# Calls that pass their arguments' graph through.
+SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.")
+LAYER_PREFIXES = ("nn.", "torch.nn.")
+EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
+
+
+@dataclass(frozen=True)
+class Summary:
+    result: str  # "cut" | "graph" | "unknown"
+    arity: int = 0  # values in a returned tuple (0: not a tuple)
+    events: bool = False  # runs backward / steps an optimizer inside
+    stores_self: bool = False
+
+
+def _dotted(node) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class _Fn:
+    def __init__(self, fn, module_funcs: dict) -> None:
+        self.fn = fn
+        self.funcs = module_funcs
+        self.params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        self.assigned: dict = {}  # local name -> value expressions
+        self.memo: dict = {}  # local name -> kind, once decided
+
+    def kind(self, e, depth=0) -> str:
+        """cut | graph | const | unknown, for one expression."""
+        if depth > 20:
+            return "unknown"
+        if isinstance(e, ast.Constant):
+            return "const"
+        if isinstance(e, ast.Name):
+            if e.id in self.params:
+                return "graph"
+            vals = self.assigned.get(e.id)
+            if not vals:
+                return "unknown"  # a loop variable, a global: not followed
+            memo = self.memo.get(e.id)
+            if memo is not None:
+                return memo
+            self.memo[e.id] = "const"  # a cycle (`y = y + x`) adds nothing new
+            out = _join([self.kind(v, depth + 1) for v in vals])
+            self.memo[e.id] = out
+            return out
+        if isinstance(e, ast.Attribute):
+            if e.attr in CUT_ATTRS:
+                return "cut"
+            return self.kind(e.value, depth + 1)
+        if isinstance(e, (ast.Tuple, ast.List)):
+            return _join([self.kind(x, depth + 1) for x in e.elts]) if e.elts else "const"
+        if isinstance(e, (ast.BinOp,)):
+            return _join([self.kind(e.left, depth + 1), self.kind(e.right, depth + 1)])
+        if isinstance(e, ast.UnaryOp):
+            return self.kind(e.operand, depth + 1)
+        if isinstance(e, (ast.GeneratorExp, ast.ListComp)):
+            return self.kind(e.elt, depth + 1) if not _is_loop_var(e) else self._comp(e, depth)
+        if isinstance(e, ast.Subscript):
+            return self.kind(e.value, depth + 1)
+        if isinstance(e, ast.Call):
+            return self.call(e, depth)
+        if isinstance(e, (ast.Compare, ast.BoolOp)):
+            return "cut"
+        return "unknown"
+
+    def _comp(self, e, depth) -> str:
+        # tuple(repackage_hidden(v) for v in h): the element decides.
+        return self.kind(e.elt, depth + 1) if not isinstance(e.elt, ast.Name) else "graph"
+
+    def call(self, e: ast.Call, depth) -> str:
+        f = e.func
+        name = _dotted(f)
+        if isinstance(f, ast.Attribute) and f.attr in CUT_METHODS:
+            return "cut"
+        if name in CUT_CALLS:
+            return "cut"
+        args = [self.kind(a, depth + 1) for a in e.args] + [self.kind(k.value, depth + 1) for k in e.keywords]
+        if name == self.fn.name:
+            return "cut"  # recursion: decided by the other returns
+        if name in ("tuple", "list", "sum", "max", "min") and e.args:
+            return _join(args)
+        if isinstance(f, ast.Name) and self._is_layer(f.id):
+            return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
+        if name in self.funcs and name != self.fn.name:
+            return "unknown"  # another helper: not followed
+        if isinstance(f, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
+            # a method on a value: x.sum(), out.view(...); model.forward is unknown
+            base = self.kind(f.value, depth + 1)
+            return _join([base] + args) if base != "unknown" else "unknown"
+        if name is not None and name.startswith(SAFE_PREFIXES):
+            return _join(args)
+        return "unknown"
+
+    def _is_layer(self, name: str) -> bool:
+        vals = self.assigned.get(name) or []
+        return bool(vals) and all(isinstance(v, ast.Call) and (_dotted(v.func) or "").startswith(LAYER_PREFIXES)
+                                  for v in vals)
+
+    def summary(self) -> Summary:
+        returns, events, stores = [], False, False
+        for node in _own_nodes(self.fn):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    for n in _names(t):
+                        self.assigned.setdefault(n, []).append(node.value)
+                    if isinstance(t, ast.Attribute) and _dotted(t.value) == "self":
+                        stores = True
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.assigned.setdefault(node.target.id, []).append(node.value)
+            elif isinstance(node, ast.Return):
+                returns.append(node.value)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS:
+                events = True
+        if not returns or all(r is None for r in returns):
+            return Summary("const", 0, events, stores)
+        kinds = [self.kind(r) if r is not None else "const" for r in returns]
+        arity = {len(r.elts) if isinstance(r, ast.Tuple) else 0 for r in returns if r is not None}
+        bare = [r for r in returns if isinstance(r, ast.Name) and r.id in self.params]
+        if "cut" in kinds and all(k in ("cut", "const") or r in bare for k, r in zip(kinds, returns)):
+            result = "cut"  # `return h.detach()` / `return h` only for what is not a tensor
+        elif "unknown" in kinds:
+            result = "unknown"
+        elif "graph" in kinds:
+            result = "graph"
+        else:
+            result = "const"
+        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores)
+
+
+def _is_loop_var(e) -> bool:
+    return isinstance(e.elt, ast.Name) and any(isinstance(g.target, ast.Name) and g.target.id == e.elt.id
+                                               for g in e.generators)
+
+
+def _join(kinds) -> str:
+    if "unknown" in kinds:
+        return "unknown"
+    if "graph" in kinds:
+        return "graph"
+    if "cut" in kinds:
+        return "cut"
+    return "const"
+
+
+def _names(t) -> list:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for x in t.elts for n in _names(x)]
+    return []
+
+
+def _own_nodes(fn):
+    """Nodes of `fn` outside nested functions and classes."""
+    stack = list(fn.body)
+    while stack:
+        n = stack.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(c)
+
+
+def summarize(text: str) -> dict:
+    """name -> Summary for the module's functions (`f`) and methods (`C.m`)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out = {}
+    for name, fn in funcs.items():
+        out[name] = _Fn(fn, funcs).summary()
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef):
+            for m in cls.body:
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out[f"{cls.name}.{m.name}"] = _Fn(m, {}).summary()
+    return out

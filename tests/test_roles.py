@@ -1,0 +1,252 @@
+"""Roles of function parameters from annotations, usage and names
+(analysis/roles.py), and how findings that rest on them are labelled."""
+import textwrap
+
+import libcst as cst
+
+from autodetach.analysis.names import build_names
+from autodetach.analysis.roles import pair, side
+from autodetach.engine import Options, check_text
+from autodetach.imports import ImportTable
+from autodetach.registry import all_rules
+
+
+def _names(src):
+    mod = cst.parse_module(textwrap.dedent(src))
+    return build_names(mod, ImportTable.from_module(mod))
+
+
+def _check(src, **kw):
+    findings, new, _ = check_text(textwrap.dedent(src), "case.py", all_rules(), Options(**kw))
+    return findings, new
+
+
+GAN = """
+import torch
+import torch.nn as nn
+
+def train(G, D, opt_g, opt_d, loader, nz=8):
+    bce = nn.BCELoss()
+    for real in loader:
+        fake = G(torch.randn(real.size(0), nz))
+        opt_d.zero_grad()
+        d_loss = bce(D(real), torch.ones(real.size(0), 1)) + bce(D(fake), torch.zeros(real.size(0), 1))
+        d_loss.backward(); opt_d.step()
+        opt_g.zero_grad()
+        g_loss = bce(D(fake), torch.ones(real.size(0), 1))
+        g_loss.backward(); opt_g.step()
+"""
+
+
+def test_side_pairs_optimizers_with_models():
+    assert side("opt_d") == side("D") == side("netD") == side("optimizerD") == "d"
+    assert side("optimizer_G") == side("netG") == side("generator") == "g"
+    assert pair("opt_d", ["G", "D"]) == {"D"}
+    assert pair("optimizer", ["model"]) == {"model"}
+    assert pair("optimizer", ["enc", "dec"]) == set()  # unclear: no owner
+
+
+def test_roles_from_usage_in_a_training_function():
+    t = _names(GAN)
+    assert t.modules["G"] == "param" and t.modules["D"] == "param"
+    assert t.optimizers["opt_d"].owns == frozenset({"D"})
+    assert "paired by name" in t.inferred["opt_g"]
+    assert "called on tensors" in t.inferred["G"]
+
+
+def test_roles_from_annotations_are_not_inferences():
+    t = _names("""
+        import torch
+        from torch import nn
+        def fit(model: nn.Module, opt: torch.optim.Optimizer, xs):
+            for x in xs:
+                opt.zero_grad(); model(x).sum().backward(); opt.step()
+    """)
+    assert t.modules["model"] == "param" and "model" not in t.inferred
+    assert "opt" in t.optimizers
+
+
+def test_called_parameter_outside_training_is_not_a_module():
+    t = _names("""
+        def apply(f, net, xs):
+            return [net(x) for x in xs]
+        def train(transform, model, opt, xs):
+            for x in xs:
+                opt.zero_grad(); model(transform(x)).sum().backward(); opt.step()
+    """)
+    assert "net" not in t.modules  # no optimizer, no backward in `apply`
+    assert "transform" not in t.modules  # a function's name
+    assert t.modules["model"] == "param"
+
+
+def test_gan_in_a_function_is_reported_with_an_unsafe_fix():
+    findings, _ = _check(GAN)
+    ad103 = [f for f in findings if f.code == "AD103"]
+    assert len(ad103) == 1
+    assert ad103[0].fix == "unsafe"
+    assert "inferred: " in ad103[0].message and "`opt_d` is an optimizer" in ad103[0].message
+    _, new = _check(GAN, fix=True)
+    assert new is None  # not applied without --unsafe-fixes
+    _, new = _check(GAN, fix=True, unsafe=True)
+    assert "D(fake.detach())" in new
+
+
+def test_constructed_roles_stay_safe():
+    src = GAN.replace("def train(G, D, opt_g, opt_d, loader, nz=8):",
+                      "def train(loader, nz=8):\n"
+                      "    G = nn.Linear(8, 4); D = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())\n"
+                      "    opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+                      "    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)")
+    findings, _ = _check(src)
+    ad103 = [f for f in findings if f.code == "AD103"]
+    assert len(ad103) == 1 and ad103[0].fix == "safe" and "inferred" not in ad103[0].message
+
+
+TRAINER = """
+import torch
+from torch import nn
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.hidden = None
+
+    def backward_step(self, loss):
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+
+    def train_step(self, x, y):
+        out, self.hidden = self.model(x, self.hidden)
+        self.backward_step(nn.functional.mse_loss(out, y))
+"""
+
+
+def test_state_on_self_across_calls_is_reported_as_an_assumption():
+    findings, _ = _check(TRAINER)
+    ad106 = [f for f in findings if f.code == "AD106"]
+    assert len(ad106) == 1 and ad106[0].fix == "unsafe"
+    assert "the loop is in the caller: `train_step`" in ad106[0].message
+
+
+def test_state_reset_in_each_call_is_not_reported():
+    src = TRAINER.replace("out, self.hidden = self.model(x, self.hidden)",
+                          "out, self.hidden = self.model(x, None)")
+    findings, _ = _check(src)
+    assert [f for f in findings if f.code == "AD106"] == []
+    src = TRAINER.replace("    def train_step(self, x, y):\n",
+                          "    def train_step(self, x, y):\n        x = x * 2\n")
+    findings, _ = _check(src)
+    assert [f.code for f in findings if f.code.startswith("AD1")] == ["AD106"]  # `x` is fresh each call
+
+
+CLOSURE = """
+import torch
+
+def train(model, loader, optimizer, crit):
+    total = 0
+    for x, y in loader:
+        def closure():
+            optimizer.zero_grad()
+            loss = crit(model(x), y)
+            loss.backward()
+            return loss
+        loss = optimizer.step(closure)
+        total += {acc}
+    print(total)
+"""
+
+
+def test_optimizer_step_closure_is_walked():
+    findings, _ = _check(CLOSURE.format(acc="loss"))
+    assert [f.code for f in findings] == ["AD102"]
+    assert "`optimizer` is an optimizer" in findings[0].message
+    findings, _ = _check(CLOSURE.format(acc="loss.item()"))
+    assert findings == []
+
+
+LIGHTNING_GAN = """
+import torch
+import pytorch_lightning as pl
+
+class GAN(pl.LightningModule):
+    def __init__(self, G, D):
+        super().__init__()
+        self.G = G
+        self.D = D
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt_g, opt_d = self.optimizers()
+        fake = self.G(torch.randn(4, 8))
+        d_loss = self.D(batch).mean() - self.D(fake).mean()
+        opt_d.zero_grad()
+        self.manual_backward(d_loss)
+        opt_d.step()
+        g_loss = -self.D(fake).mean()
+        opt_g.zero_grad()
+        self.manual_backward(g_loss)
+        opt_g.step()
+        self.log("g", g_loss)
+"""
+
+
+def test_attribute_roles_and_lightning_optimizers():
+    t = _names(LIGHTNING_GAN)
+    assert t.modules["self.G"] == "param" and "self.log" not in t.modules
+    assert t.optimizers["opt_d"].owns == frozenset({"self.D"})
+    findings, _ = _check(LIGHTNING_GAN)
+    ad103 = [f for f in findings if f.code == "AD103"]
+    assert len(ad103) == 1 and ad103[0].fix == "unsafe"
+    assert "`opt_d` is an optimizer (from self.optimizers())" in ad103[0].message
+
+
+def test_tuple_returns_only_the_graph_elements_carry_it():
+    src = TUPLE
+    findings, _ = _check(src.format(acc="loss.item()"))
+    assert findings == []  # n_word is a number (.item() in the helper)
+    findings, _ = _check(src.format(acc="loss"))
+    assert [f.code for f in findings] == ["AD102"]
+
+
+TUPLE = """
+import torch
+import torch.nn.functional as F
+
+def cal_performance(pred, gold):
+    loss = F.cross_entropy(pred, gold)
+    n_word = gold.ne(0).sum().item()
+    return loss, n_word
+
+def train(model, loader, optimizer):
+    model.train()
+    total_loss, n_word_total = 0, 0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss, n_word = cal_performance(model(x), y)
+        loss.backward()
+        optimizer.step()
+        n_word_total += n_word
+        total_loss += {acc}
+    print(total_loss, n_word_total)
+"""
+
+INPLACE = """
+import torch
+
+def train(rnn, data, params, lr):
+    state = torch.zeros(2, 3)
+    for X, Y in data:
+        for s in state:
+            {cut}
+        outputs, state = rnn(X, state, params)
+        outputs.sum().backward()
+"""
+
+
+def test_in_place_detach_of_the_state_elements_cuts_it():
+    findings, _ = _check(INPLACE.format(cut="s.detach_()"))
+    assert findings == []
+    findings, _ = _check(INPLACE.format(cut="pass"))
+    assert [f.code for f in findings] == ["AD106"]

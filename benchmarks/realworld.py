@@ -107,7 +107,8 @@ def score(cases: list, findings: dict, tol: int) -> dict:
             fam = fams.setdefault(case["code"], {"positives": 0, "found": 0, "recall": None, "missed": []})
             fam["positives"] += 1
             lines = [case["line"], *case.get("also_lines", [])]
-            if any(f["code"] == case["code"] and min(abs(f["line"] - ln) for ln in lines) <= tol
+            codes = {case["code"], *case.get("also_codes", [])}
+            if any(f["code"] in codes and min(abs(f["line"] - ln) for ln in lines) <= tol
                    for f in got):
                 fam["found"] += 1
             else:

@@ -91,13 +91,17 @@ def run_tool(python: str, cwd: str, files: list) -> dict:
 def tool_info(python: str) -> dict:
     code = "import autodetach, os; print(getattr(autodetach, '__version__', '?')); " \
            "print(os.path.dirname(os.path.dirname(os.path.abspath(autodetach.__file__))))"
-    r = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    # outside any checkout, so that PYTHONPATH (not the current directory) decides
+    r = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=tempfile.gettempdir())
     lines = r.stdout.split()
     info = {"version": lines[0] if lines else None, "path": lines[1] if len(lines) > 1 else None}
     if info["path"]:
         g = subprocess.run(["git", "-C", info["path"], "rev-parse", "--short", "HEAD"],
                            capture_output=True, text=True)
         info["commit"] = g.stdout.strip() or None
+        d = subprocess.run(["git", "-C", info["path"], "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True)
+        info["uncommitted_changes"] = bool(d.stdout.strip())
     return info
 
 

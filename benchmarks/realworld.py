@@ -76,10 +76,14 @@ def export(gdir: str, commit: str, dest: str) -> None:
     subprocess.run(["tar", "-x", "-C", dest], input=arch.stdout, check=True)
 
 
-def run_tool(python: str, cwd: str, files: list) -> dict:
+def run_tool(python: str, cwd: str, files: list, timeout: float) -> dict:
     cmd = [python, "-m", "autodetach", "--output-format", "json", "--unsafe-fixes", "-q",
            "--exit-zero", "--no-cache", "-j", "1", *files]
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # its cases count as not found; the timeout is listed under "errors"
+        return {"findings": [], "errors": [{"message": f"timed out after {timeout:g} s"}]}
     if r.returncode not in (0, 1) and not r.stdout.strip():
         return {"findings": [], "errors": [{"message": r.stderr.strip()[-500:]}]}
     report = json.loads(r.stdout)
@@ -162,6 +166,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tolerance", type=int, default=None,
                     help="lines either side of a positive's line (default: the manifest's)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs the tool")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds the tool may take on one repository's files")
     args = ap.parse_args(argv)
 
     start = time.time()
@@ -198,7 +204,7 @@ def main(argv=None) -> int:
                 errors.append({"repo": repo, "commit": commit, "path": p, "message": "path not in commit"})
             if not present:
                 continue
-            report = run_tool(args.python, tmp, present)
+            report = run_tool(args.python, tmp, present, args.timeout)
             for e in report.get("errors", []):
                 errors.append({"repo": repo, "commit": commit, **e})
             by_path = {p: [] for p in present}

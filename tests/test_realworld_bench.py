@@ -162,3 +162,12 @@ def test_realworld_manifest_is_well_formed():
     assert all(len(c["commit"]) == 40 for c in data["cases"])
     for c in data["cases"]:
         assert realworld.held_out_for(c["id"], data["seed"]) == c["held_out"], c["id"]
+
+
+def test_realworld_tool_timeout_is_an_error_not_a_hang(tmp_path, mirror):
+    root, buggy, _ = mirror
+    cases = [{"id": "p", "kind": "positive", "repo": "someone/trainer", "commit": buggy,
+              "path": "pkg/train.py", "code": "AD102", "line": 12}]
+    out = _run(_manifest(tmp_path, cases), root, "--timeout", "0.001")
+    assert out["errors"][0]["message"].startswith("timed out after")
+    assert out["families"]["AD102"]["found"] == 0

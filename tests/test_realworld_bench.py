@@ -1,0 +1,173 @@
+"""Plumbing of benchmarks/realworld.py: a synthetic git repository in tmp_path
+stands in for a fetched mirror; no network, no fetched code."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "benchmarks", "realworld.py")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import realworld  # noqa: E402
+
+TRAIN = """\
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total_loss = 0
+for step in range(3):
+    loss = model(torch.randn(2, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total_loss += loss
+print(total_loss)
+running = 0.0
+for step in range(3):
+    loss = model(torch.randn(2, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    running += loss.item()
+print(running)
+"""
+
+
+def _git(cwd, *args):
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    """A mirror root holding one repository, laid out as `fetch` leaves it."""
+    work = tmp_path / "mirrors" / "someone+trainer" / "repo"
+    (work / "pkg").mkdir(parents=True)
+    _git(work, "init", "-q")
+    (work / "pkg" / "train.py").write_text(TRAIN)
+    (work / "README.md").write_text("not Python\n")
+    _git(work, "add", ".")
+    _git(work, "commit", "-qm", "buggy")
+    buggy = _git(work, "rev-parse", "HEAD")
+    (work / "pkg" / "train.py").write_text(TRAIN.replace("total_loss += loss\n", "total_loss += loss.item()\n"))
+    _git(work, "commit", "-qam", "fixed")
+    fixed = _git(work, "rev-parse", "HEAD")
+    return tmp_path / "mirrors", buggy, fixed
+
+
+def _manifest(tmp_path, cases):
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps({"tolerance": 2, "cases": cases}))
+    return str(path)
+
+
+def _run(manifest, root, *extra):
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    r = subprocess.run([sys.executable, SCRIPT, "--manifest", manifest, "--mirror-root", str(root), *extra],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_realworld_scores_positive_negative_and_unavailable(tmp_path, mirror):
+    root, buggy, fixed = mirror
+    cases = [
+        {"id": "pos", "kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py",
+         "code": "AD102", "line": 13},  # one line off: within the tolerance of 2
+        {"id": "neg-item", "kind": "negative", "repo": "someone/trainer", "commit": buggy,
+         "path": "pkg/train.py", "code": "AD102", "span": [14, 21]},
+        {"id": "neg-fixed", "kind": "negative", "repo": "someone/trainer", "commit": fixed,
+         "path": "pkg/train.py", "code": "AD102", "span": [1, 21]},
+        {"id": "gone", "kind": "positive", "repo": "nobody/missing", "commit": buggy, "path": "x.py",
+         "code": "AD106", "line": 3},
+        {"id": "held", "kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py",
+         "code": "AD104", "line": 2, "held_out": True},
+    ]
+    out = _run(_manifest(tmp_path, cases), root)
+    assert out["held_out"] is False
+    assert out["families"]["AD102"] == {"positives": 1, "found": 1, "recall": 1.0, "missed": []}
+    assert "AD104" not in out["families"]  # the held-out case is not scored by default
+    assert out["overall"]["negatives"] == 2
+    assert out["overall"]["false_positives"] == 0
+    assert out["unavailable"] == [{"repo": "nobody/missing", "commit": buggy, "fetch": "github:nobody/missing",
+                                   "reason": "repository not mirrored", "cases": ["gone"]}]
+    assert out["tool"]["path"] == ROOT
+
+
+def test_realworld_held_out_scores_only_held_out(tmp_path, mirror):
+    root, buggy, _ = mirror
+    cases = [
+        {"id": "dev", "kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py",
+         "code": "AD102", "line": 12},
+        {"id": "held", "kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py",
+         "code": "AD104", "line": 12, "held_out": True},
+    ]
+    out = _run(_manifest(tmp_path, cases), root, "--held-out")
+    assert out["held_out"] is True
+    assert list(out["families"]) == ["AD104"]
+    assert out["families"]["AD104"]["missed"][0]["id"] == "held"
+    # the AD102 finding on that line is shown as a near miss, not counted
+    assert out["families"]["AD104"]["missed"][0]["near"] == ["AD102@12"]
+
+
+def test_realworld_missing_commit_is_unavailable(tmp_path, mirror):
+    root, _, _ = mirror
+    cases = [{"id": "p", "kind": "positive", "repo": "someone/trainer", "commit": "0" * 40,
+              "path": "pkg/train.py", "code": "AD102", "line": 12}]
+    out = _run(_manifest(tmp_path, cases), root)
+    assert out["unavailable"][0]["reason"] == "commit not in the mirror"
+    assert out["overall"]["positives"] == 0
+
+
+def test_realworld_score_tolerance_codes_and_false_positive_fix_kinds():
+    key = ("o/r", "c", "a.py")
+    cases = [
+        {"id": "p1", "kind": "positive", "repo": "o/r", "commit": "c", "path": "a.py", "code": "AD101", "line": 10},
+        {"id": "p2", "kind": "positive", "repo": "o/r", "commit": "c", "path": "a.py", "code": "AD103", "line": 30,
+         "also_codes": ["AD108"]},
+        {"id": "p3", "kind": "positive", "repo": "o/r", "commit": "c", "path": "a.py", "code": "AD106", "line": 50,
+         "also_lines": [60]},
+        {"id": "n1", "kind": "negative", "repo": "o/r", "commit": "c", "path": "a.py", "code": "AD102",
+         "span": [70, 80]},
+    ]
+    findings = {key: [
+        {"code": "AD101", "line": 14, "fix": "unsafe", "message": "m"},   # 4 lines off: outside tolerance 3
+        {"code": "AD108", "line": 31, "fix": "unsafe", "message": "m"},   # an accepted second code
+        {"code": "AD106", "line": 61, "fix": "safe", "message": "m"},     # near an also_line
+        {"code": "AD102", "line": 75, "fix": "safe", "message": "m"},     # false positives, by fix kind
+        {"code": "AD104", "line": 76, "fix": "none", "message": "m"},
+        {"code": "AD203", "line": 77, "fix": "safe", "message": "m"},     # legacy rules are not scored
+    ]}
+    out = realworld.score(cases, findings, 3)
+    assert out["families"]["AD101"]["found"] == 0
+    assert out["families"]["AD103"]["found"] == 1
+    assert out["families"]["AD106"]["found"] == 1
+    assert out["overall"]["recall"] == round(2 / 3, 3)
+    assert [fp["code"] for fp in out["false_positives"]] == ["AD102", "AD104"]
+    assert out["overall"]["false_positives_with_fix"] == 1
+    assert out["overall"]["false_positives_with_safe_fix"] == 1
+    assert out["overall"]["negatives_with_false_positive"] == 1
+
+
+def test_realworld_manifest_is_well_formed():
+    data = realworld.load_manifest(realworld.DEFAULT_MANIFEST)
+    ids = [c["id"] for c in data["cases"]]
+    assert len(ids) == len(set(ids))
+    assert all(len(c["commit"]) == 40 for c in data["cases"])
+    for c in data["cases"]:
+        assert realworld.held_out_for(c["id"], data["seed"]) == c["held_out"], c["id"]
+
+
+def test_realworld_tool_timeout_is_an_error_not_a_hang(tmp_path, mirror):
+    root, buggy, _ = mirror
+    cases = [{"id": "p", "kind": "positive", "repo": "someone/trainer", "commit": buggy,
+              "path": "pkg/train.py", "code": "AD102", "line": 12}]
+    out = _run(_manifest(tmp_path, cases), root, "--timeout", "0.001")
+    assert out["errors"][0]["message"].startswith("timed out after")
+    assert out["families"]["AD102"]["found"] == 0

@@ -1,4 +1,4 @@
-# expect-before: error tensors used as indices must be long
+# expect-before: error Expected dtype int32/int64 for index but got: Float
 # A histogram of activations written for PyTorch 0.4: `idx / 2` on a
 # LongTensor truncated then, so it could index; today it is a float tensor.
 # The signed shift `/=` in place fails today too.

@@ -91,6 +91,17 @@ class TorchLoadWeightsOnly(Rule):
     INVALID = [
         Invalid("""
             import torch
+            with torch.serialization.safe_globals([Net]):
+                model = torch.load(f)
+            model.eval()
+        """, """
+            import torch
+            with torch.serialization.safe_globals([Net]):
+                model = torch.load(f, weights_only=True)
+            model.eval()
+        """, note="allow-listed classes: the default load is meant to work"),
+        Invalid("""
+            import torch
             model.load_state_dict(torch.load(path))
         """, """
             import torch
@@ -138,6 +149,8 @@ class TorchLoadWeightsOnly(Rule):
                               f"(unless the `**` arguments set it)")
             return
         use = self._module_use(node)
+        if use and self._allow_listed(node):
+            use = None  # weights_only=True with allow-listed classes: the modern way
         if use:
             self.report(
                 node,
@@ -152,6 +165,18 @@ class TorchLoadWeightsOnly(Rule):
                           f"which loads tensors and plain containers only; say so explicitly",
                     replacement=append_kwarg(node, "weights_only", cst.Name("True")),
                     fix_title="Pass `weights_only=True` (the current default)")
+
+    def _allow_listed(self, call: cst.Call) -> bool:
+        """Inside `with torch.serialization.safe_globals(...)`, or in a file
+        that calls `add_safe_globals`: the default load is meant to work."""
+        p = self.ctx.parent(call)
+        while p is not None:
+            if isinstance(p, cst.With) and any(
+                    isinstance(i.item, cst.Call) and self.ctx.imports.qualify(i.item.func)
+                    == "torch.serialization.safe_globals" for i in p.items):
+                return True
+            p = self.ctx.parent(p)
+        return "add_safe_globals" in self.ctx.text
 
     def _module_use(self, call: cst.Call) -> Optional[str]:
         parent = self.ctx.parent(call)

@@ -33,6 +33,7 @@ DEFAULT_REPOS = (
     "eriklindernoren+PyTorch-GAN@before:2019-01-01",
     "spro+practical-pytorch@before:2019-01-01",
     "higgsfield+RL-Adventure@before:2019-01-01",
+    "jcjohnson+pytorch-examples@before:2018-01-01",
 )
 
 # Plain-text signs of legacy code (independent of the rules' analysis).
@@ -49,6 +50,9 @@ LEGACY_PATTERNS = {
     "F.upsample": r"\bF\.upsample(_bilinear|_nearest)?\(",
     "F.sigmoid/F.tanh": r"\bF\.(sigmoid|tanh)\(",
     "removed linalg": r"\btorch\.(symeig|eig|solve|lstsq|gels|gesv|potrf|potrs|potri|matrix_rank|trtrs)\(",
+    # A Function subclass whose first method after the class line is a
+    # non-static forward (docstrings in between allowed).
+    "legacy Function forward": r"\((torch\.)?(autograd\.)?Function\):(\s*(\"\"\"[\s\S]*?\"\"\"|#.*))*\s*def forward\(self",
     # Per line: a call spread over lines counts as missing weights_only.
     "torch.load without weights_only": r"(?m)^(?!.*weights_only).*\btorch\.load\(",
 }

@@ -93,12 +93,13 @@ class LegacyAutogradFunction(Rule):
     `forward` and `backward` become static methods taking `ctx`; every
     `self` in them becomes `ctx` (`save_for_backward`, `saved_tensors`,
     `needs_input_grad`, attributes stored for backward); every `Clamp()(...)`
-    in the file becomes `Clamp.apply(...)`.
+    in the file becomes `Clamp.apply(...)`, and `relu = Clamp()` becomes
+    `relu = Clamp.apply` where `relu` is bound once and only ever called.
 
     ## Fix safety
     Safe when the class has nothing but `forward` and `backward` (no
     `__init__`, no other methods, no class attributes) and every use of the
-    class in the file is `Clamp()(...)`: the static form computes the same
+    class in the file is `Clamp()(...)` or such a `relu = Clamp()`: the static form computes the same
     values and gradients. Otherwise it is reported only: state set in
     `__init__` (`Clamp(alpha)(x)`) must become an argument of `apply` (and a
     `None` gradient for it in `backward`), and an instance kept in a variable
@@ -211,7 +212,31 @@ class LegacyAutogradFunction(Rule):
                     return 2 * x * g
             sq = Sq()
             y = sq(x)
-        """, None, note="an instance kept in a variable: reported only"),
+            print(sq)
+        """, None, note="an instance kept in a variable and used otherwise: reported only"),
+        Invalid("""
+            import torch
+            class Sq(torch.autograd.Function):
+                def forward(self, x):
+                    return x * x
+
+                def backward(self, g):
+                    return g
+            sq = Sq()
+            y = sq(x) + sq(2 * x)
+        """, """
+            import torch
+            class Sq(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * x
+
+                @staticmethod
+                def backward(ctx, g):
+                    return g
+            sq = Sq.apply
+            y = sq(x) + sq(2 * x)
+        """, note="an instance only ever called: bound to .apply"),
     ]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -240,8 +265,11 @@ class LegacyAutogradFunction(Rule):
             edits.append(Edit(fn, new.with_changes(
                 decorators=[cst.Decorator(decorator=cst.Name("staticmethod"))] + list(fn.decorators))))
         for call in uses:
-            edits.append(Edit(call, call.with_changes(
-                func=cst.Attribute(value=call.func.func, attr=cst.Name("apply")))))
+            if isinstance(call.func, cst.Call):  # MyFn()(x) -> MyFn.apply(x)
+                edits.append(Edit(call, call.with_changes(
+                    func=cst.Attribute(value=call.func.func, attr=cst.Name("apply")))))
+            else:  # relu = MyFn() -> relu = MyFn.apply
+                edits.append(Edit(call, cst.Attribute(value=call.func, attr=cst.Name("apply"))))
         self.report(node.name, f"{msg}; static `forward(ctx, ...)`/`backward(ctx, ...)` and "
                                f"`{name}.apply(...)` compute the same", edits=edits,
                     fix_title="Rewrite to a static autograd Function")
@@ -276,11 +304,34 @@ class LegacyAutogradFunction(Rule):
                 if (isinstance(parent, cst.Call) and parent.func is node and not parent.args
                         and isinstance(outer, cst.Call) and outer.func is parent):
                     uses.append(outer)
+                elif (isinstance(parent, cst.Call) and parent.func is node and not parent.args
+                        and _only_called(ctx, outer, parent)):
+                    uses.append(parent)  # relu = MyReLU(); relu(x)  ->  relu = MyReLU.apply
                 else:
                     other.append(node)
 
         ctx.module.visit(Find())
         return uses, other
+
+
+def _only_called(ctx, assign, call) -> bool:
+    """`v = MyFn()` where `v` is bound once in the file and only ever called."""
+    if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)):
+        return False
+    var = assign.targets[0].target.value
+    bad = []
+
+    class Refs(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value != var or node is assign.targets[0].target:
+                return
+            parent = ctx.parent(node)
+            if not (isinstance(parent, cst.Call) and parent.func is node):
+                bad.append(node)
+
+    ctx.module.visit(Refs())
+    return not bad
 
 
 def _is_docstring(stmt) -> bool:

@@ -14,7 +14,8 @@ REMOVED = ("symeig", "eig", "solve", "lstsq", "gels", "matrix_rank",
            # 0.4-era LAPACK names, gone since 1.x.
            "gesv", "potrf", "potrs", "potri", "trtrs", "btrifact", "btrisolve", "pstrf")
 # Still there on 2.13, with a deprecation warning.
-WARNS = ("qr", "cholesky", "chain_matmul", "triangular_solve", "lu", "lu_solve")
+WARNS = ("qr", "cholesky", "chain_matmul", "triangular_solve", "lu", "lu_solve",
+         "ger")  # ger: deprecated alias of outer (no warning yet)
 # Tensor methods that were removed with the functions. `.symeig` is torch's
 # alone and is fixed; the other names are common elsewhere (sympy's
 # `Matrix.solve`), so those are reported only, and only in files that use torch.
@@ -82,7 +83,8 @@ class RemovedLinalg(Rule):
     ("This function was deprecated since version 1.9 and is now removed", or
     `AttributeError` for `gels`), and calls to `torch.qr`, `torch.cholesky`,
     `torch.chain_matmul`, `torch.triangular_solve`, `torch.lu` and
-    `torch.lu_solve`, which still run with a deprecation warning.
+    `torch.lu_solve`, which still run with a deprecation warning, and
+    `torch.ger`, a deprecated alias of `torch.outer`.
 
     ## Why it matters
     Code from 2017-2020 that calls the removed functions does not run at all
@@ -125,7 +127,8 @@ class RemovedLinalg(Rule):
       `linalg.matrix_rank(A, atol=tol, hermitian=symmetric)`.
     - `qr(A, some)` becomes `linalg.qr(A, mode="reduced")` (`"complete"` for
       `some=False`); `cholesky(A, upper=True)` becomes `linalg.cholesky(A).mH`;
-      `chain_matmul(a, b, ...)` becomes `linalg.multi_dot([a, b, ...])`.
+      `chain_matmul(a, b, ...)` becomes `linalg.multi_dot([a, b, ...])`;
+      `ger(u, v)` becomes `outer(u, v)`.
     - `gesv` is `solve`; `potrf(A)` becomes `linalg.cholesky(A).mH` (it
       returned the upper factor by default); `potrs(b, u)` and `potri(u)`
       become `cholesky_solve(b, u, upper=True)` and
@@ -135,8 +138,8 @@ class RemovedLinalg(Rule):
 
     ## Fix safety
     Safe for `symeig`, `solve`/`gesv`, `eig` (eigenvalues only), `matrix_rank`,
-    `qr`, `cholesky`/`potrf`, `potrs`, `potri` and `chain_matmul`: each replacement computes the same values
-    (checked on torch 2.13: `eigh` with the same triangle, `view_as_real` of
+    `qr`, `cholesky`/`potrf`, `potrs`, `potri`, `chain_matmul` and `ger`: each
+    replacement computes the same values (checked on torch 2.13: `eigh` with the same triangle, `view_as_real` of
     the eigenvalues, `multi_dot` with at least two matrices; eigenvectors are,
     as always, unique only up to sign). Unsafe for `lstsq`/`gels`: for an
     overdetermined system the old solution had `max(m, n)` rows (the first `n`
@@ -245,12 +248,14 @@ class RemovedLinalg(Rule):
             q, r = torch.qr(A, some=False)
             U = torch.cholesky(S, upper=True)
             P = torch.chain_matmul(a, b, c)
+            G = torch.ger(u, v)
         """, """
             import torch
             q, r = torch.linalg.qr(A, mode="complete")
             U = torch.linalg.cholesky(S).mH
             P = torch.linalg.multi_dot([a, b, c])
-        """, count=3),
+            G = torch.outer(u, v)
+        """, count=4),
         Invalid("""
             import torch
             X, LU = torch.gesv(B, A)
@@ -480,6 +485,14 @@ class RemovedLinalg(Rule):
             new = cst.Attribute(value=new, attr=cst.Name("mH"))
         self.report(node, f"`{old}` {why}; `torch.linalg.cholesky` computes the same factor",
                     replacement=new, fix_title="Use `torch.linalg.cholesky`")
+
+    def _fix_ger(self, node, old, why, torch, args):
+        got = self._pick(args, ("input", "vec2"))
+        if got is None or None in got:
+            self.report(node, f"`{old}` is a deprecated alias of `torch.outer`")
+            return
+        self.report(node, f"`{old}` is a deprecated alias of `torch.outer` (same arguments)",
+                    replacement=_call(f"{torch}.outer", got), fix_title="Use `torch.outer`")
 
     def _fix_chain_matmul(self, node, old, why, torch, args):
         if len(args) < 2 or any(a.keyword is not None for a in args):

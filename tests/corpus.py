@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "corpus")
-_EXPECT = re.compile(r"^#\s*expect-before:\s*(?P<kind>runs|error|grows)\s*(?P<detail>.*)$", re.M)
+_EXPECT = re.compile(r"^#\s*expect-before:\s*(?P<kind>runs|error|grows|differs)\s*(?P<detail>.*)$", re.M)
 
 
 @dataclass

@@ -1,0 +1,132 @@
+"""The AD211-AD218 migration rules against the installed torch: each fix
+computes what the old code computed (or what today's default computes), and
+a legacy script fixed by all of them runs."""
+import textwrap
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autodetach import fix_code
+from autodetach.rules.ad216_softmax_implicit_dim import old_dim
+
+
+def _run(src: str) -> dict:
+    env: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(src, "<case>", "exec"), env)
+    return env
+
+
+def _fixed(src: str, code: str, unsafe: bool = False) -> str:
+    new, findings = fix_code(textwrap.dedent(src), select=[code], unsafe=unsafe)
+    assert any(f.code == code for f in findings), "nothing reported"
+    return new
+
+
+SETUP = """
+import torch
+torch.manual_seed(0)
+A = torch.randn(5, 5, dtype=torch.float64)
+S = A @ A.t() + 5 * torch.eye(5, dtype=torch.float64)
+B = torch.randn(5, 2, dtype=torch.float64)
+"""
+
+
+@pytest.mark.parametrize("old,check", [
+    ("q, r = torch.qr(A, some=False)", "torch.equal(q @ r, q @ r) and torch.allclose(q @ r, A)"),
+    ("L = torch.cholesky(S, upper=True)", "torch.allclose(L.t() @ L, S) and torch.equal(L, L.triu())"),
+    ("P = torch.chain_matmul(A, S, A)", "torch.allclose(P, A @ S @ A)"),
+    ("x, _ = torch.solve(B, S)", "torch.allclose(S @ x, B)"),
+    ("e, V = torch.symeig(S, eigenvectors=True)", "torch.allclose(V @ torch.diag(e) @ V.t(), S)"),
+    ("ev = torch.eig(A)[0]", "ev.shape == (5, 2) and torch.allclose("
+                             "torch.view_as_complex(ev.contiguous()).prod().real, torch.det(A))"),
+    ("r = torch.matrix_rank(S, symmetric=True)", "r.item() == 5"),
+    ("U = torch.potrf(S)\nz = torch.potrs(B, U)", "torch.allclose(S @ z, B)"),
+])
+def test_ad211_fix_computes_the_linalg_result(old, check):
+    new = _fixed(SETUP + old + "\n", "AD211", unsafe=True)
+    assert "torch.linalg" in new or "cholesky_solve" in new
+    env = _run(new)
+    assert eval(check, env), new
+
+
+def test_ad211_deprecated_functions_and_fixes_agree_on_torch():
+    """Where the old function still runs (it warns), old and fixed agree exactly."""
+    src = SETUP + "q, r = torch.qr(A)\nL = torch.cholesky(S, upper=True)\nP = torch.chain_matmul(A, S, A)\n"
+    before = _run(src)
+    after = _run(_fixed(src, "AD211"))
+    for name in ("q", "r", "L", "P"):
+        assert torch.allclose(before[name], after[name]), name
+
+
+@pytest.mark.parametrize("a,b", [(7, 2), (-7, 2), (7, -2), (-6, 4), (0, 3), (9, 3)])
+def test_ad212_trunc_is_the_old_c_division(a, b):
+    src = f"import torch\nx = torch.LongTensor([{a}])\ny = x.long() / {b}\n"
+    env = _run(_fixed(src, "AD212"))
+    expected = abs(a) // abs(b) * (1 if (a >= 0) == (b > 0) else -1)  # C truncation
+    assert env["y"].dtype == torch.int64
+    assert env["y"].item() == expected
+
+
+def test_ad215_one_minus_is_the_old_invert_and_bool_selects_the_same():
+    m = torch.ByteTensor([1, 0, 1, 0])
+    x = torch.arange(4.0)
+    src = "import torch\nm = torch.ByteTensor([1, 0, 1, 0])\ninv = ~m\n"
+    env = _run(_fixed(src, "AD215"))
+    assert env["inv"].tolist() == [0, 1, 0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert torch.equal(x[m], x[m.bool()])
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3, 4, 5])
+def test_ad216_old_dim_is_torchs(ndim):
+    assert old_dim(ndim) == F._get_softmax_dim("softmax", ndim, 0)
+
+
+LEGACY = '''
+import torch
+from torch.autograd import Function
+
+
+class Square(Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return x * x
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return 2 * x * g
+
+
+torch.manual_seed(0)
+w = torch.randn(4, 4, requires_grad=True)
+for p in [w]:
+    p.require_grad = True
+hits = torch.zeros(3, dtype=torch.uint8)
+e, V = torch.symeig(w.detach() @ w.detach().t(), eigenvectors=True)
+for step in range(3):
+    idx = (torch.rand(6) * 3).long()
+    half = idx / 2
+    y = Square()(w).sum(1)
+    p = torch.nn.functional.softmax(torch.randn(2, 3))
+    loss = y.masked_fill(torch.ones(4, dtype=torch.uint8), 0).sum() + y.sum() + p.sum()
+    loss.backward()
+result = (w.grad.sum().item(), half.tolist(), e.sum().item())
+'''
+
+
+@pytest.mark.slow
+def test_legacy_script_fixed_by_the_new_rules_runs():
+    with pytest.raises(Exception):
+        _run(LEGACY)
+    new, findings = fix_code(LEGACY, select=["AD21"], unsafe=True)
+    codes = sorted({f.code for f in findings})
+    assert codes == ["AD211", "AD212", "AD214", "AD215", "AD216", "AD217"], codes
+    env = _run(new)
+    grad, half, esum = env["result"]
+    assert all(isinstance(v, int) for v in half)  # the truncating division kept
+    assert torch.isfinite(torch.tensor(grad)) and esum > 0

@@ -40,17 +40,13 @@ _CACHE = None
 _PARENT: Optional[int] = None  # in a pool worker: the CLI's pid
 
 
-def _on_parent_gone(signum, frame):
-    # Raised wherever the worker is: write_atomic removes its temporary file.
-    raise SystemExit(1)
-
-
 def _die_with_parent(parent: int) -> None:
     """A pool worker ends when the CLI does, even on SIGKILL (Linux): the
-    kernel sends SIGTERM when the parent dies."""
+    kernel sends SIGTERM when the parent dies. Its default action ends the
+    worker; write_atomic holds it back until a write is whole."""
     global _PARENT
     _PARENT = parent
-    signal.signal(signal.SIGTERM, _on_parent_gone)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG

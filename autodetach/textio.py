@@ -5,10 +5,13 @@ are kept as they are because libcst round-trips them; writes are atomic and
 keep the mode bits."""
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import signal
 import stat
 import tempfile
+import threading
 import tokenize
 from dataclasses import dataclass
 
@@ -72,17 +75,37 @@ def write_atomic(path: str, data: bytes) -> None:
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
     mode = stat.S_IMODE(os.stat(path).st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
+    # SIGTERM (a pool worker's parent-death signal, Pool.terminate) waits
+    # until the temporary file is renamed or removed; then its default
+    # action ends the process. A Python handler would be racy: a signal that
+    # lands just before a blocking wait is not seen until the wait ends.
+    with _terminate_deferred():
+        fd, tmp = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+
+_DEFERRED = {signal.SIGTERM, signal.SIGHUP} if hasattr(signal, "pthread_sigmask") else set()
+
+
+@contextlib.contextmanager
+def _terminate_deferred():
+    if not _DEFERRED or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)

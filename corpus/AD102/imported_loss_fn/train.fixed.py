@@ -24,8 +24,8 @@ def train(net, loader, optimizer):
         total, mse, l1 = loss_parts(out, y)
         (loss + total).backward()
         optimizer.step()
-        running_loss += loss.item()
-        running_mse += mse.item()
+        running_loss += loss.detach()
+        running_mse += mse.detach()
         print(f"{i} loss {loss.item():.6f}")
     print(f"mean {running_loss / len(loader):.6f} mse {running_mse / len(loader):.6f}")
 

@@ -113,7 +113,7 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--run", "run_cmd", metavar="CMD", help="With --verify: the command that exercises the code.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--steps", type=click.IntRange(min=3), default=5, show_default=True,
-              help="With --verify: optimizer steps or backward calls per run.")
+              help="With --verify: step budget; each training loop ends after this many optimizer steps and the rest of the program runs.")
 @click.option("--timeout", type=click.IntRange(min=1), default=120, show_default=True,
               help="With --verify: seconds per run.")
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "unshare", "none"]), default="auto", show_default=True,

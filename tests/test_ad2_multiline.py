@@ -12,6 +12,8 @@ import pytest
 
 from autodetach.engine import fix_code
 
+pytestmark = pytest.mark.slow  # about 560 fix runs
+
 VARIABLE_IMPORT = "from torch.autograd import Variable\n"
 HEADER = (
     "import torch\n"

@@ -42,6 +42,7 @@ def test_fix_matches_corpus(case):
     assert again is None, "fixes do not settle"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_corpus_runs(case):
     kind, detail = case.expectation()

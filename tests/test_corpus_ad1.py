@@ -55,6 +55,7 @@ def test_enough_cases(code):
             assert os.path.exists(os.path.join(CORPUS, code, f[:-len(".fixed.py")] + ".py")), f
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _params(AD1_CASES))
 def test_conventions(case):
     text = _read(case.before)
@@ -159,6 +160,7 @@ def _run(code, paths, iters=None):
 GROWS = [c for c in AD1_CASES if c.positive and c.expectation()[0] == "grows"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _params(GROWS))
 def test_grows_before_flat_after(case):
     proc = _run(_PROBE, [case.before, case.after], iters=8)
@@ -197,6 +199,7 @@ def test_report_only_retain_fails_too(case):
 EQUIVALENT = [c for c in AD1_CASES if c.positive and c.code in ("AD103", "AD105")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _params(EQUIVALENT))
 def test_fix_matches_retain_graph_reference(case):
     proc = _run(_REFERENCE, [case.after, case.before])

@@ -39,6 +39,7 @@ def _cli(*args):
                           text=True, timeout=120, env=env, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_original_fails_on_current_torch():
     res = run_script(ORIGINAL)
     assert res.returncode != 0, "the 0.3-era script was expected to fail"

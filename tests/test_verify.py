@@ -15,6 +15,8 @@ from autodetach.cli import main
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "verify")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+pytestmark = pytest.mark.slow  # every test runs torch programs
+
 
 def cli(capsys, *args, cwd=None):
     old = os.getcwd()

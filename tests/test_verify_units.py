@@ -3,6 +3,8 @@ environment allow-list, the instrumentation's faithfulness, and the fork
 server against a fresh interpreter."""
 import textwrap
 
+import pytest
+
 from autodetach.verify import compare
 from autodetach.verify.forkserver import ServerPool
 from autodetach.verify.integrate import Verifier, diff_spans, entry_point, map_span
@@ -153,6 +155,7 @@ def test_reference_run_forces_retain_graph(tmp_path):
     assert runs["reference"].record["opt_steps"] == 3
 
 
+@pytest.mark.slow
 def test_fork_server_and_fresh_interpreter_agree(tmp_path):
     script = write(tmp_path, "s.py", GROWING.format(detach=".detach()"))
     old = open(script, "rb").read()

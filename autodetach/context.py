@@ -5,9 +5,9 @@ from functools import cached_property
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from .imports import ImportTable
+from .positions import Positions
 
 
 class FileContext:
@@ -21,18 +21,16 @@ class FileContext:
         return ImportTable.from_module(self.module)
 
     @cached_property
-    def _wrapper(self) -> MetadataWrapper:
-        # No copy: positions must be keyed by the very nodes rules hold.
-        return MetadataWrapper(self.module, unsafe_skip_copy=True)
-
-    @cached_property
     def positions(self):
         # Computed only when a rule reports something or asks for it.
-        return self._wrapper.resolve(PositionProvider)
+        return Positions(self.module)
 
     @cached_property
     def parents(self):
-        return self._wrapper.resolve(ParentNodeProvider)
+        # A read-only walk: ParentNodeProvider rebuilds the whole tree.
+        from .analysis.walk import parents
+
+        return parents(self.module)
 
     def position(self, node: cst.CSTNode) -> tuple:
         r = self.positions[node]

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Invalid, Rule, Valid
@@ -178,7 +179,7 @@ def _bindings(ctx, scope, key: str) -> list:
         if isinstance(cls, cst.ClassDef):
             for stmt in cls.body.body:
                 if isinstance(stmt, cst.FunctionDef):
-                    stmt.body.visit(v)
+                    visit(stmt.body, v)
             return v.found
     if isinstance(scope, cst.FunctionDef):
         p = scope.params
@@ -188,10 +189,10 @@ def _bindings(ctx, scope, key: str) -> list:
         for star in (p.star_arg, p.star_kwarg):
             if isinstance(star, cst.Param) and star.name.value == key:
                 v.found.append(("param", None, None, star))
-        scope.body.visit(v)
+        visit(scope.body, v)
     else:
         for stmt in scope.body.body if isinstance(scope, cst.ClassDef) else scope.body:
-            stmt.visit(v)
+            visit(stmt, v)
     return v.found
 
 
@@ -687,9 +688,9 @@ def _read_after(ctx, loop: cst.For, stmt, name: str) -> bool:
     """Whether `name` appears in the loop body after `stmt` (or in its `else`)."""
     end = ctx.positions[stmt].end
     v = _Names(name)
-    loop.body.visit(v)
+    visit(loop.body, v)
     if loop.orelse is not None:
-        loop.orelse.visit(v)
+        visit(loop.orelse, v)
     for n in v.nodes:
         start = ctx.positions[n].start
         if (start.line, start.column) >= (end.line, end.column):
@@ -711,7 +712,7 @@ class _Assigns(cst.CSTVisitor):
 
 def _module_assigns(module: cst.Module) -> list:
     v = _Assigns()
-    module.visit(v)
+    visit(module, v)
     return v.pairs
 
 
@@ -730,5 +731,5 @@ class _RegisterParameter(cst.CSTVisitor):
 
 def _registers_parameter(module: cst.Module, attr: str) -> bool:
     v = _RegisterParameter(attr)
-    module.visit(v)
+    visit(module, v)
     return v.found

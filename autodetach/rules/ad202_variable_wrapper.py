@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE
 from ..imports import canonical, dotted
 from ..rule import Edit, Invalid, Rule, Valid
@@ -199,10 +200,10 @@ class Freshness:
         if key not in self._cache:
             v = _Bindings(name, scope)
             if isinstance(scope, cst.FunctionDef):
-                scope.params.visit(v)
-                scope.body.visit(v)
+                visit(scope.params, v)
+                visit(scope.body, v)
             else:
-                scope.visit(v)
+                visit(scope, v)
             self._cache[key] = v.found
         return self._cache[key]
 
@@ -344,11 +345,11 @@ class _Uses(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        visit(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -727,7 +728,7 @@ class VariableWrapper(Rule):
         for stmt, imp, alias in self._variable_imports(node):
             local = (alias.asname.name if alias.asname else alias.name).value
             uses = _Uses(local)
-            node.visit(uses)
+            visit(node, uses)
             if uses.count:
                 continue
             if "__all__" in self.ctx.text and (f'"{local}"' in self.ctx.text or f"'{local}'" in self.ctx.text):

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
@@ -58,13 +59,13 @@ def _refs(node, skip_graph_free: bool) -> set:
             return True
 
         def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
+            visit(n.value, self)
             return False
 
         def visit_Name(self, n: cst.Name) -> None:
             out.add(n.value)
 
-    node.visit(V())
+    visit(node, V())
     return out
 
 
@@ -107,7 +108,7 @@ def _targets(node) -> set:
             if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS and n.args:
                 add(f.value)
 
-    node.visit(V())
+    visit(node, V())
     return out
 
 
@@ -409,7 +410,7 @@ class Volatile(Rule):
         start = self.ctx.positions[node].start
         here = (start.line, start.column)
         finder = _Backward(self.ctx.imports)
-        (func.body if isinstance(func, cst.FunctionDef) else func).visit(finder)
+        visit(func.body if isinstance(func, cst.FunctionDef) else func, finder)
         for call in finder.found:
             pos = self.ctx.positions[call].start
             if (pos.line, pos.column) > here:
@@ -508,7 +509,7 @@ class Volatile(Rule):
                         found.append(n)
 
         for st in stmts:
-            st.visit(V())
+            visit(st, V())
         return found[0] if found else None
 
 
@@ -525,7 +526,7 @@ def _has_volatile(stmt, imports) -> bool:
             if a is not None and is_true(a.value) and imports.is_(n.func, VARIABLE):
                 found.append(n)
 
-    stmt.visit(V())
+    visit(stmt, V())
     return bool(found)
 
 

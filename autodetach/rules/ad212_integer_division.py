@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._bindings import Scopes
@@ -185,7 +186,7 @@ class IntegerDivision(Rule):
         if not self.ctx.imports.mentions_torch():
             return
         scopes = Scopes(divisions=True)
-        self.ctx.module.visit(scopes)
+        visit(self.ctx.module, scopes)
         self._assigned = scopes.assigned
         for node, scope in scopes.divisions:
             if isinstance(node, cst.AugAssign):

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._helpers import append_kwarg, kwarg
@@ -201,7 +202,7 @@ class TorchLoadWeightsOnly(Rule):
                         and node.attr.value in MODULE_USES:
                     found.append(f"`{name}.{node.attr.value}`")
 
-        scope.visit(Uses())
+        visit(scope, Uses())
         return found[0] if found else None
 
     def _scope(self, node) -> cst.CSTNode:

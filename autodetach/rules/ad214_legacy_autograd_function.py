@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
 
@@ -310,7 +311,7 @@ class LegacyAutogradFunction(Rule):
                 else:
                     other.append(node)
 
-        ctx.module.visit(Find())
+        visit(ctx.module, Find())
         return uses, other
 
 
@@ -330,7 +331,7 @@ def _only_called(ctx, assign, call) -> bool:
             if not (isinstance(parent, cst.Call) and parent.func is node):
                 bad.append(node)
 
-    ctx.module.visit(Refs())
+    visit(ctx.module, Refs())
     return not bad
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
 from ._bindings import Scopes
@@ -146,7 +147,7 @@ class Uint8Mask(Rule):
         if not self.ctx.imports.mentions_torch():
             return
         scopes = Scopes()
-        self.ctx.module.visit(scopes)
+        visit(self.ctx.module, scopes)
         self._assigned = scopes.assigned
         rule = self
 
@@ -173,7 +174,7 @@ class Uint8Mask(Rule):
             def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
                 rule._invert(node, self.stack[-1])
 
-        self.ctx.module.visit(Walk())
+        visit(self.ctx.module, Walk())
 
     # --- is it uint8? -------------------------------------------------------------
     def is_u8(self, e, scope, seen=frozenset()) -> bool:

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
 from ._bindings import Scopes
@@ -127,7 +128,7 @@ class SoftmaxImplicitDim(Rule):
 
     def finish(self) -> None:
         scopes = Scopes()
-        self.ctx.module.visit(scopes)
+        visit(self.ctx.module, scopes)
         self._assigned = scopes.assigned
         rule = self
 
@@ -147,7 +148,7 @@ class SoftmaxImplicitDim(Rule):
             def visit_Call(self, node: cst.Call) -> None:
                 rule._call(node, self.stack[-1])
 
-        self.ctx.module.visit(Walk())
+        visit(self.ctx.module, Walk())
 
     def _call(self, node: cst.Call, scope) -> None:
         q = self.ctx.imports.qualify(node.func)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.walk import visit
 from ..findings import UNSAFE
 from ..rule import Invalid, Rule, Valid
 
@@ -100,7 +101,7 @@ class RequireGradTypo(Rule):
                 if p.name.value in TYPOS:
                     self._own.add(p.name.value)
 
-        node.visit(Params())
+        visit(node, Params())
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = node.attr.value

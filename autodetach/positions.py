@@ -1,0 +1,91 @@
+"""Node positions from one code generation that counts characters.
+
+libcst's PositionProvider tracks line and column token by token and builds
+a CodeRange for every node. Here each node gets two character offsets (an
+addition per token); a node's line and column are computed only when asked
+for, which is for the few nodes a rule reports or compares. Same ranges as
+PositionProvider (syntactic: without the node's own surrounding whitespace)."""
+from __future__ import annotations
+
+import bisect
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from libcst._nodes.internal import CodegenState
+from libcst._position import CodePosition, CodeRange
+
+from .spans import line_starts
+
+
+@dataclass
+class _OffsetState(CodegenState):
+    offsets: dict = field(default_factory=dict)  # node -> (start, end)
+    pos: int = 0
+    _indent_len: int = 0
+    _stack: list = field(default_factory=list)
+    popped: str = ""
+
+    def increase_indent(self, value: str) -> None:
+        self.indent_tokens.append(value)
+        self._indent_len += len(value)
+
+    def decrease_indent(self) -> None:
+        self._indent_len -= len(self.indent_tokens.pop())
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+        self.pos += self._indent_len
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self.pos += len(value)
+
+    def before_codegen(self, node) -> None:
+        self._stack.append(self.pos)
+
+    def after_codegen(self, node) -> None:
+        start = self._stack.pop()
+        if node not in self.offsets:  # a syntactic range recorded inside wins
+            self.offsets[node] = (start, self.pos)
+
+    def pop_trailing_newline(self) -> None:
+        if self.tokens:
+            self.popped = self.tokens.pop()
+
+    @contextmanager
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        start = self.pos
+        try:
+            yield
+        finally:
+            end = self.pos
+            if start_node is not None:
+                start = self.offsets[start_node][0]
+            if end_node is not None:
+                end = self.offsets[end_node][1]
+            self.offsets[node] = (start, end)
+
+
+class Positions:
+    """node -> CodeRange, like `MetadataWrapper.resolve(PositionProvider)`."""
+
+    def __init__(self, module) -> None:
+        state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline)
+        module._codegen(state)
+        self._offsets = state.offsets
+        self._starts = line_starts("".join(state.tokens) + state.popped)
+        self._ranges: dict = {}
+
+    def _at(self, offset: int) -> CodePosition:
+        line = bisect.bisect_right(self._starts, offset)
+        return CodePosition(line, offset - self._starts[line - 1])
+
+    def __getitem__(self, node) -> CodeRange:
+        r = self._ranges.get(node)
+        if r is None:
+            start, end = self._offsets[node]
+            r = self._ranges[node] = CodeRange(self._at(start), self._at(end))
+        return r
+
+    def __contains__(self, node) -> bool:
+        return node in self._offsets

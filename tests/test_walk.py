@@ -1,0 +1,54 @@
+"""The read-only walk, parents and positions give exactly what libcst's
+own visitors and metadata providers give, on real files."""
+import glob
+import os
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from autodetach.analysis import walk
+from autodetach.positions import Positions
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = sorted(glob.glob(os.path.join(ROOT, "corpus", "**", "*.py"), recursive=True))[::12]
+ODD = [
+    "x = 1\r\ny = (2 +\r\n     3)\r\n",  # CRLF
+    "if a:\n\tb = [1,\n  2]  # c\n\n\n# end",  # tabs, no trailing newline
+    "@d\nasync def f(a, /, *b, c=1, **k) -> int:\n    return lambda y: (y if a else -y)\n",
+    "class C(B, metaclass=M):\n    'doc'\n    x: int = 1\n",
+    "",
+]
+
+
+def _sources():
+    for path in FILES:
+        with open(path, encoding="utf-8", newline="") as fh:
+            yield fh.read()
+    yield from ODD
+
+
+class _Record(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.seen = []
+
+    def on_visit(self, node) -> bool:
+        self.seen.append(("visit", id(node)))
+        return not isinstance(node, cst.Lambda)  # a skipped subtree still gets its leave
+
+    def on_leave(self, node) -> None:
+        self.seen.append(("leave", id(node)))
+
+
+@pytest.mark.parametrize("src", list(_sources()))
+def test_walk_positions_and_parents_match_libcst(src):
+    module = cst.parse_module(src)
+    ours, theirs = _Record(), _Record()
+    walk.visit(module, ours)
+    module.visit(theirs)
+    assert ours.seen == theirs.seen
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    assert walk.parents(module) == dict(wrapper.resolve(ParentNodeProvider))
+    expected = wrapper.resolve(PositionProvider)
+    got = Positions(module)
+    assert all(got[n] == expected[n] for n in [module, *walk.parents(module)])

@@ -52,3 +52,35 @@ def test_walk_positions_and_parents_match_libcst(src):
     expected = wrapper.resolve(PositionProvider)
     got = Positions(module)
     assert all(got[n] == expected[n] for n in [module, *walk.parents(module)])
+
+
+def _plain_visitor():
+    """A visitor with visit_/leave_ methods for every non-trivia node type
+    (the path that skips whitespace and punctuation)."""
+    names = [n for n in dir(cst) if isinstance(getattr(cst, n), type) and issubclass(getattr(cst, n), cst.CSTNode)
+             and not issubclass(getattr(cst, n), walk._TRIVIA_TYPES)]
+    ns = {"__init__": lambda self: setattr(self, "seen", [])}
+    for n in names:
+        ns["visit_" + n] = (lambda n: lambda self, node: self.seen.append(("visit", id(node))) or n != "Lambda")(n)
+        ns["leave_" + n] = (lambda n: lambda self, node: self.seen.append(("leave", id(node))))(n)
+    return type("Plain", (cst.CSTVisitor,), ns)
+
+
+PLAIN = _plain_visitor()
+
+
+@pytest.mark.parametrize("src", list(_sources()))
+def test_plain_visitor_skips_only_trivia(src):
+    module = cst.parse_module(src)
+    assert walk._plain(PLAIN, walk._own_hooks(PLAIN))
+    ours, theirs = PLAIN(), PLAIN()
+    walk.visit(module, ours)
+    module.visit(theirs)
+    assert ours.seen == theirs.seen
+    # Every node in a field the plain walk skips is of a trivia type.
+    stack = [(module, False)]
+    while stack:
+        node, skipped = stack.pop()
+        assert not skipped or isinstance(node, walk._TRIVIA_TYPES), type(node).__name__
+        kept = {id(k) for k in walk.children(node)}
+        stack.extend((k, skipped or id(k) not in kept) for k in walk.all_children(node))

@@ -27,15 +27,36 @@ def _fields(cls) -> tuple:
     return f
 
 
-def children(node) -> list:
+_KIND: dict = {}  # type -> 1 node, 2 sequence, 0 other (isinstance on the CSTNode ABC is slow)
+
+
+def _kind(t) -> int:
+    k = _KIND.get(t)
+    if k is None:
+        k = _KIND[t] = 1 if issubclass(t, cst.CSTNode) else 2 if issubclass(t, (list, tuple)) else 0
+    return k
+
+
+def _collect(node, names) -> list:
     out = []
-    for name in _fields(type(node)):
+    kind = _KIND
+    for name in names:
         v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
+        k = kind.get(type(v))
+        if k is None:
+            k = _kind(type(v))
+        if k == 1:
             out.append(v)
-        elif isinstance(v, (list, tuple)):
-            out.extend(x for x in v if isinstance(x, cst.CSTNode))
+        elif k == 2:
+            for x in v:
+                kx = kind.get(type(x))
+                if (kx if kx is not None else _kind(type(x))) == 1:
+                    out.append(x)
     return out
+
+
+def children(node) -> list:
+    return _collect(node, _fields(type(node)))
 
 
 def walk(node, enter=None, leave=None, skip=None) -> None:
@@ -70,6 +91,7 @@ def nodes(node, skip=None):
 # source once per node type; tests check it against libcst's visitors).
 _VISITED = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 _ORDER: dict = {}
+_CONTENT: dict = {}
 
 
 def _order(cls) -> tuple:
@@ -84,21 +106,79 @@ def _order(cls) -> tuple:
     return o
 
 
-def all_children(node) -> list:
-    out = []
-    for name in _order(type(node)):
-        v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
-            out.append(v)
-        elif isinstance(v, (list, tuple)):
-            out.extend(x for x in v if isinstance(x, cst.CSTNode))
-    return out
+def _content_order(cls) -> tuple:
+    o = _CONTENT.get(cls)
+    if o is None:
+        keep = set(_fields(cls))
+        o = _CONTENT[cls] = tuple(n for n in _order(cls) if n in keep)
+    return o
+
+
+def all_children(node, order=_order) -> list:
+    return _collect(node, order(type(node)))
+
+
+# Node types that only occur in the fields `children` skips (tests check this
+# on real code): a visitor that handles none of them never needs those fields.
+_TRIVIA_TYPES = (cst.BaseParenthesizableWhitespace, cst.BaseBinaryOp, cst.BaseUnaryOp, cst.BaseBooleanOp,
+                 cst.BaseCompOp, cst.BaseAugOp, cst.Comma, cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon,
+                 cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+                 cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
+                 cst.Comment, cst.Asynchronous)
+
+
+def _own_hooks(cls) -> set:
+    """visit_*/leave_* methods the visitor's own classes define (CSTVisitor
+    stubs them all). Not cached: rules define visitor classes per call."""
+    own = set()
+    for klass in cls.__mro__:
+        if klass is cst.CSTVisitor:
+            break
+        own.update(n for n in vars(klass) if n.startswith(("visit_", "leave_")))
+    return own
+
+
+def _plain(cls, own) -> bool:
+    """The visitor uses libcst's own on_visit/on_leave and handles only
+    non-trivia node types."""
+    if cls.on_visit is not cst.CSTVisitor.on_visit or cls.on_leave is not cst.CSTVisitor.on_leave:
+        return False
+    for name in own:
+        t = getattr(cst, name.split("_", 1)[1], None)
+        if not (isinstance(t, type) and not issubclass(t, _TRIVIA_TYPES)):
+            return False
+    return True
 
 
 def visit(node, visitor) -> None:
     """`node.visit(visitor)` for a read-only `cst.CSTVisitor`, without
     rebuilding the tree: on_visit, the children when it is not False, then
     on_leave. (Attribute visitors, `visit_Call_func`, are not called.)"""
+    own = _own_hooks(type(visitor))
+    if not _plain(type(visitor), own):
+        _visit_all(node, visitor)
+        return
+    hooks: dict = {}
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        t = type(n)
+        h = hooks.get(t)
+        if h is None:
+            v, lv = "visit_" + t.__name__, "leave_" + t.__name__
+            h = hooks[t] = (getattr(visitor, v) if v in own else None, getattr(visitor, lv) if lv in own else None)
+        if done:
+            h[1](n)
+            continue
+        if h[1] is not None:
+            stack.append((n, True))
+        if h[0] is None or h[0](n) is not False:
+            kids = all_children(n, _content_order)
+            kids.reverse()
+            stack.extend((k, False) for k in kids)
+
+
+def _visit_all(node, visitor) -> None:
     stack = [(node, False)]
     while stack:
         n, done = stack.pop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import traceback
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
@@ -209,8 +210,10 @@ def visit_rules(module: cst.Module, visitors: list) -> None:
     walk(module, enter, leave)
 
 
-def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
-    """One pass. Returns (findings, fixed_text_or_None, n_fixed)."""
+def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
+    """One pass. Returns (findings, fixed_text_or_None, n_fixed). With
+    `verify`, `text` is our own output: it must parse (the pass's own parse
+    checks it when it can, instead of a second parse)."""
     findings: list[Finding] = []
     lines = suppress.Lines(text)
     starts = spans.line_starts(text)
@@ -229,6 +232,8 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     if applied_text:
         new_text = _apply_text(text, applied_text)
         if _parses(_mask(new_text, text_rules)):
+            if verify:
+                _verify_parses(text, path)
             return findings, new_text, len(applied_text)
         # The fix does not make the file parseable (say, Python 2 code): leave
         # the text alone; the parse below reports the real problem.
@@ -238,9 +243,13 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
     # hold) without fixing it. Every text rule's mask applies, selected or
     # not: which rules run must not decide whether a file parses.
     parse_text = _mask(text, _all_text_rules())
+    if verify and parse_text != text:
+        _verify_parses(text, path)
     try:
         module = cst.parse_module(parse_text)
     except cst.ParserSyntaxError as exc:
+        if verify and parse_text == text:
+            raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
         exc.autodetach_text = parse_text  # what failed to parse, for the error's location
         raise
     ctx = FileContext(module, path, parse_text)
@@ -330,20 +339,19 @@ class _Tracker:
         self._first = False
 
 
-def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=()):
+def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(), first=None):
     """Passes until nothing changes: (findings of the last pass, new text or
-    None, fixes applied, tracker)."""
+    None, fixes applied, tracker). `first`: the first pass, already run."""
     tracker = _Tracker(seed)
-    findings, new, n = run_rules(text, path, rules, opts)
+    findings, new, n = first if first is not None else run_rules(text, path, rules, opts)
     tracker.match(findings)
     if new is None:
         return findings, None, 0, tracker
     total = n
     current, prev = new, text
     for _ in range(MAX_PASSES):
-        _verify_parses(current, path)
         tracker.moved(prev, current)
-        findings, nxt, n = run_rules(current, path, rules, opts)
+        findings, nxt, n = run_rules(current, path, rules, opts, verify=True)
         tracker.match(findings)
         if nxt is None or nxt == current:
             remaining = [f for f in findings if not f.fixed]
@@ -498,12 +506,21 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
     rules = _api_rules(select, ignore)
     if suppress.skip_file(source):
         return source, []
+    opts = Options(fix=True, unsafe=unsafe)
     try:
-        report, _, _ = check_text(source, "<string>", rules, Options())
+        first = run_rules(source, "<string>", rules, opts)
     except cst.ParserSyntaxError as exc:
         return source, [syntax_error_finding("<string>", exc)]
-    opts = Options(fix=True, unsafe=unsafe)
-    remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, seed=report)
+    text_codes = {r.code for r in rules if r.has_text_pass()}
+    if any(f.fixed and f.code in text_codes for f in first[0]):
+        # The first pass applied text fixes only and stopped there: the
+        # report needs a pass of its own.
+        report, _, _ = check_text(source, "<string>", rules, Options())
+        remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, seed=report)
+    else:
+        # The first fix pass found what a report pass finds: reuse it.
+        remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, first=first)
+        report = [dataclasses.replace(f, fixed=False) for f in first[0]]
     if settled is None:
         for f in report:
             f.fixed = False

@@ -100,6 +100,10 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--output-format", type=click.Choice(output.FORMATS), default="full", show_default=True)
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where files are analysed: the local process pool, or a dask cluster (the dask extra; docs/scale.md).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="With --executor dask: the scheduler (tcp://host:8786); without it, a local cluster of -j workers.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
 @click.option("--explain", metavar="CODE", help="Print a rule's documentation.")
@@ -120,8 +124,8 @@ def _selection(cfg, select, ignore, extend_select) -> list:
               help="With --verify: isolation of the runs (docs/security.md).")
 @click.version_option(__version__, "--version", prog_name="autodetach")
 def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_format, output_file,
-          jobs, exit_zero, statistics, explain, list_rules, config_path, no_cache, progress, quiet,
-          verify, verified_only, run_cmd, device, steps, timeout, sandbox):
+          jobs, executor, scheduler, exit_zero, statistics, explain, list_rules, config_path, no_cache, progress,
+          quiet, verify, verified_only, run_cmd, device, steps, timeout, sandbox):
     """Find and fix PyTorch code that misuses autograd."""
     if explain is not None:
         code = explain.strip().upper()
@@ -166,16 +170,26 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     show_progress = progress if progress is not None else (sys.stderr.isatty() and len(files) > 20)
     bar = _progress(bool(show_progress))
 
+    from .executors import ExecutorError, make
+
+    try:
+        engine = make(executor, jobs, scheduler)
+    except ExecutorError as exc:
+        fail(str(exc))
     results = []
-    stream = run(files, settings, jobs=jobs)
-    if bar is not None:
-        with bar:
-            task = bar.add_task("check", total=len(files))
-            for res in stream:
-                results.append(res)
-                bar.advance(task)
-    else:
-        results = list(stream)
+    try:
+        stream = run(files, settings, jobs=jobs, executor=engine)
+        if bar is not None:
+            with bar:
+                task = bar.add_task("check", total=len(files))
+                for res in stream:
+                    results.append(res)
+                    bar.advance(task)
+        else:
+            results = list(stream)
+    finally:
+        if engine is not None:
+            engine.close()
 
     if verify:
         from .verify.integrate import verify_results

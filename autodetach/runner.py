@@ -109,25 +109,37 @@ def _ignored_for(path: str, settings: Settings) -> frozenset:
     return Config(per_file_ignores=settings.per_file_ignores, root=settings.root).ignored_for(path)
 
 
-def work(path: str) -> FileResult:
-    settings = _SETTINGS
-    shown = display_path(path)
+def _read(path: str, shown: str):
+    """(bytes, None) or (None, a result saying the file cannot be read)."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            return fh.read(), None
     except OSError as exc:
         res = FileResult(path=shown)
         res.errors.append({"path": shown, "message": f"cannot read: {exc.strerror or exc}"})
-        return res
-    opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
-    key = None
-    if _CACHE is not None:
-        key = _CACHE.key(data, shown, opts.ignore)
-        hit = _CACHE.get(key)
-        if hit is not None:
-            hit.path = shown
-            return hit
-    res = process_bytes(data, shown, _RULES, opts)
+        return None, res
+
+
+def _options(path: str, settings: Settings) -> Options:
+    return Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
+
+
+def _cached(data: bytes, shown: str, opts: Options):
+    """(cache key or None, the cached result or None)."""
+    if _CACHE is None:
+        return None, None
+    key = _CACHE.key(data, shown, opts.ignore)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        hit.path = shown
+    return key, hit
+
+
+def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> FileResult:
+    """Everything after the analysis: the diff, the write, the cache. Runs
+    where the files are: a pool worker, or the coordinator of a cluster."""
+    settings = _SETTINGS
+    shown = res.path
     if res.new_source is not None:
         if settings.diff:
             res.diff = unified_diff(path, data, res.new_source)
@@ -162,14 +174,117 @@ def work(path: str) -> FileResult:
     return res
 
 
-def run(files: Iterable[str], settings: Settings, jobs: int = 1) -> Iterator[FileResult]:
+def work(path: str) -> FileResult:
+    """One file, start to end, in a pool worker."""
+    shown = display_path(path)
+    data, failed = _read(path, shown)
+    if failed is not None:
+        return failed
+    opts = _options(path, _SETTINGS)
+    key, hit = _cached(data, shown, opts)
+    if hit is not None:
+        return hit
+    return _finish(path, data, process_bytes(data, shown, _RULES, opts), key, opts)
+
+
+def _work_at(item) -> tuple:
+    i, path = item
+    return i, work(path)
+
+
+_CODES: tuple = ()
+
+
+def compute(item) -> tuple:
+    """The analysis of one file on a cluster worker, a pure function of
+    the file's bytes and the settings: (index, result, the project files its
+    analysis read). Nothing is read or written here but those imports."""
+    global _CODES, _RULES
+    i, shown, data, codes, opts = item
+    if codes != _CODES:
+        table = by_code()
+        _RULES, _CODES = [table[c] for c in codes], codes
+    from .analysis.project import take_deps
+
+    take_deps()
+    res = process_bytes(data, shown, _RULES, opts)
+    res.old_source = None  # the coordinator has it
+    return i, res, take_deps()
+
+
+def _remote(files: list, settings: Settings, executor) -> Iterator[tuple]:
+    """The coordinator's side: read each file, serve cache hits, send the
+    rest as bytes, then diff, write and cache what comes back."""
+    from .analysis.project import record_deps
+
+    _init(settings)
+    pending: dict = {}  # index -> (path, bytes, cache key, options), only while in flight
+    ready: list = []  # results found without the cluster (unreadable, cached)
+
+    def items():
+        for i, path in enumerate(files):
+            shown = display_path(path)
+            data, failed = _read(path, shown)
+            if failed is not None:
+                ready.append((i, failed))
+                continue
+            opts = _options(path, settings)
+            key, hit = _cached(data, shown, opts)
+            if hit is not None:
+                ready.append((i, hit))
+                continue
+            pending[i] = (path, data, key, opts)
+            yield i, shown, data, settings.codes, opts
+
+    for i, res, deps in executor.map_unordered(compute, items()):
+        while ready:
+            yield ready.pop()
+        path, data, key, opts = pending.pop(i)
+        res.old_source = data
+        record_deps(deps)
+        yield i, _finish(path, data, res, key, opts)
+    while ready:
+        yield ready.pop()
+
+
+def run_unordered(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) -> Iterator[tuple]:
+    """(index in `files`, result) as each file is done. `executor`: None
+    for the local process pool of `jobs` workers, or one from
+    `executors.make` (a cluster)."""
     files = list(files)
-    if jobs <= 1 or len(files) < 4:
-        _init(settings)
-        for f in files:
-            yield work(f)
+    if executor is not None and not executor.shares_files:
+        yield from _remote(files, settings, executor)
         return
-    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with ctx.Pool(jobs, initializer=_init, initargs=(settings, os.getpid())) as pool:
-        chunk = max(1, min(16, len(files) // (jobs * 8)))
-        yield from pool.imap(work, files, chunksize=chunk)
+    if executor is None and (jobs <= 1 or len(files) < 4):
+        _init(settings)
+        for i, f in enumerate(files):
+            yield i, work(f)
+        return
+    from .executors import LocalPool
+
+    pool = executor or LocalPool(jobs, _init, (settings, os.getpid()))
+    yield from pool.map_unordered(_work_at, list(enumerate(files)))
+
+
+def run(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) -> Iterator[FileResult]:
+    """Results in the order of `files`."""
+    files = list(files)
+    if executor is None:
+        if jobs <= 1 or len(files) < 4:
+            _init(settings)
+            for f in files:
+                yield work(f)
+            return
+        ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        with ctx.Pool(jobs, initializer=_init, initargs=(settings, os.getpid())) as pool:
+            chunk = max(1, min(16, len(files) // (jobs * 8)))
+            yield from pool.imap(work, files, chunksize=chunk)
+        return
+    # Out of order from the cluster; held back until the ones before are in.
+    waiting: dict = {}
+    nxt = 0
+    for i, res in run_unordered(files, settings, jobs, executor):
+        waiting[i] = res
+        while nxt in waiting:
+            yield waiting.pop(nxt)
+            nxt += 1

@@ -52,6 +52,13 @@ def take_deps() -> dict:
     return out
 
 
+def record_deps(deps: dict) -> None:
+    """The files another process's analysis read, as if read here (a
+    cluster worker's, for the coordinator's result cache)."""
+    _DEPS.clear()
+    _DEPS.update(deps)
+
+
 def deps_current(deps) -> bool:
     for path, stamp in (deps or {}).items():
         try:

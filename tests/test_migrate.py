@@ -241,3 +241,18 @@ def test_migrated_package_runs_like_the_hand_port(tmp_path):
     port = _run_module(os.path.join(CORPUS, "migration"), "sensor_lstm_port.train")
     assert port.returncode == 0, port.stderr[-2000:]
     assert "next reading" in port.stdout and after.stdout == port.stdout
+
+
+@pytest.mark.slow
+def test_verify_puts_verdicts_in_the_report(tmp_path):
+    shutil.copyfile(os.path.join(CORPUS, "AD201", "new_leaf.py"), tmp_path / "new_leaf.py")
+    out = tmp_path / "out"
+    assert _migrate(tmp_path / "new_leaf.py", "--report", out, "--verify") == 0
+    rep = _report(out)
+    rows = rep["files"][0]["verification"]
+    assert rows and all(r["verdict"] == "equivalent" for r in rows), rows
+    assert rep["verification"] == {"equivalent": len(rows)}
+    assert "Verification verdicts" in (out / "report.md").read_text(encoding="utf-8")
+    with open(os.path.join(CORPUS, "AD201", "new_leaf.py"), encoding="utf-8") as fh:
+        fixed = fix_code(fh.read(), select=[r.code for r in all_rules()])[0]
+    assert (tmp_path / "new_leaf.py").read_text(encoding="utf-8") == fixed

@@ -140,6 +140,6 @@ def _verify_and_commit(batch: list, run: Run, state: State, lock) -> None:
     except Exception as exc:  # verification is an opinion on the fix: never lose the migration over it
         run.warnings.append(f"verification failed: {type(exc).__name__}: {exc}")
     for (rec, new), res in zip(batch, results):
-        rec["verify"] = [[f.code, f.line, f.verification.get("verdict", "?"), str(f.verification.get("details", ""))]
-                         for f in res.findings if f.verification]
+        rec["verify"] = sorted([f.line, f.code, f.verification.get("verdict", "?"),
+                                str(f.verification.get("details", ""))] for f in res.findings if f.verification)
         _commit(rec, new, run, state, lock)

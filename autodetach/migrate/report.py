@@ -131,7 +131,7 @@ def detail_rows(records):
             yield "unparseable", {"path": path, "line": line, "cause": cause, "python2": bool(rec.get("python2"))}
         elif rec.get("error"):
             yield "error", {"path": path, "message": rec["error"]}
-        for code, line, verdict, details in rec.get("verify", ()):
+        for line, code, verdict, details in rec.get("verify", ()):
             yield "verify", {"path": path, "line": line, "code": code, "verdict": verdict, "details": details}
 
 
@@ -195,7 +195,7 @@ def _write_json(path: str, s: Summary, state, paths) -> None:
                 if rec.get(k):
                     out[k] = rec[k]
             if rec.get("verify"):
-                out["verification"] = [dict(zip(("code", "line", "verdict", "details"), x)) for x in rec["verify"]]
+                out["verification"] = [dict(zip(("line", "code", "verdict", "details"), x)) for x in rec["verify"]]
             yield ("\n  " if first else ",\n  ") + json.dumps(out)
             first = False
         yield "\n ]\n}\n"

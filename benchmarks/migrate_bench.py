@@ -72,7 +72,8 @@ def run_once(n: int, jobs: int, template: str, select) -> dict:
         err = proc.stderr.read().decode("utf-8", "replace")
         return {"files": n, "seconds": round(wall, 2), "files_per_s": round(n / wall, 2), "rc": proc.returncode,
                 "coordinator_peak_rss_mb": round(coord_hwm / 1024, 1),
-                "total_peak_rss_mb": round(total_peak / 1024, 1), "stderr_tail": err[-300:] if proc.returncode > 1 else ""}
+                "total_peak_rss_mb": round(total_peak / 1024, 1),
+                "stderr_tail": err[-300:] if proc.returncode > 1 else ""}
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -102,8 +102,8 @@ def test_a_second_run_changes_nothing_and_takes_edits(tmp_path):
 
     # A person edits a migrated file: it is taken as it is now, the others stay done.
     edited = root / "plain" / "three.py"
-    edited.write_text(edited.read_text(encoding="utf-8") + "\nfrom torch.autograd import Variable\n\n\ndef g(y):\n    return Variable(y.data)\n",
-                      encoding="utf-8")
+    added = "\nfrom torch.autograd import Variable\n\n\ndef g(y):\n    return Variable(y.data)\n"
+    edited.write_text(edited.read_text(encoding="utf-8") + added, encoding="utf-8")
     _migrate(root, "--report", out)
     third = _report(out)
     assert third["options"]["resumed_files"] == 4

@@ -32,7 +32,8 @@ def render(s, details, svg):
           f"<style>{STYLE}</style></head><body>\n<h1>Migration report</h1>\n"
     yield '<ul class="summary">' + "".join(f"<li>{escape(x)}</li>" for x in headline(s)) + "</ul>\n"
     c = s.total.counts
-    yield '<div class="cards">' + "".join(f'<div class="card"><b>{c[k]}</b>{escape(k)}</div>' for k in COUNTS) + "</div>\n"
+    cards = "".join(f'<div class="card"><b>{c[k]}</b>{escape(k)}</div>' for k in COUNTS)
+    yield f'<div class="cards">{cards}</div>\n'
     if svg:
         yield f'<h2>Findings per rule and per repository</h2>\n<div class="chart">{svg}</div>\n'
     else:

@@ -77,7 +77,8 @@ def summarize(records, options: dict) -> Summary:
 def headline(s: Summary) -> list:
     """The summary a manager reads first: a few plain sentences."""
     c = s.total.counts
-    out = [f"{_n(c['files'], 'Python file')} in {_n(len(s.repos), 'repository', 'repositories')}: {c['changed']} changed, "
+    repos = _n(len(s.repos), "repository", "repositories")
+    out = [f"{_n(c['files'], 'Python file')} in {repos}: {c['changed']} changed, "
            f"{c['unchanged']} unchanged, {c['failed']} failed."]
     out.append(f"{_n(c['findings'], 'finding')}: {c['fixed']} fixed automatically, {c['left']} left for a human"
                + (f"; {c['unsafe']} of the fixes are unsafe and need a review." if c["unsafe"] else "."))
@@ -187,10 +188,11 @@ def _write_json(path: str, s: Summary, state, paths) -> None:
         yield json.dumps(head, indent=1)[:-2] + ',\n "files": ['
         first = True
         for rec in state.records(paths):
+            keys = ("code", "line", "column", "fix", "why")
             out = {"path": display_path(rec["path"]), "repository": display_path(rec["repo"]),
                    "status": rec["status"], "fixed": rec.get("fixed", {}),
-                   "unsafe_applied": [dict(zip(("code", "line", "column", "fix", "why"), x)) for x in rec.get("unsafe", ())],
-                   "left": [dict(zip(("code", "line", "column", "fix", "why"), x)) for x in rec.get("left", ())]}
+                   "unsafe_applied": [dict(zip(keys, x)) for x in rec.get("unsafe", ())],
+                   "left": [dict(zip(keys, x)) for x in rec.get("left", ())]}
             for k in ("parse_error", "python2", "error"):
                 if rec.get(k):
                     out[k] = rec[k]

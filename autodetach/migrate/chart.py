@@ -29,13 +29,14 @@ def render_svg(s):
     else:
         bars = [(n, t.counts["fixed"], t.counts["left"]) for n, t in repos]
     with matplotlib.rc_context({"svg.hashsalt": "autodetach", "svg.fonttype": "none", "font.size": 9}):
-        height = 1.5 + 0.22 * max(len(rules), len(bars))
+        height = 1.8 + 0.22 * max(len(rules), len(bars))
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, height))
         _bars(ax1, rules, [s.total.rules[c]["fixed"] for c in rules], [s.total.rules[c]["left"] for c in rules],
               "Findings per rule")
         _bars(ax2, [b[0] for b in bars], [b[1] for b in bars], [b[2] for b in bars], "Findings per repository")
-        ax2.legend(loc="lower right", frameon=False)
-        fig.tight_layout()
+        handles, labels = ax1.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=2, frameon=False)
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / height))
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
         plt.close(fig)
@@ -50,4 +51,5 @@ def _bars(ax, labels, fixed, left, title) -> None:
     ax.set_yticks(list(y), [str(x)[-40:] for x in labels])
     ax.invert_yaxis()
     ax.set_title(title)
+    ax.set_xlabel("findings")
     ax.spines[["top", "right"]].set_visible(False)

@@ -14,6 +14,7 @@ from autodetach.cli import main
 from autodetach.engine import fix_code
 from autodetach.migrate.chart import render_svg
 from autodetach.migrate.report import summarize
+from autodetach.migrate.state import State
 from autodetach.migrate.work import python2_hint
 from autodetach.registry import all_rules
 from autodetach.runner import Settings, display_path, process_file, run_bytes
@@ -51,6 +52,7 @@ def _report(out):
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow  # several CLI runs (2-8 s)
 def test_migrate_fixes_in_place_and_writes_the_report(tmp_path):
     root, files = _tree(tmp_path)
     out = tmp_path / "out"
@@ -88,6 +90,7 @@ def test_migrate_fixes_in_place_and_writes_the_report(tmp_path):
     assert len(state) == 1 + 5 and "settings" in json.loads(state[0])
 
 
+@pytest.mark.slow  # several CLI runs (2-8 s)
 def test_a_second_run_changes_nothing_and_takes_edits(tmp_path):
     root, files = _tree(tmp_path)
     out = tmp_path / "out"
@@ -111,6 +114,7 @@ def test_a_second_run_changes_nothing_and_takes_edits(tmp_path):
     assert third["totals"]["fixed"] == first["totals"]["fixed"] - 2 + 1  # its earlier fixes are in the file now
 
 
+@pytest.mark.slow  # several CLI runs (2-8 s)
 def test_other_options_start_a_new_state(tmp_path, capsys):
     root, files = _tree(tmp_path)
     out = tmp_path / "out"
@@ -123,7 +127,24 @@ def test_other_options_start_a_new_state(tmp_path, capsys):
     assert len(list(out.glob("state.jsonl.*"))) == 1
 
 
-def test_read_only_file_is_left_alone_and_reported(tmp_path):
+def test_state_survives_a_cut_last_line(tmp_path):
+    settings = {"codes": ["AD201"]}
+    st = State(str(tmp_path), settings)
+    st.append({"path": "/a.py", "in": "1", "out": "2", "status": "changed"})
+    st.close()
+    with open(tmp_path / "state.jsonl", "ab") as fh:
+        fh.write(b'{"path": "/b.py", "in": "3", "ou')  # killed mid-write
+    st = State(str(tmp_path), settings)
+    assert st.is_done("/a.py", "2") and not st.is_done("/b.py", "3")
+    st.append({"path": "/b.py", "in": "3", "out": "3", "status": "unchanged"})
+    st.close()
+    again = State(str(tmp_path), settings)
+    assert again.is_done("/b.py", "3") and [r["path"] for r in again.records()] == ["/a.py", "/b.py"]
+    again.close()
+
+
+def test_read_only_file_is_left_alone_and_reported(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # no chart: it is not what this test is about
     root, files = _tree(tmp_path)
     ro = root / "repo_a" / "two.py"
     ro.chmod(0o444)
@@ -154,6 +175,7 @@ def test_python2_hint():
     assert not python2_hint("def f(:\n    pass\n", "invalid syntax")
 
 
+@pytest.mark.slow  # a process pool (2-5 s)
 def test_run_bytes_streams_the_same_results_as_one_process():
     settings = Settings(codes=tuple(r.code for r in all_rules()), fix=True)
     items = [(i, f"m{i}.py", TINY.format(k=i).encode()) for i in range(8)]

@@ -24,7 +24,7 @@ class State:
         self.settings = settings
         self.moved_aside = None  # where an old state with other settings went
         self.done = {}  # path -> (out hash, offset of its last record)
-        if os.path.exists(self.path):
+        if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
             self._load()
         self._fh = open(self.path, "ab")
         if self._fh.tell() == 0:

@@ -198,7 +198,7 @@ def _records(out):
 
 @pytest.mark.slow
 def test_sigkill_then_resume_fixes_nothing_twice(tmp_path):
-    n = 240
+    n = 200
     clean, killed = tmp_path / "clean", tmp_path / "killed"
     make_tree(str(clean), n, repos=8, template=TINY)
     shutil.copytree(clean, killed)

@@ -1,0 +1,308 @@
+"""`autodetach ci` against real git: a scratch repository with a base commit
+and a pull-request commit that adds a GAN step without detach and a legacy
+`Variable(x.data)`. Nothing here runs torch programs (see test_ci_verify)."""
+import json
+import os
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from autodetach.cli import main
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+LEGACY = """\
+import torch
+from torch.autograd import Variable
+
+
+def old_a(x):
+    return Variable(x.data)
+
+
+def old_b(x):
+    y = x * 2
+    return y
+"""
+
+GAN = """\
+import torch
+from torch import nn, optim
+
+
+def train(steps):
+    G = nn.Linear(4, 2)
+    D = nn.Linear(2, 1)
+    bce = nn.BCEWithLogitsLoss()
+    opt_g = optim.SGD(G.parameters(), lr=0.1)
+    opt_d = optim.SGD(D.parameters(), lr=0.1)
+    for _ in range(steps):
+        fake = G(torch.randn(8, 4))
+        opt_g.zero_grad()
+        g_loss = bce(D(fake), torch.ones(8, 1))
+        g_loss.backward()
+        opt_g.step()
+        opt_d.zero_grad()
+        d_loss = bce(D(torch.randn(8, 2)), torch.ones(8, 1)) + bce(D(fake), torch.zeros(8, 1))
+        d_loss.backward()
+        opt_d.step()
+
+
+if __name__ == "__main__":
+    train(3)
+"""
+GAN_LINE = 18  # the D loss: `D(fake)` needs `fake.detach()`
+OLD_LINE, NEW_LINE = 6, 10  # Variable(x.data) before the PR, and the one it adds
+ODD = "ödd name.py"  # git quotes it in diffs
+
+
+def git(cwd, *args):
+    return subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=cwd, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """main: legacy.py (a finding on line 6), moved.py, gone.py (findings).
+    pr: gan.py added, legacy.py gains a finding on line 10, moved.py renamed
+    unchanged, gone.py deleted, ODD added; an untracked file with findings."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    git(r, "config", "user.email", "dev@example.com")
+    git(r, "config", "user.name", "Dev")
+    write(r / "legacy.py", LEGACY)
+    write(r / "moved.py", LEGACY)
+    write(r / "gone.py", LEGACY)
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "base")
+    git(r, "checkout", "-q", "-b", "pr")
+    write(r / "legacy.py", LEGACY.replace("    y = x * 2\n", "    y = Variable(x.data) * 2\n"))
+    write(r / "gan.py", GAN)
+    write(r / ODD, "from torch.autograd import Variable\nh = Variable(h.data)\n")
+    git(r, "mv", "moved.py", "renamed.py")
+    git(r, "rm", "-q", "gone.py")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "pr")
+    write(r / "untracked.py", LEGACY)
+    return r
+
+
+def ci(cwd, *args, env=None):
+    """`autodetach ci ARGS` in this process; (exit code, stdout, stderr)."""
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with CliRunner().isolation(env=env) as (out, err, _):
+            try:
+                main(["ci", "-j", "1", "--no-cache", *map(str, args)])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code
+            return code, out.getvalue().decode(), err.getvalue().decode()
+    finally:
+        os.chdir(old)
+
+
+def found(out):
+    return sorted((f["path"], f["line"], f["code"]) for f in json.loads(out)["findings"])
+
+
+def test_only_changed_lines_of_changed_files(repo):
+    code, out, err = ci(repo, "--changed-since", "main", "--output-format", "json")
+    assert (code, err) == (1, "")
+    got = found(out)
+    assert ("legacy.py", NEW_LINE, "AD201") in got
+    assert ("gan.py", GAN_LINE, "AD103") in got
+    assert (ODD, 2, "AD201") in got
+    # not: the finding that predates the PR, the unchanged rename, the deleted and the untracked file
+    assert ("legacy.py", OLD_LINE, "AD201") not in got
+    assert {p for p, _, _ in got} == {"legacy.py", "gan.py", ODD}
+
+
+def test_whole_files_reports_every_finding_of_the_changed_files(repo):
+    code, out, _ = ci(repo, "--changed-since", "main", "--whole-files", "--output-format", "json")
+    got = found(out)
+    assert code == 1
+    assert ("legacy.py", OLD_LINE, "AD201") in got and ("renamed.py", OLD_LINE, "AD201") in got
+    assert not any(p in ("gone.py", "untracked.py") for p, _, _ in got)
+
+
+def test_paths_limit_the_changed_files_and_reports_are_relative_to_the_root(repo):
+    (repo / "sub").mkdir()
+    write(repo / "sub" / "x.py", "from torch.autograd import Variable\nh = Variable(h.data)\n")
+    git(repo, "add", "sub")
+    code, out, _ = ci(repo / "sub", "--changed-since", "main", "--output-format", "json", ".")
+    assert code == 1 and found(out) == [("sub/x.py", 2, "AD201")]
+
+
+def test_rdjson_validates_against_the_schema_and_carries_the_fixes(repo):
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(os.path.join(DATA, "rdjson.schema.json"), encoding="utf-8") as fh:
+        schema = json.load(fh)
+    code, out, _ = ci(repo, "--changed-since", "main", "--output-format", "rdjson")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema)
+    assert code == 1
+    by = {(d["location"]["path"], d["location"]["range"]["start"]["line"], d["code"]["value"]): d
+          for d in doc["diagnostics"]}
+    gan = by[("gan.py", GAN_LINE, "AD103")]
+    start, end = gan["location"]["range"]["start"], gan["location"]["range"]["end"]
+    line = GAN.splitlines()[GAN_LINE - 1]
+    assert line.encode()[start["column"] - 1:end["column"] - 1] == b"fake"  # 1-based, end exclusive
+    assert gan["suggestions"] == [{"range": {"start": {"line": GAN_LINE}, "end": {"line": GAN_LINE}},
+                                   "text": line.replace("D(fake)", "D(fake.detach())")}]
+    leg = by[("legacy.py", NEW_LINE, "AD201")]
+    assert leg["suggestions"][0]["text"] == "    y = x.detach() * 2"
+    assert ("legacy.py", OLD_LINE, "AD201") not in by
+
+
+def test_rdjson_columns_count_utf8_bytes(repo):
+    write(repo / "u.py", "from torch.autograd import Variable\nü = 'é'; h = Variable(h.data)\n")
+    git(repo, "add", "u.py")
+    _, out, _ = ci(repo, "--changed-since", "main", "--output-format", "rdjson", "u.py")
+    (d,) = json.loads(out)["diagnostics"]
+    text = "ü = 'é'; h = Variable(h.data)".encode()
+    r = d["location"]["range"]
+    assert text[r["start"]["column"] - 1:r["end"]["column"] - 1] == b"Variable(h.data)"
+
+
+def test_patch_applies_with_git_apply_and_leaves_nothing_to_fix(repo, tmp_path):
+    patch = tmp_path / "fix.patch"
+    code, _, _ = ci(repo, "--changed-since", "main", "--patch", patch, "--output-format", "concise")
+    assert code == 1
+    text = patch.read_text(encoding="utf-8")
+    assert "+        d_loss = " in text and "fake.detach()" in text
+    assert "return Variable(x.data)" not in text  # the line the PR did not touch
+    subprocess.run(["git", "apply", "--check", str(patch)], cwd=repo, check=True)
+    subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True)
+    code, out, _ = ci(repo, "--changed-since", "main", "--output-format", "json")
+    assert code == 0 and found(out) == []
+    assert "return Variable(x.data)" in (repo / "legacy.py").read_text()
+
+
+def test_commit_mode_commits_the_fixes_and_a_second_run_is_clean(repo):
+    before = git(repo, "rev-parse", "HEAD").strip()
+    code, out, err = ci(repo, "--changed-since", "main", "--commit")
+    assert code == 0, out + err
+    assert "Committed the fixes as" in out
+    assert git(repo, "rev-parse", "HEAD~1").strip() == before
+    msg = git(repo, "log", "-1", "--format=%B")
+    assert msg.startswith("autodetach: fix ")
+    assert f"gan.py:{GAN_LINE} AD103" in msg and f"legacy.py:{NEW_LINE} AD201" in msg
+    assert "(not verified)" in msg
+    changed = set(git(repo, "show", "--name-only", "--format=", "HEAD").split("\n")) - {""}
+    assert changed == {"gan.py", "legacy.py", ODD}
+    assert git(repo, "status", "--porcelain") == "?? untracked.py\n"  # nothing else touched
+    code, out, _ = ci(repo, "--changed-since", "main", "--output-format", "json")
+    assert code == 0 and found(out) == []
+    shown = git(repo, "show", "HEAD:gan.py")
+    assert "D(fake.detach())" in shown
+
+
+def test_commit_never_commits_a_file_that_does_not_parse(repo, monkeypatch):
+    from autodetach.ci import commit as commit_mod
+
+    before = git(repo, "rev-parse", "HEAD").strip()
+    # Stands in for a fixer bug: the files that start with `import torch` "do not parse".
+    monkeypatch.setattr(commit_mod, "_parses", lambda data: not data.startswith(b"import torch\n"))
+    code, _, err = ci(repo, "--changed-since", "main", "--commit")
+    assert code == 2
+    assert "gan.py: not committed: the fixed file does not parse" in err
+    # legacy.py starts the same way: neither is committed
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() == [ODD]
+    assert git(repo, "rev-parse", "HEAD~1").strip() == before
+    assert "D(fake)," in (repo / "gan.py").read_text()  # not written either
+
+
+def test_step_summary_lists_fixes_and_what_is_left(repo, tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    write(repo / "nofix.py", "import torch\nx = torch.randn(3, requires_grad=True)\nx.detach()\n"
+                             "loss = torch.nn.functional.softmax(x).sum()\n")
+    git(repo, "add", "nofix.py")
+    code, _, _ = ci(repo, "--changed-since", "main", "-q", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    text = summary.read_text()
+    assert code == 1
+    assert text.startswith("earlier step\n## autodetach")
+    assert "### Fixes" in text and f"`gan.py:{GAN_LINE}` | AD103" in text and "not verified" in text
+    assert "### Left for a human" in text and "`legacy.py" not in text.split("### Left")[1]
+
+
+def test_outputs_sarif_github_gitlab(repo):
+    code, out, _ = ci(repo, "--changed-since", "main", "--output-format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 1
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results} == \
+        {"gan.py", "legacy.py", "%C3%B6dd%20name.py"}
+    _, out, _ = ci(repo, "--changed-since", "main", "--output-format", "github")
+    assert f"::warning file=gan.py,line={GAN_LINE}," in out
+    _, out, _ = ci(repo, "--changed-since", "main", "--output-format", "gitlab")
+    items = json.loads(out)
+    assert all(set(i) == {"description", "check_name", "fingerprint", "severity", "location"} for i in items)
+    leg = [i for i in items if i["location"]["path"] == "legacy.py"]
+    assert leg[0]["location"]["lines"]["begin"] == NEW_LINE and leg[0]["check_name"].startswith("AD201")
+    assert len({i["fingerprint"] for i in items}) == len(items)
+
+
+def test_main_command_gitlab_fingerprints_survive_moved_lines(tmp_path):
+    write(tmp_path / "a.py", "from torch.autograd import Variable\nh = Variable(h.data)\n")
+
+    def report():
+        code, out, _ = ci_main(tmp_path, "--select", "AD201", "--output-format", "gitlab", "a.py")
+        assert code == 1
+        return json.loads(out)
+
+    (first,) = report()
+    assert first["location"] == {"path": "a.py", "lines": {"begin": 2, "end": 2}}
+    assert first["severity"] == "major" and first["check_name"] == "AD201 variable-data-rewrap"
+    write(tmp_path / "a.py", "from torch.autograd import Variable\n\n\nh = Variable(h.data)\n")
+    (moved,) = report()
+    assert moved["location"]["lines"]["begin"] == 4 and moved["fingerprint"] == first["fingerprint"]
+
+
+def ci_main(cwd, *args):
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with CliRunner().isolation() as (out, err, _):
+            try:
+                main(["-j", "1", "--no-cache", *map(str, args)])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code
+            return code, out.getvalue().decode(), err.getvalue().decode()
+    finally:
+        os.chdir(old)
+
+
+def test_errors_are_one_line(repo, tmp_path):
+    code, out, err = ci(repo, "--changed-since", "no-such-ref")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "autodetach: error: --changed-since: 'no-such-ref' is not a commit in this repository "
+        "(fetch it first; in GitHub Actions use fetch-depth: 0)"]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, _, err = ci(plain, "--changed-since", "main")
+    assert code == 2 and err == "autodetach: error: --changed-since needs a git repository\n"
+
+
+def test_no_changes_is_clean(repo):
+    code, out, _ = ci(repo, "--changed-since", "HEAD", "--output-format", "rdjson")
+    assert code == 0 and json.loads(out)["diagnostics"] == []
+
+
+def test_fix_off_the_changed_lines_is_not_offered(repo, tmp_path):
+    """A file whose old finding sits next to the new one: only the new line
+    is rewritten; the rewrite of the old one stays out of the patch."""
+    patch = tmp_path / "p.diff"
+    ci(repo, "--changed-since", "main", "--patch", patch, "legacy.py")
+    text = patch.read_text()
+    assert text.count("\n-") == 1 and "-    y = Variable(x.data) * 2\n+    y = x.detach() * 2\n" in text

@@ -69,6 +69,10 @@ def write(path, text):
 
 @pytest.fixture
 def repo(tmp_path):
+    return make_repo(tmp_path)
+
+
+def make_repo(tmp_path):
     """main: legacy.py (a finding on line 6), moved.py, gone.py (findings).
     pr: gan.py added, legacy.py gains a finding on line 10, moved.py renamed
     unchanged, gone.py deleted, ODD added; an untracked file with findings."""
@@ -306,3 +310,20 @@ def test_fix_off_the_changed_lines_is_not_offered(repo, tmp_path):
     ci(repo, "--changed-since", "main", "--patch", patch, "legacy.py")
     text = patch.read_text()
     assert text.count("\n-") == 1 and "-    y = Variable(x.data) * 2\n+    y = x.detach() * 2\n" in text
+
+
+@pytest.mark.slow
+def test_verify_commits_only_fixes_verified_fixed_or_equivalent(repo, tmp_path):
+    """gan.py runs (main guard): its fix is verified `fixed` and committed.
+    legacy.py and ODD have no entry point: `unverifiable`, left for a human."""
+    summary = tmp_path / "summary.md"
+    code, out, err = ci(repo, "--changed-since", "main", "--verify", "--commit", "--timeout", "60",
+                        env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert code == 1, out + err  # the unverified findings remain
+    msg = git(repo, "log", "-1", "--format=%B")
+    assert f"gan.py:{GAN_LINE} AD103 shared-graph-needs-detach: Use `fake.detach()` there (fixed)" in msg
+    assert "legacy.py" not in msg
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() == ["gan.py"]
+    assert "Variable(x.data) * 2" in (repo / "legacy.py").read_text()
+    left = summary.read_text().split("### Left for a human")[1]
+    assert f"`legacy.py:{NEW_LINE}` | AD201" in left and "verification: unverifiable (no entry point" in left

@@ -503,6 +503,12 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
         report, _, _ = check_text(source, path, rules, Options())
     except cst.ParserSyntaxError as exc:
         return source, [syntax_error_finding(path, exc)]
+    return fix_reported(source, path, rules, unsafe, report)
+
+
+def fix_reported(source: str, path: str, rules: Sequence[type], unsafe: bool, report: list):
+    """fix_code's second half, for a caller that already has the report
+    (check_text's findings, fix off): (new_source, report with .fixed set)."""
     opts = Options(fix=True, unsafe=unsafe)
     remaining, settled, _, tracker = _settle(source, path, rules, opts, seed=report)
     if settled is None:

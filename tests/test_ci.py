@@ -105,7 +105,7 @@ def ci(cwd, *args, env=None):
     try:
         with CliRunner().isolation(env=env) as (out, err, _):
             try:
-                main(["ci", "-j", "1", "--no-cache", *map(str, args)])
+                main(["ci", "-j", "1", *([] if env and "XDG_CACHE_HOME" in env else ["--no-cache"]), *map(str, args)])
                 code = 0
             except SystemExit as exc:
                 code = exc.code
@@ -327,3 +327,24 @@ def test_verify_commits_only_fixes_verified_fixed_or_equivalent(repo, tmp_path):
     assert "Variable(x.data) * 2" in (repo / "legacy.py").read_text()
     left = summary.read_text().split("### Left for a human")[1]
     assert f"`legacy.py:{NEW_LINE}` | AD201" in left and "verification: unverifiable (no entry point" in left
+
+
+def test_cache_serves_a_rerun_with_the_same_answer(repo, tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    patch1, patch2 = tmp_path / "1.diff", tmp_path / "2.diff"
+    first = ci(repo, "--changed-since", "main", "--output-format", "rdjson", "--patch", patch1, env=env)
+    entries = list((tmp_path / "xdg").rglob("ci/*/*.json"))
+    assert len(entries) == 3  # gan.py, legacy.py, ODD
+    args = ["ci", "-j", "2", "--changed-since", "main", "--output-format", "rdjson", "--patch", patch2]
+    old = os.getcwd()
+    os.chdir(repo)
+    try:
+        with CliRunner().isolation(env=env) as (out, _, _):
+            with pytest.raises(SystemExit):
+                main(args)
+            second = out.getvalue().decode()
+    finally:
+        os.chdir(old)
+    assert second == first[1] and patch2.read_bytes() == patch1.read_bytes()
+    assert sorted(p.stat().st_mtime_ns for p in entries) == sorted(
+        p.stat().st_mtime_ns for p in (tmp_path / "xdg").rglob("ci/*/*.json"))  # read, not rewritten

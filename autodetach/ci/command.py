@@ -13,7 +13,7 @@ from ..cache import default_dir as default_cache_dir
 from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _check_paths, _selection, _split, _write_stdout, fail
 from ..config import ConfigError, load
 from ..discovery import _excluded, iter_files
-from ..runner import Settings, run
+from ..runner import Settings
 from . import fixes as fx
 from .git import GitError, changed_lines, merge_base, toplevel
 
@@ -104,28 +104,18 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
         fail(str(exc))
     if whole_files:
         lines_of = dict.fromkeys(lines_of)
+    else:  # a file renamed as it was has no changed line to report on
+        lines_of = {p: lines for p, lines in lines_of.items() if lines is None or lines}
     files = list(lines_of)
     settings = Settings(codes=codes, unsafe=unsafe, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
                         cache_dir=None if no_cache else default_cache_dir(cfg.root),
                         roots=tuple(os.path.realpath(p) for p in paths))
-    results = list(run(files, settings, jobs=jobs or os.cpu_count() or 1))
+    from ..runner import _ignored_for, display_path
+    from .batch import check_all
 
-    from ..runner import _ignored_for
-
-    plans, errors = [], []
-    for path, res in zip(files, results):
-        errors += res.errors
-        lines = lines_of[path]
-        if not any(fx.on_lines(f, lines) for f in res.findings):
-            continue
-        try:
-            with open(path, "rb") as fh:
-                old = fh.read()
-        except OSError as exc:
-            errors.append({"path": res.path, "message": f"cannot read: {exc.strerror or exc}"})
-            continue
-        file_codes = [c for c in codes if c not in _ignored_for(path, settings)]
-        plans.append(fx.plan(res.path, path, old, res.findings, lines, file_codes, unsafe))
+    items = [(display_path(p), p, lines_of[p], tuple(c for c in codes if c not in _ignored_for(p, settings)))
+             for p in files]
+    plans, errors = check_all(items, unsafe, settings.cache_dir, jobs or os.cpu_count() or 1)
 
     if verify:
         _verify(plans, files, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox)
@@ -143,7 +133,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
         committed, errs = commit(top, plans)
         errors += errs
 
-    _report(plans, errors, output_format, output_file, quiet, committed, do_commit, verify)
+    _report(plans, errors, output_format, output_file, quiet, committed, do_commit, verify, len(files))
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_path:
         from .formats import render_summary
@@ -152,7 +142,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
                append=True)
 
     remaining = [f for ff in plans for f in ff.findings if not (do_commit and f.fixed)]
-    if bad_paths or errors or any(r.crashed for r in results):
+    if bad_paths or errors:
         sys.exit(EXIT_ERROR)
     if exit_zero:
         sys.exit(EXIT_CLEAN)
@@ -192,7 +182,7 @@ def _write(path: str, text: str, what: str, append: bool = False) -> None:
         fail(f"{path}: cannot write the {what}: {exc.strerror or exc}")
 
 
-def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify) -> None:
+def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify, n_files) -> None:
     for e in errors:
         click.echo(f"autodetach: {e['path']}: {e['message']}", err=True)
     shown = sorted((f for ff in plans for f in ff.findings if not (do_commit and f.fixed)),
@@ -205,7 +195,7 @@ def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify
         from ..output import render_json
 
         every = sorted((f for ff in plans for f in ff.findings), key=lambda f: (f.path, f.line, f.column, f.code))
-        report = render_json(every if do_commit else shown, len(plans), errors,
+        report = render_json(every if do_commit else shown, n_files, errors,
                              sum(f.fixed for f in every) if do_commit else 0)
     elif fmt == "sarif":
         report = output.render_sarif(shown, errors)

@@ -8,6 +8,7 @@ import os
 import libcst as cst
 
 from ..textio import decode, is_read_only, write_atomic
+from .fixes import key
 from .formats import verdict_of
 from .git import GitError, git
 
@@ -64,7 +65,7 @@ def commit(top: str, fixes) -> tuple:
             for f in ff.findings:
                 if f.fixed:
                     f.fixed = False
-                    ff.left[id(f)] = problem
+                    ff.left[key(f)] = problem
             ff.new = None
             continue
         paths.append(os.path.relpath(ff.real, top))

@@ -36,16 +36,27 @@ def on_lines(f, lines) -> bool:
     return any(n in lines for n in range(f.line, max(f.end_line, f.line) + 1))
 
 
-def fix_file(old: bytes, path: str, codes, unsafe: bool):
+def _rules(codes) -> list:
+    from ..registry import by_code
+
+    table = by_code()
+    return [table[c] for c in codes if c in table]
+
+
+def fix_file(old: bytes, path: str, codes, unsafe: bool, report=None):
     """(every finding of the original with its fixed flag, fixed bytes or None);
-    None when the file cannot be fixed (undecodable, a rule crashed)."""
-    from ..engine import fix_code
+    None when the file cannot be fixed (undecodable, unparseable, a rule
+    crashed). `report`: the original's findings, when already known."""
+    from ..engine import Options, check_text, fix_reported
 
     if not codes:
         return None
     try:
         dec = decode(old)
-        new_text, report = fix_code(dec.text, select=sorted(codes), unsafe=unsafe, path=path)
+        rules = _rules(codes)
+        if report is None:
+            report = check_text(dec.text, path, rules, Options())[0]
+        new_text, report = fix_reported(dec.text, path, rules, unsafe, report)
         return report, (encode(new_text, dec) if new_text != dec.text else None)
     except Exception:
         return None
@@ -88,21 +99,44 @@ def _reason(f, unsafe: bool) -> str:
     return "the fixer could not apply this fix (it overlaps another one)"
 
 
-def plan(path: str, real: str, old: bytes, found: list, lines, codes, unsafe: bool) -> FileFix:
-    """The fix to offer for one file, given its findings from the check."""
-    shown = [f for f in found if on_lines(f, lines)]
+def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
+    """One changed file: (FileFix or None when nothing is on its changed
+    lines, error dicts). Parses the file only when the pre-filter lets a
+    rule through; analyses it once more per fix pass when a fix is wanted."""
+    import libcst as cst
+
+    from ..engine import Options, check_text, crash_message, decode_error_finding, prefilter, syntax_error_finding
+    from .. import suppress
+
+    try:
+        text = decode(old).text
+    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+        return FileFix(path, real, old, [decode_error_finding(path, old, exc)], codes=tuple(codes)), []
+    rules = prefilter(text, _rules(codes)) if not suppress.skip_file(text) else []
+    if not rules:
+        return None, []
+    try:
+        report = check_text(text, path, rules, Options())[0]
+    except cst.ParserSyntaxError as exc:
+        report = [syntax_error_finding(path, exc)]
+    except RecursionError:
+        return None, [{"path": path, "message": "file too deeply nested to analyse"}]
+    except Exception as exc:  # a rule crashed: report it, keep going
+        return None, [{"path": path, "message": crash_message(exc)}]
+    shown = [f for f in report if on_lines(f, lines)]
+    if not shown:
+        return None, []
     ff = FileFix(path=path, real=real, old=old, findings=shown, codes=tuple(codes))
-    wanted = any(f.fix != NONE and (unsafe or f.fix != UNSAFE) for f in shown if f.code != "AD000")
-    if wanted:
-        apply(ff, codes, lines, unsafe)
+    if any(f.fix != NONE and (unsafe or f.fix != UNSAFE) for f in shown if f.code != "AD000"):
+        apply(ff, [r.code for r in rules], lines, unsafe, report)
     explain(ff, unsafe)
-    return ff
+    return ff, []
 
 
 def explain(ff: FileFix, unsafe: bool) -> None:
     for f in ff.findings:
-        if not f.fixed and id(f) not in ff.left and f.code != "AD000":
-            ff.left[id(f)] = _reason(f, unsafe)
+        if not f.fixed and key(f) not in ff.left and f.code != "AD000":
+            ff.left[key(f)] = _reason(f, unsafe)
 
 
 def key(f) -> tuple:
@@ -137,14 +171,14 @@ def keep_verified(ff: FileFix, codes, lines, unsafe: bool, good) -> None:
             f.fixed = False
             v = f.verification or {}
             detail = " ".join(str(v.get("details", "")).split())
-            ff.left[id(f)] = f"verification: {v.get('verdict', 'not verified')}" + (f" ({detail})" if detail else "")
+            ff.left[key(f)] = f"verification: {v.get('verdict', 'not verified')}" + (f" ({detail})" if detail else "")
     explain(ff, unsafe)
 
 
-def apply(ff: FileFix, codes, lines, unsafe: bool) -> None:
+def apply(ff: FileFix, codes, lines, unsafe: bool, report=None) -> None:
     """Fix ff's file with these rule codes and keep the rewrites on the
     changed lines: sets ff.new, ff.findings (with .fixed) and ff.left."""
-    got = fix_file(ff.old, ff.path, codes, unsafe)
+    got = fix_file(ff.old, ff.path, codes, unsafe, report)
     ff.new = None
     if got is None:
         for f in ff.findings:
@@ -164,7 +198,7 @@ def apply(ff: FileFix, codes, lines, unsafe: bool) -> None:
                 for f in report:
                     if f.fixed:
                         f.fixed = False
-                        ff.left[id(f)] = ENTANGLED.format(path=ff.path)
+                        ff.left[key(f)] = ENTANGLED.format(path=ff.path)
                 ff.findings = report
                 return
             # A finding whose rewrite fell outside the kept hunks is still there.
@@ -174,7 +208,7 @@ def apply(ff: FileFix, codes, lines, unsafe: bool) -> None:
             for f in report:
                 if f.fixed and any((f.code, n) in still for n in range(f.line, max(f.end_line, f.line) + 1)):
                     f.fixed = False
-                    ff.left[id(f)] = ENTANGLED.format(path=ff.path)
+                    ff.left[key(f)] = ENTANGLED.format(path=ff.path)
     ff.findings = report
     ff.new = new if new != ff.old else None
     if ff.new is None:

@@ -8,7 +8,7 @@ from collections import Counter
 from .. import __version__
 from ..output import HELP_URI
 from ..textio import decode
-from .fixes import _lines, hunks
+from .fixes import _lines, hunks, key
 
 URL = "https://github.com/autodetach/autodetach"
 
@@ -120,7 +120,7 @@ def render_summary(fixes, mode: str, base, committed: bool, errors: list) -> str
     if left:
         out += ["", "### Left for a human", "", "| Where | Rule | Finding | Why |", "| --- | --- | --- | --- |"]
         for ff, f in left:
-            why = ff.left.get(id(f), "")
+            why = ff.left.get(key(f), "")
             out.append(f"| `{ff.path}:{f.line}` | {f.code} {f.name} | {_md(f.message)} | {_md(why)} |")
     if errors:
         out += ["", "### Errors", ""] + [f"- `{e['path']}`: {_md(e['message'])}" for e in errors]

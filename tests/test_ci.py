@@ -348,3 +348,14 @@ def test_cache_serves_a_rerun_with_the_same_answer(repo, tmp_path):
     assert second == first[1] and patch2.read_bytes() == patch1.read_bytes()
     assert sorted(p.stat().st_mtime_ns for p in entries) == sorted(
         p.stat().st_mtime_ns for p in (tmp_path / "xdg").rglob("ci/*/*.json"))  # read, not rewritten
+
+
+def test_commit_leaves_a_file_with_uncommitted_edits_alone(repo):
+    before = git(repo, "rev-parse", "HEAD").strip()
+    edited = (repo / "gan.py").read_text() + "# work in progress\n"
+    write(repo / "gan.py", edited)
+    code, _, err = ci(repo, "--changed-since", "main", "--commit")
+    assert code == 2 and "gan.py: not committed: the file has uncommitted changes" in err
+    assert (repo / "gan.py").read_text() == edited
+    assert git(repo, "rev-parse", "HEAD~1").strip() == before
+    assert "gan.py" not in git(repo, "show", "--name-only", "--format=", "HEAD")

@@ -44,14 +44,31 @@ def _identity(top: str) -> list:
     return ["-c", "user.name=autodetach", "-c", "user.email=autodetach@users.noreply.github.com"]
 
 
+def _dirty(top: str, paths: list) -> set:
+    """The paths that differ from HEAD (staged, unstaged or untracked)."""
+    if not paths:
+        return set()
+    out = git(["status", "--porcelain", "-z", "--untracked-files=all", "--", *paths], cwd=top)
+    entries = out.split("\0")
+    dirty, i = set(), 0
+    while i < len(entries) and entries[i]:
+        status, name = entries[i][:2], entries[i][3:]
+        dirty.add(name)
+        i += 2 if status[0] in "RC" else 1  # a rename is followed by its old path
+    return dirty
+
+
 def commit(top: str, fixes) -> tuple:
     """Write and commit. Returns (commit id or None, error dicts)."""
     errors, paths = [], []
-    for ff in fixes:
-        if ff.new is None:
-            continue
+    todo = [ff for ff in fixes if ff.new is not None]
+    dirty = _dirty(top, [os.path.relpath(ff.real, top) for ff in todo])
+    for ff in todo:
         problem = None
-        if not _parses(ff.new):
+        if os.path.relpath(ff.real, top) in dirty:
+            # The commit would take the user's uncommitted edits along.
+            problem = "not committed: the file has uncommitted changes (commit or stash them first)"
+        elif not _parses(ff.new):
             problem = NOT_PARSED
         elif is_read_only(ff.real):
             problem = "not fixed: the file is read-only"

@@ -185,7 +185,11 @@ def _write(path: str, text: str, what: str, append: bool = False) -> None:
 def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify, n_files) -> None:
     for e in errors:
         click.echo(f"autodetach: {e['path']}: {e['message']}", err=True)
-    shown = sorted((f for ff in plans for f in ff.findings if not (do_commit and f.fixed)),
+    from dataclasses import replace
+
+    # Without --commit nothing was fixed on disk: every finding is shown as open.
+    shown = sorted((f if do_commit else replace(f, fixed=False)
+                    for ff in plans for f in ff.findings if not (do_commit and f.fixed)),
                    key=lambda f: (f.path, f.line, f.column, f.code))
     if fmt == "rdjson":
         from .formats import render_rdjson

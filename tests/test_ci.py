@@ -359,3 +359,64 @@ def test_commit_leaves_a_file_with_uncommitted_edits_alone(repo):
     assert (repo / "gan.py").read_text() == edited
     assert git(repo, "rev-parse", "HEAD~1").strip() == before
     assert "gan.py" not in git(repo, "show", "--name-only", "--format=", "HEAD")
+
+
+def test_a_fix_keeps_the_import_it_needs_outside_the_changed_lines(tmp_path):
+    """AD206's fix needs `import torch` at the top, a line the PR did not
+    touch: with no other finding fixed there, the whole fix is offered."""
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    base = "from torch.autograd import Variable\n\n\ndef f(x):\n    return x\n"
+    write(r / "m.py", base)
+    git(r, "add", ".")
+    git(r, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "base")
+    write(r / "m.py", base.replace("    return x\n", "    if type(x) == Variable:\n        return x\n    return x\n"))
+    patch = tmp_path / "p.diff"
+    code, _, _ = ci(r, "--changed-since", "main", "--patch", patch)
+    assert code == 1
+    subprocess.run(["git", "apply", str(patch)], cwd=r, check=True)
+    fixed = (r / "m.py").read_text()
+    assert fixed.startswith("import torch\n") and "isinstance(x, torch.Tensor)" in fixed
+    assert ci(r, "--changed-since", "main")[0] == 0
+
+
+def test_old_findings_fixes_are_held_back_and_the_new_ones_keep_their_import(tmp_path):
+    """The old finding (line 5) stays as it is; the new one's fix comes with
+    the `import torch` it needs, and the old `Variable` import stays."""
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    base = "from torch.autograd import Variable\n\n\ndef f(x):\n    return type(x) == Variable\n"
+    write(r / "m.py", base)
+    git(r, "add", ".")
+    git(r, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "base")
+    write(r / "m.py", base + "\n\ndef g(y):\n    return type(y) == Variable\n")
+    patch = tmp_path / "p.diff"
+    code, out, _ = ci(r, "--changed-since", "main", "--patch", patch, "--output-format", "json")
+    assert code == 1 and found(out) == [("m.py", 9, "AD206")]
+    subprocess.run(["git", "apply", str(patch)], cwd=r, check=True)
+    assert (r / "m.py").read_text() == ("import torch\nfrom torch.autograd import Variable\n\n\ndef f(x):\n"
+                                        "    return type(x) == Variable\n\n\ndef g(y):\n"
+                                        "    return isinstance(y, torch.Tensor)\n")
+    assert ci(r, "--changed-since", "main")[0] == 0
+
+
+def test_entangled_fix_is_left_for_a_human(tmp_path):
+    """One statement holds an old finding and a new one of the same rule:
+    the old one cannot be held back alone, so nothing is offered and the
+    summary says why."""
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    base = "from torch.autograd import Variable\ny = (Variable(a.data) +\n     b)\n"
+    write(r / "m.py", base)
+    git(r, "add", ".")
+    git(r, "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "-m", "base")
+    write(r / "m.py", base.replace("     b)", "     Variable(b.data))"))
+    patch, summary = tmp_path / "p.diff", tmp_path / "s.md"
+    code, out, _ = ci(r, "--changed-since", "main", "--patch", patch, "--output-format", "json",
+                      env={"GITHUB_STEP_SUMMARY": str(summary), "XDG_CACHE_HOME": str(tmp_path / "x")})
+    assert code == 1 and found(out) == [("m.py", 3, "AD201")]
+    assert patch.read_text() == ""
+    assert "its fix also rewrites lines outside this change" in summary.read_text()

@@ -1,14 +1,17 @@
 """Which fixes the bot offers for one changed file.
 
 Findings count only on the changed lines (`lines`; None: the whole file).
-The file is fixed as a whole, then only the rewrites (diff hunks) that touch
-changed lines are kept: a pull request is never asked to rewrite code it
-did not touch. A partial fix is kept only when fixing it once more gives the
-whole fix, i.e. it is one of the states the fixer itself passes through;
-otherwise the file's fixes are left for a human."""
+The file is fixed as a whole. When that fixes findings off the changed lines
+too, the file is fixed again with those findings suppressed (a tagged
+`# noqa: CODE` at the end of each one's statement, taken out afterwards), so
+a pull request is never asked to fix code it did not touch, and what it gets
+is the fixer's own output, with the imports its fixes need. A finding that
+cannot be separated that way is left for a human."""
 from __future__ import annotations
 
 import difflib
+import io
+import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -72,23 +75,6 @@ def hunks(old: bytes, new: bytes) -> list:
     """The rewrites as (i1, i2, j1, j2): 0-based, end-exclusive line slices."""
     sm = difflib.SequenceMatcher(a=_lines(old), b=_lines(new), autojunk=False)
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
-
-
-def touches(i1: int, i2: int, lines) -> bool:
-    """Whether original lines i1..i2 (0-based slice) meet the changed lines;
-    an insertion touches the lines on both sides of it."""
-    span = range(i1 + 1, i2 + 1) if i2 > i1 else (i1, i1 + 1)
-    return any(n in lines for n in span)
-
-
-def keep_hunks(old: bytes, new: bytes, lines) -> bytes:
-    a, b = _lines(old), _lines(new)
-    out, pos = [], 0
-    for i1, i2, j1, j2 in hunks(old, new):
-        out += a[pos:i1]
-        out += b[j1:j2] if touches(i1, i2, lines) else a[i1:i2]
-        pos = i2
-    return b"".join(out + a[pos:])
 
 
 def _reason(f, unsafe: bool) -> str:
@@ -176,58 +162,90 @@ def keep_verified(ff: FileFix, codes, lines, unsafe: bool, good) -> None:
 
 
 def apply(ff: FileFix, codes, lines, unsafe: bool, report=None) -> None:
-    """Fix ff's file with these rule codes and keep the rewrites on the
-    changed lines: sets ff.new, ff.findings (with .fixed) and ff.left."""
+    """Fix ff's file with these rule codes, holding back the fixes of
+    findings off the changed lines: sets ff.new, ff.findings (with .fixed)
+    and ff.left."""
     got = fix_file(ff.old, ff.path, codes, unsafe, report)
     ff.new = None
     if got is None:
         for f in ff.findings:
             f.fixed = False
         return
-    report, whole = got
+    report, new = got
+    off = [f for f in report if f.fixed and not on_lines(f, lines)]
     report = [f for f in report if on_lines(f, lines)]
-    if whole is None:
-        ff.findings = report
-        return
-    new = whole
-    if lines is not None:
-        new = keep_hunks(ff.old, whole, lines)
-        if new != whole:
-            again = fix_file(new, ff.path, codes, unsafe)
-            if again is None or (again[1] or new) != whole:
-                for f in report:
-                    if f.fixed:
-                        f.fixed = False
-                        ff.left[key(f)] = ENTANGLED.format(path=ff.path)
-                ff.findings = report
-                return
-            # A finding whose rewrite fell outside the kept hunks is still there.
-            back = _to_old(ff.old, new)
-            still = {(g.code, n) for g in again[0]
-                     for n in back(g.line, max(g.end_line, g.line))}
+    ff.findings = report
+    if new is not None and off:
+        held = hold_back(ff.old, ff.path, codes, unsafe, off)
+        if held is None:
+            new = None
             for f in report:
-                if f.fixed and any((f.code, n) in still for n in range(f.line, max(f.end_line, f.line) + 1)):
+                if f.fixed:
                     f.fixed = False
                     ff.left[key(f)] = ENTANGLED.format(path=ff.path)
-    ff.findings = report
+        else:
+            held_report, new = held
+            fixed = {key(g) for g in held_report if g.fixed}
+            for f in report:
+                if f.fixed and key(f) not in fixed:
+                    f.fixed = False
+                    ff.left[key(f)] = ENTANGLED.format(path=ff.path)
     ff.new = new if new != ff.old else None
     if ff.new is None:
         for f in report:
             f.fixed = False
 
 
-def _to_old(old: bytes, new: bytes):
-    """Maps lines first..last of `new` to the original lines they came from."""
-    blocks = difflib.SequenceMatcher(a=_lines(old), b=_lines(new), autojunk=False).get_opcodes()
+HOLD = "  # noqa: {code} autodetach-ci-hold-{n}"
 
-    def back(first: int, last: int) -> set:
-        out = set()
-        for tag, i1, i2, j1, j2 in blocks:
-            if j2 < first or j1 + 1 > last and not (j1 == j2 and j1 + 1 == first):
+
+def _statement_ends(text: str) -> dict:
+    """Physical line -> the last physical line of its logical line (where a
+    comment can go without changing the code)."""
+    ends, first = {}, None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
                 continue
-            if tag == "equal":
-                out.update(i1 + (n - 1 - j1) + 1 for n in range(max(first, j1 + 1), min(last, j2) + 1))
-            else:
-                out.update(range(i1 + 1, max(i2, i1 + 1) + 1))
-        return out
-    return back
+            if first is None:
+                first = tok.start[0]
+            if tok.type == tokenize.NEWLINE:
+                for n in range(first, tok.start[0] + 1):
+                    ends[n] = tok.start[0]
+                first = None
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    return ends
+
+
+def hold_back(old: bytes, path: str, codes, unsafe: bool, off: list):
+    """The fixer's own output with the findings in `off` suppressed: a
+    `# noqa: CODE` (tagged) is put at the end of each one's statement, the
+    file is fixed, and the tags are taken out again. None when a tag cannot
+    be placed or does not come back exactly once."""
+    try:
+        dec = decode(old)
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        return None
+    ends = _statement_ends(dec.text)
+    rows = dec.text.split("\n")
+    tags = []
+    for n, f in enumerate(off):
+        at = ends.get(f.line)
+        if at is None or not 1 <= at <= len(rows):
+            return None
+        row = rows[at - 1]
+        body = row[:-1] if row.endswith("\r") else row
+        tag = HOLD.format(code=f.code, n=n)
+        rows[at - 1] = body + tag + row[len(body):]
+        tags.append(tag)
+    got = fix_file(encode("\n".join(rows), dec), path, codes, unsafe)
+    if got is None:
+        return None
+    report, new = got
+    text = decode(new).text if new is not None else "\n".join(rows)
+    for tag in tags:
+        if text.count(tag) != 1:
+            return None
+        text = text.replace(tag, "")
+    return report, encode(text, dec)

@@ -114,6 +114,17 @@ def ci(cwd, *args, env=None):
         os.chdir(old)
 
 
+def apply_suggestions(text, diagnostics):
+    """Apply rdjson line-wise suggestions (start and end lines, end included)
+    to `text`, bottom up, as a reviewer accepting each one would."""
+    lines = text.split("\n")
+    edits = sorted(((s["range"]["start"]["line"], s["range"]["end"]["line"], s["text"])
+                    for d in diagnostics for s in d.get("suggestions", [])), reverse=True)
+    for first, last, new in edits:
+        lines[first - 1:last] = new.split("\n")
+    return "\n".join(lines)
+
+
 def found(out):
     return sorted((f["path"], f["line"], f["code"]) for f in json.loads(out)["findings"])
 
@@ -164,6 +175,14 @@ def test_rdjson_validates_against_the_schema_and_carries_the_fixes(repo):
                                    "text": line.replace("D(fake)", "D(fake.detach())")}]
     leg = by[("legacy.py", NEW_LINE, "AD201")]
     assert leg["suggestions"][0]["text"] == "    y = x.detach() * 2"
+    # accepting every suggestion gives what the patch gives
+    patch = os.path.join(str(repo), "..", "s.patch")
+    ci(repo, "--changed-since", "main", "--patch", patch)
+    for name in ("gan.py", "legacy.py"):
+        mine = [d for d in doc["diagnostics"] if d["location"]["path"] == name]
+        accepted = apply_suggestions((repo / name).read_text(), mine)
+        subprocess.run(["git", "apply", "--include", name, patch], cwd=repo, check=True)
+        assert (repo / name).read_text() == accepted
     assert ("legacy.py", OLD_LINE, "AD201") not in by
 
 
@@ -395,10 +414,15 @@ def test_old_findings_fixes_are_held_back_and_the_new_ones_keep_their_import(tmp
     patch = tmp_path / "p.diff"
     code, out, _ = ci(r, "--changed-since", "main", "--patch", patch, "--output-format", "json")
     assert code == 1 and found(out) == [("m.py", 9, "AD206")]
+    expected = ("import torch\nfrom torch.autograd import Variable\n\n\ndef f(x):\n"
+                "    return type(x) == Variable\n\n\ndef g(y):\n    return isinstance(y, torch.Tensor)\n")
+    # one suggestion carries the whole fix, the import included
+    _, rd, _ = ci(r, "--changed-since", "main", "--output-format", "rdjson")
+    (diag,) = json.loads(rd)["diagnostics"]
+    assert len(diag["suggestions"]) == 1
+    assert apply_suggestions((r / "m.py").read_text(), [diag]) == expected
     subprocess.run(["git", "apply", str(patch)], cwd=r, check=True)
-    assert (r / "m.py").read_text() == ("import torch\nfrom torch.autograd import Variable\n\n\ndef f(x):\n"
-                                        "    return type(x) == Variable\n\n\ndef g(y):\n"
-                                        "    return isinstance(y, torch.Tensor)\n")
+    assert (r / "m.py").read_text() == expected
     assert ci(r, "--changed-since", "main")[0] == 0
 
 

@@ -27,36 +27,43 @@ def _byte_col(lines: list, line: int, col: int) -> int:
     return max(col, 1)
 
 
-def _suggestions(ff) -> list:
-    """The offered fix as line-wise replacements: (first, last, text) with
-    1-based inclusive original lines; an insertion replaces a neighbour line
-    together with the inserted ones (GitHub suggests whole lines)."""
-    if ff.new is None:
-        return []
+def _owner(diags: list, first: int, last: int):
+    """The diagnostic a rewrite belongs to: overlapping, else the nearest."""
+    def distance(item):
+        f = item[0]
+        lo, hi = f.line, max(f.end_line, f.line)
+        return 0 if lo <= last and first <= hi else min(abs(lo - last), abs(first - hi))
+    return min(diags, key=distance)
+
+
+def _suggest(ff, fixed: list) -> None:
+    """Attach the offered fix to the diagnostics as suggestions, whole lines
+    (a range of lines only, the end line included). reviewdog wants one
+    line range per comment, so all rewrites that belong to one diagnostic
+    (the line it is on, and an import its fix needs) become one suggestion:
+    a suggestion is never only part of a fix."""
     a, b = _lines(ff.old), _lines(ff.new)
+    groups: dict = {}
+    for i1, i2, j1, j2 in hunks(ff.old, ff.new):
+        first, last = (i1 + 1, i2) if i2 > i1 else (i1, i1 + 1)
+        owner = _owner(fixed, first, last)
+        g = groups.setdefault(id(owner), [owner, i1, i2, j1, j2])
+        g[1:] = [min(g[1], i1), max(g[2], i2), min(g[3], j1), max(g[4], j2)]
 
     def text(chunk) -> str:
         s = b"".join(chunk).decode("utf-8", "surrogateescape")
         return s[:-1] if s.endswith("\n") else s
 
-    out = []
-    for i1, i2, j1, j2 in hunks(ff.old, ff.new):
+    for (f, d), i1, i2, j1, j2 in groups.values():
         if i2 > i1:
-            out.append((i1 + 1, i2, text(b[j1:j2])))
-        elif i1 > 0:  # insertion after original line i1
-            out.append((i1, i1, text(a[i1 - 1:i1] + b[j1:j2])))
-        elif a:  # insertion before the first line
-            out.append((1, 1, text(b[j1:j2] + a[:1])))
-    return out
-
-
-def _owner(diags: list, first: int, last: int):
-    """The diagnostic a suggestion belongs to: overlapping, else the nearest."""
-    def distance(item):
-        f = item[0]
-        lo, hi = f.line, max(f.end_line, f.line)
-        return 0 if lo <= last and first <= hi else min(abs(lo - last), abs(first - hi))
-    return min(diags, key=distance) if diags else None
+            first, last, new = i1 + 1, i2, b[j1:j2]
+        elif i1 > 0:  # a pure insertion after line i1: replace that line with itself and the new lines
+            first, last, new = i1, i1, a[i1 - 1:i1] + b[j1:j2]
+        elif a:  # before the first line
+            first, last, new = 1, 1, b[j1:j2] + a[:1]
+        else:
+            continue
+        d["suggestions"] = [{"range": {"start": {"line": first}, "end": {"line": last}}, "text": text(new)}]
 
 
 def render_rdjson(fixes, only_remaining: bool = False) -> str:
@@ -81,10 +88,8 @@ def render_rdjson(fixes, only_remaining: bool = False) -> str:
             diagnostics.append(d)
             mine.append((f, d))
         fixed = [(f, d) for f, d in mine if f.fixed]
-        for first, last, text in _suggestions(ff) if fixed else ():
-            owner = _owner(fixed, first, last)
-            owner[1].setdefault("suggestions", []).append(
-                {"range": {"start": {"line": first}, "end": {"line": last}}, "text": text})
+        if fixed and ff.new is not None:
+            _suggest(ff, fixed)
     doc = {"source": {"name": "autodetach", "url": URL}, "severity": "WARNING", "diagnostics": diagnostics}
     return json.dumps(doc, indent=2)
 

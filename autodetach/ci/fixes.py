@@ -161,38 +161,45 @@ def keep_verified(ff: FileFix, codes, lines, unsafe: bool, good) -> None:
     explain(ff, unsafe)
 
 
+def _wanted(f, unsafe: bool) -> bool:
+    return f.code != "AD000" and f.fix != NONE and (unsafe or f.fix != UNSAFE)
+
+
 def apply(ff: FileFix, codes, lines, unsafe: bool, report=None) -> None:
     """Fix ff's file with these rule codes, holding back the fixes of
     findings off the changed lines: sets ff.new, ff.findings (with .fixed)
     and ff.left."""
-    got = fix_file(ff.old, ff.path, codes, unsafe, report)
+    from ..engine import Options, check_text
+
     ff.new = None
+    if report is None:
+        try:
+            report = check_text(decode(ff.old).text, ff.path, _rules(codes), Options())[0]
+        except Exception:
+            report = None
+    off = [f for f in report or () if not on_lines(f, lines) and _wanted(f, unsafe)]
+    if report is None:
+        got = None
+    elif off:
+        got = hold_back(ff.old, ff.path, codes, unsafe, off)
+    else:
+        got = fix_file(ff.old, ff.path, codes, unsafe, report)
     if got is None:
         for f in ff.findings:
             f.fixed = False
+            if _wanted(f, unsafe):
+                ff.left[key(f)] = ENTANGLED.format(path=ff.path) if off else "the fixer failed on this file"
         return
-    report, new = got
-    off = [f for f in report if f.fixed and not on_lines(f, lines)]
-    report = [f for f in report if on_lines(f, lines)]
-    ff.findings = report
-    if new is not None and off:
-        held = hold_back(ff.old, ff.path, codes, unsafe, off)
-        if held is None:
-            new = None
-            for f in report:
-                if f.fixed:
-                    f.fixed = False
-                    ff.left[key(f)] = ENTANGLED.format(path=ff.path)
-        else:
-            held_report, new = held
-            fixed = {key(g) for g in held_report if g.fixed}
-            for f in report:
-                if f.fixed and key(f) not in fixed:
-                    f.fixed = False
-                    ff.left[key(f)] = ENTANGLED.format(path=ff.path)
+    fixed_report, new = got
+    fixed = {key(g) for g in fixed_report if g.fixed}
+    ff.findings = [f for f in report if on_lines(f, lines)]
+    for f in ff.findings:
+        f.fixed = key(f) in fixed
+        if off and _wanted(f, unsafe) and not f.fixed:
+            ff.left[key(f)] = ENTANGLED.format(path=ff.path)
     ff.new = new if new != ff.old else None
     if ff.new is None:
-        for f in report:
+        for f in ff.findings:
             f.fixed = False
 
 

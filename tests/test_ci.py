@@ -444,3 +444,16 @@ def test_entangled_fix_is_left_for_a_human(tmp_path):
     assert code == 1 and found(out) == [("m.py", 3, "AD201")]
     assert patch.read_text() == ""
     assert "its fix also rewrites lines outside this change" in summary.read_text()
+
+
+def test_configuration_excludes_and_per_file_ignores_apply(repo):
+    write(repo / "pyproject.toml", '[tool.autodetach]\nexclude = ["vendor"]\n'
+                                   'per-file-ignores = { "tests/*" = ["AD2"] }\n')
+    for d in ("vendor", "tests"):
+        (repo / d).mkdir()
+        write(repo / d / "x.py", "from torch.autograd import Variable\nh = Variable(h.data)\n")
+    git(repo, "add", ".")
+    code, out, _ = ci(repo, "--changed-since", "main", "--output-format", "json")
+    assert code == 1
+    assert not any(p.startswith(("vendor/", "tests/")) for p, _, _ in found(out))
+    assert ("legacy.py", NEW_LINE, "AD201") in found(out)

@@ -18,6 +18,7 @@ from . import fixes as fx
 from .git import GitError, changed_lines, merge_base, toplevel
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "rdjson")
+SUFFIXES = (".py",)  # the changed files that are checked (notebooks join when they are checked at all)
 
 
 def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
@@ -27,7 +28,7 @@ def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
     out = {}
     for rel, lines in sorted(changed_lines(base, top).items()):
         full = os.path.join(top, rel)
-        if not rel.endswith(".py"):
+        if not rel.endswith(SUFFIXES):
             continue
         real = os.path.realpath(full)
         if not any(real == w or real.startswith(w.rstrip(os.sep) + os.sep) for w in wanted):

@@ -457,3 +457,13 @@ def test_configuration_excludes_and_per_file_ignores_apply(repo):
     assert code == 1
     assert not any(p.startswith(("vendor/", "tests/")) for p, _, _ in found(out))
     assert ("legacy.py", NEW_LINE, "AD201") in found(out)
+
+
+def test_commit_never_writes_through_a_link_out_of_the_repository(repo, tmp_path):
+    outside = tmp_path / "outside.py"
+    write(outside, "from torch.autograd import Variable\nh = Variable(h.data)\n")
+    os.symlink(outside, repo / "link.py")
+    git(repo, "add", "link.py")
+    code, _, err = ci(repo, "--changed-since", "main", "--commit")
+    assert code == 2 and "link.py: not fixed: a symbolic link to a file outside the repository" in err
+    assert outside.read_text() == "from torch.autograd import Variable\nh = Variable(h.data)\n"

@@ -14,7 +14,7 @@ import os
 from typing import Optional
 
 from ..findings import Finding
-from .fixes import FileFix, check, key
+from .fixes import FileFix, check
 
 FORMAT = 1
 _STATE: dict = {}

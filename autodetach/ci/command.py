@@ -119,7 +119,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
     plans, errors = check_all(items, unsafe, settings.cache_dir, jobs or os.cpu_count() or 1)
 
     if verify:
-        _verify(plans, files, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox)
+        _verify(plans, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox)
 
     if patch_file:
         from ..runner import unified_diff
@@ -150,7 +150,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
     sys.exit(EXIT_FINDINGS if remaining else EXIT_CLEAN)
 
 
-def _verify(plans, files, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox) -> None:
+def _verify(plans, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox) -> None:
     """Verdicts for the offered fixes (through `autodetach --verify`'s
     integration), then keep only the rewrites verified fixed or equivalent."""
     from dataclasses import replace

@@ -7,7 +7,7 @@ import os
 
 import libcst as cst
 
-from ..textio import decode, is_read_only, write_atomic
+from ..textio import decode, is_read_only, outside_roots, write_atomic
 from .fixes import key
 from .formats import verdict_of
 from .git import GitError, git
@@ -65,7 +65,10 @@ def commit(top: str, fixes) -> tuple:
     dirty = _dirty(top, [os.path.relpath(ff.real, top) for ff in todo])
     for ff in todo:
         problem = None
-        if os.path.relpath(ff.real, top) in dirty:
+        target = outside_roots(ff.real, (os.path.realpath(top),))
+        if target is not None:
+            problem = f"not fixed: a symbolic link to a file outside the repository ({target})"
+        elif os.path.relpath(ff.real, top) in dirty:
             # The commit would take the user's uncommitted edits along.
             problem = "not committed: the file has uncommitted changes (commit or stash them first)"
         elif not _parses(ff.new):

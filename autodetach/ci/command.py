@@ -28,7 +28,7 @@ def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
     out = {}
     for rel, lines in sorted(changed_lines(base, top).items()):
         full = os.path.join(top, rel)
-        if not rel.endswith(SUFFIXES):
+        if not rel.endswith(SUFFIXES) or os.path.islink(full):  # git diffs a link's target path, not code
             continue
         real = os.path.realpath(full)
         if not any(real == w or real.startswith(w.rstrip(os.sep) + os.sep) for w in wanted):

@@ -155,6 +155,10 @@ def test_paths_limit_the_changed_files_and_reports_are_relative_to_the_root(repo
     git(repo, "add", "sub")
     code, out, _ = ci(repo / "sub", "--changed-since", "main", "--output-format", "json", ".")
     assert code == 1 and found(out) == [("sub/x.py", 2, "AD201")]
+    # -o and --patch are relative to where the command runs, the paths inside to the root
+    ci(repo / "sub", "--changed-since", "main", "--output-format", "json", "-o", "r.json", "--patch", "p.diff", ".")
+    assert found((repo / "sub" / "r.json").read_text()) == [("sub/x.py", 2, "AD201")]
+    assert "+++ b/sub/x.py" in (repo / "sub" / "p.diff").read_text()
 
 
 def test_rdjson_validates_against_the_schema_and_carries_the_fixes(repo):

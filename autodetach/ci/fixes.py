@@ -140,8 +140,8 @@ def keep_verified(ff: FileFix, codes, lines, unsafe: bool, good) -> None:
     verdicts = {key(f): f.verification for f in ff.findings}
     bad_codes = {f.code for f in bad}
     keep = {f.code for f in ff.findings if f.fixed} - bad_codes
-    # Rules with no finding on the changed lines keep their (unshown) fixes only
-    # if they stay outside the changed lines, which apply() checks.
+    # Rules with findings only off the changed lines stay selected: apply()
+    # holds their fixes back, as before, and the text the others see is the same.
     others = set(codes) - {f.code for f in ff.findings}
     ff.left.clear()
     previous = ff.findings

@@ -291,6 +291,10 @@ def main(argv: Optional[list] = None) -> None:
             except ImportError:
                 fail("verification is not available in this installation")
             code = verify_command.main(args=argv[1:], prog_name="autodetach verify", standalone_mode=False)
+        elif argv and argv[0] == "migrate":
+            from .migrate.cli import migrate_command
+
+            code = migrate_command.main(args=argv[1:], prog_name="autodetach migrate", standalone_mode=False)
         else:
             code = check.main(args=argv, prog_name="autodetach", standalone_mode=False)
     except click.UsageError as exc:

@@ -489,21 +489,28 @@ def _api_rules(select, ignore):
 
 
 def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool = False,
-             ignore: Optional[Iterable[str]] = None):
+             ignore: Optional[Iterable[str]] = None, path: str = "<string>"):
     """Public API: fix `source`, return (new_source, findings).
 
     `findings` are those found in the original source; each says whether
     it was fixed. A source that cannot be parsed comes back unchanged with
-    one AD000 finding. A rule that crashes raises."""
+    one AD000 finding. A rule that crashes raises. `path` (where the source
+    lives) lets the analysis follow its project-local imports."""
     rules = _api_rules(select, ignore)
     if suppress.skip_file(source):
         return source, []
     try:
-        report, _, _ = check_text(source, "<string>", rules, Options())
+        report, _, _ = check_text(source, path, rules, Options())
     except cst.ParserSyntaxError as exc:
-        return source, [syntax_error_finding("<string>", exc)]
+        return source, [syntax_error_finding(path, exc)]
+    return fix_reported(source, path, rules, unsafe, report)
+
+
+def fix_reported(source: str, path: str, rules: Sequence[type], unsafe: bool, report: list):
+    """fix_code's second half, for a caller that already has the report
+    (check_text's findings, fix off): (new_source, report with .fixed set)."""
     opts = Options(fix=True, unsafe=unsafe)
-    remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, seed=report)
+    remaining, settled, _, tracker = _settle(source, path, rules, opts, seed=report)
     if settled is None:
         for f in report:
             f.fixed = False

@@ -170,7 +170,8 @@ class GraphFreedBeforeReuse(GraphRule):
                 opt_d.step()
                 g_loss.backward()
                 opt_g.step()
-        """, None, note="g_loss saved D's weights before opt_d.step(): retain would fail too, no fix", line=13, column=5),
+        """, None, note="g_loss saved D's weights before opt_d.step(): retain would fail too, no fix",
+            line=13, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -203,7 +204,8 @@ class GraphFreedBeforeReuse(GraphRule):
                 opt1.step()
                 loss2.backward()
                 opt.step()
-        """, note="the step in between changes m1, a Linear on raw data: no weight saved, retain works", line=12, column=5),
+        """, note="the step in between changes m1, a Linear on raw data: no weight saved, retain works",
+            line=12, column=5),
         Invalid("""
             import torch
             from torch import nn

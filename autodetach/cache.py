@@ -102,8 +102,6 @@ class Cache:
         self.mode = f"fix={int(fix)} unsafe={int(unsafe)} diff={int(diff)} write={int(write)}"
         self._base = f"{tool_fingerprint()}|{','.join(sorted(codes))}"
         self._ready = False
-        self.hits = 0
-        self.misses = 0
 
     def _prepare(self) -> bool:
         if not self._ready:
@@ -160,10 +158,6 @@ class Cache:
                     res = _from_dict(entry["modes"][self.mode])
             except (KeyError, TypeError, ValueError):
                 res = None  # a damaged entry is a miss
-        if res is None:
-            self.misses += 1
-        else:
-            self.hits += 1
         return res
 
     def put(self, key: str, res: FileResult) -> None:

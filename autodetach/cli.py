@@ -20,7 +20,7 @@ from .cache import default_dir as default_cache_dir
 from .runner import Settings, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-MACHINE_FORMATS = ("json", "sarif", "github")
+MACHINE_FORMATS = ("json", "sarif", "github", "gitlab")
 
 AD000_PAGE = """# AD000: syntax-error
 
@@ -242,6 +242,8 @@ def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stat
         report = output.render_sarif(findings, errors)
     elif fmt == "github":
         report = output.render_github(findings, errors)
+    elif fmt == "gitlab":
+        report = output.render_gitlab(findings, _sources(findings))
     else:
         chunks = []
         if stats:
@@ -293,12 +295,20 @@ def _sources(findings) -> dict:
 def main(argv: Optional[list] = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if argv and argv[0] == "verify":
+        if argv and argv[0] == "ci":
+            from .ci.command import ci_command
+
+            code = ci_command.main(args=argv[1:], prog_name="autodetach ci", standalone_mode=False)
+        elif argv and argv[0] == "verify":
             try:
                 from .verify.cli import verify_command
             except ImportError:
                 fail("verification is not available in this installation")
             code = verify_command.main(args=argv[1:], prog_name="autodetach verify", standalone_mode=False)
+        elif argv and argv[0] == "migrate":
+            from .migrate.cli import migrate_command
+
+            code = migrate_command.main(args=argv[1:], prog_name="autodetach migrate", standalone_mode=False)
         else:
             code = check.main(args=argv, prog_name="autodetach", standalone_mode=False)
     except click.UsageError as exc:

@@ -93,11 +93,6 @@ def find_config(start: str) -> Optional[str]:
         d = parent
 
 
-def find_pyproject(start: str) -> Optional[str]:
-    """Kept for callers: the nearest configuration file, if any."""
-    return find_config(start)
-
-
 def load(path: Optional[str] = None, start: str = ".") -> Config:
     if path is None:
         path = find_config(start)

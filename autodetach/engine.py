@@ -497,30 +497,42 @@ def _api_rules(select, ignore):
 
 
 def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool = False,
-             ignore: Optional[Iterable[str]] = None):
+             ignore: Optional[Iterable[str]] = None, path: str = "<string>"):
     """Public API: fix `source`, return (new_source, findings).
 
     `findings` are those found in the original source; each says whether
     it was fixed. A source that cannot be parsed comes back unchanged with
-    one AD000 finding. A rule that crashes raises."""
+    one AD000 finding. A rule that crashes raises. `path` (where the source
+    lives) lets the analysis follow its project-local imports."""
     rules = _api_rules(select, ignore)
     if suppress.skip_file(source):
         return source, []
     opts = Options(fix=True, unsafe=unsafe)
     try:
-        first = run_rules(source, "<string>", rules, opts)
+        first = run_rules(source, path, rules, opts)
     except cst.ParserSyntaxError as exc:
-        return source, [syntax_error_finding("<string>", exc)]
+        return source, [syntax_error_finding(path, exc)]
     text_codes = {r.code for r in rules if r.has_text_pass()}
     if any(f.fixed and f.code in text_codes for f in first[0]):
         # The first pass applied text fixes only and stopped there: the
         # report needs a pass of its own.
-        report, _, _ = check_text(source, "<string>", rules, Options())
-        remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, seed=report)
-    else:
-        # The first fix pass found what a report pass finds: reuse it.
-        remaining, settled, _, tracker = _settle(source, "<string>", rules, opts, first=first)
-        report = [dataclasses.replace(f, fixed=False) for f in first[0]]
+        report, _, _ = check_text(source, path, rules, Options())
+        return fix_reported(source, path, rules, unsafe, report)
+    # The first fix pass found what a report pass finds: reuse it.
+    remaining, settled, _, tracker = _settle(source, path, rules, opts, first=first)
+    report = [dataclasses.replace(f, fixed=False) for f in first[0]]
+    return _mark_fixed(source, report, remaining, settled, tracker)
+
+
+def fix_reported(source: str, path: str, rules: Sequence[type], unsafe: bool, report: list):
+    """fix_code's second half, for a caller that already has the report
+    (check_text's findings, fix off): (new_source, report with .fixed set)."""
+    opts = Options(fix=True, unsafe=unsafe)
+    remaining, settled, _, tracker = _settle(source, path, rules, opts, seed=report)
+    return _mark_fixed(source, report, remaining, settled, tracker)
+
+
+def _mark_fixed(source: str, report: list, remaining: list, settled, tracker):
     if settled is None:
         for f in report:
             f.fixed = False

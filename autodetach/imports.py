@@ -115,9 +115,6 @@ class ImportTable:
         q = self.qualify(node)
         return q is not None and q in names
 
-    def local_names_for(self, qualified: str) -> list[str]:
-        return [k for k, v in self.aliases.items() if canonical(v) == qualified]
-
     def mentions_torch(self) -> bool:
         return any(v.split(".")[0] == "torch" for v in self.aliases.values()) or any(
             m.startswith("torch") for m in self.star_modules

@@ -1,6 +1,7 @@
-"""Output formats: full, concise, json, sarif, github."""
+"""Output formats: full, concise, json, sarif, github, gitlab."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -10,7 +11,7 @@ from . import __version__
 from .findings import NONE
 from .registry import by_code
 
-FORMATS = ("full", "concise", "json", "sarif", "github")
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")
 JSON_VERSION = 1
 HELP_URI = "https://github.com/autodetach/autodetach/blob/main/docs/rules/{code}.md"
 
@@ -203,3 +204,24 @@ def render_github(findings, errors) -> str:
     for e in errors:
         out.append(f"::error file={_gh_prop(e['path'])},title=autodetach::{_gh_data(e['message'])}")
     return "\n".join(out)
+
+
+def render_gitlab(findings, sources: dict) -> str:
+    """GitLab Code Quality JSON. The fingerprint hashes the path, the code and
+    the text of the line (not its number), so a finding keeps its identity
+    when lines above it move; repeats on identical lines are numbered."""
+    out, seen = [], Counter()
+    for f in findings:
+        lines = sources.get(f.path) or []
+        text = lines[f.line - 1].strip() if 1 <= f.line <= len(lines) else ""
+        key = f"{f.path}\0{f.code}\0{text}"
+        seen[key] += 1
+        digest = hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "surrogateescape")).hexdigest()
+        out.append({
+            "description": f"{f.code} {f.message}",
+            "check_name": f"{f.code} {f.name}",
+            "fingerprint": digest,
+            "severity": "critical" if f.code == "AD000" else "major",
+            "location": {"path": f.path, "lines": {"begin": max(1, f.line), "end": max(f.line, f.end_line, 1)}},
+        })
+    return json.dumps(out, indent=2)

@@ -34,6 +34,10 @@ class Invalid:
     unsafe: bool = False  # apply unsafe fixes when checking `expected`
     count: int = 1  # findings expected on the first pass
     note: str = ""
+    # Where the first finding (in source order) is reported, when given:
+    # 1-based line and the column the finding reports.
+    line: Optional[int] = None
+    column: Optional[int] = None
 
     def __post_init__(self) -> None:
         self.code = textwrap.dedent(self.code).lstrip("\n")

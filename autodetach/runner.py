@@ -288,3 +288,68 @@ def run(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) 
         while nxt in waiting:
             yield waiting.pop(nxt)
             nxt += 1
+
+
+# ------------------------------------------------------------- the seam
+# The per-file work as a pure function of (path, bytes, settings) returning
+# a value: it reads and writes nothing, so an executor may run it anywhere
+# and the caller (the coordinator) writes files. `run_bytes` streams it over
+# a local process pool; another executor only has to map the same function.
+
+_FUNC = None  # in a pool worker: the function run_bytes maps
+
+
+def process_file(path: str, data: bytes, settings: Settings) -> FileResult:
+    """Check (and with settings.fix, fix) one file's bytes. Never raises."""
+    table = by_code()
+    rules = [table[c] for c in settings.codes]
+    opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
+    res = process_bytes(data, path, rules, opts)
+    if not settings.keep_sources:
+        res.old_source = None  # new_source stays: the caller writes it
+    return res
+
+
+def _init_func(settings: Settings, parent: Optional[int], func) -> None:
+    global _FUNC
+    _init(settings, parent)
+    _FUNC = func
+
+
+def _apply(item):
+    tag, path, data = item
+    return tag, _FUNC(path, data, _SETTINGS)
+
+
+def run_bytes(items: Iterable[tuple], settings: Settings, jobs: int = 1, func=process_file,
+              window: int = 0) -> Iterator[tuple]:
+    """Map func(path, data, settings) over items (tag, path, data); yield
+    (tag, value) as each value arrives, in any order. At most `window` items
+    are in flight, so memory does not grow with the number of files. `items`
+    is consumed from a pool thread when jobs > 1."""
+    if jobs <= 1:
+        for tag, path, data in items:
+            yield tag, func(path, data, settings)
+        return
+    import threading
+
+    slots = threading.Semaphore(window or jobs * 16)
+    stop = threading.Event()
+
+    def feed():
+        for item in items:
+            while not slots.acquire(timeout=0.1):
+                if stop.is_set():
+                    return
+            if stop.is_set():
+                return
+            yield item
+
+    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    with ctx.Pool(jobs, initializer=_init_func, initargs=(settings, os.getpid(), func)) as pool:
+        try:
+            for out in pool.imap_unordered(_apply, feed()):
+                slots.release()
+                yield out
+        finally:
+            stop.set()  # the feeding thread ends before the pool is terminated

@@ -109,3 +109,20 @@ def _terminate_deferred():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def write_fixed(path: str, data: bytes, roots=()) -> "str | None":
+    """Write a fixed file back. Returns why it was not written, or None.
+
+    One place for the checks and messages of every write of a fix: a link
+    out of the paths given, a read-only file, a failed write."""
+    target = outside_roots(path, roots)
+    if target is not None:
+        return f"not fixed: a symbolic link to a file outside the paths given ({target})"
+    if is_read_only(path):
+        return "not fixed: the file is read-only"
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        return f"not fixed: cannot write: {exc.strerror or exc}"
+    return None

@@ -17,6 +17,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benefit  # noqa: E402
 import cache_bench  # noqa: E402
+import ci_bench  # noqa: E402
 import scaling  # noqa: E402
 import stages  # noqa: E402
 import throughput  # noqa: E402
@@ -25,13 +26,13 @@ import verify_bench  # noqa: E402
 PLANS = {
     "quick": {"throughput": ["--files", "30"], "stages": ["--files", "20"],
               "scaling": ["--sizes", "25,100", "--lines", "1000,5000"], "cache": ["--files", "30"],
-              "verify": ["--cases", "2"], "benefit": ["--iters", "10,50"]},
+              "verify": ["--cases", "2"], "benefit": ["--iters", "10,50"], "ci": ["--files", "1000", "--repeat", "1"]},
     "default": {"throughput": ["--files", "300"], "stages": ["--files", "200"],
                 "scaling": ["--sizes", "1000,10000", "--pool", "500", "--lines", "1000,5000,20000"],
-                "cache": ["--files", "0"], "verify": ["--cases", "3"], "benefit": []},
+                "cache": ["--files", "0"], "verify": ["--cases", "3"], "benefit": [], "ci": ["--repeat", "2"]},
     "full": {"throughput": ["--files", "0", "--repeat", "3"], "stages": ["--files", "0"],
              "scaling": ["--sizes", "1000,10000,50000", "--pool", "2000"], "cache": ["--files", "0"],
-             "verify": ["--cases", "0"], "benefit": []},
+             "verify": ["--cases", "0"], "benefit": [], "ci": ["--repeat", "3"]},
 }
 
 
@@ -45,7 +46,7 @@ def main() -> None:
     plan = PLANS["quick" if a.quick else "full" if a.full else "default"]
     corpus = [a.corpus] if a.corpus else []
     mods = {"throughput": throughput, "stages": stages, "scaling": scaling, "cache": cache_bench,
-            "verify": verify_bench, "benefit": benefit}
+            "verify": verify_bench, "benefit": benefit, "ci": ci_bench}
     out = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
     for name, mod in mods.items():
         if a.only and name not in a.only.split(","):

@@ -4,14 +4,13 @@ exit code, diff and fixes as a run without the cache.
 Runs go through the real CLI in this process with -j1, so a counting wrapper
 around libcst.parse_module (which still calls the real parser) tells whether
 a file was analysed or served from the cache."""
-import os
 
 import libcst
 import pytest
-from click.testing import CliRunner
 
 from autodetach import cache as cache_mod
-from autodetach.cli import main
+
+from .cli_helper import invoke
 
 BAD = "from torch.autograd import Variable\nh = Variable(h.data)\n"
 FIXED = "from torch.autograd import Variable\nh = h.detach()\n"
@@ -35,18 +34,8 @@ def parses(monkeypatch):
 
 
 def run(args, cwd):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with CliRunner().isolation() as (out, err, _):
-            try:
-                main(["-j", "1", "--no-progress"] + [str(a) for a in args])
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            return code, out.getvalue().decode("utf-8", "surrogateescape"), err.getvalue().decode()
-    finally:
-        os.chdir(old)
+    res = invoke(["-j", "1", "--no-progress", *args], cwd)
+    return res.code, res.out, res.err
 
 
 def project(tmp_path, files):

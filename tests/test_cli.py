@@ -8,16 +8,15 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import libcst as cst
 import pytest
-from click.testing import CliRunner
 
 from autodetach import __version__, registry
-from autodetach.cli import main
 from autodetach.findings import UNSAFE
 from autodetach.rule import Rule
+
+from .cli_helper import Result, invoke
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,17 +26,6 @@ FIXED = "from torch.autograd import Variable\nh = h.detach()\n"
 CLEAN = "import torch\nx = torch.zeros(2).detach()\n"
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def lines(self):
-        return self.out.splitlines()
-
-
 def run_cli(args, cwd=None, select="AD201", jobs=True) -> Result:
     """Run the CLI in this process, as a user would, and capture everything."""
     args = [str(a) for a in args]
@@ -45,21 +33,7 @@ def run_cli(args, cwd=None, select="AD201", jobs=True) -> Result:
         args = ["--select", select] + args
     if jobs and not any(a.startswith(("-j", "--jobs")) for a in args):
         args = ["-j", "1"] + args
-    old = os.getcwd()
-    if cwd is not None:
-        os.chdir(cwd)
-    try:
-        with CliRunner().isolation() as (out, err, _):
-            try:
-                main(args)
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            stdout = out.getvalue().decode("utf-8", "surrogateescape")
-            stderr = err.getvalue().decode("utf-8", "replace")
-    finally:
-        os.chdir(old)
-    return Result(code, stdout, stderr)
+    return invoke(args, cwd)
 
 
 def run_py(args, cwd, **kw) -> subprocess.CompletedProcess:

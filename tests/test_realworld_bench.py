@@ -2,6 +2,7 @@
 stands in for a fetched mirror; no network, no fetched code."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -159,9 +160,17 @@ def test_realworld_manifest_is_well_formed():
     data = realworld.load_manifest(realworld.DEFAULT_MANIFEST)
     ids = [c["id"] for c in data["cases"]]
     assert len(ids) == len(set(ids))
-    assert all(len(c["commit"]) == 40 for c in data["cases"])
+    rule = re.compile(r"AD1(0[1-9]|10)")
     for c in data["cases"]:
+        assert re.fullmatch(r"[0-9a-f]{40}", c["commit"]), c["id"]
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+", c["repo"]) and c["path"] and c["reason"], c["id"]
         assert realworld.held_out_for(c["id"], data["seed"]) == c["held_out"], c["id"]
+        if c["kind"] == "positive":
+            assert rule.fullmatch(c["code"]) and all(rule.fullmatch(x) for x in c.get("also_codes", [])), c["id"]
+            assert all(isinstance(n, int) and n > 0 for n in [c["line"], *c.get("also_lines", [])]), c["id"]
+        else:
+            first, last = c["span"]
+            assert isinstance(first, int) and 0 < first <= last, c["id"]
 
 
 def test_realworld_tool_timeout_is_an_error_not_a_hang(tmp_path, mirror):

@@ -32,8 +32,16 @@ def test_invalid(rule, case):
     findings, _, _ = _run(rule, case.code)
     mine = [f for f in findings if f.code == rule.code]
     assert len(mine) == case.count, [f.message for f in findings]
+    if case.line is not None or case.column is not None:
+        first = min(mine, key=lambda f: (f.line, f.column))
+        if case.line is not None:
+            assert first.line == case.line, (first.line, first.column, first.message)
+        if case.column is not None:
+            assert first.column == case.column, (first.line, first.column, first.message)
     if case.expected is None:
-        assert all(f.fix == "none" for f in mine) or case.unsafe
+        assert all(f.fix == "none" for f in mine), [(f.fix, f.message) for f in mine]
+        # No fix at all: even with unsafe fixes allowed the code stays as it is.
+        assert _run(rule, case.code, fix=True, unsafe=True)[1] is None
         return
     _, new, _ = _run(rule, case.code, fix=True, unsafe=case.unsafe)
     assert new is not None, "the fix changed nothing"

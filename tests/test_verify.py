@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from autodetach.cli import main
+from .cli_helper import invoke
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "verify")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -18,24 +18,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pytestmark = pytest.mark.slow  # every test runs torch programs
 
 
-def cli(capsys, *args, cwd=None):
-    old = os.getcwd()
-    if cwd:
-        os.chdir(cwd)
-    try:
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = exc.code
-    finally:
-        os.chdir(old)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+def cli(*args, cwd=None):
+    res = invoke(args, cwd)
+    return res.code, res.out, res.err
 
 
-def verify_json(capsys, original, patched, *extra):
-    code, out, err = cli(capsys, "verify", os.path.join(DATA, original), os.path.join(DATA, patched),
+def verify_json(original, patched, *extra):
+    code, out, err = cli("verify", os.path.join(DATA, original), os.path.join(DATA, patched),
                          "--output-format", "json", *extra)
     assert out.strip(), err
     return code, json.loads(out)
@@ -53,8 +42,8 @@ def snapshot(directory):
 
 # ---------------------------------------------------------------- wrong fixes
 
-def test_detach_between_two_models_with_one_optimizer_is_changed(capsys):
-    code, doc = verify_json(capsys, "two_models.py", "two_models.wrong.py")
+def test_detach_between_two_models_with_one_optimizer_is_changed():
+    code, doc = verify_json("two_models.py", "two_models.wrong.py")
     assert doc["verdict"] == "changed", doc["details"]
     div = doc["file"]["divergence"]
     # model1 stops learning from loss2: its first parameter diverges at the first step.
@@ -64,8 +53,8 @@ def test_detach_between_two_models_with_one_optimizer_is_changed(capsys):
     assert code == 1
 
 
-def test_retain_graph_in_two_models_case_is_fixed_and_equivalent(capsys):
-    code, doc = verify_json(capsys, "two_models.py", "two_models.right.py")
+def test_retain_graph_in_two_models_case_is_fixed_and_equivalent():
+    code, doc = verify_json("two_models.py", "two_models.right.py")
     assert doc["verdict"] == "fixed", doc["details"]
     assert doc["file"]["equivalent"] is True
     runs = doc["file"]["runs"]
@@ -75,29 +64,29 @@ def test_retain_graph_in_two_models_case_is_fixed_and_equivalent(capsys):
     assert code == 0
 
 
-def test_detach_in_generator_step_is_changed(capsys):
-    code, doc = verify_json(capsys, "gan.py", "gan.wrong.py")
+def test_detach_in_generator_step_is_changed():
+    code, doc = verify_json("gan.py", "gan.wrong.py")
     assert doc["verdict"] == "changed", doc["details"]
     # G never learns: the first diverging parameter is the generator's.
     assert doc["file"]["divergence"]["parameter"].startswith("netG."), doc["file"]["divergence"]
     assert code == 1
 
 
-def test_detach_in_discriminator_step_is_fixed(capsys):
-    code, doc = verify_json(capsys, "gan.py", "gan.right.py")
+def test_detach_in_discriminator_step_is_fixed():
+    code, doc = verify_json("gan.py", "gan.right.py")
     assert doc["verdict"] == "fixed" and doc["file"]["equivalent"] is True, doc["details"]
     assert code == 0
 
 
-def test_a_fix_that_fails_differently_is_regressed(capsys):
-    code, doc = verify_json(capsys, "two_models.py", "two_models.regressed.py")
+def test_a_fix_that_fails_differently_is_regressed():
+    code, doc = verify_json("two_models.py", "two_models.regressed.py")
     assert doc["verdict"] == "regressed"
     assert "does not require grad" in doc["details"]
     assert code == 1
 
 
-def test_rewrite_in_code_that_never_runs_is_unreached(capsys):
-    code, doc = verify_json(capsys, "unreached.py", "unreached.patched.py")
+def test_rewrite_in_code_that_never_runs_is_unreached():
+    code, doc = verify_json("unreached.py", "unreached.patched.py")
     assert [r["verdict"] for r in doc["rewrites"]] == ["unreached"]
     assert doc["rewrites"][0]["reached"] is False
     assert code == 1
@@ -106,11 +95,11 @@ def test_rewrite_in_code_that_never_runs_is_unreached(capsys):
 # ---------------------------------------------------------------- after the loop (issue 9)
 
 @pytest.mark.slow
-def test_wrong_type_change_failing_after_the_loop_is_regressed(capsys):
+def test_wrong_type_change_failing_after_the_loop_is_regressed():
     """losses.append(loss) -> losses.append(loss.item()): fine in the loop, an
     AttributeError at `losses[-1].item()` after it. The budget ends the loops,
     the tail runs, and the fix is regressed, at the user's line."""
-    code, doc = verify_json(capsys, "after_loop.py", "after_loop.wrong.py")
+    code, doc = verify_json("after_loop.py", "after_loop.wrong.py")
     assert doc["verdict"] == "regressed", doc["details"]
     assert "AttributeError at after_loop.py:18" in doc["details"]
     runs = doc["file"]["runs"]
@@ -121,18 +110,18 @@ def test_wrong_type_change_failing_after_the_loop_is_regressed(capsys):
 
 
 @pytest.mark.slow
-def test_right_fix_with_uses_after_the_loop_is_fixed(capsys):
-    code, doc = verify_json(capsys, "after_loop.py", "after_loop.right.py")
+def test_right_fix_with_uses_after_the_loop_is_fixed():
+    code, doc = verify_json("after_loop.py", "after_loop.right.py")
     assert doc["verdict"] == "fixed" and doc["file"]["equivalent"] is True, doc["details"]
     assert [r["verdict"] for r in doc["rewrites"]] == ["fixed"]
     assert code == 0
 
 
 @pytest.mark.slow
-def test_rewrite_whose_use_never_ran_is_partial(capsys):
+def test_rewrite_whose_use_never_ran_is_partial():
     """`total = total + loss.item()`: the read `total.item()` in a branch the
     short run never takes (line 16) would now fail; the rewrite is partial."""
-    code, doc = verify_json(capsys, "after_loop_branch.py", "after_loop_branch.patched.py")
+    code, doc = verify_json("after_loop_branch.py", "after_loop_branch.patched.py")
     assert doc["verdict"] == "fixed", doc["details"]  # the runs themselves are fine
     rw = doc["rewrites"][0]
     assert rw["verdict"] == "partial", rw["details"]
@@ -141,8 +130,8 @@ def test_rewrite_whose_use_never_ran_is_partial(capsys):
 
 
 @pytest.mark.slow
-def test_long_running_code_after_the_loop_is_bounded_by_the_timeout(capsys):
-    code, out, _ = cli(capsys, "verify", os.path.join(DATA, "slow_tail.py"), os.path.join(DATA, "slow_tail.patched.py"),
+def test_long_running_code_after_the_loop_is_bounded_by_the_timeout():
+    code, out, _ = cli("verify", os.path.join(DATA, "slow_tail.py"), os.path.join(DATA, "slow_tail.patched.py"),
                        "--timeout", "3", "--output-format", "json")
     doc = json.loads(out)
     assert doc["file"]["runs"]["after"]["status"] == "timeout"
@@ -152,8 +141,8 @@ def test_long_running_code_after_the_loop_is_bounded_by_the_timeout(capsys):
 
 
 @pytest.mark.slow
-def test_backstop_is_named_and_the_unrun_use_makes_it_partial(capsys):
-    code, doc = verify_json(capsys, "backstop.py", "backstop.patched.py")
+def test_backstop_is_named_and_the_unrun_use_makes_it_partial():
+    code, doc = verify_json("backstop.py", "backstop.patched.py")
     rw = doc["rewrites"][0]
     assert rw["budget"]["after"] == "backstop"
     assert "backstop" in rw["details"]
@@ -183,9 +172,9 @@ def _long_corpus_case(tmp_path, case, old_text, new_text):
     pytest.param("AD102/metric_append.py", "maes.append(F.l1_loss(pred, y))",
                  "maes.append(F.l1_loss(pred, y).detach())", "fixed", None, id="AD102/metric_append-fixed"),
 ])
-def test_corpus_fixes_with_long_loops(capsys, tmp_path, case, old, new, verdict, where):
+def test_corpus_fixes_with_long_loops(tmp_path, case, old, new, verdict, where):
     orig, patched = _long_corpus_case(tmp_path, case, old, new)
-    code, out, err = cli(capsys, "verify", orig, patched, "--output-format", "json", cwd=str(tmp_path))
+    code, out, err = cli("verify", orig, patched, "--output-format", "json", cwd=str(tmp_path))
     doc = json.loads(out)
     assert doc["verdict"] == verdict, doc["details"]
     assert [r["verdict"] for r in doc["rewrites"]] == [verdict]
@@ -196,15 +185,15 @@ def test_corpus_fixes_with_long_loops(capsys, tmp_path, case, old, new, verdict,
     assert code == (0 if verdict == "fixed" else 1)
 
 
-def test_module_without_entry_point_is_unverifiable(capsys):
-    code, doc = verify_json(capsys, "library.py", "library.patched.py")
+def test_module_without_entry_point_is_unverifiable():
+    code, doc = verify_json("library.py", "library.patched.py")
     assert doc["verdict"] == "unverifiable"
     assert "entry point" in doc["details"]
     assert code == 1
 
 
-def test_text_output_is_a_table(capsys):
-    code, out, _ = cli(capsys, "verify", os.path.join(DATA, "gan.py"), os.path.join(DATA, "gan.wrong.py"))
+def test_text_output_is_a_table():
+    code, out, _ = cli("verify", os.path.join(DATA, "gan.py"), os.path.join(DATA, "gan.wrong.py"))
     lines = out.splitlines()
     assert lines[1].split()[:4] == ["Rewrite", "Rule", "Verdict", "Details"]
     assert any(" changed " in ln and "netG." in ln for ln in lines)
@@ -212,12 +201,12 @@ def test_text_output_is_a_table(capsys):
     assert code == 1
 
 
-def test_timeout_is_regressed(capsys, tmp_path):
+def test_timeout_is_regressed(tmp_path):
     src = os.path.join(DATA, "two_models.py")
     hang = tmp_path / "hang.py"
     with open(os.path.join(DATA, "two_models.right.py"), encoding="utf-8") as fh:
         hang.write_text(fh.read().replace("    opt.step()\n", "    opt.step()\n    while True:\n        pass\n"))
-    code, out, _ = cli(capsys, "verify", src, str(hang), "--timeout", "3", "--output-format", "json")
+    code, out, _ = cli("verify", src, str(hang), "--timeout", "3", "--output-format", "json")
     doc = json.loads(out)
     assert doc["verdict"] == "regressed"
     assert doc["file"]["runs"]["after"]["status"] == "timeout"
@@ -225,11 +214,11 @@ def test_timeout_is_regressed(capsys, tmp_path):
 
 # ---------------------------------------------------------------- --verify
 
-def test_verify_diff_gives_verdicts_and_leaves_the_tree_alone(capsys, tmp_path):
+def test_verify_diff_gives_verdicts_and_leaves_the_tree_alone(tmp_path):
     for case in ("AD101/ema_statistic.py", "AD203/reductions.py"):
         shutil.copy(os.path.join(ROOT, "corpus", case), tmp_path / os.path.basename(case))
     before = snapshot(tmp_path)
-    code, out, err = cli(capsys, "--verify", "--diff", "--no-cache", "--unsafe-fixes", "--select", "AD101,AD203",
+    code, out, err = cli("--verify", "--diff", "--no-cache", "--unsafe-fixes", "--select", "AD101,AD203",
                          "--output-format", "json", "-o", str(tmp_path / "report.json"), ".", cwd=str(tmp_path))
     after = snapshot(tmp_path)
     report = after.pop("report.json")
@@ -244,15 +233,15 @@ def test_verify_diff_gives_verdicts_and_leaves_the_tree_alone(capsys, tmp_path):
     assert code == 1
 
 
-def test_verify_text_report_has_the_table(capsys, tmp_path):
+def test_verify_text_report_has_the_table(tmp_path):
     shutil.copy(os.path.join(ROOT, "corpus", "AD101", "ema_statistic.py"), tmp_path / "ema.py")
-    code, out, err = cli(capsys, "--verify", "--no-cache", "--unsafe-fixes", "--select", "AD101", "ema.py",
+    code, out, err = cli("--verify", "--no-cache", "--unsafe-fixes", "--select", "AD101", "ema.py",
                          cwd=str(tmp_path))
     assert "Verification" in out and "ema.py:20" in out and " fixed " in out
     assert "Verdicts: 1 fixed." in out
 
 
-def test_fix_verified_only_writes_only_verified_fixes(capsys, tmp_path):
+def test_fix_verified_only_writes_only_verified_fixes(tmp_path):
     # Two files with an AD205 fix: one runs the fixed line, one never does.
     ran = tmp_path / "ran.py"
     ran.write_text(
@@ -272,7 +261,7 @@ def test_fix_verified_only_writes_only_verified_fixes(capsys, tmp_path):
         "if __name__ == '__main__':\n"
         "    print((w * 2).sum().item())\n")
     original_never = never.read_bytes()
-    code, out, err = cli(capsys, "--fix", "--verified-only", "--no-cache", "--select", "AD205",
+    code, out, err = cli("--fix", "--verified-only", "--no-cache", "--select", "AD205",
                          "--output-format", "json", "-o", "r.json", ".", cwd=str(tmp_path))
     doc = json.loads((tmp_path / "r.json").read_text())
     verdicts = {f["path"]: f["verification"]["verdict"] for f in doc["findings"]} if doc["findings"] else {}
@@ -281,10 +270,10 @@ def test_fix_verified_only_writes_only_verified_fixes(capsys, tmp_path):
     assert verdicts.get("never.py") == "unreached"
 
 
-def test_run_command_verifies_library_code(capsys, tmp_path):
+def test_run_command_verifies_library_code(tmp_path):
     proj = tmp_path / "proj"
     shutil.copytree(os.path.join(DATA, "runproj"), proj)
-    code, out, err = cli(capsys, "--verify", "--no-cache", "--select", "AD205", "--run", "python train.py",
+    code, out, err = cli("--verify", "--no-cache", "--select", "AD205", "--run", "python train.py",
                          "--output-format", "json", ".", cwd=str(proj))
     doc = json.loads(out)
     [f] = doc["findings"]
@@ -294,9 +283,9 @@ def test_run_command_verifies_library_code(capsys, tmp_path):
     assert v["runs"]["after"]["steps"] >= 3
 
 
-def test_legacy_cuda_code_runs_under_the_cpu_shim(capsys, tmp_path):
+def test_legacy_cuda_code_runs_under_the_cpu_shim(tmp_path):
     shutil.copy(os.path.join(DATA, "legacy_cuda.py"), tmp_path / "legacy_cuda.py")
-    code, out, err = cli(capsys, "--verify", "--no-cache", "--select", "AD203", "--device", "cpu",
+    code, out, err = cli("--verify", "--no-cache", "--select", "AD203", "--device", "cpu",
                          "--output-format", "json", ".", cwd=str(tmp_path))
     [f] = json.loads(out)["findings"]
     v = f["verification"]
@@ -307,16 +296,16 @@ def test_legacy_cuda_code_runs_under_the_cpu_shim(capsys, tmp_path):
 
 
 @pytest.mark.cuda
-def test_gpu_runs_report_cuda_memory(capsys):
+def test_gpu_runs_report_cuda_memory():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("CUDA is not available")
-    code, doc = verify_json(capsys, "two_models.py", "two_models.right.py", "--device", "cuda")
+    code, doc = verify_json("two_models.py", "two_models.right.py", "--device", "cuda")
     assert doc["verdict"] == "fixed", doc["details"]
     after = doc["file"]["runs"]["after"]
     assert after["device"] == "cuda"
     assert after["peak_memory"]["kind"] == "cuda_max_allocated" and after["peak_memory"]["bytes"] > 0
-    code, doc = verify_json(capsys, "gan.py", "gan.wrong.py", "--device", "cuda")
+    code, doc = verify_json("gan.py", "gan.wrong.py", "--device", "cuda")
     assert doc["verdict"] == "changed"
 
 

@@ -156,7 +156,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, unsafe=True, note="a module that keeps its last output"),
+        """, unsafe=True, note="a module that keeps its last output", line=15, column=21),
         Invalid("""
             import torch
             from torch import nn
@@ -183,7 +183,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, unsafe=True),
+        """, unsafe=True, line=8, column=20),
         Invalid("""
             import torch
             from torch import nn
@@ -210,7 +210,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 loss.backward()
                 opt.step()
                 prev = out.detach()
-        """, unsafe=True),
+        """, unsafe=True, line=12, column=12),
         Invalid("""
             import torch
             from torch import nn
@@ -237,7 +237,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, note="a running statistic that is only kept: a leak, safe fix"),
+        """, note="a running statistic that is only kept: a leak, safe fix", line=8, column=11),
     ]
 
     def finish(self) -> None:

@@ -129,7 +129,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 total_loss += loss.item()
             print(total_loss / 3)
-        """),
+        """, line=11, column=19),
         Invalid("""
             import torch
             from torch import nn
@@ -156,7 +156,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 losses.append(loss.detach())
             print(torch.stack(losses).mean())
-        """, note="used as tensors later: detach"),
+        """, note="used as tensors later: detach", line=11, column=19),
         Invalid("""
             import torch
             from torch import nn
@@ -183,7 +183,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 losses.append(loss.detach())
             print(f"{sum(losses) / len(losses):.4f} last {losses[-1].item():.4f}")
-        """, note="an element read with .item() after the loop: a float would fail there"),
+        """, note="an element read with .item() after the loop: a float would fail there", line=11, column=19),
         Invalid("""
             import torch
             from torch import nn
@@ -212,7 +212,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 losses.append(loss.detach())
             plot_curve(losses)
-        """, note="passed to a function we cannot see: keep tensors"),
+        """, note="passed to a function we cannot see: keep tensors", line=12, column=19),
         Invalid("""
             import torch
             from torch import nn
@@ -249,7 +249,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 losses.append(loss.item())
             print(summary(losses))
-        """, note="a same-file helper reads the list only as numbers: floats"),
+        """, note="a same-file helper reads the list only as numbers: floats", line=16, column=19),
         Invalid("""
             import torch
             from torch import nn
@@ -278,7 +278,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 total += loss.detach()
             avg = total / 3
             print(avg.to("cpu"))
-        """, note="a value computed from the total is used as a tensor"),
+        """, note="a value computed from the total is used as a tensor", line=11, column=14),
         Invalid("""
             import torch
             from torch import nn
@@ -307,7 +307,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 history.append((i, loss.detach(), out.mean().detach()))
             print(len(history))
-        """, note="a tuple record: detach the tensors inside it, never the tuple"),
+        """, note="a tuple record: detach the tensors inside it, never the tuple", line=12, column=21),
         Invalid("""
             import torch
             from torch import nn
@@ -336,7 +336,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 per_sample.append(loss.detach())
             print(len(per_sample))
-        """, note="per-sample losses (reduction='none'): .item() would fail on them"),
+        """, note="per-sample losses (reduction='none'): .item() would fail on them", line=12, column=23),
     ]
 
     def finish(self) -> None:

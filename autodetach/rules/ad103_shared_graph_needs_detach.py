@@ -136,7 +136,7 @@ class SharedGraphNeedsDetach(GraphRule):
                 optG.zero_grad()
                 g_loss.backward()
                 optG.step()
-        """),
+        """, line=8, column=16),
         Invalid("""
             import torch
             from torch import nn
@@ -169,7 +169,7 @@ class SharedGraphNeedsDetach(GraphRule):
                 optD.zero_grad()
                 d_loss.backward()
                 optD.step()
-        """, note="generator step first: the cut goes on the later (D) pass"),
+        """, note="generator step first: the cut goes on the later (D) pass", line=12, column=16),
     ]
 
     def finish(self) -> None:

@@ -113,7 +113,7 @@ class RetainGraphUnneeded(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """),
+        """, line=8, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -136,7 +136,7 @@ class RetainGraphUnneeded(GraphRule):
                 actor(h).mean().backward(retain_graph=True)
                 critic(h).mean().backward()
                 opt.step()
-        """, note="retain_graph everywhere: only the last is dropped"),
+        """, note="retain_graph everywhere: only the last is dropped", line=9, column=5),
     ]
 
     def finish(self) -> None:

@@ -108,7 +108,7 @@ class GraphFreedBeforeReuse(GraphRule):
             loss = m(torch.randn(2, 4)).pow(2).mean()
             loss.backward(retain_graph=True)
             loss.backward()
-        """),
+        """, line=5, column=1),
         Invalid("""
             import torch
             from torch import nn
@@ -137,7 +137,7 @@ class GraphFreedBeforeReuse(GraphRule):
                 loss1.backward(retain_graph=True)
                 loss2.backward()
                 opt.step()
-        """, note="two models, one optimizer: retain_graph, never detach"),
+        """, note="two models, one optimizer: retain_graph, never detach", line=11, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -152,7 +152,7 @@ class GraphFreedBeforeReuse(GraphRule):
             loss = m(torch.randn(2, 4)).pow(2).mean()
             g = torch.autograd.grad(loss, list(m.parameters()), retain_graph=True)
             loss.backward()
-        """),
+        """, line=5, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -170,7 +170,8 @@ class GraphFreedBeforeReuse(GraphRule):
                 opt_d.step()
                 g_loss.backward()
                 opt_g.step()
-        """, None, note="g_loss saved D's weights before opt_d.step(): retain would fail too, no fix"),
+        """, None, note="g_loss saved D's weights before opt_d.step(): retain would fail too, no fix",
+            line=13, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -203,7 +204,8 @@ class GraphFreedBeforeReuse(GraphRule):
                 opt1.step()
                 loss2.backward()
                 opt.step()
-        """, note="the step in between changes m1, a Linear on raw data: no weight saved, retain works"),
+        """, note="the step in between changes m1, a Linear on raw data: no weight saved, retain works",
+            line=12, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -220,7 +222,7 @@ class GraphFreedBeforeReuse(GraphRule):
                 opt1.step()
                 loss2.backward()
                 opt.step()
-        """, None, note="m1's second Linear is fed a graph tensor: it saved its weight, no fix"),
+        """, None, note="m1's second Linear is fed a graph tensor: it saved its weight, no fix", line=12, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -255,7 +257,7 @@ class GraphFreedBeforeReuse(GraphRule):
                 opt_enc.step()
                 loss2.backward()
                 opt.step()
-        """, unsafe=True, note="what enc saved is unknown: retain offered as unsafe"),
+        """, unsafe=True, note="what enc saved is unknown: retain offered as unsafe", line=13, column=5),
     ]
 
     def finish(self) -> None:

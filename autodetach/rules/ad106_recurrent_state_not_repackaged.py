@@ -133,7 +133,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                 opt.zero_grad()
                 out.mean().backward()
                 opt.step()
-        """),
+        """, line=7, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -157,7 +157,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                 opt.zero_grad()
                 out.mean().backward()
                 opt.step()
-        """),
+        """, line=7, column=5),
         Invalid("""
             import torch
             from torch import nn
@@ -212,7 +212,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                 opt.zero_grad()
                 out.mean().backward()
                 opt.step()
-        """, note="unknown structure, starts as None: the helper"),
+        """, note="unknown structure, starts as None: the helper", line=18, column=5),
     ]
 
     def finish(self) -> None:

@@ -113,7 +113,7 @@ class GraphBuiltOutsideLoop(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, note="computed in __init__: reported, no automatic fix"),
+        """, note="computed in __init__: reported, no automatic fix", line=9, column=9),
         Invalid("""
             import torch
             weight = torch.nn.Parameter(torch.randn(4, 1))
@@ -134,7 +134,7 @@ class GraphBuiltOutsideLoop(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, unsafe=True),
+        """, unsafe=True, line=4, column=1),
         Invalid("""
             import torch
             from torch import nn
@@ -157,7 +157,7 @@ class GraphBuiltOutsideLoop(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, unsafe=True),
+        """, unsafe=True, line=5, column=1),
     ]
 
     def finish(self) -> None:

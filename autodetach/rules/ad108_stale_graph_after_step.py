@@ -116,7 +116,7 @@ class StaleGraphAfterStep(GraphRule):
                 g_loss = -D(fake).mean()
                 g_loss.backward()
                 optG.step()
-        """, unsafe=True),
+        """, unsafe=True, line=14, column=5),
     ]
 
     def finish(self) -> None:

@@ -308,7 +308,7 @@ class DetachResultDiscarded(Rule):
             for x in data:
                 h = h.detach()  # cut the graph
                 h = model(x, h)
-        """),
+        """, line=3, column=5),
         Invalid("""
             import torch
             class M(torch.nn.Module):
@@ -323,14 +323,14 @@ class DetachResultDiscarded(Rule):
                     self.h = self.h.detach()
                     self.h = self.cell(x, self.h)
                     return self.h
-        """),
+        """, line=4, column=9),
         Invalid("""
             import torch
             w.detach().requires_grad_()
         """, """
             import torch
             w = w.detach().requires_grad_()
-        """),
+        """, line=2, column=1),
         Invalid("""
             import torch
             from torch import nn
@@ -347,7 +347,7 @@ class DetachResultDiscarded(Rule):
             for x in data:
                 hidden = tuple(h.detach() for h in hidden)
                 out, hidden = lstm(x, hidden)
-        """),
+        """, line=6, column=5),
         Invalid("""
             import torch
             def step(xs):
@@ -360,37 +360,37 @@ class DetachResultDiscarded(Rule):
                 states = [torch.zeros(3) for _ in xs]
                 states = [s.detach() for s in states]
                 return states
-        """),
+        """, line=4, column=5),
         Invalid("""
             import torch
             def repackage(hidden):
                 [h.detach() for h in hidden]
                 return hidden
-        """, None, note="type of hidden unknown: no fix"),
+        """, None, note="type of hidden unknown: no fix", line=3, column=5),
         Invalid("""
             import torch
             out, hidden = lstm(x)
             hidden[0].detach()
-        """, None, note="hidden may be a tuple: item assignment would fail"),
+        """, None, note="hidden may be a tuple: item assignment would fail", line=3, column=1),
         Invalid("""
             import torch
             x.detach().cpu(); y = 1
         """, """
             import torch
             x = x.detach().cpu(); y = 1
-        """, unsafe=True),
+        """, unsafe=True, line=2, column=1),
         Invalid("""
             import torch
             w = torch.nn.Parameter(torch.ones(3))
             w.detach()
-        """, None, note="a trainable leaf"),
+        """, None, note="a trainable leaf", line=3, column=1),
         Invalid("""
             import torch
             model.memory.detach()
         """, """
             import torch
             model.memory = model.memory.detach()
-        """, unsafe=True, note="an attribute the file never assigns: unsafe"),
+        """, unsafe=True, note="an attribute the file never assigns: unsafe", line=2, column=1),
         Invalid("""
             import torch
             for p in model.parameters():
@@ -399,18 +399,18 @@ class DetachResultDiscarded(Rule):
             import torch
             for p in model.parameters():
                 p.grad = p.grad.detach()
-        """, note="`p.grad` assigned back (the idiom is `p.grad.detach_()`)"),
+        """, note="`p.grad` assigned back (the idiom is `p.grad.detach_()`)", line=3, column=5),
         Invalid("""
             import torch
             def f():
                 h.detach()
                 return h
-        """, None, note="a global: `h = ...` would make it local"),
+        """, None, note="a global: `h = ...` would make it local", line=3, column=5),
         Invalid("""
             import torch
             for h in hidden:
                 h.detach()
-        """, None, note="rebinding the loop variable changes nothing"),
+        """, None, note="rebinding the loop variable changes nothing", line=3, column=5),
         Invalid("""
             import torch
             state = {"h": h0}
@@ -419,7 +419,7 @@ class DetachResultDiscarded(Rule):
             import torch
             state = {"h": h0}
             state["h"] = torch.detach(state["h"])
-        """),
+        """, line=3, column=1),
     ]
 
     def visit_Expr(self, node: cst.Expr) -> None:

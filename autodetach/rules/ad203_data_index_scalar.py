@@ -320,6 +320,15 @@ class DataIndexScalar(Rule):
             test_loss += loss_function(r, x, mu, logvar).item()
         """, note="a local function that returns a 0-dim value"),
         Invalid("""
+            from losses import ContrastLoss
+            criterion = ContrastLoss()
+            print(criterion(a, b).data[0])
+        """, """
+            from losses import ContrastLoss
+            criterion = ContrastLoss()
+            print(criterion(a, b).item())
+        """, unsafe=True, note="a loss module from another file, called inline: unsafe"),
+        Invalid("""
             import torch.nn as nn
             criterion = nn.MSELoss()
             if cuda:
@@ -515,7 +524,7 @@ class DataIndexScalar(Rule):
                             "number, which prints differently)")
                 self.report(node, msg, replacement=new, fix=UNSAFE if numpy else SAFE,
                             fix_title="Use `.item()`")
-            elif self._looks_like_loss(base):
+            elif self._looks_like_loss(base) or _is_loss_call(base):
                 self.report(
                     node,
                     f"`{old}` looks like the PyTorch 0.3 way to read a loss; if `{src}` is 0-dim "

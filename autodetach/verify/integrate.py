@@ -120,14 +120,6 @@ def diff_spans(old: bytes, new: bytes) -> list:
 
 # ------------------------------------------------------------- the verifier
 
-@dataclass
-class FileVerification:
-    judgement: Judgement
-    reached: list  # per span: True, False
-    entry: Optional[str]
-    runs: dict = field(default_factory=dict)  # name -> Run
-
-
 class Verifier:
     """Plans and runs the three runs of each file, in parallel through a pool
     of fork servers."""
@@ -160,8 +152,9 @@ class Verifier:
     def __exit__(self, *exc):
         self.close()
 
-    def _request(self, scratch: Scratch, name: str, mode: str, replace: dict, trace: dict,
-                 script: Optional[str], steps: Optional[int] = None) -> RunRequest:
+    def request(self, scratch: Scratch, name: str, mode: str, replace: dict, trace: dict,
+                script: Optional[str], steps: Optional[int] = None) -> RunRequest:
+        """One run of the scratch tree with `replace` (path -> bytes) swapped in."""
         if not getattr(scratch, "loops_rewritten", False):
             # Once per scratch, before the first copy: the budget ends loops.
             rewrite_tree(scratch.pristine)
@@ -205,9 +198,9 @@ class Verifier:
                      for p, (_, _, spans) in files.items()}
         replace = {p: new for p, (_, new, _) in files.items()}
         reqs = {
-            "before": self._request(scratch, "before" + tag, "before", {}, old_trace, script, steps),
-            "after": self._request(scratch, "after" + tag, "after", replace, new_trace, script, steps),
-            "reference": self._request(scratch, "reference" + tag, "reference", {}, old_trace, script, steps),
+            "before": self.request(scratch, "before" + tag, "before", {}, old_trace, script, steps),
+            "after": self.request(scratch, "after" + tag, "after", replace, new_trace, script, steps),
+            "reference": self.request(scratch, "reference" + tag, "reference", {}, old_trace, script, steps),
         }
         return scratch, reqs
 
@@ -257,17 +250,12 @@ TRUNCATIONS = frozenset({"AD106"})
 
 
 def allows_change(code: str) -> bool:
-    """Whether a rule's rewrite may change the parameter trajectory: a rule
-    says so with `verify_claim = "changes"` (or "equivalent"); otherwise
-    unsafe fixes and the truncations may, safe fixes claim equivalence."""
+    """Whether a rule's rewrite may change the parameter trajectory: unsafe
+    fixes and the truncations may, safe fixes claim equivalence."""
     from ..findings import UNSAFE
     from ..registry import by_code
 
-    rule = by_code().get(code)
-    claim = getattr(rule, "verify_claim", None)
-    if claim in ("changes", "equivalent"):
-        return claim == "changes"
-    return code in TRUNCATIONS or getattr(rule, "fix_safety", None) == UNSAFE
+    return code in TRUNCATIONS or getattr(by_code().get(code), "fix_safety", None) == UNSAFE
 
 
 def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None, missing: Optional[list] = None,
@@ -343,12 +331,27 @@ def _findings_with_fixes(old: bytes, path: str, settings):
         return None
 
 
-def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
-                   steps=5, timeout=120, sandbox="auto"):
-    """Fill each fixed finding's `verification`; with write=True write the
-    fixed files (only the verified rewrites when verified_only)."""
-    from ..runner import display_path, unified_diff
-    from ..textio import is_read_only, write_atomic
+@dataclass
+class Target:
+    """A file with fixed findings to verify, and what its runs gave."""
+    result: object  # the runner's FileResult
+    path: str  # on disk (result.path is the displayed one)
+    old: bytes
+    new: bytes
+    fixed: list  # the fixed findings, each to get a verdict
+    spans: list = field(default_factory=list)  # one per fixed finding
+    entry: Optional[str] = None
+    scratch: Optional[Scratch] = None
+    runs: dict = field(default_factory=dict)  # name -> Run
+
+
+NO_ENTRY = "no entry point: the file has no main guard or top-level training code (use --run CMD)"
+
+
+def plan_targets(results, files, settings) -> list:
+    """The results with fixes, each with every finding (fixed or not) in
+    `findings`: each fixed one gets a verdict."""
+    from ..runner import display_path
 
     real = {display_path(p): p for p in files}
     targets = []
@@ -372,125 +375,167 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
             continue
         for f in report:
             f.path = r.path
-        r.findings = report  # every finding, the fixed ones included: each gets a verdict
-        new = r.new_source if r.new_source is not None else new
-        targets.append((r, path, old, new, fixed))
+        r.findings = report
+        targets.append(Target(r, path, old, r.new_source if r.new_source is not None else new, fixed))
+    return targets
+
+
+def _verdicts(j: Judgement, runs: dict, scratch: Scratch, path: str, pairs, entry: Optional[str] = None) -> dict:
+    """id(finding) -> its verdict, for (finding, span) pairs judged by `j`."""
+    out = {}
+    for f, span in pairs:
+        d = span_verdict(j, reached(runs, scratch, path, span), f.code, missing_uses(runs, scratch, path, span),
+                         budget_note(runs))
+        if entry is not None:
+            d["entry_point"] = entry
+        out[id(f)] = d
+    return out
+
+
+def verify_tree(v: Verifier, targets: list, settings) -> dict:
+    """--run CMD: one set of runs of the whole tree with every fix applied."""
+    root = os.path.abspath(getattr(settings, "root", None) or os.getcwd())
+    if not all(os.path.abspath(t.path).startswith(root + os.sep) for t in targets):
+        root = os.path.commonpath([os.path.dirname(os.path.abspath(t.path)) for t in targets])
+    for t in targets:
+        t.spans = [_finding_span(f, t.old, t.new) for f in t.fixed]
+    scratch, reqs = v.plan({t.path: (t.old, t.new, t.spans) for t in targets}, root, None)
+    runs = v.execute([reqs])[0]
+    j = judge(runs["before"], runs["after"], runs["reference"])
+    verdicts = {}
+    for t in targets:
+        verdicts.update(_verdicts(j, runs, scratch, t.path, zip(t.fixed, t.spans)))
+    return verdicts
+
+
+def verify_scripts(v: Verifier, targets: list, settings) -> dict:
+    """Each file run as a script: its own before, after and reference runs."""
+    verdicts, scripts, plans = {}, [], []
+    for t in targets:
+        t.entry = script_source(t.old, t.new)
+        if t.entry is None:
+            for f in t.fixed:
+                verdicts[id(f)] = unverifiable(NO_ENTRY)
+            continue
+        t.spans = [_finding_span(f, t.old, t.new) for f in t.fixed]
+        t.scratch, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, find_tree_root(t.path), t.path)
+        plans.append(reqs)
+        scripts.append(t)
+    for t, runs in zip(scripts, v.execute(plans)):
+        t.runs = runs
+    _rerun_longer(v, scripts)
+    judged = []
+    for t in scripts:
+        j = judge(t.runs["before"], t.runs["after"], t.runs["reference"])
+        verdicts.update(_verdicts(j, t.runs, t.scratch, t.path, zip(t.fixed, t.spans), t.entry))
+        judged.append((t, j))
+    verdicts.update(attribute(v, judged, settings))
+    return verdicts
+
+
+def _rerun_longer(v: Verifier, scripts: list) -> None:
+    """Rewrites beyond the step budget (code after the training loop): one
+    more try with a budget ten times larger, kept when it reaches more."""
+    def all_reached(t):
+        return all(reached(t.runs, t.scratch, t.path, sp) and not missing_uses(t.runs, t.scratch, t.path, sp)
+                   for sp in t.spans)
+
+    longer, which = [], []
+    for t in scripts:
+        stopped = any(x.record and x.record.get("stopped_by_budget") for x in t.runs.values())
+        if stopped and not all_reached(t):
+            _, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, t.scratch.tree_root, t.path, tag="-long",
+                             steps=min(10 * v.steps, 100), scratch=t.scratch)
+            longer.append(reqs)
+            which.append(t)
+    for t, runs in zip(which, v.execute(longer)):
+        if all(x.completed or x.failed for x in runs.values()) and \
+                sum(reached(runs, t.scratch, t.path, sp) for sp in t.spans) > \
+                sum(reached(t.runs, t.scratch, t.path, sp) for sp in t.spans):
+            t.runs = runs
+
+
+def attribute(v: Verifier, judged: list, settings) -> dict:
+    """A file `changed` or `regressed` with fixes from a few rules: re-run
+    its after run with each rule's fixes alone, so the verdict lands on the
+    rewrite that caused it. Returns the new verdicts (id(finding) -> dict)."""
+    plans, meta = [], []
+    for t, j in judged:
+        codes = sorted({f.code for f in t.fixed})
+        if j.verdict not in (CHANGED, REGRESSED) or not 1 < len(codes) <= MAX_ATTRIBUTION:
+            continue
+        for code in codes:
+            one = _fix_with([code], t.old, t.result.path, settings)
+            if one is None:
+                continue
+            mine = [_finding_span(f, t.old, one) for f in t.fixed if f.code == code]
+            plans.append({"after": v.request(t.scratch, f"after-{code}", "after", {t.path: one},
+                                             {t.path: set().union(*[sp.new | sp.uses for sp in mine])}, t.path)})
+            meta.append((t, code, one))
+    verdicts = {}
+    for (t, code, one), extra in zip(meta, v.execute(plans)):
+        j = judge(t.runs["before"], extra["after"], t.runs["reference"])
+        mixed = dict(t.runs, after=extra["after"])
+        pairs = [(f, _finding_span(f, t.old, one)) for f in t.fixed if f.code == code]
+        for key, d in _verdicts(j, mixed, t.scratch, t.path, pairs, t.entry).items():
+            d["isolated"] = f"verified with only the {code} rewrites applied"
+            verdicts[key] = d
+    return verdicts
+
+
+def chosen_fixes(t: Target, verified_only: bool, settings) -> tuple:
+    """(rule codes, bytes) of what goes to disk or into the diff: every fix,
+    or with verified_only only the rules whose rewrites all verified."""
+    every = {f.code for f in t.fixed}
+    good = every - {f.code for f in t.fixed if f.verification["verdict"] not in GOOD}
+    if not verified_only or good == every:
+        return every, t.new
+    if good:
+        return good, _fix_with(sorted(good), t.old, t.result.path, settings)
+    return set(), None
+
+
+def apply_fixes(t: Target, chosen: set, data: Optional[bytes], write: bool, verified_only: bool, settings) -> None:
+    """Write (or diff) the chosen fixes and mark which findings are fixed."""
+    from ..runner import unified_diff
+    from ..textio import write_fixed
+
+    r = t.result
+    diff = getattr(settings, "diff", False)
+    if verified_only and diff:
+        r.diff = unified_diff(t.path, t.old, data) if data is not None else ""
+    written = False
+    if write and data is not None:
+        problem = write_fixed(t.path, data, getattr(settings, "roots", ()))
+        if problem is None:
+            written = True
+        else:
+            r.errors.append({"path": r.path, "message": problem})
+            r.write_failed = True
+    shown = written if write else (diff and data is not None)
+    for f in t.fixed:
+        # Fixed: on disk (--fix) or in the diff (--diff); the rest stays in the report.
+        f.fixed = bool(shown) and f.code in chosen
+    if write:
+        r.fixed = sum(1 for f in t.fixed if f.fixed)
+        if r.fixed and data is not None:
+            r.new_source = data
+
+
+def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
+                   steps=5, timeout=120, sandbox="auto"):
+    """Fill each fixed finding's `verification`; with write=True write the
+    fixed files (only the verified rewrites when verified_only)."""
+    targets = plan_targets(results, files, settings)
     if not targets:
         return results
-
     with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox) as v:
-        verdicts = {}  # id(finding) -> dict
-        file_runs = {}
-        if run_cmd:
-            root = os.path.abspath(getattr(settings, "root", None) or os.getcwd())
-            if not all(os.path.abspath(p).startswith(root + os.sep) for _, p, _, _, _ in targets):
-                root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for _, p, _, _, _ in targets])
-            files_map = {p: (old, new, [_finding_span(f, old, new) for f in fx]) for _, p, old, new, fx in targets}
-            scratch, reqs = v.plan(files_map, root, None)
-            runs = v.execute([reqs])[0]
-            j = judge(runs["before"], runs["after"], runs["reference"])
-            for r, p, old, new, fx in targets:
-                for f, span in zip(fx, files_map[p][2]):
-                    verdicts[id(f)] = span_verdict(j, reached(runs, scratch, p, span), f.code,
-                                                   missing_uses(runs, scratch, p, span), budget_note(runs))
-                file_runs[r.path] = (j, runs)
-        else:
-            plans, meta = [], []
-            for r, p, old, new, fx in targets:
-                entry = script_source(old, new)
-                if entry is None:
-                    for f in fx:
-                        verdicts[id(f)] = unverifiable(
-                            "no entry point: the file has no main guard or top-level training code "
-                            "(use --run CMD)")
-                    continue
-                spans = [_finding_span(f, old, new) for f in fx]
-                scratch, reqs = v.plan({p: (old, new, spans)}, find_tree_root(p), p)
-                plans.append(reqs)
-                meta.append((r, p, old, new, fx, spans, scratch, entry))
-            all_runs = v.execute(plans)
-            # Rewrites beyond the step budget (code after the training loop):
-            # one more try with a budget ten times larger.
-            longer, where = [], []
-            for i, ((r, p, old, new, fx, spans, scratch, entry), runs) in enumerate(zip(meta, all_runs)):
-                stopped = any(x.record and x.record.get("stopped_by_budget") for x in runs.values())
-                if stopped and not all(reached(runs, scratch, p, sp) and not missing_uses(runs, scratch, p, sp)
-                                       for sp in spans):
-                    _, reqs = v.plan({p: (old, new, spans)}, scratch.tree_root, p, tag="-long",
-                                     steps=min(10 * v.steps, 100), scratch=scratch)
-                    longer.append(reqs)
-                    where.append(i)
-            for i, runs in zip(where, v.execute(longer)):
-                r, p, old, new, fx, spans, scratch, entry = meta[i]
-                if all(x.completed or x.failed for x in runs.values()) and \
-                        sum(reached(runs, scratch, p, sp) for sp in spans) > \
-                        sum(reached(all_runs[i], scratch, p, sp) for sp in spans):
-                    all_runs[i] = runs
-            retry_plans, retry_meta = [], []
-            for (r, p, old, new, fx, spans, scratch, entry), runs in zip(meta, all_runs):
-                j = judge(runs["before"], runs["after"], runs["reference"])
-                file_runs[r.path] = (j, runs)
-                for f, span in zip(fx, spans):
-                    d = span_verdict(j, reached(runs, scratch, p, span), f.code, missing_uses(runs, scratch, p, span),
-                                     budget_note(runs))
-                    d["entry_point"] = entry
-                    verdicts[id(f)] = d
-                codes = sorted({f.code for f in fx})
-                if j.verdict in (CHANGED, REGRESSED) and 1 < len(codes) <= MAX_ATTRIBUTION:
-                    # Which rule's rewrite is it? Re-run the after run per rule.
-                    for code in codes:
-                        one = _fix_with([code], old, r.path, settings)
-                        if one is None:
-                            continue
-                        mine = [_finding_span(f, old, one) for f in fx if f.code == code]
-                        req = v._request(scratch, f"after-{code}", "after", {p: one},
-                                         {p: set().union(*[sp.new | sp.uses for sp in mine])}, p)
-                        retry_plans.append({"after": req})
-                        retry_meta.append((code, fx, runs, old, one, p, scratch, entry))
-            for (code, fx, runs, old, one, p, scratch, entry), extra in zip(retry_meta, v.execute(retry_plans)):
-                jj = judge(runs["before"], extra["after"], runs["reference"])
-                mixed = dict(runs, after=extra["after"])
-                for f in fx:
-                    if f.code == code:
-                        sp = _finding_span(f, old, one)
-                        d = span_verdict(jj, reached(mixed, scratch, p, sp), f.code,
-                                         missing_uses(mixed, scratch, p, sp), budget_note(mixed))
-                        d["entry_point"] = entry
-                        d["isolated"] = f"verified with only the {code} rewrites applied"
-                        verdicts[id(f)] = d
-
-    for r, p, old, new, fx in targets:
-        for f in fx:
+        run = verify_tree if run_cmd else verify_scripts
+        verdicts = run(v, targets, settings)
+    for t in targets:
+        for f in t.fixed:
             f.verification = verdicts.get(id(f)) or unverifiable("not verified")
             f.verification["sandbox"] = v.isolation.as_dict()
-        # What goes to disk (or into the diff).
-        good_codes = {f.code for f in fx} - {f.code for f in fx if f.verification["verdict"] not in GOOD}
-        if not verified_only or good_codes == {f.code for f in fx}:
-            chosen, chosen_src = {f.code for f in fx}, new
-        elif good_codes:
-            chosen, chosen_src = good_codes, _fix_with(sorted(good_codes), old, r.path, settings)
-        else:
-            chosen, chosen_src = set(), None
-        if verified_only and getattr(settings, "diff", False):
-            r.diff = unified_diff(p, old, chosen_src) if chosen_src is not None else ""
-        written = False
-        if write and chosen_src is not None:
-            if is_read_only(p):
-                r.errors.append({"path": r.path, "message": "not fixed: the file is read-only"})
-                r.write_failed = True
-            else:
-                try:
-                    write_atomic(p, chosen_src)
-                    written = True
-                except OSError as exc:
-                    r.errors.append({"path": r.path, "message": f"not fixed: cannot write: {exc.strerror or exc}"})
-                    r.write_failed = True
-        shown = written if write else (getattr(settings, "diff", False) and chosen_src is not None)
-        for f in fx:
-            # Fixed: on disk (--fix) or in the diff (--diff); the rest stays in the report.
-            f.fixed = bool(shown) and f.code in chosen
-        if write:
-            r.fixed = sum(1 for f in fx if f.fixed)
-            if r.fixed and chosen_src is not None:
-                r.new_source = chosen_src
+        chosen, data = chosen_fixes(t, verified_only, settings)
+        apply_fixes(t, chosen, data, write, verified_only, settings)
     return results

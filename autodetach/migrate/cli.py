@@ -1,0 +1,81 @@
+"""`autodetach migrate PATH... --report DIR`."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _check_paths, _selection, fail
+from ..config import ConfigError, load
+from ..discovery import iter_files
+from ..runner import Settings
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path(), required=True)
+@click.option("--report", "report_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for report.md, report.json, report.html and the resume state.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (each is listed for review).")
+@click.option("--verify", is_flag=True, help="Run each fixed file before and after; verdicts go in the report.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
+@click.option("--config", "config_path", type=click.Path(), help="A pyproject.toml or autodetach.toml.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
+@click.option("--steps", type=click.IntRange(min=3), default=5, show_default=True, help="With --verify: step budget.")
+@click.option("--timeout", type=click.IntRange(min=1), default=120, show_default=True,
+              help="With --verify: seconds per run.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary on stdout.")
+def migrate_command(paths, report_dir, unsafe_fixes, verify, jobs, config_path, progress, steps, timeout, quiet):
+    """Migrate legacy PyTorch code in place (AD2 fixes and the safe AD1
+    fixes), resumably, and write a report to DIR."""
+    from .core import Run, migrate
+    from .report import headline, write_all
+
+    paths, bad = _check_paths(paths)
+    for msg in bad:
+        click.echo(f"autodetach: error: {msg}", err=True)
+    if not paths:
+        sys.exit(EXIT_ERROR)
+    try:
+        cfg = load(config_path, start=paths[0])
+    except ConfigError as exc:
+        fail(str(exc))
+    rules = _selection(cfg, [], [], [])
+    unsafe = unsafe_fixes or cfg.unsafe_fixes
+    files = list(iter_files(paths, exclude=cfg.exclude, root=cfg.root))
+    settings = Settings(codes=tuple(r.code for r in rules), fix=True, unsafe=unsafe,
+                        per_file_ignores=cfg.per_file_ignores, root=cfg.root,
+                        roots=tuple(os.path.realpath(p) for p in paths))
+    try:
+        os.makedirs(report_dir, exist_ok=True)
+    except OSError as exc:
+        fail(f"{report_dir}: cannot create the report folder: {exc.strerror or exc}")
+    show = progress if progress is not None else (sys.stderr.isatty() and len(files) > 20)
+    run = Run(files=files, settings=settings, report_dir=report_dir, roots=list(paths),
+              jobs=jobs or os.cpu_count() or 1,
+              verify={"steps": steps, "timeout": timeout} if verify else None)
+    if show:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("migrating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("migrate", total=len(files))
+            run.on_progress = lambda n: bar.advance(task, n)
+            state = migrate(run)
+    else:
+        state = migrate(run)
+    for w in run.warnings:
+        click.echo(f"autodetach: warning: {w}", err=True)
+    options = {"paths": list(paths), "unsafe_fixes": unsafe, "verify": verify, "resumed_files": run.resumed}
+    summary = write_all(report_dir, state, [os.path.abspath(f) for f in files], options)
+    if not quiet:
+        for line in headline(summary):
+            click.echo(line)
+        if run.resumed:
+            click.echo(f"Resumed: {run.resumed} files were done by an earlier run and left as they are.")
+        click.echo(f"Report: {os.path.join(report_dir, 'report.html')} (also report.md, report.json).")
+    c = summary.total.counts
+    if bad or c["failed"] > c["unparseable"]:
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FINDINGS if c["left"] or c["unparseable"] else EXIT_CLEAN)

@@ -1,0 +1,80 @@
+"""The per-file work of a migration: (path, bytes, settings) -> (record,
+fixed bytes or None). Pure: it reads and writes nothing."""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from ..engine import crash_message, decode_error_finding, fix_code, prefilter, syntax_error_finding
+from ..registry import by_code
+from ..runner import _ignored_for
+from ..suppress import skip_file
+from ..textio import decode, encode
+
+# Python's own words for Python 2 code, and Python 2 statements at the
+# start of a line (the compiler may stop at an earlier, vaguer error).
+_PY2_MESSAGES = ("Missing parentheses in call to", "multiple exception types must be parenthesized",
+                 "leading zeros in decimal integer literals")
+_PY2_LINES = re.compile(r"^[ \t]*(print[ \t]+[\"'\w>]|exec[ \t]+[\"'\w]|except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:"
+                        r"|raise[ \t]+[\w.]+[ \t]*,)", re.M)
+
+
+def python2_hint(text: str, message: str) -> bool:
+    return any(m in message for m in _PY2_MESSAGES) or bool(_PY2_LINES.search(text))
+
+
+def _finding(f) -> list:
+    return [f.code, f.line, f.column, f.fix, f.message]
+
+
+def migrate_file(path: str, data: bytes, settings) -> tuple:
+    """(record, new bytes or None). The record holds what the report needs:
+    status, fixes per rule, findings left (code, line, column, fix, why),
+    unsafe fixes applied, and a parse error with its cause."""
+    rec = {"path": path, "status": "unchanged", "fixed": {}, "left": [], "unsafe": []}
+    try:
+        dec = decode(data)
+    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+        f = decode_error_finding(path, data, exc)
+        rec.update(status="failed", parse_error=[f.line, f.message], python2=False)
+        return rec, None
+    text = dec.text
+    if skip_file(text):
+        return rec, None
+    ignored = _ignored_for(path, settings)
+    table = by_code()
+    rules = [r for r in prefilter(text, [table[c] for c in settings.codes]) if r.code not in ignored]
+    if not rules:
+        return rec, None
+    try:
+        new_text, report = fix_code(text, select=[r.code for r in rules], unsafe=settings.unsafe)
+    except cst.ParserSyntaxError as exc:  # fix_code reports these itself; kept for safety
+        report, new_text = [syntax_error_finding(path, exc)], text
+    except RecursionError:
+        rec.update(status="failed", error="file too deeply nested to analyse")
+        return rec, None
+    except Exception as exc:  # a rule crashed: report it, keep going
+        rec.update(status="failed", error=crash_message(exc))
+        return rec, None
+    if len(report) == 1 and report[0].code == "AD000":
+        f = report[0]
+        rec.update(status="failed", parse_error=[f.line, f.message], python2=python2_hint(text, f.message))
+        return rec, None
+    for f in report:
+        if f.fixed:
+            rec["fixed"][f.code] = rec["fixed"].get(f.code, 0) + 1
+            if f.fix == "unsafe":
+                rec["unsafe"].append(_finding(f))
+        else:
+            rec["left"].append(_finding(f))
+    if new_text == text:
+        return rec, None
+    try:
+        new = encode(new_text, dec)
+    except UnicodeEncodeError as exc:
+        rec.update(status="failed", error=f"internal error: the fix cannot be encoded as {dec.encoding}: "
+                                          f"{exc.reason}", fixed={}, unsafe=[])
+        return rec, None
+    rec["status"] = "changed"
+    return rec, new

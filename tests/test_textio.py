@@ -1,0 +1,41 @@
+"""textio.write_fixed: the one write path for fixes (--fix and --verify --fix)."""
+import os
+import stat
+
+from autodetach.textio import write_fixed
+
+
+def test_writes_and_keeps_the_mode(tmp_path):
+    p = tmp_path / "a.py"
+    p.write_bytes(b"old\n")
+    os.chmod(p, 0o640)
+    assert write_fixed(str(p), b"new\n") is None
+    assert p.read_bytes() == b"new\n"
+    assert stat.S_IMODE(os.stat(p).st_mode) == 0o640
+
+
+def test_read_only_file_is_left_alone(tmp_path):
+    p = tmp_path / "a.py"
+    p.write_bytes(b"old\n")
+    os.chmod(p, 0o444)
+    try:
+        assert write_fixed(str(p), b"new\n") == "not fixed: the file is read-only"
+        assert p.read_bytes() == b"old\n"
+    finally:
+        os.chmod(p, 0o644)
+
+
+def test_link_out_of_the_roots_is_left_alone(tmp_path):
+    outside = tmp_path / "outside.py"
+    outside.write_bytes(b"old\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "link.py").symlink_to(outside)
+    problem = write_fixed(str(tree / "link.py"), b"new\n", roots=(os.path.realpath(tree),))
+    assert problem == f"not fixed: a symbolic link to a file outside the paths given ({os.path.realpath(outside)})"
+    assert outside.read_bytes() == b"old\n"
+
+
+def test_missing_directory_is_a_message_not_an_exception(tmp_path):
+    problem = write_fixed(str(tmp_path / "gone" / "a.py"), b"new\n")
+    assert problem is not None and problem.startswith("not fixed: cannot write: ")

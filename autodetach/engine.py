@@ -267,8 +267,32 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
             f.fixed = True
             for e in rep.edits:
                 edits[e.node] = e.replacement
-    new_module = module.visit(_Apply(edits))
-    return findings, new_module.code, len(chosen)
+    new_code = _restore_dropped(text, module.code, module.visit(_Apply(edits)).code)
+    if new_code is None:
+        for f in findings:
+            f.fixed = False
+        return findings, None, 0
+    return findings, new_code, len(chosen)
+
+
+def _restore_dropped(text: str, printed: str, new: str) -> Optional[str]:
+    """libcst drops blank lines before an indented comment at the end of a
+    file (`x\n\n  # c` prints as `x\n  # c`): put the file's own ending
+    back. None (do not fix) for any other difference, or when the fixes
+    changed that ending."""
+    if printed == text:
+        return new
+    p = 0
+    n = min(len(text), len(printed))
+    while p < n and text[p] == printed[p]:
+        p += 1
+    p = text.rfind("\n", 0, p) + 1  # from the start of that line
+    kept = printed[p:]
+    ending = text[p:]
+    if not new.endswith(kept) or any(ln.strip() and not ln.lstrip().startswith("#")
+                                     for ln in ending.splitlines()):
+        return None
+    return new[:len(new) - len(kept)] + ending
 
 
 class _Tracker:

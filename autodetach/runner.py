@@ -13,7 +13,7 @@ from typing import Iterable, Iterator, Optional
 from .engine import Options, process_bytes
 from .findings import FileResult
 from .registry import by_code
-from .textio import is_read_only, outside_roots, write_atomic
+from .textio import ChangedSinceRead, content_hash, is_read_only, outside_roots, write_atomic
 
 
 @dataclass
@@ -109,6 +109,15 @@ def _ignored_for(path: str, settings: Settings) -> frozenset:
     return Config(per_file_ignores=settings.per_file_ignores, root=settings.root).ignored_for(path)
 
 
+def _test_pause() -> None:
+    """Tests only: block on the FIFO named by AUTODETACH_TEST_BEFORE_WRITE
+    until the test has changed the file, making a real race deterministic."""
+    fifo = os.environ.get("AUTODETACH_TEST_BEFORE_WRITE")
+    if fifo:
+        with open(fifo, "rb") as fh:
+            fh.read()
+
+
 def work(path: str) -> FileResult:
     settings = _SETTINGS
     shown = display_path(path)
@@ -141,14 +150,19 @@ def work(path: str) -> FileResult:
             elif is_read_only(path):
                 problem = "not fixed: the file is read-only"
             else:
+                _test_pause()
                 try:
-                    write_atomic(path, res.new_source)
+                    write_atomic(path, res.new_source, expect=content_hash(data))
+                except ChangedSinceRead:
+                    problem = "not fixed: the file changed since it was read (another run or an editor?)"
                 except OSError as exc:
                     problem = f"not fixed: cannot write: {exc.strerror or exc}"
             if problem is not None:
-                # Nothing was written: report what the file still contains.
-                unfixed = process_bytes(data, shown, _RULES, Options(fix=False, ignore=opts.ignore))
-                res.findings = unfixed.findings
+                # Nothing was written: report what the file still contains
+                # (nothing known when someone else changed it).
+                changed = problem.startswith("not fixed: the file changed")
+                res.findings = [] if changed else process_bytes(
+                    data, shown, _RULES, Options(fix=False, ignore=opts.ignore)).findings
                 res.fixed = 0
                 res.errors.append({"path": shown, "message": problem})
                 res.write_failed = True

@@ -348,7 +348,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
     """Fill each fixed finding's `verification`; with write=True write the
     fixed files (only the verified rewrites when verified_only)."""
     from ..runner import display_path, unified_diff
-    from ..textio import is_read_only, write_atomic
+    from ..textio import ChangedSinceRead, content_hash, is_read_only, write_atomic
 
     real = {display_path(p): p for p in files}
     targets = []
@@ -480,8 +480,11 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
                 r.write_failed = True
             else:
                 try:
-                    write_atomic(p, chosen_src)
+                    write_atomic(p, chosen_src, expect=content_hash(old))
                     written = True
+                except ChangedSinceRead:
+                    r.errors.append({"path": r.path, "message": "not fixed: the file changed since it was read"})
+                    r.write_failed = True
                 except OSError as exc:
                     r.errors.append({"path": r.path, "message": f"not fixed: cannot write: {exc.strerror or exc}"})
                     r.write_failed = True

@@ -79,6 +79,17 @@ def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext], starts: 
         elif ctx is not None:
             l, c, _, _ = ctx.position(node)
             related.append((l, c, note))
+    if ctx is not None:
+        # Every other place the fix rewrites is shown too (a call site of a
+        # fixed class, the accumulator behind `total[0]`).
+        seen = {r[0] for r in related}
+        for e in rep.edits:
+            if isinstance(e.node, cst.Module):
+                continue
+            l, c, _, _ = ctx.position(e.node)
+            if not line <= l <= eline and l not in seen:
+                seen.add(l)
+                related.append((l, c, "the fix changes this too"))
     # The anchor in this pass's text; _settle turns it into an identity
     # that survives the passes.
     anchor = (rule.code, spans.offset(starts, line, col), spans.offset(starts, eline, ecol))
@@ -489,6 +500,11 @@ def crash_message(exc: BaseException) -> str:
 
 def decode_error_finding(path: str, data: bytes, exc: Exception) -> Finding:
     line, col = 1, 1
+    if isinstance(exc, SyntaxError) and "encoding declaration" in str(exc):
+        try:  # no cookie and not UTF-8 (a binary file): say which byte
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            exc = bad
     if isinstance(exc, UnicodeDecodeError):
         start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") and exc.encoding.startswith("utf") else 0)
         line = data.count(b"\n", 0, start) + 1

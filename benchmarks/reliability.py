@@ -24,8 +24,8 @@ for the cross-file summaries. Counted (goal 0 for each):
   second_pass_changed      files the second pass changed again
   compile_rejects          changed files that compile() rejects (compile() accepted the input)
   ast_outside_findings     changed files whose AST differs outside the reported
-                           findings' lines (statements compared one by one; an
-                           added import is allowed)
+                           findings' lines and related lines (statements
+                           compared one by one; see ast_outside)
   newline_or_bom_changed   changed files whose BOM or line-ending style changed
   comments_lost            changed files missing a comment the input had
                            (other than on an import line: removing an
@@ -286,31 +286,53 @@ def ast_outside(old_tree, new_tree, ranges) -> list:
     """Old-file lines where the statements differ outside every reported
     range (a finding's lines and its related lines): a deleted or replaced
     statement must overlap one (or be an import a fix made unused); an
-    inserted one must sit next to one, be a statement moved from one, or be
-    an import or part of a new module-level helper function."""
+    inserted one must sit next to one, be an import, or be part of a new
+    module-level helper function. A statement moved past one that overlaps
+    a range (a fix that moves code into or out of a loop) is allowed."""
     old, new = statements(old_tree), statements(new_tree)
     helpers = _defined(new_tree) - _defined(old_tree)
 
     def touched(lo, hi):
         return any(lo <= b and a <= hi for a, b in ranges)
 
-    bad = []
-    sm = difflib.SequenceMatcher(None, [s[2] for s in old], [s[2] for s in new], autojunk=False)
-    ops = [o for o in sm.get_opcodes() if o[0] != "equal"]
-    moved = {s[2] for op, i1, i2, _, _ in ops for s in old[i1:i2] if touched(s[0], s[1])}
+    ops = [o for o in difflib.SequenceMatcher(None, [s[2] for s in old], [s[2] for s in new],
+                                              autojunk=False).get_opcodes() if o[0] != "equal"]
+    gone = {}  # dump -> old indices deleted
+    came = {}  # dump -> old index where inserted
     for op, i1, i2, j1, j2 in ops:
-        for s in old[i1:i2]:
-            if not touched(s[0], s[1]) and not _is_import(s[2]):
+        for k in range(i1, i2):
+            gone.setdefault(old[k][2], []).append(k)
+        for s in new[j1:j2]:
+            came.setdefault(s[2], []).append(i1)
+
+    def moved_past_finding(k, others):
+        return any(any(touched(a, b) for a, b, _, _ in old[min(k, m):max(k, m) + 1]) for m in others)
+
+    bad = []
+    for op, i1, i2, j1, j2 in ops:
+        for k in range(i1, i2):
+            s = old[k]
+            if not touched(s[0], s[1]) and not _is_import(s[2]) and not moved_past_finding(k, came.get(s[2], [])):
                 bad.append(s[0])
-        if op in ("insert", "replace"):
+        if j2 > j1:
             near = old[max(0, i1 - 1):i2 + 1]
             if any(touched(a, b) for a, b, _, _ in near):
                 continue
             for s in new[j1:j2]:
-                if s[2] not in moved and s[3] not in helpers and not _is_import(s[2]):
+                if s[3] not in helpers and not _is_import(s[2]) and not moved_past_finding(i1, gone.get(s[2], [])):
                     bad.append(near[0][0] if near else 1)
                     break
     return bad
+
+
+def whole_compounds(tree, ranges) -> list:
+    """A range on the first line of a def or class covers all of it (a
+    finding on `class F(Function):` whose fix rewrites its methods)."""
+    firsts = {a for a, _ in ranges}
+    extra = [(n.lineno, n.end_lineno) for n in ast.walk(tree)
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+             and (n.lineno in firsts or any(d.lineno in firsts for d in n.decorator_list))]
+    return list(ranges) + extra
 
 
 def import_lines(tree) -> set:
@@ -417,6 +439,7 @@ def check_source(name: str, tree: str, work: str, jobs: int, env: dict, group) -
         if old_tree is not None and new_tree is not None:
             ranges = [(f["line"], f["end_line"]) for f in fs]
             ranges += [(r[0], r[0]) for f in fs for r in f.get("related") or []]
+            ranges = whole_compounds(old_tree, ranges)
             bad = ast_outside(old_tree, new_tree, ranges)
             if bad:
                 res["ast_outside_findings"].append(f"{p}:{bad[0]}")

@@ -13,7 +13,9 @@ nothing fetched is ever written into this project):
              inside brackets, calls split over lines, wrapped in a function
              or an `if`, no final newline, doubled
 
-For each source the real CLI runs `--fix --unsafe-fixes -j N` on a copy,
+Each repository is its own chunk (a row of --rows, so a long run can stop
+and --resume); the other sources are one chunk each. For each chunk the
+real CLI runs `--fix --unsafe-fixes -j N` on a copy,
 then once more; the original copies of the changed files are then reported
 (`--unsafe-fixes`, JSON) in the untouched tree, with their neighbours there
 for the cross-file summaries. Counted (goal 0 for each):
@@ -74,9 +76,12 @@ def mirrors(root: str) -> list:
     return out
 
 
-def export_repos(root: str, dest: str) -> dict:
+def export_repos(root: str, dest: str, only: str = "") -> dict:
+    keep = {x for x in only.split(",") if x}
     info = {}
     for name, gdir in mirrors(root):
+        if keep and name not in keep:
+            continue
         arch = subprocess.run(["git", "--git-dir", gdir, "archive", "--format=tar", "HEAD",
                                "--", ":(glob)**/*.py"], capture_output=True)
         if arch.returncode != 0 or not arch.stdout:
@@ -395,7 +400,7 @@ def snapshot(root: str) -> dict:
     return out
 
 
-def check_source(name: str, tree: str, work: str, jobs: int, env: dict, group) -> dict:
+def check_source(name: str, tree: str, work: str, jobs: int, env: dict, group=None) -> dict:
     """Run the two fixing passes on `work` (a copy of `tree`) and count."""
     before = snapshot(tree)
     rep1, rc1, err1, t1 = cli(["--fix", "--unsafe-fixes", "-j", str(jobs), "."], work, env)
@@ -454,71 +459,106 @@ def check_source(name: str, tree: str, work: str, jobs: int, env: dict, group) -
     return out
 
 
+def _prepare(name: str, tree: str, args) -> list:
+    """Fill `tree` with the source's files; return its chunks as (label,
+    subdirectory): one per repository for repos, else the whole source."""
+    if name == "repos":
+        info = export_repos(args.mirrors, tree, args.repos)
+        return [(f"{r} ({info[r]['date']})", r) for r in sorted(info)]
+    if name == "torch":
+        copy_py(default_corpus(), tree)
+    elif name == "stdlib":
+        copy_py(sysconfig.get_paths()["stdlib"], tree, skip=("site-packages", "dist-packages"))
+    elif name == "generated":
+        make_generated(tree, args.generated, args.seed)
+    elif name == "mutated":
+        make_mutated(tree, args.mutated, args.seed)
+    else:
+        raise SystemExit(f"reliability: unknown source {name!r}")
+    return [(name, "")]
+
+
+def summarize(rows: list) -> dict:
+    """Totals per source and overall from the chunk rows."""
+    per = {}
+    for row in rows:
+        s = per.setdefault(row["source"], {"chunks": 0, "files": 0, "changed": 0, "fixed": 0,
+                                           "unparseable_inputs_ad000": 0, "seconds": 0.0,
+                                           "counts": {c: 0 for c in COUNTS}, "examples": {}})
+        s["chunks"] += 1
+        for k in ("files", "changed", "fixed", "unparseable_inputs_ad000"):
+            s[k] += row[k]
+        s["seconds"] = round(s["seconds"] + sum(row["seconds"].values()), 1)
+        for c in COUNTS:
+            s["counts"][c] += row["counts"][c]
+        for c, ex in row["examples"].items():
+            s["examples"].setdefault(c, []).extend(f"{row['chunk']}: {e}" for e in ex)
+    total = {"files": sum(s["files"] for s in per.values()),
+             "changed": sum(s["changed"] for s in per.values()),
+             "fixed": sum(s["fixed"] for s in per.values()),
+             "counts": {c: sum(s["counts"][c] for s in per.values()) for c in COUNTS}}
+    return {"sources": per, "total": total}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirrors", default=DEFAULT_MIRRORS)
-    ap.add_argument("--sources", default="repos,torch,stdlib,generated,mutated")
+    ap.add_argument("--sources", default="mutated,generated,repos,torch,stdlib")
+    ap.add_argument("--repos", default="", help="only these mirrors (owner+name, comma-separated)")
     ap.add_argument("--generated", type=int, default=400, help="hypothesmith programs")
     ap.add_argument("--mutated", type=int, default=1500, help="mutated corpus cases")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--examples", type=int, default=5, help="failing paths shown per count")
+    ap.add_argument("--rows", help="append one JSON line per finished chunk here; with --resume, "
+                                   "chunks already there are skipped and counted")
+    ap.add_argument("--resume", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the temporary trees (path on stderr)")
     args = ap.parse_args(argv)
     wanted = [s for s in args.sources.split(",") if s]
+    rows = []
+    if args.resume and args.rows and os.path.exists(args.rows):
+        with open(args.rows, encoding="utf-8") as fh:
+            rows = [json.loads(ln) for ln in fh if ln.strip()]
+    done = {(r["source"], r["chunk"]) for r in rows}
     tmp = tempfile.mkdtemp(prefix="autodetach-reliability-")
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     t_start = time.perf_counter()
-    result = {"benchmark": "reliability", "jobs": args.jobs, "seed": args.seed, "sources": {}}
     try:
         for name in wanted:
             tree = os.path.join(tmp, "orig", name)
             os.makedirs(tree)
             t0 = time.perf_counter()
-            group, extra = None, {}
-            if name == "repos":
-                info = export_repos(args.mirrors, tree)
-                extra = {"repositories": len(info),
-                         "oldest_head": min((v["date"] for v in info.values()), default=None),
-                         "newest_head": max((v["date"] for v in info.values()), default=None)}
-
-                def group(files):
-                    per = {}
-                    for p in files:
-                        per[p.split(os.sep)[0]] = per.get(p.split(os.sep)[0], 0) + 1
-                    return per
-            elif name == "torch":
-                copy_py(default_corpus(), tree)
-            elif name == "stdlib":
-                copy_py(sysconfig.get_paths()["stdlib"], tree, skip=("site-packages", "dist-packages"))
-            elif name == "generated":
-                extra = {"programs": make_generated(tree, args.generated, args.seed)}
-            elif name == "mutated":
-                make_mutated(tree, args.mutated, args.seed)
-            else:
-                raise SystemExit(f"reliability: unknown source {name!r}")
-            work = os.path.join(tmp, "work", name)
-            shutil.copytree(tree, work)
+            chunks = _prepare(name, tree, args)
             prep = time.perf_counter() - t0
-            print(f"reliability: {name}: running", file=sys.stderr, flush=True)
-            out = check_source(name, tree, work, args.jobs, env, group)
-            out.update(extra)
-            out["seconds"]["prepare"] = round(prep, 1)
-            fails = out.pop("_failures")
-            out["examples"] = {k: v[:args.examples] for k, v in fails.items() if v}
-            result["sources"][name] = out
-            print(f"reliability: {name}: {out['files']} files, {out['counts']}", file=sys.stderr, flush=True)
+            for label, sub in chunks:
+                if (name, label) in done:
+                    continue
+                work = os.path.join(tmp, "work", name, sub)
+                shutil.copytree(os.path.join(tree, sub), work)
+                out = check_source(name, os.path.join(tree, sub), work, args.jobs, env, None)
+                out["seconds"]["prepare"] = round(prep, 1)
+                prep = 0.0
+                fails = out.pop("_failures")
+                row = {"source": name, "chunk": label, **out,
+                       "examples": {k: v[:args.examples] for k, v in fails.items() if v}}
+                rows.append(row)
+                if args.rows:
+                    with open(args.rows, "a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(row) + "\n")
+                bad = {k: v for k, v in out["counts"].items() if v}
+                print(f"reliability: {name}: {label}: {out['files']} files, {out['changed']} changed"
+                      f"{', ' + str(bad) if bad else ''}", file=sys.stderr, flush=True)
+                if not args.keep:
+                    shutil.rmtree(work, ignore_errors=True)
     finally:
         if args.keep:
             print(f"reliability: trees kept in {tmp}", file=sys.stderr)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-    srcs = result["sources"].values()
-    result["total"] = {"files": sum(s["files"] for s in srcs), "changed": sum(s["changed"] for s in srcs),
-                       "fixed": sum(s["fixed"] for s in srcs),
-                       "counts": {c: sum(s["counts"][c] for s in srcs) for c in COUNTS}}
-    result["seconds"] = round(time.perf_counter() - t_start, 1)
+    result = {"benchmark": "reliability", "jobs": args.jobs, "seed": args.seed, **summarize(rows),
+              "seconds": round(time.perf_counter() - t_start, 1)}
     emit(result)
 
 

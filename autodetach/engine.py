@@ -277,13 +277,25 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options):
         if id(rep) in chosen_ids:
             f.fixed = True
             for e in rep.edits:
-                edits[e.node] = e.replacement
+                edits[e.node] = _with_comments(e.node, e.replacement)
     new_code = _restore_dropped(text, module.code, module.visit(_Apply(edits)).code)
     if new_code is None:
         for f in findings:
             f.fixed = False
         return findings, None, 0
     return findings, new_code, len(chosen)
+
+
+def _with_comments(node, replacement):
+    """An expression replaced whole keeps the comments it held (`type(  # why`
+    -> `isinstance(...)`): they go in parentheses around the replacement."""
+    if isinstance(node, cst.BaseExpression) and isinstance(replacement, cst.BaseExpression):
+        from .rules._helpers import keep_comments, lost_comments
+
+        lost = lost_comments(node, replacement)
+        if lost:
+            return keep_comments(replacement, lost)
+    return replacement
 
 
 def _restore_dropped(text: str, printed: str, new: str) -> Optional[str]:

@@ -30,8 +30,8 @@ for the cross-file summaries. Counted (goal 0 for each):
                            compared one by one; see ast_outside)
   newline_or_bom_changed   changed files whose BOM or line-ending style changed
   comments_lost            changed files missing a comment the input had
-                           (other than on an import line: removing an
-                           import a fix made unused drops its comment)
+                           (other than on an import line or in a statement
+                           a fix deleted: their comments go with them)
 Unparseable inputs (AD000) are counted, not failures. Prints JSON; with
 --examples N, up to N paths per failing count.
 """
@@ -340,6 +340,14 @@ def whole_compounds(tree, ranges) -> list:
     return list(ranges) + extra
 
 
+def deleted_lines(old_tree, new_tree) -> set:
+    """Lines of the statements a fix deleted outright (their comments go with them)."""
+    old, new = statements(old_tree), statements(new_tree)
+    sm = difflib.SequenceMatcher(None, [s[2] for s in old], [s[2] for s in new], autojunk=False)
+    return {ln for op, i1, i2, _, _ in sm.get_opcodes() if op == "delete"
+            for s in old[i1:i2] for ln in range(s[0], s[1] + 1)}
+
+
 def import_lines(tree) -> set:
     return {ln for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
             for ln in range(n.lineno, n.end_lineno + 1)}
@@ -437,7 +445,9 @@ def check_source(name: str, tree: str, work: str, jobs: int, env: dict, group=No
             res["broke_parse"].append(p)
         if _compiles(old) and not _compiles(new):
             res["compile_rejects"].append(p)
-        if old_tree is not None and _lost(_comments(old), _comments(new), import_lines(old_tree)):
+        gone = import_lines(old_tree) | (deleted_lines(old_tree, new_tree) if new_tree is not None else set()) \
+            if old_tree is not None else set()
+        if old_tree is not None and _lost(_comments(old), _comments(new), gone):
             res["comments_lost"].append(p)
         if _newline_style(old) != _newline_style(new):
             res["newline_or_bom_changed"].append(p)

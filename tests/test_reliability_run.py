@@ -46,3 +46,15 @@ def test_every_place_a_fix_changes_is_reported():
     (f,) = findings
     assert (f.line, f.code) == (9, "AD203")
     assert (8, "the fix changes this too") in {(r[0], r[2]) for r in f.related}
+
+
+def test_comments_inside_a_replaced_expression_are_kept():
+    # mutated corpus case: AD206 replaced `type(  # why\n h) == Variable`
+    # whole and dropped the comment inside it.
+    src = ("import torch\nfrom torch.autograd import Variable\n\n\ndef f(h):\n"
+           "    if type(  # why\n            h) == Variable:  # c\n        return h\n")
+    new, findings = autodetach.fix_code(src)
+    assert [f.code for f in findings if f.fixed] == ["AD206"]
+    assert "isinstance(h, torch.Tensor)" in new and "# why" in new and "# c" in new
+    compile(new, "<fixed>", "exec")
+    assert autodetach.fix_code(new)[0] == new

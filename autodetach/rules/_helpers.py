@@ -155,7 +155,7 @@ def _comments(node) -> list:
     return out
 
 
-def _lost_comments(original, new) -> list:
+def lost_comments(original, new) -> list:
     left = list(_comments(new))
     lost = []
     for c in _comments(original):
@@ -187,7 +187,7 @@ def bracket_safe(ctx, original: cst.BaseExpression, new: cst.BaseExpression) -> 
     removes are kept (see keep_comments)."""
     if not isinstance(new, cst.BaseExpression):
         return new
-    lost = _lost_comments(original, new)
+    lost = lost_comments(original, new)
     new = _bracket_safe(ctx, original, new)
     return keep_comments(new, lost) if lost else new
 

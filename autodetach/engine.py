@@ -80,6 +80,17 @@ def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext], starts: 
         elif ctx is not None:
             l, c, _, _ = ctx.position(node)
             related.append((l, c, note))
+    if ctx is not None:
+        # Every other place the fix rewrites is shown too (a call site of a
+        # fixed class, the accumulator behind `total[0]`).
+        seen = {r[0] for r in related}
+        for e in rep.edits:
+            if isinstance(e.node, cst.Module):
+                continue
+            l, c, _, _ = ctx.position(e.node)
+            if not line <= l <= eline and l not in seen:
+                seen.add(l)
+                related.append((l, c, "the fix changes this too"))
     # The anchor in this pass's text; _settle turns it into an identity
     # that survives the passes.
     anchor = (rule.code, spans.offset(starts, line, col), spans.offset(starts, eline, ecol))
@@ -275,9 +286,45 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
         if id(rep) in chosen_ids:
             f.fixed = True
             for e in rep.edits:
-                edits[e.node] = e.replacement
-    new_module = module.visit(_Apply(edits))
-    return findings, new_module.code, len(chosen)
+                edits[e.node] = _with_comments(e.node, e.replacement)
+    new_code = _restore_dropped(text, module.code, module.visit(_Apply(edits)).code)
+    if new_code is None:
+        for f in findings:
+            f.fixed = False
+        return findings, None, 0
+    return findings, new_code, len(chosen)
+
+
+def _with_comments(node, replacement):
+    """An expression replaced whole keeps the comments it held (`type(  # why`
+    -> `isinstance(...)`): they go in parentheses around the replacement."""
+    if isinstance(node, cst.BaseExpression) and isinstance(replacement, cst.BaseExpression):
+        from .rules._helpers import keep_comments, lost_comments
+
+        lost = lost_comments(node, replacement)
+        if lost:
+            return keep_comments(replacement, lost)
+    return replacement
+
+
+def _restore_dropped(text: str, printed: str, new: str) -> Optional[str]:
+    """libcst drops blank lines before an indented comment at the end of a
+    file (`x\n\n  # c` prints as `x\n  # c`): put the file's own ending
+    back. None (do not fix) for any other difference, or when the fixes
+    changed that ending."""
+    if printed == text:
+        return new
+    p = 0
+    n = min(len(text), len(printed))
+    while p < n and text[p] == printed[p]:
+        p += 1
+    p = text.rfind("\n", 0, p) + 1  # from the start of that line
+    kept = printed[p:]
+    ending = text[p:]
+    if not new.endswith(kept) or any(ln.strip() and not ln.lstrip().startswith("#")
+                                     for ln in ending.splitlines()):
+        return None
+    return new[:len(new) - len(kept)] + ending
 
 
 class _Tracker:
@@ -473,6 +520,11 @@ def crash_message(exc: BaseException) -> str:
 
 def decode_error_finding(path: str, data: bytes, exc: Exception) -> Finding:
     line, col = 1, 1
+    if isinstance(exc, SyntaxError) and "encoding declaration" in str(exc):
+        try:  # no cookie and not UTF-8 (a binary file): say which byte
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            exc = bad
     if isinstance(exc, UnicodeDecodeError):
         start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") and exc.encoding.startswith("utf") else 0)
         line = data.count(b"\n", 0, start) + 1

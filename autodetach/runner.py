@@ -13,7 +13,7 @@ from typing import Iterable, Iterator, Optional
 from .engine import Options, process_bytes
 from .findings import FileResult
 from .registry import by_code
-from .textio import is_read_only, outside_roots, write_atomic
+from .textio import CHANGED_SINCE_READ, content_hash, write_fixed
 
 
 @dataclass
@@ -144,23 +144,15 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
         if settings.diff:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
-            problem = None
             if _parent_gone():  # the CLI was killed: write nothing more
                 raise SystemExit(1)
-            target = outside_roots(path, settings.roots)
-            if target is not None:
-                problem = f"not fixed: a symbolic link to a file outside the paths given ({target})"
-            elif is_read_only(path):
-                problem = "not fixed: the file is read-only"
-            else:
-                try:
-                    write_atomic(path, res.new_source)
-                except OSError as exc:
-                    problem = f"not fixed: cannot write: {exc.strerror or exc}"
+            problem = write_fixed(path, res.new_source, settings.roots, expect=content_hash(data))
             if problem is not None:
-                # Nothing was written: report what the file still contains.
-                unfixed = process_bytes(data, shown, _RULES, Options(fix=False, ignore=opts.ignore))
-                res.findings = unfixed.findings
+                # Nothing was written: report what the file still contains
+                # (nothing known when someone else changed it).
+                changed = problem == CHANGED_SINCE_READ
+                res.findings = [] if changed else process_bytes(
+                    data, shown, _RULES, Options(fix=False, ignore=opts.ignore)).findings
                 res.fixed = 0
                 res.errors.append({"path": shown, "message": problem})
                 res.write_failed = True

@@ -6,14 +6,18 @@ keep the mode bits."""
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import io
 import os
+import secrets
 import signal
 import stat
 import tempfile
 import threading
 import tokenize
 from dataclasses import dataclass
+from typing import Optional
 
 BOM = b"\xef\xbb\xbf"
 
@@ -66,12 +70,31 @@ def outside_roots(path: str, roots) -> "str | None":
     return real
 
 
-def write_atomic(path: str, data: bytes) -> None:
+class ChangedSinceRead(OSError):
+    """The file no longer holds what was read at the start: not written."""
+
+    def __init__(self) -> None:
+        super().__init__("the file changed since it was read")
+
+
+def content_hash(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None) -> None:
     """Replace `path` with `data` in one rename, keeping its mode bits.
 
-    The temporary file lives in the same directory (so the rename is atomic)
-    and is removed on any failure. A symlink is followed: its target is
-    replaced, the link stays a link."""
+    With `expect` (content_hash of what was read at the start) this is a
+    compare-and-swap: the file is replaced only while it still has that
+    hash, else ChangedSinceRead and nothing is written. Runs of autodetach
+    take a lock on the directory around the compare and the rename, so two
+    runs never interleave there; another writer (an editor) can still slip
+    into the microseconds between them.
+
+    The new content is written to an unnamed file (O_TMPFILE) that gets a
+    name only just before the rename, so even a SIGKILL leaves no temporary
+    file behind, except in the instant between those two calls. A symlink
+    is followed: its target is replaced, the link stays a link."""
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
     mode = stat.S_IMODE(os.stat(path).st_mode)
@@ -80,20 +103,112 @@ def write_atomic(path: str, data: bytes) -> None:
     # action ends the process. A Python handler would be racy: a signal that
     # lands just before a blocking wait is not seen until the wait ends.
     with _terminate_deferred():
-        fd, tmp = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
+        fd, tmp = _open_temp(directory)
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with os.fdopen(fd, "wb", closefd=False) as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            os.fchmod(fd, mode)
+            with _directory_lock(directory):
+                if expect is not None and _current_hash(path) != expect:
+                    raise ChangedSinceRead()
+                if tmp is None:
+                    tmp = _name_temp(fd, directory, data, mode)
+                os.replace(tmp, path)
+                tmp = None
+        finally:
+            os.close(fd)
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+def _open_temp(directory: str):
+    """(fd, None) for an unnamed file in `directory`, or (fd, name) where
+    the system has no O_TMPFILE."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is not None and os.path.isdir("/proc/self/fd"):
+        try:
+            return os.open(directory, flag | os.O_WRONLY, 0o600), None
+        except OSError:
+            pass  # a file system without it
+    return tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
+
+
+def _name_temp(fd: int, directory: str, data: bytes, mode: int) -> str:
+    """A name for the unnamed file: linkat(AT_EMPTY_PATH) (needs
+    CAP_DAC_READ_SEARCH) or the /proc link; where neither works, a named
+    copy written the ordinary way."""
+    for _ in range(100):
+        name = os.path.join(directory, f".autodetach-{secrets.token_hex(6)}.tmp")
+        try:
+            _link_fd(fd, name)
+            return name
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    tfd, name = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(tfd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(name, mode)
+    except BaseException:
+        os.unlink(name)
+        raise
+    return name
+
+
+_LIBC = None
+
+
+def _link_fd(fd: int, name: str) -> None:
+    import ctypes
+
+    global _LIBC
+    try:
+        if _LIBC is None:
+            _LIBC = ctypes.CDLL(None, use_errno=True)
+        libc = _LIBC
+        at_fdcwd, at_empty_path = -100, 0x1000
+        if libc.linkat(fd, b"", at_fdcwd, os.fsencode(name), at_empty_path) == 0:
+            return
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            raise FileExistsError(err, os.strerror(err), name)
+    except (OSError, AttributeError) as exc:
+        if isinstance(exc, FileExistsError):
             raise
+    os.link(f"/proc/self/fd/{fd}", name, follow_symlinks=True)
+
+
+def _current_hash(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as fh:
+            return content_hash(fh.read())
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: str):
+    try:
+        import fcntl
+
+        dfd = os.open(directory, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield  # no flock here: the compare still runs, unlocked
+        return
+    try:
+        fcntl.flock(dfd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(dfd)
 
 
 _DEFERRED = {signal.SIGTERM, signal.SIGHUP} if hasattr(signal, "pthread_sigmask") else set()
@@ -111,18 +226,34 @@ def _terminate_deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def write_fixed(path: str, data: bytes, roots=()) -> "str | None":
+CHANGED_SINCE_READ = "not fixed: the file changed since it was read (another run or an editor?)"
+
+
+def _test_pause() -> None:
+    """Tests only: block on the FIFO named by AUTODETACH_TEST_BEFORE_WRITE
+    until the test has changed the file, making a real race deterministic."""
+    fifo = os.environ.get("AUTODETACH_TEST_BEFORE_WRITE")
+    if fifo:
+        with open(fifo, "rb") as fh:
+            fh.read()
+
+
+def write_fixed(path: str, data: bytes, roots=(), expect: Optional[bytes] = None) -> "str | None":
     """Write a fixed file back. Returns why it was not written, or None.
 
     One place for the checks and messages of every write of a fix: a link
-    out of the paths given, a read-only file, a failed write."""
+    out of the paths given, a read-only file, a file changed since it was
+    read (`expect`: its content hash then), a failed write."""
     target = outside_roots(path, roots)
     if target is not None:
         return f"not fixed: a symbolic link to a file outside the paths given ({target})"
     if is_read_only(path):
         return "not fixed: the file is read-only"
+    _test_pause()
     try:
-        write_atomic(path, data)
+        write_atomic(path, data, expect=expect)
+    except ChangedSinceRead:
+        return CHANGED_SINCE_READ
     except OSError as exc:
         return f"not fixed: cannot write: {exc.strerror or exc}"
     return None

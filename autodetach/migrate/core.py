@@ -9,7 +9,7 @@ from typing import Callable, Optional
 
 from .. import __version__
 from ..runner import Settings, run_bytes
-from ..textio import is_read_only, outside_roots, write_atomic
+from ..textio import content_hash as cas_hash, write_fixed
 from .repos import Repos
 from .state import State, content_hash
 from .work import migrate_file
@@ -99,25 +99,21 @@ def _commit(rec: dict, new: bytes, run: Run, state: State, lock) -> None:
     problem = None
     try:
         with open(path, "rb") as fh:
-            now = content_hash(fh.read())
+            current = fh.read()
+        now = content_hash(current)
     except OSError as exc:
         now, problem = None, f"not fixed: cannot read: {exc.strerror or exc}"
     if problem is None and now != rec["in"]:
         problem = "not fixed: the file changed while it was being migrated (run again)"
-    target = outside_roots(path, run.settings.roots)
-    if problem is None and target is not None:
-        problem = f"not fixed: a symbolic link to a file outside the paths given ({target})"
-    if problem is None and is_read_only(path):
-        problem = "not fixed: the file is read-only"
     if problem is None:
         rec["out"] = content_hash(new)
         with lock:
             state.append(rec)
-        try:
-            write_atomic(path, new)
+        # The same checks and messages as every other write; a compare-and-swap
+        # on what was just read, so an edit since then is never overwritten.
+        problem = write_fixed(path, new, run.settings.roots, expect=cas_hash(current))
+        if problem is None:
             return
-        except OSError as exc:
-            problem = f"not fixed: cannot write: {exc.strerror or exc}"
     rec.update(status="failed", error=problem, out=rec["in"], fixed={}, unsafe=[])
     with lock:
         state.append(rec)

@@ -144,13 +144,55 @@ def _in_brackets(ctx, node) -> bool:
     return False
 
 
+def _comments(node) -> list:
+    out = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Comment(self, c: cst.Comment) -> None:
+            out.append(c.value)
+
+    node.visit(_Collect())
+    return out
+
+
+def lost_comments(original, new) -> list:
+    left = list(_comments(new))
+    lost = []
+    for c in _comments(original):
+        if c in left:
+            left.remove(c)
+        else:
+            lost.append(c)
+    return lost
+
+
+def keep_comments(expr: cst.BaseExpression, comments: list) -> cst.BaseExpression:
+    """`expr` in a new pair of parentheses that carries `comments` (from the
+    brackets a fix removed) on their own lines: `(  # c\n    expr)`."""
+    first, rest = comments[0], comments[1:]
+    ws = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(first)),
+        empty_lines=[cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace("    "), comment=cst.Comment(c))
+                     for c in rest],
+        indent=True, last_line=cst.SimpleWhitespace("    "))
+    return expr.with_changes(lpar=[cst.LeftParen(whitespace_after=ws), *expr.lpar],
+                             rpar=[*expr.rpar, cst.RightParen()])
+
+
 def bracket_safe(ctx, original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
     """`new` as the replacement of `original` (say `Variable(x)` -> `x`), kept
     parseable: `original`'s own parentheses carry over, and an expression that
     spans lines outside any brackets (`pe[:n]\\n    .expand_as(e)` taken out of
-    `Variable(...)`) is parenthesised."""
+    `Variable(...)`) is parenthesised. Comments inside the brackets a fix
+    removes are kept (see keep_comments)."""
     if not isinstance(new, cst.BaseExpression):
         return new
+    lost = lost_comments(original, new)
+    new = _bracket_safe(ctx, original, new)
+    return keep_comments(new, lost) if lost else new
+
+
+def _bracket_safe(ctx, original, new):
     if getattr(original, "lpar", None) and not new.lpar:
         return new.with_changes(lpar=original.lpar, rpar=original.rpar)
     if new.lpar:

@@ -498,7 +498,7 @@ def chosen_fixes(t: Target, verified_only: bool, settings) -> tuple:
 def apply_fixes(t: Target, chosen: set, data: Optional[bytes], write: bool, verified_only: bool, settings) -> None:
     """Write (or diff) the chosen fixes and mark which findings are fixed."""
     from ..runner import unified_diff
-    from ..textio import write_fixed
+    from ..textio import content_hash, write_fixed
 
     r = t.result
     diff = getattr(settings, "diff", False)
@@ -506,7 +506,7 @@ def apply_fixes(t: Target, chosen: set, data: Optional[bytes], write: bool, veri
         r.diff = unified_diff(t.path, t.old, data) if data is not None else ""
     written = False
     if write and data is not None:
-        problem = write_fixed(t.path, data, getattr(settings, "roots", ()))
+        problem = write_fixed(t.path, data, getattr(settings, "roots", ()), expect=content_hash(t.old))
         if problem is None:
             written = True
         else:

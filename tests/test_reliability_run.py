@@ -1,0 +1,60 @@
+"""Regressions found by benchmarks/reliability.py (docs/reliability.md):
+each input is the smallest form of a file the run flagged."""
+import libcst as cst
+
+import autodetach
+
+FIX_AT_END = "from torch.autograd import Variable\ndef f(t):\n    return Variable(t.data)\n"
+
+
+def test_blank_lines_before_an_indented_comment_at_the_end_are_kept():
+    # libcst prints `x\n\n  # c` as `x\n  # c`; a fix must not drop the line.
+    ending = "\n  \n  # TODO\r\n\t\n\t#\n"
+    src = FIX_AT_END + ending
+    assert cst.parse_module(src).code != src  # the libcst behaviour this guards against
+    new, findings = autodetach.fix_code(src)
+    assert [f.code for f in findings if f.fixed] == ["AD201"]
+    assert new == "def f(t):\n    return t.detach()\n" + ending
+    assert autodetach.fix_code(new)[0] == new
+
+
+def test_comments_inside_removed_brackets_are_kept():
+    # mutated corpus case (comments on every line of a split call): the
+    # AD202/AD201 rewrites dropped the comments inside `Variable(...)`.
+    src = ("from torch.autograd import Variable\nimport torch\n"
+           "def f(weight, bsz, h):\n"
+           "    hidden = (Variable(  # c1\n            weight.new(  # c2\n            1, bsz).zero_()),  # c3\n"
+           "              Variable(h.data  # c4\n              ))\n"
+           "    return hidden\n")
+    new, findings = autodetach.fix_code(src)
+    assert sorted(f.code for f in findings if f.fixed) == ["AD201", "AD202"]
+    assert "Variable" not in new
+    for c in ("# c1", "# c2", "# c3", "# c4"):
+        assert new.count(c) == 1, c
+    compile(new, "<fixed>", "exec")
+    assert autodetach.fix_code(new)[0] == new
+
+
+def test_every_place_a_fix_changes_is_reported():
+    # AD203's fix of `total_loss[0]` also rewrites the `.data` accumulator
+    # lines above it; the finding now points at them (related notes).
+    src = ("import torch.nn as nn\ncriterion = nn.CrossEntropyLoss()\n\n\n"
+           "def evaluate(model, data):\n    total_loss = 0\n    for x, y in data:\n"
+           "        total_loss += len(x) * criterion(model(x), y).data\n    return total_loss[0] / len(data)\n")
+    new, findings = autodetach.fix_code(src, select=["AD203"])
+    assert ".item()" in new and "total_loss[0]" not in new
+    (f,) = findings
+    assert (f.line, f.code) == (9, "AD203")
+    assert (8, "the fix changes this too") in {(r[0], r[2]) for r in f.related}
+
+
+def test_comments_inside_a_replaced_expression_are_kept():
+    # mutated corpus case: AD206 replaced `type(  # why\n h) == Variable`
+    # whole and dropped the comment inside it.
+    src = ("import torch\nfrom torch.autograd import Variable\n\n\ndef f(h):\n"
+           "    if type(  # why\n            h) == Variable:  # c\n        return h\n")
+    new, findings = autodetach.fix_code(src)
+    assert [f.code for f in findings if f.fixed] == ["AD206"]
+    assert "isinstance(h, torch.Tensor)" in new and "# why" in new and "# c" in new
+    compile(new, "<fixed>", "exec")
+    assert autodetach.fix_code(new)[0] == new

@@ -10,8 +10,10 @@ import signal
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from . import notebook
 from .engine import Options, process_bytes
 from .findings import FileResult
+from .notebook import is_notebook
 from .registry import by_code
 from .textio import is_read_only, outside_roots, write_atomic
 
@@ -127,9 +129,12 @@ def work(path: str) -> FileResult:
         if hit is not None:
             hit.path = shown
             return hit
-    res = process_bytes(data, shown, _RULES, opts)
+    if is_notebook(path):
+        res = notebook.process(data, shown, _RULES, opts, diff=settings.diff)
+    else:
+        res = process_bytes(data, shown, _RULES, opts)
     if res.new_source is not None:
-        if settings.diff:
+        if settings.diff and not res.diff:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
             problem = None
@@ -147,7 +152,8 @@ def work(path: str) -> FileResult:
                     problem = f"not fixed: cannot write: {exc.strerror or exc}"
             if problem is not None:
                 # Nothing was written: report what the file still contains.
-                unfixed = process_bytes(data, shown, _RULES, Options(fix=False, ignore=opts.ignore))
+                again = notebook.process if is_notebook(path) else process_bytes
+                unfixed = again(data, shown, _RULES, Options(fix=False, ignore=opts.ignore))
                 res.findings = unfixed.findings
                 res.fixed = 0
                 res.errors.append({"path": shown, "message": problem})

@@ -343,6 +343,36 @@ def _findings_with_fixes(old: bytes, path: str, settings):
         return None
 
 
+def _notebook_unverified(r, path, settings, write, verified_only) -> None:
+    """Notebooks are not run by --verify yet: their fixes stay unverified,
+    so --verified-only leaves them out and --fix writes them as without
+    --verify."""
+    from ..textio import is_read_only, write_atomic
+
+    if verified_only:  # nothing is written: report what the notebook still holds
+        from ..engine import Options
+        from ..notebook import process
+        from ..registry import by_code
+        from ..runner import _ignored_for
+
+        table = by_code()
+        rules = [table[c] for c in settings.codes if c in table]
+        if r.old_source is not None:
+            r.findings = process(r.old_source, r.path, rules, Options(ignore=_ignored_for(path, settings))).findings
+        r.diff = ""
+        r.fixed = 0
+        r.new_source = None
+        return
+    if write and r.new_source is not None:
+        try:
+            if is_read_only(path):
+                raise PermissionError("the file is read-only")
+            write_atomic(path, r.new_source)
+        except OSError as exc:
+            r.errors.append({"path": r.path, "message": f"not fixed: {exc.strerror or exc}"})
+            r.write_failed = True
+
+
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
                    steps=5, timeout=120, sandbox="auto"):
     """Fill each fixed finding's `verification`; with write=True write the
@@ -354,6 +384,9 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
     targets = []
     for r in results:
         if r.new_source is None and not r.fixed:
+            continue
+        if r.path.lower().endswith(".ipynb"):
+            _notebook_unverified(r, real.get(r.path, r.path), settings, write, verified_only)
             continue
         path = real.get(r.path, r.path)
         old = r.old_source

@@ -1,0 +1,39 @@
+"""A report-only flake8 plugin: `flake8 --select AD` reports autodetach's
+findings with the rules' messages. Fixes stay with `autodetach --fix`.
+
+Registered as the `AD` entry point of `flake8.extension`. All rules run;
+flake8's own --select/--ignore/--per-file-ignores and `# noqa` choose what is
+shown. A file without any rule's tokens is not parsed (the pre-filter)."""
+from __future__ import annotations
+
+from . import __version__
+
+
+class Plugin:
+    name = "autodetach"
+    version = __version__
+
+    # flake8 hands an AST plugin the tree; autodetach parses with libcst
+    # instead, and only when the pre-filter lets the file through.
+    def __init__(self, tree, filename: str = "stdin", lines=None) -> None:
+        self.filename = filename
+        self.lines = lines or []
+
+    def run(self):
+        from . import suppress
+        from .engine import Options, check_text, crash_message, prefilter
+        from .registry import all_rules
+
+        text = "".join(self.lines)
+        rules = prefilter(text, all_rules())
+        if not rules or suppress.skip_file(text):
+            return
+        try:
+            findings, _, _ = check_text(text, self.filename, rules, Options())
+        except Exception as exc:  # a syntax error is flake8's E999; a crash is one line
+            if type(exc).__name__ == "ParserSyntaxError":
+                return
+            yield 1, 0, f"AD000 autodetach: {crash_message(exc)}", type(self)
+            return
+        for f in sorted(findings, key=lambda f: (f.line, f.column, f.code)):
+            yield f.line, max(0, f.column - 1), f"{f.code} {f.message}", type(self)

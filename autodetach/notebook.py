@@ -36,6 +36,10 @@ def available() -> bool:
 class NotebookError(ValueError):
     """The file is not a notebook we can read (bad JSON, bad schema)."""
 
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line, self.column = line, column
+
 
 @dataclass
 class Cell:
@@ -83,8 +87,8 @@ def read(data: bytes) -> Notebook:
         raise NotebookError(f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
     try:
         raw = json.loads(text)
-    except ValueError as exc:
-        raise NotebookError(f"not valid JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
         raise NotebookError("not a Jupyter notebook (no cells list)")
     try:
@@ -240,10 +244,11 @@ def _layout(book: Notebook, sources: dict) -> Notebook:
     return out
 
 
-def _error(path: str, message: str) -> FileResult:
+def _error(path: str, exc: NotebookError) -> FileResult:
     res = FileResult(path=path)
-    res.findings.append(Finding(path=path, line=1, column=1, end_line=1, end_column=1, code="AD000",
-                                name="syntax-error", message=f"cannot read notebook: {message}"))
+    res.findings.append(Finding(path=path, line=exc.line, column=exc.column, end_line=exc.line,
+                                end_column=exc.column, code="AD000", name="syntax-error",
+                                message=f"cannot read notebook: {exc}"))
     return res
 
 
@@ -280,7 +285,7 @@ def process(data: bytes, path: str, rules, opts: Options, diff: bool = False) ->
     try:
         book = read(data)
     except NotebookError as exc:
-        return _error(path, str(exc))
+        return _error(path, exc)
     if not book.cells:
         result.skipped = True
         return result
@@ -292,20 +297,18 @@ def process(data: bytes, path: str, rules, opts: Options, diff: bool = False) ->
     result.errors, result.crashed, result.skipped = inner.errors, inner.crashed, inner.skipped
     findings, fixed, layout = inner.findings, inner.fixed, book
     if inner.new_source is not None:
-        changed = split(book, inner.new_source.decode("utf-8"))
-        kept = {}
-        for index, text in (changed or {}).items():
-            c = next(c for c in book.cells if c.index == index)
-            text = nbmask.restore(text, c.masked)
-            if text is not None:  # else a fix touched IPython syntax: the cell keeps its text
-                kept[index] = text
-        layout = _layout(book, kept)
-        if changed is None or len(kept) != len(changed):
-            # Some fixes were dropped: count and report what the kept ones leave.
+        kept = _cells(book, inner.new_source)
+        if kept is None:
+            # A fix crosses cells or touches IPython syntax: keep the rules
+            # whose fixes stay inside cells, one rule at a time.
+            kept = _rule_by_rule(book, path, rules, opts)
             report = Options(fix=False, ignore=opts.ignore)
             before = process_bytes(virtual.encode("utf-8"), path, rules, report).findings
+            layout = _layout(book, kept)
             findings = process_bytes(layout.virtual().encode("utf-8"), path, rules, report).findings
             fixed = max(0, len(before) - len(findings))
+        else:
+            layout = _layout(book, kept)
         if kept:
             result.new_source = with_sources(book, kept)
             result.fixed = fixed
@@ -313,6 +316,36 @@ def process(data: bytes, path: str, rules, opts: Options, diff: bool = False) ->
                 result.diff = cell_diff(path, book, kept)
     result.findings = sorted((_map(layout, f) for f in findings), key=lambda f: (f.cell, f.line, f.column, f.code))
     return result
+
+
+def _cells(book: Notebook, new_source: bytes) -> Optional[dict]:
+    """{cell index: fixed source} for the changed cells, IPython lines
+    restored; None when a fix crosses cells or touches a masked line."""
+    changed = split(book, new_source.decode("utf-8"))
+    if changed is None:
+        return None
+    out = {}
+    for c in book.cells:
+        if c.index in changed:
+            text = nbmask.restore(changed[c.index], c.masked)
+            if text is None:
+                return None
+            out[c.index] = text
+    return out
+
+
+def _rule_by_rule(book: Notebook, path: str, rules, opts: Options) -> dict:
+    sources: dict = {}
+    current = book
+    for rule in rules:
+        res = process_bytes(current.virtual().encode("utf-8"), path, [rule], opts)
+        if res.new_source is None:
+            continue
+        kept = _cells(current, res.new_source)
+        if kept:
+            sources.update(kept)
+            current = _layout(book, sources)
+    return {i: s for i, s in sources.items() if s != next(c.source for c in book.cells if c.index == i)}
 
 
 def cell_lines(path: str) -> dict:

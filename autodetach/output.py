@@ -11,6 +11,8 @@ from .findings import NONE
 from .registry import by_code
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
+# The JSON report's layout. Fields are only ever added within a version;
+# removing or changing one bumps it (docs/cli.md, "Editors").
 JSON_VERSION = 1
 HELP_URI = "https://github.com/autodetach/autodetach/blob/main/docs/rules/{code}.md"
 
@@ -104,6 +106,7 @@ def statistics(findings) -> str:
 def render_json(findings, n_files, errors, fixed) -> str:
     doc = {
         "version": __version__,
+        "schema_version": JSON_VERSION,
         "summary": {
             "files": n_files,
             "files_with_findings": len({f.path for f in findings}),

@@ -33,6 +33,7 @@ def flake8(tmp_path, *args):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # flake8 in a subprocess: about 3 s
 def test_flake8_reports_ad_codes(tmp_path):
     (tmp_path / "bad.py").write_text(BAD)
     (tmp_path / "clean.py").write_text("import os\n\nprint(os.sep)\n")
@@ -43,6 +44,7 @@ def test_flake8_reports_ad_codes(tmp_path):
         "bad.py:5:5: AD201 `Variable(x.data)` re-wraps data to cut the graph; use `x.detach()`"], r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_flake8_clean_file_and_other_codes(tmp_path):
     (tmp_path / "clean.py").write_text("import torch\n\nx = torch.ones(2).detach()\nprint(x)\n")
     r = flake8(tmp_path, "--select", "AD", "clean.py")

@@ -267,6 +267,17 @@ def _raw_prefilter(text: str, rules) -> bool:
 
 def process(data: bytes, path: str, rules, opts: Options, diff: bool = False) -> FileResult:
     """Everything for one notebook. Never raises."""
+    try:
+        return _process(data, path, rules, opts, diff)
+    except Exception as exc:  # our bug: one line, and the batch goes on
+        from .engine import crash_message
+
+        result = FileResult(path=path, old_source=data, crashed=True)
+        result.errors.append({"path": path, "message": crash_message(exc)})
+        return result
+
+
+def _process(data: bytes, path: str, rules, opts: Options, diff: bool) -> FileResult:
     result = FileResult(path=path, old_source=data)
     try:
         head = data.decode("utf-8-sig", "replace")

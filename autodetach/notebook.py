@@ -6,17 +6,19 @@ syntax is masked (nbmask). Findings come back as cell and line: `cell` is
 the cell's 1-based position among all the notebook's cells (markdown ones
 included, so cell N is `cells[N-1]` in the file), `line` and `column` are
 1-based within that cell. Fixes are mapped back cell by cell and written
-into the changed cells' `source` only; the rest of the JSON is re-serialised
-in the file's own style when it can be reproduced exactly."""
+into the changed cells' `source` only, spliced into the file's text so the
+rest of it keeps every byte (nbjson)."""
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import nbmask
+from . import nbjson, nbmask
 from .engine import Options, prefilter, process_bytes
 from .findings import FileResult, Finding
 
@@ -89,14 +91,16 @@ def read(data: bytes) -> Notebook:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise NotebookError(f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
-        raise NotebookError("not a Jupyter notebook (no cells list)")
+    if not isinstance(raw, dict) or "nbformat" not in raw:
+        raise NotebookError("not a Jupyter notebook (no nbformat version)")
+    if raw["nbformat"] != 4:
+        raise NotebookError(f"nbformat {raw['nbformat']} notebooks are not supported (only 4); "
+                            f"upgrade with `jupyter nbconvert --to notebook`")
     try:
-        nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
-        if nb.get("nbformat") != 4:
-            raise NotebookError(f"nbformat {nb.get('nbformat')} notebooks are not supported (only 4); "
-                                f"upgrade with `jupyter nbconvert --to notebook`")
-        nbformat.validate(nb)
+        with warnings.catch_warnings():  # nbformat warns about what it would repair (ids): not the user's errors
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+            nbformat.validate(nb)
     except NotebookError:
         raise
     except Exception as exc:  # nbformat's reader and validator raise many kinds
@@ -177,14 +181,25 @@ def dumps(raw: dict, original: str) -> str:
 
 
 def with_sources(book: Notebook, changed: dict) -> bytes:
-    raw = book.raw
+    """The notebook's bytes with the changed cells' sources: replaced in
+    the text itself, so every other byte stays; when the text's layout
+    cannot be followed, the whole JSON re-serialised (`dumps`)."""
+    raw = copy.deepcopy(book.raw)
+    values = {}
     for index, text in changed.items():
         cell = raw["cells"][index]
         if isinstance(cell.get("source"), list):
             cell["source"] = text.splitlines(keepends=True)
         else:
             cell["source"] = text
-    data = dumps(raw, book.text).encode("utf-8")
+        values[index] = cell["source"]
+    try:
+        out = nbjson.replace_sources(book.text, values)
+        if json.loads(out) != raw:  # never trust the splice blindly
+            raise ValueError("spliced text does not read back")
+    except (ValueError, IndexError):
+        out = dumps(raw, book.text)
+    data = out.encode("utf-8")
     return (b"\xef\xbb\xbf" + data) if book.bom else data
 
 

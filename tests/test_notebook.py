@@ -205,6 +205,24 @@ def test_other_json_styles_are_kept(tmp_path):
     assert raw(nb) == text.replace("total += loss", "total += loss.item()").encode()
 
 
+def test_hand_written_json_keeps_every_other_byte(tmp_path):
+    """A layout no serializer reproduces (mixed indents, a float spelt
+    1e-5, sources on one line): only the changed source value changes."""
+    cells = [{"cell_type": "code", "metadata": {"lr": 1e-5}, "outputs": [], "execution_count": None,
+              "source": MODEL.splitlines(keepends=True)},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": TRAIN.splitlines(keepends=True)}]
+    body = ",\n".join("   " + json.dumps(c) for c in cells)
+    text = ('{"nbformat": 4,  "nbformat_minor": 5,\n "metadata": {"scale": 1e-5},\n "cells": [\n'
+            + body + "\n ]}")
+    assert "1e-05" in text and "1e-5" in text  # json.dumps spells cells' floats its own way; the header by hand
+    nb = tmp_path / "t.ipynb"
+    nb.write_text(text)
+    run_cli(["--no-cache", "--fix", nb], select="AD102")
+    assert raw(nb).decode() == text.replace('"    total += loss\\n"', '"    total += loss.item()\\n"')
+    assert raw(nb).decode() != text
+
+
 def test_diff_is_per_cell_and_writes_nothing(tmp_path):
     nb = make(tmp_path / "t.ipynb", ["md:x", MODEL, TRAIN])
     before = raw(nb)

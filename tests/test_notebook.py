@@ -142,7 +142,16 @@ def test_cache_serves_notebook_findings(tmp_path):
     second = run_cli(["--output-format", "json", "t.ipynb"], cwd=tmp_path, select="AD102")
     assert json.loads(second.out)["findings"] == json.loads(first.out)["findings"]
     assert json.loads(second.out)["findings"][0]["cell"] == 2
-    assert nb
+    # The second run was served from the cache, cells included.
+    from autodetach import runner
+
+    settings = runner.Settings(codes=("AD102",), cache_dir=str(tmp_path / "c"))
+    first = list(runner.run([nb], settings))
+    assert runner._CACHE.misses == 1 and runner._CACHE.hits == 0
+    again = list(runner.run([nb], settings))
+    assert runner._CACHE.hits == 1
+    assert [f.to_dict() for f in again[0].findings] == [f.to_dict() for f in first[0].findings]
+    assert again[0].findings[0].cell == 2
 
 
 def test_prefilter_skips_notebooks_without_tokens(tmp_path):

@@ -63,3 +63,15 @@ def test_plugin_prefilter_and_syntax_errors():
     found = [r[:3] for r in Plugin(None, "a.py", BAD.splitlines(keepends=True)).run()]
     # The engine honours `# noqa: AD201` itself (as flake8 would). Columns are 0-based.
     assert [(line, col, msg.split()[0]) for line, col, msg in found] == [(5, 4, "AD201")]
+
+
+def test_torch_free_files_are_not_parsed():
+    from autodetach.flake8_plugin import NEED_TORCH, rules_for
+    from autodetach.registry import by_code
+
+    plain = "import json\n\ndef solve(a, b):\n    return json.load(a) / b\n"
+    assert rules_for(plain) == []  # "/", "load" and "solve" are tokens of AD212, AD213, AD211
+    assert {r.code for r in rules_for("import torch\n" + plain)} >= {"AD211", "AD212", "AD213"}
+    # The gate drops nothing those rules document: every reported case names torch.
+    for code in NEED_TORCH:
+        assert all("torch" in case.code for case in by_code()[code].INVALID), code

@@ -99,7 +99,8 @@ def read(data: bytes) -> Notebook:
     try:
         with warnings.catch_warnings():  # nbformat warns about what it would repair (ids): not the user's errors
             warnings.simplefilter("ignore")
-            nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+            # From the parsed JSON (not nbformat.reads: it parses and validates again).
+            nb = nbformat.from_dict(raw)
             nbformat.validate(nb)
     except NotebookError:
         raise

@@ -6,14 +6,18 @@ flake8's own --select/--ignore/--per-file-ignores and `# noqa` choose what is
 shown. A file without any rule's tokens is not parsed (the pre-filter)."""
 from __future__ import annotations
 
+import re
+
 from . import __version__
 
 # Rules that report nothing in a file that never names torch: they resolve
 # names through its torch imports (or return early without one). Their
 # tokens ("/", "load", "solve", "byte") are everywhere in plain Python, so
 # without this a flake8 run over a project would parse most torch-free files.
-NEED_TORCH = frozenset({"AD110", "AD207", "AD208", "AD211", "AD212", "AD213", "AD214", "AD215", "AD216",
-                        "AD217", "AD218"})
+NEED_TORCH = frozenset({"AD110", "AD201", "AD202", "AD206", "AD207", "AD208", "AD211", "AD212", "AD213",
+                        "AD214", "AD215", "AD216", "AD217", "AD218"})
+# AD209 is about the `async=` keyword; its token `async` is in every asyncio file.
+_ASYNC_KWARG = re.compile(r"\basync\s*=")
 
 
 def rules_for(text: str) -> list:
@@ -22,7 +26,8 @@ def rules_for(text: str) -> list:
     from .registry import all_rules
 
     torch = "torch" in text
-    return [r for r in prefilter(text, all_rules()) if torch or r.code not in NEED_TORCH]
+    return [r for r in prefilter(text, all_rules()) if (torch or r.code not in NEED_TORCH)
+            and (r.code != "AD209" or _ASYNC_KWARG.search(text))]
 
 
 class Plugin:

@@ -165,7 +165,9 @@ def main() -> None:
     ap.add_argument("--notebooks", type=int, default=60)
     ap.add_argument("--stdlib-files", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--only", default="notebooks,speed,flake8", help="comma-separated parts")
     a = ap.parse_args()
+    parts = set(a.only.split(","))
     rep = range(max(1, a.repeat))
     work = tempdir("notebooks")
     try:
@@ -173,16 +175,23 @@ def main() -> None:
         nbs = sample(every, a.notebooks)
         for p in set(every) - set(nbs):
             os.remove(p)
-        out = {"notebooks": check_notebooks(nbs, os.path.join(work, "nb"))}
+        out = {}
+        if "notebooks" in parts:
+            out["notebooks"] = check_notebooks(nbs, os.path.join(work, "nb"))
         os.makedirs(os.path.join(work, "py"))
         pys = _as_py(nbs, os.path.join(work, "py"))
         cli = [sys.executable, "-m", "autodetach", "--no-progress", "-q", "--exit-zero", "--no-cache", "-j", "1"]
         env = dict(os.environ, PYTHONPATH=ROOT)
-        nb_t = [timed_cmd(cli + [os.path.join(work, "nb")], env=env)["seconds"] for _ in rep]
-        py_t = [timed_cmd(cli + [os.path.join(work, "py")], env=env)["seconds"] for _ in rep]
+        nb_t = [timed_cmd(cli + [os.path.join(work, "nb")], env=env)["seconds"] for _ in rep] \
+            if "speed" in parts else [None]
+        py_t = [timed_cmd(cli + [os.path.join(work, "py")], env=env)["seconds"] for _ in rep] \
+            if "speed" in parts else [None]
         out["speed"] = {"notebooks": len(nbs), "as_py_files": len(pys), "notebooks_s": median(nb_t),
                         "py_s": median(py_t),
                         "notebook_over_py": round(median(nb_t) / median(py_t), 2) if median(py_t) else None}
+        if "flake8" not in parts:
+            emit(out)
+            return
         site = _plugin_site(work)
         stdlib = sample(py_files(sysconfig.get_paths()["stdlib"]), a.stdlib_files)
         lib = os.path.join(work, "stdlib")

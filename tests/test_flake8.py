@@ -75,3 +75,8 @@ def test_torch_free_files_are_not_parsed():
     # The gate drops nothing those rules document: every reported case names torch.
     for code in NEED_TORCH:
         assert all("torch" in case.code for case in by_code()[code].INVALID), code
+    assert rules_for("async def f():\n    await g()\n") == []
+    assert all(r.code == "AD209" for r in rules_for("x.cuda(async=True)\n"))
+    from autodetach.flake8_plugin import _ASYNC_KWARG
+
+    assert all(_ASYNC_KWARG.search(case.code) for case in by_code()["AD209"].INVALID)

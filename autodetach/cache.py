@@ -102,6 +102,8 @@ class Cache:
         self.mode = f"fix={int(fix)} unsafe={int(unsafe)} diff={int(diff)} write={int(write)}"
         self._base = f"{tool_fingerprint()}|{','.join(sorted(codes))}"
         self._ready = False
+        self.hits = 0  # read by tests: a second run must be served from here
+        self.misses = 0
 
     def _prepare(self) -> bool:
         if not self._ready:
@@ -158,6 +160,10 @@ class Cache:
                     res = _from_dict(entry["modes"][self.mode])
             except (KeyError, TypeError, ValueError):
                 res = None  # a damaged entry is a miss
+        if res is None:
+            self.misses += 1
+        else:
+            self.hits += 1
         return res
 
     def put(self, key: str, res: FileResult) -> None:

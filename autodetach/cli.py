@@ -284,6 +284,11 @@ def _sources(findings) -> dict:
 
     out = {}
     for path in {f.path for f in findings}:
+        if any(f.cell for f in findings if f.path == path):
+            from .notebook import cell_lines
+
+            out.update(cell_lines(path))
+            continue
         try:
             with open(path, "rb") as fh:
                 out[path] = decode(fh.read()).text.split("\n")

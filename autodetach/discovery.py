@@ -1,6 +1,6 @@
-"""Which files to check: *.py under the given paths, minus the usual junk,
-what .gitignore excludes, and the configured excludes. Files named
-explicitly are always checked."""
+"""Which files to check: *.py (and *.ipynb, when nbformat is installed)
+under the given paths, minus the usual junk, what .gitignore excludes, and
+the configured excludes. Files named explicitly are always checked."""
 from __future__ import annotations
 
 import fnmatch
@@ -69,8 +69,15 @@ def _ancestor_specs(directory: str) -> list:
     return specs
 
 
+def _suffixes() -> tuple:
+    from .notebook import available
+
+    return (".py", ".ipynb") if available() else (".py",)
+
+
 def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
     seen = set()
+    suffixes = _suffixes()
     root = os.path.abspath(root)
     for given in paths:
         if os.path.isfile(given):
@@ -117,7 +124,7 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
                     if os.path.isfile(os.path.join(full, "pyvenv.cfg")):
                         continue  # a virtualenv under any name
                     subdirs.append((full, specs))
-                elif e.name.endswith(".py") and e.is_file():
+                elif e.name.endswith(suffixes) and e.is_file():
                     key = os.path.realpath(full)  # two links to one file: checked once
                     if key not in seen:
                         seen.add(key)

@@ -25,6 +25,10 @@ class Finding:
     # Other places that explain the finding: (line, column, note).
     related: list = field(default_factory=list)
     verification: Optional[dict] = None
+    # In a notebook: the cell's 1-based position among all its cells; line
+    # and column are then within that cell (and related entries carry their
+    # cell as a fourth item). None in a .py file.
+    cell: Optional[int] = None
     # Identity within one run of the engine: (code, start, end), the anchor's
     # offsets in the text first analysed. Not part of any output.
     identity: Optional[tuple] = field(default=None, repr=False, compare=False)
@@ -37,6 +41,8 @@ class Finding:
         d = asdict(self)
         if d["verification"] is None:
             del d["verification"]
+        if d["cell"] is None:
+            del d["cell"]
         del d["identity"]
         return d
 

@@ -12,6 +12,8 @@ from .findings import NONE
 from .registry import by_code
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")
+# The JSON report's layout. Fields are only ever added within a version;
+# removing or changing one bumps it (docs/cli.md, "Editors").
 JSON_VERSION = 1
 HELP_URI = "https://github.com/autodetach/autodetach/blob/main/docs/rules/{code}.md"
 
@@ -24,8 +26,18 @@ def _mark(f) -> str:
     return " [*]" if f.fix != NONE and not f.fixed else ""
 
 
+def where(path: str, line: int, column: int, cell=None) -> str:
+    """`path:line:col`, or `path:cell N:line:col` in a notebook."""
+    return f"{path}:cell {cell}:{line}:{column}" if cell else f"{path}:{line}:{column}"
+
+
+def _related(f) -> list:
+    """(line, column, note, cell or None) for each related entry."""
+    return [(r[0], r[1], r[2], r[3] if len(r) > 3 else None) for r in f.related]
+
+
 def concise_line(f) -> str:
-    return f"{f.path}:{f.line}:{f.column}: {f.code}{_mark(f)} {f.message}"
+    return f"{where(f.path, f.line, f.column, f.cell)}: {f.code}{_mark(f)} {f.message}"
 
 
 def render_full(findings, sources: dict) -> str:
@@ -34,7 +46,7 @@ def render_full(findings, sources: dict) -> str:
     blocks = []
     for f in findings:
         out = [concise_line(f)]
-        lines = sources.get(f.path)
+        lines = sources.get((f.path, f.cell) if f.cell else f.path)
         if lines and 1 <= f.line <= len(lines):
             # Tabs shown as one space each, so the carets stay aligned.
             src = lines[f.line - 1].rstrip("\r\n").replace("\t", " ")
@@ -45,8 +57,8 @@ def render_full(findings, sources: dict) -> str:
             else:
                 width = max(1, len(src) - start + 1)
             out.append(f"{'':>6} | {' ' * (start - 1)}{'^' * width}")
-        for line, col, note in f.related:
-            out.append(f"{'':>6} = note: {f.path}:{line}:{col}: {note}")
+        for line, col, note, cell in _related(f):
+            out.append(f"{'':>6} = note: {where(f.path, line, col, cell)}: {note}")
         if f.fix != NONE and not f.fixed:
             label = "unsafe fix" if f.fix == "unsafe" else "fix"
             out.append(f"{'':>6} = help ({label}): {f.fix_title or 'autodetach --fix'}")
@@ -95,6 +107,7 @@ def statistics(findings) -> str:
 def render_json(findings, n_files, errors, fixed) -> str:
     doc = {
         "version": __version__,
+        "schema_version": JSON_VERSION,
         "summary": {
             "files": n_files,
             "files_with_findings": len({f.path for f in findings}),
@@ -138,6 +151,10 @@ def _sarif_rule(code: str, rule) -> dict:
     }
 
 
+def _cell_location(cell: int) -> dict:
+    return {"name": f"cell {cell}", "kind": "notebookCell"}
+
+
 def render_sarif(findings, errors) -> str:
     rules = by_code()
     used = sorted({f.code for f in findings if f.code in rules or f.code == "AD000"})
@@ -158,13 +175,19 @@ def render_sarif(findings, errors) -> str:
         }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
+        if f.cell:  # a notebook: the region is within this cell
+            res["locations"][0]["logicalLocations"] = [_cell_location(f.cell)]
+            res["properties"] = {"cell": f.cell}
         if f.related:
-            res["relatedLocations"] = [
-                {"id": i, "message": {"text": note}, "physicalLocation": {
+            res["relatedLocations"] = []
+            for i, (line, col, note, cell) in enumerate(_related(f)):
+                loc = {"id": i, "message": {"text": note}, "physicalLocation": {
                     "artifactLocation": artifact_uri(f.path),
                     "region": {"startLine": max(1, line), "startColumn": max(1, col)}}}
-                for i, (line, col, note) in enumerate(f.related)
-            ]
+                if cell:
+                    loc["logicalLocations"] = [_cell_location(cell)]
+                    loc["properties"] = {"cell": cell}
+                res["relatedLocations"].append(loc)
         results.append(res)
     notifications = [{"level": "error", "message": {"text": f"{e['path']}: {e['message']}"}} for e in errors]
     doc = {
@@ -196,6 +219,10 @@ def render_github(findings, errors) -> str:
     out = []
     for f in findings:
         level = "error" if f.code == "AD000" else "warning"
+        if f.cell:  # the file's lines are JSON: annotate the file, name the cell
+            out.append(f"::{level} file={_gh_prop(f.path)},title={_gh_prop(f.code + ' ' + f.name)}::"
+                       f"{_gh_data(f'{f.code} cell {f.cell}, line {f.line}: {f.message}')}")
+            continue
         out.append(
             f"::{level} file={_gh_prop(f.path)},line={f.line},col={f.column},"
             f"endLine={f.end_line},endColumn={f.end_column},title={_gh_prop(f.code + ' ' + f.name)}::"

@@ -10,8 +10,10 @@ import signal
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
+from . import notebook
 from .engine import Options, process_bytes
 from .findings import FileResult
+from .notebook import is_notebook
 from .registry import by_code
 from .textio import CHANGED_SINCE_READ, content_hash, write_fixed
 
@@ -141,7 +143,7 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
     settings = _SETTINGS
     shown = res.path
     if res.new_source is not None:
-        if settings.diff:
+        if settings.diff and not res.diff:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
             if _parent_gone():  # the CLI was killed: write nothing more
@@ -151,8 +153,8 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
                 # Nothing was written: report what the file still contains
                 # (nothing known when someone else changed it).
                 changed = problem == CHANGED_SINCE_READ
-                res.findings = [] if changed else process_bytes(
-                    data, shown, _RULES, Options(fix=False, ignore=opts.ignore)).findings
+                res.findings = [] if changed else analyse(
+                    path, data, shown, Options(fix=False, ignore=opts.ignore)).findings
                 res.fixed = 0
                 res.errors.append({"path": shown, "message": problem})
                 res.write_failed = True
@@ -166,6 +168,14 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
     return res
 
 
+def analyse(path: str, data: bytes, shown: str, opts: Options, rules=None, diff: bool = False) -> FileResult:
+    """The engine on one file's bytes: a notebook cell by cell, else as Python."""
+    rules = _RULES if rules is None else rules
+    if is_notebook(path):
+        return notebook.process(data, shown, rules, opts, diff=diff)
+    return process_bytes(data, shown, rules, opts)
+
+
 def work(path: str) -> FileResult:
     """One file, start to end, in a pool worker."""
     shown = display_path(path)
@@ -176,7 +186,7 @@ def work(path: str) -> FileResult:
     key, hit = _cached(data, shown, opts)
     if hit is not None:
         return hit
-    return _finish(path, data, process_bytes(data, shown, _RULES, opts), key, opts)
+    return _finish(path, data, analyse(path, data, shown, opts, diff=_SETTINGS.diff), key, opts)
 
 
 def _work_at(item) -> tuple:
@@ -199,7 +209,7 @@ def compute(item) -> tuple:
     from .analysis.project import take_deps
 
     take_deps()
-    res = process_bytes(data, shown, _RULES, opts)
+    res = analyse(shown, data, shown, opts, diff=_SETTINGS.diff if _SETTINGS is not None else False)
     res.old_source = None  # the coordinator has it
     return i, res, take_deps()
 
@@ -296,7 +306,7 @@ def process_file(path: str, data: bytes, settings: Settings) -> FileResult:
     table = by_code()
     rules = [table[c] for c in settings.codes]
     opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
-    res = process_bytes(data, path, rules, opts)
+    res = analyse(path, data, path, opts, rules=rules, diff=settings.diff)
     if not settings.keep_sources:
         res.old_source = None  # new_source stays: the caller writes it
     return res

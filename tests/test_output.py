@@ -26,7 +26,7 @@ def test_json_schema(tmp_path):
     res = run_cli(["--output-format", "json", "."], cwd=tmp_path)
     assert res.code == 1
     doc = _json(res)
-    assert set(doc) == {"version", "summary", "findings", "errors"}
+    assert set(doc) == {"version", "schema_version", "summary", "findings", "errors"}
     assert doc["version"] == __version__
     assert doc["summary"] == {"files": 3, "files_with_findings": 2, "findings": 2, "fixed": 0, "errors": 0}
     assert doc["errors"] == []

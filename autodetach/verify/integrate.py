@@ -522,11 +522,45 @@ def apply_fixes(t: Target, chosen: set, data: Optional[bytes], write: bool, veri
             r.new_source = data
 
 
+def _notebook_unverified(r, path, settings, write, verified_only) -> None:
+    """Notebooks are not run by --verify yet: their fixes stay unverified,
+    so --verified-only leaves them out and --fix writes them as without
+    --verify."""
+    from ..textio import content_hash, write_fixed
+
+    if verified_only:  # nothing is written: report what the notebook still holds
+        from ..engine import Options
+        from ..notebook import process
+        from ..registry import by_code
+        from ..runner import _ignored_for
+
+        table = by_code()
+        rules = [table[c] for c in settings.codes if c in table]
+        if r.old_source is not None:
+            r.findings = process(r.old_source, r.path, rules, Options(ignore=_ignored_for(path, settings))).findings
+        r.diff = ""
+        r.fixed = 0
+        r.new_source = None
+        return
+    if write and r.new_source is not None:
+        expect = content_hash(r.old_source) if r.old_source is not None else None
+        problem = write_fixed(path, r.new_source, getattr(settings, "roots", ()), expect=expect)
+        if problem is not None:
+            r.errors.append({"path": r.path, "message": problem})
+            r.write_failed = True
+
+
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
                    steps=5, timeout=120, sandbox="auto"):
     """Fill each fixed finding's `verification`; with write=True write the
     fixed files (only the verified rewrites when verified_only)."""
-    targets = plan_targets(results, files, settings)
+    from ..runner import display_path
+
+    real = {display_path(p): p for p in files}
+    for r in results:
+        if r.path.lower().endswith(".ipynb") and (r.new_source is not None or r.fixed):
+            _notebook_unverified(r, real.get(r.path, r.path), settings, write, verified_only)
+    targets = plan_targets([r for r in results if not r.path.lower().endswith(".ipynb")], files, settings)
     if not targets:
         return results
     with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox) as v:

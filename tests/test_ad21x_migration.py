@@ -45,6 +45,10 @@ B = torch.randn(5, 2, dtype=torch.float64)
                              "torch.view_as_complex(ev.contiguous()).prod().real, torch.det(A))"),
     ("r = torch.matrix_rank(S, symmetric=True)", "r.item() == 5"),
     ("U = torch.potrf(S)\nz = torch.potrs(B, U)", "torch.allclose(S @ z, B)"),
+    ("x = torch.gels(B, S)[0]", "torch.allclose(S @ x, B)"),
+    ("x = torch.lstsq(B, S)[0]", "torch.allclose(S @ x, B)"),
+    ("x, _ = torch.triangular_solve(B, S.triu(), transpose=True)", "torch.allclose(S.triu().t() @ x, B)"),
+    ("LU, piv = torch.lu(A)\nx = torch.lu_solve(B, LU, piv)", "torch.allclose(A @ x, B)"),
 ])
 def test_ad211_fix_computes_the_linalg_result(old, check):
     new = _fixed(SETUP + old + "\n", "AD211", unsafe=True)
@@ -55,10 +59,14 @@ def test_ad211_fix_computes_the_linalg_result(old, check):
 
 def test_ad211_deprecated_functions_and_fixes_agree_on_torch():
     """Where the old function still runs (it warns), old and fixed agree exactly."""
-    src = SETUP + "q, r = torch.qr(A)\nL = torch.cholesky(S, upper=True)\nP = torch.chain_matmul(A, S, A)\n"
+    src = SETUP + ("q, r = torch.qr(A)\nq2, r2 = torch.qr(A, some=False)\nL = torch.cholesky(S, upper=True)\n"
+                   "L2 = torch.cholesky(S)\nP = torch.chain_matmul(A, S, A)\n"
+                   "t = torch.triangular_solve(B, S, upper=False, unitriangular=True)[0]\n"
+                   "t2 = torch.triangular_solve(B, S, transpose=True).solution\n"
+                   "LU, piv, info = torch.lu(A, get_infos=True)\nx = torch.lu_solve(B, LU, piv)\n")
     before = _run(src)
     after = _run(_fixed(src, "AD211"))
-    for name in ("q", "r", "L", "P"):
+    for name in ("q", "r", "q2", "r2", "L", "L2", "P", "t", "t2", "LU", "piv", "info", "x"):
         assert torch.allclose(before[name], after[name]), name
 
 

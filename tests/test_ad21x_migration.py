@@ -138,3 +138,37 @@ def test_legacy_script_fixed_by_the_new_rules_runs():
     grad, half, esum = env["result"]
     assert all(isinstance(v, int) for v in half)  # the truncating division kept
     assert torch.isfinite(torch.tensor(grad)) and esum > 0
+
+
+AD219_SRC = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+img = torch.randn(1, 2, 3, 5)
+r1 = torch.range(0, 9)
+r2 = torch.range(3, -4, -2)
+r3 = torch.range(-2, 6, 3, dtype=torch.int32)
+r4 = torch.range(0, 5, 2)
+up1 = nn.UpsamplingNearest2d(scale_factor=2)(img)
+up2 = nn.UpsamplingBilinear2d(size=(4, 7))(img)
+ac1 = torch.cpu.amp.autocast(False)
+ac2 = torch.cpu.amp.autocast(True, torch.float16, False)
+ac3 = torch.cuda.amp.autocast()
+gs = torch.cuda.amp.GradScaler(2.0 ** 10, 3.0)
+"""
+
+
+def test_ad219_fixes_build_the_same_objects():
+    """torch.range / Upsampling*2d / the device AMP classes and their replacements agree on torch."""
+    new = _fixed(AD219_SRC, "AD219")
+    assert "torch.range" not in new and "Upsampling" not in new and ".amp.autocast(\"" in new, new
+    before, after = _run(AD219_SRC), _run(new)
+    for name in ("r1", "r2", "r3", "r4", "up1", "up2"):
+        assert before[name].dtype == after[name].dtype, name
+        assert torch.equal(before[name], after[name]), name
+    for name in ("ac1", "ac2", "ac3"):
+        b, a = before[name], after[name]
+        assert (b.device, b.fast_dtype, b._enabled, b._cache_enabled) == \
+               (a.device, a.fast_dtype, a._enabled, a._cache_enabled), name
+    b, a = before["gs"], after["gs"]
+    assert vars(b) == vars(a) and a._device == "cuda"  # scaling state is only kept with CUDA

@@ -143,7 +143,9 @@ class DeprecatedFunction(Rule):
     summary = ("deprecated `torch.range`, `torch.cuda.amp.*`, `nn.Upsampling*2d`, `functorch` "
                "transforms (and more, reported)")
     fix_safety = SAFE
-    tokens = ("range", "amp", "Upsampling", "functorch", "assert_allclose", "weight_norm", "sdp_kernel")
+    # Not "range" or "amp": Python's range() and words like "example" are in most files.
+    tokens = (".range(", "autocast", "GradScaler", "custom_fwd", "custom_bwd", "Upsampling", "functorch",
+              "assert_allclose", "weight_norm", "sdp_kernel")
 
     VALID = [
         Valid("""

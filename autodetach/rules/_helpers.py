@@ -165,3 +165,26 @@ def bracket_safe(ctx, original: cst.BaseExpression, new: cst.BaseExpression) -> 
         return new
     except cst.ParserSyntaxError:
         return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+# --- version fallbacks (AD211, AD213, AD219) -----------------------------------
+
+_FALLBACK_ERRORS = ("ImportError", "ModuleNotFoundError", "AttributeError", "TypeError")
+
+
+def in_version_fallback(ctx, node: cst.CSTNode) -> bool:
+    """Whether `node` is in an `except ImportError/AttributeError/TypeError`
+    handler (or a bare one): the branch that runs only on a torch too old for
+    the current API, where the old spelling is the point."""
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, cst.ExceptHandler):
+            t = parent.type
+            names = ([e.value for e in t.elements] if isinstance(t, cst.Tuple) else [t]) if t else []
+            names = [_dotted_name(n) for n in names if isinstance(n, (cst.Name, cst.Attribute))]
+            if t is None or any(n.rsplit(".", 1)[-1] in _FALLBACK_ERRORS for n in names):
+                return True
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        parent = ctx.parent(parent)
+    return False

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import is_false, is_true, kwarg, module_alias, positional
+from ._helpers import in_version_fallback, is_false, is_true, kwarg, module_alias, positional
 
 # Removed: raise "deprecated since version 1.9 and is now removed" (or are gone).
 REMOVED = ("symeig", "eig", "solve", "lstsq", "gels", "matrix_rank",
@@ -165,6 +165,13 @@ class RemovedLinalg(Rule):
     VALID = [
         Valid("""
             import torch
+            try:
+                e, V = torch.linalg.eigh(S)
+            except AttributeError:
+                e, V = torch.symeig(S, eigenvectors=True, upper=False)
+        """, note="the fallback for a torch without torch.linalg"),
+        Valid("""
+            import torch
             e, V = torch.linalg.eigh(S)
             x = torch.linalg.solve(A, b)
             L = torch.linalg.cholesky(S)
@@ -298,6 +305,8 @@ class RemovedLinalg(Rule):
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         if isinstance(node.names, cst.ImportStar) or node.module is None:
             return
         for alias in node.names:
@@ -307,6 +316,8 @@ class RemovedLinalg(Rule):
                                    "Lua Torch `.t7` files can be read with the `torchfile` package")
 
     def visit_Call(self, node: cst.Call) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         q = self.ctx.imports.qualify(node.func)
         if q and q.startswith("torch.") and q.count(".") == 1:
             fn = q.split(".")[1]

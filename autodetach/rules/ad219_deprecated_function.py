@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._helpers import kwarg, module_alias, positional
+from ._helpers import in_version_fallback, kwarg, module_alias, positional
 
 _AMP_DEVICE = {"torch.cuda.amp": "cuda", "torch.cpu.amp": "cpu"}
 # What `torch.<device>.amp.autocast` passed for dtype: `torch.amp.autocast`
@@ -150,6 +150,15 @@ class DeprecatedFunction(Rule):
     VALID = [
         Valid("""
             import torch
+            try:
+                from torch.func import vmap
+                scaler = torch.amp.GradScaler("cuda")
+            except (ImportError, AttributeError):
+                from functorch import vmap
+                scaler = torch.cuda.amp.GradScaler()
+        """, note="the fallback for an older torch keeps the old spelling"),
+        Valid("""
+            import torch
             a = torch.arange(0, 10)
             for i in range(3):
                 pass
@@ -252,6 +261,8 @@ class DeprecatedFunction(Rule):
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         if isinstance(node.names, cst.ImportStar) or node.module is None or node.relative:
             return
         if self.ctx.code(node.module) != "functorch":
@@ -265,6 +276,8 @@ class DeprecatedFunction(Rule):
                     fix_title="Import from `torch.func`")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         dec = node.decorator
         if isinstance(dec, cst.Call):
             return  # handled as a call
@@ -273,6 +286,8 @@ class DeprecatedFunction(Rule):
             self._custom(dec, q, [])
 
     def visit_Call(self, node: cst.Call) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         q = self.ctx.imports.qualify(node.func)
         if q is None:
             return

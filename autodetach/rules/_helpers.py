@@ -1,6 +1,8 @@
 """Small builders shared by rules."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..imports import dotted
@@ -172,12 +174,19 @@ def bracket_safe(ctx, original: cst.BaseExpression, new: cst.BaseExpression) -> 
 _FALLBACK_ERRORS = ("ImportError", "ModuleNotFoundError", "AttributeError", "TypeError")
 
 
+_VERSION_TEST = re.compile(r"__version__|\bversion\b|TORCH_(GREATER|LESS|\d)|hasattr\(\s*torch", re.I)
+
+
 def in_version_fallback(ctx, node: cst.CSTNode) -> bool:
     """Whether `node` is in an `except ImportError/AttributeError/TypeError`
-    handler (or a bare one): the branch that runs only on a torch too old for
-    the current API, where the old spelling is the point."""
+    handler (or a bare one), or under an `if`/`... if ... else ...` that tests
+    the torch version (`_TORCH_GREATER_EQUAL_2_4`, `torch.__version__`,
+    `hasattr(torch, ...)`): code for an older torch, where the old spelling is
+    the point."""
     parent = ctx.parent(node)
     while parent is not None:
+        if isinstance(parent, (cst.If, cst.IfExp)) and _VERSION_TEST.search(ctx.code(parent.test)):
+            return True
         if isinstance(parent, cst.ExceptHandler):
             t = parent.type
             names = ([e.value for e in t.elements] if isinstance(t, cst.Tuple) else [t]) if t else []

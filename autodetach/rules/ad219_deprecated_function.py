@@ -159,6 +159,10 @@ class DeprecatedFunction(Rule):
         """, note="the fallback for an older torch keeps the old spelling"),
         Valid("""
             import torch
+            scaler = torch.amp.GradScaler("cuda") if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()
+        """, note="a branch chosen by the torch version"),
+        Valid("""
+            import torch
             a = torch.arange(0, 10)
             for i in range(3):
                 pass

@@ -10,6 +10,7 @@ read no real data and download nothing.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -154,13 +155,13 @@ def _run_one(files: dict, path: str, args: list, timeout: int) -> dict:
         return out
 
 
-def run_checks(mirrors, read_dir, migrate, timeout: int = 120) -> list:
+def run_checks(mirrors, read_dir, migrate, timeout: int = 120, only=None) -> list:
     """For the scripts of the given mirrors: read_dir(mirror, directory) ->
     {relative path: text} of its .py files; migrate(text, path) -> the text
     after `--fix --unsafe-fixes`."""
     rows = []
     for mirror, path, args in RUNNABLE:
-        if mirror not in mirrors:
+        if mirror not in mirrors or (only and not any(o in path for o in only)):
             continue
         files = read_dir(mirror, os.path.dirname(path))
         if path not in files:
@@ -170,4 +171,5 @@ def run_checks(mirrors, read_dir, migrate, timeout: int = 120) -> list:
         rows.append({"repo": mirror.replace("+", "/"), "path": path,
                      "before": _run_one(files, path, args, timeout),
                      "after": _run_one(fixed, path, args, timeout)})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # progress: a row per script
     return rows

@@ -179,7 +179,7 @@ def bench(repos, mirrors: str) -> dict:
     return out
 
 
-def runnable(repos, mirrors: str, timeout: int) -> dict:
+def runnable(repos, mirrors: str, timeout: int, only=None) -> dict:
     """Run the scripts of `_migration_run.RUNNABLE` before and after migrating."""
     from autodetach.engine import Options, check_text
     from autodetach.registry import select_rules
@@ -206,7 +206,7 @@ def runnable(repos, mirrors: str, timeout: int) -> dict:
         _, new, _ = check_text(text, path, everything, Options(fix=True, unsafe=True))
         return new if new is not None else text
 
-    rows = run_checks(set(commits), read_dir, migrate, timeout)
+    rows = run_checks(set(commits), read_dir, migrate, timeout, only)
     done = [r for r in rows if "before" in r]
     summary = {
         "scripts": len(done),
@@ -227,11 +227,12 @@ def main(argv=None) -> None:
                     help="also run a few scripts on synthetic data before and after (see _migration_run.py)")
     ap.add_argument("--run-only", action="store_true", help="only the runnable part")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per script run (default 120)")
+    ap.add_argument("--scripts", action="append", help="run only scripts whose path contains this (repeatable)")
     args = ap.parse_args(argv)
     repos = args.repo or DEFAULT_REPOS
     res = {} if args.run_only else bench(repos, args.mirrors)
     if args.run or args.run_only:
-        res.update(runnable(repos, args.mirrors, args.timeout))
+        res.update(runnable(repos, args.mirrors, args.timeout, args.scripts))
     keep = ("repos", "per_repo", "summary", "run_summary", "runs")
     print(json.dumps({k: res[k] for k in keep if k in res} if args.summary else res, indent=1))
 

@@ -10,7 +10,12 @@ The repositories are bare git mirrors (the search tool's `fetch`, under
 /work/.mirror by default); files are read with `git show` and never written
 anywhere. Usage:
 
-    python benchmarks/migration_bench.py [--mirrors DIR] [--repo owner+name@REV ...]
+    python benchmarks/migration_bench.py [--mirrors DIR] [--repo owner+name@REV ...] [--run]
+
+With `--run` (or `--run-only`), a few scripts that can run on synthetic data
+(`_migration_run.py`) are also run before and after migrating, each in a
+fresh temporary directory under a timeout: does the original run on the
+installed torch, and does the migrated one.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 # (mirror name, revision: a commit or "before:DATE") -- code of the 0.3-1.0 era.
 DEFAULT_REPOS = (
@@ -173,15 +179,62 @@ def bench(repos, mirrors: str) -> dict:
     return out
 
 
+def runnable(repos, mirrors: str, timeout: int, only=None) -> dict:
+    """Run the scripts of `_migration_run.RUNNABLE` before and after migrating."""
+    from autodetach.engine import Options, check_text
+    from autodetach.registry import select_rules
+
+    from _migration_run import run_checks
+
+    everything = select_rules(select=["ALL"])
+    commits = {}
+    for spec in repos:
+        name, _, rev = spec.partition("@")
+        mirror = os.path.join(mirrors, name, "repo")
+        commits[name] = (mirror, resolve(mirror, rev or "HEAD"))
+
+    def read_dir(name, directory):
+        mirror, commit = commits[name]
+        out = {}
+        for path in git(mirror, "ls-tree", "--name-only", f"{commit}:{directory}" if directory else commit).splitlines():
+            rel = f"{directory}/{path}" if directory else path
+            if rel.endswith(".py"):
+                out[rel] = git(mirror, "show", f"{commit}:{rel}")
+        return out
+
+    def migrate(text, path):
+        _, new, _ = check_text(text, path, everything, Options(fix=True, unsafe=True))
+        return new if new is not None else text
+
+    rows = run_checks(set(commits), read_dir, migrate, timeout, only)
+    done = [r for r in rows if "before" in r]
+    summary = {
+        "scripts": len(done),
+        "before_runs": sum(r["before"]["runs"] for r in done),
+        "after_runs": sum(r["after"]["runs"] for r in done),
+        "fixed_by_migrate": sum(r["after"]["runs"] and not r["before"]["runs"] for r in done),
+        "broken_by_migrate": sum(r["before"]["runs"] and not r["after"]["runs"] for r in done),
+    }
+    return {"runs": rows, "run_summary": summary}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirrors", default="/work/.mirror")
     ap.add_argument("--repo", action="append", help="owner+name@REV (REV: commit or before:YYYY-MM-DD)")
     ap.add_argument("--summary", action="store_true", help="print the summary only")
+    ap.add_argument("--run", action="store_true",
+                    help="also run a few scripts on synthetic data before and after (see _migration_run.py)")
+    ap.add_argument("--run-only", action="store_true", help="only the runnable part")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per script run (default 120)")
+    ap.add_argument("--scripts", action="append", help="run only scripts whose path contains this (repeatable)")
     args = ap.parse_args(argv)
-    res = bench(args.repo or DEFAULT_REPOS, args.mirrors)
-    keep = ("repos", "per_repo", "summary")
-    print(json.dumps({k: res[k] for k in keep} if args.summary else res, indent=1))
+    repos = args.repo or DEFAULT_REPOS
+    res = {} if args.run_only else bench(repos, args.mirrors)
+    if args.run or args.run_only:
+        res.update(runnable(repos, args.mirrors, args.timeout, args.scripts))
+    keep = ("repos", "per_repo", "summary", "run_summary", "runs")
+    print(json.dumps({k: res[k] for k in keep if k in res} if args.summary else res, indent=1))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,10 @@ B = torch.randn(5, 2, dtype=torch.float64)
                              "torch.view_as_complex(ev.contiguous()).prod().real, torch.det(A))"),
     ("r = torch.matrix_rank(S, symmetric=True)", "r.item() == 5"),
     ("U = torch.potrf(S)\nz = torch.potrs(B, U)", "torch.allclose(S @ z, B)"),
+    ("x = torch.gels(B, S)[0]", "torch.allclose(S @ x, B)"),
+    ("x = torch.lstsq(B, S)[0]", "torch.allclose(S @ x, B)"),
+    ("x, _ = torch.triangular_solve(B, S.triu(), transpose=True)", "torch.allclose(S.triu().t() @ x, B)"),
+    ("LU, piv = torch.lu(A)\nx = torch.lu_solve(B, LU, piv)", "torch.allclose(A @ x, B)"),
 ])
 def test_ad211_fix_computes_the_linalg_result(old, check):
     new = _fixed(SETUP + old + "\n", "AD211", unsafe=True)
@@ -55,10 +59,14 @@ def test_ad211_fix_computes_the_linalg_result(old, check):
 
 def test_ad211_deprecated_functions_and_fixes_agree_on_torch():
     """Where the old function still runs (it warns), old and fixed agree exactly."""
-    src = SETUP + "q, r = torch.qr(A)\nL = torch.cholesky(S, upper=True)\nP = torch.chain_matmul(A, S, A)\n"
+    src = SETUP + ("q, r = torch.qr(A)\nq2, r2 = torch.qr(A, some=False)\nL = torch.cholesky(S, upper=True)\n"
+                   "L2 = torch.cholesky(S)\nP = torch.chain_matmul(A, S, A)\n"
+                   "t = torch.triangular_solve(B, S, upper=False, unitriangular=True)[0]\n"
+                   "t2 = torch.triangular_solve(B, S, transpose=True).solution\n"
+                   "LU, piv, info = torch.lu(A, get_infos=True)\nx = torch.lu_solve(B, LU, piv)\n")
     before = _run(src)
     after = _run(_fixed(src, "AD211"))
-    for name in ("q", "r", "L", "P"):
+    for name in ("q", "r", "q2", "r2", "L", "L2", "P", "t", "t2", "LU", "piv", "info", "x"):
         assert torch.allclose(before[name], after[name]), name
 
 
@@ -130,3 +138,37 @@ def test_legacy_script_fixed_by_the_new_rules_runs():
     grad, half, esum = env["result"]
     assert all(isinstance(v, int) for v in half)  # the truncating division kept
     assert torch.isfinite(torch.tensor(grad)) and esum > 0
+
+
+AD219_SRC = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+img = torch.randn(1, 2, 3, 5)
+r1 = torch.range(0, 9)
+r2 = torch.range(3, -4, -2)
+r3 = torch.range(-2, 6, 3, dtype=torch.int32)
+r4 = torch.range(0, 5, 2)
+up1 = nn.UpsamplingNearest2d(scale_factor=2)(img)
+up2 = nn.UpsamplingBilinear2d(size=(4, 7))(img)
+ac1 = torch.cpu.amp.autocast(False)
+ac2 = torch.cpu.amp.autocast(True, torch.float16, False)
+ac3 = torch.cuda.amp.autocast()
+gs = torch.cuda.amp.GradScaler(2.0 ** 10, 3.0)
+"""
+
+
+def test_ad219_fixes_build_the_same_objects():
+    """torch.range / Upsampling*2d / the device AMP classes and their replacements agree on torch."""
+    new = _fixed(AD219_SRC, "AD219")
+    assert "torch.range" not in new and "Upsampling" not in new and ".amp.autocast(\"" in new, new
+    before, after = _run(AD219_SRC), _run(new)
+    for name in ("r1", "r2", "r3", "r4", "up1", "up2"):
+        assert before[name].dtype == after[name].dtype, name
+        assert torch.equal(before[name], after[name]), name
+    for name in ("ac1", "ac2", "ac3"):
+        b, a = before[name], after[name]
+        assert (b.device, b.fast_dtype, b._enabled, b._cache_enabled) == \
+               (a.device, a.fast_dtype, a._enabled, a._cache_enabled), name
+    b, a = before["gs"], after["gs"]
+    assert vars(b) == vars(a) and a._device == "cuda"  # scaling state is only kept with CUDA

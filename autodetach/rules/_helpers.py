@@ -1,6 +1,8 @@
 """Small builders shared by rules."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..imports import dotted
@@ -207,3 +209,33 @@ def _bracket_safe(ctx, original, new):
         return new
     except cst.ParserSyntaxError:
         return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+# --- version fallbacks (AD211, AD213, AD219) -----------------------------------
+
+_FALLBACK_ERRORS = ("ImportError", "ModuleNotFoundError", "AttributeError", "TypeError")
+
+
+_VERSION_TEST = re.compile(r"__version__|\bversion\b|TORCH_(GREATER|LESS|\d)|hasattr\(\s*torch", re.I)
+
+
+def in_version_fallback(ctx, node: cst.CSTNode) -> bool:
+    """Whether `node` is in an `except ImportError/AttributeError/TypeError`
+    handler (or a bare one), or under an `if`/`... if ... else ...` that tests
+    the torch version (`_TORCH_GREATER_EQUAL_2_4`, `torch.__version__`,
+    `hasattr(torch, ...)`): code for an older torch, where the old spelling is
+    the point."""
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (cst.If, cst.IfExp)) and _VERSION_TEST.search(ctx.code(parent.test)):
+            return True
+        if isinstance(parent, cst.ExceptHandler):
+            t = parent.type
+            names = ([e.value for e in t.elements] if isinstance(t, cst.Tuple) else [t]) if t else []
+            names = [_dotted_name(n) for n in names if isinstance(n, (cst.Name, cst.Attribute))]
+            if t is None or any(n.rsplit(".", 1)[-1] in _FALLBACK_ERRORS for n in names):
+                return True
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        parent = ctx.parent(parent)
+    return False

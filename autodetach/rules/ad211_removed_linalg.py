@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import is_false, is_true, kwarg, module_alias, positional
+from ._helpers import in_version_fallback, is_false, is_true, kwarg, module_alias, positional
 
 # Removed: raise "deprecated since version 1.9 and is now removed" (or are gone).
 REMOVED = ("symeig", "eig", "solve", "lstsq", "gels", "matrix_rank",
@@ -22,7 +22,7 @@ WARNS = ("qr", "cholesky", "chain_matmul", "triangular_solve", "lu", "lu_solve",
 METHODS = ("symeig", "eig", "solve", "lstsq", "gels")
 # What the first element of the old tuple result is called.
 _FIRST = {"eig": "eigenvalues", "solve": "solution", "gesv": "solution", "lstsq": "solution",
-          "gels": "solution"}
+          "gels": "solution", "triangular_solve": "solution"}
 
 
 def _arg(call: cst.Call, index: int, name: str) -> Optional[cst.Arg]:
@@ -133,12 +133,19 @@ class RemovedLinalg(Rule):
       returned the upper factor by default); `potrs(b, u)` and `potri(u)`
       become `cholesky_solve(b, u, upper=True)` and
       `cholesky_inverse(u, upper=True)` (their `upper` default flipped).
-    - `trtrs`, `btrifact`, `btrisolve`, `pstrf`, `triangular_solve`, `lu`, `lu_solve`, `torch.utils.serialization.load_lua`
+    - `triangular_solve(b, A, upper, transpose, unitriangular)`, where only
+      the solution is used, becomes `linalg.solve_triangular(A, b, upper=upper)`
+      (`A.mT` and `upper=not upper` for `transpose=True`; `upper` defaulted to
+      True and has no default now); `lu(A)` becomes `linalg.lu_factor(A)`
+      (`lu_factor_ex` for `get_infos=True`: the same tuple); `lu_solve(b, LU,
+      pivots)` becomes `linalg.lu_solve(LU, pivots, b)`.
+    - `trtrs`, `btrifact`, `btrisolve`, `pstrf`, `torch.utils.serialization.load_lua`
       and the tensor methods other than `.symeig()` are reported only.
 
     ## Fix safety
     Safe for `symeig`, `solve`/`gesv`, `eig` (eigenvalues only), `matrix_rank`,
-    `qr`, `cholesky`/`potrf`, `potrs`, `potri`, `chain_matmul` and `ger`: each
+    `qr`, `cholesky`/`potrf`, `potrs`, `potri`, `chain_matmul`, `ger`,
+    `triangular_solve`, `lu` and `lu_solve`: each
     replacement computes the same values (checked on torch 2.13: `eigh` with the same triangle, `view_as_real` of
     the eigenvalues, `multi_dot` with at least two matrices; eigenvectors are,
     as always, unique only up to sign). Unsafe for `lstsq`/`gels`: for an
@@ -156,6 +163,13 @@ class RemovedLinalg(Rule):
     tokens = REMOVED + WARNS + ("load_lua",)
 
     VALID = [
+        Valid("""
+            import torch
+            try:
+                e, V = torch.linalg.eigh(S)
+            except AttributeError:
+                e, V = torch.symeig(S, eigenvectors=True, upper=False)
+        """, note="the fallback for a torch without torch.linalg"),
         Valid("""
             import torch
             e, V = torch.linalg.eigh(S)
@@ -258,6 +272,19 @@ class RemovedLinalg(Rule):
         """, count=4),
         Invalid("""
             import torch
+            x = torch.triangular_solve(b, U)[0]
+            y, _ = torch.triangular_solve(b, L, upper=False, transpose=True)
+            LU, piv = torch.lu(A)
+            z = torch.lu_solve(b, LU, piv)
+        """, """
+            import torch
+            x = torch.linalg.solve_triangular(U, b, upper=True)
+            y = torch.linalg.solve_triangular(L.mT, b, upper=True)
+            LU, piv = torch.linalg.lu_factor(A)
+            z = torch.linalg.lu_solve(LU, piv, b)
+        """, count=4),
+        Invalid("""
+            import torch
             X, LU = torch.gesv(B, A)
             U = torch.potrf(K)
             alpha = torch.potrs(y, U)
@@ -278,6 +305,8 @@ class RemovedLinalg(Rule):
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         if isinstance(node.names, cst.ImportStar) or node.module is None:
             return
         for alias in node.names:
@@ -287,6 +316,8 @@ class RemovedLinalg(Rule):
                                    "Lua Torch `.t7` files can be read with the `torchfile` package")
 
     def visit_Call(self, node: cst.Call) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         q = self.ctx.imports.qualify(node.func)
         if q and q.startswith("torch.") and q.count(".") == 1:
             fn = q.split(".")[1]
@@ -485,6 +516,51 @@ class RemovedLinalg(Rule):
             new = cst.Attribute(value=new, attr=cst.Name("mH"))
         self.report(node, f"`{old}` {why}; `torch.linalg.cholesky` computes the same factor",
                     replacement=new, fix_title="Use `torch.linalg.cholesky`")
+
+    def _fix_triangular_solve(self, node, old, why, torch, args):
+        # triangular_solve(b, A) returned (solution, copy of A); solve_triangular
+        # returns the solution; transpose=True solves A^T X = b, whose matrix
+        # has the other triangle.
+        got = self._pick(args, ("input", "A", "upper", "transpose", "unitriangular"))
+        flags = [self._bool(got[i], d) for i, d in ((2, True), (3, False), (4, False))] if got else [None]
+        if got is None or None in got[:2] or None in flags or (
+                flags[1] and not isinstance(got[1], (cst.Name, cst.Attribute, cst.Call, cst.Subscript))):
+            self.report(node, f"`{old}` {why}; use `torch.linalg.solve_triangular(A, b, upper=...)` "
+                              f"(`A.mT` and the other triangle for transpose=True)")
+            return
+        upper, transpose, unit = flags
+        mat = cst.Attribute(value=got[1], attr=cst.Name("mT")) if transpose else got[1]
+        new_args = [mat, got[0], _kw("upper", cst.Name(str(upper != transpose)))]
+        if unit:
+            new_args.append(_kw("unitriangular", cst.Name("True")))
+        self._first_only(node, old, why, "triangular_solve", _call(f"{torch}.linalg.solve_triangular", new_args),
+                         note="`torch.linalg.solve_triangular(A, b, upper=...)` returns the same "
+                              "solution (its `upper` has no default; `transpose` is `A.mT` with the "
+                              "other triangle)")
+
+    def _fix_lu(self, node, old, why, torch, args):
+        got = self._pick(args, ("A", "pivot", "get_infos"))
+        infos = self._bool(got[2], False) if got else None
+        if got is None or got[0] is None or infos is None:
+            self.report(node, f"`{old}` {why}; use `torch.linalg.lu_factor` (`lu_factor_ex` for "
+                              f"get_infos=True)")
+            return
+        fn = "lu_factor_ex" if infos else "lu_factor"
+        new_args = [got[0]] + ([_kw("pivot", got[1])] if got[1] is not None else [])
+        self.report(node, f"`{old}` {why}; `torch.linalg.{fn}` returns the same (LU, pivots"
+                          f"{', infos' if infos else ''})",
+                    replacement=_call(f"{torch}.linalg.{fn}", new_args), fix_title=f"Use `torch.linalg.{fn}`")
+
+    def _fix_lu_solve(self, node, old, why, torch, args):
+        got = self._pick(args, ("input", "LU_data", "LU_pivots"))
+        if got is None or None in got:
+            self.report(node, f"`{old}` {why}; `lu_solve(b, LU, pivots)` is "
+                              f"`torch.linalg.lu_solve(LU, pivots, b)`")
+            return
+        self.report(node, f"`{old}` {why}; `torch.linalg.lu_solve(LU, pivots, b)` takes the "
+                          f"right-hand side last and returns the same solution",
+                    replacement=_call(f"{torch}.linalg.lu_solve", [got[1], got[2], got[0]]),
+                    fix_title="Use `torch.linalg.lu_solve`")
 
     def _fix_ger(self, node, old, why, torch, args):
         got = self._pick(args, ("input", "vec2"))

@@ -8,7 +8,7 @@ import libcst as cst
 from ..analysis.walk import visit
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
-from ._helpers import append_kwarg, kwarg
+from ._helpers import in_version_fallback, append_kwarg, kwarg
 
 # What is done to a loaded object that only a pickled module (or optimizer)
 # supports: a dict of tensors has none of these (nor has a tensor: no
@@ -68,6 +68,13 @@ class TorchLoadWeightsOnly(Rule):
     tokens = ("load",)
 
     VALID = [
+        Valid("""
+            import torch
+            try:
+                sd = torch.load(path, weights_only=True)
+            except TypeError:
+                sd = torch.load(path)
+        """, note="the fallback for a torch without weights_only"),
         Valid("""
             import torch
             x = torch.load(path, weights_only=True)
@@ -142,6 +149,8 @@ class TorchLoadWeightsOnly(Rule):
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
+        if in_version_fallback(self.ctx, node):
+            return  # the old spelling for an old torch
         if self.ctx.imports.qualify(node.func) != "torch.load" or kwarg(node, "weights_only") is not None:
             return
         old = self.ctx.code(node.func)

@@ -6,8 +6,9 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis.walk import visit
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
+from ._ad214_init_state import plan as init_state_plan
 
 _FUNCTION = ("torch.autograd.Function", "torch.autograd.function.Function")
 _METHODS = ("forward", "backward")
@@ -35,6 +36,15 @@ class _SelfToCtx(cst.CSTTransformer):
 
     def leave_Name(self, original, updated):
         return updated.with_changes(value="ctx") if updated.value == "self" else updated
+
+
+_INIT = "state set in `__init__` must become arguments of `apply` (with `None` gradients)"
+
+
+def _static(fn: cst.FunctionDef) -> cst.FunctionDef:
+    """`def m(self, ...)` -> `@staticmethod def m(ctx, ...)`, `self` -> `ctx` inside."""
+    new = fn.visit(_SelfToCtx())
+    return new.with_changes(decorators=[cst.Decorator(decorator=cst.Name("staticmethod"))] + list(fn.decorators))
 
 
 def _is_static(fn: cst.FunctionDef) -> bool:
@@ -97,14 +107,25 @@ class LegacyAutogradFunction(Rule):
     in the file becomes `Clamp.apply(...)`, and `relu = Clamp()` becomes
     `relu = Clamp.apply` where `relu` is bound once and only ever called.
 
+    State set in `__init__` becomes arguments: with
+    `__init__(self, lam): self.lam = lam`, `Rev(0.5)(x)` becomes
+    `Rev.apply(x, 0.5)`, `forward(ctx, x, lam)` starts with `ctx.lam = lam`,
+    and every `return` of `backward` gets one more `None` (no gradient for
+    `lam`).
+
     ## Fix safety
     Safe when the class has nothing but `forward` and `backward` (no
     `__init__`, no other methods, no class attributes) and every use of the
     class in the file is `Clamp()(...)` or such a `relu = Clamp()`: the static form computes the same
-    values and gradients. Otherwise it is reported only: state set in
-    `__init__` (`Clamp(alpha)(x)`) must become an argument of `apply` (and a
-    `None` gradient for it in `backward`), and an instance kept in a variable
-    or a helper method called through `self` has no direct `ctx` equivalent.
+    values and gradients. Unsafe when `__init__` holds state: the rewrite
+    above applies only when `__init__` does nothing but call the base
+    `__init__` and store values computed from its arguments on `self`, every
+    use is `Rev(args)(inputs)`, and `backward` returns tuples (or a single
+    gradient for a single input); it is unsafe because the stored values are
+    now computed at each call rather than once when the instance was built.
+    Otherwise it is reported only: an instance kept in a variable and used
+    otherwise, or a helper method called through `self`, has no direct
+    `ctx` equivalent.
     Files that import the class from this one keep their `Clamp()(...)`
     calls: fix them with the same rule.
     """
@@ -200,7 +221,35 @@ class LegacyAutogradFunction(Rule):
                 def backward(self, g):
                     return -self.lam * g
             y = Rev(0.5)(x)
-        """, None, note="state set in __init__: reported only"),
+        """, """
+            import torch
+            class Rev(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, lam):
+                    ctx.lam = lam
+                    return x.view_as(x)
+
+                @staticmethod
+                def backward(ctx, g):
+                    return -ctx.lam * g, None
+            y = Rev.apply(x, 0.5)
+        """, unsafe=True, note="state set in __init__: an argument of apply (unsafe)"),
+        Invalid("""
+            import torch
+            class Rev(torch.autograd.Function):
+                def __init__(self, lam):
+                    self.lam = lam
+                    self.calls = []
+
+                def forward(self, x):
+                    self.calls.append(1)
+                    return x.view_as(x)
+
+                def backward(self, g):
+                    return -self.lam * g
+            rev = Rev(0.5)
+            y = rev(x)
+        """, None, note="an instance kept in a variable, with state: reported only"),
         Invalid("""
             import torch
             class Sq(torch.autograd.Function):
@@ -251,20 +300,16 @@ class LegacyAutogradFunction(Rule):
         msg = (f"`{name}` is a legacy autograd Function (non-static `forward`); calling it raises "
                f"since PyTorch 1.3")
         why = self._blocker(node, methods)
+        if why == _INIT:
+            self._with_init_state(node, methods, msg)
+            return
         uses, other = self._uses(name)
         if why is None and other:
             why = f"`{name}` is used other than as `{name}()(...)` (line {self.ctx.line_of(other[0])})"
         if why is not None:
             self.report(node.name, f"{msg}; rewrite it to the static form by hand: {why}")
             return
-        edits = []
-        for m in _METHODS:
-            fn = methods.get(m)
-            if fn is None:
-                continue
-            new = fn.visit(_SelfToCtx())
-            edits.append(Edit(fn, new.with_changes(
-                decorators=[cst.Decorator(decorator=cst.Name("staticmethod"))] + list(fn.decorators))))
+        edits = [Edit(methods[m], _static(methods[m])) for m in _METHODS if m in methods]
         for call in uses:
             if isinstance(call.func, cst.Call):  # MyFn()(x) -> MyFn.apply(x)
                 edits.append(Edit(call, call.with_changes(
@@ -275,10 +320,21 @@ class LegacyAutogradFunction(Rule):
                                f"`{name}.apply(...)` compute the same", edits=edits,
                     fix_title="Rewrite to a static autograd Function")
 
+    def _with_init_state(self, node: cst.ClassDef, methods: dict, msg: str) -> None:
+        """State set in `__init__`: it becomes trailing arguments of `apply` (unsafe)."""
+        name = node.name.value
+        edits, why = init_state_plan(self.ctx, node, methods, _static, _is_docstring)
+        if why is not None:
+            self.report(node.name, f"{msg}; rewrite it to the static form by hand: {_INIT} ({why})")
+            return
+        self.report(node.name, f"{msg}; the `__init__` arguments become trailing arguments of "
+                               f"`{name}.apply(...)`, stored on `ctx` in `forward`, with a `None` "
+                               f"gradient each in `backward` (unsafe: they are now evaluated at "
+                               f"each call, where the instance was built once)",
+                    edits=edits, fix=UNSAFE, fix_title="Rewrite to a static autograd Function")
+
     def _blocker(self, node: cst.ClassDef, methods: dict) -> Optional[str]:
-        extra = sorted(set(methods) - set(_METHODS))
-        if "__init__" in extra:
-            return "state set in `__init__` must become arguments of `apply` (with `None` gradients)"
+        extra = sorted(set(methods) - set(_METHODS) - {"__init__"})
         if extra:
             return f"other methods ({', '.join(extra)}) are not reachable from `ctx`"
         if any(not isinstance(s, cst.FunctionDef) and not _is_docstring(s) for s in node.body.body):
@@ -287,7 +343,7 @@ class LegacyAutogradFunction(Rule):
             fn = methods.get(m)
             if fn is not None and (_is_static(fn) or _self_param(fn) != "self"):
                 return f"`{m}` has an unusual signature"
-        return None
+        return _INIT if "__init__" in methods else None
 
     def _uses(self, name: str):
         """(calls `Name()(...)`, other references to `Name`) in the file."""

@@ -56,6 +56,10 @@ class RequireGradTypo(Rule):
     VALID = [
         Valid("""
             import torch
+            t = torch.Tensor._make_subclass(cls, data, require_grad=data.requires_grad)
+        """, note="`Tensor._make_subclass` takes `require_grad` (torch's own subclasses)"),
+        Valid("""
+            import torch
             for p in model.parameters():
                 p.requires_grad = False
         """),
@@ -128,6 +132,8 @@ class RequireGradTypo(Rule):
         call = self.ctx.parent(node)
         if not (isinstance(call, cst.Call) and (self.ctx.imports.qualify(call.func) or "").startswith("torch.")):
             return
+        if self.ctx.code(call.func).endswith("._make_subclass"):
+            return  # its C++ binding really spells it `require_grad`
         self.report(node, f"`{node.keyword.value}=` is not an argument of `{self.ctx.code(call.func)}` "
                           f"(TypeError): the keyword is `requires_grad`",
                     replacement=node.with_changes(keyword=cst.Name("requires_grad")),

@@ -223,6 +223,7 @@ class Scope:
     def loop(self, s) -> None:
         if isinstance(s, cst.For):
             it = self.expr(s.iter)
+            it_elem = self._loop_elem(s.iter, it)
         self.loops[id(s)] = s
         body = self._block_of(s.body)
         tgt = dotted(s.target) if isinstance(s, cst.For) else None
@@ -233,8 +234,7 @@ class Scope:
             if tgt and it_key:
                 self.for_targets.append((tgt, it_key))
             if isinstance(s, cst.For):
-                elem = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
-                self.assign_target(s.target, elem, s, s.iter, kind="op")
+                self.assign_target(s.target, it_elem, s, s.iter, kind="op")
             else:
                 self.expr(s.test)
             self.block(body)
@@ -244,6 +244,27 @@ class Scope:
         self.find_leaks(s)
         if s.orelse is not None:
             self.block(self._block_of(s.orelse.body))
+
+    def _loop_elem(self, it_expr, it: Val) -> Val:
+        """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand
+        out their arguments' elements position by position."""
+        if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
+                it_expr.func.value in ("zip", "enumerate") and self.imports.qualify(it_expr.func) is None \
+                and it_expr.args and not any(a.star or a.keyword for a in it_expr.args):
+            parts = [self._loop_elem(a.value, self.expr(a.value)) for a in it_expr.args]
+            if it_expr.func.value == "enumerate":
+                parts = [Val(), parts[0]] if len(parts) == 1 else None
+            if parts is not None:
+                out = Val()
+                for p in parts:
+                    out = out.join(p)
+                out.elems = parts
+                return out
+        heads = it.heads
+        if it.modules and not self.no_grad:
+            # `for row in net(x)`: the rows carry the call's graph
+            heads = heads | {self.new_node(None, getattr(self, "cur_stmt", None), it_expr, it, kind="module")}
+        return Val(heads, it.ghosts, frozenset(), {}, False, it.unknown)
 
     def branch_run(self, arms, node) -> None:
         """Run alternatives; keep the frees common to all (and to 'not taken')."""
@@ -387,6 +408,11 @@ class Scope:
                                                           val.uses, False), kind="container")
                 node.loss = val.loss
                 self.env[key] = Val(frozenset({node}), loss=val.loss)
+            elif key is not None and not val.graph and val.ghosts and key in self.env:
+                # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
+                # the part that carried the graph is cut; which parts did is not tracked.
+                old = self.env[key]
+                self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
             return
         key = dotted(target)
         if key is None:
@@ -882,9 +908,11 @@ class Scope:
     def finish_leaks(self) -> None:
         # Decided at the end: a backward after the loop may consume it.
         returned = closure(h for r in self.returns for h in r.heads)
+        targets = {h for ev in self.events if ev.kind == "backward" and ev.target is not None
+                   for h in ev.target.heads}
         for key, head, loop, older in self._leak_candidates:
-            if head in returned:
-                continue
+            if head in returned and not any(n in self.freed for n in closure([head])):
+                continue  # the caller may backward it; not when a backward here freed its graph
             if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")):
                 continue  # not a training loop
             if any(getattr(n, "uncertain", False) for n in closure([head])):
@@ -894,6 +922,9 @@ class Scope:
             if reached and not any(ev.retain is not False for ev in self.events
                                    if ev.kind in ("backward", "grad") and head in ev.reach):
                 continue  # consumed by a backward (gradient accumulation)
+            if not head.loss and (_looks_like_loss(key) or
+                                  (head.kind == "accum" and targets & closure(head.parents))):
+                head.loss = True  # named as one, or a sum of values computed from what is backwarded
             self.leaks.append(Leak(key, head, loop, reached))
 
 

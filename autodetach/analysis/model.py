@@ -140,8 +140,10 @@ class Analysis:
                 sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
                 sc.inlining.add(fn.name.value)
                 sc.run()
-                cut = [r for r in sc.returns if marker not in closure(r.heads)]
-                leaks = [r for r in sc.returns if marker in closure(r.heads)]
+                # A cut return carries no graph at all: `return loss / n` over a
+                # model's output is not cut just because `n` came from an argument.
+                cut = [r for r in sc.returns if not r.graph]
+                leaks = [r for r in sc.returns if r.graph]
                 # `return state` for non-tensors falls through unchanged.
                 result = bool(cut) and any(r.ghosts for r in cut) and all(
                     r.heads == frozenset({marker}) and r.bare for r in leaks)

@@ -712,7 +712,19 @@ class Scope:
                 whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
                             args.loss)
                 whole.uncertain = args.uncertain
-                args.elems = [whole if g else cut for g in shape]
+                args.elems = self._elems(fn, e, args, shape, whole, cut, 0)
+        own = self._own_method(f)
+        if own is not None and args.graph and own.name.value not in self.inlining and \
+                not self.a.function_summary(own).has_events:
+            shape, from_args = self.a.returns_elems(own), self.a.returns_elems_from_args(own)
+            if shape is not None and from_args is not None:
+                # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
+                # the discriminator does not hang from `out`
+                args.nontrivial = True
+                whole = Val(args.heads, args.ghosts, args.modules, args.uses, True, args.unknown, args.loss)
+                whole.uncertain = args.uncertain
+                cut = Val(ghosts=args.heads | args.ghosts)
+                args.elems = self._elems(own, e, args, shape, whole, cut, 1)
         if module_args:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True
@@ -729,6 +741,54 @@ class Scope:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
         return args
+
+    def _elems(self, fn, call, args, shape, whole, cut, skip) -> list:
+        """Per returned element: the graph of the arguments it hangs from (its
+        parameters, matched to this call's arguments), plus the modules the
+        callee runs. `whole` where the match cannot be made."""
+        from_args = self.a.returns_elems_from_args(fn)
+        params = [p.name.value for p in fn.params.params][skip:]
+        if from_args is None or any(a.star for a in call.args):
+            return [whole if g else cut for g in shape]
+        bound = {}
+        for i, a in enumerate(x for x in call.args if x.keyword is None):
+            if i < len(params):
+                bound[params[i]] = a.value
+        for a in call.args:
+            if a.keyword is not None:
+                bound[a.keyword.value] = a.value
+        out = []
+        for g, ps in zip(shape, from_args):
+            if not g:
+                out.append(cut)
+            elif ps is None:
+                out.append(whole)
+            else:
+                v = Val(frozenset(), args.heads | args.ghosts, args.modules, {}, True)
+                v.uncertain = args.uncertain
+                for p in ps:
+                    if p in bound:
+                        arg = bound[p]
+                        # a name read again is free; anything else is not walked twice
+                        part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
+                        v = v.join(Val(part.heads, part.ghosts, part.modules, part.uses, True, part.unknown))
+                v.nontrivial = True
+                out.append(v)
+        return out
+
+    def _own_method(self, f):
+        """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
+        (for `self`, the walked class, else the only class with such a method)."""
+        if not isinstance(f, cst.Attribute):
+            return None
+        base, meth = dotted(f.value), f.attr.value
+        m = self.names.method(base, meth)
+        if m is None and base == "self":
+            if self.self_class:
+                return self.names.methods.get((self.self_class, meth))
+            found = [fn for (_, name), fn in self.names.methods.items() if name == meth]
+            m = found[0] if len(found) == 1 else None
+        return m
 
     def _through(self, args: Val, summary, name: str) -> Val:
         """A project-local function that returns its arguments' graph."""

@@ -161,10 +161,13 @@ class Analysis:
         cache[fn] = None
         params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
         from .flow import Val
-        from .graph import GNode
+        from .graph import GNode, closure
 
-        marker = GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True, modules=frozenset({"<arg>"}))
-        env = {p: Val(frozenset({marker})) for p in params if not self.names.is_module(p)}
+        # One marker per parameter: which arguments each returned element hangs from.
+        markers = {p: GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True,
+                            modules=frozenset({"<arg>"}))
+                   for p in params if not self.names.is_module(p) and p != "self"}
+        env = {p: Val(frozenset({m})) for p, m in markers.items()}
         try:
             sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
             sc.inlining.add(fn.name.value)
@@ -176,6 +179,17 @@ class Analysis:
             self.__dict__.setdefault("_elems_cache", {})[fn] = [
                 any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in rs)
                 for i in range(len(rs[0].elems))]
+            # Which elements hang from the arguments' graph: `d_loss` built on
+            # `fake.detach()` and the function's own modules does not.
+            # None where it cannot be told.
+            out = []
+            for i in range(len(rs[0].elems)):
+                if any(r.elems[i].unknown or r.elems[i].uncertain for r in rs):
+                    out.append(None)
+                    continue
+                reach = closure(h for r in rs for h in r.elems[i].heads)
+                out.append(frozenset(p for p, m in markers.items() if m in reach))
+            self.__dict__.setdefault("_elems_args", {})[fn] = out
         if any(r.unknown and not r.graph for r in sc.returns) or any(r.graph and r.uncertain for r in sc.returns):
             result = None
         else:
@@ -188,6 +202,12 @@ class Analysis:
         carry a graph (list of bools), else None."""
         self.returns_graph(fn)
         return self.__dict__.get("_elems_cache", {}).get(fn)
+
+    def returns_elems_from_args(self, fn):
+        """For a function that returns a tuple literal: for each element, the
+        parameters it can hang from (None: cannot tell), else None."""
+        self.returns_graph(fn)
+        return self.__dict__.get("_elems_args", {}).get(fn)
 
     @cached_property
     def scopes(self) -> list:

@@ -651,7 +651,17 @@ class Scope:
             if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                     and base not in self.imports.aliases:
                 # model.encode(x): runs the module's parameters
-                return self._module_call(e, base)
+                out = self._module_call(e, base)
+                own = self._own_method(f)
+                if own is not None and own.name.value not in self.inlining and \
+                        not self.a.function_summary(own).has_events:
+                    if self.a.returns_graph(own) is False:
+                        return Val(ghosts=out.heads | out.ghosts)  # `s, a = self.make_batch()` of plain data
+                    shape = self.a.returns_elems(own)
+                    if shape is not None:
+                        cut = Val(ghosts=out.heads | out.ghosts)
+                        out.elems = self._elems(own, e, out, shape, out, cut, 1)
+                return out
         # --- the callee ----------------------------------------------------
         key = dotted(f)
         if key is not None and self.names.is_module(key):

@@ -168,6 +168,10 @@ class Analysis:
                             modules=frozenset({"<arg>"}))
                    for p in params if not self.names.is_module(p) and p != "self"}
         env = {p: Val(frozenset({m})) for p, m in markers.items()}
+        if params[:1] == ["self"]:
+            # a method: what it reads from `self` (parameters, stored tensors) may carry a graph
+            env["self"] = Val(frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
+                                               modules=frozenset({"<self>"}))}))
         try:
             sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
             sc.inlining.add(fn.name.value)

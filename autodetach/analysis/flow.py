@@ -143,6 +143,7 @@ class Scope:
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
+        self.training_loops: set = set()  # id(loop): loops that call another file's training step
 
     # ---------------------------------------------------------------- helpers
     def tag(self) -> tuple:
@@ -642,6 +643,9 @@ class Scope:
                 return self.cut(inner, f.value)
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
+            found = self.a.foreign_method(base, meth)
+            if found is not None and found[0].events:
+                return self._foreign_step(e, base, meth, found)
             method = self.names.method(base, meth)
             if method is None and base == "self" and self.self_class:
                 method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
@@ -785,6 +789,30 @@ class Scope:
                 v.nontrivial = True
                 out.append(v)
         return out
+
+    def _foreign_step(self, call, base, meth, found) -> Val:
+        """`trainer.train_step(x, y)` of a class in another file of the project
+        that runs backward and steps inside: the loop around it trains, and a
+        result the summary says carries a graph gets a node of its own."""
+        summary, path = found
+        for a in call.args:
+            self.expr(a.value)
+        self.training_loops.update(id(l) for l, _ in self.loop_stack)
+        if summary.result != "graph" or self.no_grad:
+            return Val()
+        import os
+
+        self.names.inferred.setdefault(base, (
+            f"`{base}.{meth}()` runs backward and returns values that carry their graph (read from "
+            f"{os.path.basename(path)})"))
+        stmt = getattr(self, "cur_stmt", None)
+        stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
+        node = self.new_node(None, stmt, call, Val(nontrivial=True), kind="op", trivial=False)
+        node.loss = _looks_like_loss(meth)
+        v = Val(frozenset({node}), loss=node.loss)
+        if summary.arity:
+            v.elems = [Val(frozenset({node})) for _ in range(summary.arity)]
+        return v
 
     def _own_method(self, f):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
@@ -983,7 +1011,8 @@ class Scope:
         for key, head, loop, older in self._leak_candidates:
             if head in returned and not any(n in self.freed for n in closure([head])):
                 continue  # the caller may backward it; not when a backward here freed its graph
-            if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")):
+            if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")) and \
+                    id(loop) not in self.training_loops:
                 continue  # not a training loop
             if any(getattr(n, "uncertain", False) for n in closure([head])):
                 continue

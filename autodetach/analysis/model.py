@@ -108,6 +108,18 @@ class Analysis:
             key = src
         return self.project.lookup(qualified, None if qualified else key)
 
+    def foreign_method(self, base, meth):
+        """`trainer.train_step(...)` where `trainer = Trainer(...)` and Trainer
+        is imported from a file of this project: (summary, file) or None."""
+        func = self.names.foreign_instances.get(base) if base else None
+        if func is None:
+            return None
+        cache = self.__dict__.setdefault("_foreign", {})
+        key = (base, meth)
+        if key not in cache:
+            cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+        return cache[key]
+
     @cached_property
     def sites(self) -> _Sites:
         return _Sites(self)
@@ -290,6 +302,9 @@ class Analysis:
                 base, _, meth = key.rpartition(".")
                 m = self.names.method(base, meth)
                 if m is not None and m in self.sites.backward_in:
+                    return True
+                found = self.foreign_method(base, meth)
+                if found is not None and found[0].events:
                     return True
         return False
 

@@ -34,6 +34,10 @@ def _module_name(node) -> str:
     return dotted(node) or ""
 
 
+# Names a project's star import almost always brings in.
+STAR_CONVENTIONS = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
+
+
 class ImportTable:
     def __init__(self) -> None:
         self.aliases: dict[str, str] = {}
@@ -107,6 +111,10 @@ class ImportTable:
                 if mod.startswith("torch"):
                     full = f"{mod}.{text}"
                     break
+            if full is None and head in STAR_CONVENTIONS and self.star_modules:
+                # `from utils import *` where utils does `import torch`: the
+                # usual names are taken to mean what they always mean
+                full = STAR_CONVENTIONS[head] + ("." + rest if rest else "")
             if full is None:
                 return None
         return canonical(full)

@@ -136,3 +136,75 @@ def test_alias_of_an_imported_loss_and_layers_built_in_the_helper(tmp_path):
                                                           "loss, m = loss_fn(model(x), y)"))
     found = _ad102(str(train))
     assert len(found) == 1 and found[0].fix == "safe"
+
+
+STAR_GAN = """
+from common import *
+
+G = nn.Linear(4, 4)
+D = nn.Linear(4, 1)
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+for i in range(3):
+    fake = G(torch.randn(8, 4))
+    g_loss = -D(fake).mean()
+    d_loss = D(fake.detach()).mean() - D(torch.randn(8, 4)).mean()
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+"""
+
+
+def test_star_import_brings_torch(tmp_path):
+    # `torch` and `nn` come from the project's star import: the optimizers
+    # are seen, so the G loss built before D's step is reported.
+    (tmp_path / "common.py").write_text("import torch\nimport torch.nn as nn\n")
+    train = tmp_path / "train.py"
+    train.write_text(STAR_GAN)
+    findings, _, _ = check_text(STAR_GAN, str(train), all_rules(), Options())
+    assert any(f.code == "AD108" and f.line == 16 for f in findings), [(f.code, f.line) for f in findings]
+
+
+STEP_TRAINER = """
+import torch.nn.functional as F
+
+class StepTrainer:
+    def __init__(self, net, opt):
+        self.net, self.opt = net, opt
+
+    def train_step(self, x, y):
+        self.opt.zero_grad()
+        loss = F.mse_loss(self.net(x), y)
+        loss.backward()
+        self.opt.step()
+        return {ret}
+"""
+
+LOOP = """
+import torch
+from torch import nn
+from step_trainer import StepTrainer
+
+net = nn.Linear(4, 1)
+trainer = StepTrainer(net, torch.optim.SGD(net.parameters(), lr=0.1))
+total_loss = 0
+for i in range(3):
+    loss = trainer.train_step(torch.randn(8, 4), torch.randn(8, 1))
+    total_loss += loss
+print(total_loss)
+"""
+
+
+def test_imported_trainer_step(tmp_path):
+    (tmp_path / "step_trainer.py").write_text(STEP_TRAINER.format(ret="loss"))
+    train = tmp_path / "train.py"
+    train.write_text(LOOP)
+    found = _ad102(str(train))
+    assert len(found) == 1 and found[0].fix == "unsafe" and "train_step" in found[0].message
+    # the step returns a number: nothing kept
+    (tmp_path / "step_trainer.py").write_text(STEP_TRAINER.format(ret="loss.item()"))
+    os.utime(tmp_path / "step_trainer.py", ns=(1, 1))
+    assert _ad102(str(train)) == []

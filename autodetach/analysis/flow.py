@@ -143,6 +143,7 @@ class Scope:
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
+        self.training_loops: set = set()  # id(loop): loops that call another file's training step
 
     # ---------------------------------------------------------------- helpers
     def tag(self) -> tuple:
@@ -223,6 +224,7 @@ class Scope:
     def loop(self, s) -> None:
         if isinstance(s, cst.For):
             it = self.expr(s.iter)
+            it_elem = self._loop_elem(s.iter, it)
         self.loops[id(s)] = s
         body = self._block_of(s.body)
         tgt = dotted(s.target) if isinstance(s, cst.For) else None
@@ -233,8 +235,7 @@ class Scope:
             if tgt and it_key:
                 self.for_targets.append((tgt, it_key))
             if isinstance(s, cst.For):
-                elem = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
-                self.assign_target(s.target, elem, s, s.iter, kind="op")
+                self.assign_target(s.target, it_elem, s, s.iter, kind="op")
             else:
                 self.expr(s.test)
             self.block(body)
@@ -244,6 +245,27 @@ class Scope:
         self.find_leaks(s)
         if s.orelse is not None:
             self.block(self._block_of(s.orelse.body))
+
+    def _loop_elem(self, it_expr, it: Val) -> Val:
+        """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand
+        out their arguments' elements position by position."""
+        if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
+                it_expr.func.value in ("zip", "enumerate") and self.imports.qualify(it_expr.func) is None \
+                and it_expr.args and not any(a.star or a.keyword for a in it_expr.args):
+            parts = [self._loop_elem(a.value, self.expr(a.value)) for a in it_expr.args]
+            if it_expr.func.value == "enumerate":
+                parts = [Val(), parts[0]] if len(parts) == 1 else None
+            if parts is not None:
+                out = Val()
+                for p in parts:
+                    out = out.join(p)
+                out.elems = parts
+                return out
+        heads = it.heads
+        if it.modules and not self.no_grad:
+            # `for row in net(x)`: the rows carry the call's graph
+            heads = heads | {self.new_node(None, getattr(self, "cur_stmt", None), it_expr, it, kind="module")}
+        return Val(heads, it.ghosts, frozenset(), {}, False, it.unknown)
 
     def branch_run(self, arms, node) -> None:
         """Run alternatives; keep the frees common to all (and to 'not taken')."""
@@ -387,6 +409,11 @@ class Scope:
                                                           val.uses, False), kind="container")
                 node.loss = val.loss
                 self.env[key] = Val(frozenset({node}), loss=val.loss)
+            elif key is not None and not val.graph and val.ghosts and key in self.env:
+                # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
+                # the part that carried the graph is cut; which parts did is not tracked.
+                old = self.env[key]
+                self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
             return
         key = dotted(target)
         if key is None:
@@ -616,6 +643,9 @@ class Scope:
                 return self.cut(inner, f.value)
             if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
                 return Val()
+            found = self.a.foreign_method(base, meth)
+            if found is not None and found[0].events:
+                return self._foreign_step(e, base, meth, found)
             method = self.names.method(base, meth)
             if method is None and base == "self" and self.self_class:
                 method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
@@ -625,7 +655,17 @@ class Scope:
             if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                     and base not in self.imports.aliases:
                 # model.encode(x): runs the module's parameters
-                return self._module_call(e, base)
+                out = self._module_call(e, base)
+                own = self._own_method(f)
+                if own is not None and own.name.value not in self.inlining and \
+                        not self.a.function_summary(own).has_events:
+                    if self.a.returns_graph(own) is False:
+                        return Val(ghosts=out.heads | out.ghosts)  # `s, a = self.make_batch()` of plain data
+                    shape = self.a.returns_elems(own)
+                    if shape is not None:
+                        cut = Val(ghosts=out.heads | out.ghosts)
+                        out.elems = self._elems(own, e, out, shape, out, cut, 1)
+                return out
         # --- the callee ----------------------------------------------------
         key = dotted(f)
         if key is not None and self.names.is_module(key):
@@ -686,7 +726,19 @@ class Scope:
                 whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
                             args.loss)
                 whole.uncertain = args.uncertain
-                args.elems = [whole if g else cut for g in shape]
+                args.elems = self._elems(fn, e, args, shape, whole, cut, 0)
+        own = self._own_method(f)
+        if own is not None and args.graph and own.name.value not in self.inlining and \
+                not self.a.function_summary(own).has_events:
+            shape, from_args = self.a.returns_elems(own), self.a.returns_elems_from_args(own)
+            if shape is not None and from_args is not None:
+                # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
+                # the discriminator does not hang from `out`
+                args.nontrivial = True
+                whole = Val(args.heads, args.ghosts, args.modules, args.uses, True, args.unknown, args.loss)
+                whole.uncertain = args.uncertain
+                cut = Val(ghosts=args.heads | args.ghosts)
+                args.elems = self._elems(own, e, args, shape, whole, cut, 1)
         if module_args:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True
@@ -703,6 +755,78 @@ class Scope:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
         return args
+
+    def _elems(self, fn, call, args, shape, whole, cut, skip) -> list:
+        """Per returned element: the graph of the arguments it hangs from (its
+        parameters, matched to this call's arguments), plus the modules the
+        callee runs. `whole` where the match cannot be made."""
+        from_args = self.a.returns_elems_from_args(fn)
+        params = [p.name.value for p in fn.params.params][skip:]
+        if from_args is None or any(a.star for a in call.args):
+            return [whole if g else cut for g in shape]
+        bound = {}
+        for i, a in enumerate(x for x in call.args if x.keyword is None):
+            if i < len(params):
+                bound[params[i]] = a.value
+        for a in call.args:
+            if a.keyword is not None:
+                bound[a.keyword.value] = a.value
+        out = []
+        for g, ps in zip(shape, from_args):
+            if not g:
+                out.append(cut)
+            elif ps is None:
+                out.append(whole)
+            else:
+                v = Val(frozenset(), args.heads | args.ghosts, args.modules, {}, True)
+                v.uncertain = args.uncertain
+                for p in ps:
+                    if p in bound:
+                        arg = bound[p]
+                        # a name read again is free; anything else is not walked twice
+                        part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
+                        v = v.join(Val(part.heads, part.ghosts, part.modules, part.uses, True, part.unknown))
+                v.nontrivial = True
+                out.append(v)
+        return out
+
+    def _foreign_step(self, call, base, meth, found) -> Val:
+        """`trainer.train_step(x, y)` of a class in another file of the project
+        that runs backward and steps inside: the loop around it trains, and a
+        result the summary says carries a graph gets a node of its own."""
+        summary, path = found
+        for a in call.args:
+            self.expr(a.value)
+        self.training_loops.update(id(l) for l, _ in self.loop_stack)
+        if summary.result != "graph" or self.no_grad:
+            return Val()
+        import os
+
+        self.names.inferred.setdefault(base, (
+            f"`{base}.{meth}()` runs backward and returns values that carry their graph (read from "
+            f"{os.path.basename(path)})"))
+        stmt = getattr(self, "cur_stmt", None)
+        stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
+        node = self.new_node(None, stmt, call, Val(nontrivial=True), kind="op", trivial=False)
+        node.loss = _looks_like_loss(meth)
+        v = Val(frozenset({node}), loss=node.loss)
+        if summary.arity:
+            v.elems = [Val(frozenset({node})) for _ in range(summary.arity)]
+        return v
+
+    def _own_method(self, f):
+        """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
+        (for `self`, the walked class, else the only class with such a method)."""
+        if not isinstance(f, cst.Attribute):
+            return None
+        base, meth = dotted(f.value), f.attr.value
+        m = self.names.method(base, meth)
+        if m is None and base == "self":
+            if self.self_class:
+                return self.names.methods.get((self.self_class, meth))
+            found = [fn for (_, name), fn in self.names.methods.items() if name == meth]
+            m = found[0] if len(found) == 1 else None
+        return m
 
     def _through(self, args: Val, summary, name: str) -> Val:
         """A project-local function that returns its arguments' graph."""
@@ -882,10 +1006,13 @@ class Scope:
     def finish_leaks(self) -> None:
         # Decided at the end: a backward after the loop may consume it.
         returned = closure(h for r in self.returns for h in r.heads)
+        targets = {h for ev in self.events if ev.kind == "backward" and ev.target is not None
+                   for h in ev.target.heads}
         for key, head, loop, older in self._leak_candidates:
-            if head in returned:
-                continue
-            if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")):
+            if head in returned and not any(n in self.freed for n in closure([head])):
+                continue  # the caller may backward it; not when a backward here freed its graph
+            if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")) and \
+                    id(loop) not in self.training_loops:
                 continue  # not a training loop
             if any(getattr(n, "uncertain", False) for n in closure([head])):
                 continue
@@ -894,6 +1021,9 @@ class Scope:
             if reached and not any(ev.retain is not False for ev in self.events
                                    if ev.kind in ("backward", "grad") and head in ev.reach):
                 continue  # consumed by a backward (gradient accumulation)
+            if not head.loss and (_looks_like_loss(key) or
+                                  (head.kind == "accum" and targets & closure(head.parents))):
+                head.loss = True  # named as one, or a sum of values computed from what is backwarded
             self.leaks.append(Leak(key, head, loop, reached))
 
 

@@ -108,6 +108,18 @@ class Analysis:
             key = src
         return self.project.lookup(qualified, None if qualified else key)
 
+    def foreign_method(self, base, meth):
+        """`trainer.train_step(...)` where `trainer = Trainer(...)` and Trainer
+        is imported from a file of this project: (summary, file) or None."""
+        func = self.names.foreign_instances.get(base) if base else None
+        if func is None:
+            return None
+        cache = self.__dict__.setdefault("_foreign", {})
+        key = (base, meth)
+        if key not in cache:
+            cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+        return cache[key]
+
     @cached_property
     def sites(self) -> _Sites:
         return _Sites(self)
@@ -140,8 +152,10 @@ class Analysis:
                 sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
                 sc.inlining.add(fn.name.value)
                 sc.run()
-                cut = [r for r in sc.returns if marker not in closure(r.heads)]
-                leaks = [r for r in sc.returns if marker in closure(r.heads)]
+                # A cut return carries no graph at all: `return loss / n` over a
+                # model's output is not cut just because `n` came from an argument.
+                cut = [r for r in sc.returns if not r.graph]
+                leaks = [r for r in sc.returns if r.graph]
                 # `return state` for non-tensors falls through unchanged.
                 result = bool(cut) and any(r.ghosts for r in cut) and all(
                     r.heads == frozenset({marker}) and r.bare for r in leaks)
@@ -159,10 +173,17 @@ class Analysis:
         cache[fn] = None
         params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
         from .flow import Val
-        from .graph import GNode
+        from .graph import GNode, closure
 
-        marker = GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True, modules=frozenset({"<arg>"}))
-        env = {p: Val(frozenset({marker})) for p in params if not self.names.is_module(p)}
+        # One marker per parameter: which arguments each returned element hangs from.
+        markers = {p: GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True,
+                            modules=frozenset({"<arg>"}))
+                   for p in params if not self.names.is_module(p) and p != "self"}
+        env = {p: Val(frozenset({m})) for p, m in markers.items()}
+        if params[:1] == ["self"]:
+            # a method: what it reads from `self` (parameters, stored tensors) may carry a graph
+            env["self"] = Val(frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
+                                               modules=frozenset({"<self>"}))}))
         try:
             sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
             sc.inlining.add(fn.name.value)
@@ -174,6 +195,17 @@ class Analysis:
             self.__dict__.setdefault("_elems_cache", {})[fn] = [
                 any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in rs)
                 for i in range(len(rs[0].elems))]
+            # Which elements hang from the arguments' graph: `d_loss` built on
+            # `fake.detach()` and the function's own modules does not.
+            # None where it cannot be told.
+            out = []
+            for i in range(len(rs[0].elems)):
+                if any(r.elems[i].unknown or r.elems[i].uncertain for r in rs):
+                    out.append(None)
+                    continue
+                reach = closure(h for r in rs for h in r.elems[i].heads)
+                out.append(frozenset(p for p, m in markers.items() if m in reach))
+            self.__dict__.setdefault("_elems_args", {})[fn] = out
         if any(r.unknown and not r.graph for r in sc.returns) or any(r.graph and r.uncertain for r in sc.returns):
             result = None
         else:
@@ -186,6 +218,12 @@ class Analysis:
         carry a graph (list of bools), else None."""
         self.returns_graph(fn)
         return self.__dict__.get("_elems_cache", {}).get(fn)
+
+    def returns_elems_from_args(self, fn):
+        """For a function that returns a tuple literal: for each element, the
+        parameters it can hang from (None: cannot tell), else None."""
+        self.returns_graph(fn)
+        return self.__dict__.get("_elems_args", {}).get(fn)
 
     @cached_property
     def scopes(self) -> list:
@@ -264,6 +302,9 @@ class Analysis:
                 base, _, meth = key.rpartition(".")
                 m = self.names.method(base, meth)
                 if m is not None and m in self.sites.backward_in:
+                    return True
+                found = self.foreign_method(base, meth)
+                if found is not None and found[0].events:
                     return True
         return False
 

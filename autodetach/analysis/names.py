@@ -44,6 +44,7 @@ class NameTable:
     module_classes: set = field(default_factory=set)  # local nn.Module subclasses
     classes: set = field(default_factory=set)  # every local class
     instances: dict = field(default_factory=dict)  # name -> local class it was built from
+    foreign_instances: dict = field(default_factory=dict)  # name -> the call's func, for other classes
     methods: dict = field(default_factory=dict)  # (class, method) -> FunctionDef
 
     def method(self, key, meth):
@@ -116,6 +117,8 @@ class _Collector(cst.CSTVisitor):
             call = call.func.value
         if isinstance(call, cst.Call) and _key(call.func) in self.t.classes:
             self.t.instances[key] = _key(call.func)
+        elif isinstance(call, cst.Call) and _key(call.func) is not None and _key(call.func)[:1].isupper():
+            self.t.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
         kind = self.classify(value)
         if kind is None:
             return

@@ -140,6 +140,26 @@ class Project:
             return self._in_module(base, parts)
         return None
 
+    def method(self, qualified_class: Optional[str], meth: str) -> Optional[tuple]:
+        """(summary, file) of method `meth` of a class imported from a file
+        of this project (`from trainer import Trainer`), or None."""
+        if self.dir is None or not qualified_class or "." not in qualified_class:
+            return None
+        parts = qualified_class.split(".")
+        if parts[0] in SKIP:
+            return None
+        base = self.dir
+        for _ in range(SEARCH_UP + 1):
+            f = _module_file(base, parts[:-1])
+            if f is not None:
+                found = summaries_of(f).get(f"{parts[-1]}.{meth}")
+                return (found, f) if found is not None else None
+            parent = os.path.dirname(base)
+            if parent == base:
+                break
+            base = parent
+        return None
+
     def _in_module(self, base: str, parts: list) -> Optional[Summary]:
         # a.b.f: function f of a/b.py (or of a/b/__init__.py)
         if len(parts) < 2:

@@ -115,12 +115,14 @@ def inferred_notes(ctx, inferred: dict, nodes) -> list:
     from ..imports import dotted
 
     fns = []
+    module_level = False
     for n in nodes:
         cur = n
         while cur is not None and not isinstance(cur, cst.FunctionDef):
             cur = ctx.parent(cur)
         if cur is not None and cur not in fns:
             fns.append(cur)
+        module_level = module_level or cur is None
     used: set = set()
 
     def enter(n):
@@ -132,4 +134,6 @@ def inferred_notes(ctx, inferred: dict, nodes) -> list:
 
     for fn in fns:
         walk(fn, enter)
+    if module_level:  # a finding in the script's body: the names used there
+        walk(ctx.module, enter, skip=(cst.FunctionDef, cst.ClassDef))
     return [inferred[k] for k in sorted(used)]

@@ -59,7 +59,8 @@ class LossAccumulatedWithGraph(GraphRule):
     name = "loss-accumulated-with-graph"
     summary = "a loss kept across iterations with its graph (for logging); use `.item()`"
     fix_safety = SAFE
-    tokens = BACKWARD_TOKENS
+    # a running loss total whose backward is in another file (`trainer.train_step(...)`)
+    tokens = BACKWARD_TOKENS + ("loss += ",)
 
     VALID = [
         Valid("""

@@ -1,10 +1,13 @@
 """AD104: retain_graph=True where nothing traverses the graph again."""
 from __future__ import annotations
 
-from ..findings import SAFE
+import libcst as cst
+
+from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._graph import GraphRule, code, without_arg
 from ..analysis.graph import closure
+from ..analysis.walk import nodes
 
 
 class RetainGraphUnneeded(GraphRule):
@@ -40,7 +43,11 @@ class RetainGraphUnneeded(GraphRule):
     reported when a later backward reuses part of the graph (a tensor built
     from parameters before the loop, a GAN's D step whose `fake` the G step
     reuses), with `create_graph=True`, or when the graph escapes the
-    function (returned, stored on `self`).
+    function (returned, stored on `self` and still held there). Unsafe when
+    the loss is built from attributes of `self` that other code fills and
+    this method empties after the only backward in the file
+    (`loss = torch.cat(self.losses).sum()` ... `self.losses = []`): that
+    nothing else keeps the graph is inferred.
     """
 
     code = "AD104"
@@ -144,6 +151,7 @@ class RetainGraphUnneeded(GraphRule):
         a = ctx.analysis
         verdict: dict = {}
         calls: dict = {}
+        emptied: dict = {}  # call -> attributes the loss came from, emptied after it
         for sc in a.scopes:
             returned = closure(h for r in sc.returns for h in r.heads)
             for ev in sc.events:
@@ -153,8 +161,13 @@ class RetainGraphUnneeded(GraphRule):
                     continue
                 calls[ev.call] = ev
                 own = {n for n in ev.reach if not n.leaf}
+                state = None if ev.target.heads else _state_emptied(ctx, sc, ev)
+                if state:
+                    emptied[ev.call] = state
+                    verdict.setdefault(ev.call, False)
+                    continue
                 needed = (not ev.target.heads or ev.target.unknown or bool(own & returned)
-                          or any(n.name and n.name.startswith("self.") for n in own)
+                          or any(_kept_on_self(sc, n) for n in own)
                           or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                                  for o in sc.events))
                 verdict[ev.call] = verdict.get(ev.call, False) or needed
@@ -162,6 +175,42 @@ class RetainGraphUnneeded(GraphRule):
             if needed:
                 continue
             ev = calls[call]
-            self.report(call, f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
-                              f"memory until the next iteration replaces it; drop `retain_graph=True`",
-                        replacement=without_arg(call, ev.retain_arg), fix_title="Drop `retain_graph=True`")
+            msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
+                   f"memory until the next iteration replaces it; drop `retain_graph=True`")
+            extra = {}
+            if call in emptied:
+                names = ", ".join(f"`{k}`" for k in emptied[call])
+                msg += (f"; inferred: the loss comes from {names}, filled by other code and emptied after this "
+                        f"backward, which is the only one in the file (so the fix is unsafe: check it with "
+                        f"--verify)")
+                extra["fix"] = UNSAFE
+            self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
+                        fix_title="Drop `retain_graph=True`", **extra)
+
+
+def _kept_on_self(scope, node) -> bool:
+    """Is a graph node stored on `self` still held there when the scope ends?
+    `self.losses = []` after the backward drops it; a later call of another
+    method could otherwise backward it again."""
+    if not (node.name and node.name.startswith("self.")):
+        return False
+    held = scope.env.get(node.name)
+    return held is None and node.name not in scope.bound or (
+        held is not None and node in closure(held.heads))
+
+
+def _state_emptied(ctx, scope, ev):
+    """`loss = torch.cat(self.losses).sum(); loss.backward(retain_graph=True);
+    self.losses = []`: a loss built from attributes of `self` that other code
+    filled, each rebound to a value without a graph by the end of the scope,
+    and no other backward call in the file. Returns the attributes, or None."""
+    reads = [k for k in scope.free_reads if k.startswith("self.")]
+    if not reads:
+        return None
+    calls = [n for n in nodes(ctx.module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+             and n.func.attr.value in ("backward", "manual_backward")]
+    if len(calls) != 1:
+        return None
+    if any(k not in scope.env or scope.env[k].heads or scope.env[k].unknown for k in reads):
+        return None
+    return sorted(reads)

@@ -107,6 +107,9 @@ class ImportTable:
                 if mod.startswith("torch"):
                     full = f"{mod}.{text}"
                     break
+            if full is None and head in _REEXPORTED and any(not m.startswith("torch") for m in self.star_modules):
+                # `from utils import *` where utils imports torch: scripts lean on it
+                full = _REEXPORTED[head] + ("." + rest if rest else "")
             if full is None:
                 return None
         return canonical(full)
@@ -122,6 +125,10 @@ class ImportTable:
         return any(v.split(".")[0] == "torch" for v in self.aliases.values()) or any(
             m.startswith("torch") for m in self.star_modules
         )
+
+
+# Names a project module's `import *` hands on, by the universal convention.
+_REEXPORTED = {"torch": "torch", "nn": "torch.nn", "optim": "torch.optim", "F": "torch.nn.functional"}
 
 
 def canonical(name: str) -> str:

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
 from .walk import walk
 
@@ -297,6 +298,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
             table.name_aliases[key] = src
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
+    infer_optimizer_attrs(module, table)
     _propagate(col.aliases, table)
     return table
 

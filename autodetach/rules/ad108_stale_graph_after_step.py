@@ -129,16 +129,20 @@ class StaleGraphAfterStep(GraphRule):
                 if b.kind not in ("backward", "grad") or b.call in done:
                     continue
                 for s in steps:
-                    if not (s.seq < b.seq and s.tag == b.tag) or (s.exits and s.branch != b.branch[:len(s.branch)]):
+                    if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
                         continue
-                    stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and n.iteration == b.tag
+                    fits = (lambda n: n.iteration == b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
+                    if fits is None:
+                        continue
+                    stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
                              and any(a.owner_uses(s.opt, m) is True for m in n.modules)]
                     if not stale:
                         continue
                     done.add(b.call)
                     n = min(stale, key=lambda x: x.seq)
                     msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
-                           f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}) "
+                           f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
+                           f"{', in the previous iteration' if s.tag != b.tag else ''}) "
                            f"updated those parameters in place: recompute the forward after the step")
                     self.report(b.call, msg, edits=self._move(a, b, stale), fix_title="Recompute the loss after the step",
                                 related=[(s.call, "this step modifies the parameters"),
@@ -146,6 +150,8 @@ class StaleGraphAfterStep(GraphRule):
                     break
 
     def _move(self, a, b, stale) -> list:
+        if any(n.iteration != b.tag for n in stale):
+            return []  # built before the loop: moving it is not the fix
         ctx = self.ctx
         heads = list(b.target.heads)
         if len(heads) != 1 or set(stale) != {heads[0]}:
@@ -158,3 +164,25 @@ class StaleGraphAfterStep(GraphRule):
             return []
         moved = stmt.with_changes(leading_lines=[])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
+
+
+def _before_loop(sc, s, b):
+    """A step in one pass of a loop and a backward in the next: the graph at
+    risk is the one built before the loop (the later pass did not rebuild
+    it). Returns a test for such nodes, or None. None too when an earlier
+    pass's backward freed that graph: that is AD107's finding."""
+    for i, (st, bt) in enumerate(zip(s.tag, b.tag)):
+        if st == bt:
+            continue
+        if st[0] != bt[0] or (st[1], bt[1]) != (1, 2):
+            return None
+        outside, loop = b.tag[:i], st[0]
+
+        def fits(n):
+            return n.iteration[:i] == outside and (len(n.iteration) <= i or n.iteration[i][0] != loop)
+
+        if any(e.kind in ("backward", "grad") and e.retain is False and len(e.tag) > i and e.tag[i] == st
+               and any(fits(n) for n in e.reach if not n.leaf) for e in sc.events):
+            return None
+        return fits
+    return None

@@ -61,6 +61,14 @@ def infer_optimizer_attrs(module: cst.Module, table) -> None:
                 table.modules[key] = "param"
                 table.inferred[key] = f"`{key}` is a module (called on tensors, on the object that holds " \
                                       "an optimizer)"
+    for key, u in use.items():
+        # net(x) where optimizers step net.encoder and net.decoder: net is the whole model
+        if "()" in u and "." not in key and key not in table.modules and key not in table.optimizers:
+            parts = sorted(m for m in table.modules if m.startswith(key + ".") and m.count(".") == 1)
+            if parts and any(o.owns and set(o.owns) & set(parts) for o in table.optimizers.values()):
+                table.modules[key] = "param"
+                table.inferred[key] = f"`{key}` is a module (it holds " + ", ".join(f"`{m}`" for m in parts) + \
+                    " and is called on tensors)"
     for key in found:
         owns = _owner(key, table)
         table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)

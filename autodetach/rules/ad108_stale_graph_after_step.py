@@ -135,15 +135,19 @@ class StaleGraphAfterStep(GraphRule):
                     if fits is None:
                         continue
                     stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
-                             and any(a.owner_uses(s.opt, m) is True for m in n.modules)]
+                             and any(_steps(a, s.opt, m) for m in n.modules)]
                     if not stale:
                         continue
                     done.add(b.call)
                     n = min(stale, key=lambda x: x.seq)
+                    part = next((p for m in sorted(n.modules) for p in [_steps(a, s.opt, m)]
+                                 if isinstance(p, str)), None)
                     msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
                            f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
                            f"{', in the previous iteration' if s.tag != b.tag else ''}) "
-                           f"updated those parameters in place: recompute the forward after the step")
+                           f"updated those parameters in place: recompute the forward after the step"
+                           + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
+                              f"`{s.opt}` steps" if part else ""))
                     self.report(b.call, msg, edits=self._move(a, b, stale), fix_title="Recompute the loss after the step",
                                 related=[(s.call, "this step modifies the parameters"),
                                          (n.stmt, "the graph was built here")])
@@ -186,3 +190,14 @@ def _before_loop(sc, s, b):
             return None
         return fits
     return None
+
+
+def _steps(a, opt, module):
+    """Does `opt` step parameters that `module` uses? True, or the part of
+    `module` it steps (`net.encoder` of `net`: calling a model is assumed to
+    run its parts), or None."""
+    if a.owner_uses(opt, module) is True:
+        return True
+    o = a.names.optimizers.get(opt)
+    parts = sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
+    return parts[0] if parts else None

@@ -5,6 +5,8 @@ import libcst as cst
 
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
+from ..analysis.argument_losses import generator_after_critic_step
+from ..imports import dotted
 from ._graph import GraphRule, BACKWARD_TOKENS, code, line
 
 
@@ -152,6 +154,18 @@ class StaleGraphAfterStep(GraphRule):
                                 related=[(s.call, "this step modifies the parameters"),
                                          (n.stmt, "the graph was built here")])
                     break
+
+        for fn in a.names.functions_all:
+            for call, step, arg in generator_after_critic_step(fn, a.names.optimizers):
+                if call in done:
+                    continue
+                done.add(call)
+                self.report(call, f"`{code(ctx, call)}` (line {line(ctx, call)}) backwards `{arg}`, an argument whose "
+                                  f"graph the caller built before `{code(ctx, step)}` (line {line(ctx, step)}) updated "
+                                  "its parameters in place: backward it before the step, or build it after; inferred: "
+                                  f"a generator loss (`{arg}`, by its name) goes through the discriminator that "
+                                  f"`{dotted(step.func.value)}` steps (by its name)",
+                            related=[(step, "this step modifies the parameters")])
 
     def _move(self, a, b, stale) -> list:
         if any(n.iteration != b.tag for n in stale):

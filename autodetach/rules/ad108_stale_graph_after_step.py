@@ -6,6 +6,7 @@ import libcst as cst
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
 from ..analysis.argument_losses import generator_after_critic_step
+from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted
 from ._graph import GraphRule, BACKWARD_TOKENS, code, line
 
@@ -166,6 +167,19 @@ class StaleGraphAfterStep(GraphRule):
                                   f"a generator loss (`{arg}`, by its name) goes through the discriminator that "
                                   f"`{dotted(step.func.value)}` steps (by its name)",
                             related=[(step, "this step modifies the parameters")])
+
+        for call, step, loss, loop in per_sample_steps(ctx.module, a.names, ctx.imports):
+            if call in done:
+                continue
+            done.add(call)
+            it = code(ctx, loop.iter)
+            self.report(call, f"`{code(ctx, call)}` (line {line(ctx, call)}) walks a graph built before the loop: "
+                              f"`{loss}` is computed only from the elements of `{it}`, with no forward pass in the "
+                              f"loop, and `{code(ctx, step)}` (line {line(ctx, step)}) updated parameters in place "
+                              "in the previous iteration: backward every element, then step once after the loop; "
+                              f"inferred: the stored values in `{it}` were computed with the parameters that "
+                              f"`{dotted(step.func.value)}` steps",
+                        related=[(step, "this step modifies the parameters")])
 
     def _move(self, a, b, stale) -> list:
         if any(n.iteration != b.tag for n in stale):

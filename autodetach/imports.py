@@ -111,7 +111,7 @@ class ImportTable:
                 if mod.startswith("torch"):
                     full = f"{mod}.{text}"
                     break
-            if full is None and head in STAR_CONVENTIONS and self.star_modules:
+            if full is None and head in STAR_CONVENTIONS and any(not m.startswith("torch") for m in self.star_modules):
                 # `from utils import *` where utils does `import torch`: the
                 # usual names are taken to mean what they always mean
                 full = STAR_CONVENTIONS[head] + ("." + rest if rest else "")
@@ -129,6 +129,7 @@ class ImportTable:
         )
 
 
+# Names a project module's `import *` hands on, by the universal convention.
 def canonical(name: str) -> str:
     for old, new in _CANONICAL.items():
         if name == old or name.startswith(old + "."):

@@ -109,6 +109,24 @@ def tool_info(python: str) -> dict:
     return info
 
 
+def select(cases: list, codes, ids, negatives: bool) -> list:
+    """A subset for iterating on some rules; the published figures use every case."""
+    if not codes and not ids:
+        return cases
+    want = set(codes.split(",")) if codes else set()
+    parts = [p for p in ids.split(",") if p] if ids else []
+    keep = []
+    for c in cases:
+        if any(p in c["id"] for p in parts):
+            keep.append(c)
+        elif c["kind"] == "negative":
+            if negatives:
+                keep.append(c)
+        elif want & {c["code"], *c.get("also_codes", [])}:
+            keep.append(c)
+    return keep
+
+
 def score(cases: list, findings: dict, tol: int) -> dict:
     """findings: {(repo, commit, path): [finding, ...]} for the exported groups."""
     fams = {f: {"positives": 0, "found": 0, "recall": None, "missed": []} for f in FAMILIES}
@@ -168,12 +186,20 @@ def main(argv=None) -> int:
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs the tool")
     ap.add_argument("--timeout", type=float, default=300,
                     help="seconds the tool may take on one repository's files")
+    ap.add_argument("--codes", default=None,
+                    help="comma-separated rule codes: score only positives of these codes "
+                         "(with --negatives, also the negatives); for faster iteration")
+    ap.add_argument("--negatives", action="store_true",
+                    help="with --codes or --ids, keep every negative too")
+    ap.add_argument("--ids", default=None,
+                    help="comma-separated substrings: score only cases whose id contains one")
     args = ap.parse_args(argv)
 
     start = time.time()
     manifest = load_manifest(args.manifest)
     tol = args.tolerance if args.tolerance is not None else manifest.get("tolerance", 3)
     cases = [c for c in manifest["cases"] if bool(c.get("held_out")) == args.held_out]
+    cases = select(cases, args.codes, args.ids, args.negatives)
 
     groups: dict = {}
     for c in cases:

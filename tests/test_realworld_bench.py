@@ -180,3 +180,14 @@ def test_realworld_tool_timeout_is_an_error_not_a_hang(tmp_path, mirror):
     out = _run(_manifest(tmp_path, cases), root, "--timeout", "0.001")
     assert out["errors"][0]["message"].startswith("timed out after")
     assert out["families"]["AD102"]["found"] == 0
+
+
+def test_select_keeps_the_named_codes_and_ids():
+    cases = [{"id": "a-gan", "kind": "positive", "code": "AD108"},
+             {"id": "b-acc", "kind": "positive", "code": "AD102", "also_codes": ["AD108"]},
+             {"id": "c-acc", "kind": "positive", "code": "AD102"},
+             {"id": "d-ok", "kind": "negative", "span": [1, 2]}]
+    assert realworld.select(cases, None, None, False) == cases
+    assert [c["id"] for c in realworld.select(cases, "AD108", None, False)] == ["a-gan", "b-acc"]
+    assert [c["id"] for c in realworld.select(cases, "AD108", None, True)] == ["a-gan", "b-acc", "d-ok"]
+    assert [c["id"] for c in realworld.select(cases, None, "c-,d-", False)] == ["c-acc", "d-ok"]

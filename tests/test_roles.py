@@ -250,3 +250,20 @@ def test_in_place_detach_of_the_state_elements_cuts_it():
     assert findings == []
     findings, _ = _check(INPLACE.format(cut="pass"))
     assert [f.code for f in findings] == ["AD106"]
+
+
+def test_torch_from_a_project_star_import():
+    star = ImportTable.from_module(cst.parse_module("from utils import *\n"))
+    assert star.qualify(cst.parse_expression("torch.optim.Adam")) == "torch.optim.Adam"
+    assert star.qualify(cst.parse_expression("nn.Linear")) == "torch.nn.Linear"
+    assert star.qualify(cst.parse_expression("np.array")) is None
+    plain = ImportTable.from_module(cst.parse_module("import os\n"))
+    assert plain.qualify(cst.parse_expression("torch.optim.Adam")) is None
+
+
+def test_loss_side_from_names():
+    from autodetach.analysis.argument_losses import loss_side
+
+    assert [loss_side(n) for n in ("gen_loss", "loss_G", "errG", "g_loss")] == ["g"] * 4
+    assert [loss_side(n) for n in ("dis_loss", "loss_D", "errD")] == ["d"] * 3
+    assert [loss_side(n) for n in ("loss", "l1_loss", "mse", "total")] == [""] * 4

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
 from .walk import walk
 
@@ -176,7 +177,7 @@ class _Collector(cst.CSTVisitor):
                     self.t.modules[key] = "param"
 
 
-def _owned(expr, table: NameTable, env: dict) -> Optional[set]:
+def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
     """Module names whose parameters `expr` (an optimizer's params) covers."""
     if isinstance(expr, cst.Call):
         f = expr.func
@@ -184,16 +185,18 @@ def _owned(expr, table: NameTable, env: dict) -> Optional[set]:
             key = _key(f.value)
             return {key} if key else None
         fname = _key(f)
+        if imports is not None and imports.qualify(f) == "itertools.chain":
+            fname = "chain"  # from itertools import chain as ichain
         if fname in ("itertools.chain", "chain", "list", "tuple"):
             out: set = set()
             for a in expr.args:
-                sub = _owned(a.value, table, env)
+                sub = _owned(a.value, table, env, imports)
                 if sub is None:
                     return None
                 out |= sub
             return out
         if fname == "filter" and len(expr.args) == 2:
-            return _owned(expr.args[1].value, table, env)
+            return _owned(expr.args[1].value, table, env, imports)
         return None
     if isinstance(expr, (cst.List, cst.Tuple)):
         out = set()
@@ -204,18 +207,18 @@ def _owned(expr, table: NameTable, env: dict) -> Optional[set]:
                 for d in v.elements:
                     if isinstance(d, cst.DictElement) and isinstance(d.key, cst.SimpleString) and \
                             d.key.evaluated_value == "params":
-                        sub = _owned(d.value, table, env)
+                        sub = _owned(d.value, table, env, imports)
                 if sub is None:
                     return None
                 out |= sub
             else:
-                sub = _owned(v, table, env)
+                sub = _owned(v, table, env, imports)
                 if sub is None:
                     return None
                 out |= sub
         return out
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-        left, right = _owned(expr.left, table, env), _owned(expr.right, table, env)
+        left, right = _owned(expr.left, table, env, imports), _owned(expr.right, table, env, imports)
         return None if left is None or right is None else left | right
     if isinstance(expr, cst.Name):
         if expr.value in table.leaves:
@@ -233,16 +236,17 @@ def _owned(expr, table: NameTable, env: dict) -> Optional[set]:
 class _ParamLists(cst.CSTVisitor):
     """`params = list(G.parameters()) + list(D.parameters())` and friends."""
 
-    def __init__(self, table: NameTable) -> None:
+    def __init__(self, table: NameTable, imports=None) -> None:
         super().__init__()
         self.table = table
+        self.imports = imports
         self.env: dict = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1:
             key = _key(node.targets[0].target)
             if key is not None:
-                owned = _owned(node.value, self.table, self.env)
+                owned = _owned(node.value, self.table, self.env, self.imports)
                 if owned is not None:
                     self.env[key] = owned
 
@@ -280,7 +284,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 table.modules[key] = table.modules[src]
             if src in table.instances and key not in table.instances:
                 table.instances[key] = table.instances[src]
-    plists = _ParamLists(table)
+    plists = _ParamLists(table, col.imports)
     for n in assigns:
         plists.visit_Assign(n)
     for key, call in col.pending_opts:
@@ -290,7 +294,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
             table.optimizers[key] = Optimizer(key, None, call)
             continue
         first = call.args[0]
-        owned = _owned(first.value, table, plists.env)
+        owned = _owned(first.value, table, plists.env, col.imports)
         for m in owned or ():
             if m not in table.leaves:
                 table.modules.setdefault(m, "param")
@@ -300,6 +304,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
             table.name_aliases[key] = src
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
+    infer_optimizer_attrs(module, table)
     _propagate(col.aliases, table)
     return table
 

@@ -102,7 +102,7 @@ class GraphRule(Rule):
             notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +
                          " is taken to run once per iteration of a loop, keeping `self` between calls")
         if notes:
-            rep.message += "; inferred: " + "; ".join(notes)
+            rep.message += ("; " if "; inferred: " in rep.message else "; inferred: ") + "; ".join(notes)
             if rep.edits:
                 rep.fix = UNSAFE
                 rep.message += " (so the fix is unsafe: check it with --verify)"
@@ -117,9 +117,12 @@ def inferred_notes(ctx, inferred: dict, nodes) -> list:
     fns = []
     module_level = False
     for n in nodes:
-        cur = n
+        cur, top = n, n
         while cur is not None and not isinstance(cur, cst.FunctionDef):
-            cur = ctx.parent(cur)
+            top, cur = cur, ctx.parent(cur)
+            if isinstance(cur, cst.Module):
+                cur = top  # module-level code: the top-level statement holding it
+                break
         if cur is not None and cur not in fns:
             fns.append(cur)
         module_level = module_level or cur is None

@@ -5,6 +5,9 @@ import libcst as cst
 
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
+from ..analysis.argument_losses import generator_after_critic_step
+from ..analysis.stored_graphs import per_sample_steps
+from ..imports import dotted
 from ._graph import GraphRule, BACKWARD_TOKENS, code, line
 
 
@@ -129,23 +132,58 @@ class StaleGraphAfterStep(GraphRule):
                 if b.kind not in ("backward", "grad") or b.call in done:
                     continue
                 for s in steps:
-                    if not (s.seq < b.seq and s.tag == b.tag) or (s.exits and s.branch != b.branch[:len(s.branch)]):
+                    if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
                         continue
-                    stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and n.iteration == b.tag
-                             and any(a.owner_uses(s.opt, m) is True for m in n.modules)]
+                    fits = (lambda n: n.iteration == b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
+                    if fits is None:
+                        continue
+                    stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
+                             and any(_steps(a, s.opt, m) for m in n.modules)]
                     if not stale:
                         continue
                     done.add(b.call)
                     n = min(stale, key=lambda x: x.seq)
+                    part = next((p for m in sorted(n.modules) for p in [_steps(a, s.opt, m)]
+                                 if isinstance(p, str)), None)
                     msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
-                           f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}) "
-                           f"updated those parameters in place: recompute the forward after the step")
+                           f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
+                           f"{', in the previous iteration' if s.tag != b.tag else ''}) "
+                           f"updated those parameters in place: recompute the forward after the step"
+                           + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
+                              f"`{s.opt}` steps" if part else ""))
                     self.report(b.call, msg, edits=self._move(a, b, stale), fix_title="Recompute the loss after the step",
                                 related=[(s.call, "this step modifies the parameters"),
                                          (n.stmt, "the graph was built here")])
                     break
 
+        for fn in a.names.functions_all:
+            for call, step, arg in generator_after_critic_step(fn, a.names.optimizers):
+                if call in done:
+                    continue
+                done.add(call)
+                self.report(call, f"`{code(ctx, call)}` (line {line(ctx, call)}) backwards `{arg}`, an argument whose "
+                                  f"graph the caller built before `{code(ctx, step)}` (line {line(ctx, step)}) updated "
+                                  "its parameters in place: backward it before the step, or build it after; inferred: "
+                                  f"a generator loss (`{arg}`, by its name) goes through the discriminator that "
+                                  f"`{dotted(step.func.value)}` steps (by its name)",
+                            related=[(step, "this step modifies the parameters")])
+
+        for call, step, loss, loop in per_sample_steps(ctx.module, a.names, ctx.imports):
+            if call in done:
+                continue
+            done.add(call)
+            it = code(ctx, loop.iter)
+            self.report(call, f"`{code(ctx, call)}` (line {line(ctx, call)}) walks a graph built before the loop: "
+                              f"`{loss}` is computed only from the elements of `{it}`, with no forward pass in the "
+                              f"loop, and `{code(ctx, step)}` (line {line(ctx, step)}) updated parameters in place "
+                              "in the previous iteration: backward every element, then step once after the loop; "
+                              f"inferred: the stored values in `{it}` were computed with the parameters that "
+                              f"`{dotted(step.func.value)}` steps",
+                        related=[(step, "this step modifies the parameters")])
+
     def _move(self, a, b, stale) -> list:
+        if any(n.iteration != b.tag for n in stale):
+            return []  # built before the loop: moving it is not the fix
         ctx = self.ctx
         heads = list(b.target.heads)
         if len(heads) != 1 or set(stale) != {heads[0]}:
@@ -158,3 +196,36 @@ class StaleGraphAfterStep(GraphRule):
             return []
         moved = stmt.with_changes(leading_lines=[])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
+
+
+def _before_loop(sc, s, b):
+    """A step in one pass of a loop and a backward in the next: the graph at
+    risk is the one built before the loop (the later pass did not rebuild
+    it). Returns a test for such nodes, or None. None too when an earlier
+    pass's backward freed that graph: that is AD107's finding."""
+    for i, (st, bt) in enumerate(zip(s.tag, b.tag)):
+        if st == bt:
+            continue
+        if st[0] != bt[0] or (st[1], bt[1]) != (1, 2):
+            return None
+        outside, loop = b.tag[:i], st[0]
+
+        def fits(n):
+            return n.iteration[:i] == outside and (len(n.iteration) <= i or n.iteration[i][0] != loop)
+
+        if any(e.kind in ("backward", "grad") and e.retain is False and len(e.tag) > i and e.tag[i] == st
+               and any(fits(n) for n in e.reach if not n.leaf) for e in sc.events):
+            return None
+        return fits
+    return None
+
+
+def _steps(a, opt, module):
+    """Does `opt` step parameters that `module` uses? True, or the part of
+    `module` it steps (`net.encoder` of `net`: calling a model is assumed to
+    run its parts), or None."""
+    if a.owner_uses(opt, module) is True:
+        return True
+    o = a.names.optimizers.get(opt)
+    parts = sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
+    return parts[0] if parts else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .report import COUNTS, MAX_ROWS, SECTIONS, cell, headline, repo_rows, rule_rows
+from .report import COUNTS, capped_sections, cell, headline, repo_rows, rule_rows
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
@@ -47,20 +47,11 @@ def render(s, details, svg):
                  ([f'<a href="{escape(r["url"])}">{r["code"]}</a> {escape(r["name"])}', escape(r["summary"]),
                    r["findings"], r["fixed"], r["left"], r["unsafe_applied"]] for r in rule_rows(s)),
                  numeric=("findings", "fixed", "left", "unsafe fixes applied"))
-    kept = {kind: [] for kind, _, _ in SECTIONS}
-    more = dict.fromkeys(kept, 0)
-    for kind, row in details:
-        if len(kept[kind]) < MAX_ROWS:
-            kept[kind].append(row)
-        else:
-            more[kind] += 1
-    for kind, title, cols in SECTIONS:
-        if not kept[kind]:
-            continue
+    for kind, title, cols, rows, more in capped_sections(details):
         yield f"<h2>{escape(title)}</h2>\n"
-        yield _table(cols, ([escape(str(cell(r, col))) for col in cols] for r in kept[kind]))
-        if more[kind]:
-            yield f'<p class="note">... and {more[kind]} more (see report.json).</p>\n'
+        yield _table(cols, ([escape(str(cell(r, col))) for col in cols] for r in rows))
+        if more:
+            yield f'<p class="note">... and {more} more (see report.json).</p>\n'
     for note in s.notes:
         yield f'<p class="note">{escape(note)}</p>\n'
     yield "</body></html>\n"

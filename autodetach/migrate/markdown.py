@@ -2,7 +2,7 @@
 MAX_ROWS (report.json has every row)."""
 from __future__ import annotations
 
-from .report import COUNTS, MAX_ROWS, SECTIONS, cell, headline, repo_rows, rule_rows
+from .report import COUNTS, capped_sections, cell, headline, repo_rows, rule_rows
 
 
 def _cell(value) -> str:
@@ -27,20 +27,10 @@ def render(s, details, has_chart: bool):
     yield _table(("rule", "what it finds", "findings", "fixed", "left", "unsafe fixes applied"),
                  [[f"[{r['code']}]({r['url']}) {r['name']}", r["summary"], r["findings"], r["fixed"], r["left"],
                    r["unsafe_applied"]] for r in rule_rows(s)])
-    # The lists, in the order of SECTIONS; rows arrive interleaved, so keep up to MAX_ROWS of each.
-    kept = {kind: [] for kind, _, _ in SECTIONS}
-    more = dict.fromkeys(kept, 0)
-    for kind, row in details:
-        if len(kept[kind]) < MAX_ROWS:
-            kept[kind].append(row)
-        else:
-            more[kind] += 1
-    for kind, title, cols in SECTIONS:
-        if not kept[kind]:
-            continue
+    for kind, title, cols, rows, more in capped_sections(details):
         yield f"## {title}\n\n"
-        yield _table(cols, [[cell(r, col) for col in cols] for r in kept[kind]])
-        if more[kind]:
-            yield f"... and {more[kind]} more (see report.json).\n\n"
+        yield _table(cols, [[cell(r, col) for col in cols] for r in rows])
+        if more:
+            yield f"... and {more} more (see report.json).\n\n"
     for note in s.notes:
         yield f"_{note}_\n\n"

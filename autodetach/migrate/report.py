@@ -202,3 +202,18 @@ def _write_json(path: str, s: Summary, state, paths) -> None:
             first = False
         yield "\n ]\n}\n"
     _write(path, chunks())
+
+
+def capped_sections(details):
+    """(kind, title, columns, up to MAX_ROWS rows, how many more) per
+    section of SECTIONS that has rows; `details` arrive interleaved."""
+    kept = {kind: [] for kind, _, _ in SECTIONS}
+    more = dict.fromkeys(kept, 0)
+    for kind, row in details:
+        if len(kept[kind]) < MAX_ROWS:
+            kept[kind].append(row)
+        else:
+            more[kind] += 1
+    for kind, title, cols in SECTIONS:
+        if kept[kind]:
+            yield kind, title, cols, kept[kind], more[kind]

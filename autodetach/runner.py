@@ -7,6 +7,7 @@ import difflib
 import multiprocessing
 import os
 import signal
+import time
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
@@ -189,6 +190,10 @@ def work(path: str) -> FileResult:
     return _finish(path, data, analyse(path, data, shown, opts, diff=_SETTINGS.diff), key, opts)
 
 
+def _work_many(paths: list) -> list:
+    return [work(p) for p in paths]
+
+
 def _work_at(item) -> tuple:
     i, path = item
     return i, work(path)
@@ -268,6 +273,60 @@ def run_unordered(files: Iterable[str], settings: Settings, jobs: int = 1, execu
     yield from pool.map_unordered(_work_at, list(enumerate(files)))
 
 
+WORKER_DIED = ("not checked: a worker process died while this file was in flight (killed by the "
+               "system, out of memory?); a fix may or may not have been written: run again")
+
+
+def _workers(pool) -> set:
+    return {p.pid for p in getattr(pool, "_pool", ())}
+
+
+def _watched(pool, results, files: list) -> Iterator[FileResult]:
+    """The pool's results in order. A worker that dies (the OOM killer)
+    loses its task and Pool waits for it forever; Pool replaces a dead worker
+    with a new pid, so a changed set of pids while waiting means a lost task:
+    the files not yet answered get one error each instead of a hang."""
+    start = _workers(pool)
+    done = 0
+    while done < len(files):
+        try:
+            batch = results.next(timeout=1.0)
+        except multiprocessing.TimeoutError:
+            if _workers(pool) == start:
+                continue
+            for path in files[done:]:
+                shown = display_path(path)
+                res = FileResult(path=shown)
+                res.errors.append({"path": shown, "message": WORKER_DIED})
+                yield res
+            _abandon(pool)
+            return
+        done += len(batch)
+        yield from batch
+
+
+def _abandon(pool) -> None:
+    """Stop a pool one of whose workers died. A worker killed while holding
+    the pool's queue locks leaves them held for ever, and Pool.terminate
+    waits on them: stop the replacing of workers, kill the rest (nothing of
+    theirs is half-written: write_atomic renames whole files), free the locks
+    their holders can no longer free, then terminate."""
+    from multiprocessing import pool as mp_pool
+
+    pool._worker_handler._state = mp_pool.TERMINATE
+    time.sleep(0.3)  # the handler's next round sees it (it polls every 0.1 s)
+    for proc in list(pool._pool):
+        proc.kill()
+    for proc in list(pool._pool):
+        proc.join(5)
+    for lock in (pool._inqueue._rlock, getattr(pool._outqueue, "_wlock", None)):
+        if lock is not None and not lock.acquire(False):
+            lock.release()  # held by a dead worker
+        elif lock is not None:
+            lock.release()
+    pool.terminate()
+
+
 def run(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) -> Iterator[FileResult]:
     """Results in the order of `files`."""
     files = list(files)
@@ -280,7 +339,9 @@ def run(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) 
         ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         with ctx.Pool(jobs, initializer=_init, initargs=(settings, os.getpid())) as pool:
             chunk = max(1, min(16, len(files) // (jobs * 8)))
-            yield from pool.imap(work, files, chunksize=chunk)
+            chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
+            # chunksize=1 over lists: only then is the iterator Pool's own, with next(timeout)
+            yield from _watched(pool, pool.imap(_work_many, chunks), files)
         return
     # Out of order from the cluster; held back until the ones before are in.
     waiting: dict = {}

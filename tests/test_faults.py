@@ -133,3 +133,53 @@ def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, edit):
         assert read(target) == autodetach.fix_code(BAD, select=["AD201"])[0]
         assert lines == [] and proc.returncode == 0
     assert sorted(os.listdir(tmp_path)) == ["a.py", "pause"]
+
+
+def _children(pid):
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_file_is_an_error_not_a_hang(tmp_path):
+    """The OOM killer takes a pool worker while it holds a file: the run
+    ends with one error line per file it could not answer, exit 2, and every
+    file is whole (old or fixed)."""
+    for i in range(8):
+        write(tmp_path / f"m{i}.py", BAD)
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    env = dict(ENV, AUTODETACH_TEST_BEFORE_WRITE=str(fifo))
+    proc = _cli(["--fix", "--select", "AD201", "-j", "2", "."], env=env, cwd=tmp_path)
+    try:
+        os.close(_open_writer(fifo, time.time() + 60))  # a worker reached a write: let that one go
+        fd = _open_writer(fifo, time.time() + 60)  # the next one waits at its write
+        victims = _children(proc.pid)
+        assert victims
+        for pid in victims:  # the system kills the workers; the one holding the FIFO among them
+            os.kill(pid, signal.SIGKILL)
+        os.close(fd)
+        deadline = time.time() + 60
+        while proc.poll() is None and time.time() < deadline:  # replacement workers may write too
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                time.sleep(0.02)
+        out, err = proc.communicate(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 2, err.decode()
+    assert "a worker process died" in err.decode()
+    fixed = autodetach.fix_code(BAD, select=["AD201"])[0]
+    for i in range(8):
+        assert read(tmp_path / f"m{i}.py") in (BAD, fixed)

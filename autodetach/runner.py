@@ -277,6 +277,14 @@ WORKER_DIED = ("not checked: a worker process died while this file was in flight
                "system, out of memory?); a fix may or may not have been written: run again")
 
 
+WORKER_DIED_RUN = ("a worker process died (killed by the system, out of memory?); what was done "
+                   "so far is kept: run again to go on")
+
+
+class WorkerDied(RuntimeError):
+    """A pool worker died with work in flight (run_bytes)."""
+
+
 def _workers(pool) -> set:
     return {p.pid for p in getattr(pool, "_pool", ())}
 
@@ -410,8 +418,18 @@ def run_bytes(items: Iterable[tuple], settings: Settings, jobs: int = 1, func=pr
 
     ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     with ctx.Pool(jobs, initializer=_init_func, initargs=(settings, os.getpid(), func)) as pool:
+        start, results = _workers(pool), pool.imap_unordered(_apply, feed())
         try:
-            for out in pool.imap_unordered(_apply, feed()):
+            while True:
+                try:
+                    out = results.next(timeout=1.0)
+                except StopIteration:
+                    break
+                except multiprocessing.TimeoutError:
+                    if _workers(pool) != start:  # a worker died holding an item: it never comes back
+                        _abandon(pool)
+                        raise WorkerDied(WORKER_DIED_RUN) from None
+                    continue
                 slots.release()
                 yield out
         finally:

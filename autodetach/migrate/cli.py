@@ -28,7 +28,7 @@ from ..runner import Settings
 def migrate_command(paths, report_dir, unsafe_fixes, verify, jobs, config_path, progress, steps, timeout, quiet):
     """Migrate legacy PyTorch code in place (AD2 fixes and the safe AD1
     fixes), resumably, and write a report to DIR."""
-    from .core import Run, migrate
+    from .core import Run
     from .report import headline, write_all
 
     paths, bad = _check_paths(paths)
@@ -62,9 +62,9 @@ def migrate_command(paths, report_dir, unsafe_fixes, verify, jobs, config_path, 
                       console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("migrate", total=len(files))
             run.on_progress = lambda n: bar.advance(task, n)
-            state = migrate(run)
+            state = _migrate(run)
     else:
-        state = migrate(run)
+        state = _migrate(run)
     for w in run.warnings:
         click.echo(f"autodetach: warning: {w}", err=True)
     options = {"paths": list(paths), "unsafe_fixes": unsafe, "verify": verify, "resumed_files": run.resumed}
@@ -79,3 +79,13 @@ def migrate_command(paths, report_dir, unsafe_fixes, verify, jobs, config_path, 
     if bad or c["failed"] > c["unparseable"]:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if c["left"] or c["unparseable"] else EXIT_CLEAN)
+
+
+def _migrate(run):
+    from ..runner import WorkerDied
+    from .core import migrate
+
+    try:
+        return migrate(run)
+    except WorkerDied as exc:  # the state holds every file done: a re-run resumes
+        fail(str(exc))

@@ -148,15 +148,7 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     if diff and output_format in MACHINE_FORMATS and not output_file:
         fail(f"--diff prints a diff on stdout; use -o FILE for the {output_format} report")
     paths = list(paths) or ["."]
-    paths, bad_paths = _check_paths(paths)
-    for msg in bad_paths:  # the other paths are still processed
-        click.echo(f"autodetach: error: {msg}", err=True)
-    if not paths:
-        sys.exit(EXIT_ERROR)
-    try:
-        cfg = load(config_path, start=paths[0])
-    except ConfigError as exc:
-        fail(str(exc))
+    paths, bad_paths, cfg = paths_and_config(paths, config_path)
     rules = _selection(cfg, _split(select), _split(ignore), _split(extend_select))
     unsafe = cfg.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
     files = list(iter_files(paths, exclude=cfg.exclude, root=cfg.root))
@@ -295,6 +287,22 @@ def _sources(findings) -> dict:
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             pass
     return out
+
+
+def paths_and_config(paths, config_path):
+    """(the paths that exist, the messages for those that do not, the
+    configuration). Each missing path is one error line and the others are
+    still processed; with none left, or a bad configuration, exit 2."""
+    paths, bad = _check_paths(paths)
+    for msg in bad:
+        click.echo(f"autodetach: error: {msg}", err=True)
+    if not paths:
+        sys.exit(EXIT_ERROR)
+    try:
+        cfg = load(config_path, start=paths[0])
+    except ConfigError as exc:
+        fail(str(exc))
+    return paths, bad, cfg
 
 
 def main(argv: Optional[list] = None) -> None:

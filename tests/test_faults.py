@@ -15,6 +15,7 @@ import pytest
 import autodetach
 
 from .test_cli import BAD, ROOT, read, write
+from .test_reliability import _children
 
 ENV = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
@@ -133,20 +134,6 @@ def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, edit):
         assert read(target) == autodetach.fix_code(BAD, select=["AD201"])[0]
         assert lines == [] and proc.returncode == 0
     assert sorted(os.listdir(tmp_path)) == ["a.py", "pause"]
-
-
-def _children(pid):
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                kids.append(int(entry))
-    return kids
 
 
 @pytest.mark.slow

@@ -6,8 +6,7 @@ import sys
 
 import click
 
-from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _check_paths, _selection, fail
-from ..config import ConfigError, load
+from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _selection, fail, paths_and_config
 from ..discovery import iter_files
 from ..runner import Settings
 
@@ -31,15 +30,7 @@ def migrate_command(paths, report_dir, unsafe_fixes, verify, jobs, config_path, 
     from .core import Run
     from .report import headline, write_all
 
-    paths, bad = _check_paths(paths)
-    for msg in bad:
-        click.echo(f"autodetach: error: {msg}", err=True)
-    if not paths:
-        sys.exit(EXIT_ERROR)
-    try:
-        cfg = load(config_path, start=paths[0])
-    except ConfigError as exc:
-        fail(str(exc))
+    paths, bad, cfg = paths_and_config(paths, config_path)
     rules = _selection(cfg, [], [], [])
     unsafe = unsafe_fixes or cfg.unsafe_fixes
     files = list(iter_files(paths, exclude=cfg.exclude, root=cfg.root))

@@ -197,3 +197,24 @@ def test_copy_tree_skips_its_own_destination(tmp_path):
     copy_tree(str(tmp_path), str(dst))
     assert (dst / "a.py").read_text() == "x = 1\n"
     assert not (dst / "autodetach-verify-xyz").exists()
+
+
+def _failed_run(name, message):
+    from autodetach.verify.compare import Run
+
+    return Run(name, {"status": "error", "exception": {"type": "FileNotFoundError", "message": message}},
+               returncode=1)
+
+
+def test_all_three_failing_alike_is_unverifiable_not_regressed():
+    """A package whose data lies outside the copied tree fails the same way in
+    every run: nothing got worse, nothing was shown."""
+    from autodetach.verify.compare import judge
+
+    runs = [_failed_run(n, "No such file or directory: '../data/train.txt'") for n in ("before", "after", "reference")]
+    assert judge(*runs).verdict == "unverifiable"
+    # the reference passes where after still fails: the fix did not remove the error
+    from autodetach.verify.compare import Run
+
+    ok = Run("reference", {"status": "ok", "events": []}, returncode=0)
+    assert judge(runs[0], runs[1], ok).verdict == "regressed"

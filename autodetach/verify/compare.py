@@ -265,6 +265,11 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
             return J(UNVERIFIABLE, f"the {r.name} run could not start: {r.failure()}")
     if not after.completed:
         if before.failed and _same_error(before, after):
+            if after.status == "error" and reference is not None and _same_error(reference, after):
+                # Nothing got worse and nothing was shown: the error is not the
+                # one the fix addresses (a missing data file), or comes first.
+                return J(UNVERIFIABLE, f"every run fails the same way, the reference too: {after.failure()}; "
+                                       "the fix could not be shown to make a difference")
             return J(REGRESSED, f"the fix does not remove the error: {after.failure()}")
         if before.failed:
             return J(REGRESSED, f"after fails differently: {after.failure()} (before: {before.failure()})")

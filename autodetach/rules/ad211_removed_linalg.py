@@ -160,7 +160,10 @@ class RemovedLinalg(Rule):
     name = "removed-linalg-function"
     summary = "`torch.symeig`/`eig`/`solve`/`lstsq`/`gels`/`matrix_rank` (removed) and `qr`/`cholesky`/`chain_matmul` (deprecated)"
     fix_safety = SAFE
-    tokens = REMOVED + WARNS + ("load_lua",)
+    # Dotted (`torch.eig`, `A.eig`): bare `eig`, `lu`, `ger` are inside
+    # `weight`, `value`, `larger` and admitted most files. A from-import of a
+    # name is caught by its import line.
+    tokens = tuple("." + n for n in REMOVED + WARNS) + ("load_lua", "from torch import")
 
     VALID = [
         Valid("""

@@ -7,7 +7,7 @@ import os
 
 import libcst as cst
 
-from ..textio import decode, is_read_only, outside_roots, write_atomic
+from ..textio import decode, outside_roots, write_fixed
 from .fixes import key
 from .formats import verdict_of
 from .git import GitError, git
@@ -73,13 +73,8 @@ def commit(top: str, fixes) -> tuple:
             problem = "not committed: the file has uncommitted changes (commit or stash them first)"
         elif not _parses(ff.new):
             problem = NOT_PARSED
-        elif is_read_only(ff.real):
-            problem = "not fixed: the file is read-only"
-        else:
-            try:
-                write_atomic(ff.real, ff.new)
-            except OSError as exc:
-                problem = f"not fixed: cannot write: {exc.strerror or exc}"
+        else:  # the read-only check, the write and their messages: as every fix's write
+            problem = write_fixed(ff.real, ff.new)
         if problem:
             errors.append({"path": ff.path, "message": problem})
             for f in ff.findings:

@@ -314,7 +314,7 @@ def main(argv: Optional[list] = None) -> None:
             code = ci_command.main(args=argv[1:], prog_name="autodetach ci", standalone_mode=False)
         elif argv and argv[0] == "verify":
             try:
-                from .verify.cli import verify_command
+                from .verify.command import verify_command
             except ImportError:
                 fail("verification is not available in this installation")
             code = verify_command.main(args=argv[1:], prog_name="autodetach verify", standalone_mode=False)

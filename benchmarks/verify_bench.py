@@ -24,7 +24,7 @@ from _common import ROOT, emit, median  # noqa: E402
 CHILD = r'''
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from autodetach.verify.cli import verify_command
+from autodetach.verify.command import verify_command
 out = {}
 for pair in sys.argv[2:]:
     a, b = pair.split("::")
@@ -65,7 +65,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--timeout", type=int, default=600)
     a = ap.parse_args(argv)
     try:
-        import autodetach.verify.cli  # noqa: F401
+        import autodetach.verify.command  # noqa: F401
     except ImportError as exc:
         return {"benchmark": "verify", "cases": None, "reason": f"autodetach.verify is not available: {exc}"}
     pairs = cases(a.cases)

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
 
 class GraphKeptAcrossIterations(GraphRule):

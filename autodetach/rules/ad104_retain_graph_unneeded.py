@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import GraphRule, code, without_arg
+from ._ad1_shared import GraphRule, code, without_arg
 from ..analysis.graph import closure
 from ..analysis.walk import nodes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
-from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, line, with_retain
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, line, with_retain
 
 
 class GraphFreedBeforeReuse(GraphRule):

@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):

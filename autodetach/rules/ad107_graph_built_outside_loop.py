@@ -6,7 +6,7 @@ import libcst as cst
 
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._graph import GraphRule, BACKWARD_TOKENS, path_note, code, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, line
 
 
 class GraphBuiltOutsideLoop(GraphRule):

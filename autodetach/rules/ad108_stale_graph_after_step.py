@@ -8,7 +8,7 @@ from ..rule import Edit, Invalid, Rule, Valid
 from ..analysis.argument_losses import generator_after_critic_step
 from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted
-from ._graph import GraphRule, BACKWARD_TOKENS, code, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
 
 
 class StaleGraphAfterStep(GraphRule):

@@ -1,4 +1,4 @@
-"""The step budget, ending loops (the runner side of loops.py).
+"""The step budget, ending loops (the child side of loops.py).
 
 Each wrapped loop asks, before each round, whether to go on. A round is
 one pass of the loop body; a step is an optimizer step (or, in a program

@@ -2,7 +2,7 @@
 
 Importing torch costs seconds and every verified file needs three runs. The
 server (`python -m autodetach.verify.forkserver`) imports torch, numpy and
-the runner, freezes the GC heap, then reads one JSON request per line on
+the child module, freezes the GC heap, then reads one JSON request per line on
 stdin; for each it forks a child that resets its session, limits and
 environment, redirects its output and runs the script under the
 instrumentation. The server waits for the child (killing its process group
@@ -73,9 +73,9 @@ def _child(req: dict) -> None:
         for fd in (fd_in, fd_out, fd_err):
             os.close(fd)
         os.chdir(req["cwd"])
-        from . import runner
+        from . import child
 
-        code = runner.run_script(req["cfg"])
+        code = child.run_script(req["cfg"])
     except BaseException:  # pragma: no cover - reported through the record
         try:
             import traceback
@@ -135,7 +135,7 @@ def serve(client_ns: str = "") -> None:
         except Exception:
             pass
 
-    from . import runner  # noqa: F401
+    from . import child  # noqa: F401
 
     gc.collect()
     gc.freeze()

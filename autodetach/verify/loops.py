@@ -1,14 +1,14 @@
 """Make the step budget end loops instead of the process.
 
 The scratch copy of every Python file is rewritten so that each loop asks the
-runner whether to go on:
+child whether to go on:
 
     for x in ITER:      ->  for x in __autodetach_loop__(ITER, 3):
     while COND:         ->  while __autodetach_while__(7, (3,), (COND)):
 
 Only text inside the loop header changes, so every line keeps its number
 (tracebacks, the line tracer and the verdicts stay in the user's lines).
-The two names are builtins installed by the runner; a file run without it
+The two names are builtins installed by verify/child.py; a file run without it
 is never rewritten. Pure ast and text: no torch here."""
 from __future__ import annotations
 

@@ -287,7 +287,7 @@ def finish(req: RunRequest, rc, timed_out, wall) -> RunOutcome:
 
 
 def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
-    """A fresh interpreter: `python -m autodetach.verify.runner cfg.json`, or
+    """A fresh interpreter: `python -m autodetach.verify.child cfg.json`, or
     the --run command with the instrumentation installed by sitecustomize;
     inside the sandbox `iso` (isolate.Isolation), or under a reaper."""
     from .isolate import Isolation, explain, reaper_argv, wrap
@@ -301,12 +301,12 @@ def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
         site = os.path.join(os.path.dirname(cfg_path), "site")
         os.makedirs(site, exist_ok=True)
         with open(os.path.join(site, "sitecustomize.py"), "w", encoding="utf-8") as fh:
-            fh.write("from autodetach.verify.runner import install_for_command\ninstall_for_command()\n")
+            fh.write("from autodetach.verify.child import install_for_command\ninstall_for_command()\n")
         env["PYTHONPATH"] = os.pathsep.join([site, env.get("PYTHONPATH", "")])
         env["AUTODETACH_VERIFY_CONFIG"] = cfg_path
         argv = ["/bin/sh", "-c", req.command]
     else:
-        argv = [sys.executable, "-m", "autodetach.verify.runner", cfg_path]
+        argv = [sys.executable, "-m", "autodetach.verify.child", cfg_path]
     root = req.cfg.get("root") or req.cwd
     if iso.isolated:
         # The process count is per user namespace: set it inside, where it

@@ -6,7 +6,7 @@ reference run `retain_graph=True` forced), a global optimizer step hook
 (parameter snapshots, the step budget), a saved-tensors hook (live saved
 bytes), a line tracer limited to the rewritten lines, and, without CUDA, a
 CPU shim for legacy `.cuda()` code. `run_script(cfg)` runs a script with it
-and writes one JSON record; `python -m autodetach.verify.runner CFG.json`
+and writes one JSON record; `python -m autodetach.verify.child CFG.json`
 does the same in a fresh interpreter, and the sitecustomize written by
 sandbox.py installs it for `--run` commands.
 

@@ -147,9 +147,18 @@ class Bindings:
     def methods(self, cls: Scope) -> list:
         return [s for s in self.scopes.values() if s.parent is cls and s.kind == "function"]
 
+    def reads_named(self, name: str) -> list:
+        """(Name, scope) for every read of `name`, whichever binding it sees."""
+        by = self.__dict__.get("_by_name")
+        if by is None:
+            by = self._by_name = {}
+            for n, s in self.reads:
+                by.setdefault(n.value, []).append((n, s))
+        return by.get(name, [])
+
     def reads_of(self, owner: Scope, name: str) -> list:
         """Every Name read that sees `owner`'s binding of `name`."""
-        return [n for n, s in self.reads if n.value == name and self.owner(name, s) is owner]
+        return [n for n, s in self.reads_named(name) if self.owner(name, s) is owner]
 
     def _owner(self, name: str, scope: Scope) -> Scope:
         """Where a binding made in `scope` lands."""

@@ -192,10 +192,6 @@ def work(path: str) -> FileResult:
     return _finish(path, data, analyse(path, data, shown, opts, diff=_SETTINGS.diff), key, opts)
 
 
-def _work_many(paths: list) -> list:
-    return [work(p) for p in paths]
-
-
 def _work_at(item) -> tuple:
     i, path = item
     return i, work(path)

@@ -23,10 +23,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from typing import Optional
 
 from .findings import FileResult, Finding
+from .textio import write_atomic
 
 FORMAT = 1
 DIR_NAME = ".autodetach_cache"
@@ -112,9 +112,9 @@ class Cache:
             tag = os.path.join(self.directory, "CACHEDIR.TAG")
             if not os.path.exists(tag):
                 try:
-                    _write_atomic(tag, b"Signature: 8a477f597d28d172789f06886806bc55\n"
-                                       b"# autodetach's result cache; safe to delete.\n")
-                    _write_atomic(os.path.join(self.directory, ".gitignore"), b"*\n")
+                    write_atomic(tag, b"Signature: 8a477f597d28d172789f06886806bc55\n"
+                                 b"# autodetach's result cache; safe to delete.\n", sync=False)
+                    write_atomic(os.path.join(self.directory, ".gitignore"), b"*\n", sync=False)
                 except OSError:
                     pass
             self._ready = True
@@ -192,23 +192,9 @@ class Cache:
         path = self._path(key)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            _write_atomic(path, json.dumps(entry, separators=(",", ":")).encode("ascii"))
+            write_atomic(path, json.dumps(entry, separators=(",", ":")).encode("ascii"), sync=False)
         except (OSError, ValueError):
             pass  # a cache that cannot be written is no cache, not an error
-
-
-def _write_atomic(path: str, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _to_dict(res: FileResult) -> dict:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
+from functools import partial
 from itertools import islice
 from typing import Callable, Iterable, Iterator, Optional, Protocol
 
@@ -27,24 +29,96 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+WORKER_DIED_RUN = ("a worker process died (killed by the system, out of memory?); what was done "
+                   "so far is kept: run again to go on")
+
+
+class WorkerDied(RuntimeError):
+    """A pool worker died with work in flight: that work never comes back."""
+
+
 class LocalPool:
-    """A process pool on this machine; `init(*initargs)` runs in each worker."""
+    """A process pool on this machine; `init(*initargs)` runs in each worker.
+    Items go out `batch` at a time with at most `window` batches in flight,
+    taken from `items` as slots free up, so memory stays flat. A worker that
+    dies (the OOM killer) loses its task and multiprocessing.Pool would wait
+    for it for ever; map_unordered raises WorkerDied instead."""
 
     shares_files = True
 
-    def __init__(self, jobs: int, init: Optional[Callable] = None, initargs: tuple = ()) -> None:
+    def __init__(self, jobs: int, init: Optional[Callable] = None, initargs: tuple = (), batch: int = 1,
+                 window: int = 0) -> None:
         self.jobs = max(1, jobs)
         self.init, self.initargs = init, initargs
+        self.batch = max(1, batch)
+        self.window = window or self.jobs * 16
 
     def map_unordered(self, fn, items) -> Iterator:
-        items = list(items)
+        import threading
+
+        slots = threading.Semaphore(self.window)
+        stop = threading.Event()
+        it = iter(items)
+
+        def feed():  # consumed by the pool's task thread
+            while True:
+                while not slots.acquire(timeout=0.1):
+                    if stop.is_set():
+                        return
+                batch = list(islice(it, self.batch))
+                if stop.is_set() or not batch:
+                    return
+                yield batch
+
         ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
         with ctx.Pool(self.jobs, initializer=self.init, initargs=self.initargs) as pool:
-            chunk = max(1, min(16, len(items) // (self.jobs * 8)))
-            yield from pool.imap_unordered(fn, items, chunksize=chunk)
+            start = _workers(pool)
+            # One batch per task: only then is the iterator Pool's own, with next(timeout).
+            results = pool.imap_unordered(partial(_call_batch, fn), feed())
+            try:
+                while True:
+                    try:
+                        out = results.next(timeout=1.0)
+                    except StopIteration:
+                        break
+                    except multiprocessing.TimeoutError:
+                        if _workers(pool) != start:  # Pool replaced a dead worker: its task is lost
+                            _abandon(pool)
+                            raise WorkerDied(WORKER_DIED_RUN) from None
+                        continue
+                    slots.release()
+                    yield from out
+            finally:
+                stop.set()  # the feeding thread ends before the pool is terminated
 
     def close(self) -> None:
         pass
+
+
+def _workers(pool) -> set:
+    return {p.pid for p in getattr(pool, "_pool", ())}
+
+
+def _abandon(pool) -> None:
+    """Stop a pool one of whose workers died. A worker killed while holding
+    the pool's queue locks leaves them held for ever, and Pool.terminate
+    waits on them: stop the replacing of workers, kill the rest (nothing of
+    theirs is half-written: write_atomic renames whole files), free the locks
+    their holders can no longer free, then terminate."""
+    from multiprocessing import pool as mp_pool
+
+    pool._worker_handler._state = mp_pool.TERMINATE
+    time.sleep(0.3)  # the handler's next round sees it (it polls every 0.1 s)
+    for proc in list(pool._pool):
+        proc.kill()
+    for proc in list(pool._pool):
+        proc.join(5)
+    for lock in (pool._inqueue._rlock, getattr(pool._outqueue, "_wlock", None)):
+        if lock is not None and not lock.acquire(False):
+            lock.release()  # held by a dead worker
+        elif lock is not None:
+            lock.release()
+    pool.terminate()
 
 
 def _call_batch(fn, batch: list) -> list:
@@ -76,8 +150,11 @@ class DaskExecutor:
             if scheduler:
                 self.client = Client(scheduler, timeout="30s")
             else:
+                # The scheduler's HTTP server on a free loopback port: the
+                # default, *:8787, warns on stderr when another run holds it.
                 self.cluster = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
-                                            dashboard_address=None)
+                                            dashboard_address=None, scheduler_kwargs={
+                                                "dashboard": False, "dashboard_address": "127.0.0.1:0"})
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as exc:
             self.close()

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import ctypes
 import difflib
-import multiprocessing
 import os
 import signal
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Iterable, Iterator, Optional
 
 from . import notebook
 from .engine import Options, process_bytes
+from .executors import LocalPool, WorkerDied
 from .findings import FileResult
 from .notebook import is_notebook
 from .pathmatch import PerFileIgnores
@@ -192,10 +192,6 @@ def work(path: str) -> FileResult:
     return _finish(path, data, analyse(path, data, shown, opts, diff=_SETTINGS.diff), key, opts)
 
 
-def _work_many(paths: list) -> list:
-    return [work(p) for p in paths]
-
-
 def _work_at(item) -> tuple:
     i, path = item
     return i, work(path)
@@ -259,7 +255,7 @@ def _remote(files: list, settings: Settings, executor) -> Iterator[tuple]:
 def run_unordered(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) -> Iterator[tuple]:
     """(index in `files`, result) as each file is done. `executor`: None
     for the local process pool of `jobs` workers, or one from
-    `executors.make` (a cluster)."""
+    `executors.make` (a cluster). WorkerDied when a local worker dies."""
     files = list(files)
     if executor is not None and not executor.shares_files:
         yield from _remote(files, settings, executor)
@@ -269,98 +265,37 @@ def run_unordered(files: Iterable[str], settings: Settings, jobs: int = 1, execu
         for i, f in enumerate(files):
             yield i, work(f)
         return
-    from .executors import LocalPool
-
-    pool = executor or LocalPool(jobs, _init, (settings, os.getpid()))
-    yield from pool.map_unordered(_work_at, list(enumerate(files)))
+    chunk = max(1, min(16, len(files) // (jobs * 8)))
+    pool = executor or LocalPool(jobs, _init, (settings, os.getpid()), batch=chunk)
+    yield from pool.map_unordered(_work_at, enumerate(files))
 
 
 WORKER_DIED = ("not checked: a worker process died while this file was in flight (killed by the "
                "system, out of memory?); a fix may or may not have been written: run again")
 
 
-WORKER_DIED_RUN = ("a worker process died (killed by the system, out of memory?); what was done "
-                   "so far is kept: run again to go on")
-
-
-class WorkerDied(RuntimeError):
-    """A pool worker died with work in flight (run_bytes)."""
-
-
-def _workers(pool) -> set:
-    return {p.pid for p in getattr(pool, "_pool", ())}
-
-
-def _watched(pool, results, files: list) -> Iterator[FileResult]:
-    """The pool's results in order. A worker that dies (the OOM killer)
-    loses its task and Pool waits for it forever; Pool replaces a dead worker
-    with a new pid, so a changed set of pids while waiting means a lost task:
-    the files not yet answered get one error each instead of a hang."""
-    start = _workers(pool)
-    done = 0
-    while done < len(files):
-        try:
-            batch = results.next(timeout=1.0)
-        except multiprocessing.TimeoutError:
-            if _workers(pool) == start:
-                continue
-            for path in files[done:]:
-                shown = display_path(path)
-                res = FileResult(path=shown)
-                res.errors.append({"path": shown, "message": WORKER_DIED})
-                yield res
-            _abandon(pool)
-            return
-        done += len(batch)
-        yield from batch
-
-
-def _abandon(pool) -> None:
-    """Stop a pool one of whose workers died. A worker killed while holding
-    the pool's queue locks leaves them held for ever, and Pool.terminate
-    waits on them: stop the replacing of workers, kill the rest (nothing of
-    theirs is half-written: write_atomic renames whole files), free the locks
-    their holders can no longer free, then terminate."""
-    from multiprocessing import pool as mp_pool
-
-    pool._worker_handler._state = mp_pool.TERMINATE
-    time.sleep(0.3)  # the handler's next round sees it (it polls every 0.1 s)
-    for proc in list(pool._pool):
-        proc.kill()
-    for proc in list(pool._pool):
-        proc.join(5)
-    for lock in (pool._inqueue._rlock, getattr(pool._outqueue, "_wlock", None)):
-        if lock is not None and not lock.acquire(False):
-            lock.release()  # held by a dead worker
-        elif lock is not None:
-            lock.release()
-    pool.terminate()
+def _died(path: str) -> FileResult:
+    shown = display_path(path)
+    res = FileResult(path=shown)
+    res.errors.append({"path": shown, "message": WORKER_DIED})
+    return res
 
 
 def run(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) -> Iterator[FileResult]:
-    """Results in the order of `files`."""
+    """Results in the order of `files`. When a local worker dies, the files
+    not answered yet get one error each instead of a hang."""
     files = list(files)
-    if executor is None:
-        if jobs <= 1 or len(files) < 4:
-            _init(settings)
-            for f in files:
-                yield work(f)
-            return
-        ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-        with ctx.Pool(jobs, initializer=_init, initargs=(settings, os.getpid())) as pool:
-            chunk = max(1, min(16, len(files) // (jobs * 8)))
-            chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
-            # chunksize=1 over lists: only then is the iterator Pool's own, with next(timeout)
-            yield from _watched(pool, pool.imap(_work_many, chunks), files)
-        return
-    # Out of order from the cluster; held back until the ones before are in.
-    waiting: dict = {}
+    waiting: dict = {}  # results that came before those of earlier files
     nxt = 0
-    for i, res in run_unordered(files, settings, jobs, executor):
-        waiting[i] = res
-        while nxt in waiting:
-            yield waiting.pop(nxt)
-            nxt += 1
+    try:
+        for i, res in run_unordered(files, settings, jobs, executor):
+            waiting[i] = res
+            while nxt in waiting:
+                yield waiting.pop(nxt)
+                nxt += 1
+    except WorkerDied:
+        for i in range(nxt, len(files)):
+            yield waiting.pop(i) if i in waiting else _died(files[i])
 
 
 # ------------------------------------------------------------- the seam
@@ -394,45 +329,26 @@ def _apply(item):
     return tag, _FUNC(path, data, _SETTINGS)
 
 
+def _apply_to(func, settings: Settings, item):
+    """func on a cluster worker, where no pool initialiser ran."""
+    tag, path, data = item
+    return tag, func(path, data, settings)
+
+
 def run_bytes(items: Iterable[tuple], settings: Settings, jobs: int = 1, func=process_file,
-              window: int = 0) -> Iterator[tuple]:
+              window: int = 0, executor=None) -> Iterator[tuple]:
     """Map func(path, data, settings) over items (tag, path, data); yield
     (tag, value) as each value arrives, in any order. At most `window` items
     are in flight, so memory does not grow with the number of files. `items`
-    is consumed from a pool thread when jobs > 1."""
+    is consumed from a pool thread when jobs > 1. `executor`: None for the
+    local pool, or a cluster from `executors.make`. WorkerDied when a local
+    worker dies."""
+    if executor is not None:
+        yield from executor.map_unordered(partial(_apply_to, func, settings), items)
+        return
     if jobs <= 1:
         for tag, path, data in items:
             yield tag, func(path, data, settings)
         return
-    import threading
-
-    slots = threading.Semaphore(window or jobs * 16)
-    stop = threading.Event()
-
-    def feed():
-        for item in items:
-            while not slots.acquire(timeout=0.1):
-                if stop.is_set():
-                    return
-            if stop.is_set():
-                return
-            yield item
-
-    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with ctx.Pool(jobs, initializer=_init_func, initargs=(settings, os.getpid(), func)) as pool:
-        start, results = _workers(pool), pool.imap_unordered(_apply, feed())
-        try:
-            while True:
-                try:
-                    out = results.next(timeout=1.0)
-                except StopIteration:
-                    break
-                except multiprocessing.TimeoutError:
-                    if _workers(pool) != start:  # a worker died holding an item: it never comes back
-                        _abandon(pool)
-                        raise WorkerDied(WORKER_DIED_RUN) from None
-                    continue
-                slots.release()
-                yield out
-        finally:
-            stop.set()  # the feeding thread ends before the pool is terminated
+    pool = LocalPool(jobs, _init_func, (settings, os.getpid(), func), window=window or jobs * 16)
+    yield from pool.map_unordered(_apply, items)

@@ -81,8 +81,10 @@ def content_hash(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None) -> None:
-    """Replace `path` with `data` in one rename, keeping its mode bits.
+def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: bool = True) -> None:
+    """Replace `path` with `data` in one rename, keeping its mode bits (a
+    new file gets 0600). `sync=False` skips the fsync: for files that can be
+    rebuilt (the cache), where speed matters more than surviving a crash.
 
     With `expect` (content_hash of what was read at the start) this is a
     compare-and-swap: the file is replaced only while it still has that
@@ -97,7 +99,10 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None) -> None
     is followed: its target is replaced, the link stays a link."""
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
-    mode = stat.S_IMODE(os.stat(path).st_mode)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None  # a new file keeps the temporary file's 0600
     # SIGTERM (a pool worker's parent-death signal, Pool.terminate) waits
     # until the temporary file is renamed or removed; then its default
     # action ends the process. A Python handler would be racy: a signal that
@@ -108,8 +113,10 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None) -> None
             with os.fdopen(fd, "wb", closefd=False) as fh:
                 fh.write(data)
                 fh.flush()
-                os.fsync(fh.fileno())
-            os.fchmod(fd, mode)
+                if sync:
+                    os.fsync(fh.fileno())
+            if mode is not None:
+                os.fchmod(fd, mode)
             with _directory_lock(directory):
                 if expect is not None and _current_hash(path) != expect:
                     raise ChangedSinceRead()
@@ -138,7 +145,7 @@ def _open_temp(directory: str):
     return tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
 
 
-def _name_temp(fd: int, directory: str, data: bytes, mode: int) -> str:
+def _name_temp(fd: int, directory: str, data: bytes, mode: Optional[int]) -> str:
     """A name for the unnamed file: linkat(AT_EMPTY_PATH) (needs
     CAP_DAC_READ_SEARCH) or the /proc link; where neither works, a named
     copy written the ordinary way."""
@@ -157,7 +164,8 @@ def _name_temp(fd: int, directory: str, data: bytes, mode: int) -> str:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(name, mode)
+        if mode is not None:
+            os.chmod(name, mode)
     except BaseException:
         os.unlink(name)
         raise

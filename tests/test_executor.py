@@ -3,11 +3,14 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
+from autodetach.executors import LocalPool, WorkerDied
 from autodetach.runner import Settings, run, run_unordered
 
 from .test_cli import BAD, FIXED, assert_one_line_error, run_cli, write
@@ -47,6 +50,22 @@ def test_run_unordered_gives_every_file_once_and_run_keeps_the_order(tmp_path):
     assert sorted(got) == list(range(6))
     assert [r.fixed for r in run(paths, settings, jobs=2)] == [0, 1, 0, 1, 0, 1]
     assert got[1].fixed == 1 and not got[1].findings  # fix mode: what remains
+
+
+def _die_on_three(x):
+    if x == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer would
+    return x * 10
+
+
+@pytest.mark.slow  # a process pool and its one-second watch
+def test_local_pool_streams_in_batches_and_a_dead_worker_raises_not_hangs():
+    pool = LocalPool(2, batch=3, window=2)
+    assert sorted(pool.map_unordered(_die_on_three, iter([0, 1, 2, 4, 5, 6, 7]))) == [0, 10, 20, 40, 50, 60, 70]
+    t0 = time.time()
+    with pytest.raises(WorkerDied, match="a worker process died"):
+        list(LocalPool(2).map_unordered(_die_on_three, range(8)))
+    assert time.time() - t0 < 60
 
 
 def test_scheduler_without_dask_executor_is_a_one_line_error(tmp_path):

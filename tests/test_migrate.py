@@ -281,3 +281,22 @@ def test_verify_puts_verdicts_in_the_report(tmp_path):
     with open(os.path.join(CORPUS, "AD201", "new_leaf.py"), encoding="utf-8") as fh:
         fixed = fix_code(fh.read(), select=[r.code for r in all_rules()])[0]
     assert (tmp_path / "new_leaf.py").read_text(encoding="utf-8") == fixed
+
+
+@pytest.mark.slow  # a local dask cluster (10-30 s)
+def test_migrate_with_a_dask_cluster_is_byte_identical_to_the_local_pool(tmp_path):
+    pytest.importorskip("distributed")
+    outs = {}
+    for name in ("local", "dask"):
+        make_tree(str(tmp_path / name / "legacy"), 40, repos=2, template=TINY)
+        proc = subprocess.Popen([sys.executable, "-m", "autodetach", "migrate", "--no-progress", "-j", "2",
+                                 "--executor", name, "legacy", "--report", "out"], cwd=tmp_path / name,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=dict(os.environ, PYTHONPATH=ROOT))
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 1 and err == b"", err  # findings left (Python 2 files), nothing else
+        tree = tmp_path / name / "legacy"
+        outs[name] = ({str(p.relative_to(tree)): p.read_bytes() for p in tree.rglob("*.py")},
+                      (tmp_path / name / "out" / "report.md").read_bytes())
+    assert outs["dask"] == outs["local"]
+    assert outs["local"][0]["repo000/pkg/mod00000.py"] != TINY.format(k=0, h=8).encode()  # fixed

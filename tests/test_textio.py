@@ -2,7 +2,7 @@
 import os
 import stat
 
-from autodetach.textio import write_fixed
+from autodetach.textio import write_atomic, write_fixed
 
 
 def test_writes_and_keeps_the_mode(tmp_path):
@@ -39,3 +39,14 @@ def test_link_out_of_the_roots_is_left_alone(tmp_path):
 def test_missing_directory_is_a_message_not_an_exception(tmp_path):
     problem = write_fixed(str(tmp_path / "gone" / "a.py"), b"new\n")
     assert problem is not None and problem.startswith("not fixed: cannot write: ")
+
+
+def test_write_atomic_creates_a_new_file_private_and_leaves_no_temporary(tmp_path):
+    # The cache's writes: new files, no fsync.
+    path = tmp_path / "entry.json"
+    write_atomic(str(path), b"{}", sync=False)
+    assert path.read_bytes() == b"{}"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    write_atomic(str(path), b"[]", sync=False)
+    assert path.read_bytes() == b"[]"
+    assert os.listdir(tmp_path) == ["entry.json"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import multiprocessing
 import os
 from typing import Optional
 
@@ -66,12 +65,13 @@ def _load(directory: str, k: str) -> Optional[dict]:
 
 
 def _store(directory: str, k: str, ff: Optional[FileFix], deps: dict) -> None:
-    from ..cache import _write_atomic
+    from ..textio import write_atomic
 
     path = os.path.join(directory, k[:2], k[2:] + ".json")
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        _write_atomic(path, json.dumps({"format": FORMAT, "fix": _to_json(ff), "deps": deps}).encode("ascii"))
+        write_atomic(path, json.dumps({"format": FORMAT, "fix": _to_json(ff), "deps": deps}).encode("ascii"),
+                     sync=False)
     except (OSError, ValueError):
         pass  # a cache that cannot be written is no cache
 
@@ -102,6 +102,11 @@ def one(item) -> tuple:
     return ff, errors
 
 
+def _one_at(item) -> tuple:
+    i, rest = item
+    return i, one(rest)
+
+
 def _init(unsafe: bool, directory: Optional[str]) -> None:
     _STATE.update(unsafe=unsafe, cache=directory)
 
@@ -118,9 +123,12 @@ def check_all(items: list, unsafe: bool, cache_dir: Optional[str], jobs: int) ->
         _init(unsafe, directory)
         outs = [one(i) for i in items]
     else:
-        ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-        with ctx.Pool(min(jobs, len(items)), initializer=_init, initargs=(unsafe, directory)) as pool:
-            outs = pool.map(one, items, chunksize=1)
+        from ..executors import LocalPool
+
+        outs = [None] * len(items)
+        pool = LocalPool(min(jobs, len(items)), _init, (unsafe, directory))
+        for i, out in pool.map_unordered(_one_at, enumerate(items)):
+            outs[i] = out
     fixes, errors = [], []
     for ff, errs in outs:
         errors += errs

@@ -113,12 +113,16 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
     settings = Settings(codes=codes, unsafe=unsafe, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
                         cache_dir=None if no_cache else default_cache_dir(cfg.root),
                         roots=tuple(os.path.realpath(p) for p in paths))
+    from ..executors import WorkerDied
     from ..runner import display_path
     from .batch import check_all
 
     items = [(display_path(p), p, lines_of[p], tuple(c for c in codes if c not in settings.ignored_for(p)))
              for p in files]
-    plans, errors = check_all(items, unsafe, settings.cache_dir, jobs or os.cpu_count() or 1)
+    try:
+        plans, errors = check_all(items, unsafe, settings.cache_dir, jobs or os.cpu_count() or 1)
+    except WorkerDied as exc:
+        fail(str(exc))
 
     if verify:
         _verify(plans, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox)

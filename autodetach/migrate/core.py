@@ -24,6 +24,7 @@ class Run:
     report_dir: str
     roots: list
     jobs: int = 1
+    executor: object = None  # None: the local pool; else one from executors.make
     verify: Optional[dict] = None  # options for verify_results, or None
     on_progress: Optional[Callable[[int], None]] = None  # called with the number of files just done
     warnings: list = field(default_factory=list)
@@ -44,7 +45,7 @@ def migrate(run: Run) -> State:
     repos = Repos(run.roots)
     lock = threading.Lock()
 
-    def items():  # runs in a pool thread when jobs > 1
+    def items():  # runs in a pool thread with the local pool and jobs > 1
         for path in run.files:
             key = os.path.abspath(path)
             try:
@@ -65,7 +66,8 @@ def migrate(run: Run) -> State:
 
     pending = []  # (record, new bytes, old bytes) waiting for verification
     try:
-        for tag, (rec, new) in run_bytes(items(), run.settings, jobs=run.jobs, func=migrate_file):
+        for tag, (rec, new) in run_bytes(items(), run.settings, jobs=run.jobs, func=migrate_file,
+                                         executor=run.executor):
             rec["path"] = tag["key"]
             rec["repo"] = repos.of(tag["key"])
             rec["in"] = tag["in"]

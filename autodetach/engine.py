@@ -53,13 +53,21 @@ def _plan(rules: Sequence[type]) -> tuple:
 
 
 def prefilter(text: str, rules: Sequence[type]) -> list:
-    """The rules that can possibly match this text."""
+    """The rules that can possibly match this text: one of a rule's tokens,
+    and one token of each of its `also_tokens` groups, is in it."""
     key, tokens = _plan(rules)
     hit: set = set()
     for tok, owners in tokens:
         if not owners <= hit and tok in text:
             hit |= owners
-    return [r for r in key if not r.tokens or r in hit]
+    return [r for r in key if not r.tokens or (r in hit and _also(r, text))]
+
+
+def _also(rule: type, text: str) -> bool:
+    for group in rule.also_tokens:
+        if not any(tok in text for tok in group):
+            return False
+    return True
 
 
 def _fixable(rep: Report, opts: Options) -> bool:

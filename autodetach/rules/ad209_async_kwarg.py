@@ -113,7 +113,8 @@ class AsyncKeyword(Rule):
     name = "async-keyword"
     summary = "`async=True` is a SyntaxError since Python 3.7; torch renamed it `non_blocking=True`"
     fix_safety = SAFE
-    tokens = ("async",)
+    # `async` then `=`: bare "async" admitted every file with an `async def`.
+    tokens = ("async=", "async =", "async  ", "async\t", "async\n", "async\r", "async\\")
 
     VALID = [
         Valid("""

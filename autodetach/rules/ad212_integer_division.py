@@ -88,6 +88,12 @@ class IntegerDivision(Rule):
     summary = "`/` on integer tensors truncated before PyTorch 1.5 and divides now (silently)"
     fix_safety = SAFE
     tokens = ("/",)
+    # A finding needs torch imported and an operand proven an integer tensor:
+    # one of these spellings is in the text of every such proof (see `kind`;
+    # written without spaces before the parenthesis, as code is).
+    also_tokens = (("torch",), ("LongTensor", "IntTensor", "ShortTensor", "argmax", "argmin", "nonzero",
+                                "arange", "randint", ".long()", ".int()", ".short()", ".sum(", ".max(",
+                                ".min("))
 
     VALID = [
         Valid("""

@@ -406,7 +406,8 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     current, prev = new, text
     for _ in range(MAX_PASSES):
         tracker.moved(prev, current)
-        findings, nxt, n = run_rules(current, path, rules, opts, verify=True)
+        # A rule whose tokens the fixes removed would find nothing: skip it.
+        findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True)
         tracker.match(findings)
         if nxt is None or nxt == current:
             remaining = [f for f in findings if not f.fixed]

@@ -295,7 +295,8 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
             f.fixed = True
             for e in rep.edits:
                 edits[e.node] = _with_comments(e.node, e.replacement)
-    new_code = _restore_dropped(text, module.code, module.visit(_Apply(edits)).code)
+    # _choose computed the positions: their code generation is `module.code`.
+    new_code = _restore_dropped(text, ctx.positions.code, module.visit(_Apply(edits)).code)
     if new_code is None:
         for f in findings:
             f.fixed = False

@@ -54,7 +54,7 @@ def main(argv=None) -> dict:
     ap.add_argument("corpus", nargs="?")
     ap.add_argument("--files", type=int, default=150)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--jobs", default="1,2")
+    ap.add_argument("--jobs", default="1,2", help="CLI runs at these -j; 0: no CLI runs (in-process figures only)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per tool run")
     a = ap.parse_args(argv)
     corpus = os.path.abspath(a.corpus or default_corpus())
@@ -80,7 +80,7 @@ def main(argv=None) -> dict:
         engine_pass = median([inprocess_seconds(passing, rules) for _ in range(a.repeat)])
         n = len(files)
         runs = {}
-        jobs = [int(j) for j in a.jobs.split(",")]
+        jobs = [int(j) for j in a.jobs.split(",") if int(j) > 0]
         for j in jobs:
             tools = {
                 "autodetach_report": autodetach_cmd("--no-cache", "-j", str(j), tree),

@@ -53,13 +53,21 @@ def _plan(rules: Sequence[type]) -> tuple:
 
 
 def prefilter(text: str, rules: Sequence[type]) -> list:
-    """The rules that can possibly match this text."""
+    """The rules that can possibly match this text: one of a rule's tokens,
+    and one token of each of its `also_tokens` groups, is in it."""
     key, tokens = _plan(rules)
     hit: set = set()
     for tok, owners in tokens:
         if not owners <= hit and tok in text:
             hit |= owners
-    return [r for r in key if not r.tokens or r in hit]
+    return [r for r in key if not r.tokens or (r in hit and _also(r, text))]
+
+
+def _also(rule: type, text: str) -> bool:
+    for group in rule.also_tokens:
+        if not any(tok in text for tok in group):
+            return False
+    return True
 
 
 def _fixable(rep: Report, opts: Options) -> bool:
@@ -287,7 +295,8 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
             f.fixed = True
             for e in rep.edits:
                 edits[e.node] = _with_comments(e.node, e.replacement)
-    new_code = _restore_dropped(text, module.code, module.visit(_Apply(edits)).code)
+    # _choose computed the positions: their code generation is `module.code`.
+    new_code = _restore_dropped(text, ctx.positions.code, module.visit(_Apply(edits)).code)
     if new_code is None:
         for f in findings:
             f.fixed = False
@@ -398,7 +407,8 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     current, prev = new, text
     for _ in range(MAX_PASSES):
         tracker.moved(prev, current)
-        findings, nxt, n = run_rules(current, path, rules, opts, verify=True)
+        # A rule whose tokens the fixes removed would find nothing: skip it.
+        findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True)
         tracker.match(findings)
         if nxt is None or nxt == current:
             remaining = [f for f in findings if not f.fixed]

@@ -11,9 +11,9 @@ import re
 from . import __version__
 
 # Rules that report nothing in a file that never names torch: they resolve
-# names through its torch imports (or return early without one). Their
-# tokens ("/", "load", "solve", "byte") are everywhere in plain Python, so
-# without this a flake8 run over a project would parse most torch-free files.
+# names through its torch imports (or return early without one). Some say
+# so in their own `also_tokens` (AD211-AD215); the others' tokens
+# ("Variable", "sigmoid", "detach") would parse torch-free files here.
 NEED_TORCH = frozenset({"AD110", "AD201", "AD202", "AD206", "AD207", "AD208", "AD211", "AD212", "AD213",
                         "AD214", "AD215", "AD216", "AD217", "AD218", "AD220"})
 # AD209 is about the `async=` keyword; its token `async` is in every asyncio file.

@@ -73,7 +73,8 @@ class Positions:
         state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline)
         module._codegen(state)
         self._offsets = state.offsets
-        self._starts = line_starts("".join(state.tokens) + state.popped)
+        self.code = "".join(state.tokens)  # what `module.code` prints: a fix reuses it
+        self._starts = line_starts(self.code + state.popped)
         self._ranges: dict = {}
 
     def _at(self, offset: int) -> CodePosition:

@@ -82,6 +82,9 @@ class Rule(cst.BatchableCSTVisitor):
     # The pre-filter: a file with none of these substrings is never parsed
     # for this rule. Empty means the rule always runs.
     tokens: Sequence[str] = ()
+    # And-groups: the file must also hold one token of every group (a rule
+    # that needs a `/` and an integer tensor, say). Checked only after a hit.
+    also_tokens: Sequence[Sequence[str]] = ()
     VALID: Sequence[Valid] = ()
     INVALID: Sequence[Invalid] = ()
 

@@ -93,8 +93,9 @@ def tempdir(prefix: str) -> str:
 
 
 def timed_cmd(cmd, cwd=None, env=None, timeout=None) -> dict:
-    """Run a command; wall seconds and the peak RSS (MB) of it and its
-    children (the largest single process, from wait4)."""
+    """Run a command: wall seconds, and CPU seconds (user + system) of it and
+    its children (what a shared machine's load inflates least)."""
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     try:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -104,7 +105,9 @@ def timed_cmd(cmd, cwd=None, env=None, timeout=None) -> dict:
         proc.communicate()
         return {"seconds": None, "rc": None, "timeout": timeout}
     wall = time.perf_counter() - t0
-    return {"seconds": round(wall, 3), "rc": proc.returncode,
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = ru.ru_utime + ru.ru_stime - ru0.ru_utime - ru0.ru_stime
+    return {"seconds": round(wall, 3), "cpu_seconds": round(cpu, 3), "rc": proc.returncode,
             "stderr_tail": err.decode("utf-8", "replace")[-300:] if proc.returncode not in (0, 1) else ""}
 
 

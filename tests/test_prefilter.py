@@ -88,7 +88,21 @@ def test_prefilter_semantics():
 
 
 def _naive(text, rules):
-    return [r for r in rules if not r.tokens or any(t in text for t in r.tokens)]
+    return [r for r in rules if not r.tokens or (any(t in text for t in r.tokens)
+                                                 and all(any(t in text for t in g) for g in r.also_tokens))]
+
+
+class _C(Rule):
+    code = "AD996"
+    tokens = ("/",)
+    also_tokens = (("torch",), (".long()", ".sum("))
+
+
+def test_also_tokens_must_each_be_present():
+    assert prefilter("a / b", [_C]) == []
+    assert prefilter("import torch\na / b", [_C]) == []
+    assert prefilter("import torch\na.sum() / b", [_C]) == [_C]
+    assert prefilter("import torch\na.sum()", [_C]) == []  # the token itself still decides first
 
 
 def test_prefilter_agrees_with_its_definition_on_the_corpus():

@@ -885,13 +885,22 @@ class Scope:
             out = self.returns[0]
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
-        local = (set(params) | _assigned_names(fn)) - _declared_outer(fn)
+        local = set(params) | self._locals_of(fn)
         for k in list(self.env):
             if k in local and "." not in k:
                 if k in saved_env:
                     self.env[k] = saved_env[k]
                 else:
                     del self.env[k]
+        return out
+
+    def _locals_of(self, fn) -> set:
+        """The names `fn` assigns and does not declare outer: two walks of
+        its body, so once per function and file, not once per inlined call."""
+        memo = self.a.__dict__.setdefault("_locals_memo", {})
+        out = memo.get(fn)
+        if out is None:
+            out = memo[fn] = _assigned_names(fn) - _declared_outer(fn)
         return out
 
     # ---------------------------------------------------------------- events

@@ -172,6 +172,9 @@ class LegacyReduction(Rule):
     summary = "`size_average=`/`reduce=` on losses are deprecated; use the equivalent `reduction=`"
     fix_safety = SAFE
     tokens = ("size_average", "reduce", "Loss(False", "Loss(True")  # positional flags: nn.L1Loss(False)
+    # The callee's own name: every _NN_LOSSES key holds "Loss"; the _F_LOSSES
+    # keys hold "loss" or are one of the other two.
+    also_tokens = (("loss", "Loss", "cross_entropy", "kl_div"),)
 
     VALID = [
         Valid("""

@@ -164,6 +164,8 @@ class RemovedLinalg(Rule):
     # `weight`, `value`, `larger` and admitted most files. A from-import of a
     # name is caught by its import line.
     tokens = tuple("." + n for n in REMOVED + WARNS) + ("load_lua", "from torch import")
+    # Every finding is a call of one of the names (or names load_lua).
+    also_tokens = (("torch",), tuple(n + "(" for n in REMOVED + WARNS) + ("load_lua",))
 
     VALID = [
         Valid("""
@@ -308,10 +310,11 @@ class RemovedLinalg(Rule):
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar) or node.module is None or not any(
+                isinstance(a.name, cst.Name) and a.name.value == "load_lua" for a in node.names):
+            return
         if in_version_fallback(self.ctx, node):
             return  # the old spelling for an old torch
-        if isinstance(node.names, cst.ImportStar) or node.module is None:
-            return
         for alias in node.names:
             q = self.ctx.imports.qualify(cst.Name(alias.evaluated_alias or alias.evaluated_name))
             if q == "torch.utils.serialization.load_lua":
@@ -319,9 +322,12 @@ class RemovedLinalg(Rule):
                                    "Lua Torch `.t7` files can be read with the `torchfile` package")
 
     def visit_Call(self, node: cst.Call) -> None:
+        q = self.ctx.imports.qualify(node.func)
+        name = q.rsplit(".", 1)[-1] if q else node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        if name not in REMOVED and name not in WARNS and name != "load_lua":
+            return  # nothing below reports it; in_version_fallback walks the parents
         if in_version_fallback(self.ctx, node):
             return  # the old spelling for an old torch
-        q = self.ctx.imports.qualify(node.func)
         if q and q.startswith("torch.") and q.count(".") == 1:
             fn = q.split(".")[1]
             if fn in REMOVED or fn in WARNS:

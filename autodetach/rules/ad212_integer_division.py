@@ -88,6 +88,12 @@ class IntegerDivision(Rule):
     summary = "`/` on integer tensors truncated before PyTorch 1.5 and divides now (silently)"
     fix_safety = SAFE
     tokens = ("/",)
+    # A finding needs torch imported and an operand proven an integer tensor:
+    # one of these spellings is in the text of every such proof (see `kind`;
+    # written without spaces before the parenthesis, as code is).
+    also_tokens = (("torch",), ("LongTensor", "IntTensor", "ShortTensor", "argmax", "argmin", "nonzero",
+                                "arange", "randint", ".long()", ".int()", ".short()", ".sum(", ".max(",
+                                ".min("))
 
     VALID = [
         Valid("""
@@ -290,16 +296,17 @@ class IntegerDivision(Rule):
 
     def _binary(self, node: cst.BinaryOperation, scope) -> None:
         got = self._operands(node.left, node.right, scope)
-        ratio = self._ratio_reading(node)
         if got is None:
             # 100. * correct / total: the scaled count of an accuracy.
             left = node.left
             if (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Multiply)
                     and _is_scale(left.left) and self._operands(left.right, node.right, scope) is not None):
-                ratio = ratio or "the count is scaled by a float or by 100"
+                ratio = self._ratio_reading(node) or "the count is scaled by a float or by 100"
                 got = (True, True)
             else:
                 return
+        else:
+            ratio = self._ratio_reading(node)  # after: it walks the parents
         nonneg, sure = got
         code = self.ctx.code(node)
         head = (f"`{code}` divides integer tensors: before PyTorch 1.5 this truncated toward zero, "

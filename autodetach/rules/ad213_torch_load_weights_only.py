@@ -91,7 +91,10 @@ class TorchLoadWeightsOnly(Rule):
     name = "torch-load-weights-only"
     summary = "`torch.load` without `weights_only` (default `True` since 2.6; whole-model pickles fail)"
     fix_safety = SAFE
-    tokens = ("load",)
+    # A call `load(`; `torch.load(` / `th.load(`, or `load` imported from torch
+    # (`import *` too).
+    tokens = ("load(",)
+    also_tokens = (("torch",), (".load(", "from torch import"))
 
     VALID = [
         Valid("""
@@ -232,10 +235,10 @@ class TorchLoadWeightsOnly(Rule):
     ]
 
     def visit_Call(self, node: cst.Call) -> None:
-        if in_version_fallback(self.ctx, node):
-            return  # the old spelling for an old torch
         if self.ctx.imports.qualify(node.func) != "torch.load" or kwarg(node, "weights_only") is not None:
             return
+        if in_version_fallback(self.ctx, node):  # after the cheap test: it walks the parents
+            return  # the old spelling for an old torch
         old = self.ctx.code(node.func)
         if any(a.star for a in node.args):
             self.report(node, f"`{old}` without `weights_only`: since PyTorch 2.6 it defaults to True "

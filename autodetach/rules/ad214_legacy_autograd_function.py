@@ -135,6 +135,7 @@ class LegacyAutogradFunction(Rule):
     summary = "`torch.autograd.Function` with a non-static `forward` (`MyFn()(x)`) raises since 1.3"
     fix_safety = SAFE
     tokens = ("Function",)
+    also_tokens = (("autograd",),)  # in every spelling of torch.autograd.Function
 
     VALID = [
         Valid("""

@@ -74,7 +74,8 @@ class Uint8Mask(Rule):
     name = "uint8-mask"
     summary = "uint8 `ByteTensor` masks (`masked_fill` raises, indexing warns, `~` is bitwise now)"
     fix_safety = SAFE
-    tokens = ("byte", "Byte", "uint8")
+    tokens = (".byte", "Byte", "uint8")  # .byte(), ByteTensor, torch.uint8
+    also_tokens = (("torch",),)
 
     VALID = [
         Valid("""

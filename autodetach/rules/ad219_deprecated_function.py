@@ -30,6 +30,11 @@ _REPORT_ONLY = {
         "`torch.backends.cuda.sdp_kernel` is deprecated; use "
         "`torch.nn.attention.sdpa_kernel([SDPBackend...])` with the backends that were enabled",
 }
+# Every qualified name visit_Call handles (besides `functorch.*`).
+_KNOWN = frozenset({"torch.range", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
+                    "torch.cuda.amp.autocast_mode.autocast", "torch.cpu.amp.autocast_mode.autocast",
+                    "torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
+                    "torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd", *_UPSAMPLING, *_REPORT_ONLY})
 
 
 def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -265,12 +270,10 @@ class DeprecatedFunction(Rule):
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if in_version_fallback(self.ctx, node):
-            return  # the old spelling for an old torch
         if isinstance(node.names, cst.ImportStar) or node.module is None or node.relative:
             return
-        if self.ctx.code(node.module) != "functorch":
-            return
+        if self.ctx.code(node.module) != "functorch" or in_version_fallback(self.ctx, node):
+            return  # in_version_fallback: the old spelling for an old torch
         names = [a.name.value if isinstance(a.name, cst.Name) else None for a in node.names]
         if not names or any(n not in _FUNC for n in names):
             self.report(node, "`functorch` is deprecated; its transforms are in `torch.func`")
@@ -280,21 +283,19 @@ class DeprecatedFunction(Rule):
                     fix_title="Import from `torch.func`")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        if in_version_fallback(self.ctx, node):
-            return  # the old spelling for an old torch
         dec = node.decorator
         if isinstance(dec, cst.Call):
             return  # handled as a call
         q = self.ctx.imports.qualify(dec)
-        if q in ("torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"):
+        if q in ("torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd") and not in_version_fallback(self.ctx, node):
             self._custom(dec, q, [])
 
     def visit_Call(self, node: cst.Call) -> None:
-        if in_version_fallback(self.ctx, node):
-            return  # the old spelling for an old torch
         q = self.ctx.imports.qualify(node.func)
-        if q is None:
+        if q is None or not (q in _KNOWN or q.startswith("functorch.")):
             return
+        if in_version_fallback(self.ctx, node):  # after the cheap test: it walks the parents
+            return  # the old spelling for an old torch
         if q == "torch.range":
             self._range(node)
         elif q in ("torch.cuda.amp.autocast", "torch.cpu.amp.autocast",

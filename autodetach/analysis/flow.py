@@ -146,6 +146,16 @@ class Scope:
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
 
     # ---------------------------------------------------------------- helpers
+    @property
+    def proven(self) -> tuple:
+        """Bindings and appends a backward in their loop proves to carry a graph."""
+        p = self.__dict__.get("_proven")
+        if p is None:
+            from .backwarded import proven_bindings
+
+            p = self._proven = proven_bindings(self.body)
+        return p
+
     def tag(self) -> tuple:
         return tuple((id(l), k) for l, k in self.loop_stack)
 
@@ -425,12 +435,15 @@ class Scope:
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
-        if self.no_grad or not val.graph:
+        proven = not self.no_grad and (id(stmt), key) in self.proven[0]
+        if not proven and (self.no_grad or not val.graph):
             self.env[key] = Val(ghosts=val.ghosts, unknown=val.unknown, elems=val.elems)
             return
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
-        node = self.new_node(key, stmt, expr, val, kind=kind)
-        node.loss = val.loss or _looks_like_loss(key)
+        node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
+        node.loss = val.loss or _looks_like_loss(key) or proven
+        if proven:
+            node.proven, node.uncertain = True, False
         self.env[key] = Val(frozenset({node}), loss=node.loss)
 
     def _state_kind(self, target, expr) -> Optional[str]:
@@ -614,17 +627,23 @@ class Scope:
                 else:
                     self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
                 return Val()
-            if meth in CONTAINER_ADD and base is not None:
+            known = self.a.object_method(base, meth) if meth not in CUT_METHODS else None
+            if known is not None and known[0].accum and not known[0].events:
+                return self._meter_add(e, stmt, base, meth, known)
+            if meth in CONTAINER_ADD and base is not None and known is None:
                 args = [self.expr(a.value) for a in e.args]
                 val = Val()
                 for a in args:
                     val = val.join(a)
-                if val.graph and not self.no_grad:
+                proven = id(e) in self.proven[1]
+                if (val.graph or proven) and not self.no_grad:
                     old = self.lookup_key(base)
                     expr = e.args[-1].value if e.args else None
                     node = self.new_node(base, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
                                                                val.uses, False), kind="container")
-                    node.loss = val.loss
+                    node.loss = val.loss or proven
+                    if proven:
+                        node.proven, node.uncertain = True, False
                     self.env[base] = Val(frozenset({node}), loss=val.loss)
                 return Val()
             if meth in CONTAINER_CLEAR and base is not None:
@@ -813,6 +832,27 @@ class Scope:
         if summary.arity:
             v.elems = [Val(frozenset({node})) for _ in range(summary.arity)]
         return v
+
+    def _meter_add(self, call, stmt, base, meth, meter) -> Val:
+        """`meter.update(loss)`: the method adds its argument into the
+        object's state, so the object is a container of what it is given."""
+        summary, where, cls = meter
+        vals = [(a, self.expr(a.value)) for a in call.args]
+        pos = [(a, v) for a, v in vals if a.keyword is None and not a.star]
+        for i, line, whole in summary.accum:
+            if i >= len(pos) or self.no_grad:
+                continue
+            arg, val = pos[i]
+            if not val.graph:
+                continue
+            old = self.lookup_key(base)
+            node = self.new_node(base, stmt, arg.value, Val(old.heads | val.heads, val.ghosts, frozenset(),
+                                                            val.uses, False), kind="container")
+            node.loss = True
+            node.meter = (f"{cls}.{meth}", where, line, whole)
+            self.env[base] = Val(frozenset({node}), loss=True)
+            break
+        return Val()
 
     def _own_method(self, f):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
@@ -1014,7 +1054,7 @@ class Scope:
             if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")) and \
                     id(loop) not in self.training_loops:
                 continue  # not a training loop
-            if any(getattr(n, "uncertain", False) for n in closure([head])):
+            if _uncertain_below(head):
                 continue
             reached = any(head in ev.reach or any(o in ev.reach for o in older)
                           for ev in self.events if ev.kind in ("backward", "grad"))
@@ -1034,6 +1074,22 @@ def _exits(arm) -> bool:
     body = getattr(last, "body", None)
     if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
         return isinstance(body[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
+    return False
+
+
+def _uncertain_below(head) -> bool:
+    """Does `head` hang from code we cannot see? Not past a value that a
+    backward proves to carry a graph (analysis.backwarded)."""
+    seen, stack = set(), [head]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if getattr(n, "uncertain", False):
+            return True
+        if not getattr(n, "proven", False):
+            stack.extend(n.parents)
     return False
 
 

@@ -1,6 +1,8 @@
 """The per-file analysis every AD1xx rule asks: built lazily, once."""
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -119,6 +121,39 @@ class Analysis:
         if key not in cache:
             cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
         return cache[key]
+
+    def object_method(self, base, meth):
+        """`meter.update(loss)` where `meter` is an object of a class of this
+        file or of the project: (summary, file name, class name) of the
+        method, or None. The summary says whether it adds its argument into
+        `self` state (`accum`)."""
+        if not base:
+            return None
+        cls = self.names.instances.get(base)
+        if cls is not None:
+            table = self._own_summaries
+            where = os.path.basename(self.ctx.path) if self.ctx.path else "this file"
+        else:
+            hit = self.foreign_method(base, meth)
+            if hit is None:
+                return None
+            from .project import summaries_of
+
+            table, where = summaries_of(hit[1]), os.path.basename(hit[1])
+            cls = (dotted(self.names.foreign_instances[base]) or "").split(".")[-1]
+        found = table.get(f"{cls}.{meth}")
+        if found is None:
+            return None
+        if found.accum and any(k.startswith(cls + ".") and v.events for k, v in table.items()):
+            # a policy that stores its log-probs and trains on them in another method
+            found = dataclasses.replace(found, accum=())
+        return found, where, cls
+
+    @cached_property
+    def _own_summaries(self) -> dict:
+        from .summaries import summarize
+
+        return summarize(self.ctx.text or self.ctx.module.code)
 
     @cached_property
     def sites(self) -> _Sites:

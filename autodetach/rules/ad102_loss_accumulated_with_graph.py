@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -351,6 +351,9 @@ class LossAccumulatedWithGraph(GraphRule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
+            if getattr(node, "meter", None):
+                self._meter(leak, node, src)
+                continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
                    f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
             if isinstance(src, LITERALS):
@@ -367,6 +370,30 @@ class LossAccumulatedWithGraph(GraphRule):
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
             self.report(src, msg + f"keep {how} instead", edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
+
+    def _meter(self, leak, node, src) -> None:
+        """`meter.update(loss)` into a method that sums what it is given."""
+        ctx = self.ctx
+        method, where, store, whole = node.meter
+        what = "its argument" if whole else "the entries of its argument"
+        msg = (f"`{leak.key}` keeps `{ctx.code(src).strip()}` with its graph (line {line(ctx, node.stmt)}): "
+               f"`{method}` adds {what} into the object's state ({where}, line {store}), so every "
+               f"iteration's graph stays alive and memory grows; pass ")
+        if isinstance(src, LITERALS):
+            new = _detach_inside(ctx, src, _graph_reads(node))
+        else:
+            new = detach(src) if whole else None  # `.detach()` of a dict of losses would fail
+        if new is None:
+            self.report(src, msg + "detached tensors instead")
+            return
+        msg += (f"`.detach()` instead; inferred: what `{method}` keeps is read from its code, and the object's "
+                f"later uses are not followed")
+        rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
+        if not rep.message.endswith(_UNSAFE_NOTE):
+            rep.message += _UNSAFE_NOTE
+
+
+_UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
 
 
 def _already_cut(src) -> bool:

@@ -142,6 +142,7 @@ class Scope:
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
+        self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
 
@@ -1048,11 +1049,12 @@ class Scope:
         returned = closure(h for r in self.returns for h in r.heads)
         targets = {h for ev in self.events if ev.kind == "backward" and ev.target is not None
                    for h in ev.target.heads}
+        evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
         for key, head, loop, older in self._leak_candidates:
-            if head in returned and not any(n in self.freed for n in closure([head])):
+            if head in returned and not evaluates and not any(n in self.freed for n in closure([head])):
                 continue  # the caller may backward it; not when a backward here freed its graph
             if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")) and \
-                    id(loop) not in self.training_loops:
+                    id(loop) not in self.training_loops and not evaluates:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue

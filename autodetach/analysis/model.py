@@ -275,7 +275,24 @@ class Analysis:
                          [p.name.value for p in fn.params.kwonly_params]
                 out.append(self._walk(_body(fn), params, fn.name.value, module_env))
         out.extend(self._step_methods())
+        out.extend(self._eval_functions(module_env))
         return [s for s in out if s is not None]
+
+    def _eval_functions(self, env) -> list:
+        """Functions with no backward whose calls here run with gradients on
+        (analysis.eval_loops): walked so that their accumulations are seen."""
+        from .eval_loops import unguarded_evals
+
+        out = []
+        for fn, note in unguarded_evals(self).items():
+            params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
+            try:
+                sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                sc.eval_note = note
+                out.append(sc.run())
+            except (GiveUp, RecursionError):
+                continue
+        return out
 
     @cached_property
     def step_methods(self) -> dict:
@@ -356,17 +373,22 @@ class Analysis:
                     out.append((sc, item))
                     if sc.self_class is not None:
                         self._mark_caller_loop(item, sc.name)
+                    if sc.eval_note is not None:
+                        self._mark(item, "eval_stmts", sc.eval_note)
         return out
 
     def _mark_caller_loop(self, item, method: str) -> None:
         """Remember the statements of a finding that exists only if the
         caller runs the method in a loop (an assumption the report states)."""
-        marks = self.__dict__.setdefault("caller_loop_stmts", {})
+        self._mark(item, "caller_loop_stmts", method)
+
+    def _mark(self, item, table: str, value) -> None:
+        marks = self.__dict__.setdefault(table, {})
         stmts = [getattr(item, "node", None)] + list(getattr(item, "path", []) or []) + \
             list(getattr(item, "links", []) or [])
         for n in stmts:
             if n is not None and n.stmt is not None:
-                marks[id(n.stmt)] = method
+                marks[id(n.stmt)] = value
 
     @cached_property
     def conflicts(self) -> list:

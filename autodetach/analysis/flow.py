@@ -403,10 +403,13 @@ class Scope:
                 call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
                 val = Val(frozenset({call_node}), uses={})
                 self._tuple_nodes = getattr(self, "_tuple_nodes", set()) | {call_node}
+            siblings = self._siblings(elems, val, stmt, expr)
             for i, t in enumerate(elems):
                 sub = val
                 if val.elems is not None and i < len(val.elems):
                     sub = val.elems[i]
+                if i in siblings:
+                    sub = siblings[i]
                 self.assign_target(t, sub, stmt, expr, kind=self._state_kind(t, expr) or kind)
             return
         if isinstance(target, cst.StarredElement):
@@ -416,6 +419,15 @@ class Scope:
             key = dotted(target.value)
             if key is not None and val.graph and not self.no_grad:
                 old = self.lookup_key(key)
+                if _constant_index(target):
+                    # `log["loss"] = loss`: the entry is replaced, so the new value does not
+                    # hang from the old ones (which stay in the container beside it)
+                    node = self.new_node(key, stmt, expr, Val(val.heads, val.ghosts, frozenset(), val.uses,
+                                                              False), kind="container")
+                    node.loss = val.loss
+                    self.env[key] = Val(frozenset({node}) | frozenset(h for h in old.heads if h.name != key or
+                                                                      h.stmt is not stmt), loss=val.loss)
+                    return
                 node = self.new_node(key, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
                                                           val.uses, False), kind="container")
                 node.loss = val.loss
@@ -446,6 +458,31 @@ class Scope:
         if proven:
             node.proven, node.uncertain = True, False
         self.env[key] = Val(frozenset({node}), loss=node.loss)
+
+    def _siblings(self, elems, val: Val, stmt, expr) -> dict:
+        """`loss, _, coarse = self.completion(data)` with `loss.backward()`:
+        the call is a same-file function whose code says which results can
+        carry a graph, and a backward proves that this call's do; the other
+        such results are taken to carry one too (an inference, noted on the node)."""
+        if self.no_grad or val.graph or not isinstance(expr, cst.Call):
+            return {}
+        keys = [dotted(t) for t in elems]
+        proven = [k for k in keys if k and (id(stmt), k) in self.proven[0]]
+        if not proven:
+            return {}
+        fn = self._own_method(expr.func) or self.names.functions.get(dotted(expr.func) or "")
+        shape = self.a.returns_elems(fn) if fn is not None else None
+        if shape is None or len(shape) != len(elems):
+            return {}
+        out = {}
+        for i, (k, g) in enumerate(zip(keys, shape)):
+            if g and k and k not in proven:
+                node = self.new_node(k, stmt, expr, Val(), trivial=True)
+                node.sibling = (f"`{k}` comes from the same call as `{proven[0]}` (line "
+                                f"{self.a.ctx.line_of(stmt)}), which is backwarded, and "
+                                f"`{fn.name.value}` can return a graph there")
+                out[i] = Val(frozenset({node}))
+        return out
 
     def _state_kind(self, target, expr) -> Optional[str]:
         """`out, h = rnn(x, h)`: h is recurrent state fed back into the call."""
@@ -1077,6 +1114,12 @@ def _exits(arm) -> bool:
     if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
         return isinstance(body[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
     return False
+
+
+def _constant_index(target: cst.Subscript) -> bool:
+    """`d["loss"]`, `buf[0]`: one fixed entry."""
+    return len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) and \
+        isinstance(target.slice[0].slice.value, (cst.SimpleString, cst.Integer))
 
 
 def _uncertain_below(head) -> bool:

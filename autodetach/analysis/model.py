@@ -309,8 +309,8 @@ class Analysis:
             for name, m in methods.items():
                 if name.startswith("__") or not m.params.params or m.params.params[0].name.value != "self":
                     continue
-                if any(isinstance(n, (cst.For, cst.While)) for n in nodes(m)):
-                    continue
+                if any(isinstance(n, (cst.For, cst.While)) and _trains_inside(n) for n in nodes(m)):
+                    continue  # its own loop trains; a loop that only prepares data does not count
                 calls = {dotted(n.func) for n in nodes(m) if isinstance(n, cst.Call)}
                 if m in sites.backward_in or any(methods.get(c[5:]) in sites.backward_in
                                                  for c in calls if c and c.startswith("self.")):
@@ -486,6 +486,14 @@ class Analysis:
             if m.startswith(module + "."):
                 return None  # owns part of it
         return False
+
+
+def _trains_inside(loop) -> bool:
+    return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and
+               (n.func.attr.value in BACKWARD_ATTRS or n.func.attr.value == "step" or
+                (dotted(n.func.value) == "self" and not n.func.attr.value.startswith("_")
+                 and n.func.attr.value not in ("to", "cuda")))
+               for n in nodes(loop))
 
 
 def _assigns(fn, key) -> bool:

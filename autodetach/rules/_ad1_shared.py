@@ -98,7 +98,7 @@ class GraphRule(Rule):
             return rep
         around = [node] + [n for n, _ in rep.related if n is not None]
         notes = inferred_notes(self.ctx, inferred, around) if inferred else []
-        methods = {marks[id(n)] for n in around if id(n) in marks}
+        methods = {marks[id(n)] for n in _statements(self.ctx, around) if id(n) in marks}
         if methods:
             notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +
                          " is taken to run once per iteration of a loop, keeping `self` between calls")

@@ -351,8 +351,9 @@ class LossAccumulatedWithGraph(GraphRule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
+            guesses = _sibling_notes(node)
             if getattr(node, "meter", None):
-                self._meter(leak, node, src)
+                self._meter(leak, node, src, guesses)
                 continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
                    f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
@@ -362,16 +363,25 @@ class LossAccumulatedWithGraph(GraphRule):
                 if new is None:
                     self.report(src, msg + "keep `.detach()` of the tensors in it instead")
                     continue
-                self.report(src, msg + "keep `.detach()` of the tensors in it instead", edits=[Edit(src, new)],
+                msg += "keep `.detach()` of the tensors in it instead"
+                if guesses:
+                    msg += "; inferred: " + "; ".join(guesses) + _UNSAFE_NOTE
+                self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
                 continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
-            self.report(src, msg + f"keep {how} instead", edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
+            msg += f"keep {how} instead"
+            if guesses:
+                msg += "; inferred: " + "; ".join(guesses)
+            rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
+                              fix_title=f"Accumulate {how}")
+            if guesses and not rep.message.endswith(_UNSAFE_NOTE):
+                rep.message += _UNSAFE_NOTE
 
-    def _meter(self, leak, node, src) -> None:
+    def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""
         ctx = self.ctx
         method, where, store, whole = node.meter
@@ -387,13 +397,20 @@ class LossAccumulatedWithGraph(GraphRule):
             self.report(src, msg + "detached tensors instead")
             return
         msg += (f"`.detach()` instead; inferred: what `{method}` keeps is read from its code, and the object's "
-                f"later uses are not followed")
+                f"later uses are not followed" + "".join("; " + g for g in guesses))
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
         if not rep.message.endswith(_UNSAFE_NOTE):
             rep.message += _UNSAFE_NOTE
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
+
+
+def _sibling_notes(node) -> list:
+    """What `flow._siblings` inferred about the values the store hangs from."""
+    from ..analysis.graph import closure
+
+    return sorted({n.sibling for n in closure([node]) if getattr(n, "sibling", None)})
 
 
 def _already_cut(src) -> bool:

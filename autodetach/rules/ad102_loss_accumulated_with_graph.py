@@ -49,10 +49,19 @@ class LossAccumulatedWithGraph(GraphRule):
     be seen (returned, passed to an unknown function, stored on an object, a
     function's parameter).
 
+    Also found: a loss that only its own `.backward()` shows to carry a
+    graph (built by code that cannot be seen); `meter.update(loss)` into a
+    class of the file or the project whose method sums its argument into
+    `self` (`AverageMeter`), fixed by passing `.detach()`; the loop of an
+    evaluation function whose calls in this file run outside
+    `torch.no_grad()`.
+
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
     Never offered when the accumulated value is backwarded (gradient
-    accumulation).
+    accumulation). Unsafe where the finding rests on an inference, which the
+    message names: what a meter's method keeps, results of the same call as
+    the backwarded loss, an evaluation function's callers in other files.
     """
 
     code = "AD102"

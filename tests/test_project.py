@@ -90,8 +90,23 @@ def test_module_import_and_relative_import_resolve(tmp_path):
 
 
 def test_unresolved_or_opaque_stays_uncertain(tmp_path):
-    assert _ad102(_project(tmp_path, "from elsewhere import loss_fn", "loss_fn")) == []
-    assert _ad102(_project(tmp_path, "from losses import opaque", "opaque")) == []
+    # what is summed is not what is backwarded: nothing proves it carries a graph
+    for imp, call in (("from elsewhere import loss_fn", "loss_fn"), ("from losses import opaque", "opaque")):
+        path = _project(tmp_path, imp, call)
+        with open(path) as fh:
+            text = fh.read()
+        text = text.replace("    loss.backward()\n", "    F.mse_loss(model(x), y).backward()\n")
+        text = text.replace("from torch import nn\n", "from torch import nn\nimport torch.nn.functional as F\n")
+        with open(path, "w") as fh:
+            fh.write(text)
+        assert _ad102(path) == []
+
+
+def test_unresolved_but_backwarded_is_proven(tmp_path):
+    # `loss.backward()` runs only on a tensor with a graph (analysis/backwarded.py)
+    for imp, call in (("from elsewhere import loss_fn", "loss_fn"), ("from losses import opaque", "opaque")):
+        found = _ad102(_project(tmp_path, imp, call))
+        assert len(found) == 1 and found[0].line == 15  # `total += loss`
 
 
 def test_cached_result_is_dropped_when_an_imported_file_changes(tmp_path):

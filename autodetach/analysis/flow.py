@@ -142,10 +142,21 @@ class Scope:
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
+        self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
 
     # ---------------------------------------------------------------- helpers
+    @property
+    def proven(self) -> tuple:
+        """Bindings and appends a backward in their loop proves to carry a graph."""
+        p = self.__dict__.get("_proven")
+        if p is None:
+            from .backwarded import proven_bindings
+
+            p = self._proven = proven_bindings(self.body)
+        return p
+
     def tag(self) -> tuple:
         return tuple((id(l), k) for l, k in self.loop_stack)
 
@@ -392,10 +403,13 @@ class Scope:
                 call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
                 val = Val(frozenset({call_node}), uses={})
                 self._tuple_nodes = getattr(self, "_tuple_nodes", set()) | {call_node}
+            siblings = self._siblings(elems, val, stmt, expr)
             for i, t in enumerate(elems):
                 sub = val
                 if val.elems is not None and i < len(val.elems):
                     sub = val.elems[i]
+                if i in siblings:
+                    sub = siblings[i]
                 self.assign_target(t, sub, stmt, expr, kind=self._state_kind(t, expr) or kind)
             return
         if isinstance(target, cst.StarredElement):
@@ -405,6 +419,15 @@ class Scope:
             key = dotted(target.value)
             if key is not None and val.graph and not self.no_grad:
                 old = self.lookup_key(key)
+                if _constant_index(target):
+                    # `log["loss"] = loss`: the entry is replaced, so the new value does not
+                    # hang from the old ones (which stay in the container beside it)
+                    node = self.new_node(key, stmt, expr, Val(val.heads, val.ghosts, frozenset(), val.uses,
+                                                              False), kind="container")
+                    node.loss = val.loss
+                    self.env[key] = Val(frozenset({node}) | frozenset(h for h in old.heads if h.name != key or
+                                                                      h.stmt is not stmt), loss=val.loss)
+                    return
                 node = self.new_node(key, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
                                                           val.uses, False), kind="container")
                 node.loss = val.loss
@@ -425,13 +448,41 @@ class Scope:
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
-        if self.no_grad or not val.graph:
+        proven = not self.no_grad and (id(stmt), key) in self.proven[0]
+        if not proven and (self.no_grad or not val.graph):
             self.env[key] = Val(ghosts=val.ghosts, unknown=val.unknown, elems=val.elems)
             return
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
-        node = self.new_node(key, stmt, expr, val, kind=kind)
-        node.loss = val.loss or _looks_like_loss(key)
+        node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
+        node.loss = val.loss or _looks_like_loss(key) or proven
+        if proven:
+            node.proven, node.uncertain = True, False
         self.env[key] = Val(frozenset({node}), loss=node.loss)
+
+    def _siblings(self, elems, val: Val, stmt, expr) -> dict:
+        """`loss, _, coarse = self.completion(data)` with `loss.backward()`:
+        the call is a same-file function whose code says which results can
+        carry a graph, and a backward proves that this call's do; the other
+        such results are taken to carry one too (an inference, noted on the node)."""
+        if self.no_grad or val.graph or not isinstance(expr, cst.Call):
+            return {}
+        keys = [dotted(t) for t in elems]
+        proven = [k for k in keys if k and (id(stmt), k) in self.proven[0]]
+        if not proven:
+            return {}
+        fn = self._own_method(expr.func) or self.names.functions.get(dotted(expr.func) or "")
+        shape = self.a.returns_elems(fn) if fn is not None else None
+        if shape is None or len(shape) != len(elems):
+            return {}
+        out = {}
+        for i, (k, g) in enumerate(zip(keys, shape)):
+            if g and k and k not in proven:
+                node = self.new_node(k, stmt, expr, Val(), trivial=True)
+                node.sibling = (f"`{k}` comes from the same call as `{proven[0]}` (line "
+                                f"{self.a.ctx.line_of(stmt)}), which is backwarded, and "
+                                f"`{fn.name.value}` can return a graph there")
+                out[i] = Val(frozenset({node}))
+        return out
 
     def _state_kind(self, target, expr) -> Optional[str]:
         """`out, h = rnn(x, h)`: h is recurrent state fed back into the call."""
@@ -614,17 +665,23 @@ class Scope:
                 else:
                     self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
                 return Val()
-            if meth in CONTAINER_ADD and base is not None:
+            known = self.a.object_method(base, meth) if meth not in CUT_METHODS else None
+            if known is not None and known[0].accum and not known[0].events:
+                return self._meter_add(e, stmt, base, meth, known)
+            if meth in CONTAINER_ADD and base is not None and known is None:
                 args = [self.expr(a.value) for a in e.args]
                 val = Val()
                 for a in args:
                     val = val.join(a)
-                if val.graph and not self.no_grad:
+                proven = id(e) in self.proven[1]
+                if (val.graph or proven) and not self.no_grad:
                     old = self.lookup_key(base)
                     expr = e.args[-1].value if e.args else None
                     node = self.new_node(base, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
                                                                val.uses, False), kind="container")
-                    node.loss = val.loss
+                    node.loss = val.loss or proven
+                    if proven:
+                        node.proven, node.uncertain = True, False
                     self.env[base] = Val(frozenset({node}), loss=val.loss)
                 return Val()
             if meth in CONTAINER_CLEAR and base is not None:
@@ -813,6 +870,27 @@ class Scope:
         if summary.arity:
             v.elems = [Val(frozenset({node})) for _ in range(summary.arity)]
         return v
+
+    def _meter_add(self, call, stmt, base, meth, meter) -> Val:
+        """`meter.update(loss)`: the method adds its argument into the
+        object's state, so the object is a container of what it is given."""
+        summary, where, cls = meter
+        vals = [(a, self.expr(a.value)) for a in call.args]
+        pos = [(a, v) for a, v in vals if a.keyword is None and not a.star]
+        for i, line, whole in summary.accum:
+            if i >= len(pos) or self.no_grad:
+                continue
+            arg, val = pos[i]
+            if not val.graph:
+                continue
+            old = self.lookup_key(base)
+            node = self.new_node(base, stmt, arg.value, Val(old.heads | val.heads, val.ghosts, frozenset(),
+                                                            val.uses, False), kind="container")
+            node.loss = True
+            node.meter = (f"{cls}.{meth}", where, line, whole)
+            self.env[base] = Val(frozenset({node}), loss=True)
+            break
+        return Val()
 
     def _own_method(self, f):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
@@ -1017,13 +1095,14 @@ class Scope:
         returned = closure(h for r in self.returns for h in r.heads)
         targets = {h for ev in self.events if ev.kind == "backward" and ev.target is not None
                    for h in ev.target.heads}
+        evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
         for key, head, loop, older in self._leak_candidates:
-            if head in returned and not any(n in self.freed for n in closure([head])):
+            if head in returned and not evaluates and not any(n in self.freed for n in closure([head])):
                 continue  # the caller may backward it; not when a backward here freed its graph
             if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")) and \
-                    id(loop) not in self.training_loops:
+                    id(loop) not in self.training_loops and not evaluates:
                 continue  # not a training loop
-            if any(getattr(n, "uncertain", False) for n in closure([head])):
+            if _uncertain_below(head):
                 continue
             reached = any(head in ev.reach or any(o in ev.reach for o in older)
                           for ev in self.events if ev.kind in ("backward", "grad"))
@@ -1043,6 +1122,28 @@ def _exits(arm) -> bool:
     body = getattr(last, "body", None)
     if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
         return isinstance(body[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
+    return False
+
+
+def _constant_index(target: cst.Subscript) -> bool:
+    """`d["loss"]`, `buf[0]`: one fixed entry."""
+    return len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) and \
+        isinstance(target.slice[0].slice.value, (cst.SimpleString, cst.Integer))
+
+
+def _uncertain_below(head) -> bool:
+    """Does `head` hang from code we cannot see? Not past a value that a
+    backward proves to carry a graph (analysis.backwarded)."""
+    seen, stack = set(), [head]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if getattr(n, "uncertain", False):
+            return True
+        if not getattr(n, "proven", False):
+            stack.extend(n.parents)
     return False
 
 

@@ -1,6 +1,8 @@
 """The per-file analysis every AD1xx rule asks: built lazily, once."""
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -119,6 +121,39 @@ class Analysis:
         if key not in cache:
             cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
         return cache[key]
+
+    def object_method(self, base, meth):
+        """`meter.update(loss)` where `meter` is an object of a class of this
+        file or of the project: (summary, file name, class name) of the
+        method, or None. The summary says whether it adds its argument into
+        `self` state (`accum`)."""
+        if not base:
+            return None
+        cls = self.names.instances.get(base)
+        if cls is not None:
+            table = self._own_summaries
+            where = os.path.basename(self.ctx.path) if self.ctx.path else "this file"
+        else:
+            hit = self.foreign_method(base, meth)
+            if hit is None:
+                return None
+            from .project import summaries_of
+
+            table, where = summaries_of(hit[1]), os.path.basename(hit[1])
+            cls = (dotted(self.names.foreign_instances[base]) or "").split(".")[-1]
+        found = table.get(f"{cls}.{meth}")
+        if found is None:
+            return None
+        if found.accum and any(k.startswith(cls + ".") and v.events for k, v in table.items()):
+            # a policy that stores its log-probs and trains on them in another method
+            found = dataclasses.replace(found, accum=())
+        return found, where, cls
+
+    @cached_property
+    def _own_summaries(self) -> dict:
+        from .summaries import summarize
+
+        return summarize(self.ctx.text or self.ctx.module.code)
 
     @cached_property
     def sites(self) -> _Sites:
@@ -240,7 +275,24 @@ class Analysis:
                          [p.name.value for p in fn.params.kwonly_params]
                 out.append(self._walk(_body(fn), params, fn.name.value, module_env))
         out.extend(self._step_methods())
+        out.extend(self._eval_functions(module_env))
         return [s for s in out if s is not None]
+
+    def _eval_functions(self, env) -> list:
+        """Functions with no backward whose calls here run with gradients on
+        (analysis.eval_loops): walked so that their accumulations are seen."""
+        from .eval_loops import unguarded_evals
+
+        out = []
+        for fn, note in unguarded_evals(self).items():
+            params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
+            try:
+                sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                sc.eval_note = note
+                out.append(sc.run())
+            except (GiveUp, RecursionError):
+                continue
+        return out
 
     @cached_property
     def step_methods(self) -> dict:
@@ -257,8 +309,8 @@ class Analysis:
             for name, m in methods.items():
                 if name.startswith("__") or not m.params.params or m.params.params[0].name.value != "self":
                     continue
-                if any(isinstance(n, (cst.For, cst.While)) for n in nodes(m)):
-                    continue
+                if any(isinstance(n, (cst.For, cst.While)) and _trains_inside(n) for n in nodes(m)):
+                    continue  # its own loop trains; a loop that only prepares data does not count
                 calls = {dotted(n.func) for n in nodes(m) if isinstance(n, cst.Call)}
                 if m in sites.backward_in or any(methods.get(c[5:]) in sites.backward_in
                                                  for c in calls if c and c.startswith("self.")):
@@ -321,17 +373,22 @@ class Analysis:
                     out.append((sc, item))
                     if sc.self_class is not None:
                         self._mark_caller_loop(item, sc.name)
+                    if sc.eval_note is not None:
+                        self._mark(item, "eval_stmts", sc.eval_note)
         return out
 
     def _mark_caller_loop(self, item, method: str) -> None:
         """Remember the statements of a finding that exists only if the
         caller runs the method in a loop (an assumption the report states)."""
-        marks = self.__dict__.setdefault("caller_loop_stmts", {})
+        self._mark(item, "caller_loop_stmts", method)
+
+    def _mark(self, item, table: str, value) -> None:
+        marks = self.__dict__.setdefault(table, {})
         stmts = [getattr(item, "node", None)] + list(getattr(item, "path", []) or []) + \
             list(getattr(item, "links", []) or [])
         for n in stmts:
             if n is not None and n.stmt is not None:
-                marks[id(n.stmt)] = method
+                marks[id(n.stmt)] = value
 
     @cached_property
     def conflicts(self) -> list:
@@ -429,6 +486,14 @@ class Analysis:
             if m.startswith(module + "."):
                 return None  # owns part of it
         return False
+
+
+def _trains_inside(loop) -> bool:
+    return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and
+               (n.func.attr.value in BACKWARD_ATTRS or n.func.attr.value == "step" or
+                (dotted(n.func.value) == "self" and not n.func.attr.value.startswith("_")
+                 and n.func.attr.value not in ("to", "cuda")))
+               for n in nodes(loop))
 
 
 def _assigns(fn, key) -> bool:

@@ -30,6 +30,10 @@ class Summary:
     arity: int = 0  # values in a returned tuple (0: not a tuple)
     events: bool = False  # runs backward / steps an optimizer inside
     stores_self: bool = False
+    # A method that adds an argument into `self` state (`self.sum += val * n`,
+    # `self.history.append(loss)`): (position after self, store line, whole) per such
+    # argument; whole is False when only its elements are added (`self.sums[k] += losses[k]`).
+    accum: tuple = ()
 
 
 def _dotted(node) -> Optional[str]:
@@ -50,6 +54,7 @@ class _Fn:
         self.params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
+        self.others: set = set()
 
     def kind(self, e, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
@@ -60,6 +65,8 @@ class _Fn:
         if isinstance(e, ast.Name):
             if e.id in self.params:
                 return "graph"
+            if e.id in self.others:
+                return "const"
             vals = self.assigned.get(e.id)
             if not vals:
                 return "unknown"  # a loop variable, a global: not followed
@@ -138,8 +145,9 @@ class _Fn:
                 returns.append(node.value)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS:
                 events = True
+        accum = self.accumulated()
         if not returns or all(r is None for r in returns):
-            return Summary("const", 0, events, stores)
+            return Summary("const", 0, events, stores, accum)
         kinds = [self.kind(r) if r is not None else "const" for r in returns]
         arity = {len(r.elts) if isinstance(r, ast.Tuple) else 0 for r in returns if r is not None}
         bare = [r for r in returns if isinstance(r, ast.Name) and r.id in self.params]
@@ -151,7 +159,80 @@ class _Fn:
             result = "graph"
         else:
             result = "const"
-        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores)
+        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum)
+
+    def accumulated(self) -> tuple:
+        """Arguments added into `self` state without a cut: `self.sum += val * n`,
+        `self._sum[i] += v` for `v` in the argument, `self.losses.append(loss)`."""
+        args = [a.arg for a in self.fn.args.args]
+        if args[:1] != ["self"]:
+            return ()
+        for node in _own_nodes(self.fn):
+            # `for idx, v in enumerate(values)`: the elements carry what the argument does
+            if isinstance(node, ast.For):
+                it = node.iter
+                if isinstance(it, ast.Call) and _dotted(it.func) in ("enumerate", "zip") and it.args:
+                    it = it.args[-1] if _dotted(it.func) == "enumerate" else it.args[0]
+                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
+                        it.func.attr in ("items", "values"):
+                    it = it.func.value
+                for n in _names(node.target):
+                    self.assigned.setdefault(n, []).append(it)
+        self.memo.clear()
+        out = []
+        for i, name in enumerate(args[1:]):
+            found = self._adds(name)
+            if found:
+                out.append((i, *found))
+        return tuple(out)
+
+    def _adds(self, name: str):
+        """(line, whole) where argument `name` is added into `self` state:
+        whole when the argument itself is added, not its elements; else None."""
+        saved = self.params
+        self.params = {name}
+        self.others = saved - {name}  # numbers in the sum (`val * n`)
+        try:
+            if any(self.kind(v) == "cut" for v in self.assigned.get(name, ())):
+                return None  # `val = val.detach().item()` first
+            for node in _own_nodes(self.fn):
+                value, target = None, None
+                if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
+                    value, target = node.value, node.target
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr in ("append", "extend", "insert") and node.args:
+                    value, target = node.args[-1], node.func.value
+                if value is None:
+                    continue
+                base = target.value if isinstance(target, ast.Subscript) else target
+                if not (_dotted(base) or "").startswith("self."):
+                    continue
+                self.memo.clear()
+                if self.kind(value) == "graph" and _mentions(value, name, self.assigned):
+                    return node.lineno, _whole(value, name)
+            return None
+        finally:
+            self.params, self.others = saved, set()
+            self.memo.clear()
+
+
+def _whole(e, name: str) -> bool:
+    """Is `name` itself read in `e` (`val * n`), not only its elements (`loss[key]`)?"""
+    inside = {id(n.value) for n in ast.walk(e) if isinstance(n, ast.Subscript)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in inside for n in ast.walk(e))
+
+
+def _mentions(e, name: str, assigned: dict, depth=0) -> bool:
+    """Does `e` read `name`, directly or through local names bound from it?"""
+    if depth > 8:
+        return False
+    for n in ast.walk(e):
+        if isinstance(n, ast.Name):
+            if n.id == name:
+                return True
+            if any(_mentions(v, name, assigned, depth + 1) for v in assigned.get(n.id, ()) if v is not e):
+                return True
+    return False
 
 
 def _is_loop_var(e) -> bool:

@@ -93,20 +93,34 @@ class GraphRule(Rule):
         a = self.ctx.analysis
         inferred = a.names.inferred
         marks = a.__dict__.get("caller_loop_stmts", {})
-        if (not inferred and not marks) or node is None:
+        evals = a.__dict__.get("eval_stmts", {})
+        if (not inferred and not marks and not evals) or node is None:
             return rep
         around = [node] + [n for n, _ in rep.related if n is not None]
         notes = inferred_notes(self.ctx, inferred, around) if inferred else []
-        methods = {marks[id(n)] for n in around if id(n) in marks}
+        methods = {marks[id(n)] for n in _statements(self.ctx, around) if id(n) in marks}
         if methods:
             notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +
                          " is taken to run once per iteration of a loop, keeping `self` between calls")
+        notes.extend(sorted({evals[id(s)] for s in _statements(self.ctx, around) if id(s) in evals}))
         if notes:
             rep.message += ("; " if "; inferred: " in rep.message else "; inferred: ") + "; ".join(notes)
             if rep.edits:
                 rep.fix = UNSAFE
                 rep.message += " (so the fix is unsafe: check it with --verify)"
         return rep
+
+
+def _statements(ctx, nodes) -> list:
+    """The nodes and the nodes holding them, up to their statements."""
+    out = []
+    for n in nodes:
+        while n is not None and not isinstance(n, (cst.FunctionDef, cst.Module)):
+            out.append(n)
+            if isinstance(n, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                break
+            n = ctx.parent(n)
+    return out
 
 
 def inferred_notes(ctx, inferred: dict, nodes) -> list:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -49,10 +49,19 @@ class LossAccumulatedWithGraph(GraphRule):
     be seen (returned, passed to an unknown function, stored on an object, a
     function's parameter).
 
+    Also found: a loss that only its own `.backward()` shows to carry a
+    graph (built by code that cannot be seen); `meter.update(loss)` into a
+    class of the file or the project whose method sums its argument into
+    `self` (`AverageMeter`), fixed by passing `.detach()`; the loop of an
+    evaluation function whose calls in this file run outside
+    `torch.no_grad()`.
+
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
     Never offered when the accumulated value is backwarded (gradient
-    accumulation).
+    accumulation). Unsafe where the finding rests on an inference, which the
+    message names: what a meter's method keeps, results of the same call as
+    the backwarded loss, an evaluation function's callers in other files.
     """
 
     code = "AD102"
@@ -351,6 +360,10 @@ class LossAccumulatedWithGraph(GraphRule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
+            guesses = _sibling_notes(node)
+            if getattr(node, "meter", None):
+                self._meter(leak, node, src, guesses)
+                continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
                    f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
             if isinstance(src, LITERALS):
@@ -359,14 +372,54 @@ class LossAccumulatedWithGraph(GraphRule):
                 if new is None:
                     self.report(src, msg + "keep `.detach()` of the tensors in it instead")
                     continue
-                self.report(src, msg + "keep `.detach()` of the tensors in it instead", edits=[Edit(src, new)],
+                msg += "keep `.detach()` of the tensors in it instead"
+                if guesses:
+                    msg += "; inferred: " + "; ".join(guesses) + _UNSAFE_NOTE
+                self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
                 continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
             how = "`.detach()`" if as_tensor else "`.item()`"
-            self.report(src, msg + f"keep {how} instead", edits=[Edit(src, new)], fix_title=f"Accumulate {how}")
+            msg += f"keep {how} instead"
+            if guesses:
+                msg += "; inferred: " + "; ".join(guesses)
+            rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
+                              fix_title=f"Accumulate {how}")
+            if guesses and not rep.message.endswith(_UNSAFE_NOTE):
+                rep.message += _UNSAFE_NOTE
+
+    def _meter(self, leak, node, src, guesses) -> None:
+        """`meter.update(loss)` into a method that sums what it is given."""
+        ctx = self.ctx
+        method, where, store, whole = node.meter
+        what = "its argument" if whole else "the entries of its argument"
+        msg = (f"`{leak.key}` keeps `{ctx.code(src).strip()}` with its graph (line {line(ctx, node.stmt)}): "
+               f"`{method}` adds {what} into the object's state ({where}, line {store}), so every "
+               f"iteration's graph stays alive and memory grows; pass ")
+        if isinstance(src, LITERALS):
+            new = _detach_inside(ctx, src, _graph_reads(node))
+        else:
+            new = detach(src) if whole else None  # `.detach()` of a dict of losses would fail
+        if new is None:
+            self.report(src, msg + "detached tensors instead")
+            return
+        msg += (f"`.detach()` instead; inferred: what `{method}` keeps is read from its code, and the object's "
+                f"later uses are not followed" + "".join("; " + g for g in guesses))
+        rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
+        if not rep.message.endswith(_UNSAFE_NOTE):
+            rep.message += _UNSAFE_NOTE
+
+
+_UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
+
+
+def _sibling_notes(node) -> list:
+    """What `flow._siblings` inferred about the values the store hangs from."""
+    from ..analysis.graph import closure
+
+    return sorted({n.sibling for n in closure([node]) if getattr(n, "sibling", None)})
 
 
 def _already_cut(src) -> bool:

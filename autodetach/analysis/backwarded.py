@@ -1,0 +1,121 @@
+"""Values a backward proves to carry a graph.
+
+    for x, y in loader:
+        loss = criterion(helper(model_bag["net"](x)), y)   # unseen code
+        loss.backward()
+        total_loss += loss
+
+Whatever `helper` and `model_bag` are, `loss.backward()` only runs on a
+tensor that carries a graph, so the binding it backwards does. A binding is
+proven when it is the only assignment of that name in the loop holding the
+backward (so the backwarded value is the one assigned there). The same for
+the one value appended to a list whose last element is backwarded
+(`losses.append(l); losses[-1].backward()`)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+_SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_WRAPPERS = {"scale"}  # scaler.scale(loss).backward()
+_CALL_FORMS = {"backward", "manual_backward"}  # accelerator.backward(loss), self.manual_backward(loss)
+_ADDS = {"append", "insert", "appendleft"}
+
+
+def _targets(call: cst.Call) -> list:
+    """(key, whole) for what a backward call runs on: whole is False for
+    `key[i].backward()` (an element of a container)."""
+    f = call.func
+    if not isinstance(f, cst.Attribute) or f.attr.value not in _CALL_FORMS:
+        return []
+    base = f.value
+    if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and \
+            base.func.attr.value in _WRAPPERS and len(base.args) == 1:
+        base = base.args[0].value
+    elif dotted(base) is not None and call.args and call.args[0].keyword is None and \
+            f.attr.value == "backward" and dotted(call.args[0].value) is not None and \
+            not _looks_like_grad(call.args[0].value):
+        base = call.args[0].value  # accelerator.backward(loss)
+    elif f.attr.value == "manual_backward" and call.args:
+        base = call.args[0].value
+    if isinstance(base, cst.Subscript):
+        key = dotted(base.value)
+        return [(key, False)] if key else []
+    key = dotted(base)
+    return [(key, True)] if key else []
+
+
+def _looks_like_grad(e) -> bool:
+    name = (dotted(e) or "").split(".")[-1].lower()
+    return "grad" in name or name in ("gradient", "ones", "g")
+
+
+def proven_bindings(body) -> tuple:
+    """({(id(statement), key)} of proven assignments, {id(call)} of proven
+    appends) for the loops in `body` (outside nested functions)."""
+    stmts, adds = set(), set()
+    for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
+        if not isinstance(loop, (cst.For, cst.While)):
+            continue
+        inner = list(nodes(loop.body, skip=_SKIP))
+        wanted = {t for n in inner if isinstance(n, cst.Call) for t in _targets(n)}
+        if not wanted:
+            continue
+        lines = _statement_lines(loop.body)
+        for key, whole in wanted:
+            if whole:
+                found = [stmt for stmt, small in lines if _assigns(small, key)]
+                if len(found) == 1 and not _rebinds_elsewhere(inner, key):
+                    stmts.add((id(found[0]), key))
+            else:
+                calls = [n for n in inner if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+                         and n.func.attr.value in _ADDS and dotted(n.func.value) == key]
+                if len(calls) == 1 and not any(_assigns(small, key) for _, small in lines):
+                    adds.add(id(calls[0]))
+    return stmts, adds
+
+
+def _all(body):
+    for s in body:
+        if not isinstance(s, _SKIP):
+            yield from nodes(s, skip=_SKIP)
+
+
+def _statement_lines(suite) -> list:
+    """(statement line, small statement) for every small statement in `suite`."""
+    out = []
+    for n in nodes(suite, skip=_SKIP):
+        if isinstance(n, cst.SimpleStatementLine):
+            out.extend((n, s) for s in n.body)
+        elif isinstance(n, cst.SimpleStatementSuite):
+            out.extend((n, s) for s in n.body)
+    return out
+
+
+def _assigns(small, key) -> bool:
+    if isinstance(small, cst.Assign):
+        return any(key in _target_keys(t.target) for t in small.targets)
+    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        return dotted(small.target) == key
+    return False
+
+
+def _rebinds_elsewhere(inner, key) -> bool:
+    """`for loss in ...`, `with ... as loss`, `(loss := ...)`: not followed."""
+    for n in inner:
+        if isinstance(n, (cst.NamedExpr, cst.For, cst.CompFor)) and key in _target_keys(n.target):
+            return True
+        if isinstance(n, cst.AsName) and key in _target_keys(n.name):
+            return True
+    return False
+
+
+def _target_keys(t) -> set:
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return {k for el in t.elements for k in _target_keys(el.value)}
+    if isinstance(t, cst.StarredElement):
+        return _target_keys(t.value)
+    key = dotted(t)
+    return {key} if key else set()

@@ -1,0 +1,136 @@
+"""Evaluation functions that run with gradients on.
+
+    def evaluate(model, loader, criterion):      # no backward, no no_grad
+        total = 0
+        for x, y in loader:
+            total += criterion(model(x), y)      # each batch's graph kept
+        return total / len(loader)
+
+    val_loss = evaluate(model, val_loader, criterion)   # not under no_grad
+
+A loop with no backward is not a training loop, so the flow analysis does
+not look for accumulations in it: usually the function runs under
+`torch.no_grad()` somewhere the file does not show. When every call of the
+function in this file is outside `no_grad` and none of them backwards what
+it returns, the graphs are built and kept for nothing. Callers in other
+files are not seen: findings here rest on that inference."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
+_SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_ADDS = {"append", "extend", "insert"}
+
+
+def unguarded_evals(analysis) -> dict:
+    """FunctionDef -> note (what was inferred) for such functions."""
+    sites = analysis.sites
+    imports = analysis.ctx.imports
+    candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
+                  and not any(_is_no_grad(d.decorator, imports) for d in fn.decorators)]
+    if not candidates:
+        return {}
+    # `self.interpolation(data, track_gradient=False)` sets the mode itself
+    switches = {fn.name.value for fn in sites.functions if _switches_grad(fn, imports)}
+    candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not any(
+        isinstance(n, cst.Call) and (dotted(n.func) or "").rpartition(".")[2] in switches
+        for n in nodes(fn.body, skip=_SKIP))]
+    by_name = {fn.name.value: fn for fn in candidates}
+    calls: dict = {name: [] for name in by_name}
+    _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes)
+    out = {}
+    for name, fn in by_name.items():
+        found = calls[name]
+        if not found or any(guarded or backwarded for _, guarded, backwarded in found):
+            continue
+        lines = ", ".join(str(analysis.ctx.line_of(c)) for c, _, _ in found[:3])
+        out[fn] = (f"`{name}` runs with gradients on: its calls in this file (line {lines}) are outside "
+                   f"`torch.no_grad()` and do not backward its result (callers in other files are not seen)")
+    return out
+
+
+def _accumulates(fn) -> bool:
+    """A loop in `fn` that sums or collects something."""
+    for loop in nodes(fn.body, skip=_SKIP):
+        if isinstance(loop, (cst.For, cst.While)):
+            for n in nodes(loop.body, skip=_SKIP):
+                if isinstance(n, cst.AugAssign) and isinstance(n.operator, (cst.AddAssign, cst.SubtractAssign)):
+                    return True
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _ADDS:
+                    return True
+    return False
+
+
+def _switches_grad(fn, imports) -> bool:
+    return any(isinstance(n, (cst.Call, cst.Decorator)) and _is_no_grad(n if isinstance(n, cst.Call) else
+                                                                         n.decorator, imports)
+               for n in nodes(fn, skip=(cst.ClassDef,)))
+
+
+def _is_no_grad(e, imports) -> bool:
+    call = e.func if isinstance(e, cst.Call) else e
+    return imports.qualify(call) in NO_GRAD
+
+
+def _collect_calls(module, by_name, calls, imports, classes) -> None:
+    """For each call of a candidate (by its name: `f(...)`, `self.f(...)`,
+    `Cls.f(...)`): (call, under no_grad, its result backwarded in the caller)."""
+    stack = [(module, False, module)]
+    while stack:
+        node, guarded, owner = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            owner = node
+            guarded = guarded or any(_is_no_grad(d.decorator, imports) for d in node.decorators)
+        if isinstance(node, cst.With) and any(_is_no_grad(i.item, imports) for i in node.items):
+            guarded = True
+        if isinstance(node, cst.Call):
+            key = dotted(node.func) or ""
+            base, _, name = key.rpartition(".")
+            if name in by_name and by_name[name] is not owner and (not base or base in ("self", "cls")
+                                                                   or base in classes):
+                calls[name].append((node, guarded, _backwards_result(owner, node)))
+        for child in _children(node):
+            stack.append((child, guarded, owner))
+
+
+def _children(node):
+    from .walk import children
+
+    return children(node)
+
+
+def _backwards_result(owner, call) -> bool:
+    """Does the caller backward (or return, or pass on) what the call gives?
+    Judged by the names the result is bound to; anything else counts as yes."""
+    owner_nodes = nodes(owner.body if isinstance(owner, cst.FunctionDef) else owner, skip=_SKIP)
+    bound = set()
+    for n in owner_nodes:
+        if isinstance(n, cst.Assign) and n.value is call:
+            for t in n.targets:
+                bound |= {dotted(x) for x in nodes(t.target) if isinstance(x, (cst.Name, cst.Attribute))}
+            break
+    else:
+        return True  # used inside an expression: not followed
+    bound.discard(None)
+    for _ in range(2):  # `total = val_loss + reg`: what is computed from the result, too
+        for n in owner_nodes:
+            if isinstance(n, cst.Assign) and _names(n.value) & bound:
+                for t in n.targets:
+                    bound |= {dotted(x) for x in nodes(t.target) if isinstance(x, (cst.Name, cst.Attribute))}
+        bound.discard(None)
+    for n in owner_nodes:
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                n.func.attr.value in ("backward", "manual_backward"):
+            if _names(n) & bound:
+                return True
+        if isinstance(n, cst.Return) and n.value is not None and _names(n.value) & bound:
+            return True
+    return False
+
+
+def _names(e) -> set:
+    return {dotted(x) for x in nodes(e) if isinstance(x, (cst.Name, cst.Attribute))}

@@ -89,13 +89,6 @@ def _blocks(old: str, new: str, base: int) -> list:
     return out
 
 
-def _line_offsets(lines: list) -> list:
-    out = [0]
-    for ln in lines:
-        out.append(out[-1] + len(ln))
-    return out
-
-
 def _anchors(a: list, b: list) -> list:
     """(i, j) of lines that occur once in `a` and once in `b`, the longest
     increasing run of them."""

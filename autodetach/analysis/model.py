@@ -176,7 +176,7 @@ class Analysis:
             return cache[fn]
         cache[fn] = True  # optimistic for recursive calls
         from .flow import Val
-        from .graph import GNode, closure
+        from .graph import GNode
 
         marker = GNode(name="<arg>", stmt=None, expr=None, iteration=())
         params = [p.name.value for p in fn.params.params]

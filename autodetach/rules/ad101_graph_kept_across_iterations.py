@@ -5,7 +5,7 @@ import libcst as cst
 
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
-from ..rule import Edit, Invalid, Rule, Valid
+from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
 

@@ -7,7 +7,7 @@ from ..findings import SAFE, UNSAFE
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
-from ..rule import Edit, Invalid, Rule, Valid
+from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 

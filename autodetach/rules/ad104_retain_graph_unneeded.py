@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import SAFE, UNSAFE
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Valid
 from ._ad1_shared import GraphRule, code, without_arg
 from ..analysis.graph import closure
 from ..analysis.walk import nodes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, line, with_retain
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import UNSAFE
-from ..rule import Edit, Invalid, Rule, Valid
+from ..rule import Edit, Invalid, Valid
 from ..analysis.argument_losses import generator_after_critic_step
 from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..findings import NONE
-from ..rule import Invalid, Rule, Valid
+from ..rule import Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
 from ..analysis.decide import param_modules
 from ..analysis.graph import closure

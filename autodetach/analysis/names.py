@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .optimizer_owners import resolve_owners
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
 from .walk import walk
@@ -305,6 +306,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
+    resolve_owners(table, assigns, plists.env, col.aliases, col.imports)
     _propagate(col.aliases, table)
     return table
 

@@ -1,0 +1,121 @@
+"""What an optimizer steps, where its constructor is not `torch.optim`.
+
+`self.qf1_optimizer = optimizer_class(self.qf1.parameters(), lr=lr)` (the
+class is an argument) and `optimizer = make_optimizer(model.parameters())`
+leave the optimizer's parameters unknown to the name table, though the
+call's first argument says which modules they come from. And
+`g_optim = Adam(g_module.parameters())` after `g_module = model.module.generator`
+steps a part of `model`: the alias's source is owned too, so that a graph
+built by calling `model` is seen to hold what `g_optim` steps."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+
+
+def resolve_owners(table, assigns: list, env: dict, aliases: list, imports) -> None:
+    from .names import Optimizer, _owned
+
+    made = _built_lists(table, assigns)
+    for node in assigns:
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Call) or not node.value.args:
+            continue
+        key = dotted(node.targets[0].target)
+        o = table.optimizers.get(key) if key else None
+        first = node.value.args[0]
+        if o is None or (first.keyword is not None and first.keyword.value not in ("params", "parameters")):
+            continue
+        via = sorted({fn for name, (_, fn) in made.items() if name in _names(first.value)})
+        if o.owns is not None and not via:
+            continue
+        # a list a function of this file fills (the flat env saw only its `[]`)
+        owned = _owned(first.value, table, {**env, **{k: v for k, (v, _) in made.items()}}, imports)
+        if not owned:
+            continue
+        table.optimizers[key] = Optimizer(key, frozenset(owned), node.value)
+        what = ", ".join(f"`{m}`" for m in sorted(owned))
+        note = table.inferred.get(key)
+        note = (note + "; it steps " if note else f"`{key}` steps ") + f"{what} (the parameters it is built from)"
+        if via:
+            note += " (" + ", ".join(f"`{f}`" for f in via) + " may return only some of them)"
+        table.inferred[key] = note
+    sources: dict = {}
+    for key, src in aliases:
+        if "." in src and src not in table.optimizers:
+            sources.setdefault(key, set()).add(src)
+    for key, o in list(table.optimizers.items()):
+        if not o.owns:
+            continue
+        extra = {s for m in o.owns for s in sources.get(m, ()) if s not in o.owns}
+        if extra:
+            table.optimizers[key] = Optimizer(key, o.owns | frozenset(extra), o.node)
+
+
+def _names(expr) -> set:
+    out = set()
+
+    def enter(n):
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+
+    from .walk import walk
+
+    walk(expr, enter)
+    return out
+
+
+def _built_lists(table, assigns: list) -> dict:
+    """`model_params, ft_params = self.split_model_parameters()` where that
+    function of this file collects from `self.model.named_parameters()`:
+    name -> ({module keys}, function name). A superset: it may filter."""
+    out: dict = {}
+    for node in assigns:
+        call = node.value
+        if len(node.targets) != 1 or not isinstance(call, cst.Call):
+            continue
+        fname = dotted(call.func)
+        if fname is None:
+            continue
+        fn = table.functions.get(fname)
+        if fn is None and fname.startswith("self.") and fname.count(".") == 1:
+            hits = [m for (c, n), m in table.methods.items() if n == fname[5:]]
+            fn = hits[0] if len(hits) == 1 else None
+        if fn is None:
+            continue
+        bases = _param_sources(fn, call)
+        if not bases:
+            continue
+        tgt = node.targets[0].target
+        els = [e.value for e in tgt.elements] if isinstance(tgt, (cst.Tuple, cst.List)) else [tgt]
+        for el in els:
+            if isinstance(el, cst.Name):
+                out[el.value] = (bases, fname.split(".")[-1])
+    return out
+
+
+def _param_sources(fn, call) -> set:
+    """Modules whose `.parameters()` / `.named_parameters()` the body reads,
+    with the function's parameters replaced by the call's arguments."""
+    from .walk import nodes
+
+    params = [p.name.value for p in fn.params.params]
+    if params[:1] == ["self"]:
+        params = params[1:]
+    args = {p: dotted(a.value) for p, a in zip(params, call.args) if a.keyword is None}
+    out = set()
+    for n in nodes(fn):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                n.func.attr.value in ("parameters", "named_parameters"):
+            base = dotted(n.func.value)
+            if base is None:
+                return set()
+            head, _, rest = base.partition(".")
+            if head in args:
+                if args[head] is None:
+                    return set()
+                base = args[head] + ("." + rest if rest else "")
+            elif head != "self":
+                return set()
+            out.add(base)
+    return out

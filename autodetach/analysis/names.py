@@ -263,16 +263,22 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 if isinstance(m, cst.FunctionDef):
                     table.methods[(stmt.name.value, m.name.value)] = m
     assigns: list = []
+    augs: list = []  # `params += list(m.parameters())`
+    calls: list = []  # `train(model, opt)`: call sites of this file's functions
 
     def enter(n):
         t = type(n)
         if t is cst.Call:
             col.visit_Call(n)
+            if type(n.func) is cst.Name:
+                calls.append(n)
         elif t is cst.Assign:
             col.visit_Assign(n)
             assigns.append(n)
         elif t is cst.AnnAssign:
             col.visit_AnnAssign(n)
+        elif t is cst.AugAssign:
+            augs.append(n)
         elif t is cst.FunctionDef:
             col.visit_FunctionDef(n)
         elif t is cst.ClassDef:
@@ -306,7 +312,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
-    resolve_owners(table, assigns, plists.env, col.aliases, col.imports)
+    resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
     _propagate(col.aliases, table)
     return table
 

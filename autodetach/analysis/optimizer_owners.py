@@ -14,10 +14,12 @@ import libcst as cst
 from ..imports import dotted
 
 
-def resolve_owners(table, assigns: list, env: dict, aliases: list, imports) -> None:
+def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, aliases: list, imports) -> None:
     from .names import Optimizer, _owned
 
     made = _built_lists(table, assigns)
+    grown = _grown_lists(table, augs, env, imports)
+    over = {**env, **grown, **{k: v for k, (v, _) in made.items()}}
     for node in assigns:
         if len(node.targets) != 1 or not isinstance(node.value, cst.Call) or not node.value.args:
             continue
@@ -26,20 +28,27 @@ def resolve_owners(table, assigns: list, env: dict, aliases: list, imports) -> N
         first = node.value.args[0]
         if o is None or (first.keyword is not None and first.keyword.value not in ("params", "parameters")):
             continue
-        via = sorted({fn for name, (_, fn) in made.items() if name in _names(first.value)})
-        if o.owns is not None and not via:
+        used = _names(first.value)
+        via = sorted({fn for name, (_, fn) in made.items() if name in used})
+        if o.owns is not None and not via and not used & set(grown):
             continue
-        # a list a function of this file fills (the flat env saw only its `[]`)
-        owned = _owned(first.value, table, {**env, **{k: v for k, (v, _) in made.items()}}, imports)
+        # lists filled by `+=` or by a function of this file (the flat env saw only their `[]`)
+        owned = _owned(first.value, table, over, imports)
+        if owned is None and used & set(grown):
+            table.optimizers[key] = Optimizer(key, None, o.node)  # not "nothing": unknown
+            continue
         if not owned:
             continue
         table.optimizers[key] = Optimizer(key, frozenset(owned), node.value)
-        what = ", ".join(f"`{m}`" for m in sorted(owned))
         note = table.inferred.get(key)
+        if note is None and not via and o.owns is not None:
+            continue  # a torch.optim constructor over `+=` lists: proven
+        what = ", ".join(f"`{m}`" for m in sorted(owned))
         note = (note + "; it steps " if note else f"`{key}` steps ") + f"{what} (the parameters it is built from)"
         if via:
             note += " (" + ", ".join(f"`{f}`" for f in via) + " may return only some of them)"
         table.inferred[key] = note
+    _from_call_sites(table, calls)
     sources: dict = {}
     for key, src in aliases:
         if "." in src and src not in table.optimizers:
@@ -119,3 +128,57 @@ def _param_sources(fn, call) -> set:
                 return set()
             out.add(base)
     return out
+
+
+def _grown_lists(table, augs: list, env: dict, imports) -> dict:
+    """`params = []` then `params += list(m.parameters())`: name -> modules,
+    or None where one addition is not understood."""
+    from .names import _owned
+
+    out: dict = {}
+    for node in augs:
+        key = dotted(node.target)
+        if key is None or not isinstance(node.operator, cst.AddAssign):
+            continue
+        owned = _owned(node.value, table, env, imports)
+        prev = out.get(key, env.get(key, set()))
+        out[key] = None if owned is None or prev is None else prev | owned
+    return out
+
+
+def _from_call_sites(table, calls: list) -> None:
+    """`def train(model, opt)` called as `train(net, optimizer)` where
+    `optimizer` steps `net`: `opt` steps `model`. Every call site must agree."""
+    from .names import Optimizer
+
+    found: dict = {}
+    for call in calls:
+        fn = table.functions.get(call.func.value)
+        if fn is None:
+            continue
+        params = [p.name.value for p in fn.params.params + fn.params.kwonly_params]
+        args: dict = {}
+        for i, a in enumerate(call.args):
+            if a.star:
+                break
+            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+            if name is not None:
+                args[name] = dotted(a.value)
+        for p, src in args.items():
+            o = table.optimizers.get(p)
+            so = table.optimizers.get(src) if src else None
+            if o is None or o.owns is not None or so is None or not so.owns:
+                continue
+            mapped = frozenset(q for q, s in args.items() if s is not None and s in so.owns and q != p)
+            key = (fn.name.value, p)
+            if key in found and found[key][0] != mapped:
+                found[key] = (None, src, call)
+            elif key not in found:
+                found[key] = (mapped, src, call)
+    for (fname, p), (mapped, src, call) in found.items():
+        if not mapped:
+            continue
+        table.optimizers[p] = Optimizer(p, mapped, None)
+        what = ", ".join(f"`{m}`" for m in sorted(mapped))
+        note = table.inferred.get(p, f"`{p}` is an optimizer")
+        table.inferred[p] = note + f"; it steps {what} (`{fname}` is called with `{src}`, which steps them)"

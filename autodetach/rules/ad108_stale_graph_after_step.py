@@ -134,7 +134,7 @@ class StaleGraphAfterStep(GraphRule):
                 for s in steps:
                     if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
                         continue
-                    fits = (lambda n: n.iteration == b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
+                    fits = _this_pass(b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
                     if fits is None:
                         continue
                     stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
@@ -196,6 +196,12 @@ class StaleGraphAfterStep(GraphRule):
             return []
         moved = stmt.with_changes(leading_lines=[])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
+
+
+def _this_pass(tag):
+    """Nodes built in the backward's pass of its loops, inner loops included
+    (`for chunk in chunks: feats.append(net(chunk))` before the step)."""
+    return lambda n: n.iteration[:len(tag)] == tag
 
 
 def _before_loop(sc, s, b):

@@ -860,6 +860,10 @@ class Scope:
         v.loss = not self.names.has_params(key) and _looks_like_loss(key)
         if args.unknown and not v.heads and not mods:
             v.unknown = True
+        if key in self.names.wrapped:
+            # DataParallel(trainer) of a class we cannot see: which of its
+            # results share a graph is unknown (no freed-graph conflicts)
+            v.uncertain = True
         return v
 
     def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:

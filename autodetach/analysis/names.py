@@ -27,6 +27,9 @@ RECURRENT = {"torch.nn.RNN": "tensor", "torch.nn.GRU": "tensor", "torch.nn.LSTM"
              "torch.nn.RNNCell": "tensor", "torch.nn.GRUCell": "tensor", "torch.nn.LSTMCell": "tuple"}
 
 OPTIMIZER_PREFIX = "torch.optim."
+# `trainer = nn.parallel.DataParallel(trainer)`: still a module, called on tensors
+WRAPPERS = {"torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+            "torch.nn.parallel.data_parallel.DataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}
 
 
 @dataclass
@@ -55,6 +58,7 @@ class NameTable:
             return None
         return self.methods.get((cls, meth)) if cls else None
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
+    wrapped: set = field(default_factory=set)  # modules known only as DataParallel(x): forward unseen
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
     functions_all: list = field(default_factory=list)  # every FunctionDef, methods included
     inferred: dict = field(default_factory=dict)  # name -> what was inferred about it, and why
@@ -129,6 +133,9 @@ class _Collector(cst.CSTVisitor):
         elif kind == "leaf":
             self.t.leaves.add(key)
         else:
+            if kind == "param" and key not in self.t.modules and isinstance(call, cst.Call) and \
+                    self.imports.qualify(call.func) in WRAPPERS:
+                self.t.wrapped.add(key)
             self.t.modules[key] = kind
             if kind in ("tensor", "tuple"):
                 self.t.recurrent[key] = kind
@@ -151,6 +158,8 @@ class _Collector(cst.CSTVisitor):
                 return "optimizer"
             if q in RECURRENT:
                 return RECURRENT[q]
+            if q in WRAPPERS:
+                return "param"
             if q.startswith("torch.nn.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper():
                 last = q.split(".")[-1]
                 if last == "Parameter":

@@ -53,6 +53,7 @@ def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, ali
     for key, src in aliases:
         if "." in src and src not in table.optimizers:
             sources.setdefault(key, set()).add(src)
+    _on_wrapped_module(table, sources)
     for key, o in list(table.optimizers.items()):
         if not o.owns:
             continue
@@ -182,3 +183,22 @@ def _from_call_sites(table, calls: list) -> None:
         what = ", ".join(f"`{m}`" for m in sorted(mapped))
         note = table.inferred.get(p, f"`{p}` is an optimizer")
         table.inferred[p] = note + f"; it steps {what} (`{fname}` is called with `{src}`, which steps them)"
+
+
+def _on_wrapped_module(table, sources: dict) -> None:
+    """`trainer_module.optimizer_d` where `trainer_module = trainer.module`
+    and `trainer` is a module (a DataParallel wrapper called on tensors): the
+    optimizer steps part of what `trainer(...)` runs. An inference."""
+    from .names import Optimizer
+
+    for key, o in list(table.optimizers.items()):
+        if o.owns is not None or "." not in key:
+            continue
+        holder = key.rsplit(".", 1)[0]
+        parts = sorted(s for s in sources.get(holder, ()) if s.endswith(".module") and s[:-7] in table.modules)
+        if len(parts) != 1:
+            continue
+        table.optimizers[key] = Optimizer(key, frozenset(parts), o.node)
+        note = table.inferred.get(key, f"`{key}` is an optimizer")
+        table.inferred[key] = note + f"; it steps part of `{parts[0][:-7]}` (it is kept on `{holder}`, " \
+                                     f"which is `{parts[0]}`)"

@@ -194,8 +194,26 @@ class StaleGraphAfterStep(GraphRule):
             return []
         if not isinstance(b.stmt, cst.SimpleStatementLine) or ctx.parent(stmt) is not ctx.parent(b.stmt):
             return []
+        if _read_between(ctx, stmt, b.stmt):
+            return []  # `losses = trainer(x)` read by `losses["d"].backward()` before: moving breaks it
         moved = stmt.with_changes(leading_lines=[])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
+
+
+def _read_between(ctx, stmt, later) -> bool:
+    """Does a statement between `stmt` and `later` (same block) read a name
+    that `stmt` binds?"""
+    from ..analysis.walk import nodes
+
+    body = list(ctx.parent(stmt).body) if hasattr(ctx.parent(stmt), "body") else []
+    if stmt not in body or later not in body:
+        return True
+    bound = {n.value for t in getattr(stmt.body[0], "targets", ()) for n in nodes(t.target)
+             if isinstance(n, cst.Name)}
+    if not bound:
+        return True
+    between = body[body.index(stmt) + 1:body.index(later)]
+    return any(isinstance(n, cst.Name) and n.value in bound for s in between for n in nodes(s))
 
 
 def _this_pass(tag):

@@ -17,7 +17,7 @@ from ..imports import dotted
 def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, aliases: list, imports) -> None:
     from .names import Optimizer, _owned
 
-    made = _built_lists(table, assigns)
+    made = _built_lists(table, assigns) if table.optimizers else {}
     grown = _grown_lists(table, augs, env, imports)
     over = {**env, **grown, **{k: v for k, (v, _) in made.items()}}
     for node in assigns:
@@ -80,6 +80,7 @@ def _built_lists(table, assigns: list) -> dict:
     function of this file collects from `self.model.named_parameters()`:
     name -> ({module keys}, function name). A superset: it may filter."""
     out: dict = {}
+    reads: dict = {}  # function -> the bases of its .parameters() calls, read once
     for node in assigns:
         call = node.value
         if len(node.targets) != 1 or not isinstance(call, cst.Call):
@@ -93,7 +94,9 @@ def _built_lists(table, assigns: list) -> dict:
             fn = hits[0] if len(hits) == 1 else None
         if fn is None:
             continue
-        bases = _param_sources(fn, call)
+        if fn not in reads:
+            reads[fn] = _param_reads(fn)
+        bases = _param_sources(fn, call, reads[fn])
         if not bases:
             continue
         tgt = node.targets[0].target
@@ -104,30 +107,34 @@ def _built_lists(table, assigns: list) -> dict:
     return out
 
 
-def _param_sources(fn, call) -> set:
-    """Modules whose `.parameters()` / `.named_parameters()` the body reads,
-    with the function's parameters replaced by the call's arguments."""
+def _param_reads(fn) -> list:
+    """The bases of `X.parameters()` / `X.named_parameters()` in `fn` (None: not a name)."""
     from .walk import nodes
 
+    return [dotted(n.func.value) for n in nodes(fn)
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value in ("parameters", "named_parameters")]
+
+
+def _param_sources(fn, call, reads: list) -> set:
+    """Modules whose `.parameters()` / `.named_parameters()` the body reads,
+    with the function's parameters replaced by the call's arguments."""
     params = [p.name.value for p in fn.params.params]
     if params[:1] == ["self"]:
         params = params[1:]
     args = {p: dotted(a.value) for p, a in zip(params, call.args) if a.keyword is None}
     out = set()
-    for n in nodes(fn):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
-                n.func.attr.value in ("parameters", "named_parameters"):
-            base = dotted(n.func.value)
-            if base is None:
+    for base in reads:
+        if base is None:
+            return set()
+        head, _, rest = base.partition(".")
+        if head in args:
+            if args[head] is None:
                 return set()
-            head, _, rest = base.partition(".")
-            if head in args:
-                if args[head] is None:
-                    return set()
-                base = args[head] + ("." + rest if rest else "")
-            elif head != "self":
-                return set()
-            out.add(base)
+            base = args[head] + ("." + rest if rest else "")
+        elif head != "self":
+            return set()
+        out.add(base)
     return out
 
 

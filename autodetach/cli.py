@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import Optional
 
 import click
@@ -123,49 +124,122 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "unshare", "none"]), default="auto", show_default=True,
               help="With --verify: isolation of the runs (docs/security.md).")
 @click.version_option(__version__, "--version", prog_name="autodetach")
-def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_format, output_file,
-          jobs, executor, scheduler, exit_zero, statistics, explain, list_rules, config_path, no_cache, progress,
-          quiet, verify, verified_only, run_cmd, device, steps, timeout, sandbox):
+def check(**options):
     """Find and fix PyTorch code that misuses autograd."""
-    if explain is not None:
-        code = explain.strip().upper()
-        if code == "AD000":
-            click.echo(AD000_PAGE, nl=False)
-            return
-        rule = by_code().get(code)
-        if rule is None:
-            fail(f"unknown rule code '{explain}' (see --list-rules)")
-        from .docs import rule_page
-
-        click.echo(rule_page(rule), nl=False)
+    args = Args(**options)
+    if args.explain is not None:
+        _explain(args.explain)
         return
-    if list_rules:
+    if args.list_rules:
         for r in all_rules():
             click.echo(f"{r.code}  {r.name:<38} {r.safety_label():<7} {r.summary}")
         return
-    if verified_only and not verify:
-        verify = True
-    if diff and output_format in MACHINE_FORMATS and not output_file:
-        fail(f"--diff prints a diff on stdout; use -o FILE for the {output_format} report")
-    paths = list(paths) or ["."]
-    paths, bad_paths, cfg = paths_and_config(paths, config_path)
-    rules = _selection(cfg, _split(select), _split(ignore), _split(extend_select))
-    unsafe = cfg.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
+    if args.diff and args.output_format in MACHINE_FORMATS and not args.output_file:
+        fail(f"--diff prints a diff on stdout; use -o FILE for the {args.output_format} report")
+    paths, bad_paths, cfg = paths_and_config(list(args.paths) or ["."], args.config_path)
+    settings = _settings(args, cfg, paths)
     files = list(iter_files(paths, exclude=cfg.exclude, root=cfg.root))
-    settings = Settings(
-        codes=tuple(r.code for r in rules), fix=fix or diff or verify, write=fix and not diff and not verify,
-        unsafe=unsafe, diff=diff, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
-        cache_dir=None if no_cache else default_cache_dir(cfg.root), keep_sources=verify,
+    results = _analyse(files, settings, args)
+    if args.verify:
+        from .verify.integrate import verify_results
+
+        results = verify_results(results, files, settings, write=args.fix and not args.diff,
+                                 verified_only=args.verified_only, run_cmd=args.run_cmd, device=args.device,
+                                 steps=args.steps, timeout=args.timeout, sandbox=args.sandbox)
+
+    findings = [f for r in results for f in r.findings if not f.fixed]
+    errors = [e for r in results for e in r.errors]
+    fixed = sum(r.fixed for r in results if not r.write_failed) if settings.fix else 0
+    emit(results, Totals(findings, errors, fixed, len(files)), args, settings.unsafe)
+
+    if bad_paths or errors or any(r.crashed for r in results):
+        sys.exit(EXIT_ERROR)
+    if args.exit_zero:
+        sys.exit(EXIT_CLEAN)
+    if args.diff:
+        sys.exit(EXIT_FINDINGS if any(r.diff for r in results) else EXIT_CLEAN)
+    sys.exit(EXIT_FINDINGS if findings else EXIT_CLEAN)
+
+
+@dataclass(frozen=True)
+class Args:
+    """The main command's options, as click parsed them (names as in `--help`)."""
+    paths: tuple
+    fix: bool
+    unsafe_fixes: Optional[bool]  # None: the configuration decides
+    diff: bool
+    select: tuple
+    ignore: tuple
+    extend_select: tuple
+    output_format: str
+    output_file: Optional[str]
+    jobs: int
+    executor: str
+    scheduler: Optional[str]
+    exit_zero: bool
+    statistics: bool
+    explain: Optional[str]
+    list_rules: bool
+    config_path: Optional[str]
+    no_cache: bool
+    progress: Optional[bool]
+    quiet: bool
+    verify: bool
+    verified_only: bool  # implies verify
+    run_cmd: Optional[str]
+    device: str
+    steps: int
+    timeout: int
+    sandbox: str
+
+    def __post_init__(self):
+        if self.verified_only:
+            object.__setattr__(self, "verify", True)
+
+
+@dataclass
+class Totals:
+    findings: list  # not fixed
+    errors: list
+    fixed: int
+    n_files: int
+
+
+def _explain(explain: str) -> None:
+    code = explain.strip().upper()
+    if code == "AD000":
+        click.echo(AD000_PAGE, nl=False)
+        return
+    rule = by_code().get(code)
+    if rule is None:
+        fail(f"unknown rule code '{explain}' (see --list-rules)")
+    from .docs import rule_page
+
+    click.echo(rule_page(rule), nl=False)
+
+
+def _settings(args: Args, cfg, paths) -> Settings:
+    """The configuration and the options resolved once, for every file."""
+    rules = _selection(cfg, _split(args.select), _split(args.ignore), _split(args.extend_select))
+    return Settings(
+        codes=tuple(r.code for r in rules), fix=args.fix or args.diff or args.verify,
+        write=args.fix and not args.diff and not args.verify,
+        unsafe=cfg.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes, diff=args.diff,
+        per_file_ignores=cfg.per_file_ignores, root=cfg.root,
+        cache_dir=None if args.no_cache else default_cache_dir(cfg.root), keep_sources=args.verify,
         roots=tuple(os.path.realpath(p) for p in paths),
     )
-    jobs = jobs or os.cpu_count() or 1
-    show_progress = progress if progress is not None else (sys.stderr.isatty() and len(files) > 20)
+
+
+def _analyse(files, settings: Settings, args: Args) -> list:
+    jobs = args.jobs or os.cpu_count() or 1
+    show_progress = args.progress if args.progress is not None else (sys.stderr.isatty() and len(files) > 20)
     bar = _progress(bool(show_progress))
 
     from .executors import ExecutorError, make
 
     try:
-        engine = make(executor, jobs, scheduler)
+        engine = make(args.executor, jobs, args.scheduler)
     except ExecutorError as exc:
         fail(str(exc))
     results = []
@@ -182,27 +256,7 @@ def check(paths, fix, unsafe_fixes, diff, select, ignore, extend_select, output_
     finally:
         if engine is not None:
             engine.close()
-
-    if verify:
-        from .verify.integrate import verify_results
-
-        results = verify_results(results, files, settings, write=fix and not diff, verified_only=verified_only,
-                                 run_cmd=run_cmd, device=device, steps=steps, timeout=timeout, sandbox=sandbox)
-
-    findings = [f for r in results for f in r.findings if not f.fixed]
-    errors = [e for r in results for e in r.errors]
-    fixed = sum(r.fixed for r in results if not r.write_failed) if settings.fix else 0
-    has_diff = any(r.diff for r in results)
-    emit(results, findings, errors, fixed, len(files), output_format, output_file, diff, statistics,
-         quiet, fix and not diff, unsafe, verify)
-
-    if bad_paths or errors or any(r.crashed for r in results):
-        sys.exit(EXIT_ERROR)
-    if exit_zero:
-        sys.exit(EXIT_CLEAN)
-    if diff:
-        sys.exit(EXIT_FINDINGS if has_diff else EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if findings else EXIT_CLEAN)
+    return results
 
 
 def _write_stdout(text: str) -> None:
@@ -217,9 +271,10 @@ def _write_stdout(text: str) -> None:
     stream.flush()
 
 
-def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stats, quiet, fixing,
-         unsafe, verify) -> None:
-    findings = sorted(findings, key=lambda f: (f.path, f.line, f.column, f.code))
+def emit(results, totals: Totals, args: Args, unsafe: bool) -> None:
+    fmt, output_file, diff, verify = args.output_format, args.output_file, args.diff, args.verify
+    errors, fixed = totals.errors, totals.fixed
+    findings = sorted(totals.findings, key=lambda f: (f.path, f.line, f.column, f.code))
     for e in errors:
         click.echo(f"autodetach: {e['path']}: {e['message']}", err=True)
     if diff:
@@ -229,7 +284,7 @@ def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stat
     if fmt == "json":
         if verify:  # every rewrite carries its verdict: the fixed findings too
             findings = sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.column, f.code))
-        report = output.render_json(findings, n_files, errors, fixed)
+        report = output.render_json(findings, totals.n_files, errors, fixed)
     elif fmt == "sarif":
         report = output.render_sarif(findings, errors)
     elif fmt == "github":
@@ -238,7 +293,7 @@ def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stat
         report = output.render_gitlab(findings, _sources(findings))
     else:
         chunks = []
-        if stats:
+        if args.statistics:
             if findings:
                 chunks.append(output.statistics(findings))
         elif fmt == "concise":
@@ -249,9 +304,9 @@ def emit(results, findings, errors, fixed, n_files, fmt, output_file, diff, stat
             from .verify.report import render_table
 
             chunks.append(render_table(results))
-        summary = "" if quiet else output.summary(
-            findings, len({f.path for f in findings}), fixed, len(errors), fixing=fixing, diff=diff,
-            unsafe=unsafe)
+        summary = "" if args.quiet else output.summary(
+            findings, len({f.path for f in findings}), fixed, len(errors), fixing=args.fix and not diff,
+            diff=diff, unsafe=unsafe)
         if diff and not output_file:
             # stdout carries the patch alone; the summary goes to stderr.
             if summary:

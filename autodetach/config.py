@@ -1,10 +1,11 @@
 """`[tool.autodetach]` in the nearest pyproject.toml, or an explicit --config."""
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field
 from typing import Optional
+
+from .pathmatch import PerFileIgnores
 
 try:
     import tomllib
@@ -30,19 +31,7 @@ class Config:
     source: Optional[str] = None
 
     def ignored_for(self, path: str) -> frozenset:
-        rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
-        selectors = set()
-        for pattern, ignored in self.per_file_ignores.items():
-            pattern = pattern[2:] if pattern.startswith("./") else pattern
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
-                selectors.update(ignored)
-        if not selectors:
-            return frozenset()
-        from .registry import all_rules
-
-        # Prefixes (AD2) and ALL name every code they cover.
-        return frozenset(r.code for r in all_rules()
-                         if any(s == "ALL" or r.code.startswith(s) for s in selectors))
+        return PerFileIgnores(self.per_file_ignores, self.root).ignored_for(path)
 
 
 def _list(value, key, where) -> list:

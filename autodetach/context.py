@@ -32,6 +32,13 @@ class FileContext:
 
         return parents(self.module)
 
+    @cached_property
+    def bindings(self):
+        # Built the first time a rule asks which binding a name sees.
+        from .analysis.bindings import Bindings
+
+        return Bindings(self.module, lambda: self.parents)
+
     def position(self, node: cst.CSTNode) -> tuple:
         r = self.positions[node]
         return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1

@@ -3,11 +3,12 @@ under the given paths, minus the usual junk, what .gitignore excludes, and
 the configured excludes. Files named explicitly are always checked."""
 from __future__ import annotations
 
-import fnmatch
 import os
 from typing import Iterator
 
 import pathspec
+
+from .pathmatch import Globs
 
 SKIP_DIRS = {
     ".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".eggs",
@@ -32,17 +33,6 @@ def _gitignore(directory: str):
         return pathspec.PathSpec.from_lines("gitwildmatch", lines)
     except ValueError:  # a pattern pathspec cannot read: ignore the file rather than fail
         return None
-
-
-def _excluded(rel: str, patterns) -> bool:
-    rel = rel.replace(os.sep, "/")
-    for p in patterns:
-        p = p.rstrip("/")
-        if fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p + "/*") or rel == p or rel.startswith(p + "/"):
-            return True
-        if "/" not in p and fnmatch.fnmatch(os.path.basename(rel), p):
-            return True
-    return False
 
 
 def _ancestor_specs(directory: str) -> list:
@@ -91,7 +81,7 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
         # A directory named on the command line is checked even if the
         # configuration excludes it (ruff's rule); excludes apply below it.
         given_rel = os.path.relpath(os.path.abspath(given), root)
-        active = [p for p in exclude if not _excluded(given_rel, [p])] if given_rel != "." else list(exclude)
+        active = Globs([p for p in exclude if not Globs([p]).match(given_rel)] if given_rel != "." else exclude)
         # (directory, [(base_dir, spec), ...]) — nested .gitignore files apply below them
         ancestors = _ancestor_specs(given)
         if ancestors and _ignored_by(given, True, ancestors):
@@ -116,7 +106,7 @@ def iter_files(paths, exclude=(), root=".") -> Iterator[str]:
                 rel = os.path.relpath(os.path.abspath(full), root)
                 if _ignored_by(full, is_dir, specs):
                     continue
-                if active and _excluded(rel, active):
+                if active.match(rel):
                     continue
                 if e.is_dir(follow_symlinks=False):
                     if e.name in SKIP_DIRS or e.name.endswith(".egg-info"):

@@ -15,7 +15,7 @@ from . import __version__
 # tokens ("/", "load", "solve", "byte") are everywhere in plain Python, so
 # without this a flake8 run over a project would parse most torch-free files.
 NEED_TORCH = frozenset({"AD110", "AD201", "AD202", "AD206", "AD207", "AD208", "AD211", "AD212", "AD213",
-                        "AD214", "AD215", "AD216", "AD217", "AD218"})
+                        "AD214", "AD215", "AD216", "AD217", "AD218", "AD220"})
 # AD209 is about the `async=` keyword; its token `async` is in every asyncio file.
 _ASYNC_KWARG = re.compile(r"\basync\s*=")
 

@@ -15,6 +15,7 @@ from . import notebook
 from .engine import Options, process_bytes
 from .findings import FileResult
 from .notebook import is_notebook
+from .pathmatch import PerFileIgnores
 from .registry import by_code
 from .textio import CHANGED_SINCE_READ, content_hash, write_fixed
 
@@ -33,6 +34,15 @@ class Settings:
     # Real paths of the files and folders named on the command line: a write
     # never goes through a symbolic link to a file outside them.
     roots: tuple = ()
+    _ignores: PerFileIgnores = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # Compiled once here, not for every file.
+        self._ignores = PerFileIgnores(self.per_file_ignores, self.root)
+
+    def ignored_for(self, path: str) -> frozenset:
+        """The rule codes `per-file-ignores` turns off for `path`."""
+        return self._ignores.ignored_for(path)
 
 
 _SETTINGS: Optional[Settings] = None
@@ -104,14 +114,6 @@ def unified_diff(path: str, old: bytes, new: bytes) -> str:
             line += b"\n\\ No newline at end of file\n"
         out.append(line)
     return b"".join(out).decode("utf-8", "surrogateescape")
-def _ignored_for(path: str, settings: Settings) -> frozenset:
-    if not settings.per_file_ignores:
-        return frozenset()
-    from .config import Config
-
-    return Config(per_file_ignores=settings.per_file_ignores, root=settings.root).ignored_for(path)
-
-
 def _read(path: str, shown: str):
     """(bytes, None) or (None, a result saying the file cannot be read)."""
     try:
@@ -124,7 +126,7 @@ def _read(path: str, shown: str):
 
 
 def _options(path: str, settings: Settings) -> Options:
-    return Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
+    return Options(fix=settings.fix, unsafe=settings.unsafe, ignore=settings.ignored_for(path))
 
 
 def _cached(data: bytes, shown: str, opts: Options):
@@ -374,7 +376,7 @@ def process_file(path: str, data: bytes, settings: Settings) -> FileResult:
     """Check (and with settings.fix, fix) one file's bytes. Never raises."""
     table = by_code()
     rules = [table[c] for c in settings.codes]
-    opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=_ignored_for(path, settings))
+    opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=settings.ignored_for(path))
     res = analyse(path, data, path, opts, rules=rules, diff=settings.diff)
     if not settings.keep_sources:
         res.old_source = None  # new_source stays: the caller writes it

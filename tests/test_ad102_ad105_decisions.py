@@ -181,3 +181,19 @@ for i in range(3):
 def test_ad105_where_the_graph_enters_the_stepped_module(expr, fix):
     found, _, _ = check_text(_MIXED.replace("INPUT", expr), "case.py", [by_code()["AD105"]], Options())
     assert [f.fix for f in found if f.code == "AD105"] == [fix]
+
+
+def test_analysis_returns_kinds_rules_own_codes():
+    """decide.py names kinds of problems; each kind belongs to exactly one AD1
+    rule, so the analysis can change without knowing the rule codes."""
+    from autodetach.analysis.decide import Problem
+
+    owners = {}
+    for code, rule in by_code().items():
+        kind = getattr(rule, "kind", None)
+        if isinstance(kind, Problem):
+            assert kind not in owners, (kind, owners.get(kind), code)
+            owners[kind] = code
+    assert set(owners) == set(Problem)
+    # a kind reaches its rule: AD107's corpus case is reported as AD107
+    assert [f.code for f in _findings("AD107", "learned_temperature.py")] == ["AD107"]

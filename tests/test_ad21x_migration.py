@@ -1,4 +1,4 @@
-"""The AD211-AD218 migration rules against the installed torch: each fix
+"""The AD211-AD220 migration rules against the installed torch: each fix
 computes what the old code computed (or what today's default computes), and
 a legacy script fixed by all of them runs."""
 import textwrap
@@ -172,3 +172,42 @@ def test_ad219_fixes_build_the_same_objects():
                (a.device, a.fast_dtype, a._enabled, a._cache_enabled), name
     b, a = before["gs"], after["gs"]
     assert vars(b) == vars(a) and a._device == "cuda"  # scaling state is only kept with CUDA
+
+
+AD220_NORMS = [f"n{i} = torch.norm({c})" for i, c in enumerate([
+    "X", "X, 1", "X, 3.5", "X, 0", "X, -1", "X, float('inf')", "X, float('-inf')", "X, None",
+    "X, 'fro', 1", "X, 'fro', (0, 2)", "X, p=2, dim=(0, 1, 2)", "X, p=1, dim=-1, keepdim=True",
+    "X, dim=1", "X, 2, [0, 1], True", "X, p='fro', dim=(-2, -1), keepdim=True",
+    "X, dtype=torch.float64", "input=X, p=4, dim=2",
+])]
+AD220_SVD = """
+U, S, V = torch.svd(M)
+Uf, Sf, Vf = torch.svd(M, some=False)
+Ub, Sb, Vb = torch.svd(Mb, some=flag)
+v2 = torch.svd(M)[2]
+s1 = torch.svd(M)[-2]
+u0 = torch.svd(M, some=False).U
+vv = torch.svd(M).V
+"""
+
+
+@pytest.mark.slow
+def test_ad220_fixes_compute_what_norm_and_svd_computed():
+    """Every rewritten torch.norm/torch.svd gives bit-equal values and gradients on torch."""
+    src = ("import torch\ntorch.manual_seed(0)\nX = torch.randn(3, 4, 5, requires_grad=True)\n"
+           "M = torch.randn(6, 4, requires_grad=True)\nMb = torch.randn(2, 3, 5)\nflag = False\n"
+           + "\n".join(AD220_NORMS) + "\n" + AD220_SVD)
+    new = _fixed(src, "AD220", unsafe=True)
+    assert "torch.norm" not in new and "torch.svd" not in new, new
+    before, after = _run(src), _run(new)
+    names = [f"n{i}" for i in range(len(AD220_NORMS))] + \
+        "U S V Uf Sf Vf Ub Sb Vb v2 s1 u0 vv".split()
+    for name in names:
+        b, a = before[name], after[name]
+        assert b.dtype == a.dtype and torch.equal(b, a), name
+        if b.requires_grad:
+            leaf = "X" if name[0] == "n" else "M"
+            # U, S, V share one graph; the 0-"norm" (a count) has no gradient path
+            gb = torch.autograd.grad(b.sum(), before[leaf], retain_graph=True, allow_unused=True)[0]
+            ga = torch.autograd.grad(a.sum(), after[leaf], retain_graph=True, allow_unused=True)[0]
+            assert (gb is None and ga is None) or torch.equal(gb, ga), name

@@ -116,3 +116,17 @@ def test_config_root_is_where_the_file_is(tmp_path):
     res = run_cli(["--output-format", "concise", "."], cwd=tmp_path / "pkg")
     assert _codes(res) == ["keep/a.py"]
     assert os.path.exists(tmp_path / "pkg" / "skip" / "a.py")
+
+
+def test_globs_are_gits_dialect_in_exclude_and_per_file_ignores(tmp_path):
+    # One dialect for both keys: `*` stays in a folder, `**` crosses folders.
+    write(tmp_path / "pyproject.toml",
+          '[tool.autodetach]\nexclude = ["src/*/gen.py"]\n'
+          '[tool.autodetach.per-file-ignores]\n"pkg/*.py" = ["AD2"]\n"deep/**/x.py" = ["AD2"]\n')
+    write(tmp_path / "src" / "a" / "gen.py", BAD)       # excluded
+    write(tmp_path / "src" / "a" / "b" / "gen.py", BAD)  # `*` does not cross folders: checked
+    write(tmp_path / "pkg" / "m.py", BAD)               # ignored
+    write(tmp_path / "pkg" / "sub" / "m.py", BAD)       # checked
+    write(tmp_path / "deep" / "a" / "b" / "x.py", BAD)  # ignored through **
+    res = run_cli(["--output-format", "concise", "."], cwd=tmp_path)
+    assert _codes(res) == ["pkg/sub/m.py", "src/a/b/gen.py"]

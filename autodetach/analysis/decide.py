@@ -8,18 +8,29 @@ the author meant."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Optional
 
 from .graph import GNode, closure
 
 
+class Problem(Enum):
+    """What is wrong between two backward passes; the AD1 rules map kinds to
+    their codes (the analysis names no rule)."""
+    CROSS_ITERATION = "a graph links one iteration to the next"
+    RECURRENT_STATE = "recurrent state links one batch to the next"
+    BUILT_BEFORE_LOOP = "a graph built once, before the loop, is backwarded in it"
+    SHARED_DISCARDED = "a shared graph, one pass's gradients into it discarded"
+    SHARED_FREED = "a shared graph freed by the first backward, both passes' gradients used"
+
+
 @dataclass
 class Diagnosis:
-    code: str  # AD101 | AD103 | AD105 | AD106 | AD107
+    kind: Problem
     scope: object
     conflict: object
     link: GNode  # the tensor that links the two passes
-    # AD103: Name nodes to wrap in .detach(); AD105: the event to retain
+    # SHARED_DISCARDED: Name nodes to wrap in .detach(); SHARED_FREED: the event to retain
     detach_at: list = field(default_factory=list)
     detach_event: object = None
     retain_event: object = None
@@ -133,23 +144,23 @@ def diagnose(analysis, scope, c) -> Diagnosis:
         link = crossing or c.links[0]
         if link.iteration == () or (len(link.iteration) < len(b2.tag) and b2.tag[:len(link.iteration)]
                                     == link.iteration):
-            return Diagnosis("AD107", scope, c, link)
+            return Diagnosis(Problem.BUILT_BEFORE_LOOP, scope, c, link)
         if link.kind == "state":
-            return Diagnosis("AD106", scope, c, link)
-        return Diagnosis("AD101", scope, c, link)
+            return Diagnosis(Problem.RECURRENT_STATE, scope, c, link)
+        return Diagnosis(Problem.CROSS_ITERATION, scope, c, link)
     links = c.links
     upstream = param_modules(analysis, closure(links))
     d1 = discarded(analysis, scope, b1, upstream)
     d2 = discarded(analysis, scope, b2, upstream)
-    diag = Diagnosis("AD105", scope, c, links[0])
+    diag = Diagnosis(Problem.SHARED_FREED, scope, c, links[0])
     if d1 is True:
         at = _consumers(b1, b2, links)
         if at:
-            return Diagnosis("AD103", scope, c, links[0], detach_at=at, detach_event=b1)
+            return Diagnosis(Problem.SHARED_DISCARDED, scope, c, links[0], detach_at=at, detach_event=b1)
     if d2 is True:
         at = _consumers(b2, b1, links)
         if at:
-            return Diagnosis("AD103", scope, c, links[0], detach_at=at, detach_event=b2)
+            return Diagnosis(Problem.SHARED_DISCARDED, scope, c, links[0], detach_at=at, detach_event=b2)
     diag.retain_event = b1
     if d1 is None or d2 is None:
         diag.reason = "which optimizer steps the shared modules is unknown"

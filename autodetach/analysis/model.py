@@ -412,8 +412,8 @@ class Analysis:
                     out.append((cls, key, nodes[0], sc_fwd.free_reads[key]))
         return out
 
-    def diagnoses_for(self, code: str) -> list:
-        return [d for d in self.diagnoses if d.code == code]
+    def diagnoses_for(self, kind) -> list:
+        return [d for d in self.diagnoses if d.kind is kind]
 
     def loop_node(self, scope, loop_id):
         return scope.loops.get(loop_id)

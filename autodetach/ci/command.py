@@ -12,7 +12,8 @@ from .. import output
 from ..cache import default_dir as default_cache_dir
 from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _check_paths, _selection, _split, _write_stdout, fail
 from ..config import ConfigError, load
-from ..discovery import _excluded, iter_files
+from ..discovery import iter_files
+from ..pathmatch import Globs
 from ..runner import Settings
 from . import fixes as fx
 from .git import GitError, changed_lines, merge_base, toplevel
@@ -25,6 +26,7 @@ def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
     """{absolute path: changed lines} for the changed .py files under `paths`
     that the configuration does not exclude."""
     wanted = [os.path.realpath(p) for p in paths]
+    excluded = Globs(cfg.exclude)
     out = {}
     for rel, lines in sorted(changed_lines(base, top).items()):
         full = os.path.join(top, rel)
@@ -33,7 +35,7 @@ def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
         real = os.path.realpath(full)
         if not any(real == w or real.startswith(w.rstrip(os.sep) + os.sep) for w in wanted):
             continue
-        if cfg.exclude and _excluded(os.path.relpath(full, cfg.root), cfg.exclude):
+        if excluded.match(os.path.relpath(full, cfg.root)):
             continue
         out[full] = lines
     return out
@@ -111,10 +113,10 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
     settings = Settings(codes=codes, unsafe=unsafe, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
                         cache_dir=None if no_cache else default_cache_dir(cfg.root),
                         roots=tuple(os.path.realpath(p) for p in paths))
-    from ..runner import _ignored_for, display_path
+    from ..runner import display_path
     from .batch import check_all
 
-    items = [(display_path(p), p, lines_of[p], tuple(c for c in codes if c not in _ignored_for(p, settings)))
+    items = [(display_path(p), p, lines_of[p], tuple(c for c in codes if c not in settings.ignored_for(p)))
              for p in files]
     plans, errors = check_all(items, unsafe, settings.cache_dir, jobs or os.cpu_count() or 1)
 

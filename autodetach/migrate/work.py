@@ -8,7 +8,6 @@ import libcst as cst
 
 from ..engine import crash_message, decode_error_finding, fix_code, prefilter, syntax_error_finding
 from ..registry import by_code
-from ..runner import _ignored_for
 from ..suppress import skip_file
 from ..textio import decode, encode
 
@@ -42,7 +41,7 @@ def migrate_file(path: str, data: bytes, settings) -> tuple:
     text = dec.text
     if skip_file(text):
         return rec, None
-    ignored = _ignored_for(path, settings)
+    ignored = settings.ignored_for(path)
     table = by_code()
     rules = [r for r in prefilter(text, [table[c] for c in settings.codes]) if r.code not in ignored]
     if not rules:

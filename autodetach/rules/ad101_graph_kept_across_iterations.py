@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
@@ -52,6 +53,7 @@ class GraphKeptAcrossIterations(GraphRule):
     """
 
     code = "AD101"
+    kind = Problem.CROSS_ITERATION  # what the analysis calls this problem
     name = "graph-kept-across-iterations"
     summary = "a tensor carrying a graph outlives its iteration (crash on the next backward, or a leak)"
     fix_safety = UNSAFE
@@ -244,7 +246,7 @@ class GraphKeptAcrossIterations(GraphRule):
         ctx = self.ctx
         a = ctx.analysis
         done = set()
-        for d in a.diagnoses_for(self.code):
+        for d in a.diagnoses_for(self.kind):
             link, c = d.link, d.conflict
             if link.stmt is None or id(link.stmt) in done:
                 continue

@@ -2,6 +2,7 @@
 into the shared part are thrown away: detach on that pass."""
 from __future__ import annotations
 
+from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, helper_note, path_note, code, detach, line
@@ -55,6 +56,7 @@ class SharedGraphNeedsDetach(GraphRule):
     """
 
     code = "AD103"
+    kind = Problem.SHARED_DISCARDED  # what the analysis calls this problem
     name = "shared-graph-needs-detach"
     summary = "a backward frees a subgraph another backward needs; detach where its gradients are discarded"
     fix_safety = SAFE
@@ -175,7 +177,7 @@ class SharedGraphNeedsDetach(GraphRule):
     def finish(self) -> None:
         a = self.ctx.analysis
         done = set()
-        for d in a.diagnoses_for(self.code):
+        for d in a.diagnoses_for(self.kind):
             names = [n for n in d.detach_at if n not in done]
             if not names:
                 continue

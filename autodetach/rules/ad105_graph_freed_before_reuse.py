@@ -2,6 +2,7 @@
 retain_graph=True on every call but the last."""
 from __future__ import annotations
 
+from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, helper_note, path_note, code, line, with_retain
@@ -64,6 +65,7 @@ class GraphFreedBeforeReuse(GraphRule):
     """
 
     code = "AD105"
+    kind = Problem.SHARED_FREED  # what the analysis calls this problem
     name = "graph-freed-before-reuse"
     summary = "a backward frees a graph that a later backward needs and whose gradients are used"
     fix_safety = SAFE
@@ -266,7 +268,7 @@ class GraphFreedBeforeReuse(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         done = set()
-        for d in ctx.analysis.diagnoses_for(self.code):
+        for d in ctx.analysis.diagnoses_for(self.kind):
             c = d.conflict
             first = c.first
             if first.call in done:

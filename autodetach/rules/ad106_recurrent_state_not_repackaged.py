@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.decide import Problem
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
@@ -64,6 +65,7 @@ class RecurrentStateNotRepackaged(GraphRule):
     """
 
     code = "AD106"
+    kind = Problem.RECURRENT_STATE  # what the analysis calls this problem
     name = "recurrent-state-not-repackaged"
     summary = "recurrent state from the previous batch reaches this batch's backward; detach it"
     fix_safety = SAFE
@@ -219,7 +221,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         ctx = self.ctx
         a = ctx.analysis
         groups: dict = {}  # anchor -> [(key, link, diagnosis)], one report per anchor
-        for d in a.diagnoses_for(self.code):
+        for d in a.diagnoses_for(self.kind):
             c, link = d.conflict, d.link
             key = link.name
             if key is None or link.stmt is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.decide import Problem
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, line
@@ -49,6 +50,7 @@ class GraphBuiltOutsideLoop(GraphRule):
     """
 
     code = "AD107"
+    kind = Problem.BUILT_BEFORE_LOOP  # what the analysis calls this problem
     name = "graph-built-outside-loop"
     summary = "a tensor derived from parameters before the loop is reused by every iteration's backward"
     fix_safety = UNSAFE
@@ -164,7 +166,7 @@ class GraphBuiltOutsideLoop(GraphRule):
         ctx = self.ctx
         a = ctx.analysis
         done = set()
-        for d in a.diagnoses_for(self.code):
+        for d in a.diagnoses_for(self.kind):
             link, c = d.link, d.conflict
             if link.stmt is None or id(link.stmt) in done:
                 continue

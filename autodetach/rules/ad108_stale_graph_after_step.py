@@ -47,7 +47,12 @@ class StaleGraphAfterStep(GraphRule):
     Unsafe: the forward pass is recomputed after the step, with the updated
     parameters. That is what current PyTorch requires and what the code
     computed on old releases only approximately. Offered only when the loss
-    is computed by one statement in the same block as its backward.
+    is computed by one statement in the same block as its backward, or, when
+    the loss is computed after the step from values computed before it (the
+    discriminator outputs of a Softmax GAN), when each of those values is one
+    `name = ...` statement in that block: they are computed again just
+    before the loss (a module that draws random numbers or updates running
+    statistics then does so twice).
     """
 
     code = "AD108"
@@ -151,7 +156,8 @@ class StaleGraphAfterStep(GraphRule):
                            f"updated those parameters in place: recompute the forward after the step"
                            + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
                               f"`{s.opt}` steps" if part else ""))
-                    self.report(b.call, msg, edits=self._move(a, b, stale), fix_title="Recompute the loss after the step",
+                    edits = self._move(a, b, stale) or self._recompute(b, s, stale)
+                    self.report(b.call, msg, edits=edits, fix_title="Recompute the loss after the step",
                                 related=[(s.call, "this step modifies the parameters"),
                                          (n.stmt, "the graph was built here")])
                     break
@@ -198,6 +204,32 @@ class StaleGraphAfterStep(GraphRule):
             return []  # `losses = trainer(x)` read by `losses["d"].backward()` before: moving breaks it
         moved = stmt.with_changes(leading_lines=[])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
+
+    def _recompute(self, b, s, stale) -> list:
+        """The loss is built after the step from values built before it
+        (softmax_gan: `d_real`, `d_fake`, `Z`, then `optD.step()`, then
+        `g_loss = f(d_real, d_fake, Z)`): the statements that built those
+        values run again just before the loss, each a plain `name = ...` in
+        the loss's block."""
+        ctx = self.ctx
+        heads = list(b.target.heads)
+        if len(heads) != 1 or heads[0] in stale or heads[0].seq < s.seq:
+            return []
+        head = heads[0].stmt
+        redo = []
+        for n in sorted((n for n in b.reach if not n.leaf and n.seq < s.seq), key=lambda x: x.seq):
+            if n in stale or any(p in redo for p in n.parents):
+                redo.append(n)
+        block = ctx.parent(head)
+        for n in redo:
+            st = n.stmt
+            if (n.iteration != b.tag or not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1
+                    or not isinstance(st.body[0], cst.Assign) or len(st.body[0].targets) != 1
+                    or not isinstance(st.body[0].targets[0].target, cst.Name) or ctx.parent(st) is not block):
+                return []
+        copies = [n.stmt.with_changes(leading_lines=[]) for n in redo]
+        copies[0] = copies[0].with_changes(leading_lines=head.leading_lines)
+        return [Edit(head, cst.FlattenSentinel([*copies, head.with_changes(leading_lines=[])]))]
 
 
 def _read_between(ctx, stmt, later) -> bool:

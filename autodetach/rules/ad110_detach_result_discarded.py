@@ -94,106 +94,40 @@ def _chain(ctx, expr) -> Optional[_Chain]:
     return _Chain(e, methods)
 
 
-# --- bindings -------------------------------------------------------------
+# --- bindings (from ctx.bindings) --------------------------------------------
 
-class _Binds(cst.CSTVisitor):
-    """Where `key` (a name or a dotted attribute) is bound in one scope."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__()
-        self.key = key
-        self.found: list = []  # (kind, value, path, node)
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def _target(self, t, value, path, kind="assign", node=None) -> None:
-        if dotted(t) == self.key:
-            self.found.append((kind, value, path, node))
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for i, el in enumerate(t.elements):
-                if isinstance(el, cst.StarredElement):
-                    self._target(el.value, None, None, "other", node)
-                else:
-                    self._target(el.value, value, None if path is None else path + (i,), kind, node)
-
-    def visit_Assign(self, node) -> None:
-        for t in node.targets:
-            self._target(t.target, node.value, ())
-
-    def visit_AnnAssign(self, node) -> None:
-        self._target(node.target, node.value, () if node.value is not None else None,
-                     "assign" if node.value is not None else "other")
-
-    def visit_AugAssign(self, node) -> None:
-        self._target(node.target, None, None, "other")
-
-    def visit_For(self, node) -> None:
-        self._target(node.target, None, None, "for", node)
-
-    def visit_WithItem(self, node) -> None:
-        if node.asname is not None:
-            self._target(node.asname.name, node.item, (), "with")
-
-    def visit_NamedExpr(self, node) -> None:
-        self._target(node.target, node.value, ())
-
-    def visit_Global(self, node) -> None:
-        for n in node.names:
-            self._target(n.name, None, None, "global")
-
-    def visit_Nonlocal(self, node) -> None:
-        for n in node.names:
-            self._target(n.name, None, None, "global")
-
-    def visit_ImportAlias(self, node) -> None:
-        name = node.asname.name if node.asname else node.name
-        self._target(name, None, None, "other")
-
-    def visit_ExceptHandler(self, node) -> None:
-        if node.name is not None:
-            self._target(node.name.name, None, None, "other")
-
-    def visit_Del(self, node) -> None:
-        self._target(node.target, None, None, "other")
+_KINDS = {"assign": "assign", "walrus": "assign", "with": "with", "for": "for", "param": "param"}
 
 
-def _scope(ctx, node):
-    cur = ctx.parent(node)
-    while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Module)):
-        cur = ctx.parent(cur)
-    return cur
+def _entry(b) -> tuple:
+    """A binding as (kind, value, path, node): kind assign | with | for |
+    param | other; value and path only where the target gets the value."""
+    kind = _KINDS.get(b.kind, "other")
+    if kind in ("assign", "with") and b.path is not None:
+        return kind, b.value, b.path, b.node
+    return ("other" if kind in ("assign", "with") else kind), None, None, b.node
 
 
 def _bindings(ctx, scope, key: str) -> list:
-    """Bindings of `key` in `scope`; for `self.x` in a method, in the whole class."""
-    v = _Binds(key)
-    if isinstance(scope, cst.FunctionDef) and "." in key:
-        cls = _scope(ctx, scope)
-        if isinstance(cls, cst.ClassDef):
-            for stmt in cls.body.body:
-                if isinstance(stmt, cst.FunctionDef):
-                    visit(stmt.body, v)
-            return v.found
-    if isinstance(scope, cst.FunctionDef):
-        p = scope.params
-        for param in [*p.posonly_params, *p.params, *p.kwonly_params]:
-            if param.name.value == key:
-                v.found.append(("param", None, None, param))
-        for star in (p.star_arg, p.star_kwarg):
-            if isinstance(star, cst.Param) and star.name.value == key:
-                v.found.append(("param", None, None, star))
-        visit(scope.body, v)
-    else:
-        for stmt in scope.body.body if isinstance(scope, cst.ClassDef) else scope.body:
-            visit(stmt, v)
-    return v.found
+    """Bindings of `key` made in `scope` (a Scope); for `self.x` in a
+    method, in every method of the class; `global key` counts as one."""
+    model = ctx.bindings
+    if "." in key:
+        where = [scope]
+        if scope.kind == "function" and scope.parent.kind == "class":
+            where = model.methods(scope.parent)
+        return [_entry(b) for b in model.attrs(key, where)]
+    if model.declared(scope, key):
+        return [("global", None, None, None)] + [_entry(b) for b in model.resolve(key, scope)[1]]
+    return [_entry(b) for b in model.local(scope, key)]
+
+
+def _seen(ctx, scope, key: str) -> list:
+    """The bindings a read of `key` in `scope` sees: for a plain name, its
+    owner's (enclosing functions and the module included)."""
+    if "." in key:
+        return _bindings(ctx, scope, key)
+    return [_entry(b) for b in ctx.bindings.resolve(key, scope)[1]]
 
 
 def _builtin(ctx, func, *names) -> bool:
@@ -472,7 +406,7 @@ class DetachResultDiscarded(Rule):
         """None (fine), _UNSEEN (an attribute never assigned: unsafe), or the
         sentence that says why there is no fix."""
         ctx = self.ctx
-        scope = _scope(ctx, stmt)
+        scope = ctx.bindings.scope_of(stmt)
         if isinstance(base, cst.Name):
             return self._name_problem(stmt, base.value, scope)
         if isinstance(base, cst.Attribute):
@@ -495,7 +429,7 @@ class DetachResultDiscarded(Rule):
         if isinstance(base, cst.Subscript):
             container = base.value
             key = dotted(container)
-            kind = self._kind(stmt, key, scope) if key else None
+            kind = self._kind(stmt, key, scope, seen=True) if key else None  # `x[0] = ` rebinds no name
             if kind in ("list", "dict"):
                 return None
             name = ctx.code(container).strip()
@@ -509,7 +443,7 @@ class DetachResultDiscarded(Rule):
     def _name_problem(self, stmt, name: str, scope):
         ctx = self.ctx
         binds = _bindings(ctx, scope, name)
-        if isinstance(scope, cst.FunctionDef) and not binds:
+        if scope.kind == "function" and not binds:
             return (f"`{name}` is not assigned in this function, so `{name} = ...` would make it a local "
                     f"and raise UnboundLocalError; assign the result where `{name}` is defined")
         for kind, value, path, node in binds:
@@ -531,7 +465,7 @@ class DetachResultDiscarded(Rule):
         key = dotted(base)
         if key is None:
             return False
-        for kind, value, path, node in _bindings(ctx, _scope(ctx, stmt), key):
+        for kind, value, path, node in _seen(ctx, ctx.bindings.scope_of(stmt), key):
             if kind in ("assign", "with") and path == () and isinstance(value, cst.Call):
                 if _builtin(ctx, value.func, "open"):
                     return True
@@ -541,9 +475,11 @@ class DetachResultDiscarded(Rule):
         return False
 
     # --- container kinds ---------------------------------------------------
-    def _kind(self, stmt, key: str, scope) -> Optional[str]:
+    def _kind(self, stmt, key: str, scope, seen=False) -> Optional[str]:
+        """tuple | list | dict: the container `key` is bound to in `scope`
+        (seen=True: the one a read sees, wherever it is bound)."""
         kinds = set()
-        binds = _bindings(self.ctx, scope, key)
+        binds = (_seen if seen else _bindings)(self.ctx, scope, key)
         if not binds:
             return None
         for kind, value, path, node in binds:
@@ -576,20 +512,13 @@ class DetachResultDiscarded(Rule):
         if key is None:
             return None
         ctx = self.ctx
-        scopes = [scope]
-        if "." not in key and isinstance(scope, cst.FunctionDef):
-            scopes.append(ctx.module)
         found = set()
-        for sc in scopes:
-            binds = _bindings(ctx, sc, key)
-            if binds:
-                for kind, value, path, node in binds:
-                    if kind == "assign" and path == () and isinstance(value, cst.Call):
-                        q = ctx.imports.qualify(value.func)
-                        found.add(q if q in ("torch.nn.LSTM", "torch.nn.LSTMCell") else None)
-                    else:
-                        found.add(None)
-                break
+        for kind, value, path, node in _seen(ctx, scope, key):
+            if kind == "assign" and path == () and isinstance(value, cst.Call):
+                q = ctx.imports.qualify(value.func)
+                found.add(q if q in ("torch.nn.LSTM", "torch.nn.LSTMCell") else None)
+            else:
+                found.add(None)
         return found.pop() if len(found) == 1 else None
 
     # --- `[h.detach() for h in hidden]` ----------------------------------
@@ -629,7 +558,7 @@ class DetachResultDiscarded(Rule):
         q = ctx.imports.qualify(it)
         if q is not None and not q.startswith("torch"):
             return
-        scope = _scope(ctx, stmt)
+        scope = ctx.bindings.scope_of(stmt)
         kind = self._kind(stmt, key, scope)
         if kind not in ("tuple", "list"):
             return self._emit(stmt, f"{head}; `{it_src}` may be a tuple or a list, and rebuilding it as the "

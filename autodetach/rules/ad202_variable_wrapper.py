@@ -5,7 +5,6 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.walk import visit
 from ..findings import SAFE
 from ..imports import canonical, dotted
 from ..rule import Edit, Invalid, Rule, Valid
@@ -48,7 +47,6 @@ ARITH_METHODS = {"mul", "div", "add", "sub", "pow", "mul_", "div_", "add_", "sub
 NUMBER_BUILTINS = {"len", "int", "float", "round", "abs", "min", "max"}
 DATA_WRAPPERS = {"enumerate", "zip", "iter", "reversed", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"}
 LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Parents in which a bare expression needs no parentheses.
 _NO_PARENS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Element,
               cst.DictElement, cst.Expr, cst.Yield, cst.WithItem)
@@ -60,125 +58,43 @@ def _numeric(node) -> bool:
     return isinstance(node, cst.UnaryOperation) and _numeric(node.expression)
 
 
-class _Bindings(cst.CSTVisitor):
-    """Every binding of one name in one scope (nested scopes are skipped).
-
-    Each binding is ("value", expr), ("for", iterable) or ("unknown", None)."""
-
-    def __init__(self, name: str, root: cst.CSTNode) -> None:
-        super().__init__()
-        self.name = name
-        self.root = root
-        self.found: list = []
-
-    def _nested(self, node) -> bool:
-        if node is self.root:
-            return False
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            if node.name.value == self.name:
-                self.found.append(("unknown", None))
-            return True
-        return isinstance(node, cst.Lambda)
-
-    def on_visit(self, node) -> bool:
-        if self._nested(node):
-            return False
-        return super().on_visit(node)
-
-    def _target(self, target, value) -> None:
-        if isinstance(target, cst.Name):
-            if target.value == self.name:
-                self.found.append(("value", value) if value is not None else ("unknown", None))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            elems = [e.value for e in target.elements]
-            if any(isinstance(e, cst.StarredElement) for e in target.elements):
-                value = None
-            vals = None
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elems):
-                vals = [e.value for e in value.elements]
-            for i, e in enumerate(elems):
-                if vals is not None:
-                    self._target(e, vals[i])
-                elif value is not None and _mentions(e, self.name):
-                    # `x, y = next(iter(loader))`: each part is as fresh as the whole
-                    self._target(e, value)
-                else:
-                    self._target(e, None)
-        elif isinstance(target, cst.Subscript) and _base_name(target) == self.name:
-            self.found.append(("value", value) if value is not None else ("unknown", None))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            self._target(t.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._target(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._target(node.target, node.value)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._target(node.target, node.value)
-
-    def visit_For(self, node: cst.For) -> None:
-        if _mentions(node.target, self.name):
-            self.found.append(("for", node.iter))
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        # Comprehension variables do not leak; handled where they are used.
-        pass
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None and _mentions(node.asname.name, self.name):
-            self.found.append(("unknown", None))
-
-    def visit_ExceptHandler(self, node) -> None:
-        if node.name is not None and _mentions(node.name.name, self.name):
-            self.found.append(("unknown", None))
-
-    def visit_Global(self, node: cst.Global) -> None:
-        if any(n.name.value == self.name for n in node.names):
-            self.found.append(("unknown", None))
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        if any(n.name.value == self.name for n in node.names):
-            self.found.append(("unknown", None))
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        local = node.asname.name if node.asname else node.name
-        while isinstance(local, cst.Attribute):
-            local = local.value
-        if isinstance(local, cst.Name) and local.value == self.name:
-            self.found.append(("unknown", None))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        if node.name.value == self.name:
-            self.found.append(("unknown", None))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        # In-place changes with values that could carry a graph: `x.add_(w)`.
-        f = node.func
-        if (isinstance(f, cst.Attribute) and f.attr.value.endswith("_")
-                and not f.attr.value.startswith("_") and f.attr.value not in DATA_METHODS
-                and _base_name(f.value) == self.name
-                and not all(_numeric(a.value) for a in node.args)):
-            self.found.append(("unknown", None))
+def _as_fresh_input(b) -> tuple:
+    """A binding as Freshness reads it: ("value", expr), ("for", iterable)
+    or ("unknown", None)."""
+    if b.kind in ("for", "comp"):
+        return ("for", b.value)
+    if b.kind not in ("assign", "augassign", "walrus") or b.path is None:
+        return ("unknown", None)
+    # `x, y = next(iter(loader))`: each part is as fresh as the whole
+    part = b.element()
+    return ("value", part if part is not None else b.value)
 
 
-def _mentions(node, name: str) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value == name
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return any(_mentions(e.value, name) for e in node.elements)
-    if isinstance(node, cst.StarredElement):
-        return _mentions(node.value, name)
-    return False
-
-
-def _base_name(node) -> Optional[str]:
-    while isinstance(node, (cst.Subscript, cst.Attribute)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+def _store(ctx, name_node) -> Optional[tuple]:
+    """What `x[i] = v` or `x.add_(w)` does to the tensor a read of `x` names:
+    ("value", v), ("unknown", None) for an in-place change with values that
+    could carry a graph, or None."""
+    top = name_node
+    parent = ctx.parent(top)
+    while isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is top:
+        top, parent = parent, ctx.parent(parent)
+    if isinstance(top, cst.Subscript):
+        if isinstance(parent, cst.AssignTarget):
+            return ("value", ctx.parent(parent).value)
+        if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is top:
+            return ("value", parent.value) if parent.value is not None else ("unknown", None)
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            top, parent = parent, ctx.parent(parent)
+        if isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor)) and parent.target is top:
+            return ("unknown", None)  # `x[0], y = ...`: a part of an unpacking
+        return None
+    if (isinstance(top, cst.Attribute) and isinstance(parent, cst.Call) and parent.func is top
+            and isinstance(top.value, (cst.Name, cst.Attribute, cst.Subscript))):
+        attr = top.attr.value
+        if (attr.endswith("_") and not attr.startswith("_") and attr not in DATA_METHODS
+                and not all(_numeric(a.value) for a in parent.args)):
+            return ("unknown", None)
+    return None
 
 
 class Freshness:
@@ -188,52 +104,24 @@ class Freshness:
         self.ctx = ctx
         self._cache: dict = {}
 
-    def scope(self, node):
-        """(scope node, comprehension binding or None) for a name at `node`."""
-        cur = self.ctx.parent(node)
-        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.Module)):
-            cur = self.ctx.parent(cur)
-        return cur
-
-    def bindings(self, scope, name: str) -> list:
-        key = (id(scope), name)
-        if key not in self._cache:
-            v = _Bindings(name, scope)
-            if isinstance(scope, cst.FunctionDef):
-                visit(scope.params, v)
-                visit(scope.body, v)
-            else:
-                visit(scope, v)
-            self._cache[key] = v.found
-        return self._cache[key]
-
-    def _comp_binding(self, node: cst.Name):
-        """The iterable a comprehension binds `node` to, if it does."""
-        cur = self.ctx.parent(node)
-        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.Module)):
-            if isinstance(cur, _COMPS):
-                cf = cur.for_in
-                while cf is not None:
-                    if _mentions(cf.target, node.value):
-                        return cf.iter
-                    cf = cf.inner_for_in
-            cur = self.ctx.parent(cur)
-        return None
-
     def lookup(self, node: cst.Name):
-        """(scope, bindings) for a name, looking outwards for free variables."""
-        scope = self.scope(node)
-        while scope is not None:
-            found = self.bindings(scope, node.value)
-            if found or isinstance(scope, cst.Module):
-                return scope, found
-            scope = self.scope(scope)
-        return None, []
+        """(owner scope, bindings as _as_fresh_input gives them), stores into
+        the tensor (`x[i] = v`, `x.add_(w)`) counted as bindings."""
+        b = self.ctx.bindings
+        owner, binds = b.lookup(node)
+        if owner is None:
+            return None, []
+        key = (id(owner), node.value)
+        if key not in self._cache:
+            found = [_as_fresh_input(x) for x in binds]
+            for read in b.reads_of(owner, node.value):
+                store = _store(self.ctx, read)
+                if store is not None:
+                    found.append(store)
+            self._cache[key] = found
+        return owner, self._cache[key]
 
     def name(self, node: cst.Name, visiting: frozenset) -> bool:
-        it = self._comp_binding(node)
-        if it is not None:
-            return self.iterable(it, visiting)
         scope, found = self.lookup(node)
         if not found:
             return False
@@ -328,33 +216,6 @@ def _chain_root(node):
             and node.func.attr.value in DATA_METHODS:
         node = node.func.value
     return node
-
-
-class _Uses(cst.CSTVisitor):
-    """Names used as `name` outside import statements."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self.count = 0
-
-    def visit_Import(self, node) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        visit(node.value, self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        visit(node.value, self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name:
-            self.count += 1
 
 
 class VariableWrapper(Rule):
@@ -727,9 +588,7 @@ class VariableWrapper(Rule):
             return  # uses remain in this pass; the import goes on a later one
         for stmt, imp, alias in self._variable_imports(node):
             local = (alias.asname.name if alias.asname else alias.name).value
-            uses = _Uses(local)
-            visit(node, uses)
-            if uses.count:
+            if self.ctx.bindings.reads_named(local):
                 continue
             if "__all__" in self.ctx.text and (f'"{local}"' in self.ctx.text or f"'{local}'" in self.ctx.text):
                 continue

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.walk import walk
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
@@ -31,25 +32,6 @@ def _is_number(expr) -> bool:
     if isinstance(expr, (cst.Integer, cst.Float)):
         return True
     return isinstance(expr, cst.UnaryOperation) and isinstance(expr.expression, (cst.Integer, cst.Float))
-
-
-class _Scope:
-    def __init__(self, kind: str, parent: Optional["_Scope"]) -> None:
-        self.kind = kind  # module | function | class
-        self.parent = parent
-        self.values: dict = {}  # name -> list of (op, value expr); op "=" or "+=" ...
-        self.opaque: set = set()  # names bound in ways we cannot follow
-        self.funcs: dict = {}  # name -> _Func, for functions defined here
-        self.node = None
-
-
-class _Func:
-    """A function defined in the file: its scope and what it returns."""
-
-    def __init__(self, scope: "_Scope") -> None:
-        self.scope = scope
-        self.returns: list = []  # return value expressions (None: a bare return)
-        self.generator = False
 
 
 class DataIndexScalar(Rule):
@@ -349,147 +331,8 @@ class DataIndexScalar(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._scope = _Scope("module", None)
-        self._attrs: dict = {}  # "self.crit" -> list of values (module-wide)
-        self._sites: list = []  # (subscript, base, numpy, scope)
-        self._reads: list = []  # (subscript, name, scope): `total[0]`, a possible .data accumulator
-        self._names: dict = {}  # name -> [(Name node, scope)]
-        self._funcs: list = []  # stack of _Func (None for a lambda)
-
-    # --- scopes and bindings ------------------------------------------------
-    def _push(self, kind: str) -> None:
-        self._scope = _Scope(kind, self._scope)
-
-    def _pop(self) -> None:
-        self._scope = self._scope.parent
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._scope.node = node
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scope.opaque.add(node.name.value)
-        parent = self._scope
-        self._push("function")
-        self._scope.node = node
-        fn = _Func(self._scope)
-        self._funcs.append(fn)
-        if node.decorators:
-            fn.generator = True  # a decorator may change what a call returns
-        if parent.kind != "class":
-            # a second def of the same name, or any other binding, voids it in _function
-            parent.funcs.setdefault(node.name.value, []).append(fn)
-        for p in (*node.params.params, *node.params.kwonly_params, *node.params.posonly_params):
-            self._scope.opaque.add(p.name.value)
-        for p in (node.params.star_arg, node.params.star_kwarg):
-            if isinstance(p, cst.Param):
-                self._scope.opaque.add(p.name.value)
-
-    def leave_FunctionDef(self, node) -> None:
-        self._funcs.pop()
-        self._pop()
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if self._funcs and self._funcs[-1] is not None:
-            self._funcs[-1].returns.append(node.value)
-
-    def visit_Yield(self, node) -> None:
-        if self._funcs and self._funcs[-1] is not None:
-            self._funcs[-1].generator = True
-
-    def visit_Await(self, node) -> None:
-        if self._funcs and self._funcs[-1] is not None:
-            self._funcs[-1].generator = True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._names.setdefault(node.value, []).append((node, self._scope))
-
-    def visit_Lambda(self, node) -> None:
-        self._funcs.append(None)
-        self._push("function")
-        for p in node.params.params:
-            self._scope.opaque.add(p.name.value)
-
-    def leave_Lambda(self, node) -> None:
-        self._funcs.pop()
-        self._pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scope.opaque.add(node.name.value)
-        self._push("class")
-
-    def leave_ClassDef(self, node) -> None:
-        self._pop()
-
-    def _bind(self, target, op: str, value) -> None:
-        if isinstance(target, cst.Name):
-            self._scope.values.setdefault(target.value, []).append((op, value))
-        elif isinstance(target, cst.Attribute):
-            key = dotted(target)
-            if key:
-                self._attrs.setdefault(key, []).append((op, value))
-        else:
-            self._opaque_target(target)
-
-    def _opaque_target(self, target) -> None:
-        if isinstance(target, cst.Name):
-            self._scope.opaque.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                self._opaque_target(el.value)
-        elif isinstance(target, cst.StarredElement):
-            self._opaque_target(target.value)
-        elif isinstance(target, cst.Attribute):
-            key = dotted(target)
-            if key:
-                self._attrs.setdefault(key, []).append(("?", None))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            target, value = t.target, node.value
-            if (isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple)
-                    and len(target.elements) == len(value.elements)
-                    and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))):
-                # `n, total = 0, 0`: element by element
-                for te, ve in zip(target.elements, value.elements):
-                    self._bind(te.value, "=", ve.value)
-                continue
-            self._bind(target, "=", value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._bind(node.target, "=", node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        op = type(node.operator).__name__
-        self._bind(node.target, op, node.value)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._opaque_target(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._opaque_target(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._opaque_target(node.asname.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._opaque_target(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._opaque_target(node.name.name)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for n in node.names:
-            self._scope.opaque.add(n.name.value)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for n in node.names:
-            self._scope.opaque.add(n.name.value)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._opaque_target(node.target)
+        self._sites: list = []  # (subscript, base, numpy)
+        self._reads: list = []  # (subscript, name): `total[0]`, a possible .data accumulator
 
     # --- the sites --------------------------------------------------------------
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -501,14 +344,15 @@ class DataIndexScalar(Rule):
         base, numpy = _strip_data(node.value)
         if base is None:
             if isinstance(node.value, cst.Name):
-                self._reads.append((node, node.value.value, self._scope))
+                self._reads.append((node, node.value.value))
             return
-        self._sites.append((node, base, numpy, self._scope))
+        self._sites.append((node, base, numpy))
 
     def finish(self) -> None:
-        for node, base, numpy, scope in self._sites:
+        for node, base, numpy in self._sites:
             if self._is_target(node):
                 continue
+            scope = self.ctx.bindings.scope_of(node)
             full = " ".join(self.ctx.code(base).split())
             src = _short(full)
             old = _short(self.ctx.code(node))
@@ -537,42 +381,33 @@ class DataIndexScalar(Rule):
     # --- `total += loss.data` ... `total[0]` -------------------------------------
     def _accumulators(self) -> None:
         groups: dict = {}
-        for node, name, scope in self._reads:
+        for node, name in self._reads:
             if self._is_target(node):
                 continue
-            home = _home(name, scope)
+            home = self._home(name, self.ctx.bindings.scope_of(node))
             if home is None:
                 continue
             groups.setdefault((id(home), name), (home, []))[1].append(node)
         for (_, name), (home, reads) in groups.items():
             self._accumulator(name, home, reads)
 
-    def _accumulator(self, name: str, home: _Scope, reads: list) -> None:
-        vals = home.values.get(name, [])
+    def _accumulator(self, name: str, home, reads: list) -> None:
+        vals = _values(home.names[name])
         adds = []  # (.data attribute node, reason or "")
-        for op, v in vals:
+        for op, v, where in vals:
             if op == "=" and _is_number(v):
                 continue
             if op not in ("AddAssign", "SubtractAssign"):
                 return
-            found = self._data_term(v, home)
+            found = self._data_term(v, where)
             if found is None:
                 return
             adds.append(found)
         if not adds:
             return
         read_ids = {id(r.value) for r in reads}
-        for occ, scope in self._names.get(name, ()):
-            seen_from = _home(name, scope)
-            if seen_from is None and _binds_elsewhere(name, scope):
-                return  # `global total` or a parameter: cannot follow it there
-            if seen_from is not home:
-                continue
+        for occ in self.ctx.bindings.reads_of(home, name):  # `global total` included
             parent = self.ctx.parent(occ)
-            if isinstance(parent, cst.Attribute) and parent.attr is occ:
-                continue
-            if isinstance(parent, cst.Arg) and parent.keyword is occ:
-                continue
             if isinstance(parent, cst.AssignTarget) or (
                     isinstance(parent, cst.AugAssign) and parent.target is occ):
                 continue
@@ -592,7 +427,7 @@ class DataIndexScalar(Rule):
         self.report(first, msg, edits=edits, fix=SAFE if safe else UNSAFE,
                     fix_title="Accumulate `.item()`")
 
-    def _data_term(self, expr, scope: _Scope):
+    def _data_term(self, expr, scope):
         """(the `x.data` node, why x is 0-dim or "") when `expr` is `x.data`, or
         arithmetic of one `x.data` with Python numbers; None otherwise."""
         if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
@@ -617,19 +452,22 @@ class DataIndexScalar(Rule):
             return True
         return False
 
-    def _function(self, name: str, scope: _Scope):
-        s = scope
-        while s is not None:
-            if s.kind == "class" and s is not scope:
-                s = s.parent
-                continue
-            if name in s.funcs:
-                fns = s.funcs[name]
-                return fns[0] if len(fns) == 1 and name not in s.values else None
-            if name in s.opaque or name in s.values:
-                return None
-            s = s.parent
-        return None
+    def _home(self, name: str, scope):
+        """The scope whose binding of `name` a use in `scope` sees, when every
+        binding there can be followed; None otherwise."""
+        owner, binds = self.ctx.bindings.resolve(name, scope)
+        return owner if _values(binds) else None
+
+    def _function(self, name: str, scope):
+        """The one local def `name` calls, undecorated, with its returns."""
+        owner, binds = self.ctx.bindings.resolve(name, scope)
+        if owner is None or owner.kind == "class" or len(binds) != 1 or binds[0].kind != "def":
+            return None
+        fn = binds[0].node
+        returns, generator = _returns(fn)
+        if fn.decorators or generator:
+            return None  # a decorator may change what a call returns
+        return self.ctx.bindings.scopes[fn], returns
 
     @staticmethod
     def _looks_like_loss(base) -> bool:
@@ -638,7 +476,7 @@ class DataIndexScalar(Rule):
         return bool(name and _LOSSY_NAME.search(name) and not name.lower().endswith("losses"))
 
     # --- is it 0-dim? A reason string, or "" ---------------------------------------
-    def _scalar(self, expr, scope: _Scope, seen: set) -> str:
+    def _scalar(self, expr, scope, seen: set) -> str:
         if isinstance(expr, cst.Call):
             return self._scalar_call(expr, scope, seen)
         if isinstance(expr, cst.Name):
@@ -646,7 +484,7 @@ class DataIndexScalar(Rule):
         if isinstance(expr, cst.Attribute):
             key = dotted(expr)
             if key and key.startswith("self.") and key not in seen:
-                vals = self._attrs.get(key)
+                vals = _attr_values(self.ctx.bindings.attrs(key))
                 if vals and all(op == "=" and v is not None for op, v in vals):
                     seen = seen | {key}
                     if all(self._scalar(v, scope, seen) for _, v in vals):
@@ -663,39 +501,30 @@ class DataIndexScalar(Rule):
             return self._scalar(expr.expression, scope, seen)
         return ""
 
-    def _scalar_name(self, name: str, scope: _Scope, seen: set) -> str:
+    def _scalar_name(self, name: str, scope, seen: set) -> str:
         if name in seen:
             return ""
-        s = scope
-        while s is not None:
-            if s.kind == "class" and s is not scope:
-                s = s.parent  # class bodies do not enclose their methods
-                continue
-            if name in s.opaque:
+        vals = _values(self.ctx.bindings.resolve(name, scope)[1])
+        if not vals:
+            return ""
+        seen = seen | {name}
+        if not [v for op, v, _ in vals if op == "=" and not _is_number(v)]:
+            return ""
+        reason = ""
+        for op, v, where in vals:
+            if op not in ("=", "AddAssign", "SubtractAssign", "MultiplyAssign", "DivideAssign"):
                 return ""
-            if name in s.values:
-                vals = s.values[name]
-                seen = seen | {name}
-                firsts = [v for op, v in vals if op == "=" and not _is_number(v)]
-                if not firsts:
-                    return ""
-                reason = ""
-                for op, v in vals:
-                    if op not in ("=", "AddAssign", "SubtractAssign", "MultiplyAssign", "DivideAssign"):
-                        return ""
-                    # A number binding (`dev_loss = 0`) is no tensor of another shape: every
-                    # use this rule asks about needs a 0-dim tensor or a number there.
-                    if _is_number(v):
-                        continue
-                    why = self._scalar(v, s, seen)
-                    if not why:
-                        return ""
-                    reason = reason or why
-                return f"assigned only 0-dim values: {reason}"
-            s = s.parent
-        return ""
+            # A number binding (`dev_loss = 0`) is no tensor of another shape: every
+            # use this rule asks about needs a 0-dim tensor or a number there.
+            if _is_number(v):
+                continue
+            why = self._scalar(v, where, seen)
+            if not why:
+                return ""
+            reason = reason or why
+        return f"assigned only 0-dim values: {reason}"
 
-    def _scalar_call(self, call: cst.Call, scope: _Scope, seen: set) -> str:
+    def _scalar_call(self, call: cst.Call, scope, seen: set) -> str:
         func = call.func
         q = self.ctx.imports.qualify(func)
         if any(a.star for a in call.args):
@@ -729,16 +558,16 @@ class DataIndexScalar(Rule):
                 return inner
         if isinstance(func, cst.Name) and ("def:" + func.value) not in seen:
             fn = self._function(func.value, scope)
-            if fn is not None and not fn.generator and fn.returns and all(
-                    r is not None and self._scalar(r, fn.scope, seen | {"def:" + func.value})
-                    for r in fn.returns):
+            if fn is not None and fn[1] and all(
+                    r is not None and self._scalar(r, fn[0], seen | {"def:" + func.value})
+                    for r in fn[1]):
                 return f"`{func.value}()` returns a 0-dim value"
         # A criterion: nn.MSELoss()(a, b), crit(a, b), self.crit(a, b)
         if self._is_criterion(func, scope, seen) and not kws - {"weight"}:
             return f"`{_short(self.ctx.code(func))}` is a loss module with a reducing `reduction`"
         return ""
 
-    def _is_criterion(self, func, scope: _Scope, seen: set) -> bool:
+    def _is_criterion(self, func, scope, seen: set) -> bool:
         if (isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute)
                 and func.func.attr.value in _MODULE_MOVES):
             # nn.MSELoss().cuda(), criterion.to(device): the same module
@@ -750,53 +579,63 @@ class DataIndexScalar(Rule):
             key = func.value
             if key in seen:
                 return True  # `crit = crit.cuda()`: as good as its other bindings
-            s = scope
-            while s is not None:
-                if s.kind == "class" and s is not scope:
-                    s = s.parent
-                    continue
-                if key in s.opaque:
-                    return False
-                if key in s.values:
-                    vals = s.values[key]
-                    return all(op == "=" and self._is_criterion(v, s, seen | {key}) for op, v in vals)
-                s = s.parent
-            return False
+            vals = _values(self.ctx.bindings.resolve(key, scope)[1])
+            return bool(vals) and all(op == "=" and self._is_criterion(v, where, seen | {key})
+                                      for op, v, where in vals)
         if isinstance(func, cst.Attribute):
             key = dotted(func)
             if not key or not key.startswith("self."):
                 return False
             if key in seen:
                 return True
-            vals = self._attrs.get(key)
+            vals = _attr_values(self.ctx.bindings.attrs(key))
             return bool(vals) and all(
                 op == "=" and v is not None and self._is_criterion(v, scope, seen | {key}) for op, v in vals)
         return False
 
 
-def _home(name: str, scope: _Scope):
-    """The scope whose binding of `name` a use in `scope` sees (None: unknown)."""
-    s = scope
-    while s is not None:
-        if s.kind == "class" and s is not scope:
-            s = s.parent
-            continue
-        if name in s.opaque:
+def _values(binds) -> Optional[list]:
+    """[(op, value, scope it runs in)] for bindings this rule can follow:
+    `=` of a whole value or of a literal tuple's element, and augmented
+    assignments; None when some other binding (a parameter, a loop, a
+    `with`...) makes the name unknowable, or when there is none."""
+    out = []
+    for b in binds:
+        if b.kind == "annotation":
+            continue  # `x: int` binds no value
+        value = b.element() if b.kind == "assign" else b.value if b.kind == "augassign" else None
+        if value is None:
             return None
-        if name in s.values:
-            return s
-        s = s.parent
-    return None
+        out.append(("=" if b.kind == "assign" else b.op, value, b.scope))
+    return out or None
 
 
-def _binds_elsewhere(name: str, scope: _Scope) -> bool:
-    """`name` is opaque somewhere up from `scope` (global, nonlocal, a parameter...)."""
-    s = scope
-    while s is not None:
-        if name in s.opaque:
-            return True
-        s = s.parent
-    return False
+def _attr_values(binds) -> list:
+    """[(op, value)] for `self.x` bindings; ("?", None) where not followed."""
+    out = []
+    for b in binds:
+        if b.kind == "annotation":
+            continue
+        value = b.element() if b.kind == "assign" else b.value if b.kind == "augassign" else None
+        out.append(("=" if b.kind == "assign" else b.op, value) if value is not None else ("?", None))
+    return out
+
+
+def _returns(fn: cst.FunctionDef) -> tuple:
+    """(return values, whether fn is a generator or coroutine) of fn's own body."""
+    returns, gen = [], []
+
+    def enter(n):
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(n, cst.Return):
+            returns.append(n.value)
+        elif isinstance(n, (cst.Yield, cst.Await)):
+            gen.append(n)
+        return True
+
+    walk(fn.body, enter)
+    return returns, bool(gen) or bool(fn.asynchronous)
 
 
 def _is_py_number(expr) -> bool:

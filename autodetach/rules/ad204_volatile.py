@@ -393,10 +393,10 @@ class Volatile(Rule):
         return False
 
     def _function(self, node):
-        for anc in self._ancestors(node):
-            if isinstance(anc, (cst.FunctionDef, cst.Module)):
-                return anc
-        return self.ctx.module
+        """The def (or the module) whose run runs `node`: lambdas, classes and
+        comprehensions run with it."""
+        b = self.ctx.bindings
+        return b.code_block(b.scope_of(node)).node
 
     def _reachable_backward(self, node) -> Optional[cst.CSTNode]:
         """A backward-like call that can run after `node` in its function."""

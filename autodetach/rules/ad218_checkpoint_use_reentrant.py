@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.walk import nodes
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
 from ._helpers import append_kwarg, kwarg
@@ -16,7 +17,10 @@ class CheckpointUseReentrant(Rule):
 
     ## What it does
     Finds calls to `torch.utils.checkpoint.checkpoint` and
-    `checkpoint_sequential` that do not pass `use_reentrant`.
+    `checkpoint_sequential` that do not pass `use_reentrant`. A call with
+    `**kwargs` is reported without a fix, and not at all when its function
+    names `use_reentrant` elsewhere (`kwargs["use_reentrant"] = False`): the
+    keyword then travels in the `**` arguments.
 
     ## Why it matters
     Code written before PyTorch 2.1 relied on the reentrant implementation
@@ -62,6 +66,12 @@ class CheckpointUseReentrant(Rule):
             h = checkpoint(block, h, use_reentrant=False)
         """),
         Valid("""
+            from torch.utils.checkpoint import checkpoint
+            def run(fn, *args, **kwargs):
+                kwargs["use_reentrant"] = False
+                return checkpoint(fn, *args, **kwargs)
+        """, note="the `**` arguments carry it (torch/_higher_order_ops/wrap.py)"),
+        Valid("""
             import deepspeed
             h = deepspeed.checkpointing.checkpoint(block, h)
         """, note="not torch's checkpoint"),
@@ -95,7 +105,21 @@ class CheckpointUseReentrant(Rule):
                f"`use_reentrant=True` is what it does now (`False` is recommended, but with inputs that "
                f"do not require grad it changes which parameters get gradients)")
         if any(a.star == "**" for a in node.args):
+            if self._named_in_function(node):
+                return  # `kwargs["use_reentrant"] = False` before the call (torch's own wrap.py)
             self.report(node, msg + " (`**` arguments: not rewritten)")
             return
         self.report(node, msg, replacement=append_kwarg(node, "use_reentrant", cst.Name("True")),
                     fix_title="Pass `use_reentrant=True` (the current default)")
+
+    def _named_in_function(self, call: cst.Call) -> bool:
+        """Whether the function around `call` names `use_reentrant` elsewhere
+        (a string key or a keyword): then the `**` arguments carry it."""
+        fn = self.ctx.parent(call)
+        while fn is not None and not isinstance(fn, cst.FunctionDef):
+            fn = self.ctx.parent(fn)
+        if fn is None:
+            return False
+        return any((isinstance(n, cst.SimpleString) and n.evaluated_value == "use_reentrant")
+                   or (isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value == "use_reentrant")
+                   for n in nodes(fn))

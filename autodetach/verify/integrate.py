@@ -316,12 +316,11 @@ def _findings_with_fixes(old: bytes, path: str, settings):
     """The original's findings, each marked fixed or not, and the fixed bytes
     (the engine returns only the findings that remain after fixing)."""
     from ..engine import fix_code
-    from ..runner import _ignored_for
     from ..textio import decode, encode
 
     try:
         dec = decode(old)
-        ignored = _ignored_for(path, settings)
+        ignored = settings.ignored_for(path)
         codes = [c for c in settings.codes if c not in ignored]
         if not codes:
             return None
@@ -532,12 +531,11 @@ def _notebook_unverified(r, path, settings, write, verified_only) -> None:
         from ..engine import Options
         from ..notebook import process
         from ..registry import by_code
-        from ..runner import _ignored_for
 
         table = by_code()
         rules = [table[c] for c in settings.codes if c in table]
         if r.old_source is not None:
-            r.findings = process(r.old_source, r.path, rules, Options(ignore=_ignored_for(path, settings))).findings
+            r.findings = process(r.old_source, r.path, rules, Options(ignore=settings.ignored_for(path))).findings
         r.diff = ""
         r.fixed = 0
         r.new_source = None

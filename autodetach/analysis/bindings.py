@@ -1,0 +1,361 @@
+"""Which name is bound where, in which scope, to what; and which binding
+each read sees, by Python's scoping rules.
+
+Scopes: module, class, function, lambda, comprehension. Class bodies do not
+enclose the functions (or comprehensions) inside them; `global`/`nonlocal`
+move a function's bindings to the scope they name; a comprehension's
+targets stay in the comprehension, its walrus targets do not; defaults,
+decorators, annotations and a comprehension's first iterable are evaluated
+outside the scope they belong to. Attribute targets (`self.h = ...`) are
+kept per scope under their dotted name, for the rules that follow them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import children
+
+_COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # module | class | function | lambda | comprehension
+    node: cst.CSTNode
+    parent: Optional["Scope"]
+    names: dict = field(default_factory=dict)  # name -> [Binding] owned here
+    attrs: dict = field(default_factory=dict)  # "self.h" -> [Binding] made here
+    globals: set = field(default_factory=set)
+    nonlocals: set = field(default_factory=set)
+    star_import: bool = False
+
+    def enclosing(self) -> Optional["Scope"]:
+        """The scope a free name is looked up in next: class bodies are skipped."""
+        p = self.parent
+        while p is not None and p.kind == "class":
+            p = p.parent
+        return p
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str  # a plain name, or the dotted key of an attribute target
+    # assign | augassign | annotation | walrus | for | comp | with | except |
+    # param | import | def | class | del
+    kind: str
+    node: cst.CSTNode  # the statement or clause that binds (Assign, For, Param, ...)
+    target: cst.CSTNode  # the Name (or Attribute) bound
+    # right-hand side, iterable, with item; a parameter's annotation; the imported name
+    value: Optional[cst.CSTNode] = None
+    path: Optional[tuple] = ()  # where in a tuple target: () the whole value; None after a star
+    scope: Optional[Scope] = None  # where the binding runs (not always the owner)
+    op: str = ""  # augassign: the operator's class name (AddAssign ...)
+
+    def element(self) -> Optional[cst.CSTNode]:
+        """The part of `value` this target receives when literal tuples line
+        up (`n, total = 0, 0`); the value itself for a plain target; else None."""
+        if self.path is None or self.value is None:
+            return None
+        v = self.value
+        for i in self.path:
+            if not isinstance(v, (cst.Tuple, cst.List)) or i >= len(v.elements) or any(
+                    isinstance(e, cst.StarredElement) for e in v.elements):
+                return None
+            v = v.elements[i].value
+        return v
+
+
+class Bindings:
+    def __init__(self, module: cst.Module, parents=None) -> None:
+        self._parents = parents  # a callable giving ctx.parents when first needed
+        self.module = Scope("module", module, None)
+        self.scopes: dict = {module: self.module}  # scope node -> Scope
+        self.reads: list = []  # (Name, Scope) for every name read
+        self._at: dict = {}  # Name node -> Scope it is evaluated in
+        self._pending: list = []  # (Binding, owner decided at the end)
+        _Builder(self).run(module)
+        for b in self._pending:
+            self._owner(b.name, b.scope).names.setdefault(b.name, []).append(b)
+        self._pending = []
+
+    # --- queries -------------------------------------------------------------
+    def scope_of(self, node) -> Scope:
+        """The scope `node` is evaluated in."""
+        s = self._at.get(node)
+        if s is not None:
+            return s
+        parents = self._parents() if callable(self._parents) else self._parents
+        path = [node]
+        cur = parents.get(node)
+        while cur is not None:
+            sc = self.scopes.get(cur)
+            if sc is not None and _inside(cur, path):
+                return sc
+            path.append(cur)
+            cur = parents.get(cur)
+        return self.module
+
+    def owner(self, name: str, scope: Scope) -> Optional[Scope]:
+        """The scope whose binding of `name` a read in `scope` sees; None when
+        no scope binds it (a builtin, a star import, a typo)."""
+        s = scope
+        first = True
+        while s is not None:
+            if name in s.globals:
+                return self.module
+            if name in s.nonlocals:
+                first = False
+                s = s.enclosing()
+                continue
+            if name in s.names and (first or s.kind != "class"):
+                return s
+            first = False
+            s = s.enclosing() if s.kind != "module" else None
+        return None
+
+    def resolve(self, name: str, scope: Scope) -> tuple:
+        """(owner scope, its bindings of `name`); (None, []) when unbound."""
+        s = self.owner(name, scope)
+        return (s, s.names[name]) if s is not None else (None, [])
+
+    def lookup(self, node: cst.Name) -> tuple:
+        return self.resolve(node.value, self.scope_of(node))
+
+    def local(self, scope: Scope, name: str) -> list:
+        return scope.names.get(name, [])
+
+    def declared(self, scope: Scope, name: str) -> bool:
+        """`global name` / `nonlocal name` in this scope."""
+        return name in scope.globals or name in scope.nonlocals
+
+    def code_block(self, scope: Scope) -> Scope:
+        """The nearest function or the module: what runs when `scope` runs."""
+        while scope.kind not in ("function", "module"):
+            scope = scope.parent
+        return scope
+
+    def attrs(self, key: str, scopes=None) -> list:
+        """Attribute bindings of `key` made in `scopes` (every scope by default)."""
+        out = []
+        for s in (scopes if scopes is not None else self.scopes.values()):
+            out.extend(s.attrs.get(key, ()))
+        return out
+
+    def methods(self, cls: Scope) -> list:
+        return [s for s in self.scopes.values() if s.parent is cls and s.kind == "function"]
+
+    def reads_named(self, name: str) -> list:
+        """(Name, scope) for every read of `name`, whichever binding it sees."""
+        by = self.__dict__.get("_by_name")
+        if by is None:
+            by = self._by_name = {}
+            for n, s in self.reads:
+                by.setdefault(n.value, []).append((n, s))
+        return by.get(name, [])
+
+    def reads_of(self, owner: Scope, name: str) -> list:
+        """Every Name read that sees `owner`'s binding of `name`."""
+        return [n for n, s in self.reads_named(name) if self.owner(name, s) is owner]
+
+    def _owner(self, name: str, scope: Scope) -> Scope:
+        """Where a binding made in `scope` lands."""
+        if name in scope.globals:
+            return self.module
+        if name in scope.nonlocals:
+            s = scope.enclosing()
+            while s is not None and s.kind != "module":
+                if name in s.names or any(b.name == name and b.scope is s for b in self._pending):
+                    return s
+                s = s.enclosing()
+        return scope
+
+
+def _inside(scope_node, path: list) -> bool:
+    """Whether the node at path[0], reached through path[-1] (a child of
+    `scope_node`), is evaluated inside that scope."""
+    child = path[-1]
+    if isinstance(scope_node, (cst.FunctionDef, cst.ClassDef)):
+        if child is scope_node.body:
+            return True
+        if isinstance(scope_node, cst.FunctionDef) and child is scope_node.params:
+            return len(path) >= 2 and isinstance(path[-2], cst.Param) and (
+                len(path) == 2 or path[-3] is path[-2].name)
+        return False
+    if isinstance(scope_node, cst.Lambda):
+        if child is scope_node.body:
+            return True
+        return len(path) >= 3 and isinstance(path[-2], cst.Param) and path[-3] is path[-2].name
+    if isinstance(scope_node, _COMPS):
+        return not (child is scope_node.for_in and len(path) >= 2 and path[-2] is scope_node.for_in.iter)
+    return True
+
+
+class _Builder:
+    def __init__(self, model: Bindings) -> None:
+        self.m = model
+
+    def run(self, module) -> None:
+        stack = [(c, self.m.module) for c in reversed(children(module))]
+        self.stack = stack
+        while stack:
+            node, scope = stack.pop()
+            handler = _HANDLERS.get(type(node))
+            if handler is not None:
+                handler(self, node, scope)
+            elif type(node) is cst.Name:
+                self.m.reads.append((node, scope))
+                self.m._at[node] = scope
+            else:
+                self.push(children(node), scope)
+
+    def push(self, nodes, scope) -> None:
+        self.stack.extend((n, scope) for n in reversed([n for n in nodes if n is not None]))
+
+    def new(self, kind, node, parent) -> Scope:
+        s = Scope(kind, node, parent)
+        self.m.scopes[node] = s
+        return s
+
+    # --- binding ---------------------------------------------------------------
+    def bind(self, target, kind, node, scope, value=None, path=(), op="") -> None:
+        if isinstance(target, cst.Name):
+            self.m._at[target] = scope
+            self.m._pending.append(Binding(target.value, kind, node, target, value, path, scope, op))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, el in enumerate(target.elements):
+                star = isinstance(el, cst.StarredElement)
+                sub = None if path is None or star else path + (i,)
+                self.bind(el.value, kind, node, scope, value, sub, op)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, kind, node, scope, value, None, op)
+        elif isinstance(target, cst.Attribute):
+            key = dotted(target)
+            if key:
+                scope.attrs.setdefault(key, []).append(Binding(key, kind, node, target, value, path, scope, op))
+            self.push([target.value], scope)
+        else:  # x[i] = ...: reads x
+            self.push([target], scope)
+
+    def function(self, node: cst.FunctionDef, scope) -> None:
+        self.bind(node.name, "def", node, scope)
+        inner = self.new("function", node, scope)
+        self.params(node.params, node, inner, scope)
+        self.push([d.decorator for d in node.decorators], scope)
+        if node.returns is not None:
+            self.push([node.returns.annotation], scope)
+        self.push([node.body], inner)
+
+    def params(self, params: cst.Parameters, node, inner, outer) -> None:
+        star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+        kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
+        for p in [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]:
+            ann = p.annotation.annotation if p.annotation is not None else None
+            self.bind(p.name, "param", p, inner, ann)
+            self.push([ann, p.default], outer)
+
+    def lambda_(self, node: cst.Lambda, scope) -> None:
+        inner = self.new("lambda", node, scope)
+        self.params(node.params, node, inner, scope)
+        self.push([node.body], inner)
+
+    def class_(self, node: cst.ClassDef, scope) -> None:
+        self.bind(node.name, "class", node, scope)
+        inner = self.new("class", node, scope)
+        self.push([d.decorator for d in node.decorators] + [a.value for a in (*node.bases, *node.keywords)],
+                  scope)
+        self.push([node.body], inner)
+
+    def comprehension(self, node, scope) -> None:
+        inner = self.new("comprehension", node, scope)
+        f = node.for_in
+        self.push([f.iter], scope)
+        parts = []
+        while f is not None:
+            self.bind(f.target, "comp", f, inner, f.iter)
+            if f is not node.for_in:
+                parts.append(f.iter)
+            parts.extend(i.test for i in f.ifs)
+            f = f.inner_for_in
+        elt = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
+        self.push(parts + elt, inner)
+
+    def assign(self, node: cst.Assign, scope) -> None:
+        self.push([node.value], scope)
+        for t in node.targets:
+            self.bind(t.target, "assign", node, scope, node.value)
+
+    def ann_assign(self, node: cst.AnnAssign, scope) -> None:
+        self.push([node.annotation.annotation, node.value], scope)
+        if node.value is None:
+            self.bind(node.target, "annotation", node, scope, node.annotation.annotation, None)
+        else:
+            self.bind(node.target, "assign", node, scope, node.value)
+
+    def aug_assign(self, node: cst.AugAssign, scope) -> None:
+        self.push([node.value], scope)
+        if isinstance(node.target, cst.Name):
+            self.m.reads.append((node.target, scope))
+        self.bind(node.target, "augassign", node, scope, node.value, op=type(node.operator).__name__)
+
+    def walrus(self, node: cst.NamedExpr, scope) -> None:
+        self.push([node.value], scope)
+        home = scope
+        while home.kind == "comprehension":
+            home = home.parent
+        self.bind(node.target, "walrus", node, home, node.value)
+
+    def for_(self, node, scope) -> None:
+        self.push([node.iter, node.body, node.orelse], scope)
+        self.bind(node.target, "for", node, scope, node.iter)
+
+    def with_item(self, node: cst.WithItem, scope) -> None:
+        self.push([node.item], scope)
+        if node.asname is not None:
+            self.bind(node.asname.name, "with", node, scope, node.item)
+
+    def except_(self, node, scope) -> None:
+        self.push([node.type, node.body], scope)
+        if node.name is not None:
+            self.bind(node.name.name, "except", node, scope, node.type)
+
+    def import_(self, node, scope) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            scope.star_import = True
+            return
+        for alias in node.names:
+            if alias.asname is not None:
+                self.bind(alias.asname.name, "import", node, scope, alias.name)
+            else:
+                head = alias.name
+                while isinstance(head, cst.Attribute):  # `import a.b` binds `a`
+                    head = head.value
+                self.bind(head, "import", node, scope, alias.name)
+
+    def global_(self, node, scope) -> None:
+        names = scope.globals if isinstance(node, cst.Global) else scope.nonlocals
+        names.update(n.name.value for n in node.names)
+
+    def delete(self, node: cst.Del, scope) -> None:
+        self.bind(node.target, "del", node, scope)
+
+    def attribute(self, node: cst.Attribute, scope) -> None:
+        self.push([node.value], scope)  # `.attr` is no read of a name
+
+    def arg(self, node: cst.Arg, scope) -> None:
+        self.push([node.value], scope)  # nor is a keyword
+
+
+_HANDLERS = {
+    cst.FunctionDef: _Builder.function, cst.Lambda: _Builder.lambda_, cst.ClassDef: _Builder.class_,
+    cst.ListComp: _Builder.comprehension, cst.SetComp: _Builder.comprehension,
+    cst.GeneratorExp: _Builder.comprehension, cst.DictComp: _Builder.comprehension,
+    cst.Assign: _Builder.assign, cst.AnnAssign: _Builder.ann_assign, cst.AugAssign: _Builder.aug_assign,
+    cst.NamedExpr: _Builder.walrus, cst.For: _Builder.for_, cst.WithItem: _Builder.with_item,
+    cst.ExceptHandler: _Builder.except_, cst.ExceptStarHandler: _Builder.except_,
+    cst.Import: _Builder.import_, cst.ImportFrom: _Builder.import_,
+    cst.Global: _Builder.global_, cst.Nonlocal: _Builder.global_, cst.Del: _Builder.delete,
+    cst.Attribute: _Builder.attribute, cst.Arg: _Builder.arg,
+}

@@ -91,6 +91,7 @@ class Event:
     retain_arg: Optional[cst.Arg] = None
     create_graph: bool = False
     reach: frozenset = frozenset()
+    helper: Optional[str] = None  # run inside this project function (its summary says so)
     # step / zero
     opt: Optional[str] = None
     modules: Optional[frozenset] = None  # zero: modules cleared (None: unknown)
@@ -801,6 +802,8 @@ class Scope:
             args.nontrivial = True
         if self._external(f, q, key):
             summary = self.a.project_summary(q, key)
+            if summary is not None and summary.backward_args and args.graph:
+                self.helper_backward(e, stmt, args, summary.backward_retain, q or key)
             if summary is not None and not summary.events:
                 if summary.result in ("cut", "const"):
                     return Val(ghosts=args.heads | args.ghosts)
@@ -935,6 +938,10 @@ class Scope:
         v.loss = not self.names.has_params(key) and _looks_like_loss(key)
         if args.unknown and not v.heads and not mods:
             v.unknown = True
+        if key in self.names.wrapped:
+            # DataParallel(trainer) of a class we cannot see: which of its
+            # results share a graph is unknown (no freed-graph conflicts)
+            v.uncertain = True
         return v
 
     def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
@@ -1040,6 +1047,20 @@ class Scope:
         if kind == "grad" and create:
             return Val(target.heads | inputs_val.heads, frozenset(), frozenset(), {}, True)
         return Val(ghosts=target.heads)
+
+    def helper_backward(self, e: cst.Call, stmt, args: Val, retain, name: str) -> None:
+        """A project function that runs backward on what it is given
+        (`GDPPLoss(phi_real, phi_fake, backward=True)`): a backward through
+        the arguments' graph, at the call. Known from its summary only."""
+        ev = self.event("backward", e, stmt, target=args, target_expr=e, retain=retain, helper=name)
+        ev.reach = frozenset(closure(args.heads))
+        if self.no_grad:
+            return
+        self.check_conflict(ev, args)
+        if retain is False:
+            for n in ev.reach:
+                if not n.leaf:
+                    self.freed[n] = ev
 
     def check_conflict(self, ev: Event, target: Val) -> None:
         if not self.freed:

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .optimizer_owners import resolve_owners
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
 from .walk import walk
@@ -26,6 +27,9 @@ RECURRENT = {"torch.nn.RNN": "tensor", "torch.nn.GRU": "tensor", "torch.nn.LSTM"
              "torch.nn.RNNCell": "tensor", "torch.nn.GRUCell": "tensor", "torch.nn.LSTMCell": "tuple"}
 
 OPTIMIZER_PREFIX = "torch.optim."
+# `trainer = nn.parallel.DataParallel(trainer)`: still a module, called on tensors
+WRAPPERS = {"torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+            "torch.nn.parallel.data_parallel.DataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}
 
 
 @dataclass
@@ -54,6 +58,7 @@ class NameTable:
             return None
         return self.methods.get((cls, meth)) if cls else None
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
+    wrapped: set = field(default_factory=set)  # modules known only as DataParallel(x): forward unseen
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
     functions_all: list = field(default_factory=list)  # every FunctionDef, methods included
     inferred: dict = field(default_factory=dict)  # name -> what was inferred about it, and why
@@ -128,6 +133,9 @@ class _Collector(cst.CSTVisitor):
         elif kind == "leaf":
             self.t.leaves.add(key)
         else:
+            if kind == "param" and key not in self.t.modules and isinstance(call, cst.Call) and \
+                    self.imports.qualify(call.func) in WRAPPERS:
+                self.t.wrapped.add(key)
             self.t.modules[key] = kind
             if kind in ("tensor", "tuple"):
                 self.t.recurrent[key] = kind
@@ -150,6 +158,8 @@ class _Collector(cst.CSTVisitor):
                 return "optimizer"
             if q in RECURRENT:
                 return RECURRENT[q]
+            if q in WRAPPERS:
+                return "param"
             if q.startswith("torch.nn.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper():
                 last = q.split(".")[-1]
                 if last == "Parameter":
@@ -262,16 +272,22 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 if isinstance(m, cst.FunctionDef):
                     table.methods[(stmt.name.value, m.name.value)] = m
     assigns: list = []
+    augs: list = []  # `params += list(m.parameters())`
+    calls: list = []  # `train(model, opt)`: call sites of this file's functions
 
     def enter(n):
         t = type(n)
         if t is cst.Call:
             col.visit_Call(n)
+            if type(n.func) is cst.Name:
+                calls.append(n)
         elif t is cst.Assign:
             col.visit_Assign(n)
             assigns.append(n)
         elif t is cst.AnnAssign:
             col.visit_AnnAssign(n)
+        elif t is cst.AugAssign:
+            augs.append(n)
         elif t is cst.FunctionDef:
             col.visit_FunctionDef(n)
         elif t is cst.ClassDef:
@@ -305,6 +321,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
+    resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
     _propagate(col.aliases, table)
     return table
 

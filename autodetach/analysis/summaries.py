@@ -34,6 +34,10 @@ class Summary:
     # `self.history.append(loss)`): (position after self, store line, whole) per such
     # argument; whole is False when only its elements are added (`self.sums[k] += losses[k]`).
     accum: tuple = ()
+    # `loss.backward()` on a value computed from the arguments (GDPPLoss(...,
+    # backward=True)): a backward through the caller's graph; its retain_graph
+    backward_args: bool = False
+    backward_retain: Optional[bool] = False
 
 
 def _dotted(node) -> Optional[str]:
@@ -130,8 +134,19 @@ class _Fn:
         return bool(vals) and all(isinstance(v, ast.Call) and (_dotted(v.func) or "").startswith(LAYER_PREFIXES)
                                   for v in vals)
 
+    def _depends(self, e, seen=None) -> bool:
+        """Is `e` computed (by name) from an argument?"""
+        seen = set() if seen is None else seen
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name) and n.id not in seen:
+                seen.add(n.id)
+                if n.id in self.params or any(self._depends(v, seen) for v in self.assigned.get(n.id, ())):
+                    return True
+        return False
+
     def summary(self) -> Summary:
         returns, events, stores = [], False, False
+        backwards = []
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
@@ -145,9 +160,14 @@ class _Fn:
                 returns.append(node.value)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS:
                 events = True
+                if node.func.attr == "backward":
+                    backwards.append(node)
+        bw = [b for b in backwards if self._depends(b.func.value)]
+        retain = {_retain(b) for b in bw}
+        extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None)
         accum = self.accumulated()
         if not returns or all(r is None for r in returns):
-            return Summary("const", 0, events, stores, accum)
+            return Summary("const", 0, events, stores, accum, **extra)
         kinds = [self.kind(r) if r is not None else "const" for r in returns]
         arity = {len(r.elts) if isinstance(r, ast.Tuple) else 0 for r in returns if r is not None}
         bare = [r for r in returns if isinstance(r, ast.Name) and r.id in self.params]
@@ -159,7 +179,7 @@ class _Fn:
             result = "graph"
         else:
             result = "const"
-        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum)
+        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, **extra)
 
     def accumulated(self) -> tuple:
         """Arguments added into `self` state without a cut: `self.sum += val * n`,
@@ -232,6 +252,15 @@ def _mentions(e, name: str, assigned: dict, depth=0) -> bool:
                 return True
             if any(_mentions(v, name, assigned, depth + 1) for v in assigned.get(n.id, ()) if v is not e):
                 return True
+    return False
+
+
+def _retain(call) -> Optional[bool]:
+    for k in call.keywords:
+        if k.arg in ("retain_graph", "retain_variables"):
+            return k.value.value if isinstance(k.value, ast.Constant) and isinstance(k.value.value, bool) else None
+    if len(call.args) >= 2:
+        return None
     return False
 
 

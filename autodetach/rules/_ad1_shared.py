@@ -84,6 +84,16 @@ def path_note(ctx, conflict):
     return [(anchor, "path from this backward to the freed graph: " + " <- ".join(parts))]
 
 
+def helper_note(*events) -> str:
+    """What was inferred when a backward runs inside a project function
+    (`GDPPLoss(..., backward=True)`), known from its summary only."""
+    names = sorted({e.helper for e in events if getattr(e, "helper", None)})
+    if not names:
+        return ""
+    return "inferred: " + ", ".join(f"`{n}`" for n in names) + \
+        " runs backward on its arguments (its code, in another file, calls .backward() on a value computed from them)"
+
+
 class GraphRule(Rule):
     """An AD1xx rule. A finding that rests on roles inferred from usage or
     naming (`analysis.roles`) says so, and its fix becomes unsafe."""

@@ -3,9 +3,9 @@ into the shared part are thrown away: detach on that pass."""
 from __future__ import annotations
 
 from ..analysis.decide import Problem
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Valid
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, helper_note, path_note, code, detach, line
 
 
 class SharedGraphNeedsDetach(GraphRule):
@@ -197,7 +197,10 @@ class SharedGraphNeedsDetach(GraphRule):
             from ..rule import Edit
             for n in names:
                 edits.append(Edit(n, detach(n)))
-            self.report(names[0], msg, edits=edits, fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
+            helper = helper_note(c.first, c.second)
+            if helper:
+                msg += f"; {helper} (so the fix is unsafe)"
+            self.report(names[0], msg, edits=edits, fix=UNSAFE if helper else SAFE, fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
                         related=[(link.stmt, "the shared tensor is computed here"),
                                  (other.call, "this backward needs the shared graph")] + path_note(ctx, c))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Valid
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, line, with_retain
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, helper_note, path_note, code, line, with_retain
 
 
 class GraphFreedBeforeReuse(GraphRule):
@@ -58,7 +58,10 @@ class GraphFreedBeforeReuse(GraphRule):
     their weights, and every layer fed by a graph tensor does. Where the
     analysis cannot tell (a module built by a function, a parameter used
     directly, an optimizer whose parameters are unknown), the fix is
-    offered as unsafe: check it with `--verify`.
+    offered as unsafe: check it with `--verify`. So is it when the second
+    backward runs inside a function of another project file
+    (`diversity_loss(phi_real, phi_fake, backward=True)`), known only from
+    that file's summary.
     """
 
     code = "AD105"
@@ -291,8 +294,11 @@ class GraphFreedBeforeReuse(GraphRule):
                                             "backward pass, but changes what runs between the two calls"))
             if d.unsafe:
                 msg += f" (unsafe: {d.unsafe})"
+            helper = helper_note(first, c.second)
+            if helper:
+                msg += f"; {helper} (so the fix is unsafe)"
             self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
-                        fix=UNSAFE if d.unsafe else SAFE, fix_title="Add `retain_graph=True`", related=related)
+                        fix=UNSAFE if d.unsafe or helper else SAFE, fix_title="Add `retain_graph=True`", related=related)
 
 
 def _summed(ctx, a, b):

@@ -139,7 +139,7 @@ class StaleGraphAfterStep(GraphRule):
                 for s in steps:
                     if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
                         continue
-                    fits = (lambda n: n.iteration == b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
+                    fits = _this_pass(b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
                     if fits is None:
                         continue
                     stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
@@ -200,6 +200,8 @@ class StaleGraphAfterStep(GraphRule):
             return []
         if not isinstance(b.stmt, cst.SimpleStatementLine) or ctx.parent(stmt) is not ctx.parent(b.stmt):
             return []
+        if _read_between(ctx, stmt, b.stmt):
+            return []  # `losses = trainer(x)` read by `losses["d"].backward()` before: moving breaks it
         moved = stmt.with_changes(leading_lines=[])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
 
@@ -228,6 +230,28 @@ class StaleGraphAfterStep(GraphRule):
         copies = [n.stmt.with_changes(leading_lines=[]) for n in redo]
         copies[0] = copies[0].with_changes(leading_lines=head.leading_lines)
         return [Edit(head, cst.FlattenSentinel([*copies, head.with_changes(leading_lines=[])]))]
+
+
+def _read_between(ctx, stmt, later) -> bool:
+    """Does a statement between `stmt` and `later` (same block) read a name
+    that `stmt` binds?"""
+    from ..analysis.walk import nodes
+
+    body = list(ctx.parent(stmt).body) if hasattr(ctx.parent(stmt), "body") else []
+    if stmt not in body or later not in body:
+        return True
+    bound = {n.value for t in getattr(stmt.body[0], "targets", ()) for n in nodes(t.target)
+             if isinstance(n, cst.Name)}
+    if not bound:
+        return True
+    between = body[body.index(stmt) + 1:body.index(later)]
+    return any(isinstance(n, cst.Name) and n.value in bound for s in between for n in nodes(s))
+
+
+def _this_pass(tag):
+    """Nodes built in the backward's pass of its loops, inner loops included
+    (`for chunk in chunks: feats.append(net(chunk))` before the step)."""
+    return lambda n: n.iteration[:len(tag)] == tag
 
 
 def _before_loop(sc, s, b):

@@ -1,0 +1,211 @@
+"""What an optimizer steps, where its constructor is not `torch.optim`.
+
+`self.qf1_optimizer = optimizer_class(self.qf1.parameters(), lr=lr)` (the
+class is an argument) and `optimizer = make_optimizer(model.parameters())`
+leave the optimizer's parameters unknown to the name table, though the
+call's first argument says which modules they come from. And
+`g_optim = Adam(g_module.parameters())` after `g_module = model.module.generator`
+steps a part of `model`: the alias's source is owned too, so that a graph
+built by calling `model` is seen to hold what `g_optim` steps."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+
+
+def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, aliases: list, imports) -> None:
+    from .names import Optimizer, _owned
+
+    made = _built_lists(table, assigns) if table.optimizers else {}
+    grown = _grown_lists(table, augs, env, imports)
+    over = {**env, **grown, **{k: v for k, (v, _) in made.items()}}
+    for node in assigns:
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Call) or not node.value.args:
+            continue
+        key = dotted(node.targets[0].target)
+        o = table.optimizers.get(key) if key else None
+        first = node.value.args[0]
+        if o is None or (first.keyword is not None and first.keyword.value not in ("params", "parameters")):
+            continue
+        used = _names(first.value)
+        via = sorted({fn for name, (_, fn) in made.items() if name in used})
+        if o.owns is not None and not via and not used & set(grown):
+            continue
+        # lists filled by `+=` or by a function of this file (the flat env saw only their `[]`)
+        owned = _owned(first.value, table, over, imports)
+        if owned is None and used & set(grown):
+            table.optimizers[key] = Optimizer(key, None, o.node)  # not "nothing": unknown
+            continue
+        if not owned:
+            continue
+        table.optimizers[key] = Optimizer(key, frozenset(owned), node.value)
+        note = table.inferred.get(key)
+        if note is None and not via and o.owns is not None:
+            continue  # a torch.optim constructor over `+=` lists: proven
+        what = ", ".join(f"`{m}`" for m in sorted(owned))
+        note = (note + "; it steps " if note else f"`{key}` steps ") + f"{what} (the parameters it is built from)"
+        if via:
+            note += " (" + ", ".join(f"`{f}`" for f in via) + " may return only some of them)"
+        table.inferred[key] = note
+    _from_call_sites(table, calls)
+    sources: dict = {}
+    for key, src in aliases:
+        if "." in src and src not in table.optimizers:
+            sources.setdefault(key, set()).add(src)
+    _on_wrapped_module(table, sources)
+    for key, o in list(table.optimizers.items()):
+        if not o.owns:
+            continue
+        extra = {s for m in o.owns for s in sources.get(m, ()) if s not in o.owns}
+        if extra:
+            table.optimizers[key] = Optimizer(key, o.owns | frozenset(extra), o.node)
+
+
+def _names(expr) -> set:
+    out = set()
+
+    def enter(n):
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+
+    from .walk import walk
+
+    walk(expr, enter)
+    return out
+
+
+def _built_lists(table, assigns: list) -> dict:
+    """`model_params, ft_params = self.split_model_parameters()` where that
+    function of this file collects from `self.model.named_parameters()`:
+    name -> ({module keys}, function name). A superset: it may filter."""
+    out: dict = {}
+    reads: dict = {}  # function -> the bases of its .parameters() calls, read once
+    for node in assigns:
+        call = node.value
+        if len(node.targets) != 1 or not isinstance(call, cst.Call):
+            continue
+        fname = dotted(call.func)
+        if fname is None:
+            continue
+        fn = table.functions.get(fname)
+        if fn is None and fname.startswith("self.") and fname.count(".") == 1:
+            hits = [m for (c, n), m in table.methods.items() if n == fname[5:]]
+            fn = hits[0] if len(hits) == 1 else None
+        if fn is None:
+            continue
+        if fn not in reads:
+            reads[fn] = _param_reads(fn)
+        bases = _param_sources(fn, call, reads[fn])
+        if not bases:
+            continue
+        tgt = node.targets[0].target
+        els = [e.value for e in tgt.elements] if isinstance(tgt, (cst.Tuple, cst.List)) else [tgt]
+        for el in els:
+            if isinstance(el, cst.Name):
+                out[el.value] = (bases, fname.split(".")[-1])
+    return out
+
+
+def _param_reads(fn) -> list:
+    """The bases of `X.parameters()` / `X.named_parameters()` in `fn` (None: not a name)."""
+    from .walk import nodes
+
+    return [dotted(n.func.value) for n in nodes(fn)
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value in ("parameters", "named_parameters")]
+
+
+def _param_sources(fn, call, reads: list) -> set:
+    """Modules whose `.parameters()` / `.named_parameters()` the body reads,
+    with the function's parameters replaced by the call's arguments."""
+    params = [p.name.value for p in fn.params.params]
+    if params[:1] == ["self"]:
+        params = params[1:]
+    args = {p: dotted(a.value) for p, a in zip(params, call.args) if a.keyword is None}
+    out = set()
+    for base in reads:
+        if base is None:
+            return set()
+        head, _, rest = base.partition(".")
+        if head in args:
+            if args[head] is None:
+                return set()
+            base = args[head] + ("." + rest if rest else "")
+        elif head != "self":
+            return set()
+        out.add(base)
+    return out
+
+
+def _grown_lists(table, augs: list, env: dict, imports) -> dict:
+    """`params = []` then `params += list(m.parameters())`: name -> modules,
+    or None where one addition is not understood."""
+    from .names import _owned
+
+    out: dict = {}
+    for node in augs:
+        key = dotted(node.target)
+        if key is None or not isinstance(node.operator, cst.AddAssign):
+            continue
+        owned = _owned(node.value, table, env, imports)
+        prev = out.get(key, env.get(key, set()))
+        out[key] = None if owned is None or prev is None else prev | owned
+    return out
+
+
+def _from_call_sites(table, calls: list) -> None:
+    """`def train(model, opt)` called as `train(net, optimizer)` where
+    `optimizer` steps `net`: `opt` steps `model`. Every call site must agree."""
+    from .names import Optimizer
+
+    found: dict = {}
+    for call in calls:
+        fn = table.functions.get(call.func.value)
+        if fn is None:
+            continue
+        params = [p.name.value for p in fn.params.params + fn.params.kwonly_params]
+        args: dict = {}
+        for i, a in enumerate(call.args):
+            if a.star:
+                break
+            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+            if name is not None:
+                args[name] = dotted(a.value)
+        for p, src in args.items():
+            o = table.optimizers.get(p)
+            so = table.optimizers.get(src) if src else None
+            if o is None or o.owns is not None or so is None or not so.owns:
+                continue
+            mapped = frozenset(q for q, s in args.items() if s is not None and s in so.owns and q != p)
+            key = (fn.name.value, p)
+            if key in found and found[key][0] != mapped:
+                found[key] = (None, src, call)
+            elif key not in found:
+                found[key] = (mapped, src, call)
+    for (fname, p), (mapped, src, call) in found.items():
+        if not mapped:
+            continue
+        table.optimizers[p] = Optimizer(p, mapped, None)
+        what = ", ".join(f"`{m}`" for m in sorted(mapped))
+        note = table.inferred.get(p, f"`{p}` is an optimizer")
+        table.inferred[p] = note + f"; it steps {what} (`{fname}` is called with `{src}`, which steps them)"
+
+
+def _on_wrapped_module(table, sources: dict) -> None:
+    """`trainer_module.optimizer_d` where `trainer_module = trainer.module`
+    and `trainer` is a module (a DataParallel wrapper called on tensors): the
+    optimizer steps part of what `trainer(...)` runs. An inference."""
+    from .names import Optimizer
+
+    for key, o in list(table.optimizers.items()):
+        if o.owns is not None or "." not in key:
+            continue
+        holder = key.rsplit(".", 1)[0]
+        parts = sorted(s for s in sources.get(holder, ()) if s.endswith(".module") and s[:-7] in table.modules)
+        if len(parts) != 1:
+            continue
+        table.optimizers[key] = Optimizer(key, frozenset(parts), o.node)
+        note = table.inferred.get(key, f"`{key}` is an optimizer")
+        table.inferred[key] = note + f"; it steps part of `{parts[0][:-7]}` (it is kept on `{holder}`, " \
+                                     f"which is `{parts[0]}`)"

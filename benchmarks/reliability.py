@@ -388,7 +388,8 @@ def _newline_style(data: bytes) -> tuple:
 # ---- the run -------------------------------------------------------------
 
 def cli(args, cwd, env, timeout=None) -> tuple:
-    cmd = [sys.executable, "-m", "autodetach", "--no-progress", "-q", "--exit-zero",
+    # -P: the tree under test (torch, the standard library) must not shadow the modules Python imports
+    cmd = [sys.executable, "-P", "-m", "autodetach", "--no-progress", "-q", "--exit-zero",
            "--output-format", "json", *args]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout)

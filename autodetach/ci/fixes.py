@@ -93,7 +93,12 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
 
     from ..engine import Options, check_text, crash_message, decode_error_finding, prefilter, syntax_error_finding
     from .. import suppress
+    from ..notebook import is_notebook
 
+    if is_notebook(path):
+        from . import notebooks
+
+        return notebooks.check(path, real, old, codes, unsafe)
     try:
         text = decode(old).text
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
@@ -102,7 +107,7 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     if not rules:
         return None, []
     try:
-        report = check_text(text, path, rules, Options())[0]
+        report = check_text(text, path, rules, Options(unsafe=unsafe))[0]
     except cst.ParserSyntaxError as exc:
         report = [syntax_error_finding(path, exc)]
     except RecursionError:

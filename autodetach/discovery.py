@@ -7,7 +7,6 @@ import fnmatch
 import os
 from typing import Iterator
 
-import pathspec
 
 SKIP_DIRS = {
     ".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".eggs",
@@ -25,6 +24,8 @@ def _gitignore(directory: str):
             lines = fh.read().splitlines()
     except OSError:
         return None
+    import pathspec  # only when a .gitignore is read: a warm `ci` run never needs it
+
     try:
         spec_class = getattr(pathspec, "GitIgnoreSpec", None)  # git's own edge cases (pathspec >= 0.10)
         if spec_class is not None:

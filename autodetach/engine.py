@@ -428,11 +428,22 @@ def check_text(text: str, path: str, rules: Sequence[type], opts: Options):
     if opts.fix:
         findings, new, n, _ = _settle(text, path, rules, opts)
         return findings, new, n
+    report, state = _report_settled(text, path, rules, opts)
+    if state:
+        report = report + _appeared(state[2], report)
+    return report, None, 0
+
+
+def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
+    """(the report of `text`, state of the fixing passes that follow it):
+    (remaining, settled text or None, tracker); None when nothing is to
+    be fixed, False when fixing raised (`--fix` reports it; a report still
+    stands)."""
     fix_opts = dataclasses.replace(opts, fix=True)
     first = run_rules(text, path, rules, fix_opts)
     text_codes = {r.code for r in rules if r.has_text_pass()}
     if first[1] is None:
-        return first[0], None, 0
+        return first[0], None
     seed = ()
     if any(f.fixed and f.code in text_codes for f in first[0]):
         # Text fixes only, tree rules not run yet: a report pass of its own,
@@ -440,12 +451,26 @@ def check_text(text: str, path: str, rules: Sequence[type], opts: Options):
         seed = run_rules(text, path, rules, opts)[0]
         _Tracker().match(seed)
     try:
-        _, _, _, tracker = _settle(text, path, rules, fix_opts, seed=seed, first=first)
-    except Exception:  # noqa: BLE001 - `--fix` reports it; a report still stands
-        report = list(seed) or [dataclasses.replace(f, fixed=False) for f in first[0]]
-        return report, None, 0
-    report = list(seed) or [dataclasses.replace(f, fixed=False) for f in first[0]]
-    return report + _appeared(tracker, report), None, 0
+        remaining, settled, _, tracker = _settle(text, path, rules, fix_opts, seed=seed, first=first)
+        state = (remaining, settled, tracker)
+    except Exception:  # noqa: BLE001
+        state = False
+    return list(seed) or [dataclasses.replace(f, fixed=False) for f in first[0]], state
+
+
+def report_and_fix(text: str, path: str, rules: Sequence[type], unsafe: bool):
+    """check_text's report and fix_reported's fix from one set of passes:
+    (report, fixed text or None, report with .fixed set); the last two are
+    None when fixing raised."""
+    base, state = _report_settled(text, path, rules, Options(unsafe=unsafe))
+    if state is False:
+        return base, None, None
+    if state is None:
+        return base, None, [dataclasses.replace(f, fixed=False) for f in base]
+    remaining, settled, tracker = state
+    report = base + _appeared(tracker, base)
+    new, fixed = _mark_fixed(text, [dataclasses.replace(f, fixed=False) for f in base], remaining, settled, tracker)
+    return report, (new if settled is not None else None), fixed
 
 
 APPEARED = " (found once the other fixes in this file are applied)"

@@ -440,7 +440,12 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
     be fixed, False when fixing raised (`--fix` reports it; a report still
     stands)."""
     fix_opts = dataclasses.replace(opts, fix=True)
-    first = run_rules(text, path, rules, fix_opts)
+    try:
+        first = run_rules(text, path, rules, fix_opts)
+    except (cst.ParserSyntaxError, RecursionError):
+        raise
+    except Exception:  # noqa: BLE001 - applying a fix failed: the plain report
+        return run_rules(text, path, rules, opts)[0], False
     text_codes = {r.code for r in rules if r.has_text_pass()}
     if first[1] is None:
         return first[0], None

@@ -126,3 +126,31 @@ def test_findings_that_appear_during_fixing_are_reported():
         assert sorted(f.line for f in found if f.fixed) == lines
         assert _changed_lines(src, fixed) == set(lines)
         assert autodetach.fix_code(fixed, select=["AD101"], unsafe=True)[0] == fixed
+
+
+def test_a_report_stands_when_fixing_fails():
+    # A report now runs the fixing passes; a fix that breaks the file is
+    # `--fix`'s internal error, never the report's.
+    import pytest
+
+    from autodetach.engine import Options, check_text
+    from autodetach.rule import Rule
+
+    class BadFix(Rule):
+        """A test-only rule whose fix does not parse (`x = lambda`)."""
+
+        code = "AD996"
+        name = "test-only-bad-fix"
+        summary = "a fix that breaks the file"
+        tokens = ("bad_fix_here",)
+        fix_safety = "safe"
+
+        def visit_Call(self, node):
+            if isinstance(node.func, cst.Name) and node.func.value == "bad_fix_here":
+                self.report(node, "bad fix", replacement=cst.Name("lambda"), fix_title="Break it")
+
+    src = "x = bad_fix_here(1)\n"
+    report, new, _ = check_text(src, "t.py", [BadFix], Options())
+    assert [(f.code, f.line, f.column) for f in report] == [("AD996", 1, 5)] and new is None
+    with pytest.raises(RuntimeError, match="does not parse"):
+        check_text(src, "t.py", [BadFix], Options(fix=True))

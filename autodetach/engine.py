@@ -496,8 +496,10 @@ def _appeared(tracker: _Tracker, report: list) -> list:
     An import the fixes made unused is a related note of the first reported
     finding fixed just before (it is part of that fix), not a finding."""
     out = []
+    if not tracker.appeared:
+        return out
     texts = tracker.texts
-    imports = _import_lines(texts[0]) if tracker.appeared else set()
+    imports = _import_lines(texts[0])
     back = [spans.OffsetMap(texts[i], texts[i - 1]) for i in range(1, len(texts))]
     starts0 = spans.line_starts(texts[0])
 

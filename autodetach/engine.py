@@ -499,7 +499,7 @@ def _appeared(tracker: _Tracker, report: list) -> list:
     if not tracker.appeared:
         return out
     texts = tracker.texts
-    imports = _import_lines(texts[0])
+    imports: dict = {}  # text index -> its import lines (the first text may not parse: `async=`)
     back = [spans.OffsetMap(texts[i], texts[i - 1]) for i in range(1, len(texts))]
     starts0 = spans.line_starts(texts[0])
 
@@ -514,13 +514,18 @@ def _appeared(tracker: _Tracker, report: list) -> list:
         line, col = place(i, f.line, f.column)
         eline, ecol = place(i, f.end_line, f.end_column, end=True)
         related = [place(i, r[0], r[1]) + tuple(r[2:]) for r in f.related]
-        if line in imports and eline in imports:
+        if i not in imports:
+            imports[i] = _import_lines(texts[i])
+        if f.line in imports[i] and f.end_line in imports[i]:
             host = next((r for r in report if tracker.fixed_at.get(r.identity) == i - 1), None)
             if host is not None:
-                host.related = host.related + [(line, col, f"the fix changes this too: {f.message}")]
+                note = (line, col, f"the fix changes this too: {f.message}")
+                if note not in host.related:  # a report already given it (fix_reported's seed)
+                    host.related = host.related + [note]
                 continue
         # Its identity in the first text, for a caller that seeds a fix run with this report.
-        ident = (f.code, spans.offset(starts0, line, col), spans.offset(starts0, eline, ecol), 0, -len(out) - 1)
+        # (Four items, a negative k: not one that appeared in that run.)
+        ident = (f.code, spans.offset(starts0, line, col), spans.offset(starts0, eline, ecol), -len(out) - 1)
         out.append(dataclasses.replace(
             f, line=line, column=col, end_line=max(line, eline), end_column=ecol, fixed=False,
             message=f.message + APPEARED, related=related, identity=ident))

@@ -97,3 +97,12 @@ def test_an_unchanged_notebook_is_not_checked(nbrepo):
     code, out, _ = ci(nbrepo, "--changed-since", "pr", "--output-format", "json")
     assert code == 0 and json.loads(out)["findings"] == []
     assert os.path.exists(nbrepo / "train.ipynb")
+
+
+def test_the_freed_import_is_noted_once(tmp_path):
+    nb = tmp_path / "a.ipynb"
+    notebook(nb, [SETUP, "%time y = 1\nh = Variable(x.data)"])
+    code, out, _ = ci(tmp_path, "--output-format", "full")
+    assert code == 1
+    assert out.count("the fix changes this too: `Variable` (torch.autograd.Variable) is imported") == 1
+    assert "a.ipynb:cell 3:2:5: AD201" in out

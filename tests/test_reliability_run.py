@@ -154,3 +154,17 @@ def test_a_report_stands_when_fixing_fails():
     assert [(f.code, f.line, f.column) for f in report] == [("AD996", 1, 5)] and new is None
     with pytest.raises(RuntimeError, match="does not parse"):
         check_text(src, "t.py", [BadFix], Options(fix=True))
+
+
+def test_an_import_the_fixes_free_is_one_note_also_after_a_text_fix():
+    # The first text (`async=True`) does not parse as Python 3.7+, and
+    # fix_reported is seeded with a report that already has the note: it is
+    # still one related note of AD201, not a finding, and not twice.
+    src = ("import torch\nfrom torch.autograd import Variable\n"
+           "x = torch.zeros(3).cuda(async=True)\nh = Variable(x.data)\n")
+    codes = ["AD201", "AD202", "AD209"]
+    new, found = autodetach.fix_code(src, select=codes)
+    assert [(f.code, f.line, f.fixed) for f in found] == [("AD209", 3, True), ("AD201", 4, True)]
+    notes = [r for f in found for r in f.related]
+    assert len(notes) == 1 and notes[0][:2] == (2, 28) and "no longer used" in notes[0][2]
+    assert "Variable" not in new

@@ -7,14 +7,14 @@ with every other byte kept."""
 from __future__ import annotations
 
 from .. import notebook
-from .fixes import FileFix, _reason, _rules, _wanted, key
+from .fixes import FileFix, _reason, _rules, key
 
 CROSSES = "its fix crosses a cell boundary or touches IPython syntax; run `autodetach --fix {path}`"
 
 
 def check(path: str, real: str, old: bytes, codes, unsafe: bool):
     """(FileFix or None when nothing is found, error dicts) for one changed notebook."""
-    from ..engine import Options, check_text, crash_message, fix_reported, prefilter
+    from ..engine import Options, crash_message, prefilter, report_and_fix
 
     rules = _rules(codes)
     # The same reading, errors and pre-filter as `autodetach` on a notebook.
@@ -27,10 +27,8 @@ def check(path: str, real: str, old: bytes, codes, unsafe: bool):
         book = notebook.read(old)
         virtual = book.virtual()
         rules = prefilter(virtual, rules)
-        report = check_text(virtual, path, rules, Options(unsafe=unsafe))[0]
-        new_virtual = None
-        if any(_wanted(f, unsafe) for f in report):
-            new_virtual, report = fix_reported(virtual, path, rules, unsafe, report)
+        report, new_virtual, fixed = report_and_fix(virtual, path, rules, unsafe)
+        report = fixed if fixed is not None else report  # with .fixed set, when fixing worked
     except Exception as exc:  # an AD000 or a crash: what the first reading said stands
         if any(f.code == "AD000" for f in first.findings):
             return FileFix(path, real, old, first.findings, codes=tuple(codes)), []
@@ -47,7 +45,7 @@ def check(path: str, real: str, old: bytes, codes, unsafe: bool):
             f.fixed = False
             ff.left[key(f)] = CROSSES.format(path=path)
         elif not f.fixed and f.code != "AD000":
-            ff.left[key(f)] = _reason(f, unsafe)
+            ff.left[key(f)] = _reason(f, unsafe) if fixed is not None else "the fixer failed on this file"
     return ff, []
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from typing import Iterator
 
-import pathspec
 
 from .pathmatch import Globs
 
@@ -26,6 +25,8 @@ def _gitignore(directory: str):
             lines = fh.read().splitlines()
     except OSError:
         return None
+    import pathspec  # only when a .gitignore is read: a warm `ci` run never needs it
+
     try:
         spec_class = getattr(pathspec, "GitIgnoreSpec", None)  # git's own edge cases (pathspec >= 0.10)
         if spec_class is not None:

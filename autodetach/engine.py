@@ -348,6 +348,11 @@ class _Tracker:
         self.fixed: set = set()
         self._first = not self.live
         self._n = 0
+        # Findings that appeared during fixing and were fixed: (index of the
+        # text they were found in, finding); `texts` are the texts analysed.
+        self.appeared: list = []
+        self.texts: list = []
+        self.fixed_at: dict = {}  # identity -> index of the text it was fixed in
 
     def moved(self, old: str, new: str) -> None:
         m = spans.OffsetMap(old, new)
@@ -389,7 +394,10 @@ class _Tracker:
                 self.live[ident] = anchor
             taken.add(ident)
             f.identity = ident
+            if f.fixed and len(ident) > 4:
+                self.appeared.append((len(self.texts) - 1, f))
             if f.fixed:
+                self.fixed_at[ident] = len(self.texts) - 1
                 self.fixed.add(ident)
                 self.live.pop(ident, None)
         self._first = False
@@ -400,6 +408,7 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     None, fixes applied, tracker). `first`: the first pass, already run."""
     tracker = _Tracker(seed)
     findings, new, n = first if first is not None else run_rules(text, path, rules, opts)
+    tracker.texts.append(text)
     tracker.match(findings)
     if new is None:
         return findings, None, 0, tracker
@@ -409,6 +418,7 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
         tracker.moved(prev, current)
         # A rule whose tokens the fixes removed would find nothing: skip it.
         findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True)
+        tracker.texts.append(current)
         tracker.match(findings)
         if nxt is None or nxt == current:
             remaining = [f for f in findings if not f.fixed]
@@ -422,9 +432,114 @@ def check_text(text: str, path: str, rules: Sequence[type], opts: Options):
     """Run the rules, applying fixes until nothing changes.
 
     Returns (findings, new_text or None, n_fixed). In fix mode the findings
-    are the ones that remain after fixing."""
-    findings, new, n, _ = _settle(text, path, rules, opts)
-    return findings, new, n
+    are the ones that remain after fixing. In report mode they include the
+    findings that `--fix` (with the same `unsafe`) would go on to fix once
+    the first ones are fixed: every line a fix changes has its finding."""
+    if opts.fix:
+        findings, new, n, _ = _settle(text, path, rules, opts)
+        return findings, new, n
+    report, state = _report_settled(text, path, rules, opts)
+    if state:
+        report = report + _appeared(state[2], report)
+    return report, None, 0
+
+
+def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
+    """(the report of `text`, state of the fixing passes that follow it):
+    (remaining, settled text or None, tracker); None when nothing is to
+    be fixed, False when fixing raised (`--fix` reports it; a report still
+    stands)."""
+    fix_opts = dataclasses.replace(opts, fix=True)
+    try:
+        first = run_rules(text, path, rules, fix_opts)
+    except (cst.ParserSyntaxError, RecursionError):
+        raise
+    except Exception:  # noqa: BLE001 - applying a fix failed: the plain report
+        return run_rules(text, path, rules, opts)[0], False
+    text_codes = {r.code for r in rules if r.has_text_pass()}
+    if first[1] is None:
+        return first[0], None
+    seed = ()
+    if any(f.fixed and f.code in text_codes for f in first[0]):
+        # Text fixes only, tree rules not run yet: a report pass of its own,
+        # whose findings the fixing passes then follow.
+        seed = run_rules(text, path, rules, opts)[0]
+        _Tracker().match(seed)
+    try:
+        remaining, settled, _, tracker = _settle(text, path, rules, fix_opts, seed=seed, first=first)
+        state = (remaining, settled, tracker)
+    except Exception:  # noqa: BLE001
+        state = False
+    return list(seed) or [dataclasses.replace(f, fixed=False) for f in first[0]], state
+
+
+def report_and_fix(text: str, path: str, rules: Sequence[type], unsafe: bool):
+    """check_text's report and fix_reported's fix from one set of passes:
+    (report, fixed text or None, report with .fixed set); the last two are
+    None when fixing raised."""
+    base, state = _report_settled(text, path, rules, Options(unsafe=unsafe))
+    if state is False:
+        return base, None, None
+    if state is None:
+        return base, None, [dataclasses.replace(f, fixed=False) for f in base]
+    remaining, settled, tracker = state
+    report = base + _appeared(tracker, base)
+    new, fixed = _mark_fixed(text, [dataclasses.replace(f, fixed=False) for f in base], remaining, settled, tracker)
+    return report, (new if settled is not None else None), fixed
+
+
+APPEARED = " (found once the other fixes in this file are applied)"
+
+
+def _import_lines(text: str) -> set:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return {ln for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            for ln in range(n.lineno, n.end_lineno + 1)}
+
+
+def _appeared(tracker: _Tracker, report: list) -> list:
+    """The findings that appeared during fixing and were fixed, placed in
+    the first text: the text they were found in is mapped back pass by pass.
+    An import the fixes made unused is a related note of the first reported
+    finding fixed just before (it is part of that fix), not a finding."""
+    out = []
+    if not tracker.appeared:
+        return out
+    texts = tracker.texts
+    imports: dict = {}  # text index -> its import lines (the first text may not parse: `async=`)
+    back = [spans.OffsetMap(texts[i], texts[i - 1]) for i in range(1, len(texts))]
+    starts0 = spans.line_starts(texts[0])
+
+    def place(i, line, col, end=False):
+        pos = spans.offset(spans.line_starts(texts[i]), line, col)
+        for m in reversed(back[:i]):
+            pos = m(pos, end=end)
+        ln = bisect.bisect_right(starts0, pos)
+        return ln, pos - starts0[ln - 1] + 1
+
+    for i, f in tracker.appeared:
+        line, col = place(i, f.line, f.column)
+        eline, ecol = place(i, f.end_line, f.end_column, end=True)
+        related = [place(i, r[0], r[1]) + tuple(r[2:]) for r in f.related]
+        if i not in imports:
+            imports[i] = _import_lines(texts[i])
+        if f.line in imports[i] and f.end_line in imports[i]:
+            host = next((r for r in report if tracker.fixed_at.get(r.identity) == i - 1), None)
+            if host is not None:
+                note = (line, col, f"the fix changes this too: {f.message}")
+                if note not in host.related:  # a report already given it (fix_reported's seed)
+                    host.related = host.related + [note]
+                continue
+        # Its identity in the first text, for a caller that seeds a fix run with this report.
+        # (Four items, a negative k: not one that appeared in that run.)
+        ident = (f.code, spans.offset(starts0, line, col), spans.offset(starts0, eline, ecol), -len(out) - 1)
+        out.append(dataclasses.replace(
+            f, line=line, column=col, end_line=max(line, eline), end_column=ecol, fixed=False,
+            message=f.message + APPEARED, related=related, identity=ident))
+    return out
 
 
 def _verify_parses(text: str, path: str) -> None:
@@ -608,7 +723,11 @@ def _mark_fixed(source: str, report: list, remaining: list, settled, tracker):
         # the fixes settled (a detach that AD103 adds ends an AD108 finding).
         gone = f.identity not in left and f.code not in unknown
         f.fixed = f.identity in tracker.fixed or gone
-    return settled, report
+    # Findings that appeared during fixing and were fixed: reported too.
+    extra = _appeared(tracker, report)
+    for f in extra:
+        f.fixed = True
+    return settled, report + extra
 
 
 def check_code(source: str, select=None, ignore=None) -> list:

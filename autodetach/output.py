@@ -67,9 +67,10 @@ def render_full(findings, sources: dict) -> str:
 
 
 def summary(findings, files, fixed, errors, fixing: bool = False, unsafe: bool = False,
-            diff: bool = False) -> str:
+            diff: bool = False, fix_with: str = "`--fix`") -> str:
     """The closing lines. `findings` are the ones that remain; `fixed` how
-    many were fixed (with --diff: would be)."""
+    many were fixed (with --diff: would be). `fix_with`: the option that
+    applies the fixes (`autodetach ci` has its own)."""
     n = len(findings)
     parts = []
     if (fixing or diff) and fixed:
@@ -84,11 +85,11 @@ def summary(findings, files, fixed, errors, fixing: bool = False, unsafe: bool =
         unsafe_n = sum(1 for f in findings if f.fix == "unsafe" and not f.fixed)
         hints = []
         if safe and not (fixing or diff):
-            hints.append(f"{safe} fixable with `--fix`")
+            hints.append(f"{safe} fixable with {fix_with}")
         if unsafe_n and not unsafe:
             hints.append(f"{unsafe_n} {'more ' if hints else ''}fixable with `--unsafe-fixes`")
         elif unsafe_n and not (fixing or diff):
-            hints.append(f"{unsafe_n} {'more ' if hints else ''}fixable with `--fix` (unsafe fixes on)")
+            hints.append(f"{unsafe_n} {'more ' if hints else ''}fixable with {fix_with} (unsafe fixes on)")
         if hints:
             parts.append("[*] " + "; ".join(hints) + ".")
     elif not fixed:

@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-import pathspec
-
 
 def _compile(patterns):
+    if not patterns:
+        return None
+    import pathspec  # only when there are patterns: a warm `ci` run never needs it
+
     spec = getattr(pathspec, "GitIgnoreSpec", None)  # pathspec >= 0.10; "gitwildmatch" is deprecated in 1.x
     if spec is not None:
         return spec.from_lines(patterns)

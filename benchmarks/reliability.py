@@ -388,7 +388,8 @@ def _newline_style(data: bytes) -> tuple:
 # ---- the run -------------------------------------------------------------
 
 def cli(args, cwd, env, timeout=None) -> tuple:
-    cmd = [sys.executable, "-m", "autodetach", "--no-progress", "-q", "--exit-zero",
+    # -P: the tree under test (torch, the standard library) must not shadow the modules Python imports
+    cmd = [sys.executable, "-P", "-m", "autodetach", "--no-progress", "-q", "--exit-zero",
            "--output-format", "json", *args]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout)
@@ -413,9 +414,12 @@ def check_source(name: str, tree: str, work: str, jobs: int, env: dict, group=No
     before = snapshot(tree)
     rep1, rc1, err1, t1 = cli(["--fix", "--unsafe-fixes", "-j", str(jobs), "."], work, env)
     after1 = snapshot(work)
-    rep2, rc2, err2, t2 = cli(["--fix", "--unsafe-fixes", "-j", str(jobs), "."], work, env)
-    after2 = snapshot(work)
     changed = sorted(p for p in before if after1.get(p) != before[p])
+    if changed:
+        rep2, rc2, err2, t2 = cli(["--fix", "--unsafe-fixes", "-j", str(jobs), "."], work, env)
+        after2 = snapshot(work)
+    else:  # the same input again: the same (empty) output, nothing to learn
+        rep2, rc2, err2, t2, after2 = {"errors": []}, rc1, "", 0.0, after1
     # The findings in the original files (their neighbours beside them).
     found = {}
     t3 = 0.0
@@ -474,7 +478,10 @@ def _prepare(name: str, tree: str, args) -> list:
     subdirectory): one per repository for repos, else the whole source."""
     if name == "repos":
         info = export_repos(args.mirrors, tree, args.repos)
-        return [(f"{r} ({info[r]['date']})", r) for r in sorted(info)]
+        order = sorted(info)
+        if args.largest_first:  # the most files per CLI start first
+            order.sort(key=lambda r: -len(py_files(os.path.join(tree, r))))
+        return [(f"{r} ({info[r]['date']})", r) for r in order]
     if name == "torch":
         copy_py(default_corpus(), tree)
     elif name == "stdlib":
@@ -523,6 +530,8 @@ def main(argv=None) -> None:
     ap.add_argument("--rows", help="append one JSON line per finished chunk here; with --resume, "
                                    "chunks already there are skipped and counted")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--largest-first", action="store_true",
+                    help="repositories with the most Python files first (for a run that may be cut short)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary trees (path on stderr)")
     args = ap.parse_args(argv)
     wanted = [s for s in args.sources.split(",") if s]

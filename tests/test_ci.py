@@ -238,7 +238,7 @@ def test_commit_never_commits_a_file_that_does_not_parse(repo, monkeypatch):
 
     before = git(repo, "rev-parse", "HEAD").strip()
     # Stands in for a fixer bug: the files that start with `import torch` "do not parse".
-    monkeypatch.setattr(commit_mod, "_parses", lambda data: not data.startswith(b"import torch\n"))
+    monkeypatch.setattr(commit_mod, "_parses", lambda data, path="": not data.startswith(b"import torch\n"))
     code, _, err = ci(repo, "--changed-since", "main", "--commit")
     assert code == 2
     assert "gan.py: not committed: the fixed file does not parse" in err

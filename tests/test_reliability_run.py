@@ -58,3 +58,113 @@ def test_comments_inside_a_replaced_expression_are_kept():
     assert "isinstance(h, torch.Tensor)" in new and "# why" in new and "# c" in new
     compile(new, "<fixed>", "exec")
     assert autodetach.fix_code(new)[0] == new
+
+
+# A fix that brings out a new finding (cascading fixes): the first loss
+# is detached, then the rule reports the second. Both must be reported
+# before any is fixed, so that every changed line has its finding.
+CASCADE_LOOP = """import torch
+
+net = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(4, 2)
+for step in range(3):
+    if step == 0:
+        a = net(x).sum()
+        b = net(x).mean()
+    loss = a + b
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+CASCADE_METHOD = """import torch
+
+
+class Trainer:
+    def __init__(self):
+        self.net = torch.nn.Linear(2, 1)
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+    def step(self, x, extra):
+        first = self.net(x).sum()
+        if extra:
+            second_a = self.net(x).mean()
+            second_b = self.net(x).max()
+        loss = first
+        if extra:
+            loss += second_a + second_b
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+"""
+
+
+def _changed_lines(old: str, new: str) -> set:
+    import difflib
+
+    out = set()
+    sm = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for op, i1, i2, _, _ in sm.get_opcodes():
+        if op != "equal":
+            out.update(range(i1 + 1, max(i2, i1 + 1) + 1))
+    return out
+
+
+def test_findings_that_appear_during_fixing_are_reported():
+    from autodetach.engine import APPEARED, Options, check_text
+    from autodetach.registry import select_rules
+
+    rules = select_rules(select=["AD101"])
+    for src, lines in ((CASCADE_LOOP, [8, 9]), (CASCADE_METHOD, [12, 13])):
+        report, new, _ = check_text(src, "t.py", rules, Options(unsafe=True))
+        assert new is None
+        assert sorted(f.line for f in report) == lines
+        assert sum(f.message.endswith(APPEARED) for f in report) == 1
+        # Without unsafe fixes nothing is fixed, so nothing appears.
+        assert len(check_text(src, "t.py", rules, Options())[0]) == 1
+        fixed, found = autodetach.fix_code(src, select=["AD101"], unsafe=True)
+        assert sorted(f.line for f in found if f.fixed) == lines
+        assert _changed_lines(src, fixed) == set(lines)
+        assert autodetach.fix_code(fixed, select=["AD101"], unsafe=True)[0] == fixed
+
+
+def test_a_report_stands_when_fixing_fails():
+    # A report now runs the fixing passes; a fix that breaks the file is
+    # `--fix`'s internal error, never the report's.
+    import pytest
+
+    from autodetach.engine import Options, check_text
+    from autodetach.rule import Rule
+
+    class BadFix(Rule):
+        """A test-only rule whose fix does not parse (`x = lambda`)."""
+
+        code = "AD996"
+        name = "test-only-bad-fix"
+        summary = "a fix that breaks the file"
+        tokens = ("bad_fix_here",)
+        fix_safety = "safe"
+
+        def visit_Call(self, node):
+            if isinstance(node.func, cst.Name) and node.func.value == "bad_fix_here":
+                self.report(node, "bad fix", replacement=cst.Name("lambda"), fix_title="Break it")
+
+    src = "x = bad_fix_here(1)\n"
+    report, new, _ = check_text(src, "t.py", [BadFix], Options())
+    assert [(f.code, f.line, f.column) for f in report] == [("AD996", 1, 5)] and new is None
+    with pytest.raises(RuntimeError, match="does not parse"):
+        check_text(src, "t.py", [BadFix], Options(fix=True))
+
+
+def test_an_import_the_fixes_free_is_one_note_also_after_a_text_fix():
+    # The first text (`async=True`) does not parse as Python 3.7+, and
+    # fix_reported is seeded with a report that already has the note: it is
+    # still one related note of AD201, not a finding, and not twice.
+    src = ("import torch\nfrom torch.autograd import Variable\n"
+           "x = torch.zeros(3).cuda(async=True)\nh = Variable(x.data)\n")
+    codes = ["AD201", "AD202", "AD209"]
+    new, found = autodetach.fix_code(src, select=codes)
+    assert [(f.code, f.line, f.fixed) for f in found] == [("AD209", 3, True), ("AD201", 4, True)]
+    notes = [r for f in found for r in f.related]
+    assert len(notes) == 1 and notes[0][:2] == (2, 28) and "no longer used" in notes[0][2]
+    assert "Variable" not in new

@@ -76,6 +76,25 @@ def _store(directory: str, k: str, ff: Optional[FileFix], deps: dict) -> None:
         pass  # a cache that cannot be written is no cache
 
 
+def cached(item):
+    """(FileFix or None, errors) from the cache or a read error; None on a miss."""
+    path, real, lines, codes = item
+    unsafe, directory = _STATE["unsafe"], _STATE["cache"]
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}]
+    if directory:
+        entry = _load(directory, _key(path, data, lines, codes, unsafe))
+        if entry is not None:
+            try:
+                return _from_json(entry["fix"], path, real, data, codes), []
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry is a miss
+    return None
+
+
 def one(item) -> tuple:
     """(FileFix or None, errors) for (shown path, real path, changed lines, codes)."""
     from ..analysis.project import take_deps
@@ -88,13 +107,6 @@ def one(item) -> tuple:
     except OSError as exc:
         return None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}]
     k = _key(path, data, lines, codes, unsafe) if directory else None
-    if k is not None:
-        entry = _load(directory, k)
-        if entry is not None:
-            try:
-                return _from_json(entry["fix"], path, real, data, codes), []
-            except (KeyError, TypeError, ValueError):
-                pass  # a damaged entry is a miss
     take_deps()
     ff, errors = check(path, real, data, lines, codes, unsafe)
     if k is not None and not errors:
@@ -119,16 +131,19 @@ def check_all(items: list, unsafe: bool, cache_dir: Optional[str], jobs: int) ->
 
         if Cache(cache_dir, (), False, False, False, False)._prepare():  # CACHEDIR.TAG, .gitignore
             directory = os.path.join(cache_dir, "ci")
-    if jobs <= 1 or len(items) < 2:
-        _init(unsafe, directory)
-        outs = [one(i) for i in items]
-    else:
+    _init(unsafe, directory)
+    # Cache hits are served here: a warm re-run starts no worker at all.
+    outs = [cached(i) for i in items]
+    todo = [n for n, o in enumerate(outs) if o is None]
+    if jobs <= 1 or len(todo) < 2:
+        for n in todo:
+            outs[n] = one(items[n])
+    elif todo:
         from ..executors import LocalPool
 
-        outs = [None] * len(items)
-        pool = LocalPool(min(jobs, len(items)), _init, (unsafe, directory))
-        for i, out in pool.map_unordered(_one_at, enumerate(items)):
-            outs[i] = out
+        pool = LocalPool(min(jobs, len(todo)), _init, (unsafe, directory))
+        for n, out in pool.map_unordered(_one_at, [(n, items[n]) for n in todo]):
+            outs[n] = out
     fixes, errors = [], []
     for ff, errs in outs:
         errors += errs

@@ -19,12 +19,15 @@ from . import fixes as fx
 from .git import GitError, changed_lines, merge_base, toplevel
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "rdjson")
-SUFFIXES = (".py",)  # the changed files that are checked (notebooks join when they are checked at all)
+# How the text summary says to apply the offered fixes.
+CI_FIX = "`autodetach ci --commit` (or `--patch FILE`)"
+SUFFIXES = (".py", ".ipynb")  # the changed files that are checked
 
 
 def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
-    """{absolute path: changed lines} for the changed .py files under `paths`
-    that the configuration does not exclude."""
+    """{absolute path: changed lines} for the changed .py files and
+    notebooks under `paths` that the configuration does not exclude. A
+    notebook's changed lines are JSON lines: it is checked whole (None)."""
     wanted = [os.path.realpath(p) for p in paths]
     excluded = Globs(cfg.exclude)
     out = {}
@@ -37,7 +40,7 @@ def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
             continue
         if excluded.match(os.path.relpath(full, cfg.root)):
             continue
-        out[full] = lines
+        out[full] = None if rel.endswith(".ipynb") and lines else lines  # (a notebook renamed as it was: empty)
     return out
 
 
@@ -140,7 +143,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
         committed, errs = commit(top, plans)
         errors += errs
 
-    _report(plans, errors, output_format, output_file, quiet, committed, do_commit, verify, len(files))
+    _report(plans, errors, output_format, output_file, quiet, committed, do_commit, verify, len(files), unsafe)
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_path:
         from .formats import render_summary
@@ -189,7 +192,7 @@ def _write(path: str, text: str, what: str, append: bool = False) -> None:
         fail(f"{path}: cannot write the {what}: {exc.strerror or exc}")
 
 
-def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify, n_files) -> None:
+def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify, n_files, unsafe) -> None:
     for e in errors:
         click.echo(f"autodetach: {e['path']}: {e['message']}", err=True)
     from dataclasses import replace
@@ -229,7 +232,7 @@ def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify
             body = "\n\n".join(x for x in (body, render_table(plans)) if x)
         fixed = sum(f.fixed for ff in plans for f in ff.findings)
         tail = "" if quiet else output.summary(shown, len({f.path for f in shown}), fixed if do_commit else 0,
-                                               len(errors), fixing=do_commit)
+                                               len(errors), fixing=do_commit, unsafe=unsafe, fix_with=CI_FIX)
         if committed and not quiet:
             tail += f"\nCommitted the fixes as {committed[:12]}."
         report = "\n\n".join(x for x in (body.strip("\n"), tail.strip("\n")) if x)

@@ -9,13 +9,19 @@ import libcst as cst
 
 from ..textio import decode, outside_roots, write_fixed
 from .fixes import key
-from .formats import verdict_of
+from .formats import verdict_of, where
 from .git import GitError, git
 
 NOT_PARSED = "not committed: the fixed file does not parse (an autodetach bug; please report it)"
 
 
-def _parses(data: bytes) -> bool:
+def _parses(data: bytes, path: str = "") -> bool:
+    from ..notebook import is_notebook
+
+    if is_notebook(path):
+        from .notebooks import parses
+
+        return parses(data)
     try:
         cst.parse_module(decode(data).text)
     except Exception:
@@ -28,7 +34,7 @@ def message(fixes) -> str:
     n = len(done)
     lines = [f"autodetach: fix {n} finding{'s' * (n != 1)} in {len({ff.path for ff, _ in done})} file(s)", ""]
     for ff, f in done:
-        lines.append(f"- {ff.path}:{f.line} {f.code} {f.name}: {f.fix_title or 'fixed'} ({verdict_of(f)})")
+        lines.append(f"- {where(ff, f)} {f.code} {f.name}: {f.fix_title or 'fixed'} ({verdict_of(f)})")
     return "\n".join(lines) + "\n"
 
 
@@ -71,7 +77,7 @@ def commit(top: str, fixes) -> tuple:
         elif os.path.relpath(ff.real, top) in dirty:
             # The commit would take the user's uncommitted edits along.
             problem = "not committed: the file has uncommitted changes (commit or stash them first)"
-        elif not _parses(ff.new):
+        elif not _parses(ff.new, ff.path):
             problem = NOT_PARSED
         else:  # the read-only check, the write and their messages: as every fix's write
             problem = write_fixed(ff.real, ff.new)

@@ -91,9 +91,14 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     rule through; analyses it once more per fix pass when a fix is wanted."""
     import libcst as cst
 
-    from ..engine import Options, check_text, crash_message, decode_error_finding, prefilter, syntax_error_finding
+    from ..engine import crash_message, decode_error_finding, prefilter, report_and_fix, syntax_error_finding
     from .. import suppress
+    from ..notebook import is_notebook
 
+    if is_notebook(path):
+        from . import notebooks
+
+        return notebooks.check(path, real, old, codes, unsafe)
     try:
         text = decode(old).text
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
@@ -101,8 +106,12 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     rules = prefilter(text, _rules(codes)) if not suppress.skip_file(text) else []
     if not rules:
         return None, []
+    whole = None
     try:
-        report = check_text(text, path, rules, Options())[0]
+        # The report and the whole file's fix from the same passes.
+        report, new_text, fixed_report = report_and_fix(text, path, rules, unsafe)
+        if fixed_report is not None:
+            whole = (fixed_report, encode(new_text, decode(old)) if new_text is not None else None)
     except cst.ParserSyntaxError as exc:
         report = [syntax_error_finding(path, exc)]
     except RecursionError:
@@ -114,7 +123,7 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
         return None, []
     ff = FileFix(path=path, real=real, old=old, findings=shown, codes=tuple(codes))
     if any(f.fix != NONE and (unsafe or f.fix != UNSAFE) for f in shown if f.code != "AD000"):
-        apply(ff, [r.code for r in rules], lines, unsafe, report)
+        apply(ff, [r.code for r in rules], lines, unsafe, report, whole)
     explain(ff, unsafe)
     return ff, []
 
@@ -165,10 +174,10 @@ def _wanted(f, unsafe: bool) -> bool:
     return f.code != "AD000" and f.fix != NONE and (unsafe or f.fix != UNSAFE)
 
 
-def apply(ff: FileFix, codes, lines, unsafe: bool, report=None) -> None:
+def apply(ff: FileFix, codes, lines, unsafe: bool, report=None, whole=None) -> None:
     """Fix ff's file with these rule codes, holding back the fixes of
     findings off the changed lines: sets ff.new, ff.findings (with .fixed)
-    and ff.left."""
+    and ff.left. `whole`: fix_file's answer for the whole file, when known."""
     from ..engine import Options, check_text
 
     ff.new = None
@@ -183,7 +192,7 @@ def apply(ff: FileFix, codes, lines, unsafe: bool, report=None) -> None:
     elif off:
         got = hold_back(ff.old, ff.path, codes, unsafe, off)
     else:
-        got = fix_file(ff.old, ff.path, codes, unsafe, report)
+        got = whole or fix_file(ff.old, ff.path, codes, unsafe, report)
     if got is None:
         for f in ff.findings:
             f.fixed = False

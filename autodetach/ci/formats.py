@@ -74,6 +74,14 @@ def render_rdjson(fixes, only_remaining: bool = False) -> str:
         for f in ff.findings:
             if only_remaining and f.fixed:
                 continue
+            if f.cell:
+                # The file's lines are JSON: name the cell, give no range
+                # and no suggestion (the patch and --commit carry the fix).
+                diagnostics.append({"message": f"cell {f.cell}, line {f.line}: {f.message}",
+                                    "location": {"path": ff.path},
+                                    "severity": "ERROR" if f.code == "AD000" else "WARNING",
+                                    "code": {"value": f.code, "url": HELP_URI.format(code=f.code)}})
+                continue
             d = {
                 "message": f.message,
                 "location": {"path": ff.path, "range": {
@@ -92,6 +100,10 @@ def render_rdjson(fixes, only_remaining: bool = False) -> str:
             _suggest(ff, fixed)
     doc = {"source": {"name": "autodetach", "url": URL}, "severity": "WARNING", "diagnostics": diagnostics}
     return json.dumps(doc, indent=2)
+
+
+def where(ff, f) -> str:
+    return f"{ff.path}:cell {f.cell}:{f.line}" if f.cell else f"{ff.path}:{f.line}"
 
 
 def _md(s: str) -> str:
@@ -118,7 +130,7 @@ def render_summary(fixes, mode: str, base, committed: bool, errors: list) -> str
     if fixed:
         out += ["", "### Fixes", "", "| Where | Rule | Fix | Verdict |", "| --- | --- | --- | --- |"]
         for ff, f in fixed:
-            out.append(f"| `{ff.path}:{f.line}` | {f.code} {f.name} | {_md(f.fix_title or f.fix)} | "
+            out.append(f"| `{where(ff, f)}` | {f.code} {f.name} | {_md(f.fix_title or f.fix)} | "
                        f"{_md(verdict_of(f))} |")
         counts = Counter(verdict_of(f) for _, f in fixed)
         out += ["", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + "."]
@@ -126,7 +138,7 @@ def render_summary(fixes, mode: str, base, committed: bool, errors: list) -> str
         out += ["", "### Left for a human", "", "| Where | Rule | Finding | Why |", "| --- | --- | --- | --- |"]
         for ff, f in left:
             why = ff.left.get(key(f), "")
-            out.append(f"| `{ff.path}:{f.line}` | {f.code} {f.name} | {_md(f.message)} | {_md(why)} |")
+            out.append(f"| `{where(ff, f)}` | {f.code} {f.name} | {_md(f.message)} | {_md(why)} |")
     if errors:
         out += ["", "### Errors", ""] + [f"- `{e['path']}`: {_md(e['message'])}" for e in errors]
     if not shown and not errors:

@@ -163,7 +163,7 @@ class _Fn:
             result = "graph"
         else:
             result = "const"
-        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, elems)
+        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, elems=elems)
 
 
 def _is_loop_var(e) -> bool:

@@ -102,6 +102,8 @@ def forward_states(analysis) -> list:
     not known: the rule says so."""
     names = analysis.names
     out = []
+    if not any(k.startswith("self.") for k in names.recurrent):
+        return out  # no recurrent layer kept on a module in this file
     for cls in analysis.ctx.module.body:
         if not isinstance(cls, cst.ClassDef) or cls.name.value not in names.module_classes:
             continue

@@ -223,3 +223,63 @@ def test_imported_trainer_step(tmp_path):
     (tmp_path / "step_trainer.py").write_text(STEP_TRAINER.format(ret="loss.item()"))
     os.utime(tmp_path / "step_trainer.py", ns=(1, 1))
     assert _ad102(str(train)) == []
+
+
+STATEFUL = """
+import torch
+from torch import nn
+from torch.nn import GRU
+
+class Evolving(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.gru = GRU(d, d)
+        self.w = None
+
+    def reset(self):
+        self.w = None
+
+    def forward(self, x):
+        _, self.w = self.gru(x, self.w)
+        return x @ self.w
+
+class Cut(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.lstm = nn.LSTM(d, d)
+
+    def forward(self, x):
+        out, self.h = self.lstm(x, self.h)
+        self.h = tuple(s.detach() for s in self.h)
+        return out
+
+class Memory(nn.Module):
+    def forward(self, x, mems=None):
+        out = self.proj(x)
+        new = []
+        for layer in self.layers:
+            new.append(layer(out))
+        return out.sum(), new, out.detach()
+"""
+
+
+def test_class_state_and_tuple_elements():
+    s = summarize(STATEFUL)
+    assert s["Evolving.forward"].state == (("w", ("reset",)),)
+    assert s["Cut.forward"].state == ()  # detached in forward: not kept with its graph
+    # appended values are followed (an unknown layer call), `.detach()` is cut
+    assert s["Memory.forward"].elems == ("graph", "unknown", "cut")
+
+
+def test_reexported_class_method_is_found(tmp_path):
+    from autodetach.analysis.project import find
+
+    pkg = tmp_path / "pkg" / "layers"
+    pkg.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from .evolving import Evolving\n")
+    (pkg / "evolving.py").write_text(STATEFUL)
+    summary, path = find(str(pkg / "__init__.py"), "Evolving.forward")
+    assert path == str(pkg / "evolving.py")
+    assert summary.state[0][0] == "w"
+    assert find(str(pkg / "__init__.py"), "Missing.forward") == (None, None)

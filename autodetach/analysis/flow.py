@@ -685,6 +685,14 @@ class Scope:
                         node.proven, node.uncertain = True, False
                     self.env[base] = Val(frozenset({node}), loss=val.loss)
                 return Val()
+            if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(f) or "") and \
+                    (self.names.foreign_instances or self.names.instances):
+                from .module_state import state_resets
+
+                skey = state_resets(self.a).get(dotted(f))
+                if skey is not None:
+                    self.env[skey] = Val()  # model.recurrent.reset_state()
+                    return Val()
             if meth in CONTAINER_CLEAR and base is not None:
                 self.env[base] = Val()
                 return Val()
@@ -932,6 +940,10 @@ class Scope:
         for a in e.args:
             args = args.join(self.expr(a.value))
         if self.no_grad:
+            from .module_state import module_states
+
+            for attr, _, _ in module_states(self.a, key):
+                self.env[f"{key}.{attr}"] = Val()  # stored without a graph
             return Val(ghosts=args.heads | args.ghosts)
         mods = frozenset({key}) if self.names.has_params(key) else frozenset()
         v = Val(args.heads, args.ghosts, args.modules | mods, args.uses, True, args.unknown)
@@ -942,6 +954,28 @@ class Scope:
             # DataParallel(trainer) of a class we cannot see: which of its
             # results share a graph is unknown (no freed-graph conflicts)
             v.uncertain = True
+        if dotted(e.func) not in (key, key + ".forward"):
+            return v  # model.encode(x): not the forward that keeps the state
+        return self._module_state(key, v)
+
+    def _module_state(self, key: str, v: Val) -> Val:
+        """`model(x)` whose class keeps recurrent state on itself (read from
+        another file): the call reads the state the last call stored and
+        stores new state hanging from this call's graph."""
+        from .module_state import module_states
+
+        stmt = getattr(self, "cur_stmt", None)
+        stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
+        for attr, path, _ in module_states(self.a, key):
+            skey = f"{key}.{attr}"
+            old = self.env.get(skey, Val())
+            node = self.new_node(skey, stmt, None, Val(old.heads | v.heads, old.ghosts, v.modules, {}, True),
+                                 kind="state")
+            node.module_state = (key, attr, path)
+            node.loss = False
+            self.env[skey] = Val(frozenset({node}))
+            self.bound.add(skey)
+            v = Val(v.heads | {node}, v.ghosts, v.modules, v.uses, True, v.unknown, v.loss)
         return v
 
     def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:

@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .summaries import Summary, summarize
+from .summaries import IMPORTS, Summary, summarize
 
 _MEMO: dict = {}  # realpath -> ((size, mtime_ns), summaries)
 _DEPS: dict = {}  # realpath -> [size, mtime_ns] of files read since the last take_deps()
@@ -152,7 +152,7 @@ class Project:
         for _ in range(SEARCH_UP + 1):
             f = _module_file(base, parts[:-1])
             if f is not None:
-                found = summaries_of(f).get(f"{parts[-1]}.{meth}")
+                found, f = find(f, f"{parts[-1]}.{meth}")
                 return (found, f) if found is not None else None
             parent = os.path.dirname(base)
             if parent == base:
@@ -167,4 +167,35 @@ class Project:
         f = _module_file(base, parts[:-1])
         if f is None:
             return None
-        return summaries_of(f).get(parts[-1])
+        return find(f, parts[-1])[0]
+
+
+def find(path: str, name: str, hops: int = 2) -> tuple:
+    """(summary, file) of `name` (`f` or `C.m`) in `path`, following the
+    file's `from x import C` (a package `__init__` that re-exports), or
+    (None, None)."""
+    table = summaries_of(path)
+    hit = table.get(name)
+    if hit is not None:
+        return hit, path
+    head, dot, rest = name.partition(".")
+    src = table.get(IMPORTS, {}).get(head)
+    if src is None or hops == 0:
+        return None, None
+    level, mod, orig = src
+    parts = mod.split(".") if mod else []
+    base = os.path.dirname(path)
+    if level:
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        f = _module_file(base, parts) if parts else None
+    else:
+        f = None
+        for _ in range(SEARCH_UP + 3):  # the package root is above the re-exporting package
+            f = _module_file(base, parts)
+            if f is not None or os.path.dirname(base) == base:
+                break
+            base = os.path.dirname(base)
+    if f is None or os.path.realpath(f) == os.path.realpath(path):
+        return None, None
+    return find(f, orig + dot + rest, hops - 1)

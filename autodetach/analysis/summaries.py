@@ -12,7 +12,7 @@ steps an optimizer (then the caller's analysis treats it as unseen code)."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin"}
@@ -38,6 +38,8 @@ class Summary:
     # backward=True)): a backward through the caller's graph; its retain_graph
     backward_args: bool = False
     backward_retain: Optional[bool] = False
+    elems: tuple = ()  # kind per element of the returned tuples, when they agree in length
+    state: tuple = ()  # forward: `self.X` fed back into a recurrent layer and stored again (state.py)
 
 
 def _dotted(node) -> Optional[str]:
@@ -89,6 +91,8 @@ class _Fn:
             return _join([self.kind(x, depth + 1) for x in e.elts]) if e.elts else "const"
         if isinstance(e, (ast.BinOp,)):
             return _join([self.kind(e.left, depth + 1), self.kind(e.right, depth + 1)])
+        if isinstance(e, ast.IfExp):
+            return _join([self.kind(e.body, depth + 1), self.kind(e.orelse, depth + 1)])
         if isinstance(e, ast.UnaryOp):
             return self.kind(e.operand, depth + 1)
         if isinstance(e, (ast.GeneratorExp, ast.ListComp)):
@@ -162,12 +166,20 @@ class _Fn:
                 events = True
                 if node.func.attr == "backward":
                     backwards.append(node)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and \
+                    node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name):
+                # `out.append(h)`: the list holds what is appended
+                self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
         bw = [b for b in backwards if self._depends(b.func.value)]
         retain = {_retain(b) for b in bw}
         extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None)
         accum = self.accumulated()
         if not returns or all(r is None for r in returns):
             return Summary("const", 0, events, stores, accum, **extra)
+        tuples = [r for r in returns if isinstance(r, ast.Tuple)]
+        elems: tuple = ()
+        if tuples and len({len(r.elts) for r in tuples}) == 1:
+            elems = tuple(_join([self.kind(r.elts[i]) for r in tuples]) for i in range(len(tuples[0].elts)))
         kinds = [self.kind(r) if r is not None else "const" for r in returns]
         arity = {len(r.elts) if isinstance(r, ast.Tuple) else 0 for r in returns if r is not None}
         bare = [r for r in returns if isinstance(r, ast.Name) and r.id in self.params]
@@ -179,7 +191,7 @@ class _Fn:
             result = "graph"
         else:
             result = "const"
-        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, **extra)
+        return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, elems=elems, **extra)
 
     def accumulated(self) -> tuple:
         """Arguments added into `self` state without a cut: `self.sum += val * n`,
@@ -298,19 +310,102 @@ def _own_nodes(fn):
                 stack.append(c)
 
 
+RECURRENT_LAYERS = {"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"}  # cells run per step: left out
+IMPORTS = " from"  # key of the re-export table (no function has this name)
+
+
+def _aliases(tree) -> dict:
+    out = {}
+    for n in tree.body:
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
+            for a in n.names:
+                out[a.asname or a.name] = f"{n.module}.{a.name}"
+    return out
+
+
+def _qualify(node, aliases) -> Optional[str]:
+    name = _dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    full = aliases.get(head)
+    return (full + ("." + rest if rest else "")) if full else None
+
+
+def _self_attr(t) -> Optional[str]:
+    return t.attr if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" \
+        else None
+
+
+def _stores(fn, attr) -> list:
+    return [n for n in ast.walk(fn) if isinstance(n, ast.Assign)
+            and any(_self_attr(x) == attr for t in n.targets for x in ast.walk(t))]
+
+
+def class_state(cls, aliases) -> tuple:
+    """((attr, resets), ...): `self.X` that forward feeds into a recurrent
+    layer of the module (`_, self.h = self.gru(x, self.h)`) and stores again,
+    with nothing in the class cutting it; `resets` are the other methods that
+    assign it (`reset_state`)."""
+    methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    fwd = methods.get("forward")
+    if fwd is None:
+        return ()
+    layers = set()
+    for m in methods.values():
+        for n in ast.walk(m):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and \
+                    _qualify(n.value.func, aliases) in RECURRENT_LAYERS:
+                layers.update(a for t in n.targets for a in [_self_attr(t)] if a)
+
+    def layer_call(v) -> bool:
+        return isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+            _self_attr(v.func) in layers
+
+    fed = []
+    for n in ast.walk(fwd):
+        if isinstance(n, ast.Assign) and layer_call(n.value):
+            reads = {_self_attr(x) for a in n.value.args + [k.value for k in n.value.keywords]
+                     for x in ast.walk(a)} - {None}
+            fed += [a for t in n.targets for x in ast.walk(t) for a in [_self_attr(x)] if a in reads]
+    out = []
+    for attr in dict.fromkeys(fed):
+        if any(not layer_call(s.value) for s in _stores(fwd, attr)):
+            continue  # forward resets or detaches it itself
+        if any(isinstance(n, ast.Attribute) and n.attr in ("detach_", "detach") and
+               any(_self_attr(x) == attr for x in ast.walk(n.value)) for n in ast.walk(cls)):
+            continue
+        resets = tuple(sorted(name for name, m in methods.items()
+                              if name not in ("__init__", "forward") and _stores(m, attr)))
+        out.append((attr, resets))
+    return tuple(out)
+
+
 def summarize(text: str) -> dict:
-    """name -> Summary for the module's functions (`f`) and methods (`C.m`)."""
+    """name -> Summary for the module's functions (`f`) and methods (`C.m`);
+    under IMPORTS, local name -> (level, module, name) of its `from` imports
+    (a package's `__init__` re-exports)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return {}
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    out = {}
+    out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
+                           for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
     for name, fn in funcs.items():
         out[name] = _Fn(fn, funcs).summary()
+    aliases = None
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out[f"{cls.name}.{m.name}"] = _Fn(m, {}).summary()
+            if f"{cls.name}.forward" in out:
+                aliases = _aliases(tree) if aliases is None else aliases
+                state = class_state(cls, aliases)
+                if state:
+                    out[f"{cls.name}.forward"] = replace(out[f"{cls.name}.forward"], state=state)
     return out

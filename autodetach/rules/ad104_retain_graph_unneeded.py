@@ -152,6 +152,10 @@ class RetainGraphUnneeded(GraphRule):
         verdict: dict = {}
         calls: dict = {}
         emptied: dict = {}  # call -> attributes the loss came from, emptied after it
+        from ..analysis.self_graphs import self_graphs
+
+        # a loss that adds a graph kept on `self` by another method (AD107): the retain is what lets it run
+        on_self = {found[6].call for found in self_graphs(a)}
         for sc in a.scopes:
             returned = closure(h for r in sc.returns for h in r.heads)
             for ev in sc.events:
@@ -166,7 +170,7 @@ class RetainGraphUnneeded(GraphRule):
                     emptied[ev.call] = state
                     verdict.setdefault(ev.call, False)
                     continue
-                needed = (not ev.target.heads or ev.target.unknown or bool(own & returned)
+                needed = (not ev.target.heads or ev.target.unknown or bool(own & returned) or ev.call in on_self
                           or any(_kept_on_self(sc, n) for n in own)
                           or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                                  for o in sc.events))

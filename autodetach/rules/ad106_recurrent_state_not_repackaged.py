@@ -4,7 +4,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.decide import Problem
-from ..findings import SAFE
+from ..findings import SAFE, UNSAFE
+from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
 
@@ -26,7 +27,13 @@ class RecurrentStateNotRepackaged(GraphRule):
     ## What it does
     Finds a training loop in which the hidden state returned by a recurrent
     model or cell (`out, h = rnn(x, h)`) is fed back in the next iteration,
-    so that the next backward walks into the previous batch's graph.
+    so that the next backward walks into the previous batch's graph. Also
+    state a module keeps on itself: a Module whose `forward` feeds
+    `self.hidden` back into its LSTM and stores the new state (reported in
+    the model's file when the training loop is elsewhere), and a model whose
+    layer, from another file of the project, does so (`model(x)` then
+    carries that state from one iteration to the next). With
+    `retain_graph=True` on the backward, the chained state is reported too.
 
     ## Why it matters
     Truncated backpropagation through time must cut the state at each batch.
@@ -61,7 +68,12 @@ class RecurrentStateNotRepackaged(GraphRule):
     unrolled inside one iteration before a single backward, are left alone.
     When the finding rests on inferred roles (a model passed as an argument,
     state on `self` in a trainer method taken to run once per iteration),
-    it says so and the fix is unsafe.
+    on another file (a layer that keeps state, a model's forward that
+    returns it), on callers out of sight (state kept in `forward`), or on
+    the author meaning truncation where the backward retains the graph, it
+    says so and the fix is unsafe. Where another file's forward returns the
+    state cut (`.detach()`), or in a way its summary cannot follow, nothing
+    is reported.
     """
 
     code = "AD106"
@@ -69,7 +81,7 @@ class RecurrentStateNotRepackaged(GraphRule):
     name = "recurrent-state-not-repackaged"
     summary = "recurrent state from the previous batch reaches this batch's backward; detach it"
     fix_safety = SAFE
-    tokens = BACKWARD_TOKENS
+    tokens = BACKWARD_TOKENS + ("LSTM(", "GRU(", "RNN(")  # model files: state kept in forward
 
     VALID = [
         Valid("""
@@ -234,6 +246,8 @@ class RecurrentStateNotRepackaged(GraphRule):
                     break
             if loop is None:
                 continue
+            if _foreign_state(a, link) is False:
+                continue  # the model's forward (another file) cuts it, or cannot be told to keep its graph
             reader = next((n for n in c.path if link in n.parents), None)
             reader_stmt = reader.stmt if reader is not None else link.stmt
             anchor = body_child(ctx, reader_stmt, loop)
@@ -252,15 +266,98 @@ class RecurrentStateNotRepackaged(GraphRule):
             keys = ", ".join(f"`{k}`" for k, _, _ in states)
             key, link, d = states[0]
             c = d.conflict
-            msg = (f"recurrent state {keys} returned at line {line(ctx, link.stmt)} is fed into the next "
+            msg = (f"recurrent state {keys} {_produced(ctx, link)} is fed into the next "
                    f"iteration, so `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) walks into "
                    f"the previous batch's graph, already freed by `{code(ctx, c.first.call)}`; "
                    f"detach it at the start of each iteration (truncated BPTT)")
             edits = self._fix_all(a, scope, loop, anchor, states)
-            self.report(anchor if edits else link.stmt, msg, edits=edits,
-                        fix_title=f"Detach {keys} before it is fed back",
-                        related=[(link.stmt, f"{keys} is produced here"),
-                                 (c.second.call, "this backward reaches the previous iteration")] + path_note(ctx, c))
+            rep = self.report(anchor if edits else link.stmt, msg, edits=edits,
+                              fix_title=f"Detach {keys} before it is fed back",
+                              related=[(link.stmt, f"{keys} is produced here"),
+                                       (c.second.call, "this backward reaches the previous iteration")]
+                              + path_note(ctx, c))
+            _infer(rep, [_foreign_state(a, n) for _, n, _ in states])
+        self._retained(a, groups)
+        self._module_files(a)
+
+    def _retained(self, a, done) -> None:
+        """State chained across iterations whose backward keeps the graph
+        (`retain_graph=True`): no error, but every backward walks all earlier
+        iterations again."""
+        ctx = self.ctx
+        seen = set()
+        for scope in a.scopes:
+            for ev in scope.events:
+                if ev.kind != "backward" or ev.retain is not True or not ev.loops:
+                    continue
+                for node in sorted(ev.reach, key=lambda n: n.seq):
+                    if node.kind != "state" or node.name is None or node.stmt is None:
+                        continue
+                    loop = _chained(node, ev, scope)
+                    anchor = body_child(ctx, node.stmt, loop) if loop is not None else None
+                    if anchor is None or anchor in done or anchor in seen or _foreign_state(a, node) is False:
+                        continue
+                    seen.add(anchor)
+                    self._report_retained(a, scope, loop, anchor, node, ev)
+
+    def _report_retained(self, a, scope, loop, anchor, node, ev) -> None:
+        ctx = self.ctx
+        msg = (f"recurrent state `{node.name}` {_produced(ctx, node)} is fed into the next iteration and "
+               f"`{code(ctx, ev.call)}` (line {line(ctx, ev.call)}) keeps every iteration's graph chained "
+               f"to the next: each backward walks all earlier iterations again (time and memory grow, and "
+               f"the old graphs saved parameters that optimizer steps have since changed); detach it at the "
+               f"start of each iteration (truncated BPTT)")
+        edits = self._fix_all(a, scope, loop, anchor, [(node.name, node, None)])
+        rep = self.report(anchor if edits else node.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
+                          fix_title=f"Detach `{node.name}` before it is fed back",
+                          related=[(node.stmt, f"`{node.name}` is produced here"),
+                                   (ev.call, "this backward keeps the graph")])
+        _infer(rep, [_foreign_state(a, node) or
+                     "that the loop means truncated BPTT, not backprop through every earlier iteration"])
+
+    def _module_files(self, a) -> None:
+        """A Module that carries its recurrent state across forward calls, in
+        a file without a training loop: the callers are elsewhere."""
+        from ..analysis.module_state import forward_states
+
+        if a.sites.backward_in or a.sites.module_level_backward:
+            return  # the walk of this file's loops decides (AD101 reports state on self)
+        ctx = self.ctx
+        for cls, stmt, key, call in forward_states(a):
+            msg = (f"`{cls.name.value}.forward` feeds `{key}` into `{code(ctx, call.func)}` and stores the new "
+                   f"state in it (line {line(ctx, stmt)}): unless every caller resets `{key}` before each "
+                   f"batch, the next batch's backward walks into the previous batch's freed graph; detach it "
+                   f"before it is fed back (truncated BPTT)")
+            owner = ctx.parent(stmt)
+            line_stmt = owner if isinstance(owner, cst.SimpleStatementLine) else None
+            edits = self._forward_fix(key, line_stmt) if line_stmt is not None else []
+            rep = self.report(line_stmt or stmt, msg, edits=edits, fix=UNSAFE if edits else None,
+                              fix_title=f"Detach `{key}` before it is fed back")
+            _infer(rep, [f"the callers of `{cls.name.value}` are not in this file, so that they do not "
+                         f"reset `{key}` per batch is assumed"])
+
+    def _forward_fix(self, key, anchor) -> list:
+        # The helper: the state may be None before the first call, or of any structure.
+        extra = self._helper_edit()
+        if extra is None:
+            return []
+        stmt = cst.parse_statement(f"{key} = {HELPER}({key})\n")
+        return [Edit(anchor, cst.FlattenSentinel([stmt, anchor]))] + extra
+
+    def _helper_edit(self):
+        """The edit adding the helper once per file ([] when it is there), or None."""
+        ctx = self.ctx
+        if _defines(ctx.module, HELPER):
+            return []
+        torch_name = _torch_alias(ctx)
+        after = _first_non_import(ctx.module)
+        if torch_name is None or after is None:
+            return None
+        helper = cst.parse_statement(HELPER_SRC.format(name=HELPER, torch=torch_name))
+        blank2 = [cst.EmptyLine(), cst.EmptyLine()]
+        helper = helper.with_changes(leading_lines=blank2)
+        kept = [ln for ln in after.leading_lines if ln.comment is not None]
+        return [Edit(after, cst.FlattenSentinel([helper, after.with_changes(leading_lines=blank2 + kept)]))]
 
     def _fix_all(self, a, scope, loop, anchor, states) -> list:
         lines, extra = [], []
@@ -287,16 +384,11 @@ class RecurrentStateNotRepackaged(GraphRule):
             line_src = f"{key} = {HELPER}({key})"
         stmt = cst.parse_statement(line_src + "\n")
         edits = [Edit(anchor, cst.FlattenSentinel([stmt, anchor]))]
-        if HELPER in line_src and not _defines(ctx.module, HELPER):
-            helper = cst.parse_statement(HELPER_SRC.format(name=HELPER, torch=torch_name))
-            after = _first_non_import(ctx.module)
-            if after is None:
+        if HELPER in line_src:
+            extra = self._helper_edit()
+            if extra is None:
                 return []
-            blank2 = [cst.EmptyLine(), cst.EmptyLine()]
-            helper = helper.with_changes(leading_lines=blank2)
-            kept = [ln for ln in after.leading_lines if ln.comment is not None]
-            edits.append(Edit(after, cst.FlattenSentinel([helper, after.with_changes(
-                leading_lines=blank2 + kept)])))
+            edits += extra
         return edits
 
     def _structure(self, a, link) -> str:
@@ -319,6 +411,77 @@ class RecurrentStateNotRepackaged(GraphRule):
             if a.names.recurrent.get(dotted(link.expr.func)) == "tensor":
                 return "tensor"
         return "unknown"
+
+
+def _foreign_state(a, node):
+    """What another file says about state `node`: a note (str) when the
+    finding rests on it, False when that file does not show the state
+    keeping its graph, None when no other file is involved."""
+    from ..analysis.module_state import describe
+
+    if getattr(node, "module_state", None):
+        return describe(node)
+    call = node.expr
+    callee = dotted(call.func) if isinstance(call, cst.Call) else None
+    if callee is None or callee not in a.names.foreign_instances:
+        return None
+    found = a.foreign_method(callee, "forward")
+    if found is None:
+        return None
+    summary, path = found
+    kind = summary.result
+    pos = _target_index(node)
+    if pos is not None and pos < len(summary.elems):
+        kind = summary.elems[pos]
+    if kind != "graph":
+        return False
+    import os
+
+    return (f"`{callee}`'s forward (read from {os.path.basename(path)}) returns `{node.name}` "
+            f"computed from its input")
+
+
+def _target_index(node):
+    """Position of `node.name` in the tuple its statement unpacks into."""
+    stmt = node.stmt
+    for small in getattr(stmt, "body", ()):
+        if isinstance(small, cst.Assign) and small.value is node.expr:
+            for t in small.targets:
+                elems = getattr(t.target, "elements", None)
+                if elems is not None:
+                    for i, e in enumerate(elems):
+                        if dotted(e.value) == node.name:
+                            return i
+    return None
+
+
+def _chained(node, ev, scope):
+    """The loop in whose earlier iteration state `node` was stored, when the
+    backward `ev` of a later iteration reaches it."""
+    for (lid, k1), (lid2, k2) in zip(node.iteration, ev.tag):
+        if lid == lid2 and k1 != k2:
+            return scope.loops.get(lid)
+    return None
+
+
+def _produced(ctx, node) -> str:
+    held = getattr(node, "module_state", None)
+    if held:
+        return f"kept on `{held[0]}` by its call at line {line(ctx, node.stmt)}"
+    return f"returned at line {line(ctx, node.stmt)}"
+
+
+def _infer(rep, notes) -> None:
+    """A finding that rests on another file, or on callers out of sight: say
+    so, and offer the fix as unsafe."""
+    notes = [n for n in notes if isinstance(n, str)]
+    if rep is None or not notes:
+        return
+    rep.message += ("; " if "; inferred: " in rep.message else "; inferred: ") + "; ".join(dict.fromkeys(notes))
+    if rep.edits:
+        rep.fix = UNSAFE
+        if "fix is unsafe" not in rep.message:
+            rep.message += " (so the fix is unsafe: check it with --verify)"
 
 
 def _assigned_none_before(ctx, loop, key) -> bool:

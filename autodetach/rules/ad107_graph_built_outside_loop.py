@@ -17,7 +17,13 @@ class GraphBuiltOutsideLoop(GraphRule):
     ## What it does
     Finds a value derived from parameters (a normalised weight, a mask, a
     projection) computed once before a training loop, or in `__init__`,
-    and used in each iteration's loss.
+    and used in each iteration's loss. Also a penalty that a method of the
+    class builds once and keeps on `self` (`self.reg_loss`, added by an
+    `add_regularization_loss` helper) and that a training loop in another
+    method adds to every batch's loss; when it is built only from the
+    helper's arguments, that they are trainable weights is inferred, from
+    the loop's `retain_graph=True`, and the report says so. That one is
+    reported without a fix: no statement can be moved into the loop.
 
     ## Why it matters
     The first backward frees the graph between the parameters and that
@@ -188,6 +194,27 @@ class GraphBuiltOutsideLoop(GraphRule):
                    f"backward frees its graph, so the second fails, and the value never follows the updated "
                    f"parameters. Compute it in `forward`, or register a detached buffer if it is meant to be constant")
             self.report(node.stmt, msg, related=[(read, "read here on every call")])
+
+        self._self_graphs(a, done)
+
+    def _self_graphs(self, a, done) -> None:
+        """A graph another method builds once and keeps on `self`, read by
+        every iteration of a training loop (analysis/self_graphs.py)."""
+        from ..analysis.self_graphs import self_graphs
+
+        ctx = self.ctx
+        for cls, key, store, builder, read, scope, ev, own in self_graphs(a):
+            if id(store) in done:
+                continue
+            done.add(id(store))
+            msg = (f"`{key}` is computed once, by `{cls.name.value}.{builder}` (line {line(ctx, store)}), and "
+                   f"added to the loss of every iteration (line {line(ctx, read)}): the first backward frees "
+                   f"its graph (with retain_graph=True, later backwards walk it through weights the optimizer "
+                   f"has since changed), and it never follows the updated weights. Compute it inside the loop")
+            if not own:
+                msg += (f"; inferred: the arguments of `{builder}` are taken to be trainable weights "
+                        f"(`{code(ctx, ev.call)}` retains the graph, as code that met the freed graph does)")
+            self.report(read, msg, related=[(store, "built here, once"), (ev.call, "backwarded every iteration")])
 
     def _move(self, a, d, link) -> list:
         ctx = self.ctx

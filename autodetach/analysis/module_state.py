@@ -1,0 +1,149 @@
+"""Recurrent state kept on a module between calls, read from other files.
+
+`model = RecurrentGCN()` whose `__init__` builds `self.recurrent =
+EvolveGCNH(...)`, a class of another file of the project whose forward does
+`_, self.weight = self.gru(x, self.weight)`: each `model(...)` reads the
+state the previous call stored and stores new state that hangs from this
+call's graph. The flow walk keeps that state under the key
+`model.recurrent.weight`, so a loop that never cuts it shows up as AD106.
+
+Facts about other files come from their stdlib-`ast` summaries
+(`summaries.class_state`); nothing here parses with libcst."""
+from __future__ import annotations
+
+import os
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+WRAPPERS = ("to", "cuda", "cpu", "train", "double", "float", "half")
+
+
+def module_states(analysis, key) -> tuple:
+    """((attr path under `key`, file it was read from, reset methods), ...)
+    for a module `key` built from a class that keeps recurrent state."""
+    cache = analysis.__dict__.setdefault("_module_states", {})
+    if key in cache:
+        return cache[key]
+    cache[key] = ()
+    out = []
+    found = analysis.foreign_method(key, "forward")
+    if found is not None:
+        summary, path = found
+        out = [(attr, path, resets) for attr, resets in summary.state]
+    else:
+        out = _wrapped(analysis, analysis.names.instances.get(key))
+    cache[key] = tuple(out)
+    return cache[key]
+
+
+def _wrapped(analysis, cls) -> list:
+    """A local Module class whose forward calls `self.sub(...)`, with
+    `self.sub = Foreign(...)` in `__init__` and Foreign keeping state."""
+    names = analysis.names
+    if cls is None or cls not in names.module_classes:
+        return []
+    init, fwd = names.methods.get((cls, "__init__")), names.methods.get((cls, "forward"))
+    if init is None or fwd is None:
+        return []
+    called = {dotted(n.func) for n in nodes(fwd) if isinstance(n, cst.Call)}
+    out = []
+    for n in nodes(init):
+        if not isinstance(n, cst.Assign) or len(n.targets) != 1:
+            continue
+        target = dotted(n.targets[0].target)
+        call = n.value
+        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in WRAPPERS:
+            call = call.func.value
+        if target is None or not target.startswith("self.") or target not in called or \
+                not isinstance(call, cst.Call) or dotted(call.func) in names.classes:
+            continue
+        q = analysis.ctx.imports.qualify(call.func)
+        found = analysis.project.method(q, "forward") if q else None
+        if found is not None:
+            summary, path = found
+            out += [(f"{target[5:]}.{attr}", path, resets) for attr, resets in summary.state]
+    return out
+
+
+def state_resets(analysis) -> dict:
+    """Dotted calls that reset a module's state (`model.recurrent.reinitialize_weight`)
+    -> the state key they reset."""
+    cached = analysis.__dict__.get("_state_resets")
+    if cached is not None:
+        return cached
+    out = {}
+    names = analysis.names
+    keys = list(names.foreign_instances) + [k for k, c in names.instances.items() if c in names.module_classes]
+    for key in keys:
+        for attr, _, resets in module_states(analysis, key):
+            owner = f"{key}.{attr}".rpartition(".")[0]
+            for r in resets:
+                out[f"{owner}.{r}"] = f"{key}.{attr}"
+    analysis.__dict__["_state_resets"] = out
+    return out
+
+
+def describe(node) -> str:
+    """What the report says it inferred about a module-held state node."""
+    module, attr, path = node.module_state
+    return (f"`{module}(...)` keeps `{attr}` between calls (read from {os.path.basename(path)}: its forward "
+            f"feeds `self.{attr.split('.')[-1]}` back into a recurrent layer and stores the new state there)")
+
+
+def forward_states(analysis) -> list:
+    """(class, statement, key, call) in this file: a Module's forward that
+    feeds `self.X` into a recurrent layer of the module and stores the new
+    state in `self.X` (`out, self.hidden = self.lstm(x, self.hidden)`), with
+    nothing in the class cutting or resetting it. The loop that calls the
+    module is elsewhere, so whether the caller resets the state per batch is
+    not known: the rule says so."""
+    names = analysis.names
+    out = []
+    if not any(k.startswith("self.") for k in names.recurrent):
+        return out  # no recurrent layer kept on a module in this file
+    for cls in analysis.ctx.module.body:
+        if not isinstance(cls, cst.ClassDef) or cls.name.value not in names.module_classes:
+            continue
+        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        fwd = methods.get("forward")
+        if fwd is None:
+            continue
+
+        def layer_call(v) -> bool:
+            key = dotted(v.func) if isinstance(v, cst.Call) else None
+            return key is not None and key.startswith("self.") and key in names.recurrent and key not in names.cells
+
+        for n in nodes(fwd):
+            if not isinstance(n, cst.Assign) or not layer_call(n.value):
+                continue
+            reads = {dotted(x) for a in n.value.args for x in nodes(a.value)
+                     if isinstance(x, (cst.Attribute, cst.Name))}
+            for t in n.targets:
+                for x in [t.target] + [e.value for e in getattr(t.target, "elements", ())]:
+                    key = dotted(x)
+                    if key is None or not key.startswith("self.") or key not in reads:
+                        continue
+                    if _cut_or_reset(cls, methods, fwd, key, layer_call):
+                        continue
+                    stmt = n
+                    out.append((cls, stmt, key, n.value))
+    return out
+
+
+def _cut_or_reset(cls, methods, fwd, key, layer_call) -> bool:
+    for name, m in methods.items():
+        for n in nodes(m):
+            if isinstance(n, cst.Assign) and any(dotted(x) == key for t in n.targets
+                                                 for x in [t.target] + [e.value for e in
+                                                                        getattr(t.target, "elements", ())]):
+                if name == "__init__":
+                    continue
+                if m is not fwd or not layer_call(n.value):
+                    return True  # reset by a method, or cut in forward
+            if isinstance(n, cst.Attribute) and n.attr.value in ("detach", "detach_") and \
+                    any(dotted(x) == key for x in nodes(n.value) if isinstance(x, cst.Attribute)):
+                return True
+    return False

@@ -1,0 +1,175 @@
+"""A graph built once by a method, kept on `self`, and backwarded every
+iteration of another method's training loop.
+
+    def add_regularization_loss(self, weights, decay):
+        for w in weights:
+            self.reg_loss = self.reg_loss + decay * torch.norm(w)
+
+    def fit(self, loader):
+        for x, y in loader:
+            loss = crit(self(x), y) + self.reg_loss
+            loss.backward(retain_graph=True); opt.step()
+
+The first backward frees the regularisation graph (or, retained, every
+later backward walks it through weights the optimizer has since changed),
+and the value never follows the updated weights. The method's arguments are
+taken to be tensors that carry a graph (trainable weights): an inference
+the report states, made only for a helper that adds up into the attribute,
+and only when the loop's backward retains the graph."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+from .graph import GNode, closure
+from .walk import nodes
+
+
+def self_graphs(analysis) -> list:
+    """(class, key, store statement, storing method, read node, loop scope,
+    backward event, built from the module's own parameters) for each such
+    attribute read in a loop."""
+    cached = analysis.__dict__.get("_self_graphs")
+    if cached is None:
+        cached = analysis.__dict__["_self_graphs"] = _find(analysis)
+    return cached
+
+
+def _find(analysis) -> list:
+    from .flow import GiveUp, Scope, Val
+
+    sites = analysis.sites
+    if not sites.backward_in:
+        return []
+    out = []
+    for cls in analysis.ctx.module.body:
+        if not isinstance(cls, cst.ClassDef):
+            continue
+        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        loops = [sc for sc in analysis.scopes for m in methods.values()
+                 if sc.body and _body(m) and sc.body[0] is _body(m)[0] and sc.free_reads]
+        if not loops:
+            continue
+        wanted = {k for sc in loops for k in sc.free_reads if k.startswith("self.")}
+        stores = {}  # key -> (stmt, method name)
+        for name, m in methods.items():
+            if name == "forward" or m in sites.backward_in or not _assigns_any(m, wanted):
+                continue
+            params = [p.name.value for p in m.params.params if p.name.value != "self"]
+            env = {p: Val(frozenset({GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True)}))
+                   for p in params}
+            try:
+                sc = Scope(analysis, _body(m), params=params + ["self"], env=env, name=name).run()
+            except (GiveUp, RecursionError):
+                continue
+            for key in wanted:
+                val = sc.env.get(key)
+                reached = _reached(analysis, val.heads) if val is not None else set()
+                built = [n for n in reached if not n.leaf and not n.trivial and n.stmt is not None]
+                sources = [n for n in reached if n.leaf or n.modules]
+                if built and sources and not val.uncertain:
+                    store = next((n for n in val.heads if n.stmt is not None), built[0])
+                    # from the module's own parameters, or only from the arguments (inferred)
+                    own = any(n.modules or (n.leaf and n.name != "<arg>") for n in sources)
+                    if own or _accumulates(store.stmt, key):
+                        stores.setdefault(key, (store.stmt, name, own))
+        for sc in loops:
+            for key, read in sc.free_reads.items():
+                if key not in stores:
+                    continue
+                stmt, builder, own = stores[key]
+                found = _backward_reading(analysis, sc, read, methods, builder)
+                # Built from arguments only: the backward's retain_graph=True is the
+                # evidence that the author met the freed graph.
+                if found is not None and (own or found.retain is True):
+                    out.append((cls, key, stmt, builder, read, sc, found, own))
+    return out
+
+
+CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn", "rand", "randint", "arange",
+                "eye", "linspace", "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like"}
+
+
+def _reached(analysis, heads) -> set:
+    """The graph below `heads`, not through fresh tensors (`torch.zeros(1, device=d)`
+    takes an argument but none of its graph)."""
+    seen, stack = set(), list(heads)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        e = n.expr
+        if isinstance(e, cst.Call) and isinstance(e.func, (cst.Attribute, cst.Name)):
+            q = analysis.ctx.imports.qualify(e.func) or ""
+            if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS:
+                continue
+        stack.extend(n.parents)
+    return seen
+
+
+def _backward_reading(analysis, sc, read, methods, builder):
+    """The backward in a loop of `sc` whose loss hangs from the statement
+    that reads `read`, when that loop never calls `builder` again."""
+    ctx = analysis.ctx
+    stmt = read
+    while stmt is not None and not isinstance(stmt, cst.SimpleStatementLine):
+        stmt = ctx.parent(stmt)
+    if stmt is None:
+        return None
+    for ev in sc.events:
+        if ev.kind != "backward" or not ev.loops:
+            continue
+        loop = ev.loops[-1]
+        if not _inside(ctx, stmt, loop) or _rebuilds(loop, methods, builder) or \
+                ("forward" in methods and _rebuilds(methods["forward"], methods, builder)):
+            continue
+        if ev.stmt is stmt or any(n.stmt is stmt for n in closure(ev.target.heads if ev.target else ())):
+            return ev
+        # `total = loss + self.reg_loss; total.backward()`, where `loss` is not tracked
+        target = dotted(ev.target_expr) if ev.target_expr is not None else None
+        if target and any(isinstance(b, cst.Assign) and any(dotted(t.target) == target for t in b.targets)
+                          for b in stmt.body):
+            return ev
+    return None
+
+
+def _rebuilds(loop, methods, builder) -> bool:
+    """The loop (or forward, which each iteration runs) calls
+    `self.builder()`, directly or through another method."""
+    called = {d[5:] for n in nodes(loop) if isinstance(n, cst.Call)
+              for d in [dotted(n.func)] if d and d.startswith("self.")}
+    if builder in called:
+        return True
+    return any(builder in {d[5:] for n in nodes(methods[c]) if isinstance(n, cst.Call)
+                           for d in [dotted(n.func)] if d and d.startswith("self.")}
+               for c in called if c in methods)
+
+
+def _inside(ctx, node, outer) -> bool:
+    while node is not None:
+        if node is outer:
+            return True
+        node = ctx.parent(node)
+    return False
+
+
+def _accumulates(stmt, key) -> bool:
+    """`self.reg_loss = self.reg_loss + penalty`: a registration helper, called
+    at set-up time to add up terms (a value only passed in and stored, like
+    `self.aux_loss = aux_loss * alpha`, may be stored anew by every forward)."""
+    for small in getattr(stmt, "body", ()):
+        if isinstance(small, cst.AugAssign) and dotted(small.target) == key:
+            return True
+        if isinstance(small, cst.Assign) and any(isinstance(n, cst.Attribute) and dotted(n) == key
+                                                 for n in nodes(small.value)):
+            return True
+    return False
+
+
+def _assigns_any(fn, keys) -> bool:
+    return any(isinstance(n, cst.AssignTarget) and dotted(n.target) in keys for n in nodes(fn))
+
+
+def _body(fn) -> list:
+    return list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []

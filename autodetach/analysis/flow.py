@@ -279,12 +279,16 @@ class Scope:
             heads = heads | {self.new_node(None, getattr(self, "cur_stmt", None), it_expr, it, kind="module")}
         return Val(heads, it.ghosts, frozenset(), {}, False, it.unknown)
 
-    def branch_run(self, arms, node) -> None:
-        """Run alternatives; keep the frees common to all (and to 'not taken')."""
+    def branch_run(self, arms, node, none_in=()) -> None:
+        """Run alternatives; keep the frees common to all (and to 'not taken').
+        `none_in`: (arm, name) pairs where a test proved the name None."""
         base_env, base_freed, base_branch = dict(self.env), dict(self.freed), self.branch
         envs, freeds = [], []
         for i, arm in enumerate(arms):
             self.env, self.freed = dict(base_env), dict(base_freed)
+            for j, key in none_in:
+                if j == i and key in self.env:
+                    self.env[key] = Val()
             self.branch = base_branch + ((id(node), i),)
             start = len(self.events)
             self.block(arm)
@@ -312,6 +316,7 @@ class Scope:
     def if_(self, s: cst.If) -> None:
         self.expr(s.test)
         arms = [self._block_of(s.body)]
+        none_check = _none_check(s.test)
         orelse = s.orelse
         while orelse is not None:
             if isinstance(orelse, cst.If):
@@ -323,7 +328,13 @@ class Scope:
                 orelse = None
         if len(arms) == 1:
             arms.append([])  # the branch not taken
-        self.branch_run(arms, s)
+        none_in = ()
+        if none_check is not None:
+            # `if state is not None: state = state.detach()`: where the test
+            # says the name is None, it holds no graph (the first iteration)
+            key, in_body = none_check
+            none_in = tuple((i, key) for i in range(len(arms)) if (i == 0) == in_body)
+        self.branch_run(arms, s, none_in)
 
     def with_(self, s: cst.With) -> None:
         ng = 0
@@ -1257,3 +1268,24 @@ class _SuiteLine:
     def __init__(self, suite, body) -> None:
         self.suite = suite
         self.body = body
+
+
+def _none_check(test) -> Optional[tuple]:
+    """(name, True) for `name is None`, (name, False) for `name is not None`
+    (and their `not` forms); None for any other test."""
+    negate = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negate, test = not negate, test.expression
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return None
+    if isinstance(target.operator, cst.Is):
+        is_none = True
+    elif isinstance(target.operator, cst.IsNot):
+        is_none = False
+    else:
+        return None
+    key = dotted(test.left) if isinstance(test.left, (cst.Name, cst.Attribute)) else None
+    return None if key is None else (key, is_none != negate)

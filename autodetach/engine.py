@@ -428,7 +428,7 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     raise FixesDidNotSettle(f"fixes did not settle after {MAX_PASSES} passes")
 
 
-def check_text(text: str, path: str, rules: Sequence[type], opts: Options):
+def check_source(text: str, path: str, rules: Sequence[type], opts: Options):
     """Run the rules, applying fixes until nothing changes.
 
     Returns (findings, new_text or None, n_fixed). In fix mode the findings
@@ -474,7 +474,7 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
 
 
 def report_and_fix(text: str, path: str, rules: Sequence[type], unsafe: bool):
-    """check_text's report and fix_reported's fix from one set of passes:
+    """check_source's report and fix_reported's fix from one set of passes:
     (report, fixed text or None, report with .fixed set); the last two are
     None when fixing raised."""
     base, state = _report_settled(text, path, rules, Options(unsafe=unsafe))
@@ -601,7 +601,7 @@ def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) 
         result.skipped = True
         return result
     try:
-        findings, new_text, n = check_text(text, path, rules, opts)
+        findings, new_text, n = check_source(text, path, rules, opts)
     except cst.ParserSyntaxError as exc:
         result.findings.append(syntax_error_finding(path, exc))
         return result
@@ -693,7 +693,7 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
     if any(f.fixed and f.code in text_codes for f in first[0]):
         # The first pass applied text fixes only and stopped there: the
         # report needs a pass of its own.
-        report, _, _ = check_text(source, path, rules, Options())
+        report, _, _ = check_source(source, path, rules, Options())
         return fix_reported(source, path, rules, unsafe, report)
     # The first fix pass found what a report pass finds: reuse it.
     remaining, settled, _, tracker = _settle(source, path, rules, opts, first=first)
@@ -703,7 +703,7 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
 
 def fix_reported(source: str, path: str, rules: Sequence[type], unsafe: bool, report: list):
     """fix_code's second half, for a caller that already has the report
-    (check_text's findings, fix off): (new_source, report with .fixed set)."""
+    (check_source's findings, fix off): (new_source, report with .fixed set)."""
     opts = Options(fix=True, unsafe=unsafe)
     remaining, settled, _, tracker = _settle(source, path, rules, opts, seed=report)
     return _mark_fixed(source, report, remaining, settled, tracker)
@@ -737,7 +737,7 @@ def check_code(source: str, select=None, ignore=None) -> list:
     if suppress.skip_file(source):
         return []
     try:
-        findings, _, _ = check_text(source, "<string>", rules, Options())
+        findings, _, _ = check_source(source, "<string>", rules, Options())
     except cst.ParserSyntaxError as exc:
         return [syntax_error_finding("<string>", exc)]
     return findings

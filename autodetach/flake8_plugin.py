@@ -42,14 +42,14 @@ class Plugin:
 
     def run(self):
         from . import suppress
-        from .engine import Options, check_text, crash_message
+        from .engine import Options, check_source, crash_message
 
         text = "".join(self.lines)
         rules = rules_for(text)
         if not rules or suppress.skip_file(text):
             return
         try:
-            findings, _, _ = check_text(text, self.filename, rules, Options())
+            findings, _, _ = check_source(text, self.filename, rules, Options())
         except Exception as exc:  # a syntax error is flake8's E999; a crash is one line
             if type(exc).__name__ == "ParserSyntaxError":
                 return

@@ -112,7 +112,7 @@ def parses(text: str) -> bool:
 
 
 def bench(repos, mirrors: str) -> dict:
-    from autodetach.engine import Options, check_text
+    from autodetach.engine import Options, check_source
     from autodetach.registry import select_rules
 
     legacy = select_rules(select=["AD2"])
@@ -134,15 +134,15 @@ def bench(repos, mirrors: str) -> dict:
                 out["files"].append(row)
                 continue
             try:
-                before, _, _ = check_text(text, path, legacy, Options())
-                _, new, n_fixed = check_text(text, path, everything, Options(fix=True, unsafe=True))
+                before, _, _ = check_source(text, path, legacy, Options())
+                _, new, n_fixed = check_source(text, path, everything, Options(fix=True, unsafe=True))
             except Exception as exc:  # a crash is a result here, not a stop
                 row["status"] = f"error: {type(exc).__name__}: {exc}"[:200]
                 tot["errors"] += 1
                 out["files"].append(row)
                 continue
             fixed = new if new is not None else text
-            after, _, _ = check_text(fixed, path, legacy, Options())
+            after, _, _ = check_source(fixed, path, legacy, Options())
             pb, pa = patterns(text), patterns(fixed)
             row.update(
                 status="ok", parses_after=parses(fixed), fixes_applied=n_fixed,
@@ -181,7 +181,7 @@ def bench(repos, mirrors: str) -> dict:
 
 def runnable(repos, mirrors: str, timeout: int, only=None) -> dict:
     """Run the scripts of `_migration_run.RUNNABLE` before and after migrating."""
-    from autodetach.engine import Options, check_text
+    from autodetach.engine import Options, check_source
     from autodetach.registry import select_rules
 
     from _migration_run import run_checks
@@ -203,7 +203,7 @@ def runnable(repos, mirrors: str, timeout: int, only=None) -> dict:
         return out
 
     def migrate(text, path):
-        _, new, _ = check_text(text, path, everything, Options(fix=True, unsafe=True))
+        _, new, _ = check_source(text, path, everything, Options(fix=True, unsafe=True))
         return new if new is not None else text
 
     rows = run_checks(set(commits), read_dir, migrate, timeout, only)

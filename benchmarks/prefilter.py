@@ -33,7 +33,7 @@ def findings_off(data: bytes, path: str, rules) -> list:
     import libcst as cst
 
     from autodetach import suppress
-    from autodetach.engine import Options, check_text
+    from autodetach.engine import Options, check_source
     from autodetach.textio import decode
 
     try:
@@ -43,7 +43,7 @@ def findings_off(data: bytes, path: str, rules) -> list:
     if suppress.skip_file(text):
         return []
     try:
-        found, _, _ = check_text(text, path, rules, Options())
+        found, _, _ = check_source(text, path, rules, Options())
     except (cst.ParserSyntaxError, RecursionError):
         return []
     return found

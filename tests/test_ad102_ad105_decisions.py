@@ -11,7 +11,7 @@ import pytest
 from autodetach.analysis.saved import _layer
 from autodetach.analysis.uses import float_ok
 from autodetach.context import FileContext
-from autodetach.engine import Options, check_text
+from autodetach.engine import Options, check_source
 from autodetach.registry import by_code
 
 from .corpus import CORPUS
@@ -20,7 +20,7 @@ from .corpus import CORPUS
 def _findings(code, path):
     with open(os.path.join(CORPUS, code, path), encoding="utf-8") as fh:
         text = fh.read()
-    found, _, _ = check_text(text, path, [by_code()[code]], Options())
+    found, _, _ = check_source(text, path, [by_code()[code]], Options())
     return [f for f in found if f.code == code]
 
 
@@ -43,7 +43,7 @@ def test_ad105_unsafe_fix_needs_unsafe_fixes():
     path = os.path.join(CORPUS, "AD105", "factory_encoder_step_between.py")
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
-    _, new, _ = check_text(text, path, [by_code()["AD105"]], Options(fix=True))
+    _, new, _ = check_source(text, path, [by_code()["AD105"]], Options(fix=True))
     assert new is None
 
 
@@ -179,7 +179,7 @@ for i in range(3):
     ("m1(x.requires_grad_())", "unsafe"),
 ], ids=lambda v: f"AD105-{v}")
 def test_ad105_where_the_graph_enters_the_stepped_module(expr, fix):
-    found, _, _ = check_text(_MIXED.replace("INPUT", expr), "case.py", [by_code()["AD105"]], Options())
+    found, _, _ = check_source(_MIXED.replace("INPUT", expr), "case.py", [by_code()["AD105"]], Options())
     assert [f.fix for f in found if f.code == "AD105"] == [fix]
 
 

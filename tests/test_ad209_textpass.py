@@ -3,7 +3,7 @@ parsing, masked for the other rules when it is not fixed, and nothing else in
 the file moves (CRLF, BOM, strings, comments, `async def`)."""
 import libcst as cst
 
-from autodetach.engine import Options, check_text, process_bytes
+from autodetach.engine import Options, check_source, process_bytes
 from autodetach.registry import by_code
 from autodetach.rules.ad209_async_kwarg import AsyncKeyword
 
@@ -22,7 +22,7 @@ def _codes(findings):
 
 
 def test_fix_mode_fixes_async_and_the_tree_rule():
-    remaining, new, n = check_text(BOTH, "t.py", RULES, Options(fix=True))
+    remaining, new, n = check_source(BOTH, "t.py", RULES, Options(fix=True))
     assert remaining == []
     assert n == 2
     assert new == (
@@ -32,12 +32,12 @@ def test_fix_mode_fixes_async_and_the_tree_rule():
         "h = x.detach()\n"
     )
     # Settled: nothing more to do.
-    _, again, _ = check_text(new, "t.py", RULES, Options(fix=True))
+    _, again, _ = check_source(new, "t.py", RULES, Options(fix=True))
     assert again is None
 
 
 def test_report_mode_reports_both_with_positions():
-    findings, new, _ = check_text(BOTH, "t.py", RULES, Options())
+    findings, new, _ = check_source(BOTH, "t.py", RULES, Options())
     assert new is None
     assert _codes(findings) == [("AD201", 4, 5, 4, 21), ("AD209", 3, 25, 3, 30)]
     ad209 = next(f for f in findings if f.code == "AD209")
@@ -49,9 +49,9 @@ def test_positions_on_the_masked_line_hold():
         "from torch.autograd import Variable\n"
         "y = Variable(x.data).cuda(async=True); z = Variable(w.data)  # é\n"
     )
-    findings, _, _ = check_text(src, "t.py", RULES, Options())
+    findings, _, _ = check_source(src, "t.py", RULES, Options())
     assert _codes(findings) == [("AD201", 2, 5, 2, 21), ("AD201", 2, 44, 2, 60), ("AD209", 2, 27, 2, 32)]
-    remaining, new, _ = check_text(src, "t.py", RULES, Options(fix=True))
+    remaining, new, _ = check_source(src, "t.py", RULES, Options(fix=True))
     assert remaining == []
     assert new == (
         "from torch.autograd import Variable\n"
@@ -61,9 +61,9 @@ def test_positions_on_the_masked_line_hold():
 
 def test_non_ascii_before_async_counts_characters():
     src = "s = 'ééé'; x = t.to(d, async=True)\n"
-    (f,), _, _ = check_text(src, "t.py", [AsyncKeyword], Options())
+    (f,), _, _ = check_source(src, "t.py", [AsyncKeyword], Options())
     assert (f.line, f.column, f.end_column) == (1, 24, 29)
-    _, new, _ = check_text(src, "t.py", [AsyncKeyword], Options(fix=True))
+    _, new, _ = check_source(src, "t.py", [AsyncKeyword], Options(fix=True))
     assert new == "s = 'ééé'; x = t.to(d, non_blocking=True)\n"
 
 
@@ -105,7 +105,7 @@ def test_unknown_callee_is_reported_and_nothing_is_written():
         "prefetch(batch, async=True)\n"
         "h = Variable(x.data)\n"
     )
-    findings, new, _ = check_text(src, "t.py", RULES, Options(fix=True, unsafe=True))
+    findings, new, _ = check_source(src, "t.py", RULES, Options(fix=True, unsafe=True))
     assert new is None  # the file still cannot run: no tree fix on masked text
     assert sorted((f.code, f.fix, f.fixed) for f in findings) == [
         ("AD201", "safe", False), ("AD209", "none", False)]
@@ -113,7 +113,7 @@ def test_unknown_callee_is_reported_and_nothing_is_written():
 
 def test_suppressed_async_is_not_fixed_and_nothing_is_written():
     src = "x = x.cuda(async=True)  # noqa: AD209\nfrom torch.autograd import Variable\nh = Variable(x.data)\n"
-    findings, new, _ = check_text(src, "t.py", RULES, Options(fix=True))
+    findings, new, _ = check_source(src, "t.py", RULES, Options(fix=True))
     assert new is None
     assert [f.code for f in findings] == ["AD201"]
 

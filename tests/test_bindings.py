@@ -5,7 +5,7 @@ import textwrap
 import libcst as cst
 
 from autodetach.context import FileContext
-from autodetach.engine import Options, check_text
+from autodetach.engine import Options, check_source
 from autodetach.registry import by_code
 
 
@@ -20,7 +20,7 @@ def _reads(ctx, name):
 
 
 def _found(code, src):
-    found, _, _ = check_text(textwrap.dedent(src).lstrip("\n"), "t.py", [by_code()[code]], Options())
+    found, _, _ = check_source(textwrap.dedent(src).lstrip("\n"), "t.py", [by_code()[code]], Options())
     return [f for f in found if f.code == code]
 
 

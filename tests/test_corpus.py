@@ -3,7 +3,7 @@ settles, and the fixed script runs; where the original runs too, both print
 the same numbers. Negatives (no .fixed file) get no finding and run."""
 import pytest
 
-from autodetach.engine import Options, check_text
+from autodetach.engine import Options, check_source
 from autodetach.registry import by_code
 
 from .corpus import cases, run_script
@@ -19,14 +19,14 @@ def _read(path):
 def _fix(case, text):
     rule = by_code()[case.code]
     unsafe = "# autodetach-test: unsafe" in _read(case.before)
-    return check_text(text, case.before, [rule], Options(fix=True, unsafe=unsafe))
+    return check_source(text, case.before, [rule], Options(fix=True, unsafe=unsafe))
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_fix_matches_corpus(case):
     before = _read(case.before)
     rule = by_code()[case.code]
-    found, _, _ = check_text(before, case.before, [rule], Options())
+    found, _, _ = check_source(before, case.before, [rule], Options())
     if case.report_only:
         assert any(f.code == case.code for f in found), f"{case.code} not reported"
         _, new, _ = _fix(case, before)

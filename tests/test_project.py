@@ -4,7 +4,7 @@ import os
 import textwrap
 
 from autodetach.analysis.summaries import summarize
-from autodetach.engine import Options, check_text
+from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
 
 LOSSES = """
@@ -75,7 +75,7 @@ def _project(tmp_path, imp, call, pkg=False):
 def _ad102(path):
     with open(path) as fh:
         text = fh.read()
-    findings, _, _ = check_text(text, path, all_rules(), Options())
+    findings, _, _ = check_source(text, path, all_rules(), Options())
     return [f for f in findings if f.code == "AD102"]
 
 
@@ -179,7 +179,7 @@ def test_star_import_brings_torch(tmp_path):
     (tmp_path / "common.py").write_text("import torch\nimport torch.nn as nn\n")
     train = tmp_path / "train.py"
     train.write_text(STAR_GAN)
-    findings, _, _ = check_text(STAR_GAN, str(train), all_rules(), Options())
+    findings, _, _ = check_source(STAR_GAN, str(train), all_rules(), Options())
     assert any(f.code == "AD108" and f.line == 16 for f in findings), [(f.code, f.line) for f in findings]
 
 

@@ -111,17 +111,17 @@ def _changed_lines(old: str, new: str) -> set:
 
 
 def test_findings_that_appear_during_fixing_are_reported():
-    from autodetach.engine import APPEARED, Options, check_text
+    from autodetach.engine import APPEARED, Options, check_source
     from autodetach.registry import select_rules
 
     rules = select_rules(select=["AD101"])
     for src, lines in ((CASCADE_LOOP, [8, 9]), (CASCADE_METHOD, [12, 13])):
-        report, new, _ = check_text(src, "t.py", rules, Options(unsafe=True))
+        report, new, _ = check_source(src, "t.py", rules, Options(unsafe=True))
         assert new is None
         assert sorted(f.line for f in report) == lines
         assert sum(f.message.endswith(APPEARED) for f in report) == 1
         # Without unsafe fixes nothing is fixed, so nothing appears.
-        assert len(check_text(src, "t.py", rules, Options())[0]) == 1
+        assert len(check_source(src, "t.py", rules, Options())[0]) == 1
         fixed, found = autodetach.fix_code(src, select=["AD101"], unsafe=True)
         assert sorted(f.line for f in found if f.fixed) == lines
         assert _changed_lines(src, fixed) == set(lines)
@@ -133,7 +133,7 @@ def test_a_report_stands_when_fixing_fails():
     # `--fix`'s internal error, never the report's.
     import pytest
 
-    from autodetach.engine import Options, check_text
+    from autodetach.engine import Options, check_source
     from autodetach.rule import Rule
 
     class BadFix(Rule):
@@ -150,10 +150,10 @@ def test_a_report_stands_when_fixing_fails():
                 self.report(node, "bad fix", replacement=cst.Name("lambda"), fix_title="Break it")
 
     src = "x = bad_fix_here(1)\n"
-    report, new, _ = check_text(src, "t.py", [BadFix], Options())
+    report, new, _ = check_source(src, "t.py", [BadFix], Options())
     assert [(f.code, f.line, f.column) for f in report] == [("AD996", 1, 5)] and new is None
     with pytest.raises(RuntimeError, match="does not parse"):
-        check_text(src, "t.py", [BadFix], Options(fix=True))
+        check_source(src, "t.py", [BadFix], Options(fix=True))
 
 
 def test_an_import_the_fixes_free_is_one_note_also_after_a_text_fix():

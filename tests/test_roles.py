@@ -6,7 +6,7 @@ import libcst as cst
 
 from autodetach.analysis.names import build_names
 from autodetach.analysis.roles import pair, side
-from autodetach.engine import Options, check_text
+from autodetach.engine import Options, check_source
 from autodetach.imports import ImportTable
 from autodetach.registry import all_rules
 
@@ -17,7 +17,7 @@ def _names(src):
 
 
 def _check(src, **kw):
-    findings, new, _ = check_text(textwrap.dedent(src), "case.py", all_rules(), Options(**kw))
+    findings, new, _ = check_source(textwrap.dedent(src), "case.py", all_rules(), Options(**kw))
     return findings, new
 
 

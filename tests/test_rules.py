@@ -2,7 +2,7 @@
 import libcst as cst
 import pytest
 
-from autodetach.engine import Options, check_text
+from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
 
 VALID = [pytest.param(r, c, id=f"{r.code}-valid-{i}") for r in all_rules() for i, c in enumerate(r.VALID)]
@@ -10,7 +10,7 @@ INVALID = [pytest.param(r, c, id=f"{r.code}-invalid-{i}") for r in all_rules() f
 
 
 def _run(rule, code, **kw):
-    return check_text(code, "case.py", [rule], Options(**kw))
+    return check_source(code, "case.py", [rule], Options(**kw))
 
 
 def test_every_rule_has_cases():

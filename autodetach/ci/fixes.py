@@ -50,7 +50,7 @@ def fix_file(old: bytes, path: str, codes, unsafe: bool, report=None):
     """(every finding of the original with its fixed flag, fixed bytes or None);
     None when the file cannot be fixed (undecodable, unparseable, a rule
     crashed). `report`: the original's findings, when already known."""
-    from ..engine import Options, check_text, fix_reported
+    from ..engine import Options, check_source, fix_reported
 
     if not codes:
         return None
@@ -58,7 +58,7 @@ def fix_file(old: bytes, path: str, codes, unsafe: bool, report=None):
         dec = decode(old)
         rules = _rules(codes)
         if report is None:
-            report = check_text(dec.text, path, rules, Options())[0]
+            report = check_source(dec.text, path, rules, Options())[0]
         new_text, report = fix_reported(dec.text, path, rules, unsafe, report)
         return report, (encode(new_text, dec) if new_text != dec.text else None)
     except Exception:
@@ -178,12 +178,12 @@ def apply(ff: FileFix, codes, lines, unsafe: bool, report=None, whole=None) -> N
     """Fix ff's file with these rule codes, holding back the fixes of
     findings off the changed lines: sets ff.new, ff.findings (with .fixed)
     and ff.left. `whole`: fix_file's answer for the whole file, when known."""
-    from ..engine import Options, check_text
+    from ..engine import Options, check_source
 
     ff.new = None
     if report is None:
         try:
-            report = check_text(decode(ff.old).text, ff.path, _rules(codes), Options())[0]
+            report = check_source(decode(ff.old).text, ff.path, _rules(codes), Options())[0]
         except Exception:
             report = None
     off = [f for f in report or () if not on_lines(f, lines) and _wanted(f, unsafe)]

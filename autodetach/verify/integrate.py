@@ -298,7 +298,7 @@ def _finding_span(f, old: bytes, new: bytes) -> Span:
 
 def _fix_with(codes, old: bytes, path: str, settings) -> Optional[bytes]:
     """The file fixed with only these rules (None when nothing changes)."""
-    from ..engine import Options, check_text
+    from ..engine import Options, check_source
     from ..registry import by_code
     from ..textio import decode, encode
 
@@ -306,7 +306,7 @@ def _fix_with(codes, old: bytes, path: str, settings) -> Optional[bytes]:
     rules = [table[c] for c in codes if c in table]
     dec = decode(old)
     try:
-        _, new, _ = check_text(dec.text, path, rules, Options(fix=True, unsafe=settings.unsafe))
+        _, new, _ = check_source(dec.text, path, rules, Options(fix=True, unsafe=settings.unsafe))
     except Exception:
         return None
     return encode(new, dec) if new is not None else None

@@ -653,6 +653,12 @@ class Scope:
             return self.backward_site(e, stmt)
         if q in ("torch.autograd.backward", "torch.autograd.grad"):
             return self.backward_site(e, stmt, q=q)
+        if _hands_back(f, q):
+            # accelerator.prepare(model, opt, loader): the same objects, wrapped
+            # for devices; no tensor comes out of it, so no graph does
+            for a in e.args:
+                self.expr(a.value)
+            return Val()
         # --- optimizer and module events ---------------------------------
         if isinstance(f, cst.Attribute):
             base = dotted(f.value)
@@ -1289,3 +1295,23 @@ def _none_check(test) -> Optional[tuple]:
         return None
     key = dotted(test.left) if isinstance(test.left, (cst.Name, cst.Attribute)) else None
     return None if key is None else (key, is_none != negate)
+
+
+# Calls that hand back the models, optimizers and loaders they are given,
+# wrapped for devices and precision (Accelerate, Lightning Fabric, apex,
+# DeepSpeed): what they return holds no graph.
+_HAND_BACK_METHODS = {"prepare", "prepare_model", "prepare_optimizer", "prepare_data_loader",
+                      "prepare_scheduler", "setup_module", "setup_optimizers", "setup_dataloaders"}
+_HAND_BACK_CALLS = {"apex.amp.initialize", "deepspeed.initialize"}
+
+
+def _hands_back(func, qualified) -> bool:
+    if qualified in _HAND_BACK_CALLS:
+        return True
+    if not isinstance(func, cst.Attribute):
+        return False
+    meth = func.attr.value
+    if meth in _HAND_BACK_METHODS:
+        return True
+    base = dotted(func.value) or ""
+    return meth == "setup" and base.split(".")[-1].lower().endswith("fabric")

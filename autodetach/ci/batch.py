@@ -76,15 +76,22 @@ def _store(directory: str, k: str, ff: Optional[FileFix], deps: dict) -> None:
         pass  # a cache that cannot be written is no cache
 
 
+def _read(path: str, real: str) -> tuple:
+    """(bytes, None), or (None, the (None, errors) answer for a file that cannot be read)."""
+    try:
+        with open(real, "rb") as fh:
+            return fh.read(), None
+    except OSError as exc:
+        return None, (None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}])
+
+
 def cached(item):
     """(FileFix or None, errors) from the cache or a read error; None on a miss."""
     path, real, lines, codes = item
     unsafe, directory = _STATE["unsafe"], _STATE["cache"]
-    try:
-        with open(real, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        return None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}]
+    data, failed = _read(path, real)
+    if failed:
+        return failed
     if directory:
         entry = _load(directory, _key(path, data, lines, codes, unsafe))
         if entry is not None:
@@ -101,11 +108,9 @@ def one(item) -> tuple:
 
     path, real, lines, codes = item
     unsafe, directory = _STATE["unsafe"], _STATE["cache"]
-    try:
-        with open(real, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        return None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}]
+    data, failed = _read(path, real)
+    if failed:
+        return failed
     k = _key(path, data, lines, codes, unsafe) if directory else None
     take_deps()
     ff, errors = check(path, real, data, lines, codes, unsafe)

@@ -5,8 +5,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .pathmatch import PerFileIgnores
-
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -29,9 +27,6 @@ class Config:
     unsafe_fixes: bool = False
     root: str = "."
     source: Optional[str] = None
-
-    def ignored_for(self, path: str) -> frozenset:
-        return PerFileIgnores(self.per_file_ignores, self.root).ignored_for(path)
 
 
 def _list(value, key, where) -> list:

@@ -48,9 +48,6 @@ class PerFileIgnores:
         self.table = {k: tuple(v) for k, v in table.items()}
         self._globs = [(Globs([pattern]), codes) for pattern, codes in self.table.items()]
 
-    def __bool__(self) -> bool:
-        return bool(self.table)
-
     def __reduce__(self):
         return (PerFileIgnores, (self.table, self.root))
 

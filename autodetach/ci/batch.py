@@ -77,21 +77,21 @@ def _store(directory: str, k: str, ff: Optional[FileFix], deps: dict) -> None:
 
 
 def _read(path: str, real: str) -> tuple:
-    """(bytes, None), or (None, the (None, errors) answer for a file that cannot be read)."""
+    """(bytes, []), or (None, the error) for a file that cannot be read."""
     try:
         with open(real, "rb") as fh:
-            return fh.read(), None
+            return fh.read(), []
     except OSError as exc:
-        return None, (None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}])
+        return None, [{"path": path, "message": f"cannot read: {exc.strerror or exc}"}]
 
 
 def cached(item):
     """(FileFix or None, errors) from the cache or a read error; None on a miss."""
     path, real, lines, codes = item
     unsafe, directory = _STATE["unsafe"], _STATE["cache"]
-    data, failed = _read(path, real)
-    if failed:
-        return failed
+    data, errors = _read(path, real)
+    if data is None:
+        return None, errors
     if directory:
         entry = _load(directory, _key(path, data, lines, codes, unsafe))
         if entry is not None:
@@ -108,9 +108,9 @@ def one(item) -> tuple:
 
     path, real, lines, codes = item
     unsafe, directory = _STATE["unsafe"], _STATE["cache"]
-    data, failed = _read(path, real)
-    if failed:
-        return failed
+    data, errors = _read(path, real)
+    if data is None:
+        return None, errors
     k = _key(path, data, lines, codes, unsafe) if directory else None
     take_deps()
     ff, errors = check(path, real, data, lines, codes, unsafe)

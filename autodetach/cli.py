@@ -285,12 +285,8 @@ def emit(results, totals: Totals, args: Args, unsafe: bool) -> None:
         if verify:  # every rewrite carries its verdict: the fixed findings too
             findings = sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.column, f.code))
         report = output.render_json(findings, totals.n_files, errors, fixed)
-    elif fmt == "sarif":
-        report = output.render_sarif(findings, errors)
-    elif fmt == "github":
-        report = output.render_github(findings, errors)
-    elif fmt == "gitlab":
-        report = output.render_gitlab(findings, _sources(findings))
+    elif fmt in output.CODE_HOST_FORMATS:
+        report = output.render_for_host(fmt, findings, errors)
     else:
         chunks = []
         if args.statistics:
@@ -299,7 +295,7 @@ def emit(results, totals: Totals, args: Args, unsafe: bool) -> None:
         elif fmt == "concise":
             chunks.append("\n".join(output.concise_line(f) for f in findings))
         else:
-            chunks.append(output.render_full(findings, _sources(findings)))
+            chunks.append(output.render_full(findings, output.source_lines(findings)))
         if verify:
             from .verify.report import render_table
 
@@ -324,24 +320,6 @@ def emit(results, totals: Totals, args: Args, unsafe: bool) -> None:
             fail(f"{output_file}: cannot write the report: {exc.strerror or exc}")
     elif report:
         click.echo(report)
-
-
-def _sources(findings) -> dict:
-    from .textio import decode
-
-    out = {}
-    for path in {f.path for f in findings}:
-        if any(f.cell for f in findings if f.path == path):
-            from .notebook import cell_lines
-
-            out.update(cell_lines(path))
-            continue
-        try:
-            with open(path, "rb") as fh:
-                out[path] = decode(fh.read()).text.split("\n")
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-            pass
-    return out
 
 
 def paths_and_config(paths, config_path):

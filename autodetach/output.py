@@ -253,3 +253,34 @@ def render_gitlab(findings, sources: dict) -> str:
             "location": {"path": f.path, "lines": {"begin": max(1, f.line), "end": max(f.line, f.end_line, 1)}},
         })
     return json.dumps(out, indent=2)
+
+
+CODE_HOST_FORMATS = ("sarif", "github", "gitlab")
+
+
+def render_for_host(fmt: str, findings, errors) -> str:
+    """The report in one of CODE_HOST_FORMATS."""
+    if fmt == "sarif":
+        return render_sarif(findings, errors)
+    if fmt == "github":
+        return render_github(findings, errors)
+    return render_gitlab(findings, source_lines(findings))
+
+
+def source_lines(findings) -> dict:
+    """{path: its lines} for the files the findings are in (a notebook's by cell)."""
+    from .textio import decode
+
+    out = {}
+    for path in {f.path for f in findings}:
+        if any(f.cell for f in findings if f.path == path):
+            from .notebook import cell_lines
+
+            out.update(cell_lines(path))
+            continue
+        try:
+            with open(path, "rb") as fh:
+                out[path] = decode(fh.read()).text.split("\n")
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            pass
+    return out

@@ -206,26 +206,16 @@ def _report(plans, errors, fmt, output_file, quiet, committed, do_commit, verify
 
         report = render_rdjson(plans, only_remaining=do_commit)
     elif fmt == "json":
-        from ..output import render_json
-
         every = sorted((f for ff in plans for f in ff.findings), key=lambda f: (f.path, f.line, f.column, f.code))
-        report = render_json(every if do_commit else shown, n_files, errors,
+        report = output.render_json(every if do_commit else shown, n_files, errors,
                              sum(f.fixed for f in every) if do_commit else 0)
-    elif fmt == "sarif":
-        report = output.render_sarif(shown, errors)
-    elif fmt == "github":
-        report = output.render_github(shown, errors)
-    elif fmt == "gitlab":
-        from ..cli import _sources
-
-        report = output.render_gitlab(shown, _sources(shown))
+    elif fmt in output.CODE_HOST_FORMATS:
+        report = output.render_for_host(fmt, shown, errors)
     else:
-        from ..cli import _sources
-
         if fmt == "concise":
             body = "\n".join(output.concise_line(f) for f in shown)
         else:
-            body = output.render_full(shown, _sources(shown))
+            body = output.render_full(shown, output.source_lines(shown))
         if verify:
             from ..verify.report import render_table
 

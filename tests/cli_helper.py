@@ -19,14 +19,15 @@ class Result:
         return self.out.splitlines()
 
 
-def invoke(args, cwd=None) -> Result:
-    """`autodetach ARGS` in directory `cwd`; never raises SystemExit."""
+def invoke(args, cwd=None, env=None) -> Result:
+    """`autodetach ARGS` in directory `cwd` (with `env` added to the
+    environment); never raises SystemExit."""
     args = [str(a) for a in args]
     old = os.getcwd()
     if cwd is not None:
         os.chdir(cwd)
     try:
-        with CliRunner().isolation() as (out, err, _):
+        with CliRunner().isolation(env=env) as (out, err, _):
             try:
                 main(args)
                 code = 0

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from autodetach.cli import main
 
+from .cli_helper import invoke
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 LEGACY = """\
@@ -100,18 +102,9 @@ def make_repo(tmp_path):
 
 def ci(cwd, *args, env=None):
     """`autodetach ci ARGS` in this process; (exit code, stdout, stderr)."""
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with CliRunner().isolation(env=env) as (out, err, _):
-            try:
-                main(["ci", "-j", "1", *([] if env and "XDG_CACHE_HOME" in env else ["--no-cache"]), *map(str, args)])
-                code = 0
-            except SystemExit as exc:
-                code = exc.code
-            return code, out.getvalue().decode(), err.getvalue().decode()
-    finally:
-        os.chdir(old)
+    cache = [] if env and "XDG_CACHE_HOME" in env else ["--no-cache"]
+    res = invoke(["ci", "-j", "1", *cache, *args], cwd=cwd, env=env)
+    return res.code, res.out, res.err
 
 
 def apply_suggestions(text, diagnostics):
@@ -295,18 +288,9 @@ def test_main_command_gitlab_fingerprints_survive_moved_lines(tmp_path):
 
 
 def ci_main(cwd, *args):
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with CliRunner().isolation() as (out, err, _):
-            try:
-                main(["-j", "1", "--no-cache", *map(str, args)])
-                code = 0
-            except SystemExit as exc:
-                code = exc.code
-            return code, out.getvalue().decode(), err.getvalue().decode()
-    finally:
-        os.chdir(old)
+    """The main command in this process; (exit code, stdout, stderr)."""
+    res = invoke(["-j", "1", "--no-cache", *args], cwd=cwd)
+    return res.code, res.out, res.err
 
 
 def test_errors_are_one_line(repo, tmp_path):

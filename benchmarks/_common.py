@@ -76,16 +76,23 @@ def copy_tree(paths, base: str, dest: str, link: bool = False) -> list:
     for p in paths:
         rel = os.path.relpath(p, base)
         q = os.path.join(dest, rel)
-        os.makedirs(os.path.dirname(q), exist_ok=True)
         if link:
-            try:
-                os.link(p, q)
-            except OSError:
-                shutil.copyfile(p, q)
+            link_or_copy(p, q)
         else:
+            os.makedirs(os.path.dirname(q), exist_ok=True)
             shutil.copyfile(p, q)
         out.append(q)
     return out
+
+
+def link_or_copy(src: str, dst: str) -> None:
+    """Hard-link `src` at `dst` (its folders made), or copy it where links
+    cannot be made (another file system)."""
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
 
 
 def tempdir(prefix: str) -> str:

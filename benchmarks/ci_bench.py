@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import default_corpus, emit, median, py_files, sample, tempdir, timed_cmd  # noqa: E402
+from _common import default_corpus, emit, link_or_copy, median, py_files, sample, tempdir, timed_cmd  # noqa: E402
 
 # What each touched file gains in the pull request: a GAN step without detach
 # and a legacy Variable(x.data), both with fixes.
@@ -47,12 +47,7 @@ def build(work: str, pool: list, n: int, changed: int) -> list:
     for i in range(n):
         rel = os.path.join(f"pkg{i // 100:03d}", f"mod{i:05d}.py")
         dst = os.path.join(repo, rel)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        src = pool[i % len(pool)]
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copyfile(src, dst)
+        link_or_copy(pool[i % len(pool)], dst)
         paths.append(dst)
     with open(os.path.join(repo, "pyproject.toml"), "w") as fh:
         fh.write("[tool.autodetach]\n")

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import ROOT, autodetach_cmd, emit, peak_rss_cmd, py_files, tempdir  # noqa: E402
+from _common import ROOT, autodetach_cmd, emit, link_or_copy, peak_rss_cmd, py_files, tempdir  # noqa: E402
 
 # Runs in a fresh interpreter: one engine's start-up and per-task overhead.
 ENGINE = r'''
@@ -103,14 +103,7 @@ def installed(module: str) -> bool:
 
 def make_tree(dest: str, pool: list, size: int) -> None:
     for i in range(size):
-        src = pool[i % len(pool)]
-        d = os.path.join(dest, f"repo{i // 1000}", f"pkg{(i // 100) % 10}")
-        os.makedirs(d, exist_ok=True)
-        dst = os.path.join(d, f"f{i}.py")
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copyfile(src, dst)
+        link_or_copy(pool[i % len(pool)], os.path.join(dest, f"repo{i // 1000}", f"pkg{(i // 100) % 10}", f"f{i}.py"))
 
 
 def main(argv=None) -> dict:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import (ROOT, autodetach_cmd, default_corpus, emit, peak_rss_cmd, py_files, sample,  # noqa: E402
+from _common import (ROOT, autodetach_cmd, default_corpus, emit, link_or_copy, peak_rss_cmd, py_files, sample,  # noqa: E402
                      tempdir)
 
 # A training-script chunk: loops, backward, an optimizer, a logged loss.
@@ -83,14 +83,7 @@ def main(argv=None) -> dict:
         for size in [int(s) for s in a.sizes.split(",") if s]:
             tree = os.path.join(work, f"tree{size}")
             for i in range(size):
-                src = pool[i % len(pool)]
-                d = os.path.join(tree, f"d{i // 500}")
-                os.makedirs(d, exist_ok=True)
-                dst = os.path.join(d, f"f{i}.py")
-                try:
-                    os.link(src, dst)
-                except OSError:
-                    shutil.copyfile(src, dst)
+                link_or_copy(pool[i % len(pool)], os.path.join(tree, f"d{i // 500}", f"f{i}.py"))
             r = peak_rss_cmd(autodetach_cmd("--no-cache", "-j", str(a.jobs), tree), timeout=a.timeout)
             r["files"] = size
             trees.append(r)

@@ -36,7 +36,7 @@ import time
 from _common import ROOT, emit, tempdir
 
 sys.path.insert(0, ROOT)
-from tests.legacy_tree import TEMPLATE, TINY, make_tree  # noqa: E402
+from tests.legacy_tree import TEMPLATE, TINY, make_tree, snapshot  # noqa: E402
 
 
 def _kb(pid: int, key: str) -> int:
@@ -113,16 +113,6 @@ def _migrate(tree: str, out: str, jobs: int, executor: str, kill_at: int, progre
             "stderr_tail": err[-300:] if proc.returncode not in (0, 1) and killed is None else ""}
 
 
-def _snapshot(root: str) -> dict:
-    out = {}
-    for d, _, names in os.walk(root):
-        for name in names:
-            p = os.path.join(d, name)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, root)] = fh.read()
-    return out
-
-
 def run_once(n: int, jobs: int, template: str, select, executors=("local",), kill_at: int = 0,
              progress: bool = False) -> list:
     base = tempdir("migrate")
@@ -151,7 +141,7 @@ def run_once(n: int, jobs: int, template: str, select, executors=("local",), kil
             row.update(r, files_per_s=round(n / r["seconds"], 2) if r["seconds"] else None)
             with open(os.path.join(out, "report.json"), "rb") as fh:
                 totals = json.load(fh).get("totals")
-            trees[ex] = (_snapshot(tree), totals)
+            trees[ex] = (snapshot(tree), totals)
             row["totals"] = totals
             runs.append(row)
             shutil.rmtree(tree, ignore_errors=True)

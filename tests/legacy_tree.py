@@ -1,5 +1,6 @@
 """A generated tree of small PyTorch 0.3-era files in many repositories,
-for the migrate tests and benchmarks/migrate_bench.py."""
+for the migrate tests and benchmarks/migrate_bench.py, and `snapshot`, the
+bytes of every file in a tree (to compare two runs byte for byte)."""
 import os
 
 TEMPLATE = '''import torch
@@ -75,3 +76,14 @@ def make_tree(root: str, n: int, repos: int = 10, git_every: int = 2, py2_every:
             fh.write(text)
         paths.append(path)
     return paths
+
+
+def snapshot(root) -> dict:
+    """{path relative to root: bytes} for every file under root."""
+    out = {}
+    for d, _, names in os.walk(root):
+        for name in names:
+            p = os.path.join(d, name)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = fh.read()
+    return out

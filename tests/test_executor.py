@@ -13,7 +13,8 @@ import pytest
 from autodetach.executors import LocalPool, WorkerDied
 from autodetach.runner import Settings, run, run_unordered
 
-from .test_cli import BAD, FIXED, assert_one_line_error, run_cli, write
+from .legacy_tree import snapshot
+from .test_cli import BAD, assert_one_line_error, run_cli, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEGACY = [os.path.join(ROOT, "corpus", "migration", "train_mnist_03.py")] + [
@@ -28,16 +29,6 @@ def legacy_tree(dest, repos=4):
             d = os.path.join(dest, f"repo{r}", "train" if "mnist" in src else "lm")
             os.makedirs(d, exist_ok=True)
             shutil.copyfile(src, os.path.join(d, os.path.basename(src)))
-
-
-def snapshot(root) -> dict:
-    out = {}
-    for d, _, files in os.walk(root):
-        for f in files:
-            p = os.path.join(d, f)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, root)] = fh.read()
-    return out
 
 
 def test_run_unordered_gives_every_file_once_and_run_keeps_the_order(tmp_path):

@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 from .cli_helper import invoke
+from .legacy_tree import snapshot
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "verify")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,16 +29,6 @@ def verify_json(original, patched, *extra):
                          "--output-format", "json", *extra)
     assert out.strip(), err
     return code, json.loads(out)
-
-
-def snapshot(directory):
-    out = {}
-    for dirpath, _, files in os.walk(directory):
-        for f in files:
-            p = os.path.join(dirpath, f)
-            with open(p, "rb") as fh:
-                out[os.path.relpath(p, directory)] = fh.read()
-    return out
 
 
 # ---------------------------------------------------------------- wrong fixes

@@ -14,7 +14,9 @@ computes and caches the new content). Entries are written atomically; an
 entry that cannot be read or decoded is ignored (a miss), never an error.
 
 Location: `.autodetach_cache/` in the project root (the directory of the
-configuration file), or `$XDG_CACHE_HOME/autodetach/<hash of root>` when
+configuration file; with no configuration file, the working directory, as
+ruff does, so that a scan never writes into the tree it reads, such as an
+installed package), or `$XDG_CACHE_HOME/autodetach/<hash of root>` when
 XDG_CACHE_HOME is set, or when the project root is not writable.
 """
 from __future__ import annotations
@@ -92,6 +94,11 @@ def default_dir(root: str) -> Optional[str]:
         xdg = os.path.join(os.path.expanduser("~"), ".cache")
     tag = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return os.path.join(xdg, "autodetach", tag)
+
+
+def dir_for(cfg) -> Optional[str]:
+    """The cache directory for a loaded configuration (see the module docstring)."""
+    return default_dir(cfg.root if cfg.source else os.getcwd())
 
 
 class Cache:

@@ -17,7 +17,7 @@ from . import __version__, output
 from .config import ConfigError, load
 from .discovery import iter_files
 from .registry import SelectionError, all_rules, by_code, select_rules, validate
-from .cache import default_dir as default_cache_dir
+from .cache import dir_for as cache_dir_for
 from .runner import Settings, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -226,7 +226,7 @@ def _settings(args: Args, cfg, paths) -> Settings:
         write=args.fix and not args.diff and not args.verify,
         unsafe=cfg.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes, diff=args.diff,
         per_file_ignores=cfg.per_file_ignores, root=cfg.root,
-        cache_dir=None if args.no_cache else default_cache_dir(cfg.root), keep_sources=args.verify,
+        cache_dir=None if args.no_cache else cache_dir_for(cfg), keep_sources=args.verify,
         roots=tuple(os.path.realpath(p) for p in paths),
     )
 

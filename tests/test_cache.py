@@ -163,3 +163,19 @@ def test_xdg_cache_home(tmp_path, parses, monkeypatch):
 def test_tool_fingerprint_is_stable_and_covers_the_package():
     a = cache_mod.tool_fingerprint()
     assert a == cache_mod.tool_fingerprint() and len(a) == 64
+
+
+def test_without_a_config_the_cache_goes_to_the_working_directory(tmp_path, parses):
+    # A scan of a tree with no configuration (an installed package, say)
+    # never writes into that tree.
+    scanned = tmp_path / "site" / "pkg"
+    scanned.mkdir(parents=True)
+    (scanned / "a.py").write_text(BAD)
+    work = tmp_path / "work"
+    work.mkdir()
+    first = run(["--select", "AD201", str(scanned)], work)
+    assert first[0] == 1 and "AD201" in first[1]
+    assert not (scanned / cache_mod.DIR_NAME).exists()
+    assert entries(work)
+    parses.clear()
+    assert run(["--select", "AD201", str(scanned)], work) == first and parses == []

@@ -9,7 +9,7 @@ import sys
 import click
 
 from .. import output
-from ..cache import default_dir as default_cache_dir
+from ..cache import dir_for as cache_dir_for
 from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _check_paths, _selection, _split, _write_stdout, fail
 from ..config import ConfigError, load
 from ..discovery import iter_files
@@ -114,7 +114,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
         lines_of = {p: lines for p, lines in lines_of.items() if lines is None or lines}
     files = list(lines_of)
     settings = Settings(codes=codes, unsafe=unsafe, per_file_ignores=cfg.per_file_ignores, root=cfg.root,
-                        cache_dir=None if no_cache else default_cache_dir(cfg.root),
+                        cache_dir=None if no_cache else cache_dir_for(cfg),
                         roots=tuple(os.path.realpath(p) for p in paths))
     from ..executors import WorkerDied
     from ..runner import display_path

@@ -98,7 +98,7 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     if is_notebook(path):
         from . import notebooks
 
-        return notebooks.check(path, real, old, codes, unsafe)
+        return notebooks.check(path, real, old, lines, codes, unsafe)
     try:
         text = decode(old).text
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
@@ -135,7 +135,7 @@ def explain(ff: FileFix, unsafe: bool) -> None:
 
 
 def key(f) -> tuple:
-    return (f.code, f.line, f.column, f.end_line, f.end_column)
+    return (f.code, f.line, f.column, f.end_line, f.end_column, f.cell)  # cell: notebooks repeat lines
 
 
 def keep_verified(ff: FileFix, codes, lines, unsafe: bool, good) -> None:
@@ -212,7 +212,8 @@ def apply(ff: FileFix, codes, lines, unsafe: bool, report=None, whole=None) -> N
             f.fixed = False
 
 
-HOLD = "  # noqa: {code} autodetach-ci-hold-{n}"
+HOLD_MARK = "autodetach-ci-hold"
+HOLD = "  # noqa: {code} " + HOLD_MARK + "-{n}"
 
 
 def _statement_ends(text: str) -> dict:

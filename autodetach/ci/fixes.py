@@ -1,6 +1,7 @@
 """Which fixes the bot offers for one changed file.
 
-Findings count only on the changed lines (`lines`; None: the whole file).
+Findings count only on the changed lines (`lines`; None: the whole file;
+for a notebook, lines of its virtual program: see notebooks and nblines).
 The file is fixed as a whole. When that fixes findings off the changed lines
 too, the file is fixed again with those findings suppressed (a tagged
 `# noqa: CODE` at the end of each one's statement, taken out afterwards), so

@@ -273,3 +273,19 @@ def test_an_edited_cell_is_matched_to_the_most_similar_one():
         new_code_cell("x = 1\ny = 2\nz = 3\nw = 4"), new_code_cell("p = 1\nq = 2\nr = 3\ns = 40")])).encode())
     # both cells edited, in swapped order: each is matched to its own old self
     assert cell_changes(["p = 1\nq = 2\nr = 3\ns = 4", "x = 1\ny = 2\nz = 3\nw = 5"], head) == {4, 8}
+
+
+def test_gitlab_fingerprints_hash_the_cells_line(nbrepo):
+    """The line's text is read from its cell (not the JSON), so a finding
+    keeps its fingerprint when a cell with the same rule's finding is
+    inserted above it."""
+    def edited():  # the fingerprint of the AD201 in EDITED, the only one on a line 2
+        _, out, _ = ci(nbrepo, "--changed-since", "main", "--whole-files", "--output-format", "gitlab",
+                       "train.ipynb")
+        (got,) = [i["fingerprint"] for i in json.loads(out)
+                  if i["check_name"].startswith("AD201") and i["location"]["lines"]["begin"] == 2]
+        return got
+
+    before = edited()
+    commit_on(nbrepo, "pr", ["y2 = Variable(x.data)"] + PR)
+    assert edited() == before

@@ -5,9 +5,9 @@ Git's diff of a notebook is a diff of JSON lines, so the code cells of the
 base and head versions are compared instead. Cells whose code is the same
 are matched in order; a cell whose code was not matched that way is matched
 to a base cell with the same code (a cell moved as it was: unchanged), or
-else to the most similar base cell (an edited cell: its new and modified
-lines changed, as `git diff` would say for a .py file), or else it is new
-(every line changed). Outputs, markdown cells, metadata and line endings
+else to the base cell it replaced or the most similar one (an edited cell:
+its new and modified lines changed, as `git diff` would say for a .py
+file), or else it is new (every line changed). Outputs, markdown cells, metadata and line endings
 are not code changes."""
 from __future__ import annotations
 
@@ -43,21 +43,27 @@ def cell_changes(old_sources: list, head) -> set:
     modified against the code cells `old_sources`."""
     a = [tuple(s.splitlines()) for s in old_sources]
     b = [tuple(c.source.splitlines()) for c in head.cells]
-    free_old, free_new = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            free_old.extend(range(i1, i2))
-            free_new.extend(range(j1, j2))
+    blocks = [op[1:] for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+              if op[0] != "equal"]
     same: dict = {}
-    for i in free_old:
-        same.setdefault(a[i], []).append(i)
+    for i1, i2, _, _ in blocks:
+        for i in range(i1, i2):
+            same.setdefault(a[i], []).append(i)
     edited = []
-    for j in free_new:
-        if same.get(b[j]):  # moved as it was
-            same[b[j]].pop(0)
-        else:
-            edited.append(j)
-    pairs = _most_similar([i for left in same.values() for i in left], edited, a, b)
+    for _, _, j1, j2 in blocks:
+        for j in range(j1, j2):
+            if same.get(b[j]):  # moved as it was
+                same[b[j]].pop(0)
+            else:
+                edited.append(j)
+    free = {i for left in same.values() for i in left}
+    pairs = {}
+    for i1, i2, j1, j2 in blocks:  # edited in place: the common case, and cheap
+        for i, j in zip(range(i1, i2), range(j1, j2)):
+            if i in free and j in edited and _ratio(a[i], b[j]) >= SIMILAR:
+                pairs[j] = i
+                free.discard(i)
+    pairs.update(_most_similar(sorted(free), [j for j in edited if j not in pairs], a, b))
     out = set()
     for j in edited:
         c = head.cells[j]
@@ -70,9 +76,14 @@ def cell_changes(old_sources: list, head) -> set:
     return out
 
 
+def _ratio(x: tuple, y: tuple) -> float:
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+
 def _most_similar(olds: list, news: list, a: list, b: list) -> dict:
     """{new cell: base cell} pairing each new cell with the most similar
-    unmatched base cell (ties: the nearer one), at least SIMILAR alike."""
+    unmatched base cell (ties: the nearer one), at least SIMILAR alike.
+    Quadratic, but only over the cells not matched any other way."""
     scored = []
     for j in news:
         sm = difflib.SequenceMatcher(None, autojunk=False)

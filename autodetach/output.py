@@ -240,7 +240,7 @@ def render_gitlab(findings, sources: dict) -> str:
     when lines above it move; repeats on identical lines are numbered."""
     out, seen = [], Counter()
     for f in findings:
-        lines = sources.get(f.path) or []
+        lines = sources.get((f.path, f.cell) if f.cell else f.path) or []  # a notebook's by cell
         text = lines[f.line - 1].strip() if 1 <= f.line <= len(lines) else ""
         key = f"{f.path}\0{f.code}\0{text}"
         seen[key] += 1

@@ -2,7 +2,11 @@
 10 files of a 10,000-file repository (hard links to a pool of corpus files),
 with a cold cache and a warm one. Verification aside.
 
-    python benchmarks/ci_bench.py [CORPUS] [--files 10000] [--changed 10] [--repeat 3]
+    python benchmarks/ci_bench.py [CORPUS] [--files 10000] [--changed 10] [--repeat 3] [--notebooks 0]
+
+--notebooks N adds N notebooks (a corpus file's top-level blocks as cells)
+to main, and the pull request inserts a cell with PR_CODE into each: the
+bot then diffs their code cells too (ci/nblines).
 """
 from __future__ import annotations
 
@@ -39,10 +43,27 @@ def git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def build(work: str, pool: list, n: int, changed: int) -> list:
-    """A repository of n files (hard links into the pool) on main, and a
-    branch `pr` that appends PR_CODE to `changed` of them."""
+def _notebook(path: str, cells: list) -> None:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells]), path)
+
+
+def _blocks(path: str) -> list:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return [b for b in fh.read().split("\n\n\n") if b.strip()] or ["pass"]
+
+
+def build(work: str, pool: list, n: int, changed: int, notebooks: int = 0) -> list:
+    """A repository of n files (hard links into the pool) and `notebooks`
+    notebooks on main, and a branch `pr` that appends PR_CODE to `changed`
+    of the files and inserts it as a cell into each notebook."""
     repo = os.path.join(work, "repo")
+    books = [(os.path.join(repo, f"nb{i:02d}.ipynb"), _blocks(pool[i % len(pool)])) for i in range(notebooks)]
+    for path, cells in books:
+        os.makedirs(repo, exist_ok=True)
+        _notebook(path, cells)
     paths = []
     for i in range(n):
         rel = os.path.join(f"pkg{i // 100:03d}", f"mod{i:05d}.py")
@@ -62,6 +83,9 @@ def build(work: str, pool: list, n: int, changed: int) -> list:
         os.unlink(p)  # break the hard link: the pool stays as it was
         with open(p, "wb") as fh:
             fh.write(data + PR_CODE.encode())
+    for path, cells in books:
+        _notebook(path, cells[:len(cells) // 2] + [PR_CODE.strip("\n")] + cells[len(cells) // 2:])
+        touched.append(path)
     git(repo, "add", ".")
     git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "pr")
     return [repo, touched]
@@ -83,11 +107,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--changed", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--notebooks", type=int, default=0)
     a = ap.parse_args(argv)
     corpus = os.path.abspath(a.corpus or default_corpus())
     work = tempdir("ci")
     try:
-        repo, touched = build(work, py_files(corpus), a.files, a.changed)
+        repo, touched = build(work, py_files(corpus), a.files, a.changed, a.notebooks)
         out = os.path.join(work, "report.json")
         cmd = [sys.executable, "-m", "autodetach", "ci", "--changed-since", "main", "--exit-zero",
                "--output-format", "json", "-o", out, "--patch", os.path.join(work, "fix.patch")]
@@ -107,6 +132,7 @@ def main(argv=None) -> dict:
         with open(os.path.join(work, "fix.patch"), encoding="utf-8", errors="replace") as fh:
             patch = fh.read()
         return {"benchmark": "ci", "corpus": corpus, "repo_files": a.files, "changed_files": len(touched),
+                "changed_notebooks": a.notebooks,
                 "files_checked": report["summary"]["files"], "findings_on_changed_lines": len(report["findings"]),
                 "files_in_patch": patch.count("\n+++ ") + patch.startswith("+++ "),
                 "cold_seconds": median([w for w, _ in cold]), "warm_seconds": median([w for w, _ in warm]),

@@ -27,11 +27,12 @@ SUFFIXES = (".py", ".ipynb")  # the changed files that are checked
 def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
     """{absolute path: changed lines} for the changed .py files and
     notebooks under `paths` that the configuration does not exclude. A
-    notebook's changed lines are JSON lines: it is checked whole (None)."""
+    notebook's are lines of its virtual program (ci/nblines)."""
     wanted = [os.path.realpath(p) for p in paths]
     excluded = Globs(cfg.exclude)
+    renamed: dict = {}
     out = {}
-    for rel, lines in sorted(changed_lines(base, top).items()):
+    for rel, lines in sorted(changed_lines(base, top, renamed).items()):
         full = os.path.join(top, rel)
         if not rel.endswith(SUFFIXES) or os.path.islink(full):  # git diffs a link's target path, not code
             continue
@@ -40,8 +41,23 @@ def _changed_files(top: str, base: str, paths: list, cfg) -> dict:
             continue
         if excluded.match(os.path.relpath(full, cfg.root)):
             continue
-        out[full] = None if rel.endswith(".ipynb") and lines else lines  # (a notebook renamed as it was: empty)
+        if rel.endswith(".ipynb") and lines:  # (renamed as it was: no line changed)
+            lines = _notebook_lines(top, base, renamed.get(rel, rel), full)
+        out[full] = lines
     return out
+
+
+def _notebook_lines(top: str, base: str, rel: str, full: str):
+    """The changed virtual lines of a notebook (None: check it whole)."""
+    from .git import show
+    from .nblines import changed
+
+    try:
+        with open(full, "rb") as fh:
+            new = fh.read()
+    except OSError:
+        return None  # the check reports why it cannot be read
+    return changed(show(base, rel, top), new)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,6 +1,7 @@
 """Which fixes the bot offers for one changed file.
 
-Findings count only on the changed lines (`lines`; None: the whole file).
+Findings count only on the changed lines (`lines`; None: the whole file;
+for a notebook, lines of its virtual program: see notebooks and nblines).
 The file is fixed as a whole. When that fixes findings off the changed lines
 too, the file is fixed again with those findings suppressed (a tagged
 `# noqa: CODE` at the end of each one's statement, taken out afterwards), so
@@ -98,7 +99,7 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     if is_notebook(path):
         from . import notebooks
 
-        return notebooks.check(path, real, old, codes, unsafe)
+        return notebooks.check(path, real, old, lines, codes, unsafe)
     try:
         text = decode(old).text
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
@@ -135,7 +136,7 @@ def explain(ff: FileFix, unsafe: bool) -> None:
 
 
 def key(f) -> tuple:
-    return (f.code, f.line, f.column, f.end_line, f.end_column)
+    return (f.code, f.line, f.column, f.end_line, f.end_column, f.cell)  # cell: notebooks repeat lines
 
 
 def keep_verified(ff: FileFix, codes, lines, unsafe: bool, good) -> None:
@@ -212,7 +213,8 @@ def apply(ff: FileFix, codes, lines, unsafe: bool, report=None, whole=None) -> N
             f.fixed = False
 
 
-HOLD = "  # noqa: {code} autodetach-ci-hold-{n}"
+HOLD_MARK = "autodetach-ci-hold"
+HOLD = "  # noqa: {code} " + HOLD_MARK + "-{n}"
 
 
 def _statement_ends(text: str) -> dict:

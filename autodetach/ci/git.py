@@ -76,10 +76,11 @@ def _unquote(name: str) -> str:
     return "".join(out)
 
 
-def changed_lines(base: str, top: str) -> dict:
+def changed_lines(base: str, top: str, renamed: Optional[dict] = None) -> dict:
     """{path relative to the repository root: set of 1-based changed lines}
     for every file that exists in the working tree and differs from `base`
-    (a pure rename maps to an empty set)."""
+    (a pure rename maps to an empty set). `renamed`, when given, is filled
+    with {new path: its path in `base`} for the renamed and copied files."""
     common = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--diff-filter=d"]
     names = git(common + ["--name-status", "-z", base], cwd=top).split("\0")
     files: dict = {}
@@ -88,6 +89,8 @@ def changed_lines(base: str, top: str) -> dict:
         status = names[i]
         if status[:1] in ("R", "C"):  # old path, new path
             files[names[i + 2]] = set()
+            if renamed is not None:
+                renamed[names[i + 2]] = names[i + 1]
             i += 3
         else:
             files[names[i + 1]] = set()
@@ -110,6 +113,16 @@ def changed_lines(base: str, top: str) -> dict:
             files[current].update(range(start, start + count))
             left = count + int(m.group(1) if m.group(1) is not None else 1)
     return {p: lines for p, lines in files.items() if os.path.isfile(os.path.join(top, p))}
+
+
+def show(ref: str, path: str, top: str) -> Optional[bytes]:
+    """The bytes of `path` (relative to the root) at `ref`; None when it is
+    not there (a new file) or git cannot say."""
+    try:
+        proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=top, capture_output=True)
+    except OSError:
+        return None
+    return proc.stdout if proc.returncode == 0 else None
 
 
 def tracked(top: str, paths) -> set:

@@ -522,111 +522,129 @@ class Scope:
         return Val(unknown=key not in self.bound)
 
     def expr(self, e, stmt=None) -> Val:
+        """What evaluating `e` hands back; one handler per node type below
+        (`_EXPR`), anything else is a value we know nothing about."""
         if e is None:
             return Val()
-        if isinstance(e, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
-                          cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis)):
-            if isinstance(e, cst.FormattedString):
-                for part in e.parts:
-                    if isinstance(part, cst.FormattedStringExpression):
-                        self.expr(part.expression)
-            return Val()
-        if isinstance(e, cst.Name):
-            if e.value in ("None", "True", "False"):
-                return Val()
-            v = self._used(self.lookup_key(e.value), e)
-            if v.heads:
-                v.bare = True
-            return v
-        if isinstance(e, cst.Attribute):
-            if e.attr.value in CUT_ATTRS:
-                return self.cut(self.expr(e.value), e.value)
-            key = dotted(e)
-            if key is not None and key in self.env:
-                return self._used(self.env[key], e)
-            if key is not None and key.startswith("self.") and key not in self.bound:
-                self.free_reads.setdefault(key, e)
-            base = dotted(e.value)
-            if base is not None and self.names.is_module(base) and key not in self.names.modules \
-                    and self.names.is_param_attr(e.attr.value):
-                # model.weight: a parameter of `model`.
-                return Val(frozenset({self.leaf(base, {base})}))
-            if key is not None and key in self.names.leaves:
-                return Val(frozenset({self.leaf(key, {key})}))
-            return self.expr(e.value)
-        if isinstance(e, cst.Call):
-            return self.call(e, stmt)
-        if isinstance(e, cst.BinaryOperation):
-            v = self.expr(e.left).join(self.expr(e.right))
-            v.nontrivial = v.nontrivial or not isinstance(e.operator, ADDITIVE)
-            v.loss = False
-            return v
-        if isinstance(e, cst.UnaryOperation):
-            v = self.expr(e.expression)
-            if isinstance(e.operator, cst.Not):
-                return Val(ghosts=v.heads | v.ghosts)
-            return v
-        if isinstance(e, cst.BooleanOperation):
-            v = self.expr(e.left).join(self.expr(e.right))
-            return Val(ghosts=v.heads | v.ghosts)  # truth values, in practice
-        if isinstance(e, cst.Comparison):
-            self.expr(e.left)
-            for c in e.comparisons:
-                self.expr(c.comparator)
-            return Val()
-        if isinstance(e, cst.Subscript):
-            v = self.expr(e.value)
-            for s in e.slice:
-                if isinstance(s.slice, cst.Index):
-                    self.expr(s.slice.value)
-            if v.elems is not None and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
-                    and isinstance(e.slice[0].slice.value, cst.Integer):
-                i = int(e.slice[0].slice.value.value)
-                if -len(v.elems) <= i < len(v.elems):
-                    return v.elems[i]
-            return Val(v.heads, v.ghosts, v.modules, v.uses, v.nontrivial, v.unknown, v.loss)
-        if isinstance(e, (cst.Tuple, cst.List, cst.Set)):
-            out = Val()
-            elems = []
-            for el in e.elements:
-                sub = self.expr(el.value)
-                elems.append(sub)
-                out = out.join(sub)
-            out.elems = elems
-            return out
-        if isinstance(e, cst.Dict):
-            out = Val()
-            for el in e.elements:
-                if isinstance(el, cst.DictElement):
-                    self.expr(el.key)
-                out = out.join(self.expr(el.value))
-            return out
-        if isinstance(e, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            f = e.for_in
-            it = self.expr(f.iter)
-            saved = dict(self.env)
-            key = dotted(f.target) if isinstance(f.target, (cst.Name, cst.Attribute)) else None
-            if key:
-                self.env[key] = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
-            v = self.expr(e.elt)
-            self.env = saved
-            return v.join(Val(ghosts=it.ghosts))
-        if isinstance(e, cst.DictComp):
+        handler = _EXPR.get(type(e))
+        if handler is None:
             return Val(unknown=True)
-        if isinstance(e, cst.IfExp):
-            self.expr(e.test)
-            return self.expr(e.body).join(self.expr(e.orelse))
-        if isinstance(e, cst.Lambda):
+        return handler(self, e, stmt)
+
+    def _literal(self, e, stmt) -> Val:
+        return Val()
+
+    def _fstring(self, e: cst.FormattedString, stmt) -> Val:
+        for part in e.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.expr(part.expression)
+        return Val()
+
+    def _name(self, e: cst.Name, stmt) -> Val:
+        if e.value in ("None", "True", "False"):
             return Val()
-        if isinstance(e, cst.NamedExpr):
-            v = self.expr(e.value)
-            self.assign_target(e.target, v, stmt, e.value)
-            return v
-        if isinstance(e, cst.StarredElement):
-            return self.expr(e.value)
-        if isinstance(e, cst.Await):
-            return self.expr(e.expression)
+        v = self._used(self.lookup_key(e.value), e)
+        if v.heads:
+            v.bare = True
+        return v
+
+    def _attribute(self, e: cst.Attribute, stmt) -> Val:
+        if e.attr.value in CUT_ATTRS:
+            return self.cut(self.expr(e.value), e.value)
+        key = dotted(e)
+        if key is not None and key in self.env:
+            return self._used(self.env[key], e)
+        if key is not None and key.startswith("self.") and key not in self.bound:
+            self.free_reads.setdefault(key, e)
+        base = dotted(e.value)
+        if base is not None and self.names.is_module(base) and key not in self.names.modules \
+                and self.names.is_param_attr(e.attr.value):
+            # model.weight: a parameter of `model`.
+            return Val(frozenset({self.leaf(base, {base})}))
+        if key is not None and key in self.names.leaves:
+            return Val(frozenset({self.leaf(key, {key})}))
+        return self.expr(e.value)
+
+    def _binary(self, e: cst.BinaryOperation, stmt) -> Val:
+        v = self.expr(e.left).join(self.expr(e.right))
+        v.nontrivial = v.nontrivial or not isinstance(e.operator, ADDITIVE)
+        v.loss = False
+        return v
+
+    def _unary(self, e: cst.UnaryOperation, stmt) -> Val:
+        v = self.expr(e.expression)
+        if isinstance(e.operator, cst.Not):
+            return Val(ghosts=v.heads | v.ghosts)
+        return v
+
+    def _boolean(self, e: cst.BooleanOperation, stmt) -> Val:
+        v = self.expr(e.left).join(self.expr(e.right))
+        return Val(ghosts=v.heads | v.ghosts)  # truth values, in practice
+
+    def _comparison(self, e: cst.Comparison, stmt) -> Val:
+        self.expr(e.left)
+        for c in e.comparisons:
+            self.expr(c.comparator)
+        return Val()
+
+    def _subscript(self, e: cst.Subscript, stmt) -> Val:
+        v = self.expr(e.value)
+        for s in e.slice:
+            if isinstance(s.slice, cst.Index):
+                self.expr(s.slice.value)
+        if v.elems is not None and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
+                and isinstance(e.slice[0].slice.value, cst.Integer):
+            i = int(e.slice[0].slice.value.value)
+            if -len(v.elems) <= i < len(v.elems):
+                return v.elems[i]
+        return Val(v.heads, v.ghosts, v.modules, v.uses, v.nontrivial, v.unknown, v.loss)
+
+    def _sequence(self, e, stmt) -> Val:
+        out = Val()
+        elems = []
+        for el in e.elements:
+            sub = self.expr(el.value)
+            elems.append(sub)
+            out = out.join(sub)
+        out.elems = elems
+        return out
+
+    def _dict(self, e: cst.Dict, stmt) -> Val:
+        out = Val()
+        for el in e.elements:
+            if isinstance(el, cst.DictElement):
+                self.expr(el.key)
+            out = out.join(self.expr(el.value))
+        return out
+
+    def _comprehension(self, e, stmt) -> Val:
+        f = e.for_in
+        it = self.expr(f.iter)
+        saved = dict(self.env)
+        key = dotted(f.target) if isinstance(f.target, (cst.Name, cst.Attribute)) else None
+        if key:
+            self.env[key] = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
+        v = self.expr(e.elt)
+        self.env = saved
+        return v.join(Val(ghosts=it.ghosts))
+
+    def _unknown(self, e, stmt) -> Val:
         return Val(unknown=True)
+
+    def _if_exp(self, e: cst.IfExp, stmt) -> Val:
+        self.expr(e.test)
+        return self.expr(e.body).join(self.expr(e.orelse))
+
+    def _named(self, e: cst.NamedExpr, stmt) -> Val:
+        v = self.expr(e.value)
+        self.assign_target(e.target, v, stmt, e.value)
+        return v
+
+    def _starred(self, e: cst.StarredElement, stmt) -> Val:
+        return self.expr(e.value)
+
+    def _await(self, e: cst.Await, stmt) -> Val:
+        return self.expr(e.expression)
 
     def cut(self, inner: Val, expr) -> Val:
         """A value cut from its graph; what it was cut from stays as a ghost
@@ -646,9 +664,11 @@ class Scope:
         return Val(v.heads, v.ghosts, frozenset(), uses, False, v.unknown, v.loss, v.elems)
 
     def call(self, e: cst.Call, stmt) -> Val:
+        """A call, in this order: a backward, a call that hands back what it is
+        given, a method with a known meaning (events, containers, cuts), then
+        the callee itself."""
         f = e.func
         q = self.imports.qualify(f)
-        # --- backward sites ---------------------------------------------
         if isinstance(f, cst.Attribute) and f.attr.value in ("backward", "manual_backward"):
             return self.backward_site(e, stmt)
         if q in ("torch.autograd.backward", "torch.autograd.grad"):
@@ -659,105 +679,133 @@ class Scope:
             for a in e.args:
                 self.expr(a.value)
             return Val()
-        # --- optimizer and module events ---------------------------------
         if isinstance(f, cst.Attribute):
-            base = dotted(f.value)
-            meth = f.attr.value
-            if meth == "step" and e.args and dotted(e.args[0].value) in self.local_defs:
-                # optimizer.step(closure): the closure runs the forward and backward first
-                fn = self.local_defs[dotted(e.args[0].value)]
-                if fn.name.value not in self.inlining:
-                    ret = self.inline(fn, cst.Call(func=cst.Name(fn.name.value)), stmt)
-                    self.event("step", e, stmt, opt=base if base in self.names.optimizers else None)
-                    return ret  # step(closure) returns the closure's loss
-            if meth == "step" and base in self.names.optimizers:
-                self.event("step", e, stmt, opt=base)
-                return Val()
-            if meth == "step" and e.args and dotted(e.args[0].value) in self.names.optimizers:
-                self.event("step", e, stmt, opt=dotted(e.args[0].value))  # scaler.step(opt)
-                return Val()
-            if meth == "zero_grad":
-                if base in self.names.optimizers:
-                    owns = self.names.optimizers[base].owns
-                    self.event("zero", e, stmt, opt=base, modules=owns)
-                else:
-                    self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
-                return Val()
-            known = self.a.object_method(base, meth) if meth not in CUT_METHODS else None
-            if known is not None and known[0].accum and not known[0].events:
-                return self._meter_add(e, stmt, base, meth, known)
-            if meth in CONTAINER_ADD and base is not None and known is None:
-                args = [self.expr(a.value) for a in e.args]
-                val = Val()
-                for a in args:
-                    val = val.join(a)
-                proven = id(e) in self.proven[1]
-                if (val.graph or proven) and not self.no_grad:
-                    old = self.lookup_key(base)
-                    expr = e.args[-1].value if e.args else None
-                    node = self.new_node(base, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
-                                                               val.uses, False), kind="container")
-                    node.loss = val.loss or proven
-                    if proven:
-                        node.proven, node.uncertain = True, False
-                    self.env[base] = Val(frozenset({node}), loss=val.loss)
-                return Val()
-            if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(f) or "") and \
-                    (self.names.foreign_instances or self.names.instances):
-                from .module_state import state_resets
-
-                skey = state_resets(self.a).get(dotted(f))
-                if skey is not None:
-                    self.env[skey] = Val()  # model.recurrent.reset_state()
-                    return Val()
-            if meth in CONTAINER_CLEAR and base is not None:
-                self.env[base] = Val()
-                return Val()
-            if meth == "detach_" and base is not None:
-                # in place: `h.detach_()`, or `for s in state: s.detach_()` cuts `state`
-                for key in [base] + [it for tgt, it in self.for_targets if tgt == base]:
-                    old = self.lookup_key(key)
-                    self.env[key] = Val(ghosts=old.heads | old.ghosts)
-                return Val()
-            if meth in CUT_METHODS:
-                inner = self.expr(f.value)
-                for a in e.args:
-                    self.expr(a.value)
-                return self.cut(inner, f.value)
-            if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
-                return Val()
-            found = self.a.foreign_method(base, meth)
-            if found is not None and found[0].events:
-                return self._foreign_step(e, base, meth, found)
-            method = self.names.method(base, meth)
-            if method is None and base == "self" and self.self_class:
-                method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
-            if method is not None and method.name.value not in self.inlining and \
-                    self.a.function_summary(method).has_events:
-                return self.inline(method, e, stmt, bound_self=True)
-            if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
-                    and base not in self.imports.aliases:
-                # model.encode(x): runs the module's parameters
-                out = self._module_call(e, base)
-                own = self._own_method(f)
-                if own is not None and own.name.value not in self.inlining and \
-                        not self.a.function_summary(own).has_events:
-                    if self.a.returns_graph(own) is False:
-                        return Val(ghosts=out.heads | out.ghosts)  # `s, a = self.make_batch()` of plain data
-                    shape = self.a.returns_elems(own)
-                    if shape is not None:
-                        cut = Val(ghosts=out.heads | out.ghosts)
-                        out.elems = self._elems(own, e, out, shape, out, cut, 1)
+            out = self.method_call(e, stmt, f)
+            if out is not None:
                 return out
-        # --- the callee ----------------------------------------------------
+        return self.callee(e, stmt, f, q)
+
+    # ---------------------------------------------------------------- calls: methods
+    def method_call(self, e: cst.Call, stmt, f: cst.Attribute) -> Optional[Val]:
+        """`base.meth(...)` where the method's name or the object says what
+        it does; None: treat it as an ordinary callee."""
+        base, meth = dotted(f.value), f.attr.value
+        event = _EVENT_METHODS.get(meth)
+        if event is not None:
+            out = event(self, e, stmt, base)
+            if out is not None:
+                return out
+        known = self.a.object_method(base, meth) if meth not in CUT_METHODS else None
+        if known is not None and known[0].accum and not known[0].events:
+            return self._meter_add(e, stmt, base, meth, known)
+        if meth in CONTAINER_ADD and base is not None and known is None:
+            return self._container_add(e, stmt, base)
+        if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(f) or "") and \
+                (self.names.foreign_instances or self.names.instances):
+            from .module_state import state_resets
+
+            skey = state_resets(self.a).get(dotted(f))
+            if skey is not None:
+                self.env[skey] = Val()  # model.recurrent.reset_state()
+                return Val()
+        if meth in CONTAINER_CLEAR and base is not None:
+            self.env[base] = Val()
+            return Val()
+        if meth == "detach_" and base is not None:
+            return self._detach_in_place(base)
+        if meth in CUT_METHODS:
+            inner = self.expr(f.value)
+            for a in e.args:
+                self.expr(a.value)
+            return self.cut(inner, f.value)
+        if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
+            return Val()
+        found = self.a.foreign_method(base, meth)
+        if found is not None and found[0].events:
+            return self._foreign_step(e, base, meth, found)
+        method = self.names.method(base, meth)
+        if method is None and base == "self" and self.self_class:
+            method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
+        if method is not None and method.name.value not in self.inlining and \
+                self.a.function_summary(method).has_events:
+            return self.inline(method, e, stmt, bound_self=True)
+        if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
+                and base not in self.imports.aliases:
+            return self._module_method(e, f, base)
+        return None
+
+    def _step(self, e: cst.Call, stmt, base) -> Optional[Val]:
+        if e.args and dotted(e.args[0].value) in self.local_defs:
+            # optimizer.step(closure): the closure runs the forward and backward first
+            fn = self.local_defs[dotted(e.args[0].value)]
+            if fn.name.value not in self.inlining:
+                ret = self.inline(fn, cst.Call(func=cst.Name(fn.name.value)), stmt)
+                self.event("step", e, stmt, opt=base if base in self.names.optimizers else None)
+                return ret  # step(closure) returns the closure's loss
+        if base in self.names.optimizers:
+            self.event("step", e, stmt, opt=base)
+            return Val()
+        if e.args and dotted(e.args[0].value) in self.names.optimizers:
+            self.event("step", e, stmt, opt=dotted(e.args[0].value))  # scaler.step(opt)
+            return Val()
+        return None
+
+    def _zero_grad(self, e: cst.Call, stmt, base) -> Val:
+        if base in self.names.optimizers:
+            owns = self.names.optimizers[base].owns
+            self.event("zero", e, stmt, opt=base, modules=owns)
+        else:
+            self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
+        return Val()
+
+    def _container_add(self, e: cst.Call, stmt, base: str) -> Val:
+        """`losses.append(loss)`: the container now holds the argument's graph."""
+        args = [self.expr(a.value) for a in e.args]
+        val = Val()
+        for a in args:
+            val = val.join(a)
+        proven = id(e) in self.proven[1]
+        if (val.graph or proven) and not self.no_grad:
+            old = self.lookup_key(base)
+            expr = e.args[-1].value if e.args else None
+            node = self.new_node(base, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
+                                                       val.uses, False), kind="container")
+            node.loss = val.loss or proven
+            if proven:
+                node.proven, node.uncertain = True, False
+            self.env[base] = Val(frozenset({node}), loss=val.loss)
+        return Val()
+
+    def _detach_in_place(self, base: str) -> Val:
+        # in place: `h.detach_()`, or `for s in state: s.detach_()` cuts `state`
+        for key in [base] + [it for tgt, it in self.for_targets if tgt == base]:
+            old = self.lookup_key(key)
+            self.env[key] = Val(ghosts=old.heads | old.ghosts)
+        return Val()
+
+    def _module_method(self, e: cst.Call, f: cst.Attribute, base: str) -> Val:
+        """model.encode(x): runs the module's parameters."""
+        out = self._module_call(e, base)
+        own = self._own_method(f)
+        if own is not None and own.name.value not in self.inlining and \
+                not self.a.function_summary(own).has_events:
+            if self.a.returns_graph(own) is False:
+                return Val(ghosts=out.heads | out.ghosts)  # `s, a = self.make_batch()` of plain data
+            shape = self.a.returns_elems(own)
+            if shape is not None:
+                cut = Val(ghosts=out.heads | out.ghosts)
+                out.elems = self._elems(own, e, out, shape, out, cut, 1)
+        return out
+
+    # ---------------------------------------------------------------- calls: the callee
+    def callee(self, e: cst.Call, stmt, f, q) -> Val:
+        """A call by what is called: a module, a constructor that cuts, a
+        helper class, a function of this file or one we cannot see."""
         key = dotted(f)
         if key is not None and self.names.is_module(key):
             return self._module_call(e, key)
         if q == "torch.autograd.Variable":
-            if e.args and isinstance(e.args[0].value, cst.Attribute) and e.args[0].value.attr.value == "data":
-                return self.cut(self.expr(e.args[0].value.value), e.args[0].value.value)
-            inner = self.expr(e.args[0].value) if e.args else Val()
-            return self.cut(inner, e)  # Variable(x) is a detached alias today
+            return self._variable(e)
         if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
                 (key in CUT_BUILTINS and q is None):
             args = Val()
@@ -781,35 +829,11 @@ class Scope:
             args = self.expr(f.value).join(args)
         elif not isinstance(f, (cst.Attribute, cst.Name)):
             args = self.expr(f).join(args)
-        if key is not None and key in self.names.functions and key in self.inlining:
-            return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
-        if key is not None and key in self.names.functions and self.a.returns_cut(self.names.functions[key]):
-            return Val(ghosts=args.heads | args.ghosts)
-        if key is not None and key in self.names.functions and key not in self.inlining:
-            fn = self.names.functions[key]
-            summary = self.a.function_summary(fn)
-            if summary.has_events:
-                return self.inline(fn, e, stmt)
-            ret = self.a.returns_graph(fn)
-            if ret is False:
-                return Val(ghosts=args.heads | args.ghosts)
-            if ret is None:
-                args.uncertain = True
-            mods = summary.modules
-            if mods:
-                args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
-                args.nontrivial = True
-            module_args = set()
-            shape = self.a.returns_elems(fn)
-            if shape is not None:
-                # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
-                if args.graph:
-                    args.nontrivial = True
-                cut = Val(ghosts=args.heads | args.ghosts)
-                whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
-                            args.loss)
-                whole.uncertain = args.uncertain
-                args.elems = self._elems(fn, e, args, shape, whole, cut, 0)
+        if key is not None and key in self.names.functions:
+            out = self._local_function(e, stmt, key, args)
+            if out is not None:
+                return out
+            module_args = set()  # the summary's modules stand for them
         own = self._own_method(f)
         if own is not None and args.graph and own.name.value not in self.inlining and \
                 not self.a.function_summary(own).has_events:
@@ -826,20 +850,66 @@ class Scope:
             args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
             args.nontrivial = True
         if self._external(f, q, key):
-            summary = self.a.project_summary(q, key)
-            if summary is not None and summary.backward_args and args.graph:
-                self.helper_backward(e, stmt, args, summary.backward_retain, q or key)
-            if summary is not None and not summary.events:
-                if summary.result in ("cut", "const"):
-                    return Val(ghosts=args.heads | args.ghosts)
-                if summary.result == "graph" and args.graph:
-                    return self._through(args, summary, q or key)
-            if args.graph:
-                args.uncertain = True
+            out = self._external_call(e, stmt, args, q, key)
+            if out is not None:
+                return out
         if args.graph:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
         return args
+
+    def _variable(self, e: cst.Call) -> Val:
+        if e.args and isinstance(e.args[0].value, cst.Attribute) and e.args[0].value.attr.value == "data":
+            return self.cut(self.expr(e.args[0].value.value), e.args[0].value.value)
+        inner = self.expr(e.args[0].value) if e.args else Val()
+        return self.cut(inner, e)  # Variable(x) is a detached alias today
+
+    def _local_function(self, e: cst.Call, stmt, key: str, args: Val) -> Optional[Val]:
+        """A function of this file: walked at the call when it has events,
+        else read from its summary. None: `args` now stands for its result."""
+        if key in self.inlining:
+            return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
+        fn = self.names.functions[key]
+        if self.a.returns_cut(fn):
+            return Val(ghosts=args.heads | args.ghosts)
+        summary = self.a.function_summary(fn)
+        if summary.has_events:
+            return self.inline(fn, e, stmt)
+        ret = self.a.returns_graph(fn)
+        if ret is False:
+            return Val(ghosts=args.heads | args.ghosts)
+        if ret is None:
+            args.uncertain = True
+        mods = summary.modules
+        if mods:
+            args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
+            args.nontrivial = True
+        shape = self.a.returns_elems(fn)
+        if shape is not None:
+            # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
+            if args.graph:
+                args.nontrivial = True
+            cut = Val(ghosts=args.heads | args.ghosts)
+            whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
+                        args.loss)
+            whole.uncertain = args.uncertain
+            args.elems = self._elems(fn, e, args, shape, whole, cut, 0)
+        return None
+
+    def _external_call(self, e: cst.Call, stmt, args: Val, q, key) -> Optional[Val]:
+        """A function we cannot see; its project summary, when there is one,
+        says whether it runs backward, cuts or passes the graph through."""
+        summary = self.a.project_summary(q, key)
+        if summary is not None and summary.backward_args and args.graph:
+            self.helper_backward(e, stmt, args, summary.backward_retain, q or key)
+        if summary is not None and not summary.events:
+            if summary.result in ("cut", "const"):
+                return Val(ghosts=args.heads | args.ghosts)
+            if summary.result == "graph" and args.graph:
+                return self._through(args, summary, q or key)
+        if args.graph:
+            args.uncertain = True
+        return None
 
     def _elems(self, fn, call, args, shape, whole, cut, skip) -> list:
         """Per returned element: the graph of the arguments it hangs from (its
@@ -1185,6 +1255,35 @@ class Scope:
                                   (head.kind == "accum" and targets & closure(head.parents))):
                 head.loss = True  # named as one, or a sum of values computed from what is backwarded
             self.leaks.append(Leak(key, head, loop, reached))
+
+
+# Scope.expr's handlers, by node type; a node type not here is unknown.
+_EXPR = {
+    cst.Integer: Scope._literal, cst.Float: Scope._literal, cst.Imaginary: Scope._literal,
+    cst.SimpleString: Scope._literal, cst.ConcatenatedString: Scope._literal, cst.Ellipsis: Scope._literal,
+    cst.Lambda: Scope._literal,
+    cst.FormattedString: Scope._fstring,
+    cst.Name: Scope._name,
+    cst.Attribute: Scope._attribute,
+    cst.Call: Scope.call,
+    cst.BinaryOperation: Scope._binary,
+    cst.UnaryOperation: Scope._unary,
+    cst.BooleanOperation: Scope._boolean,
+    cst.Comparison: Scope._comparison,
+    cst.Subscript: Scope._subscript,
+    cst.Tuple: Scope._sequence, cst.List: Scope._sequence, cst.Set: Scope._sequence,
+    cst.Dict: Scope._dict,
+    cst.ListComp: Scope._comprehension, cst.GeneratorExp: Scope._comprehension, cst.SetComp: Scope._comprehension,
+    cst.DictComp: Scope._unknown,
+    cst.IfExp: Scope._if_exp,
+    cst.NamedExpr: Scope._named,
+    cst.StarredElement: Scope._starred,
+    cst.Await: Scope._await,
+}
+
+# Scope.method_call's events, by method name; a handler that returns None
+# leaves the call to the rest of method_call.
+_EVENT_METHODS = {"step": Scope._step, "zero_grad": Scope._zero_grad}
 
 
 def _exits(arm) -> bool:

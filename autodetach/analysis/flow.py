@@ -1188,7 +1188,8 @@ class Scope:
             return
         # Walk from the root; stop at freed nodes that hold saved tensors.
         prev: dict = {}
-        stack = list(target.heads)
+        # In creation order: node sets hash by id, and the path reported must not vary between runs.
+        stack = sorted(target.heads, key=_created)
         for h in stack:
             prev[h] = None
         links = []
@@ -1198,7 +1199,7 @@ class Scope:
             if n in self.freed and not n.trivial and not n.leaf:
                 links.append(n)
                 continue
-            for p in n.parents:
+            for p in sorted(n.parents, key=_created):
                 if p not in seen:
                     seen.add(p)
                     prev[p] = n
@@ -1255,6 +1256,11 @@ class Scope:
                                   (head.kind == "accum" and targets & closure(head.parents))):
                 head.loss = True  # named as one, or a sum of values computed from what is backwarded
             self.leaks.append(Leak(key, head, loop, reached))
+
+
+def _created(node: GNode) -> tuple:
+    """A node's place in creation order (markers and leaves: 0, then by name)."""
+    return getattr(node, "seq", 0), node.name or ""
 
 
 # Scope.expr's handlers, by node type; a node type not here is unknown.

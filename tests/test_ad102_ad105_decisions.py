@@ -197,3 +197,27 @@ def test_analysis_returns_kinds_rules_own_codes():
     assert set(owners) == set(Problem)
     # a kind reaches its rule: AD107's corpus case is reported as AD107
     assert [f.code for f in _findings("AD107", "learned_temperature.py")] == ["AD107"]
+
+
+def test_analysis_code_names_no_rule():
+    """Rule codes appear in analysis/ only in comments and docstrings: the
+    analysis answers with kinds, never with codes."""
+    import ast
+    import re
+
+    import autodetach.analysis as analysis
+
+    root = os.path.dirname(analysis.__file__)
+    named = []
+    for name in sorted(os.listdir(root)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(root, name), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and ast.get_docstring(n) is not None}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs \
+                    and re.search(r"AD1\d\d", n.value):
+                named.append((name, n.lineno))
+    assert named == []

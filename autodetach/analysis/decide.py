@@ -15,13 +15,19 @@ from .graph import GNode, closure
 
 
 class Problem(Enum):
-    """What is wrong between two backward passes; the AD1 rules map kinds to
-    their codes (the analysis names no rule)."""
+    """A kind of problem the analysis finds (`Analysis.diagnoses_for`); each
+    AD1 rule maps one kind to its code (the analysis names no rule). The
+    first five are conflicts between two backward passes (`diagnose`)."""
     CROSS_ITERATION = "a graph links one iteration to the next"
     RECURRENT_STATE = "recurrent state links one batch to the next"
     BUILT_BEFORE_LOOP = "a graph built once, before the loop, is backwarded in it"
     SHARED_DISCARDED = "a shared graph, one pass's gradients into it discarded"
     SHARED_FREED = "a shared graph freed by the first backward, both passes' gradients used"
+    # Not conflicts between two backwards: each found by its own module (FINDERS).
+    LOSS_KEPT = "a loss kept across iterations with its graph, never backwarded again"
+    RETAIN_UNNEEDED = "a graph retained that no later backward uses"
+    STALE_AFTER_STEP = "a graph backwarded after a step changed the parameters it saved"
+    CUT_BLOCKS_LEARNING = "a stepped module reaches the loss only through a cut"
 
 
 @dataclass
@@ -37,6 +43,48 @@ class Diagnosis:
     reason: str = ""
     blocked: str = ""  # why no fix is offered
     unsafe: str = ""  # why the fix is offered as unsafe
+
+
+def find(analysis, kind: Problem) -> list:
+    """The problems of one kind in the analysed file: a Diagnosis for each
+    conflict between two backwards, or the records of the kind's finder."""
+    finder = FINDERS.get(kind)
+    if finder is None:
+        return [d for d in analysis.diagnoses if d.kind is kind]
+    return finder(analysis)
+
+
+def kept_losses(analysis) -> list:
+    """(scope, Leak) for losses kept across iterations with their graph,
+    which no later backward reaches (that would be gradient accumulation)."""
+    return [(sc, lk) for sc, lk in analysis.leaks
+            if lk.node.loss and lk.node.stmt is not None and not lk.reached]
+
+
+def _retained(analysis) -> list:
+    from .retained import unneeded_retains
+
+    return unneeded_retains(analysis)
+
+
+def _stale(analysis) -> list:
+    from .stale import stale_graphs
+
+    return stale_graphs(analysis)
+
+
+def _starved(analysis) -> list:
+    from .starved import starved_steps
+
+    return starved_steps(analysis)
+
+
+FINDERS = {
+    Problem.LOSS_KEPT: kept_losses,
+    Problem.RETAIN_UNNEEDED: _retained,
+    Problem.STALE_AFTER_STEP: _stale,
+    Problem.CUT_BLOCKS_LEARNING: _starved,
+}
 
 
 def param_modules(analysis, nodes) -> set:

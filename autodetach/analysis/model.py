@@ -470,7 +470,10 @@ class Analysis:
         return out
 
     def diagnoses_for(self, kind) -> list:
-        return [d for d in self.diagnoses if d.kind is kind]
+        """What the analysis finds of one kind of problem (decide.Problem)."""
+        from .decide import find
+
+        return find(self, kind)
 
     def loop_node(self, scope, loop_id):
         return scope.loops.get(loop_id)

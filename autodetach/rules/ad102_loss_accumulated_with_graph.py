@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
@@ -65,6 +66,7 @@ class LossAccumulatedWithGraph(GraphRule):
     """
 
     code = "AD102"
+    kind = Problem.LOSS_KEPT  # what the analysis calls this problem
     name = "loss-accumulated-with-graph"
     summary = "a loss kept across iterations with its graph (for logging); use `.item()`"
     fix_safety = SAFE
@@ -352,9 +354,9 @@ class LossAccumulatedWithGraph(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         done = set()
-        for scope, leak in ctx.analysis.leaks:
+        for scope, leak in ctx.analysis.diagnoses_for(self.kind):
             node = leak.node
-            if not node.loss or node.stmt is None or id(node.stmt) in done or leak.reached:
+            if id(node.stmt) in done:
                 continue
             src = node.expr
             if src is None or _already_cut(src):

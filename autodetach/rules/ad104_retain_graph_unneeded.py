@@ -1,13 +1,10 @@
 """AD104: retain_graph=True where nothing traverses the graph again."""
 from __future__ import annotations
 
-import libcst as cst
-
+from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Valid
 from ._ad1_shared import GraphRule, code, without_arg
-from ..analysis.graph import closure
-from ..analysis.walk import nodes
 
 
 class RetainGraphUnneeded(GraphRule):
@@ -51,6 +48,7 @@ class RetainGraphUnneeded(GraphRule):
     """
 
     code = "AD104"
+    kind = Problem.RETAIN_UNNEEDED  # what the analysis calls this problem
     name = "retain-graph-unneeded"
     summary = "retain_graph=True on the last backward that uses a graph keeps it alive for nothing"
     fix_safety = SAFE
@@ -148,73 +146,17 @@ class RetainGraphUnneeded(GraphRule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        a = ctx.analysis
-        verdict: dict = {}
-        calls: dict = {}
-        emptied: dict = {}  # call -> attributes the loss came from, emptied after it
-        from ..analysis.self_graphs import self_graphs
-
-        # a loss that adds a graph kept on `self` by another method (AD107): the retain is what lets it run
-        on_self = {found[6].call for found in self_graphs(a)}
-        for sc in a.scopes:
-            returned = closure(h for r in sc.returns for h in r.heads)
-            for ev in sc.events:
-                if ev.kind not in ("backward", "grad") or ev.retain is not True or ev.create_graph:
-                    continue
-                if ev.retain_arg is None or ev.retain_arg.keyword is None:
-                    continue
-                calls[ev.call] = ev
-                own = {n for n in ev.reach if not n.leaf}
-                state = None if ev.target.heads else _state_emptied(ctx, sc, ev)
-                if state:
-                    emptied[ev.call] = state
-                    verdict.setdefault(ev.call, False)
-                    continue
-                needed = (not ev.target.heads or ev.target.unknown or bool(own & returned) or ev.call in on_self
-                          or any(_kept_on_self(sc, n) for n in own)
-                          or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
-                                 for o in sc.events))
-                verdict[ev.call] = verdict.get(ev.call, False) or needed
-        for call, needed in verdict.items():
-            if needed:
-                continue
-            ev = calls[call]
+        for found in ctx.analysis.diagnoses_for(self.kind):
+            ev = found.event
+            call = ev.call
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
                    f"memory until the next iteration replaces it; drop `retain_graph=True`")
             extra = {}
-            if call in emptied:
-                names = ", ".join(f"`{k}`" for k in emptied[call])
+            if found.emptied:
+                names = ", ".join(f"`{k}`" for k in found.emptied)
                 msg += (f"; inferred: the loss comes from {names}, filled by other code and emptied after this "
                         f"backward, which is the only one in the file (so the fix is unsafe: check it with "
                         f"--verify)")
                 extra["fix"] = UNSAFE
             self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
                         fix_title="Drop `retain_graph=True`", **extra)
-
-
-def _kept_on_self(scope, node) -> bool:
-    """Is a graph node stored on `self` still held there when the scope ends?
-    `self.losses = []` after the backward drops it; a later call of another
-    method could otherwise backward it again."""
-    if not (node.name and node.name.startswith("self.")):
-        return False
-    held = scope.env.get(node.name)
-    return held is None and node.name not in scope.bound or (
-        held is not None and node in closure(held.heads))
-
-
-def _state_emptied(ctx, scope, ev):
-    """`loss = torch.cat(self.losses).sum(); loss.backward(retain_graph=True);
-    self.losses = []`: a loss built from attributes of `self` that other code
-    filled, each rebound to a value without a graph by the end of the scope,
-    and no other backward call in the file. Returns the attributes, or None."""
-    reads = [k for k in scope.free_reads if k.startswith("self.")]
-    if not reads:
-        return None
-    calls = [n for n in nodes(ctx.module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
-             and n.func.attr.value in ("backward", "manual_backward")]
-    if len(calls) != 1:
-        return None
-    if any(k not in scope.env or scope.env[k].heads or scope.env[k].unknown for k in reads):
-        return None
-    return sorted(reads)

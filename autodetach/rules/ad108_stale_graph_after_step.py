@@ -6,6 +6,7 @@ import libcst as cst
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Valid
 from ..analysis.argument_losses import generator_after_critic_step
+from ..analysis.decide import Problem
 from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
@@ -56,6 +57,7 @@ class StaleGraphAfterStep(GraphRule):
     """
 
     code = "AD108"
+    kind = Problem.STALE_AFTER_STEP  # what the analysis calls this problem
     name = "stale-graph-after-step"
     summary = "a loss built before optimizer.step() is backwarded after the step modified its parameters"
     fix_safety = UNSAFE
@@ -131,36 +133,19 @@ class StaleGraphAfterStep(GraphRule):
         ctx = self.ctx
         a = ctx.analysis
         done = set()
-        for sc in a.scopes:
-            steps = [e for e in sc.events if e.kind == "step"]
-            for b in sc.events:
-                if b.kind not in ("backward", "grad") or b.call in done:
-                    continue
-                for s in steps:
-                    if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
-                        continue
-                    fits = _this_pass(b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
-                    if fits is None:
-                        continue
-                    stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
-                             and any(_steps(a, s.opt, m) for m in n.modules)]
-                    if not stale:
-                        continue
-                    done.add(b.call)
-                    n = min(stale, key=lambda x: x.seq)
-                    part = next((p for m in sorted(n.modules) for p in [_steps(a, s.opt, m)]
-                                 if isinstance(p, str)), None)
-                    msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
-                           f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
-                           f"{', in the previous iteration' if s.tag != b.tag else ''}) "
-                           f"updated those parameters in place: recompute the forward after the step"
-                           + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
-                              f"`{s.opt}` steps" if part else ""))
-                    edits = self._move(a, b, stale) or self._recompute(b, s, stale)
-                    self.report(b.call, msg, edits=edits, fix_title="Recompute the loss after the step",
-                                related=[(s.call, "this step modifies the parameters"),
-                                         (n.stmt, "the graph was built here")])
-                    break
+        for found in a.diagnoses_for(self.kind):
+            b, s, n, part = found.backward, found.step, found.built, found.part
+            done.add(b.call)
+            msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
+                   f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
+                   f"{', in the previous iteration' if s.tag != b.tag else ''}) "
+                   f"updated those parameters in place: recompute the forward after the step"
+                   + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
+                      f"`{s.opt}` steps" if part else ""))
+            edits = self._move(a, b, found.stale) or self._recompute(b, s, found.stale)
+            self.report(b.call, msg, edits=edits, fix_title="Recompute the loss after the step",
+                        related=[(s.call, "this step modifies the parameters"),
+                                 (n.stmt, "the graph was built here")])
 
         for fn in a.names.functions_all:
             for call, step, arg in generator_after_critic_step(fn, a.names.optimizers):
@@ -246,42 +231,3 @@ def _read_between(ctx, stmt, later) -> bool:
         return True
     between = body[body.index(stmt) + 1:body.index(later)]
     return any(isinstance(n, cst.Name) and n.value in bound for s in between for n in nodes(s))
-
-
-def _this_pass(tag):
-    """Nodes built in the backward's pass of its loops, inner loops included
-    (`for chunk in chunks: feats.append(net(chunk))` before the step)."""
-    return lambda n: n.iteration[:len(tag)] == tag
-
-
-def _before_loop(sc, s, b):
-    """A step in one pass of a loop and a backward in the next: the graph at
-    risk is the one built before the loop (the later pass did not rebuild
-    it). Returns a test for such nodes, or None. None too when an earlier
-    pass's backward freed that graph: that is AD107's finding."""
-    for i, (st, bt) in enumerate(zip(s.tag, b.tag)):
-        if st == bt:
-            continue
-        if st[0] != bt[0] or (st[1], bt[1]) != (1, 2):
-            return None
-        outside, loop = b.tag[:i], st[0]
-
-        def fits(n):
-            return n.iteration[:i] == outside and (len(n.iteration) <= i or n.iteration[i][0] != loop)
-
-        if any(e.kind in ("backward", "grad") and e.retain is False and len(e.tag) > i and e.tag[i] == st
-               and any(fits(n) for n in e.reach if not n.leaf) for e in sc.events):
-            return None
-        return fits
-    return None
-
-
-def _steps(a, opt, module):
-    """Does `opt` step parameters that `module` uses? True, or the part of
-    `module` it steps (`net.encoder` of `net`: calling a model is assumed to
-    run its parts), or None."""
-    if a.owner_uses(opt, module) is True:
-        return True
-    o = a.names.optimizers.get(opt)
-    parts = sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
-    return parts[0] if parts else None

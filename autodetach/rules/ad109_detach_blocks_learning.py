@@ -1,11 +1,10 @@
 """AD109: an optimizer steps parameters whose only path to the loss is cut."""
 from __future__ import annotations
 
+from ..analysis.decide import Problem
 from ..findings import NONE
 from ..rule import Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
-from ..analysis.decide import param_modules
-from ..analysis.graph import closure
 
 
 class DetachBlocksLearning(GraphRule):
@@ -40,6 +39,7 @@ class DetachBlocksLearning(GraphRule):
     """
 
     code = "AD109"
+    kind = Problem.CUT_BLOCKS_LEARNING  # what the analysis calls this problem
     name = "detach-blocks-learning"
     summary = "an optimizer steps parameters whose only path to the loss is cut by a detach"
     fix_safety = NONE
@@ -87,57 +87,12 @@ class DetachBlocksLearning(GraphRule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        a = ctx.analysis
-        done = set()
-        for sc in a.scopes:
-            for s in sc.events:
-                if s.kind != "step" or s.call in done:
-                    continue
-                opt = a.names.optimizers.get(s.opt)
-                if opt is None or not opt.owns:
-                    continue
-                owned = set(opt.owns)
-                zeros = [z for z in sc.events if z.kind == "zero" and z.seq < s.seq and z.tag == s.tag
-                         and (z.opt == s.opt or (z.modules is not None and owned <= set(z.modules)))]
-                if not zeros:
-                    continue
-                start = zeros[-1].seq
-                bws = [b for b in sc.events if b.kind == "backward" and start < b.seq < s.seq and b.tag == s.tag]
-                if not bws:
-                    continue
-                # Modules this step updates that no backward of the iteration
-                # reaches directly, but that a cut path does reach.
-                direct = set()
-                for b in sc.events:
-                    if b.kind == "backward" and b.tag == s.tag:
-                        direct |= _reached(a, b.reach)
-                starved = owned - direct
-                if not starved:
-                    continue
-                cut = None
-                for b in bws:
-                    for n in closure(b.target.heads | b.target.ghosts):
-                        for g in n.ghosts:
-                            if starved & _reached(a, closure([g], through_ghosts=True)):
-                                cut = (b, n)
-                                break
-                        if cut:
-                            break
-                    if cut:
-                        break
-                if cut is None:
-                    continue
-                owned = starved
-                done.add(s.call)
-                b, n = cut
-                mods = ", ".join(f"`{m}`" for m in sorted(owned))
-                where = n.stmt if n.stmt is not None else b.stmt
-                msg = (f"`{code(ctx, s.call)}` (line {line(ctx, s.call)}) updates {mods}, but the loss it follows, "
-                       f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}), reaches them only through a cut "
-                       f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it")
-                self.report(where, msg, related=[(s.call, "this step gets no gradient"),
-                                                 (b.call, "the backward it follows")])
-
-
-def _reached(a, nodes) -> set:
-    return param_modules(a, nodes)
+        for found in ctx.analysis.diagnoses_for(self.kind):
+            s, b, n = found.step, found.backward, found.cut
+            mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
+            where = n.stmt if n.stmt is not None else b.stmt
+            msg = (f"`{code(ctx, s.call)}` (line {line(ctx, s.call)}) updates {mods}, but the loss it follows, "
+                   f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}), reaches them only through a cut "
+                   f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it")
+            self.report(where, msg, related=[(s.call, "this step gets no gradient"),
+                                             (b.call, "the backward it follows")])

@@ -1,0 +1,94 @@
+"""Graphs backwarded after an optimizer step changed the parameters they saved.
+
+`step()` updates parameters in place; a graph built before it saved the old
+values, so a backward through it after the step fails on torch >= 1.5
+("modified by an inplace operation"). Found per scope from the events: a
+step between the building of a graph and its backward, in the same pass of
+the loops, or a step in one pass and a backward in the next through a graph
+built before the loop."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass
+class StaleGraph:
+    scope: object
+    backward: object  # the backward event
+    step: object  # the step event before it
+    stale: list  # graph nodes built before the step, from parameters it updates
+    part: Optional[str]  # inferred: the part of the called model the step updates (`net.encoder`)
+
+    @property
+    def built(self):
+        """The first stale node: where the graph at risk was built."""
+        return min(self.stale, key=lambda n: n.seq)
+
+
+def stale_graphs(analysis) -> list:
+    """One StaleGraph per backward call, the first step that makes it stale."""
+    out = []
+    done = set()
+    for sc in analysis.scopes:
+        steps = [e for e in sc.events if e.kind == "step"]
+        for b in sc.events:
+            if b.kind not in ("backward", "grad") or b.call in done:
+                continue
+            for s in steps:
+                if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
+                    continue
+                fits = _this_pass(b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
+                if fits is None:
+                    continue
+                stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
+                         and any(_steps(analysis, s.opt, m) for m in n.modules)]
+                if not stale:
+                    continue
+                done.add(b.call)
+                n = min(stale, key=lambda x: x.seq)
+                part = next((p for m in sorted(n.modules) for p in [_steps(analysis, s.opt, m)]
+                             if isinstance(p, str)), None)
+                out.append(StaleGraph(sc, b, s, stale, part))
+                break
+    return out
+
+
+def _this_pass(tag):
+    """Nodes built in the backward's pass of its loops, inner loops included
+    (`for chunk in chunks: feats.append(net(chunk))` before the step)."""
+    return lambda n: n.iteration[:len(tag)] == tag
+
+
+def _before_loop(sc, s, b):
+    """A step in one pass of a loop and a backward in the next: the graph at
+    risk is the one built before the loop (the later pass did not rebuild
+    it). Returns a test for such nodes, or None. None too when an earlier
+    pass's backward freed that graph: that is a graph built before the loop
+    (Problem.BUILT_BEFORE_LOOP), not this problem."""
+    for i, (st, bt) in enumerate(zip(s.tag, b.tag)):
+        if st == bt:
+            continue
+        if st[0] != bt[0] or (st[1], bt[1]) != (1, 2):
+            return None
+        outside, loop = b.tag[:i], st[0]
+
+        def fits(n):
+            return n.iteration[:i] == outside and (len(n.iteration) <= i or n.iteration[i][0] != loop)
+
+        if any(e.kind in ("backward", "grad") and e.retain is False and len(e.tag) > i and e.tag[i] == st
+               and any(fits(n) for n in e.reach if not n.leaf) for e in sc.events):
+            return None
+        return fits
+    return None
+
+
+def _steps(a, opt, module):
+    """Does `opt` step parameters that `module` uses? True, or the part of
+    `module` it steps (`net.encoder` of `net`: calling a model is assumed to
+    run its parts), or None."""
+    if a.owner_uses(opt, module) is True:
+        return True
+    o = a.names.optimizers.get(opt)
+    parts = sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
+    return parts[0] if parts else None

@@ -1,5 +1,6 @@
 """analysis/bindings.py: scopes, bindings and reads by Python's rules, and
-what changed for AD110/AD202/AD203 when they moved onto it (issue 8)."""
+what changed for AD110/AD202/AD203, and AD212/AD215/AD216, when they moved
+onto it (issue 8)."""
 import textwrap
 
 import libcst as cst
@@ -184,3 +185,88 @@ def test_ad110_file_object_bound_in_the_module_is_not_a_tensor():
         def close_quietly():
             log.detach()
     """) == []
+
+
+# --- values: what AD212/AD215/AD216 follow a name through ---------------------
+
+def _values(ctx, name, nth=-1):
+    """The values the `nth` read of `name` may hold, as code; None if unknown."""
+    node = [n for n, _ in ctx.bindings.reads if n.value == name][nth]
+    found = ctx.bindings.values(node)
+    return None if found is None else [cst.Module([]).code_for_node(v) for v in found]
+
+
+def test_values_plain_assignments_and_folds():
+    ctx = _ctx("""
+        def f(y):
+            n = 0
+            n += (y == 1).sum()
+            n /= 2
+            m = k = y.long()
+            return n, m, k, (w := y.int()), w
+    """)
+    assert _values(ctx, "n") == ["0", "(y == 1).sum()"]  # `/=` adds nothing
+    assert _values(ctx, "m") == ["y.long()"] and _values(ctx, "k") == ["y.long()"]
+    assert _values(ctx, "w") == ["y.int()"]
+
+
+def test_values_unknown_for_other_bindings_and_other_blocks():
+    ctx = _ctx("""
+        g = 1
+        def f(p, xs):
+            a, b = 1, 2
+            c = 1
+            c -= 1
+            for i in xs:
+                pass
+            def inner():
+                return c
+            return p, a, i, c, g, [c for _ in xs]
+    """)
+    for name in ("p", "a", "i"):
+        assert _values(ctx, name) is None, name
+    assert _values(ctx, "c", 0) is None  # a closure read: not followed
+    assert _values(ctx, "c", 1) is None  # `-=`
+    assert _values(ctx, "g") is None  # a global read from a function
+    assert _values(_ctx("g = 1\nh = g\n"), "g") == ["1"]
+
+
+def test_values_see_python_scopes():
+    """The comprehension's `x` and the lambda's `x` are not the function's."""
+    ctx = _ctx("""
+        def f():
+            x = 2
+            ys = [x for x in range(3)]
+            g = lambda x: x
+            return x, [x * k for k in range(3)]
+    """)
+    reads = [(s.kind, ctx.bindings.values(n)) for n, s in ctx.bindings.reads if n.value == "x"]
+    assert [(k, v is not None and len(v)) for k, v in reads] == [
+        ("comprehension", False), ("lambda", False), ("function", 1), ("comprehension", 1)]
+
+
+def test_ad216_lambda_parameter_is_not_the_function_name():
+    """Before (rules/_bindings.py): lambdas were no scope, so the lambda's `x`
+    took the function's `x = torch.randn(2, 3)` and got a 'safe' `dim=1`,
+    which fails on the 1-D tensors the lambda is given."""
+    (f,) = _found("AD216", """
+        import torch
+        import torch.nn.functional as F
+        def f():
+            x = torch.randn(2, 3)
+            return lambda x: F.softmax(x)
+    """)
+    assert f.fix == "none" and "rank is not known" in f.message
+
+
+def test_ad216_comprehension_target_does_not_hide_the_function_name():
+    """Before: a comprehension's target made the name unknown in the whole function."""
+    (f, g) = _found("AD216", """
+        import torch
+        import torch.nn.functional as F
+        def f():
+            x = torch.randn(2, 3)
+            ys = [F.softmax(x) for x in [torch.randn(4)]]
+            return ys, F.softmax(x)
+    """)
+    assert f.fix == "none" and g.fix == "safe" and "2-D input" in g.message

@@ -19,6 +19,7 @@ from ..imports import dotted
 from .walk import children
 
 _COMPS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_FOLDS = ("AddAssign", "MultiplyAssign", "FloorDivideAssign")
 
 
 @dataclass(eq=False)
@@ -123,6 +124,28 @@ class Bindings:
 
     def lookup(self, node: cst.Name) -> tuple:
         return self.resolve(node.value, self.scope_of(node))
+
+    def values(self, node: cst.Name) -> Optional[list]:
+        """What the name read at `node` may hold, flow-insensitively: the
+        right-hand side of every `name = value` (or walrus) its owner scope
+        makes, and the operand of each `+=`, `*=`, `//=` (their result is
+        built from both operands alike); `/=` adds nothing (callers ask what
+        was divided). None when a binding is anything else (a parameter, a
+        loop or tuple target, an import, `-=`) or the owner is not the read's
+        own code block (a global or closure name is not followed)."""
+        scope = self.scope_of(node)
+        owner, found = self.resolve(node.value, scope)
+        if owner is None or owner is not self.code_block(scope):
+            return None
+        out = []
+        for b in found:
+            if b.kind == "augassign" and b.op == "DivideAssign":
+                continue
+            if (b.kind in ("assign", "walrus") and b.path == ()) or (b.kind == "augassign" and b.op in _FOLDS):
+                out.append(b.value)
+            else:
+                return None
+        return out
 
     def local(self, scope: Scope, name: str) -> list:
         return scope.names.get(name, [])

@@ -6,10 +6,9 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.walk import visit
+from ..analysis.walk import walk
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
-from ._bindings import Scopes
 from ._helpers import module_alias, positional
 
 ITENSOR, PYINT = "itensor", "pyint"
@@ -191,17 +190,22 @@ class IntegerDivision(Rule):
     def finish(self) -> None:
         if not self.ctx.imports.mentions_torch():
             return
-        scopes = Scopes(divisions=True)
-        visit(self.ctx.module, scopes)
-        self._assigned = scopes.assigned
-        for node, scope in scopes.divisions:
+        divisions = []
+
+        def enter(n):
+            if (isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide)) or (
+                    isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.DivideAssign)):
+                divisions.append(n)
+
+        walk(self.ctx.module, enter, skip=(cst.Lambda,))
+        for node in divisions:
             if isinstance(node, cst.AugAssign):
-                self._aug(node, scope)
+                self._aug(node)
             else:
-                self._binary(node, scope)
+                self._binary(node)
 
     # --- what an expression is ------------------------------------------------
-    def kind(self, e, scope, seen=frozenset()):
+    def kind(self, e, seen=frozenset()):
         """(ITENSOR|PYINT, non_negative) or None when unproven."""
         if isinstance(e, cst.Integer):
             return PYINT, True, True
@@ -209,10 +213,10 @@ class IntegerDivision(Rule):
                 and isinstance(e.expression, cst.Integer):
             return PYINT, False, True
         if isinstance(e, cst.Name):
-            return self._name(e.value, scope, seen)
+            return self._name(e, seen)
         if isinstance(e, cst.BinaryOperation) and isinstance(
                 e.operator, (cst.Add, cst.Multiply, cst.Subtract, cst.FloorDivide, cst.Modulo)):
-            a, b = self.kind(e.left, scope, seen), self.kind(e.right, scope, seen)
+            a, b = self.kind(e.left, seen), self.kind(e.right, seen)
             if a is None or b is None:
                 return None
             k = ITENSOR if ITENSOR in (a[0], b[0]) else PYINT
@@ -231,15 +235,15 @@ class IntegerDivision(Rule):
                 return ITENSOR, True, False
             return None
         if isinstance(e, cst.Attribute) and e.attr.value == "data":
-            return self._tensor_only(self.kind(e.value, scope, seen))
+            return self._tensor_only(self.kind(e.value, seen))
         if isinstance(e, cst.Call):
-            return self._call(e, scope, seen)
+            return self._call(e, seen)
         return None
 
     def _tensor_only(self, k):
         return k if k is not None and k[0] == ITENSOR else None
 
-    def _call(self, e: cst.Call, scope, seen):
+    def _call(self, e: cst.Call, seen):
         q = self.ctx.imports.qualify(e.func)
         if isinstance(e.func, cst.Name) and e.func.value == "len" and q is None:
             return PYINT, True, True
@@ -248,7 +252,7 @@ class IntegerDivision(Rule):
         if q in ("torch.argmax", "torch.argmin", "torch.nonzero"):
             return ITENSOR, True, True
         if q in ("torch.arange", "torch.randint"):
-            kinds = [self.kind(a.value, scope, seen) for a in e.args if a.keyword is None]
+            kinds = [self.kind(a.value, seen) for a in e.args if a.keyword is None]
             if kinds and len(kinds) == len(e.args) and all(k is not None and k[0] == PYINT for k in kinds):
                 return ITENSOR, all(k[1] for k in kinds), True
             return None
@@ -256,7 +260,7 @@ class IntegerDivision(Rule):
             return None
         m, recv = e.func.attr.value, e.func.value
         if m in _INT_CASTS and not e.args:
-            inner = self.kind(recv, scope, seen)
+            inner = self.kind(recv, seen)
             return ITENSOR, bool(_is_comparison(recv) or (inner and inner[1])), True
         if m in ("size", "numel", "dim") and len(e.args) <= 1:
             return PYINT, True, True
@@ -265,42 +269,41 @@ class IntegerDivision(Rule):
         if m == "sum" and not any(a.keyword and a.keyword.value == "dtype" for a in e.args):
             if _is_comparison(recv):
                 return ITENSOR, True, False  # numpy/pandas counts look the same
-            return self._tensor_only(self.kind(recv, scope, seen))
+            return self._tensor_only(self.kind(recv, seen))
         if m in _KEEP:
-            k = self._tensor_only(self.kind(recv, scope, seen))
+            k = self._tensor_only(self.kind(recv, seen))
             # .cpu()/.cuda()/.detach() exist on torch tensors only.
             return k and (k[0], k[1], k[2] or m in ("cpu", "cuda", "detach"))
         return None
 
-    def _name(self, name, scope, seen):
+    def _name(self, node: cst.Name, seen):
+        name = node.value
         if name in seen:
             return None
-        values = self._assigned.get(scope, {}).get(name)
-        if values is None and scope is not self.ctx.module:
-            return None  # a global or closure name: not followed
-        if not values or any(v is None for v in values):
+        values = self.ctx.bindings.values(node)
+        if not values:
             return None
-        kinds = [self.kind(v, scope, seen | {name}) for v in values]
+        kinds = [self.kind(v, seen | {name}) for v in values]
         if any(k is None for k in kinds):
             return None
         k = ITENSOR if any(k[0] == ITENSOR for k in kinds) else PYINT
         return k, all(k[1] for k in kinds), all(k[2] for k in kinds)
 
     # --- reports ----------------------------------------------------------------
-    def _operands(self, left, right, scope):
+    def _operands(self, left, right):
         """(both non-negative, provably torch) or None."""
-        a, b = self.kind(left, scope), self.kind(right, scope)
+        a, b = self.kind(left), self.kind(right)
         if a is None or b is None or ITENSOR not in (a[0], b[0]):
             return None
         return a[1] and b[1], a[2] and b[2]
 
-    def _binary(self, node: cst.BinaryOperation, scope) -> None:
-        got = self._operands(node.left, node.right, scope)
+    def _binary(self, node: cst.BinaryOperation) -> None:
+        got = self._operands(node.left, node.right)
         if got is None:
             # 100. * correct / total: the scaled count of an accuracy.
             left = node.left
             if (isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Multiply)
-                    and _is_scale(left.left) and self._operands(left.right, node.right, scope) is not None):
+                    and _is_scale(left.left) and self._operands(left.right, node.right) is not None):
                 ratio = self._ratio_reading(node) or "the count is scaled by a float or by 100"
                 got = (True, True)
             else:
@@ -330,8 +333,8 @@ class IntegerDivision(Rule):
             return
         self._fixed(node, head, new, title, sure)
 
-    def _aug(self, node: cst.AugAssign, scope) -> None:
-        got = self._operands(node.target, node.value, scope)
+    def _aug(self, node: cst.AugAssign) -> None:
+        got = self._operands(node.target, node.value)
         if got is None or not isinstance(node.target, cst.Name):
             return
         nonneg, sure = got

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.walk import visit
+from ..analysis.walk import walk
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._bindings import Scopes
 from ._helpers import kwarg, positional
 
 _BYTE_TYPES = ("torch.ByteTensor", "torch.cuda.ByteTensor")
@@ -147,38 +146,20 @@ class Uint8Mask(Rule):
     def finish(self) -> None:
         if not self.ctx.imports.mentions_torch():
             return
-        scopes = Scopes()
-        visit(self.ctx.module, scopes)
-        self._assigned = scopes.assigned
-        rule = self
 
-        class Walk(cst.CSTVisitor):
-            def __init__(self) -> None:
-                self.stack = []
-
-            def visit_Module(self, node) -> None:
-                self.stack.append(node)
-
-            def visit_FunctionDef(self, node) -> None:
-                self.stack.append(node)
-
-            def leave_FunctionDef(self, node) -> None:
-                self.stack.pop()
-
-            def visit_Call(self, node: cst.Call) -> None:
-                rule._call(node, self.stack[-1])
-
-            def visit_Subscript(self, node: cst.Subscript) -> None:
+        def enter(node):
+            if isinstance(node, cst.Call):
+                self._call(node)
+            elif isinstance(node, cst.Subscript):
                 if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-                    rule._mask(node.slice[0].slice.value, self.stack[-1], "indexing")
+                    self._mask(node.slice[0].slice.value, "indexing")
+            elif isinstance(node, cst.UnaryOperation):
+                self._invert(node)
 
-            def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-                rule._invert(node, self.stack[-1])
-
-        visit(self.ctx.module, Walk())
+        walk(self.ctx.module, enter)
 
     # --- is it uint8? -------------------------------------------------------------
-    def is_u8(self, e, scope, seen=frozenset()) -> bool:
+    def is_u8(self, e, seen=frozenset()) -> bool:
         if isinstance(e, cst.Call):
             q = self.ctx.imports.qualify(e.func)
             if q in _BYTE_TYPES:
@@ -194,25 +175,25 @@ class Uint8Mask(Rule):
                     return self.ctx.imports.qualify(e.args[0].value) in ("torch.uint8",) + _BYTE_TYPES
                 if m in ("clone", "detach", "view", "view_as", "contiguous", "cpu", "cuda", "squeeze",
                          "unsqueeze", "expand", "expand_as", "t", "reshape"):
-                    return self.is_u8(e.func.value, scope, seen)
+                    return self.is_u8(e.func.value, seen)
             return False
         if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
-            return self.is_u8(e.expression, scope, seen)
+            return self.is_u8(e.expression, seen)
         if isinstance(e, cst.BinaryOperation):
             if isinstance(e.operator, cst.Subtract) and isinstance(e.left, cst.Integer) and e.left.value == "1":
-                return self.is_u8(e.right, scope, seen)
+                return self.is_u8(e.right, seen)
             if isinstance(e.operator, (cst.BitAnd, cst.BitOr, cst.Multiply)):
-                return self.is_u8(e.left, scope, seen) and self.is_u8(e.right, scope, seen)
+                return self.is_u8(e.left, seen) and self.is_u8(e.right, seen)
             return False
         if isinstance(e, cst.Name) and e.value not in seen:
-            values = self._assigned.get(scope, {}).get(e.value)
-            if not values or any(v is None for v in values):
+            values = self.ctx.bindings.values(e)
+            if not values:
                 return False
-            return all(self.is_u8(v, scope, seen | {e.value}) for v in values)
+            return all(self.is_u8(v, seen | {e.value}) for v in values)
         return False
 
     # --- mask positions -----------------------------------------------------------
-    def _call(self, node: cst.Call, scope) -> None:
+    def _call(self, node: cst.Call) -> None:
         q = self.ctx.imports.qualify(node.func)
         pos = positional(node)
         mask = None
@@ -225,10 +206,10 @@ class Uint8Mask(Rule):
             i = _MASK_METHODS[node.func.attr.value]
             mask = k.value if k is not None else (pos[i].value if len(pos) > i else None)
         if mask is not None:
-            self._mask(mask, scope, f"`{self.ctx.code(node.func)}`")
+            self._mask(mask, f"`{self.ctx.code(node.func)}`")
 
-    def _mask(self, mask, scope, where: str) -> None:
-        if not self.is_u8(mask, scope):
+    def _mask(self, mask, where: str) -> None:
+        if not self.is_u8(mask):
             return
         if (isinstance(mask, cst.Call) and isinstance(mask.func, cst.Attribute)
                 and mask.func.attr.value == "byte" and not mask.args):
@@ -242,8 +223,8 @@ class Uint8Mask(Rule):
                           f"masks are `bool` (uint8 raises in `masked_*` and `x[m] = v`, warns in "
                           f"indexing and `where`)", replacement=new, fix_title="Use a bool mask")
 
-    def _invert(self, node: cst.UnaryOperation, scope) -> None:
-        if not isinstance(node.operator, cst.BitInvert) or not self.is_u8(node.expression, scope):
+    def _invert(self, node: cst.UnaryOperation) -> None:
+        if not isinstance(node.operator, cst.BitInvert) or not self.is_u8(node.expression):
             return
         if self._at_mask_position(node):
             return  # the mask report rewrites it

@@ -5,10 +5,9 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.walk import visit
+from ..analysis.walk import walk
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._bindings import Scopes
 from ._helpers import append_kwarg, kwarg, positional
 
 _FUNCS = ("torch.nn.functional.softmax", "torch.nn.functional.log_softmax", "torch.nn.functional.softmin")
@@ -127,30 +126,9 @@ class SoftmaxImplicitDim(Rule):
     ]
 
     def finish(self) -> None:
-        scopes = Scopes()
-        visit(self.ctx.module, scopes)
-        self._assigned = scopes.assigned
-        rule = self
+        walk(self.ctx.module, lambda node: self._call(node) if isinstance(node, cst.Call) else None)
 
-        class Walk(cst.CSTVisitor):
-            def __init__(self) -> None:
-                self.stack = []
-
-            def visit_Module(self, node) -> None:
-                self.stack.append(node)
-
-            def visit_FunctionDef(self, node) -> None:
-                self.stack.append(node)
-
-            def leave_FunctionDef(self, node) -> None:
-                self.stack.pop()
-
-            def visit_Call(self, node: cst.Call) -> None:
-                rule._call(node, self.stack[-1])
-
-        visit(self.ctx.module, Walk())
-
-    def _call(self, node: cst.Call, scope) -> None:
+    def _call(self, node: cst.Call) -> None:
         q = self.ctx.imports.qualify(node.func)
         if q in _MODULES:
             if not node.args:
@@ -164,7 +142,7 @@ class SoftmaxImplicitDim(Rule):
         if kwarg(node, "dim") is not None or len(pos) != 1 or any(a.star for a in node.args):
             return
         fn = self.ctx.code(node.func)
-        ndim = self.rank(pos[0].value, scope)
+        ndim = self.rank(pos[0].value)
         if ndim is None:
             self.report(node, f"`{fn}` without `dim`: the old rule picks dim 0 for 0-, 1- and 3-D inputs "
                               f"and dim 1 otherwise (deprecated, with a warning); the input's rank is not "
@@ -178,19 +156,19 @@ class SoftmaxImplicitDim(Rule):
                     fix_title=f"Pass `dim={d}`")
 
     # --- rank of an expression ------------------------------------------------------
-    def rank(self, e, scope, seen=frozenset()) -> Optional[int]:
+    def rank(self, e, seen=frozenset()) -> Optional[int]:
         if isinstance(e, cst.Name):
             if e.value in seen:
                 return None
-            values = self._assigned.get(scope, {}).get(e.value)
-            if not values or any(v is None for v in values):
+            values = self.ctx.bindings.values(e)
+            if not values:
                 return None
-            ranks = {self.rank(v, scope, seen | {e.value}) for v in values}
+            ranks = {self.rank(v, seen | {e.value}) for v in values}
             return ranks.pop() if len(ranks) == 1 else None
         if isinstance(e, cst.BinaryOperation):
             for a, b in ((e.left, e.right), (e.right, e.left)):
                 if isinstance(b, (cst.Integer, cst.Float)):
-                    return self.rank(a, scope, seen)
+                    return self.rank(a, seen)
             return None
         if not isinstance(e, cst.Call):
             return None
@@ -212,10 +190,10 @@ class SoftmaxImplicitDim(Rule):
         if m == "t" and not e.args:
             return 2
         if m == "unsqueeze" and len(pos) == 1:
-            r = self.rank(recv, scope, seen)
+            r = self.rank(recv, seen)
             return r + 1 if r is not None else None
         if m in _SAME_RANK or (m in ("transpose", "permute") and pos):
-            return self.rank(recv, scope, seen)
+            return self.rank(recv, seen)
         return None
 
 

@@ -44,6 +44,8 @@ class ImportTable:
         # (statement, alias node, local name) for import removal.
         self.bindings: list = []
         self.star_modules: list[str] = []
+        # (local name, module it binds) for `import` statements at module level
+        self.module_imports: list = []
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
@@ -56,7 +58,7 @@ class ImportTable:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
-                        self._add(stmt, small)
+                        self._add(stmt, small, top)
             elif isinstance(stmt, (cst.If, cst.Try)):
                 # Guarded imports (try: import x except ImportError) still bind.
                 self._collect(stmt.body.body, top)
@@ -73,7 +75,7 @@ class ImportTable:
                 if isinstance(block, cst.IndentedBlock):
                     self._collect(block.body, top=False)
 
-    def _add(self, stmt, node) -> None:
+    def _add(self, stmt, node, top: bool) -> None:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = _module_name(alias.name)
@@ -84,6 +86,8 @@ class ImportTable:
                     local = full.split(".")[0]
                     self.aliases.setdefault(local, local)
                 self.bindings.append((stmt, node, alias, local))
+                if top:
+                    self.module_imports.append((local, self.aliases[local] if alias.asname else local))
         else:
             if node.relative:
                 return
@@ -118,6 +122,14 @@ class ImportTable:
             if full is None:
                 return None
         return canonical(full)
+
+    def module_alias(self, target: str = "torch") -> Optional[str]:
+        """The name a module-level `import` binds to module `target`
+        (`import torch as th`: "th"; `import torch.nn` binds `torch`), the
+        plain name preferred; None when there is none. Imports inside a
+        function do not count: code inserted at module level cannot see them."""
+        found = [local for local, module in self.module_imports if module == target]
+        return target if target in found else (found[0] if found else None)
 
     def is_(self, node: cst.BaseExpression, *names: str) -> bool:
         q = self.qualify(node)

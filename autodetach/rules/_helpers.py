@@ -46,35 +46,6 @@ def parenthesize_if_needed(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 # --- shared by the AD2xx migration rules (AD202, AD204, AD206) ---------------
 
-def module_alias(module: cst.Module, target: str = "torch"):
-    """The local name bound to module `target` by a top-level `import`, or None.
-
-    Only top-level statements (and top-level try/if blocks) count: a name
-    imported inside one function is not visible everywhere."""
-    found = []
-
-    def scan(body) -> None:
-        for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if not isinstance(small, cst.Import):
-                        continue
-                    for alias in small.names:
-                        name = _dotted_name(alias.name)
-                        if alias.asname is not None:
-                            if name == target:
-                                found.append(alias.asname.name.value)
-                        elif name == target or name.startswith(target + "."):
-                            found.append(target)
-            elif isinstance(stmt, (cst.If, cst.Try)):
-                scan(stmt.body.body)
-
-    scan(module.body)
-    if target in found:
-        return target
-    return found[0] if found else None
-
-
 def _dotted_name(node) -> str:
     return dotted(node) or ""
 

@@ -227,6 +227,20 @@ class RecurrentStateNotRepackaged(GraphRule):
                 out.mean().backward()
                 opt.step()
         """, note="unknown structure, starts as None: the helper", line=18, column=5),
+        Invalid("""
+            def train(steps):
+                import torch
+                from torch import nn
+                lstm = nn.LSTM(4, 8)
+                opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+                hidden = None
+                for i in range(steps):
+                    out, hidden = lstm(torch.randn(3, 2, 4), hidden)
+                    opt.zero_grad()
+                    out.mean().backward()
+                    opt.step()
+        """, None, note="torch imported only in the function: a helper at module level could not see it",
+                line=8, column=9),
     ]
 
     def finish(self) -> None:
@@ -349,7 +363,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         ctx = self.ctx
         if _defines(ctx.module, HELPER):
             return []
-        torch_name = _torch_alias(ctx)
+        torch_name = ctx.imports.module_alias("torch")
         after = _first_non_import(ctx.module)
         if torch_name is None or after is None:
             return None
@@ -373,7 +387,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         ctx = self.ctx
         kind = self._structure(a, link)
         starts_none = _assigned_none_before(ctx, loop, key)
-        torch_name = _torch_alias(ctx)
+        torch_name = ctx.imports.module_alias("torch")
         if kind == "tensor" and not starts_none:
             line_src = f"{key} = {key}.detach()"
         elif kind == "tuple" and not starts_none:
@@ -499,13 +513,6 @@ def _assigned_none_before(ctx, loop, key) -> bool:
                         if ctx.code(t.target).strip() == key:
                             return isinstance(small.value, cst.Name) and small.value.value == "None"
     return False
-
-
-def _torch_alias(ctx):
-    for local, full in ctx.imports.aliases.items():
-        if full == "torch":
-            return local
-    return None
 
 
 def _defines(module, name) -> bool:

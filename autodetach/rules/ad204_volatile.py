@@ -10,7 +10,7 @@ from ..analysis.walk import visit
 from ..findings import SAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import drop_kwarg, import_anchor, insert_before, is_false, is_true, kwarg, module_alias
+from ._helpers import drop_kwarg, import_anchor, insert_before, is_false, is_true, kwarg
 
 VARIABLE = "torch.autograd.Variable"
 NO_GRAD = {"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad",
@@ -458,7 +458,7 @@ class Volatile(Rule):
                                       f"the 0.3 way to train on top of a frozen part",
                            [(rewrap, "re-wrapped here")])
             return
-        torch = module_alias(self.ctx.module, "torch")
+        torch = self.ctx.imports.module_alias("torch")
         edits = []
         if torch is None:
             anchor = import_anchor(self.ctx.module)

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import import_anchor, insert_before, module_alias, positional
+from ._helpers import import_anchor, insert_before, positional
 
 VARIABLE = "torch.autograd.Variable"
 
@@ -225,7 +225,7 @@ class VariableTypeCheck(Rule):
     # --- fixing -----------------------------------------------------------
     def _torch(self):
         """(local name of torch, whether `import torch` must be added)."""
-        alias = module_alias(self.ctx.module, "torch")
+        alias = self.ctx.imports.module_alias("torch")
         return (alias, False) if alias else ("torch", True)
 
     @staticmethod

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import in_version_fallback, is_false, is_true, kwarg, module_alias, positional
+from ._helpers import in_version_fallback, is_false, is_true, kwarg, positional
 
 # Removed: raise "deprecated since version 1.9 and is now removed" (or are gone).
 REMOVED = ("symeig", "eig", "solve", "lstsq", "gels", "matrix_rank",
@@ -344,7 +344,7 @@ class RemovedLinalg(Rule):
 
     # --- helpers ------------------------------------------------------------
     def _torch(self) -> Optional[str]:
-        return module_alias(self.ctx.module, "torch")
+        return self.ctx.imports.module_alias("torch")
 
     def _method(self, node: cst.Call, fn: str) -> None:
         func = node.func

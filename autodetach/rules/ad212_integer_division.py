@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis.walk import walk
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
-from ._helpers import module_alias, positional
+from ._helpers import positional
 
 ITENSOR, PYINT = "itensor", "pyint"
 _CMP_METHODS = ("eq", "ne", "lt", "gt", "le", "ge")
@@ -319,7 +319,7 @@ class IntegerDivision(Rule):
                               f"(on PyTorch < 1.5 it was truncated to an integer): no fix; make it explicit with `.float()` "
                               f"if so, or `//` if the old integer result was meant")
             return
-        torch = module_alias(self.ctx.module, "torch")
+        torch = self.ctx.imports.module_alias("torch")
         if nonneg:
             new = node.with_changes(operator=cst.FloorDivide(
                 whitespace_before=node.operator.whitespace_before,

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
-from ._helpers import in_version_fallback, kwarg, module_alias, positional
+from ._helpers import in_version_fallback, kwarg, positional
 
 _AMP_DEVICE = {"torch.cuda.amp": "cuda", "torch.cpu.amp": "cpu"}
 # What `torch.<device>.amp.autocast` passed for dtype: `torch.amp.autocast`
@@ -314,7 +314,7 @@ class DeprecatedFunction(Rule):
 
     # --- one handler per API ---------------------------------------------
     def _torch(self) -> Optional[str]:
-        return module_alias(self.ctx.module, "torch")
+        return self.ctx.imports.module_alias("torch")
 
     def _range(self, node: cst.Call) -> None:
         torch = self._torch()

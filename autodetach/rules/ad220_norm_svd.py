@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import in_version_fallback, module_alias
+from ._helpers import in_version_fallback
 
 _NORM_ARGS = ("input", "p", "dim", "keepdim", "out", "dtype")
 _SVD_ARGS = ("input", "some", "compute_uv", "out")
@@ -210,7 +210,7 @@ class NormSvd(Rule):
         q = self.ctx.imports.qualify(node.func)
         if q not in ("torch.norm", "torch.svd") or in_version_fallback(self.ctx, node):
             return
-        torch = module_alias(self.ctx.module, "torch")
+        torch = self.ctx.imports.module_alias("torch")
         if q == "torch.norm":
             self._norm(node, torch)
         else:

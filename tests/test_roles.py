@@ -3,9 +3,10 @@
 import textwrap
 
 import libcst as cst
+import pytest
 
 from autodetach.analysis.names import build_names
-from autodetach.analysis.roles import pair, side
+from autodetach.analysis.roles import looks_like_loss, pair, side
 from autodetach.engine import Options, check_source
 from autodetach.imports import ImportTable
 from autodetach.registry import all_rules
@@ -267,3 +268,14 @@ def test_loss_side_from_names():
     assert [loss_side(n) for n in ("gen_loss", "loss_G", "errG", "g_loss")] == ["g"] * 4
     assert [loss_side(n) for n in ("dis_loss", "loss_D", "errD")] == ["d"] * 3
     assert [loss_side(n) for n in ("loss", "l1_loss", "mse", "total")] == [""] * 4
+
+
+@pytest.mark.parametrize("name,loss", [
+    ("loss", True), ("d_loss", True), ("lossD", True), ("self.criterion", True), ("criterionGAN", True),
+    ("self.crit", True), ("bce_fake", True), ("torch.nn.functional.cross_entropy", True), ("kl", True),
+    ("train_MSE", True), ("model1", False), ("avg_pool1d", False), ("loss.weight", False),
+    ("accuracy", False), ("scale", False),
+])
+def test_one_loss_name_heuristic(name, loss):
+    """flow.py, roles.py and AD203 ask the same question the same way."""
+    assert looks_like_loss(name) is loss

@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .graph import GNode, closure
+from .roles import looks_like_loss as _looks_like_loss
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -34,8 +35,6 @@ STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval",
 ADDITIVE = (cst.Add, cst.Subtract)
 CONTAINER_ADD = {"append", "extend", "insert", "add", "appendleft"}
 CONTAINER_CLEAR = {"clear"}
-LOSS_HINTS = ("loss", "Loss", "_loss", "nll", "cross_entropy", "mse", "bce", "l1", "kl_div",
-              "smooth_l1", "huber", "margin", "cosine_embedding", "ctc")
 BUDGET = 20000  # statements walked per scope
 
 
@@ -1337,11 +1336,6 @@ def _literal_bool(e) -> Optional[bool]:
     if isinstance(e, cst.Name) and e.value in ("True", "False"):
         return e.value == "True"
     return None
-
-
-def _looks_like_loss(name: str) -> bool:
-    last = name.split(".")[-1]
-    return any(h in last for h in LOSS_HINTS) or last in ("criterion", "crit")
 
 
 def _names_in(e) -> set:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .roles import FUNC_NAME, LOSS_NAME, MODULE_METHODS, OPT_NAME, side
+from .roles import FUNC_NAME, MODULE_METHODS, OPT_NAME, looks_like_loss, side
 from .walk import walk
 
 
@@ -55,7 +55,7 @@ def infer_optimizer_attrs(module: cst.Module, table) -> None:
         if "()" in u and "." in key and key.rsplit(".", 1)[0] in holders and not key.startswith("self.") \
                 and key not in table.modules and key not in found and not u & {"step", "zero_grad"}:
             last = key.rsplit(".", 1)[1]
-            if LOSS_NAME.search(last):
+            if looks_like_loss(last):
                 table.modules[key] = "paramless"
             elif not FUNC_NAME.search(last) and last != "forward":
                 table.modules[key] = "param"

@@ -19,8 +19,19 @@ MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "state_dict
                   "modules", "children", "named_modules", "apply", "requires_grad_", "buffers"}
 OPTIMIZER_METHODS = {"step", "zero_grad"}
 OPTIMIZER_ONLY = {"param_groups", "add_param_group"}
-LOSS_NAME = re.compile(r"(^|_)(criterion|crit|loss|loss_fn|lossfn|loss_func|bce|mse|nll|ce|l1)($|_)|"
-                       r"criterion|loss", re.I)
+# A loss, or a function computing one, by its name: anywhere in the name, or
+# as a whole `_`-separated word (`d_bce`, `l1`, but not `model1`).
+_LOSS_PARTS = ("loss", "criterion", "cross_entropy", "kl_div")
+_LOSS_WORDS = {"crit", "bce", "mse", "rmse", "nll", "ce", "l1", "kl", "huber", "ctc", "margin"}
+
+
+def looks_like_loss(name: str) -> bool:
+    """`loss`, `d_loss`, `lossD`, `self.criterion`, `bce_fake`,
+    `F.cross_entropy`: the last part of a dotted name decides."""
+    last = name.rsplit(".", 1)[-1].lower()
+    return any(p in last for p in _LOSS_PARTS) or any(w in _LOSS_WORDS for w in last.split("_"))
+
+
 # Called parameters that are plain functions far more often than modules.
 FUNC_NAME = re.compile(r"(^|_)(fn|func|f|callback|cb|hook|transform|metric|fun|collate|closure|sampler|"
                        r"scheduler|log|logger|print|step|lr)($|_)|metric|transform|callback", re.I)
@@ -89,7 +100,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 local_mods.append(key)
                 if role != "module":
                     table.inferred[key] = f"`{key}` is a module (it calls .{sorted(u & MODULE_METHODS)[0]}())"
-            elif "()" in u and LOSS_NAME.search(key):
+            elif "()" in u and looks_like_loss(key):
                 table.modules[key] = "paramless"
                 table.inferred[key] = f"`{key}` is a loss function (by its name)"
             elif "()" in u and not FUNC_NAME.search(key):
@@ -167,7 +178,7 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             if "step" in u and "zero_grad" in u and "()" not in u:
                 table.optimizers[key] = Optimizer(key, None, None)
                 table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"
-            elif "()" in u and not LOSS_NAME.search(key) and not FUNC_NAME.search(key.split(".")[-1]) \
+            elif "()" in u and not looks_like_loss(key) and not FUNC_NAME.search(key.split(".")[-1]) \
                     and not u & {"step", "zero_grad"}:
                 table.modules[key] = "param"
                 table.inferred[key] = f"`{key}` is a module (called on tensors in a training class)"

@@ -1,11 +1,11 @@
 """AD203: `loss.data[0]` on a 0-dim tensor becomes `loss.item()`."""
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
+from ..analysis.roles import looks_like_loss
 from ..analysis.walk import walk
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
@@ -25,7 +25,6 @@ _SAME_SHAPE = {"cpu", "cuda", "detach", "clone", "float", "double", "half", "abs
 _SCALAR_KW = {"dtype"}
 # Methods of a module that return the module itself.
 _MODULE_MOVES = {"cuda", "cpu", "to", "double", "float", "half", "train", "eval"}
-_LOSSY_NAME = re.compile(r"loss", re.I)
 
 
 def _is_number(expr) -> bool:
@@ -473,7 +472,7 @@ class DataIndexScalar(Rule):
     def _looks_like_loss(base) -> bool:
         name = base.value if isinstance(base, cst.Name) else (
             base.attr.value if isinstance(base, cst.Attribute) else None)
-        return bool(name and _LOSSY_NAME.search(name) and not name.lower().endswith("losses"))
+        return bool(name and looks_like_loss(name) and not name.lower().endswith("losses"))
 
     # --- is it 0-dim? A reason string, or "" ---------------------------------------
     def _scalar(self, expr, scope, seen: set) -> str:
@@ -653,7 +652,7 @@ def _is_loss_call(expr) -> bool:
     func = expr.func
     name = func.value if isinstance(func, cst.Name) else (
         func.attr.value if isinstance(func, cst.Attribute) else "")
-    return bool(re.search(r"loss|criterion", name, re.I))
+    return looks_like_loss(name)
 
 
 def _short(src: str, limit: int = 48) -> str:

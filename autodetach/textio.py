@@ -70,6 +70,15 @@ def outside_roots(path: str, roots) -> "str | None":
     return real
 
 
+def link_out(path: str, roots, where: str = "the paths given") -> "str | None":
+    """Why no fix may be written through `path`: it is a symbolic link to a
+    file outside every root (`where` names them). None when it is not."""
+    target = outside_roots(path, roots)
+    if target is None:
+        return None
+    return f"not fixed: a symbolic link to a file outside {where} ({target})"
+
+
 class ChangedSinceRead(OSError):
     """The file no longer holds what was read at the start: not written."""
 
@@ -252,9 +261,9 @@ def write_fixed(path: str, data: bytes, roots=(), expect: Optional[bytes] = None
     One place for the checks and messages of every write of a fix: a link
     out of the paths given, a read-only file, a file changed since it was
     read (`expect`: its content hash then), a failed write."""
-    target = outside_roots(path, roots)
-    if target is not None:
-        return f"not fixed: a symbolic link to a file outside the paths given ({target})"
+    problem = link_out(path, roots)
+    if problem is not None:
+        return problem
     if is_read_only(path):
         return "not fixed: the file is read-only"
     _test_pause()

@@ -7,7 +7,7 @@ import os
 
 import libcst as cst
 
-from ..textio import decode, outside_roots, write_fixed
+from ..textio import decode, link_out, write_fixed
 from .fixes import key
 from .formats import verdict_of, where
 from .git import GitError, git
@@ -64,23 +64,27 @@ def _dirty(top: str, paths: list) -> set:
     return dirty
 
 
+def _write(top: str, ff, dirty: set) -> "str | None":
+    """Write one fixed file; returns why it was not written, or None."""
+    # The link first: a staged link out of the repository is "uncommitted" too.
+    problem = link_out(ff.real, (os.path.realpath(top),), "the repository")
+    if problem is not None:
+        return problem
+    if os.path.relpath(ff.real, top) in dirty:
+        # The commit would take the user's uncommitted edits along.
+        return "not committed: the file has uncommitted changes (commit or stash them first)"
+    if not _parses(ff.new, ff.path):
+        return NOT_PARSED
+    return write_fixed(ff.real, ff.new)  # the read-only check, the write and their messages
+
+
 def commit(top: str, fixes) -> tuple:
     """Write and commit. Returns (commit id or None, error dicts)."""
     errors, paths = [], []
     todo = [ff for ff in fixes if ff.new is not None]
     dirty = _dirty(top, [os.path.relpath(ff.real, top) for ff in todo])
     for ff in todo:
-        problem = None
-        target = outside_roots(ff.real, (os.path.realpath(top),))
-        if target is not None:
-            problem = f"not fixed: a symbolic link to a file outside the repository ({target})"
-        elif os.path.relpath(ff.real, top) in dirty:
-            # The commit would take the user's uncommitted edits along.
-            problem = "not committed: the file has uncommitted changes (commit or stash them first)"
-        elif not _parses(ff.new, ff.path):
-            problem = NOT_PARSED
-        else:  # the read-only check, the write and their messages: as every fix's write
-            problem = write_fixed(ff.real, ff.new)
+        problem = _write(top, ff, dirty)
         if problem:
             errors.append({"path": ff.path, "message": problem})
             for f in ff.findings:

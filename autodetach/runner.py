@@ -73,13 +73,17 @@ def _parent_gone() -> bool:
     return _PARENT is not None and os.getppid() != _PARENT
 
 
+def rules_for(codes) -> list:
+    table = by_code()
+    return [table[c] for c in codes if c in table]
+
+
 def _init(settings: Settings, parent: Optional[int] = None) -> None:
     global _SETTINGS, _RULES, _CACHE
     if parent is not None:
         _die_with_parent(parent)
     _SETTINGS = settings
-    table = by_code()
-    _RULES = [table[c] for c in settings.codes]
+    _RULES = rules_for(settings.codes)
     _CACHE = None
     if settings.cache_dir:
         from .cache import Cache
@@ -144,23 +148,13 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
     """Everything after the analysis: the diff, the write, the cache. Runs
     where the files are: a pool worker, or the coordinator of a cluster."""
     settings = _SETTINGS
-    shown = res.path
     if res.new_source is not None:
         if settings.diff and not res.diff:
             res.diff = unified_diff(path, data, res.new_source)
         if settings.write:
             if _parent_gone():  # the CLI was killed: write nothing more
                 raise SystemExit(1)
-            problem = write_fixed(path, res.new_source, settings.roots, expect=content_hash(data))
-            if problem is not None:
-                # Nothing was written: report what the file still contains
-                # (nothing known when someone else changed it).
-                changed = problem == CHANGED_SINCE_READ
-                res.findings = [] if changed else analyse(
-                    path, data, shown, Options(fix=False, ignore=opts.ignore)).findings
-                res.fixed = 0
-                res.errors.append({"path": shown, "message": problem})
-                res.write_failed = True
+            write_back(path, data, res, settings.roots, opts.ignore)
     if key is not None and not (settings.write and res.new_source is not None):
         # A file whose fixes were written has new content: never served stale.
         _CACHE.put(key, res)
@@ -169,6 +163,21 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
         res.old_source = None
         res.new_source = None
     return res
+
+
+def write_back(path: str, data: bytes, res: FileResult, roots, ignore, rules=None) -> None:
+    """Write res.new_source over `path`, which held `data`. When nothing is
+    written, `res` says why and reports what the file still contains
+    (nothing known when someone else changed it)."""
+    problem = write_fixed(path, res.new_source, roots, expect=content_hash(data))
+    if problem is None:
+        return
+    changed = problem == CHANGED_SINCE_READ
+    res.findings = [] if changed else analyse(
+        path, data, res.path, Options(fix=False, ignore=ignore), rules).findings
+    res.fixed = 0
+    res.errors.append({"path": res.path, "message": problem})
+    res.write_failed = True
 
 
 def analyse(path: str, data: bytes, shown: str, opts: Options, rules=None, diff: bool = False) -> FileResult:
@@ -309,8 +318,7 @@ _FUNC = None  # in a pool worker: the function run_bytes maps
 
 def process_file(path: str, data: bytes, settings: Settings) -> FileResult:
     """Check (and with settings.fix, fix) one file's bytes. Never raises."""
-    table = by_code()
-    rules = [table[c] for c in settings.codes]
+    rules = rules_for(settings.codes)
     opts = Options(fix=settings.fix, unsafe=settings.unsafe, ignore=settings.ignored_for(path))
     res = analyse(path, data, path, opts, rules=rules, diff=settings.diff)
     if not settings.keep_sources:

@@ -167,6 +167,22 @@ def _sources(path):
     return [c.source for c in nbformat.read(path, as_version=4).cells]
 
 
+def test_verify_reports_and_writes_a_notebook_as_without_it(tmp_path):
+    """--verify does not run notebooks: their findings are reported and --fix
+    writes them as without --verify. Before, the report hid them (exit 0),
+    and a result from the cache was counted as fixed but never written."""
+    nb = make(tmp_path / "t.ipynb", [MODEL, "h = torch.zeros(2)\nh = Variable(h.data)\n"])
+    before = raw(nb)
+    report = run_cli(["--verify", nb], cwd=tmp_path)
+    assert report.code == 1 and "AD201" in report.out, report.out + report.err
+    only = run_cli(["--verify", "--verified-only", "--fix", nb], cwd=tmp_path)
+    assert only.code == 1 and raw(nb) == before, only.out + only.err
+    fixed = run_cli(["--verify", "--fix", nb], cwd=tmp_path)  # served from the report run's cache
+    assert fixed.code == 0 and "Fixed 1 finding" in fixed.out, fixed.out + fixed.err
+    assert raw(nb) != before
+    assert run_cli(["--no-cache", nb]).code == 0  # nothing left
+
+
 def test_fix_writes_only_the_changed_cell(tmp_path):
     nb = tmp_path / "t.ipynb"
     book = new_notebook()

@@ -347,6 +347,17 @@ class Target:
 NO_ENTRY = "no entry point: the file has no main guard or top-level training code (use --run CMD)"
 
 
+def _old_bytes(r, path: str) -> Optional[bytes]:
+    """The file as it was read; a result from the cache carries no bytes."""
+    if r.old_source is not None:
+        return r.old_source
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def plan_targets(results, files, settings) -> list:
     """The results with fixes, each with every finding (fixed or not) in
     `findings`: each fixed one gets a verdict."""
@@ -358,13 +369,9 @@ def plan_targets(results, files, settings) -> list:
         if r.new_source is None and not r.fixed:
             continue
         path = real.get(r.path, r.path)
-        old = r.old_source
+        old = _old_bytes(r, path)
         if old is None:
-            try:
-                with open(path, "rb") as fh:
-                    old = fh.read()
-            except OSError:
-                continue
+            continue
         every = _findings_with_fixes(old, path, settings)
         if every is None:
             continue
@@ -523,29 +530,23 @@ def apply_fixes(t: Target, chosen: set, data: Optional[bytes], write: bool, veri
 
 def _notebook_unverified(r, path, settings, write, verified_only) -> None:
     """Notebooks are not run by --verify yet: their fixes stay unverified,
-    so --verified-only leaves them out and --fix writes them as without
-    --verify."""
-    from ..textio import content_hash, write_fixed
+    so --verified-only leaves them out, and otherwise a notebook gets what it
+    gets without --verify, from the runner's analysis and write."""
+    from ..engine import Options
+    from ..runner import analyse, rules_for, write_back
 
-    if verified_only:  # nothing is written: report what the notebook still holds
-        from ..engine import Options
-        from ..notebook import process
-        from ..registry import by_code
-
-        table = by_code()
-        rules = [table[c] for c in settings.codes if c in table]
-        if r.old_source is not None:
-            r.findings = process(r.old_source, r.path, rules, Options(ignore=settings.ignored_for(path))).findings
-        r.diff = ""
-        r.fixed = 0
-        r.new_source = None
+    old = _old_bytes(r, path)
+    if old is None:
         return
-    if write and r.new_source is not None:
-        expect = content_hash(r.old_source) if r.old_source is not None else None
-        problem = write_fixed(path, r.new_source, getattr(settings, "roots", ()), expect=expect)
-        if problem is not None:
-            r.errors.append({"path": r.path, "message": problem})
-            r.write_failed = True
+    rules = rules_for(settings.codes)
+    fix = not verified_only and (write or settings.diff)
+    opts = Options(fix=fix, unsafe=settings.unsafe, ignore=settings.ignored_for(path))
+    res = analyse(path, old, r.path, opts, rules, diff=fix and settings.diff)
+    if write and res.new_source is not None:
+        write_back(path, old, res, settings.roots, opts.ignore, rules)
+    r.findings, r.fixed, r.diff, r.new_source = res.findings, res.fixed, res.diff, res.new_source
+    r.errors.extend(res.errors)
+    r.write_failed = r.write_failed or res.write_failed
 
 
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",

@@ -4,7 +4,6 @@ keeps every line, nested loops stop as documented, the code after the loop
 runs, loops that cannot be wrapped hit the backstop, and the timeout still
 bounds a program whose tail runs forever."""
 import ast
-import os
 import textwrap
 
 import pytest

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .model_containers import infer_containers
 from .optimizer_owners import resolve_owners
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
@@ -322,6 +323,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
+    infer_containers(module, table, col.imports)
     _propagate(col.aliases, table)
     return table
 

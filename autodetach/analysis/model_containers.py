@@ -61,7 +61,7 @@ def entry_keys(expr) -> list:
     return own + [base + ANY]
 
 
-class _Facts:
+class Facts:
     def __init__(self) -> None:
         self.keys: dict = {}  # base -> set of string keys assigned, None if any other key
         self.assigned: dict = {}  # base -> [values assigned to its entries]
@@ -69,49 +69,58 @@ class _Facts:
         self.elem_uses: dict = {}  # entry key -> method names called on it ("()": called)
         self.key_loops: list = []  # (base, loop variable, loop): the variable is a key
         self.entry_loops: list = []  # (base, loop variable, loop): the variable is an entry
+        self.literals: list = []  # `x = (a, b)` / `x = [a, b]` assignments
+        self.name_calls: list = []  # `f(...)` calls of plain names
 
 
-def _collect(module) -> _Facts:
-    f = _Facts()
-    for n in nodes(module):
-        t = type(n)
-        if t is cst.Assign and isinstance(n.value, (cst.List, cst.Tuple)) and n.value.elements and \
-                len(n.targets) == 1 and dotted(n.targets[0].target) is not None:
-            # `models = [G(), D()]`: what the list is given
-            f.assigned.setdefault(dotted(n.targets[0].target), []).extend(e.value for e in n.value.elements)
-        if t is cst.Assign:
-            for tgt in n.targets:
-                s = tgt.target
-                if isinstance(s, cst.Subscript) and dotted(s.value) is not None and len(s.slice) == 1 \
-                        and isinstance(s.slice[0].slice, cst.Index):
-                    base, idx = dotted(s.value), s.slice[0].slice.value
-                    keys = f.keys.setdefault(base, set())
-                    if isinstance(idx, cst.SimpleString) and keys is not None:
-                        keys.add(idx.evaluated_value)
-                    else:
-                        f.keys[base] = None
-                    f.assigned.setdefault(base, []).append(n.value)
-        elif t is cst.Call and isinstance(n.func, cst.Attribute):
-            owner = n.func.value
-            if n.func.attr.value == "append" and dotted(owner) is not None and len(n.args) == 1:
+def collect(f: Facts, n) -> None:
+    """Called by names.build_names for every node of its one walk of the file."""
+    t = type(n)
+    if t is cst.Assign:
+        _assign(f, n)
+    elif t is cst.Call:
+        func = n.func
+        if type(func) is cst.Name:
+            f.name_calls.append(n)
+        elif type(func) is cst.Subscript and entry_keys(func):
+            f.elem_uses.setdefault(entry_keys(func)[0], set()).add("()")
+        elif type(func) is cst.Attribute:
+            owner = func.value
+            if func.attr.value == "append" and len(n.args) == 1 and dotted(owner) is not None:
                 f.appended.setdefault(dotted(owner), []).append(n.args[0].value)
-            elif isinstance(owner, cst.Subscript) and entry_keys(owner):
-                f.elem_uses.setdefault(entry_keys(owner)[0], set()).add(n.func.attr.value)
-        elif t is cst.Call and isinstance(n.func, cst.Subscript) and entry_keys(n.func):
-            f.elem_uses.setdefault(entry_keys(n.func)[0], set()).add("()")
-        elif t is cst.For and isinstance(n.target, (cst.Name, cst.Tuple)) and _entry_loop(n) is not None:
-            f.entry_loops.append(_entry_loop(n) + (n,))
-        if t is cst.For and isinstance(n.target, (cst.Name, cst.Tuple)):
-            it = n.iter
-            if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args and \
-                    it.func.attr.value in ("keys", "items"):
-                it = it.func.value
-            base = dotted(it)
-            tgt = n.target.elements[0].value if isinstance(n.target, cst.Tuple) and n.target.elements \
-                else n.target
-            if base is not None and isinstance(tgt, cst.Name):
-                f.key_loops.append((base, tgt.value, n))
-    return f
+            elif type(owner) is cst.Subscript and entry_keys(owner):
+                f.elem_uses.setdefault(entry_keys(owner)[0], set()).add(func.attr.value)
+    elif t is cst.For and isinstance(n.target, (cst.Name, cst.Tuple)):
+        entry = _entry_loop(n)
+        if entry is not None:
+            f.entry_loops.append(entry + (n,))
+        it = n.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args and \
+                it.func.attr.value in ("keys", "items"):
+            it = it.func.value
+        base = dotted(it)
+        tgt = n.target.elements[0].value if isinstance(n.target, cst.Tuple) and n.target.elements else n.target
+        if base is not None and isinstance(tgt, cst.Name):
+            f.key_loops.append((base, tgt.value, n))
+
+
+def _assign(f: Facts, n: cst.Assign) -> None:
+    if len(n.targets) == 1 and isinstance(n.value, (cst.List, cst.Tuple)) and n.value.elements:
+        f.literals.append(n)
+        key = dotted(n.targets[0].target)
+        if key is not None:  # `models = [G(), D()]`: what the list is given
+            f.assigned.setdefault(key, []).extend(e.value for e in n.value.elements)
+    for tgt in n.targets:
+        s = tgt.target
+        if isinstance(s, cst.Subscript) and dotted(s.value) is not None and len(s.slice) == 1 \
+                and isinstance(s.slice[0].slice, cst.Index):
+            base, idx = dotted(s.value), s.slice[0].slice.value
+            keys = f.keys.setdefault(base, set())
+            if isinstance(idx, cst.SimpleString) and keys is not None:
+                keys.add(idx.evaluated_value)
+            else:
+                f.keys[base] = None
+            f.assigned.setdefault(base, []).append(n.value)
 
 
 def _entry_loop(loop):
@@ -130,11 +139,10 @@ def _entry_loop(loop):
     return None
 
 
-def infer_containers(module, table, imports) -> None:
+def infer_containers(f: Facts, table, imports) -> None:
     """Add container entries to the name table (modules, optimizers, owners)."""
     from .names import Optimizer
 
-    f = _collect(module)
     for base in set(f.appended) | set(f.assigned):
         given = f.appended.get(base, []) + f.assigned.get(base, [])
         given_keys = [dotted(v) for v in given]
@@ -152,7 +160,7 @@ def infer_containers(module, table, imports) -> None:
             else:
                 table.modules.setdefault(key, "param")
     _owners(f, table)
-    _optimizer_tuples(module, table, imports)
+    _optimizer_tuples(f, table, imports)
     for base, var, plain, _ in f.entry_loops:
         # `for opt in self.optimizers: opt.step()`: the loop variable is an entry
         if var in table.modules or var in table.optimizers or (plain and base in f.keys):
@@ -163,7 +171,7 @@ def infer_containers(module, table, imports) -> None:
             table.modules[var] = "param"
 
 
-def _optimizer_tuples(module, table, imports) -> None:
+def _optimizer_tuples(f: Facts, table, imports) -> None:
     """`opts = (optim.Adam(model.parameters()), optim.SGD(model.parameters()))`:
     entry i steps what its constructor is given; a function of this file
     called with `opts` for its parameter `optimizer` gets the same entries,
@@ -181,9 +189,7 @@ def _optimizer_tuples(module, table, imports) -> None:
         return out
 
     built: dict = {}
-    for n in nodes(module):
-        if not (isinstance(n, cst.Assign) and len(n.targets) == 1):
-            continue
+    for n in f.literals:
         key, owns = dotted(n.targets[0].target), owners(n.value)
         if key is None or owns is None:
             continue
@@ -192,9 +198,7 @@ def _optimizer_tuples(module, table, imports) -> None:
             table.optimizers[f"{key}[{i}]"] = Optimizer(f"{key}[{i}]", o, None)
         table.optimizers[key + ANY] = Optimizer(key + ANY, None, None)
     seen: dict = {}
-    for call in nodes(module):
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
-            continue
+    for call in f.name_calls:
         fn = table.functions.get(call.func.value)
         if fn is None:
             continue
@@ -255,7 +259,7 @@ def _add_modules(table, base, keys) -> None:
         table.modules.setdefault(f"{base}[{k!r}]", "param")
 
 
-def _owners(f: _Facts, table) -> None:
+def _owners(f: Facts, table) -> None:
     """Parameter lists grown in a loop over a dict of models, split by tests
     on the key: which entries each list holds, for every string key."""
     from .names import Optimizer

@@ -11,7 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .model_containers import infer_containers
+from .model_containers import Facts, collect, infer_containers
 from .optimizer_owners import resolve_owners
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
@@ -276,8 +276,11 @@ def build_names(module: cst.Module, imports) -> NameTable:
     augs: list = []  # `params += list(m.parameters())`
     calls: list = []  # `train(model, opt)`: call sites of this file's functions
 
+    facts = Facts()
+
     def enter(n):
         t = type(n)
+        collect(facts, n)  # analysis.model_containers
         if t is cst.Call:
             col.visit_Call(n)
             if type(n.func) is cst.Name:
@@ -323,7 +326,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
-    infer_containers(module, table, col.imports)
+    infer_containers(facts, table, col.imports)
     _propagate(col.aliases, table)
     return table
 

@@ -166,3 +166,15 @@ def test_loop_over_a_list_of_optimizers_steps():
     """)
     assert "models[]" in t.modules
     assert "opt" in t.optimizers and t.optimizers["opt"].owns is None
+
+
+def test_entry_called_and_its_parameters_read_is_a_module():
+    t = _names("""
+        import torch
+        nets = build()
+        opt = torch.optim.Adam(nets["G"].parameters())
+        out = nets["G"](torch.randn(2, 2))
+    """)
+    assert t.modules["nets['G']"] == "param"
+    assert "nets['D']" not in t.modules
+    assert t.optimizers["opt"].owns == frozenset({"nets['G']"})

@@ -154,7 +154,7 @@ def infer_containers(f: Facts, table, imports) -> None:
             _add_modules(table, base, f.keys.get(base))
     for key, uses in f.elem_uses.items():
         # `self.models[key].parameters()`: the entries read there are modules
-        if uses & ELEM_MODULE_METHODS and not uses & {"step", "()"} and key not in table.optimizers:
+        if uses & ELEM_MODULE_METHODS and "step" not in uses and key not in table.optimizers:
             if key.endswith(ANY):
                 _add_modules(table, key[:-len(ANY)], f.keys.get(key[:-len(ANY)]))
             else:

@@ -178,3 +178,21 @@ def test_entry_called_and_its_parameters_read_is_a_module():
     assert t.modules["nets['G']"] == "param"
     assert "nets['D']" not in t.modules
     assert t.optimizers["opt"].owns == frozenset({"nets['G']"})
+
+
+def test_a_sum_kept_across_iterations_is_not_a_stale_graph():
+    # `total = total + loss` backwarded with retain_graph: AD101/AD102's shape, not AD108's
+    src = """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        total = 0
+        for x in [torch.randn(2, 4) for _ in range(3)]:
+            loss = model(x).pow(2).mean()
+            total = total + loss
+            opt.zero_grad()
+            total.backward(retain_graph=True)
+            opt.step()
+    """
+    assert _found(src, "AD108") == []

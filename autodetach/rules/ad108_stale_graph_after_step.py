@@ -7,6 +7,7 @@ from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Valid
 from ..analysis.argument_losses import generator_after_critic_step
 from ..analysis.arms import reaches
+from ..analysis.graph import closure
 from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
@@ -280,10 +281,21 @@ def _before_loop(sc, s, b):
         # A value the stepping pass built and the next pass reads (a retained graph):
         # not state or a sum carried on purpose (AD106, AD101 say what is wrong there).
         carried = {n for n in b.reach if n.iteration[:i + 1] == s.tag[:i + 1] and n not in freed}
-        if any(n.kind in ("state", "accum", "container") for n in carried):
+        if any(n.kind in ("state", "accum", "container") for n in carried) or _accumulates(b, carried):
             return fits
         return lambda n: fits(n) or n in carried
     return None
+
+
+def _accumulates(b, carried) -> bool:
+    """`total = total + loss`: a name of this pass hangs from its value of the
+    last pass (a sum kept across iterations, AD101/AD102's finding)."""
+    names = {n.name for n in carried if n.name}
+    for x in b.reach:
+        if x.iteration == b.tag and x.name in names and \
+                any(p in carried and p.name == x.name for p in closure(x.parents)):
+            return True
+    return False
 
 
 def _other_arm(x: tuple, y: tuple) -> bool:

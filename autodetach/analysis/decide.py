@@ -162,7 +162,7 @@ def stepped_saves(analysis, scope, b2) -> tuple:
     of (step, node, module). With a certain one, the reference run itself
     fails at `b2` ("modified by an inplace operation"), so retain_graph=True
     cannot help; with a possible one, whether it fails is not known."""
-    from .saved import saves_weights
+    from .saved import part_saves, saves_weights
 
     steps = [e for e in scope.events if e.kind == "step" and not e.exits and e.seq < b2.seq]
     certain, possible = [], []
@@ -179,10 +179,21 @@ def stepped_saves(analysis, scope, b2) -> tuple:
                 if owns is False:
                     continue
                 saves = None if n.leaf else saves_weights(analysis, n, m)
+                part = None if owns is not None or n.leaf else \
+                    next((p for p in _parts(analysis, e.opt, m) if part_saves(analysis, n, m, p)), None)
+                if part is not None:
+                    certain.append((e, n, part))  # the step updates a part of `m` whose weights the graph saved
+                    continue
                 if saves is False:
                     continue
                 (certain if saves and owns else possible).append((e, n, m))
     return certain, possible
+
+
+def _parts(analysis, opt, module: str) -> list:
+    """The parts of `module` (`module.generator`) that optimizer `opt` steps."""
+    o = analysis.names.optimizers.get(opt)
+    return sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
 
 
 def diagnose(analysis, scope, c) -> Diagnosis:

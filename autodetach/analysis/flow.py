@@ -19,6 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from . import containers, model_containers
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
 from .walk import nodes, walk
@@ -32,6 +33,8 @@ CUT_BUILTINS = {"float", "int", "bool", "len", "str", "repr", "print", "isinstan
 STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval", "state_dict",
                  "load_state_dict", "to", "cuda", "cpu", "apply", "modules", "children",
                  "named_modules", "requires_grad_", "register_forward_hook", "buffers"}
+# new tensors of another's shape: no graph comes with them
+LIKE_FACTORIES = {f"torch.{k}_like" for k in ("zeros", "ones", "full", "empty", "rand", "randn", "randint")}
 ADDITIVE = (cst.Add, cst.Subtract)
 CONTAINER_ADD = {"append", "extend", "insert", "add", "appendleft"}
 CONTAINER_CLEAR = {"clear"}
@@ -170,6 +173,7 @@ class Scope:
                   trivial=(not val.nontrivial) if trivial is None else trivial,
                   uses=val.uses, kind=kind)
         n.uncertain = val.uncertain
+        n.branch = self.branch  # analysis.arms: arms of one pass that cannot meet
         n.seq = self.next_seq()
         n.loops = tuple(l for l, _ in self.loop_stack)
         self.nodes.append(n)
@@ -591,6 +595,9 @@ class Scope:
         for s in e.slice:
             if isinstance(s.slice, cst.Index):
                 self.expr(s.slice.value)
+        last = containers.last_elem(v, e)
+        if last is not None:
+            return last
         if v.elems is not None and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
                 and isinstance(e.slice[0].slice.value, cst.Integer):
             i = int(e.slice[0].slice.value.value)
@@ -688,7 +695,7 @@ class Scope:
     def method_call(self, e: cst.Call, stmt, f: cst.Attribute) -> Optional[Val]:
         """`base.meth(...)` where the method's name or the object says what
         it does; None: treat it as an ordinary callee."""
-        base, meth = dotted(f.value), f.attr.value
+        base, meth = dotted(f.value) or model_containers.elem_key(f.value, self.names), f.attr.value
         event = _EVENT_METHODS.get(meth)
         if event is not None:
             out = event(self, e, stmt, base)
@@ -698,7 +705,7 @@ class Scope:
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(e, stmt, base, meth, known)
         if meth in CONTAINER_ADD and base is not None and known is None:
-            return self._container_add(e, stmt, base)
+            return self._container_add(e, stmt, base, meth)
         if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(f) or "") and \
                 (self.names.foreign_instances or self.names.instances):
             from .module_state import state_resets
@@ -728,6 +735,9 @@ class Scope:
         if method is not None and method.name.value not in self.inlining and \
                 self.a.function_summary(method).has_events:
             return self.inline(method, e, stmt, bound_self=True)
+        own = model_containers.forward_helper(self, f, base)
+        if own is not None:
+            return self.inline(own, e, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                 and base not in self.imports.aliases:
             return self._module_method(e, f, base)
@@ -757,7 +767,7 @@ class Scope:
             self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
         return Val()
 
-    def _container_add(self, e: cst.Call, stmt, base: str) -> Val:
+    def _container_add(self, e: cst.Call, stmt, base: str, meth: str) -> Val:
         """`losses.append(loss)`: the container now holds the argument's graph."""
         args = [self.expr(a.value) for a in e.args]
         val = Val()
@@ -767,11 +777,14 @@ class Scope:
         if (val.graph or proven) and not self.no_grad:
             old = self.lookup_key(base)
             expr = e.args[-1].value if e.args else None
-            node = self.new_node(base, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
+            elem = containers.append_elem(self, base, meth, val, proven, stmt, expr)
+            node = self.new_node(base, stmt, expr, Val(old.heads | elem.heads, val.ghosts, frozenset(),
                                                        val.uses, False), kind="container")
             node.loss = val.loss or proven
             if proven:
                 node.proven, node.uncertain = True, False
+            if meth == "append":
+                node.last = elem
             self.env[base] = Val(frozenset({node}), loss=val.loss)
         return Val()
 
@@ -800,12 +813,12 @@ class Scope:
     def callee(self, e: cst.Call, stmt, f, q) -> Val:
         """A call by what is called: a module, a constructor that cuts, a
         helper class, a function of this file or one we cannot see."""
-        key = dotted(f)
+        key = dotted(f) or model_containers.elem_key(f, self.names)
         if key is not None and self.names.is_module(key):
             return self._module_call(e, key)
         if q == "torch.autograd.Variable":
             return self._variable(e)
-        if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
+        if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or q in LIKE_FACTORIES or \
                 (key in CUT_BUILTINS and q is None):
             args = Val()
             for a in e.args:
@@ -1227,8 +1240,8 @@ class Scope:
             for head in val.heads:
                 if not any(t == (lid, 2) for t in head.iteration):
                     continue
-                older = [p for p in closure(head.parents)
-                         if p.name == key and any(t == (lid, 1) for t in p.iteration)]
+                older = [p for p in closure(head.parents) if p.name == key and not getattr(p, "entry", False)
+                         and any(t == (lid, 1) for t in p.iteration)]
                 if older:
                     self._leak_candidates.append((key, head, loop, older))
 
@@ -1246,6 +1259,8 @@ class Scope:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue
+            if containers.last_consumed(head, self.events):
+                continue  # `losses[-1].backward()` frees what the list keeps
             reached = any(head in ev.reach or any(o in ev.reach for o in older)
                           for ev in self.events if ev.kind in ("backward", "grad"))
             if reached and not any(ev.retain is not False for ev in self.events

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .model_containers import Facts, collect, entry_keys, infer_containers
 from .optimizer_owners import resolve_owners
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
@@ -193,6 +194,9 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         f = expr.func
         if isinstance(f, cst.Attribute) and f.attr.value in ("parameters", "named_parameters"):
             key = _key(f.value)
+            if key is None and isinstance(f.value, cst.Subscript):
+                own = entry_keys(f.value)  # `nets["G"].parameters()`: that entry (not `nets[i]`: which one?)
+                key = own[0] if len(own) == 2 else None
             return {key} if key else None
         fname = _key(f)
         if imports is not None and imports.qualify(f) == "itertools.chain":
@@ -275,8 +279,11 @@ def build_names(module: cst.Module, imports) -> NameTable:
     augs: list = []  # `params += list(m.parameters())`
     calls: list = []  # `train(model, opt)`: call sites of this file's functions
 
+    facts = Facts()
+
     def enter(n):
         t = type(n)
+        collect(facts, n)  # analysis.model_containers
         if t is cst.Call:
             col.visit_Call(n)
             if type(n.func) is cst.Name:
@@ -322,6 +329,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
+    infer_containers(facts, table, col.imports)
     _propagate(col.aliases, table)
     return table
 

@@ -57,8 +57,15 @@ def _params(fn: cst.FunctionDef) -> list:
     return [p for p in ps if p.name.value not in ("self", "cls")]
 
 
+def _optimizer_class(default, imports) -> bool:
+    q = imports.qualify(default) if default is not None else None
+    return bool(q) and q.startswith("torch.optim.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper()
+
+
 def infer_roles(module: cst.Module, imports, table) -> None:
     """Add parameter roles to `table` (modules, optimizers, loss functions)."""
+    from .names import Optimizer
+
     for fn in table.functions_all:
         params = _params(fn)
         if not params:
@@ -90,6 +97,12 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 continue
             role = _ann_role(p.annotation, imports)
             u = use[key]
+            if "()" in u and _optimizer_class(p.default, imports):
+                # `def fit(..., optimizer=torch.optim.Adam)`, then `optimizer = optimizer(params)`
+                table.optimizers[key] = Optimizer(key, None, None)
+                table.inferred[key] = (f"`{key}` is an optimizer (its default is an optimizer class, "
+                                       "called to build one)")
+                continue
             if role == "optimizer" or (u & OPTIMIZER_ONLY) or (
                     "step" in u and "zero_grad" in u and not u & MODULE_METHODS and "()" not in u):
                 local_opts.append(key)
@@ -114,8 +127,6 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 table.modules[key] = "param"
                 table.inferred[key] = f"`{key}` is a module (called on tensors in a training function)"
         for key in local_opts:
-            from .names import Optimizer
-
             owns = pair(key, local_mods)
             table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)
             if owns:

@@ -171,3 +171,34 @@ def _builds_saving_layer(analysis, cls_name: str) -> bool:
                                                      last.startswith(ALWAYS_SAVE_PREFIXES)):
                         return True
     return False
+
+
+def part_saves(analysis, node, module: str, part: str) -> Optional[bool]:
+    """Does `node`, computed by calling `module` (an instance of a class of
+    this file), save the weights of `part` (`module.attr`), a layer the
+    class builds in `__init__` and calls in `forward`? A `nn.Sequential`
+    saves the weights of every parameterised layer after its first."""
+    cls = analysis.names.instances.get(module)
+    attr = part[len(module) + 1:] if part.startswith(module + ".") else ""
+    if cls is None or not attr or "." in attr:
+        return None
+    call = _class_attr(analysis, cls, attr)
+    if call is None:
+        return None
+    return _layer(analysis, call, _graph_input(analysis, node, module), 0)
+
+
+def _class_attr(analysis, cls_name: str, attr: str) -> Optional[cst.Call]:
+    """The one `self.attr = Layer(...)` of the class, when `forward` calls `self.attr`."""
+    key = "self." + attr
+    for cls in analysis.ctx.module.body:
+        if not (isinstance(cls, cst.ClassDef) and cls.name.value == cls_name):
+            continue
+        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        fwd = methods.get("forward")
+        if fwd is None or not any(isinstance(n, cst.Call) and dotted(n.func) == key for n in nodes(fwd)):
+            return None
+        found = [_unwrap(n.value) for n in nodes(cls) if isinstance(n, cst.Assign)
+                 and any(dotted(t.target) == key for t in n.targets)]
+        return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
+    return None

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from .arms import reaches
+from .graph import closure
+
 
 @dataclass
 class StaleGraph:
@@ -38,11 +41,13 @@ def stale_graphs(analysis) -> list:
             for s in steps:
                 if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
                     continue
+                if s.tag == b.tag and _other_arm(s.branch, b.branch):
+                    continue  # `if ...: step` and `else: backward` never run in one pass
                 fits = _this_pass(b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
                 if fits is None:
                     continue
                 stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
-                         and any(_steps(analysis, s.opt, m) for m in n.modules)]
+                         and any(_steps(analysis, s.opt, m) for m in n.modules) and reaches(analysis.ctx, b, n)]
                 if not stale:
                     continue
                 done.add(b.call)
@@ -76,11 +81,34 @@ def _before_loop(sc, s, b):
         def fits(n):
             return n.iteration[:i] == outside and (len(n.iteration) <= i or n.iteration[i][0] != loop)
 
-        if any(e.kind in ("backward", "grad") and e.retain is False and len(e.tag) > i and e.tag[i] == st
-               and any(fits(n) for n in e.reach if not n.leaf) for e in sc.events):
+        freed = {n for e in sc.events if e.kind in ("backward", "grad") and e.retain is False
+                 and len(e.tag) > i and e.tag[i] == st
+                 and not (e.tag == s.tag and _other_arm(e.branch, s.branch)) for n in e.reach if not n.leaf}
+        if any(fits(n) for n in freed):
             return None
-        return fits
+        # A value the stepping pass built and the next pass reads (a retained graph):
+        # not state or a sum carried on purpose (AD106, AD101 say what is wrong there).
+        carried = {n for n in b.reach if n.iteration[:i + 1] == s.tag[:i + 1] and n not in freed}
+        if any(n.kind in ("state", "accum", "container") for n in carried) or _accumulates(b, carried):
+            return fits
+        return lambda n: fits(n) or n in carried
     return None
+
+
+def _accumulates(b, carried) -> bool:
+    """`total = total + loss`: a name of this pass hangs from its value of the
+    last pass (a sum kept across iterations, AD101/AD102's finding)."""
+    names = {n.name for n in carried if n.name}
+    for x in b.reach:
+        if x.iteration == b.tag and x.name in names and \
+                any(p in carried and p.name == x.name for p in closure(x.parents)):
+            return True
+    return False
+
+
+def _other_arm(x: tuple, y: tuple) -> bool:
+    """Are two branch paths in different arms of one `if`?"""
+    return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(x, y))
 
 
 def _steps(a, opt, module):

@@ -135,6 +135,7 @@ def _statements(ctx, nodes) -> list:
 
 def inferred_notes(ctx, inferred: dict, nodes) -> list:
     """The inferences about names used in the functions holding `nodes`."""
+    from ..analysis.model_containers import entry_keys
     from ..analysis.walk import walk
     from ..imports import dotted
 
@@ -157,6 +158,8 @@ def inferred_notes(ctx, inferred: dict, nodes) -> list:
             d = dotted(n)
             if d is not None and d in inferred:
                 used.add(d)
+        elif isinstance(n, cst.Subscript):
+            used.update(k for k in entry_keys(n) if k in inferred)  # `optimizer[0]`, `self.models["D"]`
         return None
 
     for fn in fns:

@@ -5,6 +5,7 @@ import libcst as cst
 
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
+from ..analysis.containers import last_consumed
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -368,6 +369,11 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
                    f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
+            if last_consumed(node, scope.events) is False:
+                # `losses[-1].backward(...)`: a detached entry could not be backwarded
+                self.report(src, msg + f"keep `.detach()` in `{leak.key}` and backward the loss itself, "
+                                       f"not `{leak.key}[-1]`")
+                continue
             if isinstance(src, LITERALS):
                 # `hist.append((loss, acc))`: cut the tensors inside, never the tuple
                 new = _detach_inside(ctx, src, _graph_reads(node))

@@ -152,11 +152,22 @@ class RetainGraphUnneeded(GraphRule):
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
                    f"memory until the next iteration replaces it; drop `retain_graph=True`")
             extra = {}
+            unseen = sorted({n.unseen for n in ev.reach if getattr(n, "unseen", None)})
+            if unseen and not found.emptied:
+                # what the loss hangs from is out of sight: it may share a graph built before the loop
+                msg += (f"; inferred: {unseen[0]}, and code out of sight built it, so a graph it shares "
+                        "with later iterations would not be seen")
+                extra["fix"] = UNSAFE
             if found.emptied:
                 names = ", ".join(f"`{k}`" for k in found.emptied)
                 msg += (f"; inferred: the loss comes from {names}, filled by other code and emptied after this "
                         f"backward, which is the only one in the file (so the fix is unsafe: check it with "
                         f"--verify)")
                 extra["fix"] = UNSAFE
-            self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
-                        fix_title="Drop `retain_graph=True`", **extra)
+            rep = self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
+                              fix_title="Drop `retain_graph=True`", **extra)
+            if unseen and not found.emptied and not rep.message.endswith(_UNSAFE_NOTE):
+                rep.message += _UNSAFE_NOTE
+
+
+_UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

@@ -1,0 +1,198 @@
+"""Models, optimizers and losses kept in containers (analysis/containers.py,
+analysis/model_containers.py, analysis/arms.py)."""
+import textwrap
+
+import libcst as cst
+
+from autodetach.analysis.names import build_names
+from autodetach.engine import Options, check_source
+from autodetach.imports import ImportTable
+from autodetach.registry import all_rules
+
+
+def _names(src):
+    mod = cst.parse_module(textwrap.dedent(src))
+    return build_names(mod, ImportTable.from_module(mod))
+
+
+def _found(src, code):
+    findings, _, _ = check_source(textwrap.dedent(src), "case.py", all_rules(), Options())
+    return [f for f in findings if f.code == code]
+
+
+MODELS_DICT = """
+import torch
+from torch import nn, optim
+
+class Trainer:
+    def __init__(self):
+        self.models = {}
+        self.models["encoder"] = nn.Linear(4, 4)
+        self.models["decoder"] = nn.Linear(4, 4)
+        self.models["discriminator"] = nn.Linear(4, 1)
+        self.params, self.params_d = [], []
+        for key in self.models.keys():
+            if "discr" in key:
+                self.params_d += list(self.models[key].parameters())
+            else:
+                self.params += list(self.models[key].parameters())
+        self.opt = optim.Adam(self.params)
+        self.opt_d = optim.Adam(self.params_d)
+
+    def forward_pass(self, x):
+        return self.models["decoder"](self.models["encoder"](x))
+
+    def run(self, loader):
+        for x in loader:
+            out = self.forward_pass(x)
+            fake = self.models["discriminator"](out)
+            loss_d = fake.mean()
+            loss_g = -fake.mean() + out.pow(2).mean()
+            self.opt.zero_grad()
+            loss_g.backward(retain_graph=True)
+            self.opt.step()
+            self.opt_d.zero_grad()
+            loss_d.backward()
+            self.opt_d.step()
+"""
+
+
+def test_dict_entries_are_modules_and_key_tests_split_the_owners():
+    t = _names(MODELS_DICT)
+    assert t.modules["self.models['decoder']"] == "param"
+    assert t.optimizers["self.opt"].owns == frozenset({"self.models['encoder']", "self.models['decoder']"})
+    assert t.optimizers["self.opt_d"].owns == frozenset({"self.models['discriminator']"})
+    assert "pass the tests that fill `self.params`" in t.inferred["self.opt"]
+
+
+def test_key_test_not_understood_leaves_the_owner_unknown():
+    t = _names(MODELS_DICT.replace('if "discr" in key:', "if is_critic(key):"))
+    assert t.optimizers["self.opt"].owns is None
+
+
+def test_dict_models_run_by_a_helper_method_reach_the_stale_backward():
+    found = _found(MODELS_DICT, "AD108")
+    assert [f.line for f in found] == [33]
+    assert "inferred: `self.opt` steps" in found[0].message
+    # the discriminator's loss on a detached output: nothing the step changed
+    fixed = MODELS_DICT.replace('fake = self.models["discriminator"](out)\n            loss_d = fake.mean()',
+                                'fake = self.models["discriminator"](out)\n'
+                                '            loss_d = self.models["discriminator"](out.detach()).mean()')
+    assert fixed != MODELS_DICT
+    assert _found(fixed, "AD108") == []
+
+
+PHASES = """
+import torch
+from torch import nn, optim
+
+def train_model(model, batches, optimizer):
+    for labeled, unlabeled in batches:
+        for phase in ("labeled", "unlabeled"):
+            optimizer[0].zero_grad()
+            if phase == "labeled":
+                out, rec = model(labeled)
+                loss = out.mean() + 0.0 * rec.mean()
+            elif phase == "unlabeled":
+                _, now = model(unlabeled)
+                loss = (rec - unlabeled).pow(2).mean()
+            if phase == "labeled":
+                loss.backward(retain_graph=True)
+                optimizer[0].step()
+            elif phase == "unlabeled":
+                loss.backward()
+                optimizer[1].step()
+
+net = nn.Linear(4, 4)
+train_model(net, [], (optim.SGD(net.parameters(), lr=0.1), optim.SGD(net.parameters(), lr=0.01)))
+"""
+
+
+def test_tuple_of_optimizers_maps_through_the_call():
+    t = _names(PHASES)
+    assert t.optimizers["optimizer[0]"].owns == frozenset({"model"})
+    assert "every call of this file passes" in t.inferred["optimizer[1]"]
+
+
+def test_phase_arms_with_the_same_test_take_the_same_arm():
+    found = _found(PHASES, "AD108")
+    # only the unlabeled backward reads `rec` of the labeled pass, before optimizer[0] stepped
+    assert [f.line for f in found] == [19]
+    assert "in the previous iteration" in found[0].message
+    fixed = PHASES.replace("_, now = model(unlabeled)", "_, rec = model(unlabeled)")
+    assert _found(fixed, "AD108") == []
+
+
+HISTORY = """
+import torch
+
+def fit(tensors, loss_function, optimizer=torch.optim.Adam):
+    optimizer = optimizer(tensors)
+    losses = []
+    for it in range(10):
+        optimizer.zero_grad()
+        losses.append(loss_function(*tensors))
+        losses[-1].backward(retain_graph=True)
+        optimizer.step()
+"""
+
+
+def test_last_entry_of_a_loss_list_is_one_loss():
+    ad104 = _found(HISTORY, "AD104")
+    assert [f.line for f in ad104] == [10]
+    assert "only by the backward on the list's last element" in ad104[0].message
+    assert ad104[0].fix == "unsafe"
+    ad102 = _found(HISTORY, "AD102")
+    assert [f.line for f in ad102] == [9]
+    assert ad102[0].fix == "none"  # `.detach()` there would break `losses[-1].backward()`
+    assert "`optimizer` is an optimizer (its default is an optimizer class" in ad102[0].message
+
+
+def test_last_entry_backwarded_without_retain_frees_what_the_list_keeps():
+    src = HISTORY.replace("backward(retain_graph=True)", "backward()")
+    assert _found(src, "AD102") == [] and _found(src, "AD104") == []
+
+
+def test_loop_over_a_list_of_optimizers_steps():
+    t = _names("""
+        from torch import nn, optim
+        models = [nn.Linear(2, 2), nn.Linear(2, 2)]
+        optimizers = [optim.SGD(m.parameters(), lr=0.1) for m in models]
+        opts = []
+        for m in models:
+            opts.append(optim.SGD(m.parameters(), lr=0.1))
+        for opt in opts:
+            opt.step()
+    """)
+    assert "models[]" in t.modules
+    assert "opt" in t.optimizers and t.optimizers["opt"].owns is None
+
+
+def test_entry_called_and_its_parameters_read_is_a_module():
+    t = _names("""
+        import torch
+        nets = build()
+        opt = torch.optim.Adam(nets["G"].parameters())
+        out = nets["G"](torch.randn(2, 2))
+    """)
+    assert t.modules["nets['G']"] == "param"
+    assert "nets['D']" not in t.modules
+    assert t.optimizers["opt"].owns == frozenset({"nets['G']"})
+
+
+def test_a_sum_kept_across_iterations_is_not_a_stale_graph():
+    # `total = total + loss` backwarded with retain_graph: AD101/AD102's shape, not AD108's
+    src = """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        total = 0
+        for x in [torch.randn(2, 4) for _ in range(3)]:
+            loss = model(x).pow(2).mean()
+            total = total + loss
+            opt.zero_grad()
+            total.backward(retain_graph=True)
+            opt.step()
+    """
+    assert _found(src, "AD108") == []

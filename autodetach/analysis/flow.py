@@ -367,6 +367,10 @@ class Scope:
         elif isinstance(s, cst.AnnAssign):
             if s.value is not None:
                 self.assign_target(s.target, self.expr(s.value), stmt, s.value)
+        elif isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Subscript):
+            from .entries import add_entry
+
+            add_entry(self, s, stmt)  # total[name] += loss
         elif isinstance(s, cst.AugAssign):
             key = dotted(s.target)
             rhs = self.expr(s.value)

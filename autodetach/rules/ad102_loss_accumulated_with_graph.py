@@ -4,6 +4,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..findings import SAFE, UNSAFE
+from ..analysis.factories import factory_notes
+from ..analysis.graph import closure
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -360,7 +362,7 @@ class LossAccumulatedWithGraph(GraphRule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
-            guesses = _sibling_notes(node)
+            guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
             if getattr(node, "meter", None):
                 self._meter(leak, node, src, guesses)
                 continue

@@ -970,7 +970,9 @@ class Scope:
         node.loss = _looks_like_loss(meth)
         v = Val(frozenset({node}), loss=node.loss)
         if summary.arity:
-            v.elems = [Val(frozenset({node})) for _ in range(summary.arity)]
+            # per element where the callee's returns agree (`return loss.item(), out`)
+            v.elems = [Val() if summary.elems and summary.elems[i] in ("cut", "const") else Val(frozenset({node}))
+                       for i in range(summary.arity)]
         return v
 
     def _meter_add(self, call, stmt, base, meth, meter) -> Val:

@@ -114,12 +114,15 @@ class Analysis:
         """`trainer.train_step(...)` where `trainer = Trainer(...)` and Trainer
         is imported from a file of this project: (summary, file) or None."""
         func = self.names.foreign_instances.get(base) if base else None
-        if func is None:
-            return None
         cache = self.__dict__.setdefault("_foreign", {})
         key = (base, meth)
         if key not in cache:
-            cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+            if func is not None:
+                cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+            else:
+                from .runtime_classes import runtime_method
+
+                cache[key] = runtime_method(self, base, meth) if base else None
         return cache[key]
 
     def object_method(self, base, meth):
@@ -134,7 +137,7 @@ class Analysis:
             table = self._own_summaries
             where = os.path.basename(self.ctx.path) if self.ctx.path else "this file"
         else:
-            hit = self.foreign_method(base, meth)
+            hit = self.foreign_method(base, meth) if base in self.names.foreign_instances else None
             if hit is None:
                 return None
             from .project import summaries_of

@@ -40,6 +40,7 @@ class Summary:
     backward_retain: Optional[bool] = False
     elems: tuple = ()  # kind per element of the returned tuples, when they agree in length
     state: tuple = ()  # forward: `self.X` fed back into a recurrent layer and stored again (state.py)
+    self_calls: tuple = ()  # `self.m(...)` called in the method (a step that trains in a helper method)
 
 
 def _dotted(node) -> Optional[str]:
@@ -403,6 +404,10 @@ def summarize(text: str) -> dict:
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out[f"{cls.name}.{m.name}"] = _Fn(m, {}).summary()
+                    calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
+                                          isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
+                    if calls:
+                        out[f"{cls.name}.{m.name}"] = replace(out[f"{cls.name}.{m.name}"], self_calls=calls)
             if f"{cls.name}.forward" in out:
                 aliases = _aliases(tree) if aliases is None else aliases
                 state = class_state(cls, aliases)

@@ -380,6 +380,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
                 continue
+            if _mixed(ctx, node.stmt):
+                self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")
+                continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
@@ -412,6 +415,16 @@ class LossAccumulatedWithGraph(GraphRule):
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
         if not rep.message.endswith(_UNSAFE_NOTE):
             rep.message += _UNSAFE_NOTE
+
+
+def _mixed(ctx, stmt) -> bool:
+    """Does the store use an object of a class chosen at run time, some of whose
+    candidate classes return numbers (analysis.runtime_classes)? Then neither
+    `.item()` nor `.detach()` works for every candidate."""
+    from ._ad1_shared import inferred_notes
+
+    mixed = ctx.analysis.__dict__.get("mixed_results")
+    return bool(mixed) and bool(inferred_notes(ctx, {k: k for k in mixed}, [stmt]))
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

@@ -71,7 +71,7 @@ class LossAccumulatedWithGraph(GraphRule):
     summary = "a loss kept across iterations with its graph (for logging); use `.item()`"
     fix_safety = SAFE
     # a running loss total whose backward is in another file (`trainer.train_step(...)`)
-    tokens = BACKWARD_TOKENS + ("loss += ",)
+    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss")  # a meter of losses, fed by another file
 
     VALID = [
         Valid("""
@@ -352,6 +352,7 @@ class LossAccumulatedWithGraph(GraphRule):
     ]
 
     def finish(self) -> None:
+        self._remote_meters()
         ctx = self.ctx
         done = set()
         for scope, leak in ctx.analysis.leaks:
@@ -394,6 +395,29 @@ class LossAccumulatedWithGraph(GraphRule):
                               fix_title=f"Accumulate {how}")
             if guesses and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
+
+    def _remote_meters(self) -> None:
+        """A meter class of this file whose callers, in other files, feed it
+        values that a backward there shows to carry a graph: reported at the
+        store, where one `.detach()` serves every caller."""
+        import os
+
+        from ..analysis.remote_meters import remote_meter_stores, store_value
+
+        ctx = self.ctx
+        for st in remote_meter_stores(ctx.analysis):
+            value = store_value(ctx, st.cls, st.meth, st.line)
+            if value is None or _already_cut(value):
+                continue
+            f, ln, arg = st.callers[0]
+            more = f" and {len(st.callers) - 1} more places" if len(st.callers) > 1 else ""
+            what = "its argument" if st.whole else "the entries of its argument"
+            msg = (f"`{st.cls}.{st.meth}` adds {what} into the object's state with their graph "
+                   f"(`{ctx.code(value).strip()}`): it is called in a loop from {os.path.basename(f)} (line {ln}){more} "
+                   f"with `{arg}`, which a backward there shows to carry a graph, so every iteration's graph "
+                   f"stays alive and memory grows; add `.detach()` of it instead; inferred: what the callers pass "
+                   f"is read from their code in another file" + _UNSAFE_NOTE)
+            self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
 
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""

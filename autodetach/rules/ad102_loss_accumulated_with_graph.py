@@ -54,7 +54,13 @@ class LossAccumulatedWithGraph(GraphRule):
     Also found: a loss that only its own `.backward()` shows to carry a
     graph (built by code that cannot be seen); `meter.update(loss)` into a
     class of the file or the project whose method sums its argument into
-    `self` (`AverageMeter`), fixed by passing `.detach()`; the loop of an
+    `self` (`AverageMeter`), fixed by passing `.detach()`; such a meter
+    class whose callers live in other files and pass a value that a backward
+    there proves (reported at the store in the meter, where one `.detach()`
+    serves every caller); per-name totals (`total[name] += loss`); what a
+    training step of a class chosen at run time returns
+    (`getattr(algos, name)(...)`, `REGISTRY[name](...)`, a factory), looked
+    up among the project's classes that define the step; the loop of an
     evaluation function whose calls in this file run outside
     `torch.no_grad()`.
 
@@ -63,7 +69,10 @@ class LossAccumulatedWithGraph(GraphRule):
     Never offered when the accumulated value is backwarded (gradient
     accumulation). Unsafe where the finding rests on an inference, which the
     message names: what a meter's method keeps, results of the same call as
-    the backwarded loss, an evaluation function's callers in other files.
+    the backwarded loss, an evaluation function's callers in other files,
+    what a meter's callers in other files pass, a loss object built by
+    another file's factory, the candidate classes of an object whose class
+    is chosen at run time (no fix at all when some of them return numbers).
     """
 
     code = "AD102"

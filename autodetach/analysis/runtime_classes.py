@@ -34,6 +34,25 @@ def _returns_dynamic(fn) -> bool:
     return bool(rets) and any(_dynamic(r) or dotted(r) in bound for r in rets)
 
 
+def _assigns(body):
+    """The assignments among the statements of `body` and of the blocks inside
+    them (statements only: expressions are not walked)."""
+    stack = list(body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from (s for s in st.body if isinstance(s, cst.Assign))
+            continue
+        parts = [getattr(st, a, None) for a in ("body", "orelse", "finalbody")] + list(getattr(st, "handlers", ()))
+        for part in parts:
+            if isinstance(part, cst.If):
+                stack.append(part)  # elif
+            elif isinstance(part, cst.BaseSuite):
+                stack.extend(part.body)
+            elif part is not None and isinstance(getattr(part, "body", None), cst.BaseSuite):
+                stack.extend(part.body.body)  # else, finally, except
+
+
 def runtime_objects(analysis) -> dict:
     """key -> the code that builds it, for objects of a class chosen at run time."""
     cache = analysis.__dict__.get("_runtime_objects")
@@ -41,8 +60,8 @@ def runtime_objects(analysis) -> dict:
         return cache
     names = analysis.names
     out: dict = {}
-    for n in nodes(analysis.ctx.module):
-        if not isinstance(n, cst.Assign) or len(n.targets) != 1 or not isinstance(n.value, cst.Call):
+    for n in _assigns(analysis.ctx.module.body):
+        if len(n.targets) != 1 or not isinstance(n.value, cst.Call):
             continue
         key = dotted(n.targets[0].target)
         if key is None or key in names.instances or key in names.foreign_instances or names.is_module(key):

@@ -4,6 +4,8 @@
 # adds only their numbers (.item()), so nothing keeps a graph.
 import os
 
+import torch
+
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
 
 
@@ -24,4 +26,5 @@ class LossTracker:
 if __name__ == "__main__":
     from loop import run
 
+    torch.manual_seed(0)
     run(ITERS, LossTracker)

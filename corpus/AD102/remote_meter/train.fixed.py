@@ -4,9 +4,11 @@
 # adds each entry of the dict it is given into `self.sums`, and loop.py gives it
 # the step's losses, which carry their graphs (`losses["total"].backward()`
 # there), so the sums chain every step's graph. The finding is here, where one
-# `.detach()` serves every caller; what the callers pass is read from another
-# file, so the fix is unsafe.
+# `.detach()` serves every caller; what the callers pass is inferred from
+# another file, so the fix is unsafe.
 import os
+
+import torch
 
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
 
@@ -28,4 +30,5 @@ class LossTracker:
 if __name__ == "__main__":
     from loop import run
 
+    torch.manual_seed(0)
     run(ITERS, LossTracker)

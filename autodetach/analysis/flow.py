@@ -370,6 +370,10 @@ class Scope:
         elif isinstance(s, cst.AnnAssign):
             if s.value is not None:
                 self.assign_target(s.target, self.expr(s.value), stmt, s.value)
+        elif isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Subscript):
+            from .entries import add_entry
+
+            add_entry(self, s, stmt)  # total[name] += loss
         elif isinstance(s, cst.AugAssign):
             key = dotted(s.target)
             rhs = self.expr(s.value)
@@ -978,7 +982,9 @@ class Scope:
         node.loss = _looks_like_loss(meth)
         v = Val(frozenset({node}), loss=node.loss)
         if summary.arity:
-            v.elems = [Val(frozenset({node})) for _ in range(summary.arity)]
+            # per element where the callee's returns agree (`return loss.item(), out`)
+            v.elems = [Val() if summary.elems and summary.elems[i] in ("cut", "const") else Val(frozenset({node}))
+                       for i in range(summary.arity)]
         return v
 
     def _meter_add(self, call, stmt, base, meth, meter) -> Val:

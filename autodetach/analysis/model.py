@@ -114,12 +114,15 @@ class Analysis:
         """`trainer.train_step(...)` where `trainer = Trainer(...)` and Trainer
         is imported from a file of this project: (summary, file) or None."""
         func = self.names.foreign_instances.get(base) if base else None
-        if func is None:
-            return None
         cache = self.__dict__.setdefault("_foreign", {})
         key = (base, meth)
         if key not in cache:
-            cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+            if func is not None:
+                cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+            else:
+                from .runtime_classes import runtime_method
+
+                cache[key] = runtime_method(self, base, meth) if base else None
         return cache[key]
 
     def object_method(self, base, meth):
@@ -134,7 +137,7 @@ class Analysis:
             table = self._own_summaries
             where = os.path.basename(self.ctx.path) if self.ctx.path else "this file"
         else:
-            hit = self.foreign_method(base, meth)
+            hit = self.foreign_method(base, meth) if base in self.names.foreign_instances else None
             if hit is None:
                 return None
             from .project import summaries_of
@@ -273,7 +276,7 @@ class Analysis:
             if fn in sites.backward_in or self._calls_event_function(fn):
                 params = [p.name.value for p in fn.params.params] + \
                          [p.name.value for p in fn.params.kwonly_params]
-                out.append(self._walk(_body(fn), params, fn.name.value, module_env))
+                out.append(self._walk(_body(fn), params, fn.name.value, module_env, self._owner_class(fn)))
         out.extend(self._step_methods())
         out.extend(self._eval_functions(module_env))
         return [s for s in out if s is not None]
@@ -330,6 +333,7 @@ class Analysis:
             try:
                 sc = Scope(self, [], params=params, name=m.name.value)
                 sc.self_class = self.step_methods[m]
+                sc.caller_loop = True
                 sc.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
                 sc.body = [loop]
                 out.append(sc.run())
@@ -337,11 +341,35 @@ class Analysis:
                 continue
         return out
 
-    def _walk(self, body, params, name, env=None):
+    def _walk(self, body, params, name, env=None, cls=None):
         try:
-            return Scope(self, body, params=params, env=env, name=name).run()
+            sc = Scope(self, body, params=params, env=env, name=name)
+            sc.self_class = cls
+            return sc.run()
         except (GiveUp, RecursionError):
             return None
+
+    @cached_property
+    def _method_class(self) -> dict:
+        """FunctionDef -> class name, for the methods of this file's top-level classes."""
+        return {m: cls for (cls, _), m in self.names.methods.items()}
+
+    def _owner_class(self, fn):
+        """The class of a method whose loop calls `self.train_one_batch(...)`, a
+        method of the same class with a backward: walked with that class so
+        the call is inlined (None for anything else, as before)."""
+        cls = self._method_class.get(fn)
+        if cls is None or fn in self.sites.backward_in:
+            return None
+        return cls if self._self_event_call(fn, cls) else None
+
+    def _self_event_call(self, owner, cls) -> bool:
+        for key in self.sites.loop_calls.get(owner, ()):
+            if key.startswith("self.") and key.count(".") == 1:
+                m = self.names.methods.get((cls, key[5:]))
+                if m is not None and m in self.sites.backward_in:
+                    return True
+        return False
 
     def _calls_event_function(self, owner) -> bool:
         """A loop in `owner` (a function, or None: the module body) calls a
@@ -358,7 +386,8 @@ class Analysis:
                 found = self.foreign_method(base, meth)
                 if found is not None and found[0].events:
                     return True
-        return False
+        cls = self._method_class.get(owner) if owner is not None else None
+        return cls is not None and self._self_event_call(owner, cls)
 
     # ---------------------------------------------------------------- queries
     def _unique(self, attr, key) -> list:
@@ -371,7 +400,7 @@ class Analysis:
                 if k not in seen:
                     seen.add(k)
                     out.append((sc, item))
-                    if sc.self_class is not None:
+                    if getattr(sc, "caller_loop", False):
                         self._mark_caller_loop(item, sc.name)
                     if sc.eval_note is not None:
                         self._mark(item, "eval_stmts", sc.eval_note)

@@ -40,6 +40,7 @@ class Summary:
     backward_retain: Optional[bool] = False
     elems: tuple = ()  # kind per element of the returned tuples, when they agree in length
     state: tuple = ()  # forward: `self.X` fed back into a recurrent layer and stored again (state.py)
+    self_calls: tuple = ()  # `self.m(...)` called in the method (a step that trains in a helper method)
 
 
 def _dotted(node) -> Optional[str]:
@@ -310,6 +311,56 @@ def _own_nodes(fn):
                 stack.append(c)
 
 
+CALLS = " calls"  # key of the table of calls that pass a backwarded value (no function has this name)
+
+
+def passed_graphs(body) -> dict:
+    """meth -> ((line, position, name), ...) for calls `x.meth(..., name, ...)`
+    in a loop of `body` (statements of one function, or of the module) that
+    pass a name which `name.backward()` / `name[k].backward()` there shows to
+    carry a graph, outside `torch.no_grad()`: how a meter of another file
+    is fed."""
+    backwarded = set()
+    for n in _walk_own(body):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward":
+            v = n.func.value
+            while isinstance(v, ast.Subscript):
+                v = v.value
+            if isinstance(v, ast.Name):
+                backwarded.add(v.id)
+    if not backwarded:
+        return {}
+    out: dict = {}
+
+    def visit(nodes, loop, guarded):
+        for n in nodes:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(n, ast.With) and any("no_grad" in (_dotted(i.context_expr.func) or "")
+                                               for i in n.items if isinstance(i.context_expr, ast.Call)):
+                guarded_here = True
+            else:
+                guarded_here = guarded
+            if loop and not guarded_here and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                for i, a in enumerate(n.args):
+                    if isinstance(a, ast.Name) and a.id in backwarded:
+                        out.setdefault(n.func.attr, []).append((n.lineno, i, a.id))
+            visit(list(ast.iter_child_nodes(n)), loop or isinstance(n, (ast.For, ast.While)), guarded_here)
+
+    visit(list(body), False, False)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _walk_own(body):
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
 RECURRENT_LAYERS = {"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"}  # cells run per step: left out
 IMPORTS = " from"  # key of the re-export table (no function has this name)
 
@@ -397,12 +448,22 @@ def summarize(text: str) -> dict:
                            for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
     for name, fn in funcs.items():
         out[name] = _Fn(fn, funcs).summary()
+    calls: dict = {}
+    bodies = [tree.body] + [f.body for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for body in bodies:
+        for meth, sites in passed_graphs(body).items():
+            calls[meth] = calls.get(meth, ()) + sites
+    out[CALLS] = calls
     aliases = None
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out[f"{cls.name}.{m.name}"] = _Fn(m, {}).summary()
+                    calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
+                                          isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
+                    if calls:
+                        out[f"{cls.name}.{m.name}"] = replace(out[f"{cls.name}.{m.name}"], self_calls=calls)
             if f"{cls.name}.forward" in out:
                 aliases = _aliases(tree) if aliases is None else aliases
                 state = class_state(cls, aliases)

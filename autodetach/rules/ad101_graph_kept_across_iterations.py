@@ -5,6 +5,8 @@ import libcst as cst
 
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
+from ..analysis.factories import factory_notes
+from ..analysis.graph import closure
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
@@ -292,6 +294,10 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg = (f"`{leak.key}` keeps every iteration's graph alive (line {line(ctx, node.stmt)}): "
                        f"memory grows each step. Detach it where it is stored")
                 fix = SAFE
+            notes = factory_notes(ctx.analysis, closure([node]))
+            if notes:
+                msg += "; inferred: " + "; ".join(notes) + " (so the fix is unsafe: check it with --verify)"
+                fix = UNSAFE
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")
 

@@ -6,6 +6,8 @@ import libcst as cst
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
+from ..analysis.factories import factory_notes
+from ..analysis.graph import closure
 from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -54,7 +56,13 @@ class LossAccumulatedWithGraph(GraphRule):
     Also found: a loss that only its own `.backward()` shows to carry a
     graph (built by code that cannot be seen); `meter.update(loss)` into a
     class of the file or the project whose method sums its argument into
-    `self` (`AverageMeter`), fixed by passing `.detach()`; the loop of an
+    `self` (`AverageMeter`), fixed by passing `.detach()`; such a meter
+    class whose callers live in other files and pass a value that a backward
+    there proves (reported at the store in the meter, where one `.detach()`
+    serves every caller); per-name totals (`total[name] += loss`); what a
+    training step of a class chosen at run time returns
+    (`getattr(algos, name)(...)`, `REGISTRY[name](...)`, a factory), looked
+    up among the project's classes that define the step; the loop of an
     evaluation function whose calls in this file run outside
     `torch.no_grad()`.
 
@@ -63,7 +71,10 @@ class LossAccumulatedWithGraph(GraphRule):
     Never offered when the accumulated value is backwarded (gradient
     accumulation). Unsafe where the finding rests on an inference, which the
     message names: what a meter's method keeps, results of the same call as
-    the backwarded loss, an evaluation function's callers in other files.
+    the backwarded loss, an evaluation function's callers in other files,
+    what a meter's callers in other files pass, a loss object built by
+    another file's factory, the candidate classes of an object whose class
+    is chosen at run time (no fix at all when some of them return numbers).
     """
 
     code = "AD102"
@@ -72,7 +83,7 @@ class LossAccumulatedWithGraph(GraphRule):
     summary = "a loss kept across iterations with its graph (for logging); use `.item()`"
     fix_safety = SAFE
     # a running loss total whose backward is in another file (`trainer.train_step(...)`)
-    tokens = BACKWARD_TOKENS + ("loss += ",)
+    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss")  # a meter of losses, fed by another file
 
     VALID = [
         Valid("""
@@ -353,6 +364,7 @@ class LossAccumulatedWithGraph(GraphRule):
     ]
 
     def finish(self) -> None:
+        self._remote_meters()
         ctx = self.ctx
         done = set()
         for scope, leak in ctx.analysis.diagnoses_for(self.kind):
@@ -363,7 +375,7 @@ class LossAccumulatedWithGraph(GraphRule):
             if src is None or _already_cut(src):
                 continue
             done.add(id(node.stmt))
-            guesses = _sibling_notes(node)
+            guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
             if getattr(node, "meter", None):
                 self._meter(leak, node, src, guesses)
                 continue
@@ -386,6 +398,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
                 continue
+            if _mixed(ctx, node.stmt):
+                self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")
+                continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))
             new = detach(src) if as_tensor else method_call(parenthesize_if_needed(src), "item")
@@ -397,6 +412,29 @@ class LossAccumulatedWithGraph(GraphRule):
                               fix_title=f"Accumulate {how}")
             if guesses and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
+
+    def _remote_meters(self) -> None:
+        """A meter class of this file whose callers, in other files, feed it
+        values that a backward there shows to carry a graph: reported at the
+        store, where one `.detach()` serves every caller."""
+        import os
+
+        from ..analysis.remote_meters import remote_meter_stores, store_value
+
+        ctx = self.ctx
+        for st in remote_meter_stores(ctx.analysis):
+            value = store_value(ctx, st.cls, st.meth, st.line)
+            if value is None or _already_cut(value):
+                continue
+            f, ln, arg = st.callers[0]
+            more = f" and {len(st.callers) - 1} more places" if len(st.callers) > 1 else ""
+            what = "its argument" if st.whole else "the entries of its argument"
+            msg = (f"`{st.cls}.{st.meth}` adds {what} into the object's state with their graph "
+                   f"(`{ctx.code(value).strip()}`): it is called in a loop from {os.path.basename(f)} (line {ln}){more} "
+                   f"with `{arg}`, which a backward there shows to carry a graph, so every iteration's graph "
+                   f"stays alive and memory grows; add `.detach()` of it instead; inferred: what the callers pass "
+                   f"is read from their code in another file" + _UNSAFE_NOTE)
+            self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
 
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""
@@ -418,6 +456,16 @@ class LossAccumulatedWithGraph(GraphRule):
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
         if not rep.message.endswith(_UNSAFE_NOTE):
             rep.message += _UNSAFE_NOTE
+
+
+def _mixed(ctx, stmt) -> bool:
+    """Does the store use an object of a class chosen at run time, some of whose
+    candidate classes return numbers (analysis.runtime_classes)? Then neither
+    `.item()` nor `.detach()` works for every candidate."""
+    from ._ad1_shared import inferred_notes
+
+    mixed = ctx.analysis.__dict__.get("mixed_results")
+    return bool(mixed) and bool(inferred_notes(ctx, {k: k for k in mixed}, [stmt]))
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

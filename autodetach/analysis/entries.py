@@ -1,0 +1,30 @@
+"""`total[name] += loss`: an entry of a dict (or list) that sums losses.
+
+The container then holds what is added, entry by entry; which entry is not
+tracked, so the whole container hangs from each added value and from its own
+earlier contents (a running total across iterations, as `total += loss`)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+
+
+def add_entry(scope, s: cst.AugAssign, stmt) -> None:
+    from .flow import Val
+
+    target = s.target
+    for sl in target.slice:
+        if isinstance(sl.slice, cst.Index):
+            scope.expr(sl.slice.value)
+    rhs = scope.expr(s.value)
+    key = dotted(target.value)
+    if key is None or scope.no_grad or not rhs.graph or \
+            not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign)):
+        return
+    old = scope.lookup_key(key)
+    node = scope.new_node(key, stmt, s.value, Val(old.heads | rhs.heads, rhs.ghosts, rhs.modules, rhs.uses, False),
+                          kind="accum")
+    node.loss = True  # a running sum per name: the values summed are losses or metrics
+    scope.env[key] = Val(frozenset({node}), loss=True)
+    scope.bound.add(key)

@@ -1,0 +1,78 @@
+"""Objects built by another file of the project (`self.loss_fn =
+create_loss_function(cfg)`, `self.criterion = init_loss(opt)`): what a call
+of such an object returns is taken to carry its arguments' graph, an
+inference about code this file does not show. The rules name it."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .project import SKIP, relative_imports
+from .walk import nodes
+
+
+def _built(analysis) -> dict:
+    """key -> (factory name, module) for `key = f(...)` / `key = C(...)` where
+    `f` is imported from a module outside torch and the standard library."""
+    cache = analysis.__dict__.get("_built_by")
+    if cache is not None:
+        return cache
+    ctx = analysis.ctx
+    rel = None
+    out: dict = {}
+    for n in nodes(ctx.module):
+        if not isinstance(n, cst.Assign) or not isinstance(n.value, cst.Call):
+            continue
+        func = dotted(n.value.func)
+        if func is None:
+            continue
+        q = ctx.imports.qualify(n.value.func)
+        if q is not None:
+            if q.split(".")[0] in SKIP or q.startswith(("torch", "builtins")) or "." not in q:
+                continue
+            where = q.rpartition(".")[0]
+        else:
+            rel = relative_imports(ctx.module) if rel is None else rel
+            hit = rel.get(func.split(".")[0])
+            if hit is None:
+                continue
+            where = "." * hit[0] + hit[1]
+        targets = [t.target for t in n.targets]
+        if len(targets) == 1 and isinstance(targets[0], cst.Tuple):
+            targets = [e.value for e in targets[0].elements]
+        for t in targets:
+            key = dotted(t)
+            if key is not None:
+                out.setdefault(key, (func.split(".")[-1], where))
+    analysis.__dict__["_built_by"] = out
+    return out
+
+
+def factory_note(analysis, call) -> Optional[str]:
+    """What is inferred about `obj(...)` / `obj.m(...)` when `obj` was built by
+    another file's factory or class; None otherwise."""
+    if not isinstance(call, cst.Call):
+        return None
+    func = dotted(call.func)
+    if func is None:
+        return None
+    table = _built(analysis)
+    for key in (func, func.rpartition(".")[0]):
+        if analysis.names.is_module(key):
+            return None  # a model's output carries its parameters' graph: nothing inferred
+        hit = table.get(key)
+        if hit is not None:
+            return (f"`{func}(...)` is taken to return values that carry its arguments' graph (`{key}` is built "
+                    f"by `{hit[0]}` of `{hit[1]}`, whose code is not followed)")
+    return None
+
+
+def factory_notes(analysis, graph_nodes) -> list:
+    out = set()
+    for n in graph_nodes:
+        note = factory_note(analysis, n.expr)
+        if note:
+            out.add(note)
+    return sorted(out)

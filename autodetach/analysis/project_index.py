@@ -1,0 +1,76 @@
+"""Which files of the project define or call a given method, from bytes and
+the stdlib-`ast` summaries (never libcst).
+
+A class picked at run time (`find_class(name)(...)`) or a meter whose callers
+live elsewhere is resolved by looking through the project's files: the file's
+own directory, recursively, and for callers also the `.py` files directly in
+up to two parent directories (where a script importing a package sits). A file is summarised
+only when its bytes mention the name; listings are memoised per process."""
+from __future__ import annotations
+
+import os
+
+from .project import summaries_of
+
+SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
+MAX_FILES = 3000
+UP = 2
+MARKERS = (".git", "setup.py", "pyproject.toml", "setup.cfg")
+
+_FILES: dict = {}
+_MENTIONS: dict = {}
+
+
+def project_files(path: str, up: bool = True) -> tuple:
+    start = os.path.dirname(os.path.abspath(path))
+    hit = _FILES.get((start, up))
+    if hit is not None:
+        return hit
+    out = []
+    for root, dirs, files in os.walk(start):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        out += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+        if len(out) > MAX_FILES:
+            break
+    d = start
+    for _ in range(UP if up else 0):
+        if any(os.path.exists(os.path.join(d, m)) for m in MARKERS):
+            break  # the repository's root: nothing above belongs to the project
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+        try:
+            out += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".py")]
+        except OSError:
+            break
+    _FILES[(start, up)] = tuple(out[:MAX_FILES])
+    return _FILES[(start, up)]
+
+
+def files_mentioning(path: str, needle: bytes, up: bool = True) -> list:
+    key = (os.path.dirname(os.path.abspath(path)), needle, up)
+    hit = _MENTIONS.get(key)
+    if hit is None:
+        hit = []
+        for f in project_files(path, up):
+            try:
+                with open(f, "rb") as fh:
+                    if needle in fh.read():
+                        hit.append(f)
+            except OSError:
+                continue
+        _MENTIONS[key] = hit
+    return hit
+
+
+def classes_with_method(path: str, meth: str) -> list:
+    """(class, summary, file) for each class that defines `meth` in the file's
+    directory and below (where a script imports its classes from)."""
+    out = []
+    for f in files_mentioning(path, f"def {meth}(".encode(), up=False):
+        for name, s in summaries_of(f).items():
+            cls, dot, m = name.partition(".")
+            if dot and m == meth:
+                out.append((cls, s, f))
+    return out

@@ -1,0 +1,89 @@
+"""A meter class whose callers live in other files of the project.
+
+`LossesTrackEpoch.update_train_losses(loss)` adds each entry of its argument
+into `self` state; train.py calls it once per batch with `loss`, whose
+`loss['total'].backward()` shows it carries a graph. The bug and its fix are
+in the meter (one `.detach()` there serves every caller), so the finding is
+reported in the meter's file, at the store. What the callers pass is read from
+their stdlib-`ast` summaries (summaries.passed_graphs), an inference the
+finding names."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .project import summaries_of
+from .summaries import CALLS
+
+
+@dataclass
+class RemoteStore:
+    cls: str
+    meth: str
+    line: int  # the store in this file
+    whole: bool
+    callers: list  # (file, line, name)
+
+
+def remote_meter_stores(analysis) -> list:
+    path = analysis.ctx.path
+    if not path or path == "<string>" or not os.path.isfile(path):
+        return []
+    table = analysis._own_summaries
+    stem = os.path.splitext(os.path.basename(path))[0]
+    out = []
+    for name, s in table.items():
+        cls, dot, meth = name.partition(".")
+        if not dot or not s.accum or s.events or cls.startswith(" "):
+            continue
+        if any(k.startswith(cls + ".") and getattr(v, "events", False) for k, v in table.items()):
+            continue  # a policy that stores its log-probs and trains on them in another method
+        sites = _callers(path, stem, meth)
+        for pos, line, whole in s.accum:
+            callers = [(f, ln, arg) for f, ln, p, arg in sites if p == pos]
+            if callers:
+                out.append(RemoteStore(cls, meth, line, whole, callers))
+    return out
+
+
+def _callers(path: str, stem: str, meth: str) -> list:
+    from .project_index import files_mentioning
+
+    imports = (f"import {stem}".encode(), f".{stem} import".encode(), f" {stem} import".encode())
+    me = os.path.realpath(path)
+    out = []
+    for f in files_mentioning(path, f".{meth}(".encode()):
+        if os.path.realpath(f) == me:
+            continue
+        try:
+            with open(f, "rb") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        if not any(i in text for i in imports):
+            continue  # another class's method of the same name
+        for line, pos, arg in summaries_of(f).get(CALLS, {}).get(meth, ()):
+            out.append((f, line, pos, arg))
+    return out
+
+
+def store_value(ctx, cls: str, meth: str, line: int):
+    """The value added at `line` of `cls.meth`: the right side of `+=`, or
+    what `.append()` is given."""
+    for c in ctx.module.body:
+        if not (isinstance(c, cst.ClassDef) and c.name.value == cls):
+            continue
+        for m in c.body.body:
+            if not (isinstance(m, cst.FunctionDef) and m.name.value == meth):
+                continue
+            from .walk import nodes
+
+            for n in nodes(m):
+                if isinstance(n, cst.AugAssign) and ctx.line_of(n.value) == line:
+                    return n.value
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.args and \
+                        n.func.attr.value in ("append", "extend", "insert") and ctx.line_of(n) == line:
+                    return n.args[-1].value
+    return None

@@ -328,6 +328,7 @@ def _print(new: cst.Module, old: cst.Module, positions) -> str:
     again: at the top level a statement's code does not depend on where it
     stands."""
     if not (isinstance(new, cst.Module) and new.has_trailing_newline and old.has_trailing_newline
+            and new.default_indent == old.default_indent and new.default_newline == old.default_newline
             and old.body and len(new.header) == len(old.header) and len(new.footer) == len(old.footer)
             and all(a is b for a, b in zip(new.header, old.header))
             and all(a is b for a, b in zip(new.footer, old.footer))):

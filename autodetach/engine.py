@@ -110,13 +110,31 @@ def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext], starts: 
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, edits: dict) -> None:
+    """Replaces the edited nodes. Only the nodes that hold an edit are
+    visited (and so rebuilt): the rest of the tree is kept as it is."""
+
+    def __init__(self, edits: dict, positions) -> None:
         super().__init__()
         self.edits = edits
+        self.extent = positions.extent
+        spans_ = sorted(self.extent(n) for n in edits)
+        self.starts = [a for a, _ in spans_]
+        self.ends = [b for _, b in spans_]
 
     def on_visit(self, node):
         # An edited node is replaced whole; nothing inside it is visited.
-        return node not in self.edits
+        if node in self.edits:
+            return False
+        try:
+            start, end = self.extent(node)
+        except KeyError:  # not generated (cannot happen in a parsed tree): look inside
+            return True
+        i = bisect.bisect_left(self.starts, start)
+        while i < len(self.starts) and self.starts[i] <= end:
+            if self.ends[i] <= end:
+                return True
+            i += 1
+        return False
 
     def on_leave(self, original, updated):
         if original in self.edits:
@@ -296,12 +314,36 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
             for e in rep.edits:
                 edits[e.node] = _with_comments(e.node, e.replacement)
     # _choose computed the positions: their code generation is `module.code`.
-    new_code = _restore_dropped(text, ctx.positions.code, module.visit(_Apply(edits)).code)
+    new_code = _restore_dropped(text, ctx.positions.code, _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions))
     if new_code is None:
         for f in findings:
             f.fixed = False
         return findings, None, 0
     return findings, new_code, len(chosen)
+
+
+def _print(new: cst.Module, old: cst.Module, positions) -> str:
+    """`new.code`, where the top-level statements the fixes left alone (the
+    same nodes as in `old`) are copied from `old`'s code, not generated
+    again: at the top level a statement's code does not depend on where it
+    stands."""
+    if not (isinstance(new, cst.Module) and new.has_trailing_newline and old.has_trailing_newline
+            and new.default_indent == old.default_indent and new.default_newline == old.default_newline
+            and old.body and len(new.header) == len(old.header) and len(new.footer) == len(old.footer)
+            and all(a is b for a, b in zip(new.header, old.header))
+            and all(a is b for a, b in zip(new.footer, old.footer))):
+        return new.code
+    code = positions.code
+    top = {id(s) for s in old.body}
+    out = [code[:positions.extent(old.body[0])[0]]]  # the header
+    for stmt in new.body:
+        if id(stmt) in top:
+            start, end = positions.extent(stmt)
+            out.append(code[start:end])
+        else:
+            out.append(new.code_for_node(stmt))
+    out.append(code[positions.extent(old.body[-1])[1]:])  # the footer
+    return "".join(out)
 
 
 def _with_comments(node, replacement):

@@ -20,6 +20,8 @@ from .spans import line_starts
 @dataclass
 class _OffsetState(CodegenState):
     offsets: dict = field(default_factory=dict)  # node -> (start, end)
+    # node -> its whole code's (start, end), where that differs from `offsets`
+    outer: dict = field(default_factory=dict)
     pos: int = 0
     _indent_len: int = 0
     _stack: list = field(default_factory=list)
@@ -47,6 +49,8 @@ class _OffsetState(CodegenState):
         start = self._stack.pop()
         if node not in self.offsets:  # a syntactic range recorded inside wins
             self.offsets[node] = (start, self.pos)
+        else:
+            self.outer[node] = (start, self.pos)
 
     def pop_trailing_newline(self) -> None:
         if self.tokens:
@@ -73,6 +77,7 @@ class Positions:
         state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline)
         module._codegen(state)
         self._offsets = state.offsets
+        self._outer = state.outer
         self.code = "".join(state.tokens)  # what `module.code` prints: a fix reuses it
         self._starts = line_starts(self.code + state.popped)
         self._ranges: dict = {}
@@ -90,3 +95,8 @@ class Positions:
 
     def __contains__(self, node) -> bool:
         return node in self._offsets
+
+    def extent(self, node) -> tuple:
+        """(start, end) offsets of all of the node's code, its own
+        whitespace and comments included: a descendant's extent lies inside."""
+        return self._outer.get(node) or self._offsets[node]

@@ -217,3 +217,59 @@ def test_offset_map_moves_unchanged_text_and_clamps_rewrites():
     assert m(old.index("a")) == 0
     start, end = m.span(old.index("Variable"), old.index("x)") + 2)
     assert new[start:end] == "x"
+
+
+PASS_SRC = '''\
+# header comment
+
+import torch
+from torch.autograd import Variable
+
+
+def train(x):
+    if x:
+        y = Variable(x)  # keep
+    return y
+
+
+class M:
+    def f(self, a):
+        return a.data[0]
+'''
+
+
+@pytest.mark.parametrize("target", ["Variable", "data", "train"])
+def test_a_pass_rebuilds_and_prints_only_the_statements_it_edits(target):
+    # _Apply visits only the nodes that hold an edit, and _print copies the
+    # untouched top-level statements: the same code as a whole transform.
+    import libcst as cst
+
+    from autodetach.engine import _Apply, _print
+    from autodetach.positions import Positions
+
+    module = cst.parse_module(PASS_SRC)
+    pos = Positions(module)
+    hits = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Name(self, node):
+            if node.value == target:
+                hits.append(node)
+
+    module.visit(Find())
+    edits = {n: cst.Name("changed") for n in hits}
+
+    class Whole(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            return edits.get(original, updated)
+
+    new = module.visit(_Apply(edits, pos))
+    expected = module.visit(Whole()).code
+    assert _print(new, module, pos) == expected == new.code
+    assert expected.count("changed") == len(hits) > 0
+    # A statement without an edit is the same node, not a copy.
+    def holds(s, h):
+        return pos.extent(s)[0] <= pos.extent(h)[0] and pos.extent(h)[1] <= pos.extent(s)[1]
+
+    untouched = [s for s in module.body if not any(holds(s, h) for h in hits)]
+    assert untouched and all(any(s is t for t in new.body) for s in untouched)

@@ -5,10 +5,19 @@ output for tuple unpacking). A value is the set of nodes it hangs from.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
+
+_seq = itertools.count()
+
+
+def restart() -> None:
+    """Number nodes from 0 again: each file's analysis starts afresh."""
+    global _seq
+    _seq = itertools.count()
 
 
 @dataclass(eq=False)
@@ -28,6 +37,14 @@ class GNode:
     uses: dict = field(default_factory=dict)
     freed_by: object = None  # the Backward event that freed it
     kind: str = "op"  # op | module | loss | state | container | leaf | grad
+    # Creation order in this file's analysis, and the hash: sets of nodes then
+    # iterate in the same order on every run (an id() hash follows memory
+    # addresses, which change from run to run and with what ran before, and
+    # so did the path a report shows).
+    seq: int = field(default_factory=lambda: next(_seq), repr=False)
+
+    def __hash__(self) -> int:
+        return self.seq
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<GNode {self.name} it={self.iteration} kind={self.kind}>"

@@ -88,6 +88,9 @@ class _Sites:
 
 class Analysis:
     def __init__(self, ctx) -> None:
+        from .graph import restart
+
+        restart()
         self.ctx = ctx
         self._summaries: dict = {}
 

@@ -248,6 +248,16 @@ def visit_rules(module: cst.Module, visitors: list) -> None:
 
 
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
+    """One pass (see _run_rules)."""
+    try:
+        return _run_rules(text, path, rules, opts, verify)
+    finally:
+        from .analysis.walk import forget
+
+        forget()  # the analysis's cached children hold this pass's tree
+
+
+def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed). With
     `verify`, `text` is our own output: it must parse (the pass's own parse
     checks it when it can, instead of a second parse)."""

@@ -34,6 +34,9 @@ def generator_after_critic_step(fn: cst.FunctionDef, optimizers: dict) -> list:
     generator loss is backwarded after the step of an optimizer named for
     the discriminator, in `fn`'s own statements."""
     params = {p.name.value for p in list(fn.params.params) + list(fn.params.kwonly_params)}
+    # No generator-loss argument, or no discriminator optimizer: nothing to find (no walk).
+    if not any(loss_side(p) == "g" for p in params) or not any(side(o) == "d" for o in optimizers):
+        return []
     rebound = {dotted(t.target) for t in nodes(fn, skip=(cst.FunctionDef, cst.ClassDef))
                if isinstance(t, cst.AssignTarget)}
     out, stepped = [], None

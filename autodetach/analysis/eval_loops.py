@@ -27,7 +27,7 @@ _ADDS = {"append", "extend", "insert"}
 
 
 def unguarded_evals(analysis) -> dict:
-    """FunctionDef -> note (what was inferred) for such functions."""
+    """FunctionDef -> note (a function giving what was inferred) for such functions."""
     sites = analysis.sites
     imports = analysis.ctx.imports
     candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
@@ -35,10 +35,11 @@ def unguarded_evals(analysis) -> dict:
     if not candidates:
         return {}
     # `self.interpolation(data, track_gradient=False)` sets the mode itself
-    switches = {fn.name.value for fn in sites.functions if _switches_grad(fn, imports)}
-    candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not any(
-        isinstance(n, cst.Call) and (dotted(n.func) or "").rpartition(".")[2] in switches
-        for n in nodes(fn.body, skip=_SKIP))]
+    called = {fn: {(dotted(n.func) or "").rpartition(".")[2] for n in nodes(fn.body, skip=_SKIP)
+                   if isinstance(n, cst.Call)} for fn in candidates}
+    wanted = set().union(*called.values())  # only functions a candidate calls need the check
+    switches = {fn.name.value for fn in sites.functions if fn.name.value in wanted and _switches_grad(fn, imports)}
+    candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not called[fn] & switches]
     by_name = {fn.name.value: fn for fn in candidates}
     calls: dict = {name: [] for name in by_name}
     _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes)
@@ -47,10 +48,18 @@ def unguarded_evals(analysis) -> dict:
         found = calls[name]
         if not found or any(guarded or backwarded for _, guarded, backwarded in found):
             continue
-        lines = ", ".join(str(analysis.ctx.line_of(c)) for c, _, _ in found[:3])
-        out[fn] = (f"`{name}` runs with gradients on: its calls in this file (line {lines}) are outside "
-                   f"`torch.no_grad()` and do not backward its result (callers in other files are not seen)")
+        out[fn] = _note(analysis, name, found)
     return out
+
+
+def _note(analysis, name, found):
+    """The note, written only when a finding needs it: line numbers need
+    positions, which cost a print of the whole file."""
+    def note() -> str:
+        lines = ", ".join(str(analysis.ctx.line_of(c)) for c, _, _ in found[:3])
+        return (f"`{name}` runs with gradients on: its calls in this file (line {lines}) are outside "
+                f"`torch.no_grad()` and do not backward its result (callers in other files are not seen)")
+    return note
 
 
 def _accumulates(fn) -> bool:

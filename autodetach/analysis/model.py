@@ -406,7 +406,7 @@ class Analysis:
                     if getattr(sc, "caller_loop", False):
                         self._mark_caller_loop(item, sc.name)
                     if sc.eval_note is not None:
-                        self._mark(item, "eval_stmts", sc.eval_note)
+                        self._mark(item, "eval_stmts", sc.eval_note())
         return out
 
     def _mark_caller_loop(self, item, method: str) -> None:

@@ -55,8 +55,28 @@ def _collect(node, names) -> list:
     return out
 
 
+# node id -> (node, its children): the analyses walk the same subtrees many
+# times. The node is kept with its entry so that a reused id never matches;
+# the engine empties the table after each file (`forget`).
+_KIDS: dict = {}
+_KIDS_MAX = 400_000
+
+
 def children(node) -> list:
-    return _collect(node, _fields(type(node)))
+    """The node's non-trivia children (a shared list: do not change it)."""
+    e = _KIDS.get(id(node))
+    if e is not None and e[0] is node:
+        return e[1]
+    kids = _collect(node, _fields(type(node)))
+    if len(_KIDS) >= _KIDS_MAX:
+        _KIDS.clear()
+    _KIDS[id(node)] = (node, kids)
+    return kids
+
+
+def forget() -> None:
+    """Drop the cached children (and with them the trees they hold)."""
+    _KIDS.clear()
 
 
 def walk(node, enter=None, leave=None, skip=None) -> None:
@@ -74,9 +94,7 @@ def walk(node, enter=None, leave=None, skip=None) -> None:
             continue
         if leave is not None:
             stack.append((n, True))
-        kids = children(n)
-        kids.reverse()
-        stack.extend((k, False) for k in kids)
+        stack.extend((k, False) for k in reversed(children(n)))
 
 
 def nodes(node, skip=None):

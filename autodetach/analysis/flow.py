@@ -1117,23 +1117,20 @@ class Scope:
         if not self.freed:
             return
         # Walk from the root; stop at freed nodes that hold saved tensors.
-        prev: dict = {}
-        stack = list(target.heads)
-        for h in stack:
-            prev[h] = None
+        # Never through code we cannot see: a freed node counts when some
+        # path to it is certain, whichever path the walk meets first.
+        stack = [h for h in target.heads if not getattr(h, "uncertain", False)]
+        prev: dict = {h: None for h in stack}
         links = []
-        seen = set(stack)
         while stack:
             n = stack.pop()
             if n in self.freed and not n.trivial and not n.leaf:
                 links.append(n)
                 continue
             for p in n.parents:
-                if p not in seen:
-                    seen.add(p)
+                if p not in prev and not getattr(p, "uncertain", False):
                     prev[p] = n
                     stack.append(p)
-        links = [l for l in links if not _uncertain_path(l, prev)]
         if not links:
             return
         by_first: dict = {}
@@ -1216,15 +1213,6 @@ def _uncertain_below(head) -> bool:
             return True
         if not getattr(n, "proven", False):
             stack.extend(n.parents)
-    return False
-
-
-def _uncertain_path(link, prev) -> bool:
-    n = link
-    while n is not None:
-        if getattr(n, "uncertain", False):
-            return True
-        n = prev.get(n)
     return False
 
 

@@ -5,10 +5,20 @@ output for tuple unpacking). A value is the set of nodes it hangs from.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
+
+
+_IDS = itertools.count()
+
+
+def reset_ids() -> None:
+    """Number the nodes of one file's analysis from 0 again."""
+    global _IDS
+    _IDS = itertools.count()
 
 
 @dataclass(eq=False)
@@ -28,6 +38,13 @@ class GNode:
     uses: dict = field(default_factory=dict)
     freed_by: object = None  # the Backward event that freed it
     kind: str = "op"  # op | module | loss | state | container | leaf | grad
+    uid: int = field(default_factory=lambda: next(_IDS), repr=False)
+
+    # Sets of nodes are walked in hash order, and the analysis takes the
+    # first path or link it meets: an address-based hash made the findings
+    # of a file change from one run to the next. Creation order does not.
+    def __hash__(self) -> int:
+        return self.uid
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<GNode {self.name} it={self.iteration} kind={self.kind}>"

@@ -236,3 +236,27 @@ def test_nodes_hash_by_creation_order_within_a_file():
             for _ in range(12)}
     assert len(seen) == 1
     assert sorted(f[:2] for f in next(iter(seen))) == [("AD101", 12), ("AD101", 13), ("AD107", 7), ("AD107", 8)]
+
+
+def test_comments_of_moved_init_state_are_kept():
+    # mutated corpus case (AD214/grad_reverse_init with a comment on every
+    # line): the unsafe rewrite moved `self.lambd = lambd  # c` into
+    # `forward` without its comment and dropped the comment line above
+    # `forward`.
+    src = ("import torch\nfrom torch.autograd import Function\n\n\n"
+           "class GradReverse(Function):\n"
+           "    def __init__(self, lambd):\n"
+           "        super(GradReverse, self).__init__()\n"
+           "        # the strength\n"
+           "        self.lambd = lambd  # kept\n"
+           "    # above forward\n"
+           "    def forward(self, x):\n        return x.view_as(x)\n\n"
+           "    def backward(self, grad_output):\n        return grad_output * -self.lambd\n\n\n"
+           "def f(x):\n    return GradReverse(0.25)(x)\n")
+    new, findings = autodetach.fix_code(src, select=["AD214"], unsafe=True)
+    assert [f.code for f in findings if f.fixed] == ["AD214"]
+    assert "GradReverse.apply(x, 0.25)" in new
+    assert "        # the strength\n        ctx.lambd = lambd  # kept\n" in new
+    assert "    # above forward\n    @staticmethod\n    def forward(ctx, x, lambd):" in new
+    compile(new, "<fixed>", "exec")
+    assert autodetach.fix_code(new, select=["AD214"], unsafe=True)[0] == new

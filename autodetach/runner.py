@@ -3,14 +3,18 @@ diffs. One bad file never stops the batch."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import difflib
 import os
+import shutil
 import signal
+import tempfile
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Iterable, Iterator, Optional
 
 from . import notebook
+from .analysis.project import keep_originals, save_original
 from .engine import Options, process_bytes
 from .executors import LocalPool, WorkerDied
 from .findings import FileResult
@@ -34,6 +38,9 @@ class Settings:
     # Real paths of the files and folders named on the command line: a write
     # never goes through a symbolic link to a file outside them.
     roots: tuple = ()
+    # With write: a folder where each file is kept as read before its fix
+    # replaces it (analysis.project.keep_originals); set by run_unordered.
+    originals: Optional[str] = None
     _ignores: PerFileIgnores = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -83,6 +90,7 @@ def _init(settings: Settings, parent: Optional[int] = None) -> None:
     if parent is not None:
         _die_with_parent(parent)
     _SETTINGS = settings
+    keep_originals(settings.originals)
     _RULES = rules_for(settings.codes)
     _CACHE = None
     if settings.cache_dir:
@@ -154,6 +162,7 @@ def _finish(path: str, data: bytes, res: FileResult, key, opts: Options) -> File
         if settings.write:
             if _parent_gone():  # the CLI was killed: write nothing more
                 raise SystemExit(1)
+            save_original(path, data)
             write_back(path, data, res, settings.roots, opts.ignore)
     if key is not None and not (settings.write and res.new_source is not None):
         # A file whose fixes were written has new content: never served stale.
@@ -261,6 +270,24 @@ def _remote(files: list, settings: Settings, executor) -> Iterator[tuple]:
         yield ready.pop()
 
 
+def _remove_stale_originals() -> None:
+    """The folders of runs that were killed (SIGKILL skips their cleanup)."""
+    base = tempfile.gettempdir()
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if name.startswith("autodetach-originals-") and len(parts) > 3 and parts[2].isdigit():
+            try:
+                os.kill(int(parts[2]), 0)
+            except ProcessLookupError:
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            except OSError:
+                pass  # alive, another user's
+
+
 def run_unordered(files: Iterable[str], settings: Settings, jobs: int = 1, executor=None) -> Iterator[tuple]:
     """(index in `files`, result) as each file is done. `executor`: None
     for the local process pool of `jobs` workers, or one from
@@ -268,6 +295,15 @@ def run_unordered(files: Iterable[str], settings: Settings, jobs: int = 1, execu
     files = list(files)
     if executor is not None and not executor.shares_files:
         yield from _remote(files, settings, executor)
+        return
+    if settings.write and settings.originals is None:
+        _remove_stale_originals()
+        folder = tempfile.mkdtemp(prefix=f"autodetach-originals-{os.getpid()}-")
+        try:
+            yield from run_unordered(files, dataclasses.replace(settings, originals=folder), jobs, executor)
+        finally:
+            keep_originals(None)
+            shutil.rmtree(folder, ignore_errors=True)
         return
     if executor is None and (jobs <= 1 or len(files) < 4):
         _init(settings)

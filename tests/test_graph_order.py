@@ -5,18 +5,18 @@ import os
 
 import pytest
 
-from autodetach.analysis.graph import GNode, restart
+from autodetach.analysis.graph import GNode, reset_ids
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(os.path.dirname(HERE), "corpus")
 
 
 def test_nodes_number_from_zero_in_each_analysis():
-    restart()
+    reset_ids()
     a, b = GNode(name="a", stmt=None, expr=None, iteration=()), GNode(name="b", stmt=None, expr=None, iteration=())
     assert (hash(a), hash(b)) == (0, 1)
     assert a != GNode(name="a", stmt=None, expr=None, iteration=())  # still identity equality
-    restart()
+    reset_ids()
     assert hash(GNode(name="c", stmt=None, expr=None, iteration=())) == 0
 
 

@@ -283,3 +283,45 @@ def test_reexported_class_method_is_found(tmp_path):
     assert path == str(pkg / "evolving.py")
     assert summary.state[0][0] == "w"
     assert find(str(pkg / "__init__.py"), "Missing.forward") == (None, None)
+
+
+def test_a_fix_run_sees_its_neighbours_as_they_were_read(tmp_path):
+    # The run fixes utils.py (AD201) before it analyses the files that
+    # import it: they must still see `cut` as the run found it, or the
+    # order of the files would decide their fixes and the report (made on
+    # the untouched tree) would not show them (docs/reliability.md).
+    from autodetach.analysis.project import summaries_of
+    from autodetach.runner import Settings, run_unordered
+
+    utils = tmp_path / "utils.py"
+    utils.write_text("from torch.autograd import Variable\n\n\ndef cut(h):\n    return Variable(h.data)\n")
+    (tmp_path / "train.py").write_text("from utils import cut\n")
+    read = summaries_of(str(utils))["cut"]
+    stream = run_unordered([str(utils), str(tmp_path / "train.py")],
+                           Settings(codes=("AD201", "AD202"), fix=True, write=True))
+    next(stream)
+    assert "h.detach()" in utils.read_text()
+    assert summaries_of(str(utils))["cut"] == read
+    list(stream)
+    assert summaries_of(str(utils))["cut"].result == "cut" != read.result
+
+
+def test_the_originals_of_a_killed_run_are_removed_by_the_next(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    import tempfile
+
+    from autodetach.runner import Settings, run_unordered
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"autodetach-originals-{dead.pid}-x"
+    stale.mkdir()
+    (stale / "kept").write_bytes(b"x = 1\n")
+    live = tmp_path / f"autodetach-originals-{os.getpid()}-y"
+    live.mkdir()
+    (tmp_path / "a.py").write_text("from torch.autograd import Variable\nh = Variable(x.data)\n")
+    list(run_unordered([str(tmp_path / "a.py")], Settings(codes=("AD201",), fix=True, write=True)))
+    assert "x.detach()" in (tmp_path / "a.py").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", live.name]

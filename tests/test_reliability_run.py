@@ -1,6 +1,7 @@
 """Regressions found by benchmarks/reliability.py (docs/reliability.md):
 each input is the smallest form of a file the run flagged."""
 import libcst as cst
+import pytest
 
 import autodetach
 
@@ -131,8 +132,6 @@ def test_findings_that_appear_during_fixing_are_reported():
 def test_a_report_stands_when_fixing_fails():
     # A report now runs the fixing passes; a fix that breaks the file is
     # `--fix`'s internal error, never the report's.
-    import pytest
-
     from autodetach.engine import Options, check_source
     from autodetach.rule import Rule
 
@@ -168,3 +167,96 @@ def test_an_import_the_fixes_free_is_one_note_also_after_a_text_fix():
     notes = [r for f in found for r in f.related]
     assert len(notes) == 1 and notes[0][:2] == (2, 28) and "no longer used" in notes[0][2]
     assert "Variable" not in new
+
+
+# diffusers' examples/amused/train_amused.py, smallest form: two graphs
+# built before the loop, both rebuilt in a branch inside it. The walk from
+# the backward meets two freed graphs; which one it met first (and so AD101
+# or AD107, and which fix) followed the nodes' addresses, so a report and a
+# `--fix` of the same file disagreed, and a second `--fix` changed it again.
+BUILT_BEFORE_AND_IN_LOOP = """import torch
+from torch import nn
+
+model = nn.Linear(4, 4)
+encoder = nn.Linear(4, 4)
+opt = torch.optim.SGD(list(model.parameters()) + list(encoder.parameters()), lr=0.1)
+hidden = encoder(torch.randn(2, 4))
+cond = encoder(torch.randn(2, 4))
+
+for batch in loader:
+    if "prompt" in batch:
+        hidden = encoder(batch["prompt"])
+        cond = encoder(batch["prompt"])
+    out = model(hidden) + model(cond)
+    loss = out.sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.slow
+def test_the_same_file_gets_the_same_findings_every_time(tmp_path):
+    import json
+    import shutil
+
+    from tests.cli_helper import invoke
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(6):
+        (tree / f"train_{i}.py").write_text(BUILT_BEFORE_AND_IN_LOOP)
+    args = ["--unsafe-fixes", "--no-cache", "--no-progress", "--exit-zero", "--output-format", "json", "."]
+    reports = [invoke(args, cwd=tree).out for _ in range(3)]
+    assert reports[0] == reports[1] == reports[2]
+    fixable = {}
+    for f in json.loads(reports[0])["findings"]:
+        if f["fix"] != "none":
+            lines = {f["line"]} | {r[0] for r in f.get("related") or []}
+            fixable.setdefault(f["path"], set()).update(lines)
+    work = tmp_path / "work"
+    shutil.copytree(tree, work)
+    invoke(["--fix", *args], cwd=work)
+    for i in range(6):
+        name = f"train_{i}.py"
+        changed = _changed_lines(BUILT_BEFORE_AND_IN_LOOP, (work / name).read_text())
+        assert changed and changed <= fixable.get(name, set())
+    fixed = {p.name: p.read_bytes() for p in work.iterdir()}
+    invoke(["--fix", *args], cwd=work)
+    assert {p.name: p.read_bytes() for p in work.iterdir()} == fixed
+
+
+def test_nodes_hash_by_creation_order_within_a_file():
+    from autodetach.engine import Options, check_source
+    from autodetach.registry import select_rules
+
+    rules = select_rules(select=["AD101", "AD107"])
+    seen = {tuple((f.code, f.line, f.message) for f in
+                  check_source(BUILT_BEFORE_AND_IN_LOOP, "t.py", rules, Options(unsafe=True))[0])
+            for _ in range(12)}
+    assert len(seen) == 1
+    assert sorted(f[:2] for f in next(iter(seen))) == [("AD101", 12), ("AD101", 13), ("AD107", 7), ("AD107", 8)]
+
+
+def test_comments_of_moved_init_state_are_kept():
+    # mutated corpus case (AD214/grad_reverse_init with a comment on every
+    # line): the unsafe rewrite moved `self.lambd = lambd  # c` into
+    # `forward` without its comment and dropped the comment line above
+    # `forward`.
+    src = ("import torch\nfrom torch.autograd import Function\n\n\n"
+           "class GradReverse(Function):\n"
+           "    def __init__(self, lambd):\n"
+           "        super(GradReverse, self).__init__()\n"
+           "        # the strength\n"
+           "        self.lambd = lambd  # kept\n"
+           "    # above forward\n"
+           "    def forward(self, x):\n        return x.view_as(x)\n\n"
+           "    def backward(self, grad_output):\n        return grad_output * -self.lambd\n\n\n"
+           "def f(x):\n    return GradReverse(0.25)(x)\n")
+    new, findings = autodetach.fix_code(src, select=["AD214"], unsafe=True)
+    assert [f.code for f in findings if f.fixed] == ["AD214"]
+    assert "GradReverse.apply(x, 0.25)" in new
+    assert "        # the strength\n        ctx.lambd = lambd  # kept\n" in new
+    assert "    # above forward\n    @staticmethod\n    def forward(ctx, x, lambd):" in new
+    compile(new, "<fixed>", "exec")
+    assert autodetach.fix_code(new, select=["AD214"], unsafe=True)[0] == new

@@ -1205,24 +1205,20 @@ class Scope:
         if not self.freed:
             return
         # Walk from the root; stop at freed nodes that hold saved tensors.
-        prev: dict = {}
-        # In creation order: node sets hash by id, and the path reported must not vary between runs.
-        stack = sorted(target.heads, key=_created)
-        for h in stack:
-            prev[h] = None
+        # Never through code we cannot see: a freed node counts when some
+        # path to it is certain, whichever path the walk meets first.
+        stack = [h for h in target.heads if not getattr(h, "uncertain", False)]
+        prev: dict = {h: None for h in stack}
         links = []
-        seen = set(stack)
         while stack:
             n = stack.pop()
             if n in self.freed and not n.trivial and not n.leaf:
                 links.append(n)
                 continue
-            for p in sorted(n.parents, key=_created):
-                if p not in seen:
-                    seen.add(p)
+            for p in n.parents:
+                if p not in prev and not getattr(p, "uncertain", False):
                     prev[p] = n
                     stack.append(p)
-        links = [l for l in links if not _uncertain_path(l, prev)]
         if not links:
             return
         by_first: dict = {}
@@ -1276,11 +1272,6 @@ class Scope:
                                   (head.kind == "accum" and targets & closure(head.parents))):
                 head.loss = True  # named as one, or a sum of values computed from what is backwarded
             self.leaks.append(Leak(key, head, loop, reached))
-
-
-def _created(node: GNode) -> tuple:
-    """A node's place in creation order (markers and leaves: 0, then by name)."""
-    return getattr(node, "seq", 0), node.name or ""
 
 
 # Scope.expr's handlers, by node type; a node type not here is unknown.
@@ -1341,15 +1332,6 @@ def _uncertain_below(head) -> bool:
             return True
         if not getattr(n, "proven", False):
             stack.extend(n.parents)
-    return False
-
-
-def _uncertain_path(link, prev) -> bool:
-    n = link
-    while n is not None:
-        if getattr(n, "uncertain", False):
-            return True
-        n = prev.get(n)
     return False
 
 

@@ -11,13 +11,14 @@ from typing import Optional
 
 import libcst as cst
 
-_seq = itertools.count()
+
+_IDS = itertools.count()
 
 
-def restart() -> None:
-    """Number nodes from 0 again: each file's analysis starts afresh."""
-    global _seq
-    _seq = itertools.count()
+def reset_ids() -> None:
+    """Number the nodes of one file's analysis from 0 again."""
+    global _IDS
+    _IDS = itertools.count()
 
 
 @dataclass(eq=False)
@@ -37,14 +38,13 @@ class GNode:
     uses: dict = field(default_factory=dict)
     freed_by: object = None  # the Backward event that freed it
     kind: str = "op"  # op | module | loss | state | container | leaf | grad
-    # Creation order in this file's analysis, and the hash: sets of nodes then
-    # iterate in the same order on every run (an id() hash follows memory
-    # addresses, which change from run to run and with what ran before, and
-    # so did the path a report shows).
-    seq: int = field(default_factory=lambda: next(_seq), repr=False)
+    uid: int = field(default_factory=lambda: next(_IDS), repr=False)
 
+    # Sets of nodes are walked in hash order, and the analysis takes the
+    # first path or link it meets: an address-based hash made the findings
+    # of a file change from one run to the next. Creation order does not.
     def __hash__(self) -> int:
-        return self.seq
+        return self.uid
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<GNode {self.name} it={self.iteration} kind={self.kind}>"

@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .flow import GiveUp, Scope
+from .graph import reset_ids
 from .names import build_names
 from .walk import nodes, walk
 
@@ -88,9 +89,7 @@ class _Sites:
 
 class Analysis:
     def __init__(self, ctx) -> None:
-        from .graph import restart
-
-        restart()
+        reset_ids()  # the same file gives the same node hashes in any process
         self.ctx = ctx
         self._summaries: dict = {}
 

@@ -7,6 +7,7 @@ An import that does not resolve to a file stays unseen code ("uncertain"),
 exactly as before. Summaries are memoised per file by (size, mtime)."""
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Optional
 
@@ -16,19 +17,63 @@ from ..imports import dotted
 from .summaries import IMPORTS, Summary, summarize
 
 _MEMO: dict = {}  # realpath -> ((size, mtime_ns), summaries)
+_ORIGINALS: Optional[str] = None  # a --fix run's folder of the files it rewrote, as read
 _DEPS: dict = {}  # realpath -> [size, mtime_ns] of files read since the last take_deps()
 SEARCH_UP = 3  # parent directories searched for an absolute import
 SKIP = ("torch", "numpy", "np", "math", "os", "sys", "collections", "itertools", "functools",
         "typing", "random", "time", "json", "re", "copy")
 
 
+def keep_originals(folder: Optional[str]) -> None:
+    """While set, every file is summarised as it was when the run began:
+    a file's analysis must not depend on which neighbours the run has
+    already fixed (the report, made on the untouched tree, would not show
+    it, and the order of a pool's files would decide it)."""
+    global _ORIGINALS
+    _ORIGINALS = folder
+
+
+def _original_file(real: str) -> str:
+    name = hashlib.sha1(real.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(_ORIGINALS, name)
+
+
+def save_original(path: str, data: bytes) -> None:
+    """Keep `path`'s content as read, before the run replaces it; whole
+    before the file is replaced (summaries_of relies on that order)."""
+    if _ORIGINALS is None or not path.endswith(".py"):
+        return
+    dest = _original_file(os.path.realpath(path))
+    tmp = f"{dest}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, dest)
+
+
+def _from_original(real: str) -> Optional[dict]:
+    try:
+        with open(_original_file(real), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    _DEPS[real] = [-1, -1]  # not the content on disk: a cached result never matches it
+    hit = _MEMO.get(("original", real))
+    if hit is None:
+        hit = _MEMO[("original", real)] = summarize(data.decode("utf-8", errors="replace"))
+    return hit
+
+
 def summaries_of(path: str) -> dict:
+    real = os.path.realpath(path)
+    if _ORIGINALS is not None:
+        kept = _from_original(real)
+        if kept is not None:
+            return kept
     try:
         st = os.stat(path)
     except OSError:
         return {}
     stamp = (st.st_size, st.st_mtime_ns)
-    real = os.path.realpath(path)
     _DEPS[real] = list(stamp)
     hit = _MEMO.get(real)
     if hit is not None and hit[0] == stamp:
@@ -38,6 +83,10 @@ def summaries_of(path: str) -> dict:
             text = fh.read().decode("utf-8", errors="replace")
     except OSError:
         return {}
+    if _ORIGINALS is not None:  # replaced while it was read: the original counts
+        kept = _from_original(real)
+        if kept is not None:
+            return kept
     out = summarize(text)
     _MEMO[real] = (stamp, out)
     return out

@@ -50,7 +50,7 @@ def _is_super_init(stmt) -> bool:
 
 
 def _init_state(init: cst.FunctionDef, is_doc):
-    """([(attr, value expr)], params) of `self.attr = value` lines, or a reason."""
+    """([(attr, value expr, statement)], params) of `self.attr = value` lines, or a reason."""
     params = _plain_params(init, defaults_ok=True)
     if params is None:
         return None, "`__init__` has an unusual signature"
@@ -64,7 +64,7 @@ def _init_state(init: cst.FunctionDef, is_doc):
         if not (ok and isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name)
                 and tgt.value.value == "self" and "self" not in _names(stmt.body[0].value)):
             return None, "`__init__` does more than store its arguments on `self`"
-        state.append((tgt.attr.value, stmt.body[0].value))
+        state.append((tgt.attr.value, stmt.body[0].value, stmt))
     return (state, params), None
 
 
@@ -115,7 +115,7 @@ def plan(ctx, cls: cst.ClassDef, methods: dict, to_static, is_doc) -> Plan:
         return None, "`forward` has an unusual signature, or there is no `backward`"
     added = [p.name.value for p in init_params]
     taken = {p.name.value for p in inputs} | _names(fwd.body)
-    used_in_values = set().union(*(_names(v) for _, v in state)) if state else set()
+    used_in_values = set().union(*(_names(v) for _, v, _ in state)) if state else set()
     if set(added) & ({p.name.value for p in inputs} | (_names(fwd.body) - used_in_values)) \
             or (used_in_values - set(added)) & taken:
         return None, "an `__init__` argument's name is also used in `forward`"
@@ -130,12 +130,17 @@ def plan(ctx, cls: cst.ClassDef, methods: dict, to_static, is_doc) -> Plan:
                  [all_params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
     body = list(fwd.body.body)
     at = 1 if body and is_doc(body[0]) else 0
-    sets = [cst.parse_statement(f"self.{attr} = {ctx.code(value)}\n") for attr, value in state]
+    # Each keeps its comments (the line's own and those above it).
+    sets = [cst.parse_statement(f"self.{attr} = {ctx.code(value)}\n").with_changes(
+        leading_lines=stmt.leading_lines, trailing_whitespace=stmt.trailing_whitespace)
+        for attr, value, stmt in state]
     body_stmts = list(cls.body.body)
     i = body_stmts.index(methods["__init__"])
     lead = {}
     if i + 1 < len(body_stmts) and body_stmts[i + 1] is fwd:
-        lead = {"leading_lines": methods["__init__"].leading_lines}  # keep the class's layout
+        # the class's layout, and the comment lines above `forward`
+        lead = {"leading_lines": list(methods["__init__"].leading_lines) +
+                [ln for ln in fwd.leading_lines if ln.comment is not None]}
     new_fwd = fwd.with_changes(**lead, params=fwd.params.with_changes(params=all_params),
                                body=fwd.body.with_changes(body=body[:at] + sets + body[at:]))
     # backward: one None per added argument.

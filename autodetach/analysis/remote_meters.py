@@ -64,6 +64,8 @@ def _callers(path: str, stem: str, meth: str) -> list:
             continue
         if not any(i in text for i in imports):
             continue  # another class's method of the same name
+        if b"backward" not in text:
+            continue  # passed_graphs needs a `.backward()` there: no summary to build
         for line, pos, arg in summaries_of(f).get(CALLS, {}).get(meth, ()):
             out.append((f, line, pos, arg))
     return out

@@ -30,6 +30,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .optimizer_owners import bound_args
 from .walk import nodes
 
 ELEM_MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "state_dict", "load_state_dict",
@@ -202,17 +203,12 @@ def _optimizer_tuples(f: Facts, table, imports) -> None:
         fn = table.functions.get(call.func.value)
         if fn is None:
             continue
-        params = [p.name.value for p in list(fn.params.params) + list(fn.params.kwonly_params)]
         args, given = {}, {}
-        for i, a in enumerate(call.args):
-            if a.star:
-                break
-            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
-            if name is not None:
-                args[name] = dotted(a.value)
-                owns = built.get(args[name]) if args[name] else owners(a.value)  # f(net, (Adam(...), SGD(...)))
-                if owns is not None:
-                    given[name] = owns
+        for name, value in bound_args(fn, call).items():
+            args[name] = dotted(value)
+            owns = built.get(args[name]) if args[name] else owners(value)  # f(net, (Adam(...), SGD(...)))
+            if owns is not None:
+                given[name] = owns
         back = {src: p for p, src in args.items() if src is not None}
         for p, owns in given.items():
             mapped = tuple(frozenset(back[m] for m in o) if o and all(m in back for m in o) else None

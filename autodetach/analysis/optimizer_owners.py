@@ -164,14 +164,7 @@ def _from_call_sites(table, calls: list) -> None:
         fn = table.functions.get(call.func.value)
         if fn is None:
             continue
-        params = [p.name.value for p in fn.params.params + fn.params.kwonly_params]
-        args: dict = {}
-        for i, a in enumerate(call.args):
-            if a.star:
-                break
-            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
-            if name is not None:
-                args[name] = dotted(a.value)
+        args = {name: dotted(value) for name, value in bound_args(fn, call).items()}
         for p, src in args.items():
             o = table.optimizers.get(p)
             so = table.optimizers.get(src) if src else None
@@ -209,3 +202,17 @@ def _on_wrapped_module(table, sources: dict) -> None:
         note = table.inferred.get(key, f"`{key}` is an optimizer")
         table.inferred[key] = note + f"; it steps part of `{parts[0][:-7]}` (it is kept on `{holder}`, " \
                                      f"which is `{parts[0]}`)"
+
+
+def bound_args(fn: cst.FunctionDef, call: cst.Call) -> dict:
+    """Parameter name -> the argument expression a call of `fn` binds to it
+    (positional and keyword; nothing after a `*args`/`**kw`)."""
+    params = [p.name.value for p in list(fn.params.params) + list(fn.params.kwonly_params)]
+    out: dict = {}
+    for i, a in enumerate(call.args):
+        if a.star:
+            break
+        name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+        if name is not None:
+            out[name] = a.value
+    return out

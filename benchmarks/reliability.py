@@ -313,15 +313,25 @@ def ast_outside(old_tree, new_tree, ranges) -> list:
     def moved_past_finding(k, others):
         return any(any(touched(a, b) for a, b, _, _ in old[min(k, m):max(k, m) + 1]) for m in others)
 
+    def became_its_neighbour(n, i1, j1, j2):
+        """`A; B` -> `B; B`: a reported statement rewritten into a copy of the
+        statements after it, which the matcher pairs the other way round (the
+        old ones kept, the copy inserted after them)."""
+        if n == 0 or ops[n - 1][0] != "delete":
+            return False
+        _, d1, d2, _, _ = ops[n - 1]
+        return ([s[2] for s in old[d2:i1]] == [s[2] for s in new[j1:j2]]
+                and all(touched(a, b) for a, b, _, _ in old[d1:d2]))
+
     bad = []
-    for op, i1, i2, j1, j2 in ops:
+    for n, (op, i1, i2, j1, j2) in enumerate(ops):
         for k in range(i1, i2):
             s = old[k]
             if not touched(s[0], s[1]) and not _is_import(s[2]) and not moved_past_finding(k, came.get(s[2], [])):
                 bad.append(s[0])
         if j2 > j1:
             near = old[max(0, i1 - 1):i2 + 1]
-            if any(touched(a, b) for a, b, _, _ in near):
+            if any(touched(a, b) for a, b, _, _ in near) or became_its_neighbour(n, i1, j1, j2):
                 continue
             for s in new[j1:j2]:
                 if s[3] not in helpers and not _is_import(s[2]) and not moved_past_finding(i1, gone.get(s[2], [])):

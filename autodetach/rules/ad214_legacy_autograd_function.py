@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.walk import visit
+from ..analysis.walk import nodes, visit
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
 from ._ad214_init_state import plan as init_state_plan
@@ -288,6 +288,19 @@ class LegacyAutogradFunction(Rule):
             sq = Sq.apply
             y = sq(x) + sq(2 * x)
         """, note="an instance only ever called: bound to .apply"),
+        Invalid("""
+            import torch
+
+            class Half(torch.autograd.Function):
+                def forward(self, x):
+                    return x.clone()
+
+            class Half(torch.autograd.Function):
+                def forward(self, x):
+                    return x * 1
+
+            y = Half()(torch.ones(2))
+        """, None, count=2, note="one name, two classes: the call cannot be given to either, reported only"),
     ]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -304,6 +317,8 @@ class LegacyAutogradFunction(Rule):
         if why == _INIT:
             self._with_init_state(node, methods, msg)
             return
+        if why is None and sum(isinstance(n, cst.ClassDef) and n.name.value == name for n in nodes(self.ctx.module)) > 1:
+            why = f"`{name}` is defined more than once in this file, so its calls cannot be told apart"
         uses, other = self._uses(name)
         if why is None and other:
             why = f"`{name}` is used other than as `{name}()(...)` (line {self.ctx.line_of(other[0])})"

@@ -14,7 +14,10 @@ commit that is missing is reported under "unavailable" with the `fetch`
 source to ask for; its cases are not scored.
 
 The default run scores the development cases; `--held-out` scores only the
-held-out ones (marked in the manifest; do not tune on them). Prints JSON.
+held-out ones without a batch (marked in the manifest; do not tune on them);
+`--batch NAME` scores only the cases of that batch (a later held-out set).
+`--check-only` runs no tool: it checks that each case's file exists at its
+commit and that its lines lie inside the file. Prints JSON.
 """
 from __future__ import annotations
 
@@ -50,6 +53,8 @@ def load_manifest(path: str) -> dict:
             raise SystemExit(f"realworld: positive {case['id']} needs code and line")
         if kind == "negative" and len(case.get("span") or []) != 2:
             raise SystemExit(f"realworld: negative {case['id']} needs span [first, last]")
+        if "batch" in case and case.get("held_out") is not True:
+            raise SystemExit(f"realworld: case {case['id']} of batch {case['batch']} must be held out")
     return data
 
 
@@ -107,6 +112,36 @@ def tool_info(python: str) -> dict:
                            capture_output=True, text=True)
         info["uncommitted_changes"] = bool(d.stdout.strip())
     return info
+
+
+def in_run(case: dict, held_out: bool, batch) -> bool:
+    """Which cases a run scores: a named batch, else the held-out cases without a
+    batch (--held-out), else the development cases."""
+    if batch is not None:
+        return case.get("batch") == batch
+    return bool(case.get("held_out")) == held_out and "batch" not in case
+
+
+def case_lines(case: dict) -> list:
+    if case["kind"] == "positive":
+        return [case["line"], *case.get("also_lines", [])]
+    return list(case["span"])
+
+
+def check_case(gdir: str, case: dict) -> dict:
+    """Is the case's file at its commit, and do its lines lie inside it? Runs no tool."""
+    r = subprocess.run(["git", "--git-dir", gdir, "show", f"{case['commit']}:{case['path']}"],
+                       capture_output=True)
+    if r.returncode != 0:
+        return {"id": case["id"], "ok": False, "problem": "path not in commit"}
+    lines = r.stdout.decode("utf-8", errors="replace").splitlines()
+    outside = [n for n in case_lines(case) if not 1 <= n <= len(lines)]
+    out = {"id": case["id"], "ok": not outside, "file_lines": len(lines)}
+    if outside:
+        out["problem"] = f"lines outside the file: {outside}"
+    elif case["kind"] == "positive":
+        out["line_text"] = lines[case["line"] - 1].strip()[:160]
+    return out
 
 
 def select(cases: list, codes, ids, negatives: bool) -> list:
@@ -175,12 +210,35 @@ def score(cases: list, findings: dict, tol: int) -> dict:
     }
 
 
+def check_only(cases: list, root: str) -> dict:
+    checked, unavailable = [], []
+    for c in cases:
+        gdir = git_dir(root, c["repo"])
+        if gdir is None or not has_commit(gdir, c["commit"]):
+            unavailable.append({"id": c["id"], "repo": c["repo"], "commit": c["commit"],
+                                "fetch": f"github:{c['repo']}",
+                                "reason": "repository not mirrored" if gdir is None else "commit not in the mirror"})
+            continue
+        checked.append(check_case(gdir, c))
+    return {"benchmark": "realworld", "check_only": True, "cases": len(cases),
+            "repositories": len({c["repo"] for c in cases}),
+            "ok": sum(1 for c in checked if c["ok"]),
+            "problems": [c for c in checked if not c["ok"]],
+            "checked": checked, "unavailable": unavailable}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--manifest", default=DEFAULT_MANIFEST)
     ap.add_argument("--mirror-root", default=DEFAULT_MIRRORS,
                     help="where fetched repositories live (<owner>+<name>/repo)")
-    ap.add_argument("--held-out", action="store_true", help="score only the held-out cases")
+    ap.add_argument("--held-out", action="store_true",
+                    help="score only the held-out cases that belong to no batch")
+    ap.add_argument("--batch", default=None,
+                    help="score only the cases of this batch (e.g. fresh-2026-11-23)")
+    ap.add_argument("--check-only", action="store_true",
+                    help="run no tool: check that each case's file is at its commit in the mirror "
+                         "and its lines lie inside the file")
     ap.add_argument("--tolerance", type=int, default=None,
                     help="lines either side of a positive's line (default: the manifest's)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs the tool")
@@ -198,8 +256,12 @@ def main(argv=None) -> int:
     start = time.time()
     manifest = load_manifest(args.manifest)
     tol = args.tolerance if args.tolerance is not None else manifest.get("tolerance", 3)
-    cases = [c for c in manifest["cases"] if bool(c.get("held_out")) == args.held_out]
+    cases = [c for c in manifest["cases"] if in_run(c, args.held_out, args.batch)]
     cases = select(cases, args.codes, args.ids, args.negatives)
+    if args.check_only:
+        json.dump(check_only(cases, args.mirror_root), sys.stdout, indent=2)
+        print()
+        return 0
 
     groups: dict = {}
     for c in cases:
@@ -244,6 +306,7 @@ def main(argv=None) -> int:
     out = {
         "benchmark": "realworld",
         "held_out": args.held_out,
+        "batch": args.batch,
         "tool": tool_info(args.python),
         "tolerance_lines": tol,
         "cases": len(cases),

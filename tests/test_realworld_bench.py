@@ -117,6 +117,57 @@ def test_realworld_held_out_scores_only_held_out(tmp_path, mirror):
     assert out["families"]["AD104"]["missed"][0]["near"] == ["AD102@12"]
 
 
+def test_in_run_keeps_batches_apart_from_dev_and_old_held_out():
+    cases = [{"id": "dev"}, {"id": "old-held", "held_out": True},
+             {"id": "fresh", "held_out": True, "batch": "b1"}, {"id": "other", "held_out": True, "batch": "b2"}]
+    assert [c["id"] for c in cases if realworld.in_run(c, False, None)] == ["dev"]
+    assert [c["id"] for c in cases if realworld.in_run(c, True, None)] == ["old-held"]
+    assert [c["id"] for c in cases if realworld.in_run(c, False, "b1")] == ["fresh"]
+
+
+@pytest.mark.slow
+def test_realworld_batch_scores_only_that_batch(tmp_path, mirror):
+    root, buggy, _ = mirror
+    base = {"kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py", "line": 12}
+    cases = [
+        {**base, "id": "dev", "code": "AD102"},
+        {**base, "id": "old-held", "code": "AD104", "held_out": True},
+        {**base, "id": "fresh", "code": "AD105", "held_out": True, "batch": "b1"},
+        {**base, "id": "other", "code": "AD106", "held_out": True, "batch": "b2"},
+    ]
+    out = _run(_manifest(tmp_path, cases), root, "--batch", "b1")
+    assert out["batch"] == "b1" and list(out["families"]) == ["AD105"]
+
+
+def test_realworld_check_only_runs_no_tool(tmp_path, mirror):
+    root, buggy, fixed = mirror
+    cases = [
+        {"id": "p", "kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py",
+         "code": "AD102", "line": 12, "held_out": True, "batch": "b"},
+        {"id": "far", "kind": "positive", "repo": "someone/trainer", "commit": buggy, "path": "pkg/train.py",
+         "code": "AD102", "line": 12, "also_lines": [99], "held_out": True, "batch": "b"},
+        {"id": "nopath", "kind": "negative", "repo": "someone/trainer", "commit": fixed, "path": "pkg/x.py",
+         "code": "AD102", "span": [1, 2], "held_out": True, "batch": "b"},
+        {"id": "gone", "kind": "negative", "repo": "nobody/missing", "commit": fixed, "path": "x.py",
+         "code": "AD102", "span": [1, 2], "held_out": True, "batch": "b"},
+    ]
+    # a broken interpreter proves that no tool runs
+    out = _run(_manifest(tmp_path, cases), root, "--batch", "b", "--check-only", "--python", "/nonexistent")
+    assert out["check_only"] is True and out["ok"] == 1
+    assert out["checked"][0] == {"id": "p", "ok": True, "file_lines": 21, "line_text": "total_loss += loss"}
+    assert [(p["id"], p["problem"]) for p in out["problems"]] == [
+        ("far", "lines outside the file: [99]"), ("nopath", "path not in commit")]
+    assert [u["id"] for u in out["unavailable"]] == ["gone"]
+    assert "families" not in out
+
+
+def test_realworld_batch_case_must_be_held_out(tmp_path):
+    manifest = _manifest(tmp_path, [{"id": "x", "kind": "negative", "repo": "o/r", "commit": "c", "path": "a.py",
+                                     "span": [1, 2], "batch": "b"}])
+    with pytest.raises(SystemExit, match="must be held out"):
+        realworld.load_manifest(manifest)
+
+
 def test_realworld_missing_commit_is_unavailable(tmp_path, mirror):
     root, _, _ = mirror
     cases = [{"id": "p", "kind": "positive", "repo": "someone/trainer", "commit": "0" * 40,
@@ -164,7 +215,11 @@ def test_realworld_manifest_is_well_formed():
     for c in data["cases"]:
         assert re.fullmatch(r"[0-9a-f]{40}", c["commit"]), c["id"]
         assert re.fullmatch(r"[\w.-]+/[\w.-]+", c["repo"]) and c["path"] and c["reason"], c["id"]
-        assert realworld.held_out_for(c["id"], data["seed"]) == c["held_out"], c["id"]
+        if "batch" in c:  # a later held-out batch: all held out, not by the hash
+            assert c["held_out"] is True and re.fullmatch(r"[\w.-]+", c["batch"]), c["id"]
+            assert c.get("source"), c["id"]
+        else:
+            assert realworld.held_out_for(c["id"], data["seed"]) == c["held_out"], c["id"]
         if c["kind"] == "positive":
             assert rule.fullmatch(c["code"]) and all(rule.fullmatch(x) for x in c.get("also_codes", [])), c["id"]
             assert all(isinstance(n, int) and n > 0 for n in [c["line"], *c.get("also_lines", [])]), c["id"]

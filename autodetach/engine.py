@@ -551,8 +551,18 @@ def _import_lines(text: str) -> set:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
-    return {ln for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-            for ln in range(n.lineno, n.end_lineno + 1)}
+    out: set = set()
+    stack = list(tree.body)
+    while stack:  # statements only: an import is one, and expressions hold none
+        n = stack.pop()
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update(range(n.lineno, n.end_lineno + 1))
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            sub = getattr(n, field, None)
+            if isinstance(sub, list):
+                stack.extend(sub)
+    return out
 
 
 def _appeared(tracker: _Tracker, report: list) -> list:

@@ -193,8 +193,9 @@ class IntegerDivision(Rule):
         divisions = []
 
         def enter(n):
-            if (isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide)) or (
-                    isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.DivideAssign)):
+            t = type(n)  # exact types: this runs on every node
+            if (t is cst.BinaryOperation and type(n.operator) is cst.Divide) or (
+                    t is cst.AugAssign and type(n.operator) is cst.DivideAssign):
                 divisions.append(n)
 
         walk(self.ctx.module, enter, skip=(cst.Lambda,))

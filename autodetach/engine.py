@@ -459,7 +459,7 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     """Passes until nothing changes: (findings of the last pass, new text or
     None, fixes applied, tracker). `first`: the first pass, already run."""
     tracker = _Tracker(seed)
-    findings, new, n = first if first is not None else run_rules(text, path, rules, opts)
+    findings, new, n = first if first is not None else run_rules(text, path, prefilter(text, rules), opts)
     tracker.texts.append(text)
     tracker.match(findings)
     if new is None:
@@ -468,7 +468,9 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     current, prev = new, text
     for _ in range(MAX_PASSES):
         tracker.moved(prev, current)
-        # A rule whose tokens the fixes removed would find nothing: skip it.
+        # The pre-filter on this pass's text, over the whole selection: a
+        # fix may remove a rule's tokens (skip it) or write them (AD201's
+        # `x.detach()` statement is AD110's).
         findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True)
         tracker.texts.append(current)
         tracker.match(findings)
@@ -502,12 +504,13 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
     be fixed, False when fixing raised (`--fix` reports it; a report still
     stands)."""
     fix_opts = dataclasses.replace(opts, fix=True)
+    admitted = prefilter(text, rules)
     try:
-        first = run_rules(text, path, rules, fix_opts)
+        first = run_rules(text, path, admitted, fix_opts)
     except (cst.ParserSyntaxError, RecursionError):
         raise
     except Exception:  # noqa: BLE001 - applying a fix failed: the plain report
-        return run_rules(text, path, rules, opts)[0], False
+        return run_rules(text, path, admitted, opts)[0], False
     text_codes = {r.code for r in rules if r.has_text_pass()}
     if first[1] is None:
         return first[0], None
@@ -515,7 +518,7 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
     if any(f.fixed and f.code in text_codes for f in first[0]):
         # Text fixes only, tree rules not run yet: a report pass of its own,
         # whose findings the fixing passes then follow.
-        seed = run_rules(text, path, rules, opts)[0]
+        seed = run_rules(text, path, admitted, opts)[0]
         _Tracker().match(seed)
     try:
         remaining, settled, _, tracker = _settle(text, path, rules, fix_opts, seed=seed, first=first)
@@ -548,8 +551,18 @@ def _import_lines(text: str) -> set:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
-    return {ln for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-            for ln in range(n.lineno, n.end_lineno + 1)}
+    out: set = set()
+    stack = list(tree.body)
+    while stack:  # statements only: an import is one, and expressions hold none
+        n = stack.pop()
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update(range(n.lineno, n.end_lineno + 1))
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            sub = getattr(n, field, None)
+            if isinstance(sub, list):
+                stack.extend(sub)
+    return out
 
 
 def _appeared(tracker: _Tracker, report: list) -> list:
@@ -648,8 +661,10 @@ def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) 
     if suppress.skip_file(text):
         result.skipped = True
         return result
-    rules = [r for r in prefilter(text, rules) if r.code not in opts.ignore]
-    if not rules:
+    # The whole selection goes on: each pass applies the pre-filter to the
+    # text it sees, where a fix may have written another rule's tokens.
+    rules = [r for r in rules if r.code not in opts.ignore]
+    if not prefilter(text, rules):
         result.skipped = True
         return result
     try:
@@ -738,7 +753,7 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
         return source, []
     opts = Options(fix=True, unsafe=unsafe)
     try:
-        first = run_rules(source, path, rules, opts)
+        first = run_rules(source, path, prefilter(source, rules), opts)
     except cst.ParserSyntaxError as exc:
         return source, [syntax_error_finding(path, exc)]
     text_codes = {r.code for r in rules if r.has_text_pass()}

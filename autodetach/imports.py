@@ -20,14 +20,23 @@ _CANONICAL = {
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` as a string, or None when the expression is not a dotted name."""
+    # Exact type tests: libcst's node classes are ABCs (isinstance is slow)
+    # and Name and Attribute have no subclasses.
+    t = type(node)
+    if t is _NAME:
+        return node.value
     parts = []
-    while isinstance(node, cst.Attribute):
+    while t is _ATTRIBUTE:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+        t = type(node)
+    if t is _NAME:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None
+
+
+_NAME, _ATTRIBUTE = cst.Name, cst.Attribute
 
 
 def _module_name(node) -> str:

@@ -19,8 +19,10 @@ from .spans import line_starts
 
 @dataclass
 class _OffsetState(CodegenState):
-    offsets: dict = field(default_factory=dict)  # node -> (start, end)
-    # node -> its whole code's (start, end), where that differs from `offsets`
+    # Keyed by id(node) (the module is kept, so ids stay unique): a node's
+    # own __hash__ is a Python call, made twice per node here.
+    offsets: dict = field(default_factory=dict)  # id(node) -> (start, end)
+    # id(node) -> its whole code's (start, end), where that differs from `offsets`
     outer: dict = field(default_factory=dict)
     pos: int = 0
     _indent_len: int = 0
@@ -47,10 +49,11 @@ class _OffsetState(CodegenState):
 
     def after_codegen(self, node) -> None:
         start = self._stack.pop()
-        if node not in self.offsets:  # a syntactic range recorded inside wins
-            self.offsets[node] = (start, self.pos)
+        key = id(node)
+        if key not in self.offsets:  # a syntactic range recorded inside wins
+            self.offsets[key] = (start, self.pos)
         else:
-            self.outer[node] = (start, self.pos)
+            self.outer[key] = (start, self.pos)
 
     def pop_trailing_newline(self) -> None:
         if self.tokens:
@@ -64,10 +67,10 @@ class _OffsetState(CodegenState):
         finally:
             end = self.pos
             if start_node is not None:
-                start = self.offsets[start_node][0]
+                start = self.offsets[id(start_node)][0]
             if end_node is not None:
-                end = self.offsets[end_node][1]
-            self.offsets[node] = (start, end)
+                end = self.offsets[id(end_node)][1]
+            self.offsets[id(node)] = (start, end)
 
 
 class Positions:
@@ -76,6 +79,7 @@ class Positions:
     def __init__(self, module) -> None:
         state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline)
         module._codegen(state)
+        self._module = module  # keeps every node, and so its id, alive
         self._offsets = state.offsets
         self._outer = state.outer
         self.code = "".join(state.tokens)  # what `module.code` prints: a fix reuses it
@@ -87,16 +91,16 @@ class Positions:
         return CodePosition(line, offset - self._starts[line - 1])
 
     def __getitem__(self, node) -> CodeRange:
-        r = self._ranges.get(node)
+        r = self._ranges.get(id(node))
         if r is None:
-            start, end = self._offsets[node]
-            r = self._ranges[node] = CodeRange(self._at(start), self._at(end))
+            start, end = self._offsets[id(node)]
+            r = self._ranges[id(node)] = CodeRange(self._at(start), self._at(end))
         return r
 
     def __contains__(self, node) -> bool:
-        return node in self._offsets
+        return id(node) in self._offsets
 
     def extent(self, node) -> tuple:
         """(start, end) offsets of all of the node's code, its own
         whitespace and comments included: a descendant's extent lies inside."""
-        return self._outer.get(node) or self._offsets[node]
+        return self._outer.get(id(node)) or self._offsets[id(node)]

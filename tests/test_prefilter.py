@@ -130,3 +130,33 @@ def test_every_rule_declares_tokens_that_admit_its_cases(rule):
     assert rule.tokens, f"{rule.code} declares no pre-filter tokens"
     for case in rule.INVALID:
         assert prefilter(case.code, [rule]) == [rule], f"{rule.code}: pre-filter drops an INVALID case"
+
+
+# A statement `Variable(h.data)`: AD201 rewrites it to `h.detach()`, which
+# is AD110's (its token `detach` is not in the original text).
+WRITES_TOKEN = b"import torch\nfrom torch.autograd import Variable\n\nh = torch.zeros(3)\nVariable(h.data)\nprint(h)\n"
+
+
+def test_each_fix_pass_applies_the_prefilter_to_its_own_text():
+    from autodetach import fix_code
+
+    rules = all_rules()
+    assert by_code()["AD110"] not in prefilter(WRITES_TOKEN.decode(), rules)
+    res = process_bytes(WRITES_TOKEN, "a.py", rules, Options(fix=True, unsafe=True))
+    api, _ = fix_code(WRITES_TOKEN.decode(), unsafe=True)
+    assert res.new_source.decode() == api
+    assert "h = h.detach()" in api and "Variable" not in api
+    report = process_bytes(WRITES_TOKEN, "a.py", rules, Options())
+    assert sorted(f.code for f in report.findings) == ["AD110", "AD201"]
+
+
+def test_ad104_is_admitted_by_the_old_keyword():
+    # The analysis reads `retain_variables=` as `retain_graph=`: AD104 reports it
+    # on the original text, not only once AD205 has renamed it.
+    src = (b"import torch\n\nw = torch.ones(3, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
+           b"for step in range(3):\n    opt.zero_grad()\n    loss = (w * 2).sum()\n"
+           b"    loss.backward(retain_variables=True)\n    opt.step()\n")
+    report = process_bytes(src, "a.py", all_rules(), Options())
+    assert sorted(f.code for f in report.findings) == ["AD104", "AD205"]
+    fixed = process_bytes(src, "a.py", all_rules(), Options(fix=True))
+    assert b"    loss.backward()\n" in fixed.new_source and fixed.findings == []

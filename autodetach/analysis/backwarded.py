@@ -105,9 +105,10 @@ def _assigns(small, key) -> bool:
 def _rebinds_elsewhere(inner, key) -> bool:
     """`for loss in ...`, `with ... as loss`, `(loss := ...)`: not followed."""
     for n in inner:
-        if isinstance(n, (cst.NamedExpr, cst.For, cst.CompFor)) and key in _target_keys(n.target):
+        t = type(n)  # exact types: this runs on every node of a loop
+        if (t is cst.NamedExpr or t is cst.For or t is cst.CompFor) and key in _target_keys(n.target):
             return True
-        if isinstance(n, cst.AsName) and key in _target_keys(n.name):
+        if t is cst.AsName and key in _target_keys(n.name):
             return True
     return False
 

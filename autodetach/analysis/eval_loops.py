@@ -19,7 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import children, nodes
 
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -91,25 +91,20 @@ def _collect_calls(module, by_name, calls, imports, classes) -> None:
     stack = [(module, False, module)]
     while stack:
         node, guarded, owner = stack.pop()
-        if isinstance(node, cst.FunctionDef):
+        t = type(node)  # exact types: isinstance on libcst's ABCs is slow here
+        if t is cst.FunctionDef:
             owner = node
             guarded = guarded or any(_is_no_grad(d.decorator, imports) for d in node.decorators)
-        if isinstance(node, cst.With) and any(_is_no_grad(i.item, imports) for i in node.items):
+        if t is cst.With and any(_is_no_grad(i.item, imports) for i in node.items):
             guarded = True
-        if isinstance(node, cst.Call):
+        if t is cst.Call:
             key = dotted(node.func) or ""
             base, _, name = key.rpartition(".")
             if name in by_name and by_name[name] is not owner and (not base or base in ("self", "cls")
                                                                    or base in classes):
                 calls[name].append((node, guarded, _backwards_result(owner, node)))
-        for child in _children(node):
+        for child in children(node):
             stack.append((child, guarded, owner))
-
-
-def _children(node):
-    from .walk import children
-
-    return children(node)
 
 
 def _backwards_result(owner, call) -> bool:

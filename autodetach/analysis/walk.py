@@ -75,32 +75,70 @@ def children(node) -> list:
 
 
 def forget() -> None:
-    """Drop the cached children (and with them the trees they hold)."""
+    """Drop the cached children and node lists (and with them the trees they hold)."""
     _KIDS.clear()
+    _NODES.clear()
+
+
+_SKIPPED: dict = {}  # (type, skip) -> isinstance(node, skip): isinstance on libcst's ABCs is slow
+
+
+def _skipped(t, skip) -> bool:
+    k = (t, skip)
+    r = _SKIPPED.get(k)
+    if r is None:
+        r = _SKIPPED[k] = issubclass(t, skip)
+    return r
 
 
 def walk(node, enter=None, leave=None, skip=None) -> None:
     """Pre-order walk; `enter(n)` returning False skips n's children;
     `leave(n)` runs after them; `skip` is a tuple of node types not entered."""
+    if leave is None:  # the common case: a stack of nodes, no markers
+        stack = [node]
+        pop, extend, cached = stack.pop, stack.extend, _KIDS.get
+        while stack:
+            n = pop()
+            if skip is not None and n is not node and _skipped(type(n), skip):
+                continue
+            if enter is not None and enter(n) is False:
+                continue
+            e = cached(id(n))  # children(n), inlined: this loop is the analysis's hottest
+            kids = e[1] if e is not None and e[0] is n else children(n)
+            if kids:
+                extend(reversed(kids))
+        return
     stack = [(node, False)]
     while stack:
         n, done = stack.pop()
         if done:
             leave(n)
             continue
-        if skip is not None and n is not node and isinstance(n, skip):
+        if skip is not None and n is not node and _skipped(type(n), skip):
             continue
         if enter is not None and enter(n) is False:
             continue
-        if leave is not None:
-            stack.append((n, True))
-        stack.extend((k, False) for k in reversed(children(n)))
+        stack.append((n, True))
+        stack.extend([(k, False) for k in reversed(children(n))])
+
+
+# (id(node), skip) -> (node, its nodes): the analyses list the same loop
+# bodies and functions several times a pass. Emptied with the children.
+_NODES: dict = {}
 
 
 def nodes(node, skip=None):
-    """Every node below (and including) `node`, in pre-order."""
+    """Every node below (and including) `node`, in pre-order (a shared
+    list: do not change it)."""
+    key = (id(node), skip)
+    e = _NODES.get(key)
+    if e is not None and e[0] is node:
+        return e[1]
     out = []
     walk(node, out.append, skip=skip)
+    if len(_NODES) >= 20_000:
+        _NODES.clear()
+    _NODES[key] = (node, out)
     return out
 
 

@@ -104,8 +104,9 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
         text = decode(old).text
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         return FileFix(path, real, old, [decode_error_finding(path, old, exc)], codes=tuple(codes)), []
-    rules = prefilter(text, _rules(codes)) if not suppress.skip_file(text) else []
-    if not rules:
+    # The whole selection: each fix pass applies the pre-filter to its own text.
+    rules = _rules(codes) if not suppress.skip_file(text) else []
+    if not prefilter(text, rules):
         return None, []
     whole = None
     try:

@@ -16,7 +16,7 @@ CROSSES = "its fix crosses a cell boundary or touches IPython syntax; run `autod
 def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     """(FileFix or None when nothing is found on the changed lines, error
     dicts) for one changed notebook. `lines`: virtual lines, None for all."""
-    from ..engine import Options, crash_message, prefilter, report_and_fix
+    from ..engine import Options, crash_message, report_and_fix
 
     rules = _rules(codes)
     # The same reading, errors and pre-filter as `autodetach` on a notebook.
@@ -28,7 +28,6 @@ def check(path: str, real: str, old: bytes, lines, codes, unsafe: bool):
     try:
         book = notebook.read(old)
         virtual = book.virtual()
-        rules = prefilter(virtual, rules)
         report, new_virtual, fixed = report_and_fix(virtual, path, rules, unsafe)
     except Exception as exc:  # an AD000 or a crash: what the first reading said stands
         if any(f.code == "AD000" for f in first.findings):

@@ -43,8 +43,9 @@ def migrate_file(path: str, data: bytes, settings) -> tuple:
         return rec, None
     ignored = settings.ignored_for(path)
     table = by_code()
-    rules = [r for r in prefilter(text, [table[c] for c in settings.codes]) if r.code not in ignored]
-    if not rules:
+    # The whole selection: fix_code applies the pre-filter to each pass's text.
+    rules = [table[c] for c in settings.codes if c not in ignored]
+    if not prefilter(text, rules):
         return rec, None
     try:
         new_text, report = fix_code(text, select=[r.code for r in rules], unsafe=settings.unsafe)

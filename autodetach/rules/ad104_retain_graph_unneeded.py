@@ -52,7 +52,7 @@ class RetainGraphUnneeded(GraphRule):
     name = "retain-graph-unneeded"
     summary = "retain_graph=True on the last backward that uses a graph keeps it alive for nothing"
     fix_safety = SAFE
-    tokens = ("retain_graph",)
+    tokens = ("retain_graph", "retain_variables")  # the analysis reads the 0.3 name too
 
     VALID = [
         Valid("""

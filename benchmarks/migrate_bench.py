@@ -21,7 +21,9 @@ done-criterion): the first executor's run is SIGKILLed once the state holds
 N files, then run again; the result says how many files the second run
 found done, and `fixed_twice` counts fixes applied to an already fixed file
 (any record whose input is some changed record's output). `--progress`
-passes --progress (the bar is drawn only on a terminal).
+passes --progress (the bar is drawn only on a terminal). `--log FILE`
+appends a JSON line every 30 s while a run goes (files done, RSS, load
+average), so a long run that is stopped still leaves its figures.
 """
 from __future__ import annotations
 
@@ -83,7 +85,21 @@ def _records(out: str) -> list:
     return recs
 
 
-def _migrate(tree: str, out: str, jobs: int, executor: str, kill_at: int, progress: bool) -> dict:
+def _log(log, **row) -> None:
+    if log:
+        with open(log, "a") as fh:
+            fh.write(json.dumps(dict(row, time=time.strftime("%H:%M:%S"), load=os.getloadavg())) + "\n")
+
+
+def _lines(path: str) -> int:
+    try:
+        with open(path, "rb") as fh:
+            return max(0, sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) - 1)
+    except OSError:
+        return 0
+
+
+def _migrate(tree: str, out: str, jobs: int, executor: str, kill_at: int, progress: bool, log=None) -> dict:
     env = dict(os.environ, PYTHONPATH=ROOT)
     cmd = [sys.executable, "-m", "autodetach", "migrate", tree, "--report", out,
            "--progress" if progress else "--no-progress", "-q", "-j", str(jobs), "--executor", executor]
@@ -92,10 +108,15 @@ def _migrate(tree: str, out: str, jobs: int, executor: str, kill_at: int, progre
     coord_hwm = total_peak = 0
     killed = None
     seen = [0, 0]  # bytes and lines of the state read so far
+    next_log = t0
     while proc.poll() is None:
         coord_hwm = max(coord_hwm, _kb(proc.pid, "VmHWM"))
         total = _kb(proc.pid, "VmRSS") + sum(_kb(c, "VmRSS") for c in _descendants(proc.pid))
         total_peak = max(total_peak, total)
+        if log and time.perf_counter() >= next_log:
+            next_log += 30
+            _log(log, executor=executor, s=round(time.perf_counter() - t0), records=_lines(os.path.join(out, "state.jsonl")),
+                 coordinator_rss_mb=round(_kb(proc.pid, "VmRSS") / 1024, 1), total_rss_mb=round(total / 1024, 1))
         if kill_at and killed is None and os.path.exists(os.path.join(out, "state.jsonl")):
             with open(os.path.join(out, "state.jsonl"), "rb") as fh:  # read on from where we were
                 fh.seek(seen[0])
@@ -114,7 +135,7 @@ def _migrate(tree: str, out: str, jobs: int, executor: str, kill_at: int, progre
 
 
 def run_once(n: int, jobs: int, template: str, select, executors=("local",), kill_at: int = 0,
-             progress: bool = False) -> list:
+             progress: bool = False, log=None) -> list:
     base = tempdir("migrate")
     try:
         runs, trees = [], {}
@@ -126,11 +147,11 @@ def run_once(n: int, jobs: int, template: str, select, executors=("local",), kil
                     fh.write(f"select = {list(select)!r}\n".replace("'", '"'))
             out = os.path.join(base, ex, "out")
             kill = kill_at if k == 0 else 0
-            r = _migrate(tree, out, jobs, ex, kill, progress)
+            r = _migrate(tree, out, jobs, ex, kill, progress, log)
             row = {"files": n, "executor": ex}
             if kill:
                 done = len(_records(out))
-                again = _migrate(tree, out, jobs, ex, 0, progress)
+                again = _migrate(tree, out, jobs, ex, 0, progress, log)
                 recs = _records(out)
                 outs = {x.get("out") for x in recs if x.get("status") == "changed"}
                 row.update(killed_run=r, files_done_before_kill=done, resumed_run=again,
@@ -138,7 +159,9 @@ def run_once(n: int, jobs: int, template: str, select, executors=("local",), kil
                 r = {"seconds": round(r["seconds"] + again["seconds"], 2), "rc": again["rc"],
                      "coordinator_peak_rss_mb": max(r["coordinator_peak_rss_mb"], again["coordinator_peak_rss_mb"]),
                      "total_peak_rss_mb": max(r["total_peak_rss_mb"], again["total_peak_rss_mb"])}
-            row.update(r, files_per_s=round(n / r["seconds"], 2) if r["seconds"] else None)
+            row.update(r, files_per_s=round(n / r["seconds"], 2) if r["seconds"] else None,
+                       load_average_after=[round(x, 2) for x in os.getloadavg()])
+            _log(log, done=row)
             with open(os.path.join(out, "report.json"), "rb") as fh:
                 totals = json.load(fh).get("totals")
             trees[ex] = (snapshot(tree), totals)
@@ -163,12 +186,14 @@ def main(argv=None) -> dict:
     ap.add_argument("--executors", default="local", help="comma-separated: local, dask")
     ap.add_argument("--kill-at", type=int, default=0, help="SIGKILL the first executor's run at N files, resume")
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--log", default=None, help="append a JSON line every 30 s of each run")
     args = ap.parse_args(argv)
     template = TINY if args.template == "tiny" else TEMPLATE
     select = [s for s in args.select.split(",") if s]
     executors = tuple(e for e in args.executors.split(",") if e)
     runs = [r for n in args.sizes.split(",")
-            for r in run_once(int(n), args.jobs, template, select, executors, args.kill_at, args.progress)]
+            for r in run_once(int(n), args.jobs, template, select, executors, args.kill_at, args.progress,
+                             args.log)]
     out = {"benchmark": "migrate", "jobs": args.jobs, "template": args.template, "select": select or "ALL",
            "runs": runs}
     local = [r for r in runs if r["executor"] == executors[0]]

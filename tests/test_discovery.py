@@ -73,6 +73,13 @@ def test_symlinks(tmp_path):
     assert res.err == ""
 
 
+def test_a_file_reached_twice_through_links_is_checked_once(tmp_path):
+    write(tmp_path / "real" / "r.py", BAD)
+    os.symlink(tmp_path / "real" / "r.py", tmp_path / "real" / "alias.py")  # a link beside its target
+    os.symlink(tmp_path / "real", tmp_path / "via")  # the folder named again through a link
+    assert _checked(tmp_path, "real", "via") == ["real/alias.py"]
+
+
 def test_directory_named_like_a_python_file(tmp_path):
     write(tmp_path / "odd.py" / "inner.py", BAD)
     assert _checked(tmp_path, ".") == ["odd.py/inner.py"]

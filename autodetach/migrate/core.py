@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -15,6 +17,11 @@ from .state import State, content_hash
 from .work import migrate_file
 
 VERIFY_BATCH = 16  # fixed files verified together (their bytes are held meanwhile)
+# Fixed files are written by a few threads: each write waits on its fsync
+# (several ms), and one thread writing them in turn would be slower than
+# the workers. A bounded number in flight keeps memory flat.
+WRITERS = 4
+WRITES_IN_FLIGHT = 64
 
 
 @dataclass
@@ -65,6 +72,14 @@ def migrate(run: Run) -> State:
             yield {"key": key, "in": digest}, key, data
 
     pending = []  # (record, new bytes, old bytes) waiting for verification
+    writer = ThreadPoolExecutor(WRITERS, thread_name_prefix="autodetach-write")
+    writes = deque()
+
+    def commit(rec, new):
+        while len(writes) >= WRITES_IN_FLIGHT:
+            writes.popleft().result()  # also raises what the write raised
+        writes.append(writer.submit(_commit, rec, new, run, state, lock))
+
     try:
         for tag, (rec, new) in run_bytes(items(), run.settings, jobs=run.jobs, func=migrate_file,
                                          executor=run.executor):
@@ -84,12 +99,15 @@ def migrate(run: Run) -> State:
                     _verify_and_commit(pending, run, state, lock)
                     pending = []
             else:
-                _commit(rec, new, run, state, lock)
+                commit(rec, new)
             if run.on_progress:
                 run.on_progress(1)
         if pending:
             _verify_and_commit(pending, run, state, lock)
+        while writes:
+            writes.popleft().result()
     finally:
+        writer.shutdown(wait=True)  # every record appended before the state is closed
         state.close()
     return state
 

@@ -138,7 +138,7 @@ class StaleGraphAfterStep(GraphRule):
             done.add(b.call)
             msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
                    f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
-                   f"{', in the previous iteration' if s.tag != b.tag else ''}) "
+                   f"{_when(s, b)}) "
                    f"updated those parameters in place: recompute the forward after the step"
                    + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
                       f"`{s.opt}` steps" if part else ""))
@@ -215,6 +215,15 @@ class StaleGraphAfterStep(GraphRule):
         copies = [n.stmt.with_changes(leading_lines=[]) for n in redo]
         copies[0] = copies[0].with_changes(leading_lines=head.leading_lines)
         return [Edit(head, cst.FlattenSentinel([*copies, head.with_changes(leading_lines=[])]))]
+
+
+def _when(s, b) -> str:
+    """Where the step ran, seen from the backward."""
+    if s.tag == b.tag:
+        return ""
+    if len(s.tag) > len(b.tag) and s.tag[:len(b.tag)] == b.tag:
+        return ", in the loop before it"
+    return ", in the previous iteration"
 
 
 def _read_between(ctx, stmt, later) -> bool:

@@ -230,6 +230,10 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         if fname == "filter" and len(expr.args) == 2:
             return _owned(expr.args[1].value, table, env, imports)
         return None
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and isinstance(expr.elt, cst.Name) and \
+            isinstance(expr.for_in.target, cst.Name) and expr.elt.value == expr.for_in.target.value and \
+            expr.for_in.inner_for_in is None:
+        return _owned(expr.for_in.iter, table, env, imports)  # [p for p in params if p.requires_grad]
     if isinstance(expr, (cst.List, cst.Tuple)):
         out = set()
         for el in expr.elements:

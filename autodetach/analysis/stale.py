@@ -22,6 +22,7 @@ class StaleGraph:
     step: object  # the step event before it
     stale: list  # graph nodes built before the step, from parameters it updates
     part: Optional[str]  # inferred: the part of the called model the step updates (`net.encoder`)
+    note: Optional[str] = None  # inferred: the order of two phase methods (analysis.phases)
 
     @property
     def built(self):
@@ -31,9 +32,11 @@ class StaleGraph:
 
 def stale_graphs(analysis) -> list:
     """One StaleGraph per backward call, the first step that makes it stale."""
+    from .phases import phase_pairs
+
     out = []
     done = set()
-    for sc in analysis.scopes:
+    for sc in analysis.scopes + phase_pairs(analysis):
         steps = [e for e in sc.events if e.kind == "step"]
         for b in sc.events:
             if b.kind not in ("backward", "grad") or b.call in done:
@@ -55,7 +58,7 @@ def stale_graphs(analysis) -> list:
                 n = min(stale, key=lambda x: x.seq)
                 part = next((p for m in sorted(n.modules) for p in [_steps(analysis, s.opt, m)]
                              if isinstance(p, str)), None)
-                out.append(StaleGraph(sc, b, s, stale, part))
+                out.append(StaleGraph(sc, b, s, stale, part, getattr(sc, "phase_note", None)))
                 break
     return out
 

@@ -141,7 +141,8 @@ class StaleGraphAfterStep(GraphRule):
                    f"{_when(s, b)}) "
                    f"updated those parameters in place: recompute the forward after the step"
                    + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
-                      f"`{s.opt}` steps" if part else ""))
+                      f"`{s.opt}` steps" if part else "")
+                   + ((", " if part else "; inferred: ") + found.note if found.note else ""))
             edits = self._move(a, b, found.stale) or self._recompute(b, s, found.stale)
             self.report(b.call, msg, edits=edits, fix_title="Recompute the loss after the step",
                         related=[(s.call, "this step modifies the parameters"),

@@ -24,8 +24,46 @@ def phase_helper(scope, func, base):
     memo = scope.a.__dict__.setdefault("_phase_methods", {})
     hit = memo.get(own)
     if hit is None:
-        hit = memo[own] = _stores_model_output(own, scope.names)
-    return own if hit else None
+        hit = memo[own] = _stores_model_output(own, scope.names) and _conditional_stores(own)
+    if not hit:
+        return None
+    # `if self.opt.nce_idt: self.idt_B = ...`, read later under the same flag:
+    # a skipped branch does not leave the last call's value for the next phase.
+    for key in hit:
+        scope.env.pop(key, None)
+    return own
+
+
+def _conditional_stores(fn) -> frozenset:
+    """The `self.X` the method stores only inside an `if` (a truthy value
+    even when there are none)."""
+    top, inside = set(), set()
+
+    def visit(stmts, nested):
+        for st in stmts:
+            if isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    for t in getattr(small, "targets", ()):
+                        for n in nodes(t.target):
+                            d = dotted(n) if isinstance(n, cst.Attribute) else None
+                            if d and d.startswith("self.") and d.count(".") == 1:
+                                (inside if nested else top).add(d)
+            elif isinstance(st, cst.If):
+                visit(_suite(st.body), True)
+                orelse = st.orelse
+                while orelse is not None:
+                    visit(_suite(orelse.body), True)
+                    orelse = getattr(orelse, "orelse", None)
+            elif hasattr(st, "body"):
+                visit(_suite(st.body), nested)
+
+    visit(_suite(fn.body), False)
+    return frozenset(inside - top) or frozenset({"<none>"})
+
+
+def _suite(body) -> list:
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else \
+        list(getattr(body, "body", ()) if not isinstance(body, cst.SimpleStatementSuite) else [])
 
 
 def _stores_model_output(fn, table) -> bool:

@@ -19,7 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from . import containers, model_containers
+from . import containers, model_containers, phases
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
 from .walk import nodes, walk
@@ -735,11 +735,11 @@ class Scope:
             return self._foreign_step(e, base, meth, found)
         method = self.names.method(base, meth)
         if method is None and base == "self" and self.self_class:
-            method = self.names.methods.get((self.self_class, meth))  # self.backward_step(loss)
+            method = self.names.class_method(self.self_class, meth)  # self.backward_step(loss)
         if method is not None and method.name.value not in self.inlining and \
                 self.a.function_summary(method).has_events:
             return self.inline(method, e, stmt, bound_self=True)
-        own = model_containers.forward_helper(self, f, base)
+        own = model_containers.forward_helper(self, f, base) or phases.phase_helper(self, f, base)
         if own is not None:
             return self.inline(own, e, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
@@ -1017,7 +1017,7 @@ class Scope:
         m = self.names.method(base, meth)
         if m is None and base == "self":
             if self.self_class:
-                return self.names.methods.get((self.self_class, meth))
+                return self.names.class_method(self.self_class, meth)
             found = [fn for (_, name), fn in self.names.methods.items() if name == meth]
             m = found[0] if len(found) == 1 else None
         return m

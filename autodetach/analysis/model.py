@@ -316,9 +316,7 @@ class Analysis:
                     continue
                 if any(isinstance(n, (cst.For, cst.While)) and _trains_inside(n) for n in nodes(m)):
                     continue  # its own loop trains; a loop that only prepares data does not count
-                calls = {dotted(n.func) for n in nodes(m) if isinstance(n, cst.Call)}
-                if m in sites.backward_in or any(methods.get(c[5:]) in sites.backward_in
-                                                 for c in calls if c and c.startswith("self.")):
+                if m in sites.backward_in or _reaches_backward(m, methods, sites.backward_in):
                     out[m] = cls.name.value
         return out
 
@@ -368,7 +366,7 @@ class Analysis:
     def _self_event_call(self, owner, cls) -> bool:
         for key in self.sites.loop_calls.get(owner, ()):
             if key.startswith("self.") and key.count(".") == 1:
-                m = self.names.methods.get((cls, key[5:]))
+                m = self.names.class_method(cls, key[5:])
                 if m is not None and m in self.sites.backward_in:
                     return True
         return False
@@ -528,6 +526,17 @@ def _trains_inside(loop) -> bool:
                 (dotted(n.func.value) == "self" and not n.func.attr.value.startswith("_")
                  and n.func.attr.value not in ("to", "cuda")))
                for n in nodes(loop))
+
+
+def _reaches_backward(fn, methods, backward_in, depth=3) -> bool:
+    """Does `fn` run a backward through `self.m()` calls, up to `depth` deep
+    (`optimize_parameters` -> `update_G` -> `backward_G`)?"""
+    calls = {d[5:] for n in nodes(fn) if isinstance(n, cst.Call)
+             for d in [dotted(n.func)] if d and d.startswith("self.") and d.count(".") == 1}
+    found = [methods[c] for c in calls if c in methods and methods[c] is not fn]
+    if any(m in backward_in for m in found):
+        return True
+    return depth > 1 and any(_reaches_backward(m, methods, backward_in, depth - 1) for m in found)
 
 
 def _assigns(fn, key) -> bool:

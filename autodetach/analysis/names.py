@@ -53,11 +53,23 @@ class NameTable:
     foreign_instances: dict = field(default_factory=dict)  # name -> the call's func, for other classes
     methods: dict = field(default_factory=dict)  # (class, method) -> FunctionDef
 
+    bases: dict = field(default_factory=dict)  # local class -> names of its bases
+
     def method(self, key, meth):
         cls = self.instances.get(key)
         if key == "self" or key is None:
             return None
-        return self.methods.get((cls, meth)) if cls else None
+        return self.class_method(cls, meth) if cls else None
+
+    def class_method(self, cls, meth, depth=0):
+        """`cls.meth`, or the one its first local base that defines it has."""
+        found = self.methods.get((cls, meth))
+        if found is None and depth < 5:
+            for b in self.bases.get(cls, ()):
+                found = self.class_method(b, meth, depth + 1)
+                if found is not None:
+                    break
+        return found
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
     wrapped: set = field(default_factory=set)  # modules known only as DataParallel(x): forward unseen
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
@@ -105,7 +117,13 @@ class _Collector(cst.CSTVisitor):
     # --- assignments -------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._bind(target.target, node.value)
+            t, v = target.target, node.value
+            if isinstance(t, (cst.Tuple, cst.List)) and isinstance(v, (cst.Tuple, cst.List)) and \
+                    len(t.elements) == len(v.elements):
+                for te, ve in zip(t.elements, v.elements):  # self.enc, self.gen = enc, gen
+                    self._bind(te.value, ve.value)
+                continue
+            self._bind(t, v)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -212,6 +230,10 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         if fname == "filter" and len(expr.args) == 2:
             return _owned(expr.args[1].value, table, env, imports)
         return None
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and isinstance(expr.elt, cst.Name) and \
+            isinstance(expr.for_in.target, cst.Name) and expr.elt.value == expr.for_in.target.value and \
+            expr.for_in.inner_for_in is None:
+        return _owned(expr.for_in.iter, table, env, imports)  # [p for p in params if p.requires_grad]
     if isinstance(expr, (cst.List, cst.Tuple)):
         out = set()
         for el in expr.elements:
@@ -272,6 +294,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
             col.visit_ClassDef(stmt)
+            table.bases[stmt.name.value] = [b for b in (_key(a.value) for a in stmt.bases) if b]
             for m in stmt.body.body:
                 if isinstance(m, cst.FunctionDef):
                     table.methods[(stmt.name.value, m.name.value)] = m

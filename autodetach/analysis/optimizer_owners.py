@@ -58,6 +58,9 @@ def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, ali
         if not o.owns:
             continue
         extra = {s for m in o.owns for s in sources.get(m, ()) if s not in o.owns}
+        # `self.enc = enc` where the optimizer was built from `enc.parameters()`:
+        # the attribute is the same module
+        extra |= {k for k, s in aliases if s in o.owns and k.startswith("self.") and k not in o.owns}
         if extra:
             table.optimizers[key] = Optimizer(key, o.owns | frozenset(extra), o.node)
 

@@ -22,6 +22,7 @@ class StaleGraph:
     step: object  # the step event before it
     stale: list  # graph nodes built before the step, from parameters it updates
     part: Optional[str]  # inferred: the part of the called model the step updates (`net.encoder`)
+    note: Optional[str] = None  # inferred: the order of two phase methods (analysis.phases)
 
     @property
     def built(self):
@@ -31,9 +32,11 @@ class StaleGraph:
 
 def stale_graphs(analysis) -> list:
     """One StaleGraph per backward call, the first step that makes it stale."""
+    from .phases import phase_pairs
+
     out = []
     done = set()
-    for sc in analysis.scopes:
+    for sc in analysis.scopes + phase_pairs(analysis):
         steps = [e for e in sc.events if e.kind == "step"]
         for b in sc.events:
             if b.kind not in ("backward", "grad") or b.call in done:
@@ -43,18 +46,19 @@ def stale_graphs(analysis) -> list:
                     continue
                 if s.tag == b.tag and _other_arm(s.branch, b.branch):
                     continue  # `if ...: step` and `else: backward` never run in one pass
-                fits = _this_pass(b.tag) if s.tag == b.tag else _before_loop(sc, s, b)
+                fits = _this_pass(b.tag) if s.tag == b.tag else _after_inner_loop(s, b) or _before_loop(sc, s, b)
                 if fits is None:
                     continue
                 stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
-                         and any(_steps(analysis, s.opt, m) for m in n.modules) and reaches(analysis.ctx, b, n)]
+                         and any(_steps(analysis, s.opt, m) and _may_save(analysis, n, m, _steps(analysis, s.opt, m))
+                                 for m in n.modules) and reaches(analysis.ctx, b, n)]
                 if not stale:
                     continue
                 done.add(b.call)
                 n = min(stale, key=lambda x: x.seq)
                 part = next((p for m in sorted(n.modules) for p in [_steps(analysis, s.opt, m)]
                              if isinstance(p, str)), None)
-                out.append(StaleGraph(sc, b, s, stale, part))
+                out.append(StaleGraph(sc, b, s, stale, part, getattr(sc, "phase_note", None)))
                 break
     return out
 
@@ -63,6 +67,15 @@ def _this_pass(tag):
     """Nodes built in the backward's pass of its loops, inner loops included
     (`for chunk in chunks: feats.append(net(chunk))` before the step)."""
     return lambda n: n.iteration[:len(tag)] == tag
+
+
+def _after_inner_loop(s, b):
+    """A step in a loop the backward comes after (`for _ in range(n_critic):
+    train_d()`, then `loss_g.backward()`): every graph of the backward's pass
+    built before the step's last run is at risk. Returns a test, or None."""
+    if len(s.tag) <= len(b.tag) or s.tag[:len(b.tag)] != b.tag:
+        return None
+    return lambda n: n.iteration[:len(b.tag)] == b.tag or b.tag[:len(n.iteration)] == n.iteration
 
 
 def _before_loop(sc, s, b):
@@ -109,6 +122,17 @@ def _accumulates(b, carried) -> bool:
 def _other_arm(x: tuple, y: tuple) -> bool:
     """Are two branch paths in different arms of one `if`?"""
     return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(x, y))
+
+
+def _may_save(a, n, module, part) -> bool:
+    """Can node `n` hold the weights of `module` (or of its stepped `part`)?
+    Not when the layer provably saves none: `nn.Linear` on raw data saves
+    only its input, so a step changes nothing the backward reads."""
+    from .saved import part_saves, saves_weights
+
+    if isinstance(part, str):
+        return part_saves(a, n, module, part) is not False
+    return saves_weights(a, n, module) is not False
 
 
 def _steps(a, opt, module):

@@ -21,6 +21,13 @@ class StaleGraphAfterStep(GraphRule):
     updates parameters used in that graph (for example a GAN computing the
     generator loss up front, then `optD.step()`, then `g_loss.backward()`).
 
+    The order is followed across the methods of a trainer class:
+    `optimize_parameters()` calling `self.forward()`, `self.backward_D()`,
+    `self.optimizer_D.step()`, `self.backward_G()`, phases that keep their
+    outputs and losses on `self`, and two phase methods driven from another
+    file, where the second reads a `self.X` that only the first stores (an
+    order the message says was inferred).
+
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old
     values: since PyTorch 1.5 the backward raises "one of the variables
@@ -92,8 +99,48 @@ class StaleGraphAfterStep(GraphRule):
                 opt.step()
                 loss.backward()
         """, note="the step does not own the loss's parameters"),
+        Valid("""
+            import torch
+            from torch import nn
+            class Model:
+                def __init__(self):
+                    self.netG = nn.Linear(4, 4); self.netD = nn.Linear(4, 1)
+                    self.optimizer_G = torch.optim.SGD(self.netG.parameters(), lr=0.1)
+                    self.optimizer_D = torch.optim.SGD(self.netD.parameters(), lr=0.1)
+                def forward(self):
+                    self.fake_B = self.netG(torch.randn(2, 4))
+                def backward_D(self):
+                    self.loss_D = self.netD(self.fake_B.detach()).mean()
+                    self.loss_D.backward()
+                def backward_G(self):
+                    self.loss_G = -self.netD(self.fake_B).mean()
+                    self.loss_G.backward()
+                def optimize_parameters(self):
+                    self.forward()
+                    self.optimizer_D.zero_grad(); self.backward_D(); self.optimizer_D.step()
+                    self.optimizer_G.zero_grad(); self.backward_G(); self.optimizer_G.step()
+        """, note="phase methods: the G loss is built in backward_G, after the D step"),
     ]
     INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            class Model:
+                def __init__(self):
+                    self.netG = nn.Linear(4, 4); self.netD = nn.Linear(4, 1)
+                    self.optimizer_G = torch.optim.SGD(self.netG.parameters(), lr=0.1)
+                    self.optimizer_D = torch.optim.SGD(self.netD.parameters(), lr=0.1)
+                def forward(self):
+                    self.fake_B = self.netG(torch.randn(2, 4))
+                    self.loss_G = -self.netD(self.fake_B).mean()
+                def backward_D(self):
+                    self.loss_D = self.netD(self.fake_B.detach()).mean()
+                    self.loss_D.backward()
+                def optimize_parameters(self):
+                    self.forward()
+                    self.optimizer_D.zero_grad(); self.backward_D(); self.optimizer_D.step()
+                    self.optimizer_G.zero_grad(); self.loss_G.backward(); self.optimizer_G.step()
+        """, None, line=17, note="phase methods: forward() builds the G loss before the D step"),
         Invalid("""
             import torch
             from torch import nn
@@ -138,10 +185,11 @@ class StaleGraphAfterStep(GraphRule):
             done.add(b.call)
             msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
                    f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
-                   f"{', in the previous iteration' if s.tag != b.tag else ''}) "
+                   f"{_when(s, b)}) "
                    f"updated those parameters in place: recompute the forward after the step"
                    + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
-                      f"`{s.opt}` steps" if part else ""))
+                      f"`{s.opt}` steps" if part else "")
+                   + ((", " if part else "; inferred: ") + found.note if found.note else ""))
             edits = self._move(a, b, found.stale) or self._recompute(b, s, found.stale)
             self.report(b.call, msg, edits=edits, fix_title="Recompute the loss after the step",
                         related=[(s.call, "this step modifies the parameters"),
@@ -215,6 +263,15 @@ class StaleGraphAfterStep(GraphRule):
         copies = [n.stmt.with_changes(leading_lines=[]) for n in redo]
         copies[0] = copies[0].with_changes(leading_lines=head.leading_lines)
         return [Edit(head, cst.FlattenSentinel([*copies, head.with_changes(leading_lines=[])]))]
+
+
+def _when(s, b) -> str:
+    """Where the step ran, seen from the backward."""
+    if s.tag == b.tag:
+        return ""
+    if len(s.tag) > len(b.tag) and s.tag[:len(b.tag)] == b.tag:
+        return ", in the loop before it"
+    return ", in the previous iteration"
 
 
 def _read_between(ctx, stmt, later) -> bool:

@@ -1,0 +1,183 @@
+"""Phase methods of a trainer class: `self.forward()`, `self.compute_G()`.
+
+Real GAN trainers split a step across methods: `optimize_parameters()`
+calls `self.forward()` (stores `self.fake_B`), `self.backward_D()`,
+`self.optimizer_D.step()`, `self.backward_G()`. A method with no backward
+or step of its own is walked at its call site when it runs a model and
+stores into `self`: the graph it leaves on `self` is then seen by the
+phases that follow, in the order the driving method calls them."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+
+def phase_helper(scope, func, base):
+    """The FunctionDef of `self.m()` when it is such a phase, else None."""
+    if base != "self" or scope.no_grad:
+        return None
+    own = scope._own_method(func)
+    if own is None or own.name.value in scope.inlining or scope.a.function_summary(own).has_events:
+        return None
+    memo = scope.a.__dict__.setdefault("_phase_methods", {})
+    hit = memo.get(own)
+    if hit is None:
+        hit = memo[own] = _stores_model_output(own, scope.names) and _conditional_stores(own)
+    if not hit:
+        return None
+    # `if self.opt.nce_idt: self.idt_B = ...`, read later under the same flag:
+    # a skipped branch does not leave the last call's value for the next phase.
+    for key in hit:
+        scope.env.pop(key, None)
+    return own
+
+
+def _conditional_stores(fn) -> frozenset:
+    """The `self.X` the method stores only inside an `if` (a truthy value
+    even when there are none)."""
+    top, inside = set(), set()
+
+    def visit(stmts, nested):
+        for st in stmts:
+            if isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    for t in getattr(small, "targets", ()):
+                        for n in nodes(t.target):
+                            d = dotted(n) if isinstance(n, cst.Attribute) else None
+                            if d and d.startswith("self.") and d.count(".") == 1:
+                                (inside if nested else top).add(d)
+            elif isinstance(st, cst.If):
+                visit(_suite(st.body), True)
+                orelse = st.orelse
+                while orelse is not None:
+                    visit(_suite(orelse.body), True)
+                    orelse = getattr(orelse, "orelse", None)
+            elif hasattr(st, "body"):
+                visit(_suite(st.body), nested)
+
+    visit(_suite(fn.body), False)
+    return frozenset(inside - top) or frozenset({"<none>"})
+
+
+def _suite(body) -> list:
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else \
+        list(getattr(body, "body", ()) if not isinstance(body, cst.SimpleStatementSuite) else [])
+
+
+def _stores_model_output(fn, table) -> bool:
+    """Does `fn` call a module and assign to a `self.` attribute?"""
+    calls = stores = False
+    for n in nodes(fn):
+        if isinstance(n, cst.Call) and table.is_module(dotted(n.func)):
+            calls = True
+        elif isinstance(n, cst.AssignTarget) and (dotted(n.target) or "").startswith("self."):
+            stores = True
+        elif isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Tuple) and any(
+                (dotted(e.value) or "").startswith("self.") for e in n.target.elements):
+            stores = True
+        if calls and stores:
+            return True
+    return False
+
+
+def phase_pairs(analysis) -> list:
+    """Scopes that run two phase methods of a class one after the other,
+    `self.dis_update(); self.gen_update()`, where no walked code shows their
+    order (the loop that drives them is in another file, or calls them
+    through lambdas): the second
+    reads a `self.X` that only the first stores, so it runs after it. Each
+    scope has `phase_note`, what was inferred. Used for stale graphs only."""
+    cached = analysis.__dict__.get("_phase_pairs")
+    if cached is None:
+        cached = analysis.__dict__["_phase_pairs"] = _pairs(analysis)
+    return cached
+
+
+def _pairs(analysis) -> list:
+    from .flow import GiveUp, Scope
+
+    sites = analysis.sites
+    out = []
+    for cls in analysis.ctx.module.body:
+        if not isinstance(cls, cst.ClassDef):
+            continue
+        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)
+                   and not m.name.value.startswith("__") and m.params.params
+                   and m.params.params[0].name.value == "self" and m in sites.events_in}
+        if len(methods) < 2:
+            continue
+        facts = {n: _facts(m) for n, m in methods.items()}
+        for b_name, b in methods.items():
+            if b not in sites.backward_in:
+                continue
+            for a_name, a in methods.items():
+                if a is b or not facts[a_name]["steps"] or a_name in facts[b_name]["calls"] \
+                        or b_name in facts[a_name]["calls"]:
+                    continue
+                shared = sorted(facts[b_name]["reads"] & facts[a_name]["stores"]
+                                - facts[b_name]["stores"] - _stored_elsewhere(facts, a_name, b_name))
+                if not shared or _driven_together(analysis, a_name, b_name):
+                    continue
+                body = [_call_stmt(a_name), _call_stmt(b_name)]
+                try:
+                    sc = Scope(analysis, body, params=["self"], name=f"{a_name}+{b_name}")
+                    sc.self_class = cls.name.value
+                    sc.run()
+                except (GiveUp, RecursionError):
+                    continue
+                sc.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (no loop the analysis follows "
+                                 f"calls both; it reads `{shared[0]}`, which only `{a_name}` stores)")
+                out.append(sc)
+    return out
+
+
+def _facts(fn) -> dict:
+    reads, stores, calls, steps = set(), set(), set(), False
+    targets = {id(n.target) for n in nodes(fn) if isinstance(n, (cst.AssignTarget, cst.AugAssign))}
+    for n in nodes(fn):
+        if isinstance(n, cst.Attribute):
+            d = dotted(n)
+            if d and d.startswith("self.") and d.count(".") == 1:
+                (stores if id(n) in targets else reads).add(d)
+        elif isinstance(n, cst.Call):
+            d = dotted(n.func) or ""
+            if d.startswith("self.") and d.count(".") == 1:
+                calls.add(d[5:])
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value == "step":
+                steps = True
+    return {"reads": reads, "stores": stores, "calls": calls, "steps": steps}
+
+
+def _stored_elsewhere(facts, a_name, b_name) -> set:
+    """Attributes another method (not `__init__`, already excluded) stores too:
+    then which value the second phase reads is not known."""
+    return {k for n, f in facts.items() if n not in (a_name, b_name) for k in f["stores"]}
+
+
+def _driven_together(analysis, a_name, b_name) -> bool:
+    """Does a walked scope already run both (`trainer.dis_update(x)` then
+    `trainer.gen_update(x)` in a loop of this file)? Then the flow saw them
+    in their real order."""
+    memo = analysis.__dict__.get("_event_methods")
+    if memo is None:
+        memo = analysis.__dict__["_event_methods"] = [_event_methods(analysis, sc) for sc in analysis.scopes]
+    return any(a_name in names and b_name in names for names in memo)
+
+
+def _event_methods(analysis, sc) -> set:
+    """Names of the functions holding the events a scope walked."""
+    out = set()
+    for e in sc.events:
+        n = e.call
+        while n is not None and not isinstance(n, cst.FunctionDef):
+            n = analysis.ctx.parent(n)
+        if n is not None:
+            out.add(n.name.value)
+    return out
+
+
+def _call_stmt(name: str):
+    call = cst.Call(func=cst.Attribute(value=cst.Name("self"), attr=cst.Name(name)))
+    return cst.SimpleStatementLine(body=[cst.Expr(value=call)])

@@ -84,3 +84,21 @@ def test_separate_optimizers_still_own_only_their_net():
         opt_g = torch.optim.Adam(G.parameters())
         """, "opt_g")
     assert set(owns) == {"G"}
+
+
+def test_a_step_inside_another_files_helper_is_not_assumed_away():
+    # corpus/AD105/helper_steps_generator_in_project: opt_G, zeroed before D's
+    # backward, is stepped inside steps.generator_step: G's gradients from D's
+    # loss are used, so AD103 must not detach `fake`.
+    from autodetach.cli import main as cli_main
+
+    d = os.path.join(ROOT, "corpus", "AD105", "helper_steps_generator_in_project")
+    import contextlib
+    import io
+    import json
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        cli_main(["--no-cache", "--output-format", "json", "--select", "AD1", os.path.join(d, "train.py")])
+    codes = [f["code"] for f in json.loads(out.getvalue())["findings"]]
+    assert codes == ["AD105"]

@@ -125,6 +125,8 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
                     decided = True
                     break
                 zeroed_on.append(later.branch)
+            elif later.kind == "backward" and getattr(later, "helper", None):
+                return None  # another file's function: its own step (of `opt_G`, passed in) is unseen
             elif later.kind == "step":
                 owns = analysis.owner_uses(later.opt, m)
                 if owns is False:

@@ -102,3 +102,15 @@ def test_a_step_inside_another_files_helper_is_not_assumed_away():
         cli_main(["--no-cache", "--output-format", "json", "--select", "AD1", os.path.join(d, "train.py")])
     codes = [f["code"] for f in json.loads(out.getvalue())["findings"]]
     assert codes == ["AD105"]
+
+
+def test_a_step_of_an_optimizer_from_another_file_is_not_ignored():
+    # corpus/AD105/gan_optimizer_from_factory: `opt = make_optimizer(G, D)`
+    # (optim_setup.py) only ever calls .step(); the nets are zeroed by hand.
+    d = os.path.join(ROOT, "corpus", "AD105", "gan_optimizer_from_factory")
+    with open(os.path.join(d, "train.py"), encoding="utf-8") as fh:
+        src = fh.read()
+    findings, _, _ = check_source(src, os.path.join(d, "train.py"), all_rules(), Options())
+    codes = [f.code for f in findings]
+    assert "AD103" not in codes
+    assert "AD105" in codes

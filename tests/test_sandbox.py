@@ -424,3 +424,55 @@ def test_sandbox_honest_checkpoint_outside_the_tree_is_explained(tmp_path, capsy
         for name in os.listdir(not_tmp):
             os.remove(os.path.join(not_tmp, name))
         os.rmdir(not_tmp)
+
+
+SEES_PATH = '''
+import json, sys
+try:
+    import fc_shadow
+    where = fc_shadow.__file__
+except ImportError:
+    where = None
+print(json.dumps({"path": sys.path, "shadow": where}))
+'''
+
+
+def _path_probe(tmp_path):
+    prog = tmp_path / "prog"
+    clutter = tmp_path / "clutter"
+    prog.mkdir()
+    clutter.mkdir()
+    (prog / "sees_path.py").write_text(SEES_PATH)
+    (clutter / "fc_shadow.py").write_text("X = 1\n")
+    return prog, clutter
+
+
+@pytest.mark.slow
+def test_fresh_child_does_not_put_its_working_directory_on_sys_path(tmp_path):
+    # `python -m` would put the directory it starts in on sys.path; a run must
+    # import like `python script.py`: its own directory, never the cwd.
+    prog, clutter = _path_probe(tmp_path)
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"plain": True, "argv": [str(prog / "sees_path.py")]}))
+    env = child_env([], "cpu")
+    out = subprocess.run([sys.executable, "-m", "autodetach.verify.child", str(cfg)], cwd=clutter, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["shadow"] is None
+    assert seen["path"][0] == str(prog)
+    assert str(clutter) not in seen["path"]
+
+
+@pytest.mark.slow
+def test_fork_server_runs_do_not_see_the_servers_directory(tmp_path):
+    from autodetach.verify.probe import run_plain
+    from autodetach.verify.sandbox import PKG_PARENT, package_dir
+
+    prog, _ = _path_probe(tmp_path)
+    out = run_plain(str(prog / "sees_path.py"), timeout=120)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["path"][0] == str(prog)
+    if PKG_PARENT != package_dir():  # the server starts in PKG_PARENT; only the link directory is ours
+        assert PKG_PARENT not in seen["path"]

@@ -328,3 +328,19 @@ def test_corpus_positive_verifies(case):
     assert j.verdict in ("fixed", "equivalent"), j.details
     if not allows_change(case.code) and runs["reference"].completed:
         assert j.equivalent, j.details
+
+
+def test_library_file_is_run_through_the_script_that_imports_it(tmp_path):
+    # `train()` in engine.py, called from main.py's main guard: engine.py has
+    # no entry point of its own, so its fix is verified by running main.py,
+    # as `python main.py` would (the caller's `.item()` on the result included).
+    src = os.path.join(ROOT, "benchmarks", "fixcheck_cases", "f1_total_loss_returned")
+    for name in ("engine.py", "main.py"):
+        shutil.copy(os.path.join(src, name), tmp_path / name)
+    code, out, err = cli("--verify", "--no-cache", "--unsafe-fixes", "--select", "AD102", "--output-format", "json",
+                         "engine.py", cwd=str(tmp_path))
+    [f] = json.loads(out)["findings"]
+    v = f["verification"]
+    assert v["verdict"] == "fixed", v["details"]
+    assert v["entry_point"] == "run through main.py, which imports it"
+    assert v["equivalent"] is True

@@ -125,6 +125,11 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
                     decided = True
                     break
                 zeroed_on.append(later.branch)
+            elif later.kind == "unknown_step":
+                if not any(_prefix(z, later.branch) for z in zeroed_on):
+                    return None  # an object we cannot identify steps: maybe with these gradients
+            elif later.kind == "backward" and getattr(later, "helper", None):
+                return None  # another file's function: its own step (of `opt_G`, passed in) is unseen
             elif later.kind == "step":
                 owns = analysis.owner_uses(later.opt, m)
                 if owns is False:

@@ -13,6 +13,7 @@ walk gives up (and reports nothing) past a fixed budget.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -761,6 +762,11 @@ class Scope:
         if e.args and dotted(e.args[0].value) in self.names.optimizers:
             self.event("step", e, stmt, opt=dotted(e.args[0].value))  # scaler.step(opt)
             return Val()
+        if base is not None and not e.args and not self.names.is_module(base) and \
+                not _NOT_AN_OPTIMIZER.search(base.split(".")[-1]):
+            # `opt = make_optimizer(G, D)` from another file: it may step anything
+            # (decide.discarded then cannot say the gradients are thrown away)
+            self.event("unknown_step", e, stmt)
         return None
 
     def _zero_grad(self, e: cst.Call, stmt, base) -> Val:
@@ -1297,6 +1303,9 @@ _EXPR = {
     cst.StarredElement: Scope._starred,
     cst.Await: Scope._await,
 }
+
+# `.step()` without arguments on these is no optimizer step.
+_NOT_AN_OPTIMIZER = re.compile(r"sched|warmup|lr|env|ema|swa|prof|bar|writer|meter|timer|counter", re.I)
 
 # Scope.method_call's events, by method name; a handler that returns None
 # leaves the call to the rest of method_call.

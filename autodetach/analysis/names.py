@@ -13,6 +13,7 @@ import libcst as cst
 from ..imports import dotted
 from .model_containers import Facts, collect, entry_keys, infer_containers
 from .optimizer_owners import resolve_owners
+from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
 from .walk import walk
@@ -301,6 +302,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     assigns: list = []
     augs: list = []  # `params += list(m.parameters())`
     calls: list = []  # `train(model, opt)`: call sites of this file's functions
+    groups: list = []  # `opt.add_param_group({...})`
 
     facts = Facts()
 
@@ -311,6 +313,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
             col.visit_Call(n)
             if type(n.func) is cst.Name:
                 calls.append(n)
+            elif type(n.func) is cst.Attribute and n.func.attr.value == "add_param_group":
+                groups.append(n)
         elif t is cst.Assign:
             col.visit_Assign(n)
             assigns.append(n)
@@ -353,6 +357,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_optimizer_attrs(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
     infer_containers(facts, table, col.imports)
+    extend_owners(table, module_parts(assigns, table), groups, plists.env, col.imports)
     _propagate(col.aliases, table)
     return table
 

@@ -170,7 +170,8 @@ def infer_attr_roles(module: cst.Module, table) -> None:
                 for tgt in n.targets:
                     els = tgt.target.elements if isinstance(tgt.target, (cst.Tuple, cst.List)) else [tgt.target]
                     for el in els:
-                        k = dotted(getattr(el, "value", el))
+                        # a tuple's cst.Element holds the target; a bare cst.Name's .value is its text
+                        k = dotted(el.value if isinstance(el, cst.Element) else el)
                         if k is not None:
                             lightning_opts.append(k)
             return None

@@ -692,6 +692,16 @@ def install_for_command() -> None:
     atexit.register(finish)
 
 
+def drop_launch_dir() -> None:
+    """`python -m` puts the directory it was started from first on sys.path;
+    `python script.py` does not (run_script adds the script's directory).
+    Drop it, so that whatever lies there (a copy of torch's sources in /tmp,
+    a repository's `tests` package) shadows nothing the program imports."""
+    given = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    if sys.path and sys.path[0] in ("", os.getcwd()) and os.path.abspath(sys.path[0] or ".") not in given:
+        del sys.path[0]
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     with open(argv[0], encoding="utf-8") as fh:
@@ -700,6 +710,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    drop_launch_dir()
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -344,4 +344,7 @@ def shared_pool(iso: Optional[Isolation] = None) -> ServerPool:
 
 
 if __name__ == "__main__":
+    from .child import drop_launch_dir
+
+    drop_launch_dir()  # before torch is imported: the runs behave like `python script.py`
     serve(sys.argv[1] if len(sys.argv) > 1 else "")

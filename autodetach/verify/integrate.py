@@ -53,6 +53,30 @@ def entry_point(source: bytes) -> Optional[str]:
     return None
 
 
+def importer(path: str) -> Optional[str]:
+    """A script next to `path` that imports it (`from engine import train`
+    in main.py's main guard): run that when `path` has no entry point of its
+    own, as `python main.py` would. The first such script by name."""
+    d, mod = os.path.split(os.path.abspath(path))
+    mod = mod[:-3] if mod.endswith(".py") else mod
+    try:
+        names = sorted(n for n in os.listdir(d) if n.endswith(".py") and n != mod + ".py")
+    except OSError:
+        return None
+    for n in names:
+        try:
+            with open(os.path.join(d, n), "rb") as fh:
+                src = fh.read()
+            tree = ast.parse(src)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        imports = any((isinstance(x, ast.ImportFrom) and x.module == mod and not x.level) or
+                      (isinstance(x, ast.Import) and any(a.name == mod for a in x.names)) for x in ast.walk(tree))
+        if imports and entry_point(src):
+            return os.path.join(d, n)
+    return None
+
+
 def script_source(old: bytes, new: bytes) -> Optional[str]:
     # The original may not parse (async=True): then ask the fixed one.
     return entry_point(old) or entry_point(new)
@@ -340,6 +364,7 @@ class Target:
     fixed: list  # the fixed findings, each to get a verdict
     spans: list = field(default_factory=list)  # one per fixed finding
     entry: Optional[str] = None
+    script: Optional[str] = None  # what runs: the file itself, or a script that imports it
     scratch: Optional[Scratch] = None
     runs: dict = field(default_factory=dict)  # name -> Run
 
@@ -419,12 +444,17 @@ def verify_scripts(v: Verifier, targets: list, settings) -> dict:
     verdicts, scripts, plans = {}, [], []
     for t in targets:
         t.entry = script_source(t.old, t.new)
+        script = t.path
+        if t.entry is None:
+            script = importer(t.path)
+            t.entry = f"run through {os.path.basename(script)}, which imports it" if script else None
         if t.entry is None:
             for f in t.fixed:
                 verdicts[id(f)] = unverifiable(NO_ENTRY)
             continue
         t.spans = [_finding_span(f, t.old, t.new) for f in t.fixed]
-        t.scratch, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, find_tree_root(t.path), t.path)
+        t.script = script
+        t.scratch, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, find_tree_root(t.path), script)
         plans.append(reqs)
         scripts.append(t)
     for t, runs in zip(scripts, v.execute(plans)):
@@ -450,7 +480,7 @@ def _rerun_longer(v: Verifier, scripts: list) -> None:
     for t in scripts:
         stopped = any(x.record and x.record.get("stopped_by_budget") for x in t.runs.values())
         if stopped and not all_reached(t):
-            _, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, t.scratch.tree_root, t.path, tag="-long",
+            _, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, t.scratch.tree_root, t.script, tag="-long",
                              steps=min(10 * v.steps, 100), scratch=t.scratch)
             longer.append(reqs)
             which.append(t)
@@ -476,7 +506,8 @@ def attribute(v: Verifier, judged: list, settings) -> dict:
                 continue
             mine = [_finding_span(f, t.old, one) for f in t.fixed if f.code == code]
             plans.append({"after": v.request(t.scratch, f"after-{code}", "after", {t.path: one},
-                                             {t.path: set().union(*[sp.new | sp.uses for sp in mine])}, t.path)})
+                                             {t.path: set().union(*[sp.new | sp.uses for sp in mine])},
+                                             t.script or t.path)})
             meta.append((t, code, one))
     verdicts = {}
     for (t, code, one), extra in zip(meta, v.execute(plans)):

@@ -1,0 +1,3 @@
+def repackage_hidden(h):
+    """Kept for compatibility; autograd handles this now."""
+    return h

@@ -124,3 +124,25 @@ def test_retain_unneeded_when_the_loss_object_detaches_the_stored_fake(tmp_path)
 def test_retain_needed_when_the_loss_object_keeps_the_stored_fake(tmp_path):
     # backward_G walks the generator's graph that forward() kept on self again
     assert _ad104(tmp_path, "return net(fake).mean() - net(real).mean()") == []
+
+
+def test_self_attributes_the_class_only_fills_with_numbers_carry_no_graph():
+    table = summarize(textwrap.dedent("""
+        class Meter:
+            def __init__(self, lr):
+                self.n = 0
+                self.lr = float(lr)
+            def count(self):
+                return self.n
+            def rate(self):
+                return self.lr
+            def forward(self, x):
+                self.h = self.rnn(x)
+                return self.h
+            def last(self):
+                return self.h
+    """))
+    assert table["Meter.count"].result == "const"
+    assert table["Meter.rate"].result == "cut"
+    assert table["Meter.forward"].result == "graph"
+    assert table["Meter.last"].result != "const"  # filled by a network elsewhere

@@ -60,8 +60,9 @@ def _dotted(node) -> Optional[str]:
 
 
 class _Fn:
-    def __init__(self, fn, module_funcs: dict, classes=None, cls=None) -> None:
+    def __init__(self, fn, module_funcs: dict, classes=None, cls=None, attrs=None) -> None:
         self.fn = fn
+        self.attrs = attrs or {}  # `self.X` -> kind of every value the class stores there
         self.funcs = module_funcs
         self.classes = classes or {}  # class name -> {method name: FunctionDef}, for delegation
         self.cls = cls  # the class of this method
@@ -89,6 +90,8 @@ class _Fn:
             key = _dotted(e)
             if key is not None and key.startswith("self.") and key in self.assigned:
                 return self._name_kind(key, depth)  # `self.loss = a + b; return self.loss`
+            if key in self.attrs and self.attrs[key] in ("cut", "const"):
+                return self.attrs[key]  # `self.count = 0`, `self.lr = lr.item()`: never a graph
             return self.kind(e.value, depth + 1)
         if isinstance(e, (ast.Tuple, ast.List)):
             return _join([self.kind(x, depth + 1) for x in e.elts]) if e.elts else "const"
@@ -408,6 +411,30 @@ def _class_facts(fn: _Fn, m, methods: dict) -> dict:
     return out
 
 
+def _attr_kinds(methods: dict) -> dict:
+    """`self.X` -> the join of the kinds of every value the class's methods
+    store there, `self` itself not counting as a graph (so `self.n = 0`
+    and `self.lr = float(lr)` are constants, and `self.h = self.rnn(x)`
+    is not)."""
+    out: dict = {}
+    for m in methods.values():
+        fn = None
+        for n in _own_nodes(m):
+            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value is not None:
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                keys = [k for t in targets for k in _self_keys(t)]
+                if not keys:
+                    continue
+                if fn is None:
+                    fn = _Fn(m, {})
+                    fn.params = fn.params - {"self"}
+                    fn._collect()
+                k = fn.kind(n.value) if not isinstance(n, ast.AugAssign) else "unknown"
+                for key in keys:
+                    out[key] = _join([out[key], k]) if key in out else k
+    return out
+
+
 def _runs_network(e, assigned: dict, methods: dict, depth=0) -> bool:
     """Does `e` call a network held on `self` (`self.netG(x)`,
     `self.netG.forward(x)`), directly or through local names?"""
@@ -601,9 +628,10 @@ def summarize(text: str) -> dict:
                for c in tree.body if isinstance(c, ast.ClassDef)}
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
+            attrs = _attr_kinds(classes[cls.name])
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = _Fn(m, {}, classes, cls.name)
+                    fn = _Fn(m, {}, classes, cls.name, attrs)
                     out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(fn, m, classes[cls.name]))
                     calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
                                           isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))

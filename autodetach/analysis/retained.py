@@ -48,7 +48,7 @@ def unneeded_retains(analysis) -> list:
                 verdict.setdefault(ev.call, False)
                 continue
             kept = [n for n in own if _kept_on_self(sc, n)]
-            cut_reads = _read_through_cuts(ctx, kept)
+            cut_reads = _read_through_cuts(ctx, kept) if kept and not _reads_arguments(ctx, ev, own) else None
             needed = (not ev.target.heads or ev.target.unknown or bool(own & returned) or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
@@ -83,6 +83,20 @@ def _read_through_cuts(ctx, kept) -> list:
         out.append(f"`{key}` stays on `self` after the backward, and this file reads it only through a cut "
                    "(code in other files is not seen)")
     return out
+
+
+def _reads_arguments(ctx, ev, own) -> bool:
+    """Does the loss read a parameter of the function holding the backward
+    (other than `self`)? Then its graph may come from the caller, who may
+    walk it again: a graph kept on `self` there is not judged."""
+    fn = ev.call
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = ctx.parent(fn)
+    if fn is None:
+        return False
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
+    return any(isinstance(x, cst.Name) and x.value in params
+               for n in own if n.stmt is not None for x in nodes(n.stmt))
 
 
 def _key(a) -> str:

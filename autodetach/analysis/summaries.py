@@ -411,6 +411,16 @@ def _class_facts(fn: _Fn, m, methods: dict) -> dict:
     return out
 
 
+NETS = " nets"  # key, in a class's method table, of the attributes that may hold networks
+
+
+def _nets(classes: dict, methods: dict) -> frozenset:
+    every = {m for c in classes.values() for m in c}
+    return frozenset(k for m in methods.values() if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     for n in _own_nodes(m) if isinstance(n, ast.Assign)
+                     for t in n.targets for k in _self_keys(t) if k[5:] not in every)
+
+
 def _attr_kinds(methods: dict) -> dict:
     """`self.X` -> the join of the kinds of every value the class's methods
     store there, `self` itself not counting as a graph (so `self.n = 0`
@@ -437,14 +447,16 @@ def _attr_kinds(methods: dict) -> dict:
 
 def _runs_network(e, assigned: dict, methods: dict, depth=0) -> bool:
     """Does `e` call a network held on `self` (`self.netG(x)`,
-    `self.netG.forward(x)`), directly or through local names?"""
+    `self.netG.forward(x)`), directly or through local names? A network is
+    an attribute the class assigns and no class of the file defines as a
+    method (`self.run_CG(...)` of a base class is not one)."""
     if depth > 6:
         return False
     for n in ast.walk(e):
         if isinstance(n, ast.Call):
             name = _dotted(n.func) or ""
             parts = name.split(".")
-            if parts[0] == "self" and len(parts) in (2, 3) and parts[1] not in methods and \
+            if parts[0] == "self" and len(parts) in (2, 3) and f"self.{parts[1]}" in methods.get(NETS, ()) and \
                     (len(parts) == 2 or parts[2] == "forward"):
                 return True
         if isinstance(n, ast.Name) and any(_runs_network(v, assigned, methods, depth + 1)
@@ -629,10 +641,12 @@ def summarize(text: str) -> dict:
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
             attrs = _attr_kinds(classes[cls.name])
+            nets = _nets(classes, classes[cls.name])
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     fn = _Fn(m, {}, classes, cls.name, attrs)
-                    out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(fn, m, classes[cls.name]))
+                    out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(
+                        fn, m, {**classes[cls.name], NETS: nets}))
                     calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
                                           isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
                     if calls:

@@ -294,6 +294,8 @@ class GraphKeptAcrossIterations(GraphRule):
             done.add(id(node.stmt))
             src = node.expr
             edit = _store_edit(src, node)
+            if node.loss and getattr(scope, "caller_loop", False) and "." not in leak.key:
+                continue  # a local of a step method: each call starts it again
             if node.loss:
                 # `total = total + loss; total.backward(retain_graph=True)`: the retain hides the
                 # error; detaching the sum would leave nothing to backward, so no fix is offered

@@ -564,6 +564,12 @@ class Scope:
             return self._used(self.env[key], e)
         if key is not None and key.startswith("self.") and key not in self.bound:
             self.free_reads.setdefault(key, e)
+            if key.count(".") == 1 and key not in self.names.leaves:
+                from .stored_state import stored_node
+
+                held = stored_node(self, key)  # another method keeps a graph there
+                if held is not None:
+                    return self._used(Val(frozenset({held})), e)
         base = dotted(e.value)
         if base is not None and self.names.is_module(base) and key not in self.names.modules \
                 and self.names.is_param_attr(e.attr.value):
@@ -838,6 +844,12 @@ class Scope:
             for a in e.args:
                 self.expr(a.value)
             return Val()  # an object of a local helper class
+        if isinstance(f, cst.Attribute) and q is None:
+            from .stored_state import object_call
+
+            known = object_call(self, e, f)  # an object of a project class that cuts some arguments
+            if known is not None:
+                return known
         args = Val()
         module_args = set()
         for a in e.args:

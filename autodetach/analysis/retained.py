@@ -19,6 +19,7 @@ from .walk import nodes
 class UnneededRetain:
     event: object  # the backward (or autograd.grad) event with retain_graph=True
     emptied: list = field(default_factory=list)  # inferred: the `self` attributes it came from, emptied after
+    inferred: list = field(default_factory=list)  # other inferences the verdict rests on, in words
 
 
 def unneeded_retains(analysis) -> list:
@@ -29,6 +30,7 @@ def unneeded_retains(analysis) -> list:
     verdict: dict = {}
     calls: dict = {}
     emptied: dict = {}  # call -> attributes the loss came from, emptied after it
+    notes: dict = {}  # call -> inferences its verdict rests on
     # a loss that adds a graph kept on `self` by another method: the retain is what lets it run
     on_self = {found[6].call for found in self_graphs(analysis)}
     for sc in analysis.scopes:
@@ -45,13 +47,84 @@ def unneeded_retains(analysis) -> list:
                 emptied[ev.call] = state
                 verdict.setdefault(ev.call, False)
                 continue
+            kept = [n for n in own if _kept_on_self(sc, n)]
+            cut_reads = _read_through_cuts(ctx, kept) if kept and not _reads_arguments(ctx, ev, own) else None
             needed = (not ev.target.heads or ev.target.unknown or bool(own & returned) or ev.call in on_self
-                      or any(_kept_on_self(sc, n) for n in own)
+                      or (bool(kept) and cut_reads is None)
+                      or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                              for o in sc.events))
             verdict[ev.call] = verdict.get(ev.call, False) or needed
-    return [UnneededRetain(calls[call], emptied.get(call, []))
+            if not needed:
+                why = notes.setdefault(ev.call, [])
+                why.extend(x for x in _flow_notes(analysis, ev.reach) + (cut_reads or []) if x not in why)
+    return [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
             for call, needed in verdict.items() if not needed]
+
+
+def _read_through_cuts(ctx, kept) -> list:
+    """For graphs still held on `self` when the scope ends: notes when every
+    other read of those attributes in this file goes through a cut
+    (`self.loss_D.item()`), so no other method of the file backwards them;
+    None when one does not. Code in other files could still read them."""
+    from .flow import CUT_ATTRS, CUT_METHODS
+
+    out = []
+    for key in sorted({n.name for n in kept}):
+        reads = [a for a in nodes(ctx.module) if isinstance(a, cst.Attribute) and _key(a) == key]
+        for a in reads:
+            up = ctx.parent(a)
+            if isinstance(up, cst.AssignTarget) or isinstance(up, cst.Attribute) and up.value is a and \
+                    (up.attr.value in CUT_ATTRS or up.attr.value in CUT_METHODS or up.attr.value == "backward"):
+                continue
+            if isinstance(up, (cst.Tuple, cst.List, cst.Element)) and _in_target(ctx, up):
+                continue
+            return None
+        out.append(f"`{key}` stays on `self` after the backward, and this file reads it only through a cut "
+                   "(code in other files is not seen)")
+    return out
+
+
+def _reads_arguments(ctx, ev, own) -> bool:
+    """Does the loss read a parameter of the function holding the backward
+    (other than `self`)? Then its graph may come from the caller, who may
+    walk it again: a graph kept on `self` there is not judged."""
+    fn = ev.call
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = ctx.parent(fn)
+    if fn is None:
+        return False
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
+    return any(isinstance(x, cst.Name) and x.value in params
+               for n in own if n.stmt is not None for x in nodes(n.stmt))
+
+
+def _key(a) -> str:
+    from ..imports import dotted
+
+    return dotted(a) or ""
+
+
+def _in_target(ctx, node) -> bool:
+    while node is not None and not isinstance(node, cst.BaseSmallStatement):
+        if isinstance(node, cst.AssignTarget):
+            return True
+        node = ctx.parent(node)
+    return False
+
+
+def _flow_notes(analysis, reach) -> list:
+    """What stored_state.object_call inferred for the calls the loss came from."""
+    table = analysis.__dict__.get("object_flow_notes")
+    if not table:
+        return []
+    out = []
+    for n in reach:
+        for c in nodes(n.expr) if n.expr is not None else ():
+            note = table.get(id(c))
+            if note and note not in out:
+                out.append(note)
+    return sorted(out)
 
 
 def _kept_on_self(scope, node) -> bool:

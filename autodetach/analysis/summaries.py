@@ -19,7 +19,7 @@ CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "n
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 CUT_CALLS = {"float", "int", "bool", "len", "str", "round"}
 # Calls that pass their arguments' graph through.
-SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.")
+SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
 
@@ -41,6 +41,11 @@ class Summary:
     elems: tuple = ()  # kind per element of the returned tuples, when they agree in length
     state: tuple = ()  # forward: `self.X` fed back into a recurrent layer and stored again (state.py)
     self_calls: tuple = ()  # `self.m(...)` called in the method (a step that trains in a helper method)
+    # Per parameter after `self`: does the result hang from it (graph | cut | const | unknown)?
+    # Worked out for methods that cut something (`net(fake.detach())`), else all "graph"; None: *args.
+    arg_flow: Optional[tuple] = None
+    # `self.X` that a method other than `__init__` stores a graph in (`self.fake = self.netG(x)`).
+    stores_graph: tuple = ()
 
 
 def _dotted(node) -> Optional[str]:
@@ -55,9 +60,13 @@ def _dotted(node) -> Optional[str]:
 
 
 class _Fn:
-    def __init__(self, fn, module_funcs: dict) -> None:
+    def __init__(self, fn, module_funcs: dict, classes=None, cls=None, attrs=None) -> None:
         self.fn = fn
+        self.attrs = attrs or {}  # `self.X` -> kind of every value the class stores there
         self.funcs = module_funcs
+        self.classes = classes or {}  # class name -> {method name: FunctionDef}, for delegation
+        self.cls = cls  # the class of this method
+        self.delegates = False  # per-argument mode: follow `self.m(...)` / `Base.m(self, ...)`
         self.params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
@@ -74,19 +83,15 @@ class _Fn:
                 return "graph"
             if e.id in self.others:
                 return "const"
-            vals = self.assigned.get(e.id)
-            if not vals:
-                return "unknown"  # a loop variable, a global: not followed
-            memo = self.memo.get(e.id)
-            if memo is not None:
-                return memo
-            self.memo[e.id] = "const"  # a cycle (`y = y + x`) adds nothing new
-            out = _join([self.kind(v, depth + 1) for v in vals])
-            self.memo[e.id] = out
-            return out
+            return self._name_kind(e.id, depth)
         if isinstance(e, ast.Attribute):
             if e.attr in CUT_ATTRS:
                 return "cut"
+            key = _dotted(e)
+            if key is not None and key.startswith("self.") and key in self.assigned:
+                return self._name_kind(key, depth)  # `self.loss = a + b; return self.loss`
+            if key in self.attrs and self.attrs[key] in ("cut", "const"):
+                return self.attrs[key]  # `self.count = 0`, `self.lr = lr.item()`: never a graph
             return self.kind(e.value, depth + 1)
         if isinstance(e, (ast.Tuple, ast.List)):
             return _join([self.kind(x, depth + 1) for x in e.elts]) if e.elts else "const"
@@ -106,6 +111,18 @@ class _Fn:
             return "cut"
         return "unknown"
 
+    def _name_kind(self, key: str, depth) -> str:
+        vals = self.assigned.get(key)
+        if not vals:
+            return "unknown"  # a loop variable, a global: not followed
+        memo = self.memo.get(key)
+        if memo is not None:
+            return memo
+        self.memo[key] = "const"  # a cycle (`y = y + x`) adds nothing new
+        out = _join([self.kind(v, depth + 1) for v in vals])
+        self.memo[key] = out
+        return out
+
     def _comp(self, e, depth) -> str:
         # tuple(repackage_hidden(v) for v in h): the element decides.
         return self.kind(e.elt, depth + 1) if not isinstance(e.elt, ast.Name) else "graph"
@@ -117,9 +134,25 @@ class _Fn:
             return "cut"
         if name in CUT_CALLS:
             return "cut"
+        if self.delegates and (name or "").split(".")[-1] == "Variable":
+            return "cut"  # per argument: Variable(x) is a detached alias, as flow.py takes it
         args = [self.kind(a, depth + 1) for a in e.args] + [self.kind(k.value, depth + 1) for k in e.keywords]
         if name == self.fn.name:
             return "cut"  # recursion: decided by the other returns
+        if (name or "").startswith(("torch.", "th.")) and name.endswith("_like"):
+            return "cut"  # torch.ones_like(pred): a new tensor of its shape
+        if self.delegates:
+            hit = self._delegate(e, name, depth)
+            if hit is not None:
+                return hit
+            root = f
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in self.params and root is f:
+                return "graph"  # the parameter asked about is the network called
+            if isinstance(root, ast.Name) and root.id in self.others:
+                # `net(x)`, `self.criterion(x, y)`: the callee holds no graph of the parameter asked about
+                return _join(args) if args else "const"
         if name in ("tuple", "list", "sum", "max", "min") and e.args:
             return _join(args)
         if isinstance(f, ast.Name) and self._is_layer(f.id):
@@ -133,6 +166,64 @@ class _Fn:
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
         return "unknown"
+
+    def _delegate(self, e: ast.Call, name, depth) -> Optional[str]:
+        """`self.get_loss(net, fake, real)` or `Base.get_loss(self, net, fake, real)`
+        of a class of this file: the callee's flow per argument decides."""
+        head, _, meth = (name or "").partition(".")
+        args = list(e.args)
+        if head == "self" and self.cls in self.classes:
+            fn = self.classes[self.cls].get(meth)
+        elif head in self.classes and args and isinstance(args[0], ast.Name) and args[0].id == "self":
+            fn, args = self.classes[head].get(meth), args[1:]
+        else:
+            return None
+        if fn is None or fn is self.fn or e.keywords or any(isinstance(a, ast.Starred) for a in args) or depth > 10:
+            return None
+        flow = _Fn(fn, {}, self.classes, head if head != "self" else self.cls).arg_flow(depth + 1)
+        if flow is None or len(args) > len(flow):
+            return "unknown"
+        parts = []
+        for a, f in zip(args, flow):
+            k = self.kind(a, depth + 1)
+            # an argument that carries no graph passes none, whatever the callee does with it
+            parts.append(k if k in ("cut", "const") or f == "graph" else "unknown" if f == "unknown" else "const")
+        return _join(parts) if parts else "const"
+
+    def arg_flow(self, depth=0) -> Optional[tuple]:
+        """Per parameter after `self`: the kind of the result when only that
+        parameter carries a graph (the other parameters, `self` and state it
+        does not assign here count as constants)."""
+        args = [a.arg for a in self.fn.args.args]
+        skip = 1 if args[:1] == ["self"] else 0
+        if self.fn.args.vararg or self.fn.args.kwarg or depth > 10:
+            return None
+        if not hasattr(self, "_returns"):
+            self._collect()
+        returns = [r for r in self._returns if r is not None]
+        saved, self.delegates = self.params, True
+        out = []
+        try:
+            for name in args[skip:]:
+                self.params, self.others = {name}, set(args) - {name}
+                self.memo.clear()
+                out.append(_join([self.kind(r, depth) for r in returns]) if returns else "const")
+        finally:
+            self.params, self.others, self.delegates = saved, set(), False
+            self.memo.clear()
+        return tuple(out)
+
+    def _collect(self) -> None:
+        self._returns = []
+        for node in _own_nodes(self.fn):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    for n in _names(t) + _self_keys(t):
+                        self.assigned.setdefault(n, []).append(node.value)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.assigned.setdefault(node.target.id, []).append(node.value)
+            elif isinstance(node, ast.Return):
+                self._returns.append(node.value)
 
     def _is_layer(self, name: str) -> bool:
         vals = self.assigned.get(name) or []
@@ -155,7 +246,7 @@ class _Fn:
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
-                    for n in _names(t):
+                    for n in _names(t) + _self_keys(t):
                         self.assigned.setdefault(n, []).append(node.value)
                     if isinstance(t, ast.Attribute) and _dotted(t.value) == "self":
                         stores = True
@@ -171,6 +262,7 @@ class _Fn:
                     node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name):
                 # `out.append(h)`: the list holds what is appended
                 self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
+        self._returns = returns
         bw = [b for b in backwards if self._depends(b.func.value)]
         retain = {_retain(b) for b in bw}
         extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None)
@@ -290,6 +382,95 @@ def _join(kinds) -> str:
     if "cut" in kinds:
         return "cut"
     return "const"
+
+
+def _class_facts(fn: _Fn, m, methods: dict) -> dict:
+    """arg_flow (for a method that cuts something, or hands its work to
+    another method) and stores_graph, for one method of a class."""
+    out = {}
+    own = list(_own_nodes(m))
+    if any(isinstance(n, ast.Attribute) and (n.attr in CUT_METHODS or n.attr in CUT_ATTRS) or
+           isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+           (_dotted(n.func.value) == "self" or n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == "self")
+           for n in own):
+        out["arg_flow"] = fn.arg_flow()
+    elif not (m.args.vararg or m.args.kwarg):
+        # nothing cut here: each argument is taken to pass its graph
+        out["arg_flow"] = ("graph",) * max(0, len(m.args.args) - (1 if m.args.args[:1] and
+                                                                   m.args.args[0].arg == "self" else 0))
+    if m.name != "__init__":
+        keys = []
+        for n in own:
+            if isinstance(n, ast.Assign):
+                for t in n.targets:
+                    for key in _self_keys(t):
+                        if key not in keys and fn.kind(n.value) not in ("cut", "const") and \
+                                _runs_network(n.value, fn.assigned, methods):
+                            keys.append(key)
+        out["stores_graph"] = tuple(keys)
+    return out
+
+
+NETS = " nets"  # key, in a class's method table, of the attributes that may hold networks
+
+
+def _nets(classes: dict, methods: dict) -> frozenset:
+    every = {m for c in classes.values() for m in c}
+    return frozenset(k for m in methods.values() if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     for n in _own_nodes(m) if isinstance(n, ast.Assign)
+                     for t in n.targets for k in _self_keys(t) if k[5:] not in every)
+
+
+def _attr_kinds(methods: dict) -> dict:
+    """`self.X` -> the join of the kinds of every value the class's methods
+    store there, `self` itself not counting as a graph (so `self.n = 0`
+    and `self.lr = float(lr)` are constants, and `self.h = self.rnn(x)`
+    is not)."""
+    out: dict = {}
+    for m in methods.values():
+        fn = None
+        for n in _own_nodes(m):
+            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value is not None:
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                keys = [k for t in targets for k in _self_keys(t)]
+                if not keys:
+                    continue
+                if fn is None:
+                    fn = _Fn(m, {})
+                    fn.params = fn.params - {"self"}
+                    fn._collect()
+                k = fn.kind(n.value) if not isinstance(n, ast.AugAssign) else "unknown"
+                for key in keys:
+                    out[key] = _join([out[key], k]) if key in out else k
+    return out
+
+
+def _runs_network(e, assigned: dict, methods: dict, depth=0) -> bool:
+    """Does `e` call a network held on `self` (`self.netG(x)`,
+    `self.netG.forward(x)`), directly or through local names? A network is
+    an attribute the class assigns and no class of the file defines as a
+    method (`self.run_CG(...)` of a base class is not one)."""
+    if depth > 6:
+        return False
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call):
+            name = _dotted(n.func) or ""
+            parts = name.split(".")
+            if parts[0] == "self" and len(parts) in (2, 3) and f"self.{parts[1]}" in methods.get(NETS, ()) and \
+                    (len(parts) == 2 or parts[2] == "forward"):
+                return True
+        if isinstance(n, ast.Name) and any(_runs_network(v, assigned, methods, depth + 1)
+                                           for v in assigned.get(n.id, ()) if v is not e):
+            return True
+    return False
+
+
+def _self_keys(t) -> list:
+    """`self.X` targets of an assignment (`self.a, self.b = f()` too)."""
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [k for x in t.elts for k in _self_keys(x)]
+    key = _dotted(t) if isinstance(t, ast.Attribute) else None
+    return [key] if key and key.count(".") == 1 and key.startswith("self.") else []
 
 
 def _names(t) -> list:
@@ -455,11 +636,17 @@ def summarize(text: str) -> dict:
             calls[meth] = calls.get(meth, ()) + sites
     out[CALLS] = calls
     aliases = None
+    classes = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+               for c in tree.body if isinstance(c, ast.ClassDef)}
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
+            attrs = _attr_kinds(classes[cls.name])
+            nets = _nets(classes, classes[cls.name])
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    out[f"{cls.name}.{m.name}"] = _Fn(m, {}).summary()
+                    fn = _Fn(m, {}, classes, cls.name, attrs)
+                    out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(
+                        fn, m, {**classes[cls.name], NETS: nets}))
                     calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
                                           isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
                     if calls:

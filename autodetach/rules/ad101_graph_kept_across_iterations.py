@@ -7,6 +7,8 @@ from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.factories import factory_notes
 from ..analysis.graph import closure
+from ..analysis.walk import nodes
+from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
 
@@ -51,7 +53,12 @@ class GraphKeptAcrossIterations(GraphRule):
     what the author meant but does change the numbers compared with keeping
     every graph (`retain_graph=True`). A buffer of graph tensors that a
     backward consumes and that is cleared before the next one (REINFORCE's
-    `saved_log_probs`) is left alone.
+    `saved_log_probs`) is left alone, and so is a sum that a backward
+    consumes and that starts again after it (`total.backward(); total = 0`).
+    A running loss sum that is itself backwarded with `retain_graph=True`
+    every step (`total = total + loss; total.backward(retain_graph=True)`)
+    is reported without a fix: detaching the sum leaves nothing to backward,
+    and backwarding only the step's loss changes the updates.
     """
 
     code = "AD101"
@@ -278,13 +285,26 @@ class GraphKeptAcrossIterations(GraphRule):
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         for scope, leak in a.leaks:
             node = leak.node
-            if node.loss or node.stmt is None or id(node.stmt) in done:
-                continue
+            if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
+                continue  # a loss kept but never backwarded again is AD102's
             if node.kind not in ("op", "accum", "container", "module"):
                 continue
+            if leak.reached and _reset_after_backward(ctx, scope, leak):
+                continue  # `total.backward(...); total = 0`: gradient accumulation over a window
             done.add(id(node.stmt))
             src = node.expr
             edit = _store_edit(src, node)
+            if node.loss and getattr(scope, "caller_loop", False) and "." not in leak.key:
+                continue  # a local of a step method: each call starts it again
+            if node.loss:
+                # `total = total + loss; total.backward(retain_graph=True)`: the retain hides the
+                # error; detaching the sum would leave nothing to backward, so no fix is offered
+                self.report(node.stmt, (
+                    f"`{leak.key}` sums every iteration's loss with its graph (line {line(ctx, node.stmt)}) and "
+                    f"each backward walks all of it again, retained: the gradient adds every earlier loss at "
+                    f"weights that have since changed, and memory and time per step grow. Backward this "
+                    f"iteration's loss and keep the sum as a number (`{leak.key} += loss.item()`)"))
+                continue
             if leak.reached:
                 msg = (f"`{leak.key}` accumulates graph from every iteration (line {line(ctx, node.stmt)}) "
                        f"and each backward walks all of it again: memory and time per step grow. "
@@ -300,6 +320,32 @@ class GraphKeptAcrossIterations(GraphRule):
                 fix = UNSAFE
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")
+
+
+def _reset_after_backward(ctx, scope, leak) -> bool:
+    """Every backward that walks the kept value is followed, in its own block,
+    by a statement that binds the key anew without reading it (`total = 0`)."""
+    evs = [ev for ev in scope.events if ev.kind in ("backward", "grad") and leak.node in ev.reach]
+    if not evs:
+        return False
+    for ev in evs:
+        stmt = ev.stmt.suite if hasattr(ev.stmt, "suite") else ev.stmt
+        block = ctx.parent(stmt)
+        body = list(getattr(block, "body", ()) or ())
+        if stmt not in body:
+            return False
+        later = body[body.index(stmt) + 1:]
+        if not any(_rebinds(s, leak.key) for s in later):
+            return False
+    return True
+
+
+def _rebinds(stmt, key) -> bool:
+    for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+        if isinstance(small, cst.Assign) and any(dotted(t.target) == key for t in small.targets) and \
+                not any(isinstance(n, (cst.Name, cst.Attribute)) and dotted(n) == key for n in nodes(small.value)):
+            return True
+    return False
 
 
 def _store_edit(src, node):

@@ -44,7 +44,13 @@ class RetainGraphUnneeded(GraphRule):
     the loss is built from attributes of `self` that other code fills and
     this method empties after the only backward in the file
     (`loss = torch.cat(self.losses).sum()` ... `self.losses = []`): that
-    nothing else keeps the graph is inferred.
+    nothing else keeps the graph is inferred. Unsafe too when the verdict
+    rests on a loss object built by another file (`self.disc_loss =
+    init_loss(opt)`) whose project classes cut an argument
+    (`net(fake.detach())`), or on a loss kept on `self` that the file reads
+    only through `.item()`. A value another method keeps on `self`
+    (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
+    other backwards share, so a loss that reaches it keeps its retain.
     """
 
     code = "AD104"
@@ -164,9 +170,12 @@ class RetainGraphUnneeded(GraphRule):
                         f"backward, which is the only one in the file (so the fix is unsafe: check it with "
                         f"--verify)")
                 extra["fix"] = UNSAFE
+            if found.inferred and not found.emptied:
+                msg += "; inferred: " + "; ".join(found.inferred) + " (so the fix is unsafe: check it with --verify)"
+                extra["fix"] = UNSAFE
             rep = self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
                               fix_title="Drop `retain_graph=True`", **extra)
-            if unseen and not found.emptied and not rep.message.endswith(_UNSAFE_NOTE):
+            if unseen and not found.emptied and not found.inferred and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
 
 

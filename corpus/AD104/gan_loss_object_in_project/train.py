@@ -1,0 +1,61 @@
+# expect-before: runs
+# autodetach-test: unsafe
+# A pix2pix-style model class: forward() keeps the generator's output on
+# self, backward_D() trains D through a loss object that losses.py builds and
+# that detaches the fake image itself, and backward_G() re-runs D. The D
+# loss's graph is never walked again, so retain_graph=True only keeps it
+# alive. That the loss object cuts the fake image is inferred from the
+# project's classes (the object is built by a factory), so the fix is unsafe.
+import os
+
+import torch
+from torch import nn
+
+from losses import init_loss
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+class Pix2Pix:
+    def __init__(self):
+        self.netG = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 6))
+        self.netD = nn.Sequential(nn.Linear(6, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+        self.optimizer_G = torch.optim.Adam(self.netG.parameters(), lr=1e-3)
+        self.optimizer_D = torch.optim.Adam(self.netD.parameters(), lr=1e-3)
+        self.disc_loss = init_loss("gan")
+        self.content = nn.L1Loss()
+
+    def set_input(self, a, b):
+        self.real_A = a
+        self.real_B = b
+
+    def forward(self):
+        self.fake_B = self.netG(self.real_A)
+
+    def backward_D(self):
+        self.loss_D = self.disc_loss.get_loss(self.netD, self.fake_B, self.real_B)
+        self.loss_D.backward(retain_graph=True)
+
+    def backward_G(self):
+        self.loss_G = self.disc_loss.get_g_loss(self.netD, self.fake_B) + self.content(self.fake_B, self.real_B)
+        self.loss_G.backward()
+
+    def optimize_parameters(self):
+        self.forward()
+        self.optimizer_D.zero_grad()
+        self.backward_D()
+        self.optimizer_D.step()
+        self.optimizer_G.zero_grad()
+        self.backward_G()
+        self.optimizer_G.step()
+
+    def errors(self):
+        return {"D": self.loss_D.item(), "G": self.loss_G.item()}
+
+
+torch.manual_seed(0)
+model = Pix2Pix()
+for step in range(ITERS):
+    model.set_input(torch.randn(8, 6), torch.randn(8, 6))
+    model.optimize_parameters()
+    print(step, round(model.errors()["D"], 6), round(model.errors()["G"], 6))

@@ -201,7 +201,7 @@ def diagnose(analysis, scope, c) -> Diagnosis:
     crossing = next((n for n in c.path if n.iteration != b2.tag), None)
     if b1.tag != b2.tag or crossing is not None:
         # State a module keeps on itself is the link, wherever the path crosses first.
-        held = next((n for n in c.links if getattr(n, "module_state", None)
+        held = next((n for n in c.links if n.module_state
                      and n.iteration != b2.tag[:len(n.iteration)]), None)
         link = held or crossing or c.links[0]
         if link.iteration == () or (len(link.iteration) < len(b2.tag) and b2.tag[:len(link.iteration)]

@@ -185,7 +185,7 @@ class Analysis:
 
         marker = GNode(name="<arg>", stmt=None, expr=None, iteration=())
         params = [p.name.value for p in fn.params.params]
-        env = {p: Val(frozenset({marker})) for p in params}
+        env = {p: Val(heads=frozenset({marker})) for p in params}
         result = False
         if params:
             try:
@@ -219,10 +219,10 @@ class Analysis:
         markers = {p: GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True,
                             modules=frozenset({"<arg>"}))
                    for p in params if not self.names.is_module(p) and p != "self"}
-        env = {p: Val(frozenset({m})) for p, m in markers.items()}
+        env = {p: Val(heads=frozenset({m})) for p, m in markers.items()}
         if params[:1] == ["self"]:
             # a method: what it reads from `self` (parameters, stored tensors) may carry a graph
-            env["self"] = Val(frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
+            env["self"] = Val(heads=frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
                                                modules=frozenset({"<self>"}))}))
         try:
             sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
@@ -402,7 +402,7 @@ class Analysis:
                 if k not in seen:
                     seen.add(k)
                     out.append((sc, item))
-                    if getattr(sc, "caller_loop", False):
+                    if sc.caller_loop:
                         self._mark_caller_loop(item, sc.name)
                     if sc.eval_note is not None:
                         self._mark(item, "eval_stmts", sc.eval_note())
@@ -456,7 +456,7 @@ class Analysis:
                 continue
             params = [p.name.value for p in fwd.params.params][1:]
             marker = GNode(name="<input>", stmt=None, expr=None, iteration=())
-            env = {p: Val(frozenset({marker})) for p in params}
+            env = {p: Val(heads=frozenset({marker})) for p in params}
             sc = self._walk(_body(fwd), ["self"] + params, "forward", env)
             if sc is None:
                 continue

@@ -56,7 +56,7 @@ def _find(analysis) -> list:
             if name == "forward" or m in sites.backward_in or not _assigns_any(m, wanted):
                 continue
             params = [p.name.value for p in m.params.params if p.name.value != "self"]
-            env = {p: Val(frozenset({GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True)}))
+            env = {p: Val(heads=frozenset({GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True)}))
                    for p in params}
             try:
                 sc = Scope(analysis, _body(m), params=params + ["self"], env=env, name=name).run()

@@ -376,7 +376,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
-            if getattr(node, "meter", None):
+            if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
@@ -475,7 +475,7 @@ def _sibling_notes(node) -> list:
     """What `flow._siblings` inferred about the values the store hangs from."""
     from ..analysis.graph import closure
 
-    return sorted({n.sibling for n in closure([node]) if getattr(n, "sibling", None)})
+    return sorted({n.sibling for n in closure([node]) if n.sibling})
 
 
 def _already_cut(src) -> bool:

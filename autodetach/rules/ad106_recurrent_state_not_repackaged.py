@@ -433,7 +433,7 @@ def _foreign_state(a, node):
     keeping its graph, None when no other file is involved."""
     from ..analysis.module_state import describe
 
-    if getattr(node, "module_state", None):
+    if node.module_state:
         return describe(node)
     call = node.expr
     callee = dotted(call.func) if isinstance(call, cst.Call) else None
@@ -479,7 +479,7 @@ def _chained(node, ev, scope):
 
 
 def _produced(ctx, node) -> str:
-    held = getattr(node, "module_state", None)
+    held = node.module_state
     if held:
         return f"kept on `{held[0]}` by its call at line {line(ctx, node.stmt)}"
     return f"returned at line {line(ctx, node.stmt)}"

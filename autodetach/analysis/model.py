@@ -92,6 +92,9 @@ class Analysis:
         reset_ids()  # the same file gives the same node hashes in any process
         self.ctx = ctx
         self._summaries: dict = {}
+        # names of objects of a class chosen at run time whose candidate
+        # classes return a graph in some and a number in others (runtime_classes)
+        self.mixed_results: set = set()
 
     @cached_property
     def names(self):

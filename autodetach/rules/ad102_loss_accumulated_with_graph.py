@@ -464,7 +464,7 @@ def _mixed(ctx, stmt) -> bool:
     `.item()` nor `.detach()` works for every candidate."""
     from ._ad1_shared import inferred_notes
 
-    mixed = ctx.analysis.__dict__.get("mixed_results")
+    mixed = ctx.analysis.mixed_results
     return bool(mixed) and bool(inferred_notes(ctx, {k: k for k in mixed}, [stmt]))
 
 

@@ -8,6 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
+from ._helpers import top_level_anchor
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):
@@ -364,7 +365,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         if _defines(ctx.module, HELPER):
             return []
         torch_name = ctx.imports.module_alias("torch")
-        after = _first_non_import(ctx.module)
+        after = top_level_anchor(ctx.module, after_imports=True)
         if torch_name is None or after is None:
             return None
         helper = cst.parse_statement(HELPER_SRC.format(name=HELPER, torch=torch_name))
@@ -517,15 +518,3 @@ def _assigned_none_before(ctx, loop, key) -> bool:
 
 def _defines(module, name) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
-
-
-def _first_non_import(module):
-    for s in module.body:
-        if isinstance(s, cst.SimpleStatementLine) and all(
-                isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body):
-            continue
-        if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Expr) \
-                and isinstance(s.body[0].value, cst.SimpleString) and s is module.body[0]:
-            continue  # module docstring
-        return s
-    return None

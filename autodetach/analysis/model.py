@@ -95,6 +95,10 @@ class Analysis:
         # names of objects of a class chosen at run time whose candidate
         # classes return a graph in some and a number in others (runtime_classes)
         self.mixed_results: set = set()
+        # id(statement) -> the assumption a finding there rests on (_unique marks
+        # them; GraphRule.report words them): a loop in the caller, an eval function
+        self.caller_loop_stmts: dict = {}
+        self.eval_stmts: dict = {}
 
     @cached_property
     def names(self):
@@ -408,16 +412,15 @@ class Analysis:
                     if sc.caller_loop:
                         self._mark_caller_loop(item, sc.name)
                     if sc.eval_note is not None:
-                        self._mark(item, "eval_stmts", sc.eval_note())
+                        self._mark(item, self.eval_stmts, sc.eval_note())
         return out
 
     def _mark_caller_loop(self, item, method: str) -> None:
         """Remember the statements of a finding that exists only if the
         caller runs the method in a loop (an assumption the report states)."""
-        self._mark(item, "caller_loop_stmts", method)
+        self._mark(item, self.caller_loop_stmts, method)
 
-    def _mark(self, item, table: str, value) -> None:
-        marks = self.__dict__.setdefault(table, {})
+    def _mark(self, item, marks: dict, value) -> None:
         stmts = [getattr(item, "node", None)] + list(getattr(item, "path", []) or []) + \
             list(getattr(item, "links", []) or [])
         for n in stmts:

@@ -102,8 +102,8 @@ class GraphRule(Rule):
         rep = super().report(node, message, *args, **kw)
         analysis = self.ctx.analysis
         inferred = analysis.names.inferred
-        marks = analysis.__dict__.get("caller_loop_stmts", {})
-        evals = analysis.__dict__.get("eval_stmts", {})
+        marks = analysis.caller_loop_stmts
+        evals = analysis.eval_stmts
         if (not inferred and not marks and not evals) or node is None:
             return rep
         around = [node] + [n for n, _ in rep.related if n is not None]

@@ -63,72 +63,72 @@ class _Fn:
         self.memo: dict = {}  # local name -> kind, once decided
         self.others: set = set()
 
-    def kind(self, e, depth=0) -> str:
+    def kind(self, expr, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
         if depth > 20:
             return "unknown"
-        if isinstance(e, ast.Constant):
+        if isinstance(expr, ast.Constant):
             return "const"
-        if isinstance(e, ast.Name):
-            if e.id in self.params:
+        if isinstance(expr, ast.Name):
+            if expr.id in self.params:
                 return "graph"
-            if e.id in self.others:
+            if expr.id in self.others:
                 return "const"
-            vals = self.assigned.get(e.id)
+            vals = self.assigned.get(expr.id)
             if not vals:
                 return "unknown"  # a loop variable, a global: not followed
-            memo = self.memo.get(e.id)
+            memo = self.memo.get(expr.id)
             if memo is not None:
                 return memo
-            self.memo[e.id] = "const"  # a cycle (`y = y + x`) adds nothing new
+            self.memo[expr.id] = "const"  # a cycle (`y = y + x`) adds nothing new
             out = _join([self.kind(v, depth + 1) for v in vals])
-            self.memo[e.id] = out
+            self.memo[expr.id] = out
             return out
-        if isinstance(e, ast.Attribute):
-            if e.attr in CUT_ATTRS:
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in CUT_ATTRS:
                 return "cut"
-            return self.kind(e.value, depth + 1)
-        if isinstance(e, (ast.Tuple, ast.List)):
-            return _join([self.kind(x, depth + 1) for x in e.elts]) if e.elts else "const"
-        if isinstance(e, (ast.BinOp,)):
-            return _join([self.kind(e.left, depth + 1), self.kind(e.right, depth + 1)])
-        if isinstance(e, ast.IfExp):
-            return _join([self.kind(e.body, depth + 1), self.kind(e.orelse, depth + 1)])
-        if isinstance(e, ast.UnaryOp):
-            return self.kind(e.operand, depth + 1)
-        if isinstance(e, (ast.GeneratorExp, ast.ListComp)):
-            return self.kind(e.elt, depth + 1) if not _is_loop_var(e) else self._comp(e, depth)
-        if isinstance(e, ast.Subscript):
-            return self.kind(e.value, depth + 1)
-        if isinstance(e, ast.Call):
-            return self.call(e, depth)
-        if isinstance(e, (ast.Compare, ast.BoolOp)):
+            return self.kind(expr.value, depth + 1)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return _join([self.kind(x, depth + 1) for x in expr.elts]) if expr.elts else "const"
+        if isinstance(expr, (ast.BinOp,)):
+            return _join([self.kind(expr.left, depth + 1), self.kind(expr.right, depth + 1)])
+        if isinstance(expr, ast.IfExp):
+            return _join([self.kind(expr.body, depth + 1), self.kind(expr.orelse, depth + 1)])
+        if isinstance(expr, ast.UnaryOp):
+            return self.kind(expr.operand, depth + 1)
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+            return self.kind(expr.elt, depth + 1) if not _is_loop_var(expr) else self._comp(expr, depth)
+        if isinstance(expr, ast.Subscript):
+            return self.kind(expr.value, depth + 1)
+        if isinstance(expr, ast.Call):
+            return self.call(expr, depth)
+        if isinstance(expr, (ast.Compare, ast.BoolOp)):
             return "cut"
         return "unknown"
 
-    def _comp(self, e, depth) -> str:
+    def _comp(self, expr, depth) -> str:
         # tuple(repackage_hidden(v) for v in h): the element decides.
-        return self.kind(e.elt, depth + 1) if not isinstance(e.elt, ast.Name) else "graph"
+        return self.kind(expr.elt, depth + 1) if not isinstance(expr.elt, ast.Name) else "graph"
 
-    def call(self, e: ast.Call, depth) -> str:
-        f = e.func
-        name = _dotted(f)
-        if isinstance(f, ast.Attribute) and f.attr in CUT_METHODS:
+    def call(self, expr: ast.Call, depth) -> str:
+        func = expr.func
+        name = _dotted(func)
+        if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
             return "cut"
         if name in CUT_CALLS:
             return "cut"
-        args = [self.kind(a, depth + 1) for a in e.args] + [self.kind(k.value, depth + 1) for k in e.keywords]
+        args = [self.kind(a, depth + 1) for a in expr.args] + [self.kind(k.value, depth + 1) for k in expr.keywords]
         if name == self.fn.name:
             return "cut"  # recursion: decided by the other returns
-        if name in ("tuple", "list", "sum", "max", "min") and e.args:
+        if name in ("tuple", "list", "sum", "max", "min") and expr.args:
             return _join(args)
-        if isinstance(f, ast.Name) and self._is_layer(f.id):
+        if isinstance(func, ast.Name) and self._is_layer(func.id):
             return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
             return "unknown"  # another helper: not followed
-        if isinstance(f, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
+        if isinstance(func, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
             # a method on a value: x.sum(), out.view(...); model.forward is unknown
-            base = self.kind(f.value, depth + 1)
+            base = self.kind(func.value, depth + 1)
             return _join([base] + args) if base != "unknown" else "unknown"
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
@@ -139,13 +139,13 @@ class _Fn:
         return bool(vals) and all(isinstance(v, ast.Call) and (_dotted(v.func) or "").startswith(LAYER_PREFIXES)
                                   for v in vals)
 
-    def _depends(self, e, seen=None) -> bool:
+    def _depends(self, expr, seen=None) -> bool:
         """Is `e` computed (by name) from an argument?"""
         seen = set() if seen is None else seen
-        for n in ast.walk(e):
-            if isinstance(n, ast.Name) and n.id not in seen:
-                seen.add(n.id)
-                if n.id in self.params or any(self._depends(v, seen) for v in self.assigned.get(n.id, ())):
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and node.id not in seen:
+                seen.add(node.id)
+                if node.id in self.params or any(self._depends(v, seen) for v in self.assigned.get(node.id, ())):
                     return True
         return False
 
@@ -154,10 +154,10 @@ class _Fn:
         backwards = []
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    for n in _names(t):
+                for target in node.targets:
+                    for n in _names(target):
                         self.assigned.setdefault(n, []).append(node.value)
-                    if isinstance(t, ast.Attribute) and _dotted(t.value) == "self":
+                    if isinstance(target, ast.Attribute) and _dotted(target.value) == "self":
                         stores = True
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(node.value)
@@ -171,9 +171,9 @@ class _Fn:
                     node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name):
                 # `out.append(h)`: the list holds what is appended
                 self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
-        bw = [b for b in backwards if self._depends(b.func.value)]
-        retain = {_retain(b) for b in bw}
-        extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None)
+        backwarded = [b for b in backwards if self._depends(b.func.value)]
+        retain = {_retain(b) for b in backwarded}
+        extra = dict(backward_args=bool(backwarded), backward_retain=retain.pop() if len(retain) == 1 else None)
         accum = self.accumulated()
         if not returns or all(r is None for r in returns):
             return Summary("const", 0, events, stores, accum, **extra)
@@ -203,14 +203,14 @@ class _Fn:
         for node in _own_nodes(self.fn):
             # `for idx, v in enumerate(values)`: the elements carry what the argument does
             if isinstance(node, ast.For):
-                it = node.iter
-                if isinstance(it, ast.Call) and _dotted(it.func) in ("enumerate", "zip") and it.args:
-                    it = it.args[-1] if _dotted(it.func) == "enumerate" else it.args[0]
-                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
-                        it.func.attr in ("items", "values"):
-                    it = it.func.value
-                for n in _names(node.target):
-                    self.assigned.setdefault(n, []).append(it)
+                iterable = node.iter
+                if isinstance(iterable, ast.Call) and _dotted(iterable.func) in ("enumerate", "zip") and iterable.args:
+                    iterable = iterable.args[-1] if _dotted(iterable.func) == "enumerate" else iterable.args[0]
+                if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
+                        iterable.func.attr in ("items", "values"):
+                    iterable = iterable.func.value
+                for name_node in _names(node.target):
+                    self.assigned.setdefault(name_node, []).append(iterable)
         self.memo.clear()
         out = []
         for i, name in enumerate(args[1:]):
@@ -249,21 +249,21 @@ class _Fn:
             self.memo.clear()
 
 
-def _whole(e, name: str) -> bool:
+def _whole(expr, name: str) -> bool:
     """Is `name` itself read in `e` (`val * n`), not only its elements (`loss[key]`)?"""
-    inside = {id(n.value) for n in ast.walk(e) if isinstance(n, ast.Subscript)}
-    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in inside for n in ast.walk(e))
+    inside = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Subscript)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in inside for n in ast.walk(expr))
 
 
-def _mentions(e, name: str, assigned: dict, depth=0) -> bool:
+def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:
     """Does `e` read `name`, directly or through local names bound from it?"""
     if depth > 8:
         return False
-    for n in ast.walk(e):
-        if isinstance(n, ast.Name):
-            if n.id == name:
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            if node.id == name:
                 return True
-            if any(_mentions(v, name, assigned, depth + 1) for v in assigned.get(n.id, ()) if v is not e):
+            if any(_mentions(v, name, assigned, depth + 1) for v in assigned.get(node.id, ()) if v is not expr):
                 return True
     return False
 
@@ -277,9 +277,9 @@ def _retain(call) -> Optional[bool]:
     return False
 
 
-def _is_loop_var(e) -> bool:
-    return isinstance(e.elt, ast.Name) and any(isinstance(g.target, ast.Name) and g.target.id == e.elt.id
-                                               for g in e.generators)
+def _is_loop_var(expr) -> bool:
+    return isinstance(expr.elt, ast.Name) and any(isinstance(g.target, ast.Name) and g.target.id == expr.elt.id
+                                               for g in expr.generators)
 
 
 def _join(kinds) -> str:
@@ -292,11 +292,11 @@ def _join(kinds) -> str:
     return "const"
 
 
-def _names(t) -> list:
-    if isinstance(t, ast.Name):
-        return [t.id]
-    if isinstance(t, (ast.Tuple, ast.List)):
-        return [n for x in t.elts for n in _names(x)]
+def _names(target) -> list:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for x in target.elts for n in _names(x)]
     return []
 
 
@@ -304,11 +304,11 @@ def _own_nodes(fn):
     """Nodes of `fn` outside nested functions and classes."""
     stack = list(fn.body)
     while stack:
-        n = stack.pop()
-        yield n
-        for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(c)
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
 
 
 CALLS = " calls"  # key of the table of calls that pass a backwarded value (no function has this name)
@@ -323,29 +323,29 @@ def passed_graphs(body) -> dict:
     backwarded = set()
     for n in _walk_own(body):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward":
-            v = n.func.value
-            while isinstance(v, ast.Subscript):
-                v = v.value
-            if isinstance(v, ast.Name):
-                backwarded.add(v.id)
+            value = n.func.value
+            while isinstance(value, ast.Subscript):
+                value = value.value
+            if isinstance(value, ast.Name):
+                backwarded.add(value.id)
     if not backwarded:
         return {}
     out: dict = {}
 
     def visit(nodes, loop, guarded):
-        for n in nodes:
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
-            if isinstance(n, ast.With) and any("no_grad" in (_dotted(i.context_expr.func) or "")
-                                               for i in n.items if isinstance(i.context_expr, ast.Call)):
+            if isinstance(node, ast.With) and any("no_grad" in (_dotted(i.context_expr.func) or "")
+                                               for i in node.items if isinstance(i.context_expr, ast.Call)):
                 guarded_here = True
             else:
                 guarded_here = guarded
-            if loop and not guarded_here and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-                for i, a in enumerate(n.args):
-                    if isinstance(a, ast.Name) and a.id in backwarded:
-                        out.setdefault(n.func.attr, []).append((n.lineno, i, a.id))
-            visit(list(ast.iter_child_nodes(n)), loop or isinstance(n, (ast.For, ast.While)), guarded_here)
+            if loop and not guarded_here and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                for i, arg in enumerate(node.args):
+                    if isinstance(arg, ast.Name) and arg.id in backwarded:
+                        out.setdefault(node.func.attr, []).append((node.lineno, i, arg.id))
+            visit(list(ast.iter_child_nodes(node)), loop or isinstance(node, (ast.For, ast.While)), guarded_here)
 
     visit(list(body), False, False)
     return {k: tuple(v) for k, v in out.items()}
@@ -354,11 +354,11 @@ def passed_graphs(body) -> dict:
 def _walk_own(body):
     stack = list(body)
     while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        yield n
-        stack.extend(ast.iter_child_nodes(n))
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 RECURRENT_LAYERS = {"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"}  # cells run per step: left out
@@ -367,13 +367,13 @@ IMPORTS = " from"  # key of the re-export table (no function has this name)
 
 def _aliases(tree) -> dict:
     out = {}
-    for n in tree.body:
-        if isinstance(n, ast.Import):
-            for a in n.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
-            for a in n.names:
-                out[a.asname or a.name] = f"{n.module}.{a.name}"
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return out
 
 
@@ -386,9 +386,10 @@ def _qualify(node, aliases) -> Optional[str]:
     return (full + ("." + rest if rest else "")) if full else None
 
 
-def _self_attr(t) -> Optional[str]:
-    return t.attr if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" \
-        else None
+def _self_attr(target) -> Optional[str]:
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return target.attr
+    return None
 
 
 def _stores(fn, attr) -> list:
@@ -406,22 +407,22 @@ def class_state(cls, aliases) -> tuple:
     if fwd is None:
         return ()
     layers = set()
-    for m in methods.values():
-        for n in ast.walk(m):
-            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and \
-                    _qualify(n.value.func, aliases) in RECURRENT_LAYERS:
-                layers.update(a for t in n.targets for a in [_self_attr(t)] if a)
+    for method in methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    _qualify(node.value.func, aliases) in RECURRENT_LAYERS:
+                layers.update(a for t in node.targets for a in [_self_attr(t)] if a)
 
-    def layer_call(v) -> bool:
-        return isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
-            _self_attr(v.func) in layers
+    def layer_call(value) -> bool:
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+            _self_attr(value.func) in layers
 
     fed = []
-    for n in ast.walk(fwd):
-        if isinstance(n, ast.Assign) and layer_call(n.value):
-            reads = {_self_attr(x) for a in n.value.args + [k.value for k in n.value.keywords]
+    for node in ast.walk(fwd):
+        if isinstance(node, ast.Assign) and layer_call(node.value):
+            reads = {_self_attr(x) for a in node.value.args + [k.value for k in node.value.keywords]
                      for x in ast.walk(a)} - {None}
-            fed += [a for t in n.targets for x in ast.walk(t) for a in [_self_attr(x)] if a in reads]
+            fed += [a for t in node.targets for x in ast.walk(t) for a in [_self_attr(x)] if a in reads]
     out = []
     for attr in dict.fromkeys(fed):
         if any(not layer_call(s.value) for s in _stores(fwd, attr)):
@@ -446,8 +447,8 @@ def summarize(text: str) -> dict:
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
                            for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
-    for name, fn in funcs.items():
-        out[name] = _Fn(fn, funcs).summary()
+    for name, function in funcs.items():
+        out[name] = _Fn(function, funcs).summary()
     calls: dict = {}
     bodies = [tree.body] + [f.body for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for body in bodies:
@@ -457,13 +458,13 @@ def summarize(text: str) -> dict:
     aliases = None
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
-            for m in cls.body:
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    out[f"{cls.name}.{m.name}"] = _Fn(m, {}).summary()
-                    calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
+            for member in cls.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out[f"{cls.name}.{member.name}"] = _Fn(member, {}).summary()
+                    calls = tuple(sorted({n.func.attr for n in _own_nodes(member) if isinstance(n, ast.Call) and
                                           isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
                     if calls:
-                        out[f"{cls.name}.{m.name}"] = replace(out[f"{cls.name}.{m.name}"], self_calls=calls)
+                        out[f"{cls.name}.{member.name}"] = replace(out[f"{cls.name}.{member.name}"], self_calls=calls)
             if f"{cls.name}.forward" in out:
                 aliases = _aliases(tree) if aliases is None else aliases
                 state = class_state(cls, aliases)

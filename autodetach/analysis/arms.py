@@ -63,7 +63,7 @@ def _reach(ctx, ev) -> set:
         if n in seen:
             continue
         seen.add(n)
-        if n.iteration == ev.tag and clash(ctx, getattr(n, "branch", ()), ev.branch):
+        if n.iteration == ev.tag and clash(ctx, n.branch, ev.branch):
             continue
         out.add(n)
         stack.extend(n.parents)

@@ -27,18 +27,18 @@ _ADDS = {"append", "insert", "appendleft"}
 def _targets(call: cst.Call) -> list:
     """(key, whole) for what a backward call runs on: whole is False for
     `key[i].backward()` (an element of a container)."""
-    f = call.func
-    if not isinstance(f, cst.Attribute) or f.attr.value not in _CALL_FORMS:
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _CALL_FORMS:
         return []
-    base = f.value
+    base = func.value
     if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and \
             base.func.attr.value in _WRAPPERS and len(base.args) == 1:
         base = base.args[0].value
     elif dotted(base) is not None and call.args and call.args[0].keyword is None and \
-            f.attr.value == "backward" and dotted(call.args[0].value) is not None and \
+            func.attr.value == "backward" and dotted(call.args[0].value) is not None and \
             not _looks_like_grad(call.args[0].value):
         base = call.args[0].value  # accelerator.backward(loss)
-    elif f.attr.value == "manual_backward" and call.args:
+    elif func.attr.value == "manual_backward" and call.args:
         base = call.args[0].value
     if isinstance(base, cst.Subscript):
         key = dotted(base.value)
@@ -47,8 +47,8 @@ def _targets(call: cst.Call) -> list:
     return [(key, True)] if key else []
 
 
-def _looks_like_grad(e) -> bool:
-    name = (dotted(e) or "").split(".")[-1].lower()
+def _looks_like_grad(expr) -> bool:
+    name = (dotted(expr) or "").split(".")[-1].lower()
     return "grad" in name or name in ("gradient", "ones", "g")
 
 
@@ -78,19 +78,19 @@ def proven_bindings(body) -> tuple:
 
 
 def _all(body):
-    for s in body:
-        if not isinstance(s, _SKIP):
-            yield from nodes(s, skip=_SKIP)
+    for stmt in body:
+        if not isinstance(stmt, _SKIP):
+            yield from nodes(stmt, skip=_SKIP)
 
 
 def _statement_lines(suite) -> list:
     """(statement line, small statement) for every small statement in `suite`."""
     out = []
-    for n in nodes(suite, skip=_SKIP):
-        if isinstance(n, cst.SimpleStatementLine):
-            out.extend((n, s) for s in n.body)
-        elif isinstance(n, cst.SimpleStatementSuite):
-            out.extend((n, s) for s in n.body)
+    for node in nodes(suite, skip=_SKIP):
+        if isinstance(node, cst.SimpleStatementLine):
+            out.extend((node, s) for s in node.body)
+        elif isinstance(node, cst.SimpleStatementSuite):
+            out.extend((node, s) for s in node.body)
     return out
 
 
@@ -104,19 +104,19 @@ def _assigns(small, key) -> bool:
 
 def _rebinds_elsewhere(inner, key) -> bool:
     """`for loss in ...`, `with ... as loss`, `(loss := ...)`: not followed."""
-    for n in inner:
-        t = type(n)  # exact types: this runs on every node of a loop
-        if (t is cst.NamedExpr or t is cst.For or t is cst.CompFor) and key in _target_keys(n.target):
+    for node in inner:
+        kind = type(node)  # exact types: this runs on every node of a loop
+        if (kind is cst.NamedExpr or kind is cst.For or kind is cst.CompFor) and key in _target_keys(node.target):
             return True
-        if t is cst.AsName and key in _target_keys(n.name):
+        if kind is cst.AsName and key in _target_keys(node.name):
             return True
     return False
 
 
-def _target_keys(t) -> set:
-    if isinstance(t, (cst.Tuple, cst.List)):
-        return {k for el in t.elements for k in _target_keys(el.value)}
-    if isinstance(t, cst.StarredElement):
-        return _target_keys(t.value)
-    key = dotted(t)
+def _target_keys(target) -> set:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {k for el in target.elements for k in _target_keys(el.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_keys(target.value)
+    key = dotted(target)
     return {key} if key else set()

@@ -35,10 +35,10 @@ class Scope:
 
     def enclosing(self) -> Optional["Scope"]:
         """The scope a free name is looked up in next: class bodies are skipped."""
-        p = self.parent
-        while p is not None and p.kind == "class":
-            p = p.parent
-        return p
+        outer = self.parent
+        while outer is not None and outer.kind == "class":
+            outer = outer.parent
+        return outer
 
 
 @dataclass(eq=False)
@@ -60,13 +60,13 @@ class Binding:
         up (`n, total = 0, 0`); the value itself for a plain target; else None."""
         if self.path is None or self.value is None:
             return None
-        v = self.value
+        part = self.value
         for i in self.path:
-            if not isinstance(v, (cst.Tuple, cst.List)) or i >= len(v.elements) or any(
-                    isinstance(e, cst.StarredElement) for e in v.elements):
+            if not isinstance(part, (cst.Tuple, cst.List)) or i >= len(part.elements) or any(
+                    isinstance(e, cst.StarredElement) for e in part.elements):
                 return None
-            v = v.elements[i].value
-        return v
+            part = part.elements[i].value
+        return part
 
 
 class Bindings:
@@ -77,24 +77,25 @@ class Bindings:
         self.reads: list = []  # (Name, Scope) for every name read
         self._at: dict = {}  # Name node -> Scope it is evaluated in
         self._pending: list = []  # (Binding, owner decided at the end)
+        self._by_name: Optional[dict] = None  # name -> reads, built on first use (reads_named)
         _Builder(self).run(module)
-        for b in self._pending:
-            self._owner(b.name, b.scope).names.setdefault(b.name, []).append(b)
+        for binding in self._pending:
+            self._owner(binding.name, binding.scope).names.setdefault(binding.name, []).append(binding)
         self._pending = []
 
     # --- queries -------------------------------------------------------------
     def scope_of(self, node) -> Scope:
         """The scope `node` is evaluated in."""
-        s = self._at.get(node)
-        if s is not None:
-            return s
+        known = self._at.get(node)
+        if known is not None:
+            return known
         parents = self._parents() if callable(self._parents) else self._parents
         path = [node]
         cur = parents.get(node)
         while cur is not None:
-            sc = self.scopes.get(cur)
-            if sc is not None and _inside(cur, path):
-                return sc
+            scope = self.scopes.get(cur)
+            if scope is not None and _inside(cur, path):
+                return scope
             path.append(cur)
             cur = parents.get(cur)
         return self.module
@@ -102,25 +103,25 @@ class Bindings:
     def owner(self, name: str, scope: Scope) -> Optional[Scope]:
         """The scope whose binding of `name` a read in `scope` sees; None when
         no scope binds it (a builtin, a star import, a typo)."""
-        s = scope
+        current = scope
         first = True
-        while s is not None:
-            if name in s.globals:
+        while current is not None:
+            if name in current.globals:
                 return self.module
-            if name in s.nonlocals:
+            if name in current.nonlocals:
                 first = False
-                s = s.enclosing()
+                current = current.enclosing()
                 continue
-            if name in s.names and (first or s.kind != "class"):
-                return s
+            if name in current.names and (first or current.kind != "class"):
+                return current
             first = False
-            s = s.enclosing() if s.kind != "module" else None
+            current = current.enclosing() if current.kind != "module" else None
         return None
 
     def resolve(self, name: str, scope: Scope) -> tuple:
         """(owner scope, its bindings of `name`); (None, []) when unbound."""
-        s = self.owner(name, scope)
-        return (s, s.names[name]) if s is not None else (None, [])
+        home = self.owner(name, scope)
+        return (home, home.names[name]) if home is not None else (None, [])
 
     def lookup(self, node: cst.Name) -> tuple:
         return self.resolve(node.value, self.scope_of(node))
@@ -138,11 +139,12 @@ class Bindings:
         if owner is None or owner is not self.code_block(scope):
             return None
         out = []
-        for b in found:
-            if b.kind == "augassign" and b.op == "DivideAssign":
+        for binding in found:
+            if binding.kind == "augassign" and binding.op == "DivideAssign":
                 continue
-            if (b.kind in ("assign", "walrus") and b.path == ()) or (b.kind == "augassign" and b.op in _FOLDS):
-                out.append(b.value)
+            if (binding.kind in ("assign", "walrus") and binding.path == ()) or \
+                    (binding.kind == "augassign" and binding.op in _FOLDS):
+                out.append(binding.value)
             else:
                 return None
         return out
@@ -163,8 +165,8 @@ class Bindings:
     def attrs(self, key: str, scopes=None) -> list:
         """Attribute bindings of `key` made in `scopes` (every scope by default)."""
         out = []
-        for s in (scopes if scopes is not None else self.scopes.values()):
-            out.extend(s.attrs.get(key, ()))
+        for scope in (scopes if scopes is not None else self.scopes.values()):
+            out.extend(scope.attrs.get(key, ()))
         return out
 
     def methods(self, cls: Scope) -> list:
@@ -172,12 +174,12 @@ class Bindings:
 
     def reads_named(self, name: str) -> list:
         """(Name, scope) for every read of `name`, whichever binding it sees."""
-        by = self.__dict__.get("_by_name")
-        if by is None:
-            by = self._by_name = {}
-            for n, s in self.reads:
-                by.setdefault(n.value, []).append((n, s))
-        return by.get(name, [])
+        by_name = self._by_name
+        if by_name is None:
+            by_name = self._by_name = {}
+            for name_node, scope in self.reads:
+                by_name.setdefault(name_node.value, []).append((name_node, scope))
+        return by_name.get(name, [])
 
     def reads_of(self, owner: Scope, name: str) -> list:
         """Every Name read that sees `owner`'s binding of `name`."""
@@ -188,11 +190,11 @@ class Bindings:
         if name in scope.globals:
             return self.module
         if name in scope.nonlocals:
-            s = scope.enclosing()
-            while s is not None and s.kind != "module":
-                if name in s.names or any(b.name == name and b.scope is s for b in self._pending):
-                    return s
-                s = s.enclosing()
+            outer = scope.enclosing()
+            while outer is not None and outer.kind != "module":
+                if name in outer.names or any(b.name == name and b.scope is outer for b in self._pending):
+                    return outer
+                outer = outer.enclosing()
         return scope
 
 
@@ -218,19 +220,19 @@ def _inside(scope_node, path: list) -> bool:
 
 class _Builder:
     def __init__(self, model: Bindings) -> None:
-        self.m = model
+        self.bindings = model
+        self.stack: list = []  # (node, scope) still to walk
 
     def run(self, module) -> None:
-        stack = [(c, self.m.module) for c in reversed(children(module))]
-        self.stack = stack
+        stack = self.stack = [(c, self.bindings.module) for c in reversed(children(module))]
         while stack:
             node, scope = stack.pop()
             handler = _HANDLERS.get(type(node))
             if handler is not None:
                 handler(self, node, scope)
             elif type(node) is cst.Name:
-                self.m.reads.append((node, scope))
-                self.m._at[node] = scope
+                self.bindings.reads.append((node, scope))
+                self.bindings._at[node] = scope
             else:
                 self.push(children(node), scope)
 
@@ -238,20 +240,20 @@ class _Builder:
         self.stack.extend((n, scope) for n in reversed([n for n in nodes if n is not None]))
 
     def new(self, kind, node, parent) -> Scope:
-        s = Scope(kind, node, parent)
-        self.m.scopes[node] = s
-        return s
+        scope = Scope(kind, node, parent)
+        self.bindings.scopes[node] = scope
+        return scope
 
     # --- binding ---------------------------------------------------------------
     def bind(self, target, kind, node, scope, value=None, path=(), op="") -> None:
         if isinstance(target, cst.Name):
-            self.m._at[target] = scope
-            self.m._pending.append(Binding(target.value, kind, node, target, value, path, scope, op))
+            self.bindings._at[target] = scope
+            self.bindings._pending.append(Binding(target.value, kind, node, target, value, path, scope, op))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for i, el in enumerate(target.elements):
-                star = isinstance(el, cst.StarredElement)
+            for i, elem in enumerate(target.elements):
+                star = isinstance(elem, cst.StarredElement)
                 sub = None if path is None or star else path + (i,)
-                self.bind(el.value, kind, node, scope, value, sub, op)
+                self.bind(elem.value, kind, node, scope, value, sub, op)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, kind, node, scope, value, None, op)
         elif isinstance(target, cst.Attribute):
@@ -274,10 +276,10 @@ class _Builder:
     def params(self, params: cst.Parameters, node, inner, outer) -> None:
         star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
         kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
-        for p in [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]:
-            ann = p.annotation.annotation if p.annotation is not None else None
-            self.bind(p.name, "param", p, inner, ann)
-            self.push([ann, p.default], outer)
+        for param in [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]:
+            ann = param.annotation.annotation if param.annotation is not None else None
+            self.bind(param.name, "param", param, inner, ann)
+            self.push([ann, param.default], outer)
 
     def lambda_(self, node: cst.Lambda, scope) -> None:
         inner = self.new("lambda", node, scope)
@@ -293,22 +295,22 @@ class _Builder:
 
     def comprehension(self, node, scope) -> None:
         inner = self.new("comprehension", node, scope)
-        f = node.for_in
-        self.push([f.iter], scope)
+        for_in = node.for_in
+        self.push([for_in.iter], scope)
         parts = []
-        while f is not None:
-            self.bind(f.target, "comp", f, inner, f.iter)
-            if f is not node.for_in:
-                parts.append(f.iter)
-            parts.extend(i.test for i in f.ifs)
-            f = f.inner_for_in
+        while for_in is not None:
+            self.bind(for_in.target, "comp", for_in, inner, for_in.iter)
+            if for_in is not node.for_in:
+                parts.append(for_in.iter)
+            parts.extend(i.test for i in for_in.ifs)
+            for_in = for_in.inner_for_in
         elt = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
         self.push(parts + elt, inner)
 
     def assign(self, node: cst.Assign, scope) -> None:
         self.push([node.value], scope)
-        for t in node.targets:
-            self.bind(t.target, "assign", node, scope, node.value)
+        for target in node.targets:
+            self.bind(target.target, "assign", node, scope, node.value)
 
     def ann_assign(self, node: cst.AnnAssign, scope) -> None:
         self.push([node.annotation.annotation, node.value], scope)
@@ -320,7 +322,7 @@ class _Builder:
     def aug_assign(self, node: cst.AugAssign, scope) -> None:
         self.push([node.value], scope)
         if isinstance(node.target, cst.Name):
-            self.m.reads.append((node.target, scope))
+            self.bindings.reads.append((node.target, scope))
         self.bind(node.target, "augassign", node, scope, node.value, op=type(node.operator).__name__)
 
     def walrus(self, node: cst.NamedExpr, scope) -> None:

@@ -27,14 +27,14 @@ def append_elem(scope, base, meth, val, proven: bool, stmt, expr):
         node = scope.new_node(None, stmt, expr, Val(nontrivial=True), kind="op", trivial=False)
         node.proven = True
         node.unseen = "the appended value carries a graph only by the backward on the list's last element"
-        val = Val(frozenset({node}), val.ghosts, loss=True)
+        val = Val(heads=frozenset({node}), ghosts=val.ghosts, loss=True)
     if meth != "append":
         return val
-    entry = scope.new_node(base, stmt, expr, Val(val.heads, val.ghosts, frozenset(), val.uses, False),
+    entry = scope.new_node(base, stmt, expr, Val(heads=val.heads, ghosts=val.ghosts, uses=val.uses),
                            kind="container")
     entry.loss = val.loss or proven
     entry.entry = True  # one value, not the list that accumulates (flow.find_leaks)
-    return Val(frozenset({entry}), loss=entry.loss)
+    return Val(heads=frozenset({entry}), loss=entry.loss)
 
 
 def last_elem(v, e: cst.Subscript):
@@ -46,14 +46,14 @@ def last_elem(v, e: cst.Subscript):
             and isinstance(idx.expression, cst.Integer) and idx.expression.value == "1"):
         return None
     head = next(iter(v.heads))
-    return getattr(head, "last", None)
+    return head.last
 
 
 def last_consumed(head, events) -> Optional[bool]:
     """For a list whose last element a backward walks: True when that backward
     frees it (the list keeps graphs already freed), False when it retains it,
     None when no backward walks the last element alone."""
-    last = getattr(head, "last", None)
+    last = head.last
     if last is None or not last.heads:
         return None
     hits = [ev for ev in events if ev.kind in ("backward", "grad") and ev.seq > head.seq

@@ -89,10 +89,10 @@ FINDERS = {
 
 def param_modules(analysis, nodes) -> set:
     out = set()
-    for n in nodes:
-        for m in n.modules:
-            if n.leaf or analysis.names.has_params(m):
-                out.add(m)
+    for node in nodes:
+        for module in node.modules:
+            if node.leaf or analysis.names.has_params(module):
+                out.add(module)
     return out
 
 
@@ -100,8 +100,8 @@ def _covers(zero_mods, module: str) -> bool:
     return any(module == z or module.startswith(z + ".") for z in zero_mods)
 
 
-def _prefix(a: tuple, b: tuple) -> bool:
-    return b[:len(a)] == a
+def _prefix(head: tuple, path: tuple) -> bool:
+    return path[:len(head)] == head
 
 
 def discarded(analysis, scope, ev, modules) -> Optional[bool]:
@@ -114,12 +114,12 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
     events = scope.events
     start = events.index(ev)
     verdict = True
-    for m in modules:
+    for module in modules:
         decided = None
         zeroed_on: list = []  # branch paths where m was zeroed since ev
         for later in events[start + 1:]:
             if later.kind == "zero":
-                if later.modules is None or not _covers(later.modules, m):
+                if later.modules is None or not _covers(later.modules, module):
                     continue
                 if _prefix(later.branch, ev.branch):
                     decided = True
@@ -131,7 +131,7 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
             elif later.kind == "backward" and getattr(later, "helper", None):
                 return None  # another file's function: its own step (of `opt_G`, passed in) is unseen
             elif later.kind == "step":
-                owns = analysis.owner_uses(later.opt, m)
+                owns = analysis.owner_uses(later.opt, module)
                 if owns is False:
                     continue
                 if any(_prefix(z, later.branch) for z in zeroed_on):
@@ -150,101 +150,101 @@ def _consumers(ev, other, links) -> Optional[list]:
     """Name nodes through which `ev`'s graph reads the linking tensors, when
     cutting them there leaves `other`'s graph intact."""
     out = []
-    for s in links:
-        readers = [n for n in ev.reach if s in n.parents]
+    for link in links:
+        readers = [n for n in ev.reach if link in n.parents]
         if not readers:
             return None
-        for n in readers:
-            if n in other.reach or not n.uses.get(s):
+        for reader in readers:
+            if reader in other.reach or not reader.uses.get(link):
                 return None
-            out.extend(n.uses[s])
+            out.extend(reader.uses[link])
     return out or None
 
 
-def stepped_saves(analysis, scope, b2) -> tuple:
+def stepped_saves(analysis, scope, backward) -> tuple:
     """Optimizer steps that update, in place, parameters whose values the
-    graph of `b2` saved before the step. Returns (certain, possible): lists
+    graph of `backward` saved before the step. Returns (certain, possible): lists
     of (step, node, module). With a certain one, the reference run itself
-    fails at `b2` ("modified by an inplace operation"), so retain_graph=True
+    fails at `backward` ("modified by an inplace operation"), so retain_graph=True
     cannot help; with a possible one, whether it fails is not known."""
     from .saved import part_saves, saves_weights
 
-    steps = [e for e in scope.events if e.kind == "step" and not e.exits and e.seq < b2.seq]
+    steps = [e for e in scope.events if e.kind == "step" and not e.exits and e.seq < backward.seq]
     certain, possible = [], []
     if not steps:
         return certain, possible
-    for n in sorted(b2.reach, key=lambda n: n.seq):
-        for m in sorted(n.modules):
-            if not n.leaf and not analysis.names.has_params(m):
+    for node in sorted(backward.reach, key=lambda n: n.seq):
+        for module in sorted(node.modules):
+            if not node.leaf and not analysis.names.has_params(module):
                 continue
-            for e in steps:
-                if e.seq <= n.seq:
+            for step in steps:
+                if step.seq <= node.seq:
                     continue
-                owns = analysis.owner_uses(e.opt, m)
+                owns = analysis.owner_uses(step.opt, module)
                 if owns is False:
                     continue
-                saves = None if n.leaf else saves_weights(analysis, n, m)
-                part = None if owns is not None or n.leaf else \
-                    next((p for p in _parts(analysis, e.opt, m) if part_saves(analysis, n, m, p)), None)
+                saves = None if node.leaf else saves_weights(analysis, node, module)
+                part = None if owns is not None or node.leaf else \
+                    next((p for p in _parts(analysis, step.opt, module) if part_saves(analysis, node, module, p)), None)
                 if part is not None:
-                    certain.append((e, n, part))  # the step updates a part of `m` whose weights the graph saved
+                    certain.append((step, node, part))  # the step updates a part of `m` whose weights the graph saved
                     continue
                 if saves is False:
                     continue
-                (certain if saves and owns else possible).append((e, n, m))
+                (certain if saves and owns else possible).append((step, node, module))
     return certain, possible
 
 
 def _parts(analysis, opt, module: str) -> list:
     """The parts of `module` (`module.generator`) that optimizer `opt` steps."""
-    o = analysis.names.optimizers.get(opt)
-    return sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
+    optimizer = analysis.names.optimizers.get(opt)
+    return sorted(m for m in (optimizer.owns or ()) if m.startswith(module + ".")) if optimizer else []
 
 
-def diagnose(analysis, scope, c) -> Diagnosis:
-    b1, b2 = c.first, c.second
-    crossing = next((n for n in c.path if n.iteration != b2.tag), None)
-    if b1.tag != b2.tag or crossing is not None:
+def diagnose(analysis, scope, conflict) -> Diagnosis:
+    first, second = conflict.first, conflict.second
+    crossing = next((n for n in conflict.path if n.iteration != second.tag), None)
+    if first.tag != second.tag or crossing is not None:
         # State a module keeps on itself is the link, wherever the path crosses first.
-        held = next((n for n in c.links if getattr(n, "module_state", None)
-                     and n.iteration != b2.tag[:len(n.iteration)]), None)
-        link = held or crossing or c.links[0]
-        if link.iteration == () or (len(link.iteration) < len(b2.tag) and b2.tag[:len(link.iteration)]
+        held = next((n for n in conflict.links if n.module_state
+                     and n.iteration != second.tag[:len(n.iteration)]), None)
+        link = held or crossing or conflict.links[0]
+        if link.iteration == () or (len(link.iteration) < len(second.tag) and second.tag[:len(link.iteration)]
                                     == link.iteration):
-            return Diagnosis(Problem.BUILT_BEFORE_LOOP, scope, c, link)
+            return Diagnosis(Problem.BUILT_BEFORE_LOOP, scope, conflict, link)
         if link.kind == "state":
-            return Diagnosis(Problem.RECURRENT_STATE, scope, c, link)
-        return Diagnosis(Problem.CROSS_ITERATION, scope, c, link)
-    links = c.links
+            return Diagnosis(Problem.RECURRENT_STATE, scope, conflict, link)
+        return Diagnosis(Problem.CROSS_ITERATION, scope, conflict, link)
+    links = conflict.links
     upstream = param_modules(analysis, closure(links))
-    d1 = discarded(analysis, scope, b1, upstream)
-    d2 = discarded(analysis, scope, b2, upstream)
-    diag = Diagnosis(Problem.SHARED_FREED, scope, c, links[0])
-    if d1 is True:
-        at = _consumers(b1, b2, links)
-        if at:
-            return Diagnosis(Problem.SHARED_DISCARDED, scope, c, links[0], detach_at=at, detach_event=b1)
-    if d2 is True:
-        at = _consumers(b2, b1, links)
-        if at:
-            return Diagnosis(Problem.SHARED_DISCARDED, scope, c, links[0], detach_at=at, detach_event=b2)
-    diag.retain_event = b1
-    if d1 is None or d2 is None:
+    first_discarded = discarded(analysis, scope, first, upstream)
+    second_discarded = discarded(analysis, scope, second, upstream)
+    diag = Diagnosis(Problem.SHARED_FREED, scope, conflict, links[0])
+    if first_discarded is True:
+        cut_at = _consumers(first, second, links)
+        if cut_at:
+            return Diagnosis(Problem.SHARED_DISCARDED, scope, conflict, links[0], detach_at=cut_at, detach_event=first)
+    if second_discarded is True:
+        cut_at = _consumers(second, first, links)
+        if cut_at:
+            return Diagnosis(Problem.SHARED_DISCARDED, scope, conflict, links[0], detach_at=cut_at, detach_event=second)
+    diag.retain_event = first
+    if first_discarded is None or second_discarded is None:
         diag.reason = "which optimizer steps the shared modules is unknown"
-    certain, possible = stepped_saves(analysis, scope, b2)
+    certain, possible = stepped_saves(analysis, scope, second)
     ctx = analysis.ctx
     if certain:
-        step, node, m = certain[0]
-        what = node.name or (ctx.code(node.expr).strip() if node.expr is not None else m)
+        step, node, module = certain[0]
+        what = node.name or (ctx.code(node.expr).strip() if node.expr is not None else module)
         where = f" (line {ctx.line_of(node.stmt)})" if node.stmt is not None else ""
         diag.retain_event = None
-        diag.blocked = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) updates `{m}` in place "
+        diag.blocked = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) updates `{module}` in place "
                         f"after `{what}`{where} saved its weights, and the second "
                         "backward needs them, so retain_graph=True would fail too (\"modified by an inplace "
                         "operation\"): build the second loss again, with a fresh forward pass, after the step")
     elif possible:
-        step, node, m = possible[0]
-        diag.unsafe = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) may update `{m}` in place "
+        step, node, module = possible[0]
+        diag.unsafe = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) may update `{module}` in place "
                        "before the second backward, and whether that graph saved its weights is not known: "
                        "check with --verify")
     return diag

@@ -23,8 +23,8 @@ def add_entry(scope, s: cst.AugAssign, stmt) -> None:
             not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign)):
         return
     old = scope.lookup_key(key)
-    node = scope.new_node(key, stmt, s.value, Val(old.heads | rhs.heads, rhs.ghosts, rhs.modules, rhs.uses, False),
-                          kind="accum")
+    node = scope.new_node(key, stmt, s.value, Val(heads=old.heads | rhs.heads, ghosts=rhs.ghosts, modules=rhs.modules,
+                                                  uses=rhs.uses), kind="accum")
     node.loss = True  # a running sum per name: the values summed are losses or metrics
-    scope.env[key] = Val(frozenset({node}), loss=True)
+    scope.env[key] = Val(heads=frozenset({node}), loss=True)
     scope.bound.add(key)

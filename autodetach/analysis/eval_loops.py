@@ -66,10 +66,11 @@ def _accumulates(fn) -> bool:
     """A loop in `fn` that sums or collects something."""
     for loop in nodes(fn.body, skip=_SKIP):
         if isinstance(loop, (cst.For, cst.While)):
-            for n in nodes(loop.body, skip=_SKIP):
-                if isinstance(n, cst.AugAssign) and isinstance(n.operator, (cst.AddAssign, cst.SubtractAssign)):
+            for node in nodes(loop.body, skip=_SKIP):
+                if isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
                     return True
-                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _ADDS:
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                        node.func.attr.value in _ADDS:
                     return True
     return False
 
@@ -80,8 +81,8 @@ def _switches_grad(fn, imports) -> bool:
                for n in nodes(fn, skip=(cst.ClassDef,)))
 
 
-def _is_no_grad(e, imports) -> bool:
-    call = e.func if isinstance(e, cst.Call) else e
+def _is_no_grad(expr, imports) -> bool:
+    call = expr.func if isinstance(expr, cst.Call) else expr
     return imports.qualify(call) in NO_GRAD
 
 
@@ -112,29 +113,29 @@ def _backwards_result(owner, call) -> bool:
     Judged by the names the result is bound to; anything else counts as yes."""
     owner_nodes = nodes(owner.body if isinstance(owner, cst.FunctionDef) else owner, skip=_SKIP)
     bound = set()
-    for n in owner_nodes:
-        if isinstance(n, cst.Assign) and n.value is call:
-            for t in n.targets:
-                bound |= {dotted(x) for x in nodes(t.target) if isinstance(x, (cst.Name, cst.Attribute))}
+    for node in owner_nodes:
+        if isinstance(node, cst.Assign) and node.value is call:
+            for target in node.targets:
+                bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
             break
     else:
         return True  # used inside an expression: not followed
     bound.discard(None)
     for _ in range(2):  # `total = val_loss + reg`: what is computed from the result, too
-        for n in owner_nodes:
-            if isinstance(n, cst.Assign) and _names(n.value) & bound:
-                for t in n.targets:
-                    bound |= {dotted(x) for x in nodes(t.target) if isinstance(x, (cst.Name, cst.Attribute))}
+        for node in owner_nodes:
+            if isinstance(node, cst.Assign) and _names(node.value) & bound:
+                for target in node.targets:
+                    bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
         bound.discard(None)
-    for n in owner_nodes:
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
-                n.func.attr.value in ("backward", "manual_backward"):
-            if _names(n) & bound:
+    for node in owner_nodes:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value in ("backward", "manual_backward"):
+            if _names(node) & bound:
                 return True
-        if isinstance(n, cst.Return) and n.value is not None and _names(n.value) & bound:
+        if isinstance(node, cst.Return) and node.value is not None and _names(node.value) & bound:
             return True
     return False
 
 
-def _names(e) -> set:
-    return {dotted(x) for x in nodes(e) if isinstance(x, (cst.Name, cst.Attribute))}
+def _names(expr) -> set:
+    return {dotted(x) for x in nodes(expr) if isinstance(x, (cst.Name, cst.Attribute))}

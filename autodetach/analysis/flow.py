@@ -50,7 +50,7 @@ class GiveUp(Exception):
     pass
 
 
-@dataclass
+@dataclass(kw_only=True)  # built by field name: ten fields read badly by position
 class Val:
     heads: frozenset = frozenset()
     ghosts: frozenset = frozenset()
@@ -67,11 +67,10 @@ class Val:
         uses = dict(self.uses)
         for k, v in other.uses.items():
             uses[k] = uses.get(k, []) + v
-        v = Val(self.heads | other.heads, self.ghosts | other.ghosts, self.modules | other.modules,
-                uses, self.nontrivial or other.nontrivial, self.unknown or other.unknown,
-                self.loss or other.loss)
-        v.uncertain = self.uncertain or other.uncertain
-        return v
+        return Val(heads=self.heads | other.heads, ghosts=self.ghosts | other.ghosts,
+                   modules=self.modules | other.modules, uses=uses,
+                   nontrivial=self.nontrivial or other.nontrivial, unknown=self.unknown or other.unknown,
+                   loss=self.loss or other.loss, uncertain=self.uncertain or other.uncertain)
 
     @property
     def graph(self) -> bool:
@@ -147,19 +146,23 @@ class Scope:
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
+        self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
+        self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
+        self.cur_stmt = None  # the statement being walked
+        self._leak_candidates: list = []  # (key, store, loop, older stores), judged after the walk
+        self._proven: Optional[tuple] = None  # see `proven`, built on first use
 
     # ---------------------------------------------------------------- helpers
     @property
     def proven(self) -> tuple:
         """Bindings and appends a backward in their loop proves to carry a graph."""
-        p = self.__dict__.get("_proven")
-        if p is None:
+        if self._proven is None:
             from .backwarded import proven_bindings
 
-            p = self._proven = proven_bindings(self.body)
-        return p
+            self._proven = proven_bindings(self.body)
+        return self._proven
 
     def tag(self) -> tuple:
         return tuple((id(l), k) for l, k in self.loop_stack)
@@ -172,11 +175,8 @@ class Scope:
         n = GNode(name=name, stmt=stmt, expr=expr, iteration=self.tag(),
                   parents=val.heads, modules=val.modules, ghosts=val.ghosts,
                   trivial=(not val.nontrivial) if trivial is None else trivial,
-                  uses=val.uses, kind=kind)
-        n.uncertain = val.uncertain
-        n.branch = self.branch  # analysis.arms: arms of one pass that cannot meet
-        n.seq = self.next_seq()
-        n.loops = tuple(l for l, _ in self.loop_stack)
+                  uses=val.uses, kind=kind, uncertain=val.uncertain,
+                  branch=self.branch, seq=self.next_seq())
         self.nodes.append(n)
         return n
 
@@ -185,14 +185,11 @@ class Scope:
         if n is None:
             n = GNode(name=key, stmt=None, expr=None, iteration=(), modules=frozenset(modules),
                       leaf=True, trivial=True, kind="leaf")
-            n.seq = 0
-            n.loops = ()
             self.leaf_nodes[key] = n
         return n
 
     # ---------------------------------------------------------------- run
     def run(self) -> "Scope":
-        self._leak_candidates = []
         self.block(self.body)
         self.finish_leaks()
         return self
@@ -280,8 +277,8 @@ class Scope:
         heads = it.heads
         if it.modules and not self.no_grad:
             # `for row in net(x)`: the rows carry the call's graph
-            heads = heads | {self.new_node(None, getattr(self, "cur_stmt", None), it_expr, it, kind="module")}
-        return Val(heads, it.ghosts, frozenset(), {}, False, it.unknown)
+            heads = heads | {self.new_node(None, self.cur_stmt, it_expr, it, kind="module")}
+        return Val(heads=heads, ghosts=it.ghosts, unknown=it.unknown)
 
     def branch_run(self, arms, node, none_in=()) -> None:
         """Run alternatives; keep the frees common to all (and to 'not taken').
@@ -384,10 +381,10 @@ class Scope:
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
             elif key is not None and val.graph and not self.no_grad:
-                node = self.new_node(key, stmt, s.value, Val(val.heads, val.ghosts, rhs.modules, rhs.uses,
-                                                               nontrivial), kind="accum")
+                node = self.new_node(key, stmt, s.value, Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules,
+                                                               uses=rhs.uses, nontrivial=nontrivial), kind="accum")
                 node.loss = rhs.loss
-                self.env[key] = Val(frozenset({node}), loss=rhs.loss)
+                self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
             self.bound.add(key)
@@ -421,8 +418,7 @@ class Scope:
                 # Outputs of one call share one graph: a node for the call,
                 # and a trivial node per target hanging from it.
                 call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
-                val = Val(frozenset({call_node}), uses={})
-                self._tuple_nodes = getattr(self, "_tuple_nodes", set()) | {call_node}
+                val = Val(heads=frozenset({call_node}))
             siblings = self._siblings(elems, val, stmt, expr)
             for i, t in enumerate(elems):
                 sub = val
@@ -442,16 +438,16 @@ class Scope:
                 if _constant_index(target):
                     # `log["loss"] = loss`: the entry is replaced, so the new value does not
                     # hang from the old ones (which stay in the container beside it)
-                    node = self.new_node(key, stmt, expr, Val(val.heads, val.ghosts, frozenset(), val.uses,
-                                                              False), kind="container")
+                    node = self.new_node(key, stmt, expr, Val(heads=val.heads, ghosts=val.ghosts, uses=val.uses),
+                                         kind="container")
                     node.loss = val.loss
-                    self.env[key] = Val(frozenset({node}) | frozenset(h for h in old.heads if h.name != key or
+                    self.env[key] = Val(heads=frozenset({node}) | frozenset(h for h in old.heads if h.name != key or
                                                                       h.stmt is not stmt), loss=val.loss)
                     return
-                node = self.new_node(key, stmt, expr, Val(old.heads | val.heads, val.ghosts, frozenset(),
-                                                          val.uses, False), kind="container")
+                node = self.new_node(key, stmt, expr, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
+                                                          uses=val.uses), kind="container")
                 node.loss = val.loss
-                self.env[key] = Val(frozenset({node}), loss=val.loss)
+                self.env[key] = Val(heads=frozenset({node}), loss=val.loss)
             elif key is not None and not val.graph and val.ghosts and key in self.env:
                 # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
                 # the part that carried the graph is cut; which parts did is not tracked.
@@ -466,7 +462,7 @@ class Scope:
             self.env.pop(key, None)  # `model = Net()`: an object, not a tensor
             return
         if key in self.names.leaves and not val.graph:
-            self.env[key] = Val(frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
+            self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
         proven = not self.no_grad and (id(stmt), key) in self.proven[0]
         if not proven and (self.no_grad or not val.graph):
@@ -477,7 +473,7 @@ class Scope:
         node.loss = val.loss or _looks_like_loss(key) or proven
         if proven:
             node.proven, node.uncertain = True, False
-        self.env[key] = Val(frozenset({node}), loss=node.loss)
+        self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
 
     def _siblings(self, elems, val: Val, stmt, expr) -> dict:
         """`loss, _, coarse = self.completion(data)` with `loss.backward()`:
@@ -501,7 +497,7 @@ class Scope:
                 node.sibling = (f"`{k}` comes from the same call as `{proven[0]}` (line "
                                 f"{self.a.ctx.line_of(stmt)}), which is backwarded, and "
                                 f"`{fn.name.value}` can return a graph there")
-                out[i] = Val(frozenset({node}))
+                out[i] = Val(heads=frozenset({node}))
         return out
 
     def _state_kind(self, target, expr) -> Optional[str]:
@@ -526,7 +522,7 @@ class Scope:
             return self.env[key]
         if key in self.names.leaves:
             n = self.leaf(key, {key})
-            return Val(frozenset({n}))
+            return Val(heads=frozenset({n}))
         return Val(unknown=key not in self.bound)
 
     def expr(self, e, stmt=None) -> Val:
@@ -569,14 +565,14 @@ class Scope:
 
                 held = stored_node(self, key)  # another method keeps a graph there
                 if held is not None:
-                    return self._used(Val(frozenset({held})), e)
+                    return self._used(Val(heads=frozenset({held})), e)
         base = dotted(e.value)
         if base is not None and self.names.is_module(base) and key not in self.names.modules \
                 and self.names.is_param_attr(e.attr.value):
             # model.weight: a parameter of `model`.
-            return Val(frozenset({self.leaf(base, {base})}))
+            return Val(heads=frozenset({self.leaf(base, {base})}))
         if key is not None and key in self.names.leaves:
-            return Val(frozenset({self.leaf(key, {key})}))
+            return Val(heads=frozenset({self.leaf(key, {key})}))
         return self.expr(e.value)
 
     def _binary(self, e: cst.BinaryOperation, stmt) -> Val:
@@ -614,7 +610,8 @@ class Scope:
             i = int(e.slice[0].slice.value.value)
             if -len(v.elems) <= i < len(v.elems):
                 return v.elems[i]
-        return Val(v.heads, v.ghosts, v.modules, v.uses, v.nontrivial, v.unknown, v.loss)
+        return Val(heads=v.heads, ghosts=v.ghosts, modules=v.modules, uses=v.uses, nontrivial=v.nontrivial,
+                   unknown=v.unknown, loss=v.loss)
 
     def _sequence(self, e, stmt) -> Val:
         out = Val()
@@ -640,7 +637,7 @@ class Scope:
         saved = dict(self.env)
         key = dotted(f.target) if isinstance(f.target, (cst.Name, cst.Attribute)) else None
         if key:
-            self.env[key] = Val(it.heads, it.ghosts, frozenset(), {}, False, it.unknown)
+            self.env[key] = Val(heads=it.heads, ghosts=it.ghosts, unknown=it.unknown)
         v = self.expr(e.elt)
         self.env = saved
         return v.join(Val(ghosts=it.ghosts))
@@ -668,7 +665,7 @@ class Scope:
         (AD109 asks whether a model is reached only through a cut)."""
         ghosts = inner.heads | inner.ghosts
         if inner.modules and not self.no_grad:
-            stmt = getattr(self, "cur_stmt", None)
+            stmt = self.cur_stmt
             if isinstance(stmt, _SuiteLine):
                 stmt = stmt.suite
             ghosts = ghosts | {self.new_node(None, stmt, expr, inner, kind="module")}
@@ -678,7 +675,7 @@ class Scope:
         if not v.heads:
             return v
         uses = {h: [name_node] for h in v.heads}
-        return Val(v.heads, v.ghosts, frozenset(), uses, False, v.unknown, v.loss, v.elems)
+        return Val(heads=v.heads, ghosts=v.ghosts, uses=uses, unknown=v.unknown, loss=v.loss, elems=v.elems)
 
     def call(self, e: cst.Call, stmt) -> Val:
         """A call, in this order: a backward, a call that hands back what it is
@@ -794,14 +791,14 @@ class Scope:
             old = self.lookup_key(base)
             expr = e.args[-1].value if e.args else None
             elem = containers.append_elem(self, base, meth, val, proven, stmt, expr)
-            node = self.new_node(base, stmt, expr, Val(old.heads | elem.heads, val.ghosts, frozenset(),
-                                                       val.uses, False), kind="container")
+            node = self.new_node(base, stmt, expr, Val(heads=old.heads | elem.heads, ghosts=val.ghosts,
+                                                       uses=val.uses), kind="container")
             node.loss = val.loss or proven
             if proven:
                 node.proven, node.uncertain = True, False
             if meth == "append":
                 node.last = elem
-            self.env[base] = Val(frozenset({node}), loss=val.loss)
+            self.env[base] = Val(heads=frozenset({node}), loss=val.loss)
         return Val()
 
     def _detach_in_place(self, base: str) -> Val:
@@ -876,7 +873,8 @@ class Scope:
                 # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
                 # the discriminator does not hang from `out`
                 args.nontrivial = True
-                whole = Val(args.heads, args.ghosts, args.modules, args.uses, True, args.unknown, args.loss)
+                whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                            nontrivial=True, unknown=args.unknown, loss=args.loss)
                 whole.uncertain = args.uncertain
                 cut = Val(ghosts=args.heads | args.ghosts)
                 args.elems = self._elems(own, e, args, shape, whole, cut, 1)
@@ -924,8 +922,8 @@ class Scope:
             if args.graph:
                 args.nontrivial = True
             cut = Val(ghosts=args.heads | args.ghosts)
-            whole = Val(args.heads, args.ghosts, args.modules, args.uses, args.nontrivial, args.unknown,
-                        args.loss)
+            whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                        nontrivial=args.nontrivial, unknown=args.unknown, loss=args.loss)
             whole.uncertain = args.uncertain
             args.elems = self._elems(fn, e, args, shape, whole, cut, 0)
         return None
@@ -967,14 +965,15 @@ class Scope:
             elif ps is None:
                 out.append(whole)
             else:
-                v = Val(frozenset(), args.heads | args.ghosts, args.modules, {}, True)
+                v = Val(ghosts=args.heads | args.ghosts, modules=args.modules, nontrivial=True)
                 v.uncertain = args.uncertain
                 for p in ps:
                     if p in bound:
                         arg = bound[p]
                         # a name read again is free; anything else is not walked twice
                         part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
-                        v = v.join(Val(part.heads, part.ghosts, part.modules, part.uses, True, part.unknown))
+                        v = v.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules, uses=part.uses,
+                                       nontrivial=True, unknown=part.unknown))
                 v.nontrivial = True
                 out.append(v)
         return out
@@ -994,14 +993,14 @@ class Scope:
         self.names.inferred.setdefault(base, (
             f"`{base}.{meth}()` runs backward and returns values that carry their graph (read from "
             f"{os.path.basename(path)})"))
-        stmt = getattr(self, "cur_stmt", None)
+        stmt = self.cur_stmt
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
         node = self.new_node(None, stmt, call, Val(nontrivial=True), kind="op", trivial=False)
         node.loss = _looks_like_loss(meth)
-        v = Val(frozenset({node}), loss=node.loss)
+        v = Val(heads=frozenset({node}), loss=node.loss)
         if summary.arity:
             # per element where the callee's returns agree (`return loss.item(), out`)
-            v.elems = [Val() if summary.elems and summary.elems[i] in ("cut", "const") else Val(frozenset({node}))
+            v.elems = [Val() if summary.elems and summary.elems[i] in ("cut", "const") else Val(heads=frozenset({node}))
                        for i in range(summary.arity)]
         return v
 
@@ -1018,11 +1017,11 @@ class Scope:
             if not val.graph:
                 continue
             old = self.lookup_key(base)
-            node = self.new_node(base, stmt, arg.value, Val(old.heads | val.heads, val.ghosts, frozenset(),
-                                                            val.uses, False), kind="container")
+            node = self.new_node(base, stmt, arg.value, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
+                                                            uses=val.uses), kind="container")
             node.loss = True
             node.meter = (f"{cls}.{meth}", where, line, whole)
-            self.env[base] = Val(frozenset({node}), loss=True)
+            self.env[base] = Val(heads=frozenset({node}), loss=True)
             break
         return Val()
 
@@ -1045,7 +1044,8 @@ class Scope:
         args.nontrivial = True
         args.loss = _looks_like_loss(name)
         if summary.arity:
-            args.elems = [Val(args.heads, args.ghosts, args.modules, args.uses, True, args.unknown, args.loss)
+            args.elems = [Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                              nontrivial=True, unknown=args.unknown, loss=args.loss)
                           for _ in range(summary.arity)]
         return args
 
@@ -1069,7 +1069,8 @@ class Scope:
                 self.env[f"{key}.{attr}"] = Val()  # stored without a graph
             return Val(ghosts=args.heads | args.ghosts)
         mods = frozenset({key}) if self.names.has_params(key) else frozenset()
-        v = Val(args.heads, args.ghosts, args.modules | mods, args.uses, True, args.unknown)
+        v = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules | mods, uses=args.uses, nontrivial=True,
+                unknown=args.unknown)
         v.loss = not self.names.has_params(key) and _looks_like_loss(key)
         if args.unknown and not v.heads and not mods:
             v.unknown = True
@@ -1087,18 +1088,20 @@ class Scope:
         stores new state hanging from this call's graph."""
         from .module_state import module_states
 
-        stmt = getattr(self, "cur_stmt", None)
+        stmt = self.cur_stmt
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
         for attr, path, _ in module_states(self.a, key):
             skey = f"{key}.{attr}"
             old = self.env.get(skey, Val())
-            node = self.new_node(skey, stmt, None, Val(old.heads | v.heads, old.ghosts, v.modules, {}, True),
+            node = self.new_node(skey, stmt, None, Val(heads=old.heads | v.heads, ghosts=old.ghosts, modules=v.modules,
+                                                       nontrivial=True),
                                  kind="state")
             node.module_state = (key, attr, path)
             node.loss = False
-            self.env[skey] = Val(frozenset({node}))
+            self.env[skey] = Val(heads=frozenset({node}))
             self.bound.add(skey)
-            v = Val(v.heads | {node}, v.ghosts, v.modules, v.uses, True, v.unknown, v.loss)
+            v = Val(heads=v.heads | {node}, ghosts=v.ghosts, modules=v.modules, uses=v.uses, nontrivial=True,
+                    unknown=v.unknown, loss=v.loss)
         return v
 
     def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
@@ -1202,7 +1205,7 @@ class Scope:
                 if not n.leaf:
                     self.freed[n] = ev
         if kind == "grad" and create:
-            return Val(target.heads | inputs_val.heads, frozenset(), frozenset(), {}, True)
+            return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
 
     def helper_backward(self, e: cst.Call, stmt, args: Val, retain, name: str) -> None:
@@ -1225,7 +1228,7 @@ class Scope:
         # Walk from the root; stop at freed nodes that hold saved tensors.
         # Never through code we cannot see: a freed node counts when some
         # path to it is certain, whichever path the walk meets first.
-        stack = [h for h in target.heads if not getattr(h, "uncertain", False)]
+        stack = [h for h in target.heads if not h.uncertain]
         prev: dict = {h: None for h in stack}
         links = []
         while stack:
@@ -1234,7 +1237,7 @@ class Scope:
                 links.append(n)
                 continue
             for p in n.parents:
-                if p not in prev and not getattr(p, "uncertain", False):
+                if p not in prev and not p.uncertain:
                     prev[p] = n
                     stack.append(p)
         if not links:
@@ -1260,7 +1263,7 @@ class Scope:
             for head in val.heads:
                 if not any(t == (lid, 2) for t in head.iteration):
                     continue
-                older = [p for p in closure(head.parents) if p.name == key and not getattr(p, "entry", False)
+                older = [p for p in closure(head.parents) if p.name == key and not p.entry
                          and any(t == (lid, 1) for t in p.iteration)]
                 if older:
                     self._leak_candidates.append((key, head, loop, older))
@@ -1349,9 +1352,9 @@ def _uncertain_below(head) -> bool:
         if n in seen:
             continue
         seen.add(n)
-        if getattr(n, "uncertain", False):
+        if n.uncertain:
             return True
-        if not getattr(n, "proven", False):
+        if not n.proven:
             stack.extend(n.parents)
     return False
 

@@ -31,14 +31,24 @@ class GNode:
     modules: frozenset = frozenset()  # modules called right here
     leaf: bool = False  # a parameter or requires_grad tensor: nothing to free
     trivial: bool = False  # saves no tensors for backward (unpack, +, -, container)
-    pre_loop: bool = False  # created before the loop under analysis
     # Cut inputs: the graph this value was detached from (for AD109).
     ghosts: frozenset = frozenset()
     # parent node -> the Name nodes through which it was read here
     uses: dict = field(default_factory=dict)
-    freed_by: object = None  # the Backward event that freed it
-    kind: str = "op"  # op | module | loss | state | container | leaf | grad
+    kind: str = "op"  # op | module | loss | state | container | leaf | grad | accum
     uid: int = field(default_factory=lambda: next(_IDS), repr=False)
+    # Set by the interpreter (flow.Scope) as it walks:
+    seq: int = 0  # walk order within the scope (0: a leaf or a marker)
+    branch: tuple = ()  # the `if` arms it was created in (analysis.arms)
+    uncertain: bool = False  # went through code we cannot see (it may cut)
+    loss: bool = False  # a loss or a running sum of losses or metrics
+    proven: bool = False  # a backward in its loop proves it carries a graph (analysis.backwarded)
+    entry: bool = False  # one appended value, not the list that accumulates (flow.find_leaks)
+    last: object = None  # a list's store after an append: the appended value (a Val), read by `key[-1]`
+    unseen: Optional[str] = None  # why a graph is assumed where the code cannot show it (AD104)
+    meter: Optional[tuple] = None  # (Class.method, file, line, argument) of `meter.update(loss)` (AD102)
+    sibling: Optional[str] = None  # "comes from the same call as a proven loss" (AD102's message)
+    module_state: Optional[tuple] = None  # (module, attribute, path): a module's self state (AD106)
 
     # Sets of nodes are walked in hash order, and the analysis takes the
     # first path or link it meets: an address-based hash made the findings

@@ -30,7 +30,7 @@ class _Sites:
     loops (per function; None for the module body)."""
 
     def __init__(self, analysis) -> None:
-        self.a = analysis
+        self.analysis = analysis
         self.stack: list = []
         self.depth: list = [0]
         self.backward_in: set = set()
@@ -42,41 +42,41 @@ class _Sites:
         walk(analysis.ctx.module, self.enter, self.leave)
 
     def enter(self, node):
-        t = type(node)
-        if t is cst.FunctionDef:
+        node_type = type(node)
+        if node_type is cst.FunctionDef:
             self.stack.append(node)
             self.depth.append(0)
             self.uses[node] = set()
             self.functions.append(node)
             self.loop_calls[node] = []
-        elif t is cst.For or t is cst.While:
+        elif node_type is cst.For or node_type is cst.While:
             self.depth[-1] += 1
-        elif t is cst.Name:
-            if self.stack and self.a.names.is_module(node.value):
+        elif node_type is cst.Name:
+            if self.stack and self.analysis.names.is_module(node.value):
                 self.uses[self.stack[-1]].add(node.value)
-        elif t is cst.Call:
+        elif node_type is cst.Call:
             self.call(node)
         return None
 
     def leave(self, node):
-        t = type(node)
-        if t is cst.FunctionDef:
+        node_type = type(node)
+        if node_type is cst.FunctionDef:
             self.stack.pop()
             self.depth.pop()
-        elif t is cst.For or t is cst.While:
+        elif node_type is cst.For or node_type is cst.While:
             self.depth[-1] -= 1
 
     def call(self, node: cst.Call) -> None:
-        f = node.func
+        func = node.func
         if self.depth[-1]:
-            key = dotted(f)
+            key = dotted(func)
             if key is not None:
                 self.loop_calls[self.stack[-1] if self.stack else None].append(key)
-        is_bw = isinstance(f, cst.Attribute) and f.attr.value in BACKWARD_ATTRS
+        is_bw = isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_ATTRS
         if not is_bw:
-            q = self.a.ctx.imports.qualify(f)
-            is_bw = q in ("torch.autograd.backward", "torch.autograd.grad")
-        is_ev = isinstance(f, cst.Attribute) and f.attr.value in ("step", "zero_grad")
+            qualified = self.analysis.ctx.imports.qualify(func)
+            is_bw = qualified in ("torch.autograd.backward", "torch.autograd.grad")
+        is_ev = isinstance(func, cst.Attribute) and func.attr.value in ("step", "zero_grad")
         if is_bw or is_ev:
             if self.stack:
                 for fn in self.stack:
@@ -92,6 +92,13 @@ class Analysis:
         reset_ids()  # the same file gives the same node hashes in any process
         self.ctx = ctx
         self._summaries: dict = {}
+        # names of objects of a class chosen at run time whose candidate
+        # classes return a graph in some and a number in others (runtime_classes)
+        self.mixed_results: set = set()
+        # id(statement) -> the assumption a finding there rests on (_unique marks
+        # them; GraphRule.report words them): a loop in the caller, an eval function
+        self.caller_loop_stmts: dict = {}
+        self.eval_stmts: dict = {}
 
     @cached_property
     def names(self):
@@ -165,13 +172,13 @@ class Analysis:
         return _Sites(self)
 
     def function_summary(self, fn) -> FunctionSummary:
-        s = self._summaries.get(fn)
-        if s is None:
+        summary = self._summaries.get(fn)
+        if summary is None:
             sites = self.sites
-            s = FunctionSummary(fn in sites.events_in, fn in sites.backward_in,
+            summary = FunctionSummary(fn in sites.events_in, fn in sites.backward_in,
                                 frozenset(sites.uses.get(fn, ())))
-            self._summaries[fn] = s
-        return s
+            self._summaries[fn] = summary
+        return summary
 
     def returns_cut(self, fn) -> bool:
         """Does `fn` return its arguments cut from their graph
@@ -185,17 +192,17 @@ class Analysis:
 
         marker = GNode(name="<arg>", stmt=None, expr=None, iteration=())
         params = [p.name.value for p in fn.params.params]
-        env = {p: Val(frozenset({marker})) for p in params}
+        env = {p: Val(heads=frozenset({marker})) for p in params}
         result = False
         if params:
             try:
-                sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
-                sc.inlining.add(fn.name.value)
-                sc.run()
+                scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                scope.inlining.add(fn.name.value)
+                scope.run()
                 # A cut return carries no graph at all: `return loss / n` over a
                 # model's output is not cut just because `n` came from an argument.
-                cut = [r for r in sc.returns if not r.graph]
-                leaks = [r for r in sc.returns if r.graph]
+                cut = [r for r in scope.returns if not r.graph]
+                leaks = [r for r in scope.returns if r.graph]
                 # `return state` for non-tensors falls through unchanged.
                 result = bool(cut) and any(r.ghosts for r in cut) and all(
                     r.heads == frozenset({marker}) and r.bare for r in leaks)
@@ -219,37 +226,37 @@ class Analysis:
         markers = {p: GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True,
                             modules=frozenset({"<arg>"}))
                    for p in params if not self.names.is_module(p) and p != "self"}
-        env = {p: Val(frozenset({m})) for p, m in markers.items()}
+        env = {p: Val(heads=frozenset({m})) for p, m in markers.items()}
         if params[:1] == ["self"]:
             # a method: what it reads from `self` (parameters, stored tensors) may carry a graph
-            env["self"] = Val(frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
+            env["self"] = Val(heads=frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
                                                modules=frozenset({"<self>"}))}))
         try:
-            sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
-            sc.inlining.add(fn.name.value)
-            sc.run()
+            scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+            scope.inlining.add(fn.name.value)
+            scope.run()
         except (GiveUp, RecursionError):
             return None
-        rs = sc.returns
-        if rs and all(r.elems is not None and len(r.elems) == len(rs[0].elems) for r in rs):
+        returns = scope.returns
+        if returns and all(r.elems is not None and len(r.elems) == len(returns[0].elems) for r in returns):
             self.__dict__.setdefault("_elems_cache", {})[fn] = [
-                any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in rs)
-                for i in range(len(rs[0].elems))]
+                any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in returns)
+                for i in range(len(returns[0].elems))]
             # Which elements hang from the arguments' graph: `d_loss` built on
             # `fake.detach()` and the function's own modules does not.
             # None where it cannot be told.
             out = []
-            for i in range(len(rs[0].elems)):
-                if any(r.elems[i].unknown or r.elems[i].uncertain for r in rs):
+            for i in range(len(returns[0].elems)):
+                if any(r.elems[i].unknown or r.elems[i].uncertain for r in returns):
                     out.append(None)
                     continue
-                reach = closure(h for r in rs for h in r.elems[i].heads)
+                reach = closure(h for r in returns for h in r.elems[i].heads)
                 out.append(frozenset(p for p, m in markers.items() if m in reach))
             self.__dict__.setdefault("_elems_args", {})[fn] = out
-        if any(r.unknown and not r.graph for r in sc.returns) or any(r.graph and r.uncertain for r in sc.returns):
+        if any(r.unknown and not r.graph for r in scope.returns) or any(r.graph and r.uncertain for r in scope.returns):
             result = None
         else:
-            result = any(r.graph for r in sc.returns)
+            result = any(r.graph for r in scope.returns)
         cache[fn] = result
         return result
 
@@ -292,9 +299,9 @@ class Analysis:
         for fn, note in unguarded_evals(self).items():
             params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
             try:
-                sc = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
-                sc.eval_note = note
-                out.append(sc.run())
+                scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                scope.eval_note = note
+                out.append(scope.run())
             except (GiveUp, RecursionError):
                 continue
         return out
@@ -324,28 +331,28 @@ class Analysis:
         from .flow import Val
 
         out = []
-        for m in self.step_methods:
-            if not isinstance(m.body, cst.IndentedBlock):
+        for method in self.step_methods:
+            if not isinstance(method.body, cst.IndentedBlock):
                 continue
-            params = [p.name.value for p in m.params.params] + [p.name.value for p in m.params.kwonly_params]
+            params = [p.name.value for p in method.params.params] + [p.name.value for p in method.params.kwonly_params]
             # One call per iteration of a loop the caller runs: the body is the loop's body.
-            loop = cst.For(target=cst.Name("_"), iter=cst.Name("_calls"), body=m.body)
+            loop = cst.For(target=cst.Name("_"), iter=cst.Name("_calls"), body=method.body)
             try:
-                sc = Scope(self, [], params=params, name=m.name.value)
-                sc.self_class = self.step_methods[m]
-                sc.caller_loop = True
-                sc.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
-                sc.body = [loop]
-                out.append(sc.run())
+                scope = Scope(self, [], params=params, name=method.name.value)
+                scope.self_class = self.step_methods[method]
+                scope.caller_loop = True
+                scope.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
+                scope.body = [loop]
+                out.append(scope.run())
             except (GiveUp, RecursionError):
                 continue
         return out
 
     def _walk(self, body, params, name, env=None, cls=None):
         try:
-            sc = Scope(self, body, params=params, env=env, name=name)
-            sc.self_class = cls
-            return sc.run()
+            scope = Scope(self, body, params=params, env=env, name=name)
+            scope.self_class = cls
+            return scope.run()
         except (GiveUp, RecursionError):
             return None
 
@@ -366,8 +373,8 @@ class Analysis:
     def _self_event_call(self, owner, cls) -> bool:
         for key in self.sites.loop_calls.get(owner, ()):
             if key.startswith("self.") and key.count(".") == 1:
-                m = self.names.class_method(cls, key[5:])
-                if m is not None and m in self.sites.backward_in:
+                method = self.names.class_method(cls, key[5:])
+                if method is not None and method in self.sites.backward_in:
                     return True
         return False
 
@@ -380,8 +387,8 @@ class Analysis:
                 return True
             if "." in key:
                 base, _, meth = key.rpartition(".")
-                m = self.names.method(base, meth)
-                if m is not None and m in self.sites.backward_in:
+                method = self.names.method(base, meth)
+                if method is not None and method in self.sites.backward_in:
                     return True
                 found = self.foreign_method(base, meth)
                 if found is not None and found[0].events:
@@ -394,30 +401,29 @@ class Analysis:
         """(scope, item) over all scopes, once per key: both simulated
         iterations, and inlined calls, find the same thing again."""
         seen, out = set(), []
-        for sc in self.scopes:
-            for item in getattr(sc, attr):
+        for scope in self.scopes:
+            for item in getattr(scope, attr):
                 k = key(item)
                 if k not in seen:
                     seen.add(k)
-                    out.append((sc, item))
-                    if getattr(sc, "caller_loop", False):
-                        self._mark_caller_loop(item, sc.name)
-                    if sc.eval_note is not None:
-                        self._mark(item, "eval_stmts", sc.eval_note())
+                    out.append((scope, item))
+                    if scope.caller_loop:
+                        self._mark_caller_loop(item, scope.name)
+                    if scope.eval_note is not None:
+                        self._mark(item, self.eval_stmts, scope.eval_note())
         return out
 
     def _mark_caller_loop(self, item, method: str) -> None:
         """Remember the statements of a finding that exists only if the
         caller runs the method in a loop (an assumption the report states)."""
-        self._mark(item, "caller_loop_stmts", method)
+        self._mark(item, self.caller_loop_stmts, method)
 
-    def _mark(self, item, table: str, value) -> None:
-        marks = self.__dict__.setdefault(table, {})
+    def _mark(self, item, marks: dict, value) -> None:
         stmts = [getattr(item, "node", None)] + list(getattr(item, "path", []) or []) + \
             list(getattr(item, "links", []) or [])
-        for n in stmts:
-            if n is not None and n.stmt is not None:
-                marks[id(n.stmt)] = value
+        for node in stmts:
+            if node is not None and node.stmt is not None:
+                marks[id(node.stmt)] = value
 
     @cached_property
     def conflicts(self) -> list:
@@ -454,13 +460,13 @@ class Analysis:
                 continue
             params = [p.name.value for p in fwd.params.params][1:]
             marker = GNode(name="<input>", stmt=None, expr=None, iteration=())
-            env = {p: Val(frozenset({marker})) for p in params}
-            sc = self._walk(_body(fwd), ["self"] + params, "forward", env)
-            if sc is None:
+            env = {p: Val(heads=frozenset({marker})) for p in params}
+            scope = self._walk(_body(fwd), ["self"] + params, "forward", env)
+            if scope is None:
                 continue
             others = [m for n, m in methods.items() if n not in ("forward", "__init__")]
-            for key, read in sc.free_reads.items():
-                val = sc.env.get(key)
+            for key, read in scope.free_reads.items():
+                val = scope.env.get(key)
                 if val is None or not val.heads or key in self.names.modules:
                     continue
                 if any(_assigns(m, key) for m in others):
@@ -509,13 +515,13 @@ class Analysis:
 
     def owner_uses(self, opt: str, module: str):
         """True/False/None: does optimizer `opt` step `module`'s parameters?"""
-        o = self.names.optimizers.get(opt)
-        if o is None or o.owns is None:
+        optimizer = self.names.optimizers.get(opt)
+        if optimizer is None or optimizer.owns is None:
             return None
-        for m in o.owns:
-            if module == m or module.startswith(m + "."):
+        for owned in optimizer.owns:
+            if module == owned or module.startswith(owned + "."):
                 return True
-            if m.startswith(module + "."):
+            if owned.startswith(module + "."):
                 return None  # owns part of it
         return False
 

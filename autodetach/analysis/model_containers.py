@@ -74,97 +74,100 @@ class Facts:
         self.name_calls: list = []  # `f(...)` calls of plain names
 
 
-def collect(f: Facts, n) -> None:
+def collect(facts: Facts, node) -> None:
     """Called by names.build_names for every node of its one walk of the file."""
-    t = type(n)
-    if t is cst.Assign:
-        _assign(f, n)
-    elif t is cst.Call:
-        func = n.func
+    node_type = type(node)
+    if node_type is cst.Assign:
+        _assign(facts, node)
+    elif node_type is cst.Call:
+        func = node.func
         if type(func) is cst.Name:
-            f.name_calls.append(n)
+            facts.name_calls.append(node)
         elif type(func) is cst.Subscript and entry_keys(func):
-            f.elem_uses.setdefault(entry_keys(func)[0], set()).add("()")
+            facts.elem_uses.setdefault(entry_keys(func)[0], set()).add("()")
         elif type(func) is cst.Attribute:
             owner = func.value
-            if func.attr.value == "append" and len(n.args) == 1 and dotted(owner) is not None:
-                f.appended.setdefault(dotted(owner), []).append(n.args[0].value)
+            if func.attr.value == "append" and len(node.args) == 1 and dotted(owner) is not None:
+                facts.appended.setdefault(dotted(owner), []).append(node.args[0].value)
             elif type(owner) is cst.Subscript and entry_keys(owner):
-                f.elem_uses.setdefault(entry_keys(owner)[0], set()).add(func.attr.value)
-    elif t is cst.For and isinstance(n.target, (cst.Name, cst.Tuple)):
-        entry = _entry_loop(n)
+                facts.elem_uses.setdefault(entry_keys(owner)[0], set()).add(func.attr.value)
+    elif node_type is cst.For and isinstance(node.target, (cst.Name, cst.Tuple)):
+        entry = _entry_loop(node)
         if entry is not None:
-            f.entry_loops.append(entry + (n,))
-        it = n.iter
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args and \
-                it.func.attr.value in ("keys", "items"):
-            it = it.func.value
-        base = dotted(it)
-        tgt = n.target.elements[0].value if isinstance(n.target, cst.Tuple) and n.target.elements else n.target
-        if base is not None and isinstance(tgt, cst.Name):
-            f.key_loops.append((base, tgt.value, n))
+            facts.entry_loops.append(entry + (node,))
+        iterable = node.iter
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args and \
+                iterable.func.attr.value in ("keys", "items"):
+            iterable = iterable.func.value
+        base = dotted(iterable)
+        target = node.target
+        if isinstance(target, cst.Tuple) and target.elements:
+            target = target.elements[0].value
+        if base is not None and isinstance(target, cst.Name):
+            facts.key_loops.append((base, target.value, node))
 
 
-def _assign(f: Facts, n: cst.Assign) -> None:
-    if len(n.targets) == 1 and isinstance(n.value, (cst.List, cst.Tuple)) and n.value.elements:
-        f.literals.append(n)
-        key = dotted(n.targets[0].target)
+def _assign(facts: Facts, node: cst.Assign) -> None:
+    if len(node.targets) == 1 and isinstance(node.value, (cst.List, cst.Tuple)) and node.value.elements:
+        facts.literals.append(node)
+        key = dotted(node.targets[0].target)
         if key is not None:  # `models = [G(), D()]`: what the list is given
-            f.assigned.setdefault(key, []).extend(e.value for e in n.value.elements)
-    for tgt in n.targets:
-        s = tgt.target
-        if isinstance(s, cst.Subscript) and dotted(s.value) is not None and len(s.slice) == 1 \
-                and isinstance(s.slice[0].slice, cst.Index):
-            base, idx = dotted(s.value), s.slice[0].slice.value
-            keys = f.keys.setdefault(base, set())
+            facts.assigned.setdefault(key, []).extend(e.value for e in node.value.elements)
+    for tgt in node.targets:
+        stored = tgt.target
+        if isinstance(stored, cst.Subscript) and dotted(stored.value) is not None and len(stored.slice) == 1 \
+                and isinstance(stored.slice[0].slice, cst.Index):
+            base, idx = dotted(stored.value), stored.slice[0].slice.value
+            keys = facts.keys.setdefault(base, set())
             if isinstance(idx, cst.SimpleString) and keys is not None:
                 keys.add(idx.evaluated_value)
             else:
-                f.keys[base] = None
-            f.assigned.setdefault(base, []).append(n.value)
+                facts.keys[base] = None
+            facts.assigned.setdefault(base, []).append(node.value)
 
 
 def _entry_loop(loop):
     """(base, name, plain) for `for name in base` (plain: a dict's keys),
     `for name in base.values()`, `for _, name in base.items()`."""
-    it, tgt = loop.iter, loop.target
-    if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args:
-        if it.func.attr.value == "values" and isinstance(tgt, cst.Name):
-            return (dotted(it.func.value), tgt.value, False) if dotted(it.func.value) else None
-        if it.func.attr.value == "items" and isinstance(tgt, cst.Tuple) and len(tgt.elements) == 2 and \
-                isinstance(tgt.elements[1].value, cst.Name):
-            return (dotted(it.func.value), tgt.elements[1].value.value, False) if dotted(it.func.value) else None
+    iterable, target = loop.iter, loop.target
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+        if iterable.func.attr.value == "values" and isinstance(target, cst.Name):
+            return (dotted(iterable.func.value), target.value, False) if dotted(iterable.func.value) else None
+        if iterable.func.attr.value == "items" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
+                isinstance(target.elements[1].value, cst.Name):
+            base = dotted(iterable.func.value)
+            return (base, target.elements[1].value.value, False) if base else None
         return None
-    if isinstance(tgt, cst.Name) and dotted(it) is not None:
-        return dotted(it), tgt.value, True
+    if isinstance(target, cst.Name) and dotted(iterable) is not None:
+        return dotted(iterable), target.value, True
     return None
 
 
-def infer_containers(f: Facts, table, imports) -> None:
+def infer_containers(facts: Facts, table, imports) -> None:
     """Add container entries to the name table (modules, optimizers, owners)."""
     from .names import Optimizer
 
-    for base in set(f.appended) | set(f.assigned):
-        given = f.appended.get(base, []) + f.assigned.get(base, [])
+    for base in set(facts.appended) | set(facts.assigned):
+        given = facts.appended.get(base, []) + facts.assigned.get(base, [])
         given_keys = [dotted(v) for v in given]
         if all(k in table.optimizers or _is_optimizer(v, imports) for k, v in zip(given_keys, given)):
             # which entry steps which model is not followed: the owner stays unknown
             table.optimizers.setdefault(base + ANY, Optimizer(base + ANY, None, None))
         elif all(k in table.modules and table.has_params(k) for k in given_keys) or \
                 all(_builds_module(v, table, imports) for v in given):
-            _add_modules(table, base, f.keys.get(base))
-    for key, uses in f.elem_uses.items():
+            _add_modules(table, base, facts.keys.get(base))
+    for key, uses in facts.elem_uses.items():
         # `self.models[key].parameters()`: the entries read there are modules
         if uses & ELEM_MODULE_METHODS and "step" not in uses and key not in table.optimizers:
             if key.endswith(ANY):
-                _add_modules(table, key[:-len(ANY)], f.keys.get(key[:-len(ANY)]))
+                _add_modules(table, key[:-len(ANY)], facts.keys.get(key[:-len(ANY)]))
             else:
                 table.modules.setdefault(key, "param")
-    _owners(f, table)
-    _optimizer_tuples(f, table, imports)
-    for base, var, plain, _ in f.entry_loops:
+    _owners(facts, table)
+    _optimizer_tuples(facts, table, imports)
+    for base, var, plain, _ in facts.entry_loops:
         # `for opt in self.optimizers: opt.step()`: the loop variable is an entry
-        if var in table.modules or var in table.optimizers or (plain and base in f.keys):
+        if var in table.modules or var in table.optimizers or (plain and base in facts.keys):
             continue
         if base + ANY in table.optimizers:
             table.optimizers[var] = Optimizer(var, None, None)
@@ -172,7 +175,7 @@ def infer_containers(f: Facts, table, imports) -> None:
             table.modules[var] = "param"
 
 
-def _optimizer_tuples(f: Facts, table, imports) -> None:
+def _optimizer_tuples(facts: Facts, table, imports) -> None:
     """`opts = (optim.Adam(model.parameters()), optim.SGD(model.parameters()))`:
     entry i steps what its constructor is given; a function of this file
     called with `opts` for its parameter `optimizer` gets the same entries,
@@ -180,18 +183,19 @@ def _optimizer_tuples(f: Facts, table, imports) -> None:
     from .names import Optimizer, _owned
 
     def owners(value):
-        els = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else []
-        if not els or any(not _is_optimizer(e, imports) for e in els):
+        elems = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else []
+        if not elems or any(not _is_optimizer(e, imports) for e in elems):
             return None
         out = []
-        for e in els:
-            o = _owned(e.args[0].value, table, {}, imports) if e.args and e.args[0].keyword is None else None
-            out.append(frozenset(o) if o else None)
+        for elem in elems:
+            first_arg = elem.args[0].value if elem.args and elem.args[0].keyword is None else None
+            owned = _owned(first_arg, table, {}, imports) if first_arg is not None else None
+            out.append(frozenset(owned) if owned else None)
         return out
 
     built: dict = {}
-    for n in f.literals:
-        key, owns = dotted(n.targets[0].target), owners(n.value)
+    for literal in facts.literals:
+        key, owns = dotted(literal.targets[0].target), owners(literal.value)
         if key is None or owns is None:
             continue
         built[key] = owns
@@ -199,7 +203,7 @@ def _optimizer_tuples(f: Facts, table, imports) -> None:
             table.optimizers[f"{key}[{i}]"] = Optimizer(f"{key}[{i}]", o, None)
         table.optimizers[key + ANY] = Optimizer(key + ANY, None, None)
     seen: dict = {}
-    for call in f.name_calls:
+    for call in facts.name_calls:
         fn = table.functions.get(call.func.value)
         if fn is None:
             continue
@@ -210,27 +214,27 @@ def _optimizer_tuples(f: Facts, table, imports) -> None:
             if owns is not None:
                 given[name] = owns
         back = {src: p for p, src in args.items() if src is not None}
-        for p, owns in given.items():
+        for param, owns in given.items():
             mapped = tuple(frozenset(back[m] for m in o) if o and all(m in back for m in o) else None
                            for o in owns)
-            if seen.get(p, mapped) != mapped:
+            if seen.get(param, mapped) != mapped:
                 mapped = tuple(None for _ in mapped)
-            seen[p] = mapped
-    for p, mapped in seen.items():
+            seen[param] = mapped
+    for param, mapped in seen.items():
         for i, o in enumerate(mapped):
-            table.optimizers[f"{p}[{i}]"] = Optimizer(f"{p}[{i}]", o, None)
+            table.optimizers[f"{param}[{i}]"] = Optimizer(f"{param}[{i}]", o, None)
             if o:
                 what = ", ".join(f"`{m}`" for m in sorted(o))
-                table.inferred.setdefault(f"{p}[{i}]", f"`{p}[{i}]` steps {what} (every call of this file "
+                table.inferred.setdefault(f"{param}[{i}]", f"`{param}[{i}]` steps {what} (every call of this file "
                                                         "passes optimizers built on them)")
-        table.optimizers.setdefault(p + ANY, Optimizer(p + ANY, None, None))
+        table.optimizers.setdefault(param + ANY, Optimizer(param + ANY, None, None))
 
 
-def _is_optimizer(e, imports) -> bool:
-    if not isinstance(e, cst.Call):
+def _is_optimizer(expr, imports) -> bool:
+    if not isinstance(expr, cst.Call):
         return False
-    q = imports.qualify(e.func) or ""
-    return q.startswith("torch.optim.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper()
+    qualified = imports.qualify(expr.func) or ""
+    return qualified.startswith("torch.optim.") and qualified.count(".") == 2 and qualified.split(".")[-1][:1].isupper()
 
 
 def _builds_module(value, table, imports) -> bool:
@@ -240,9 +244,10 @@ def _builds_module(value, table, imports) -> bool:
         call = call.func.value
     if not isinstance(call, cst.Call):
         return False
-    q = imports.qualify(call.func) or ""
-    last = q.split(".")[-1]
-    if q.startswith("torch.nn.") and q.count(".") == 2 and last[:1].isupper() and not last.endswith("Loss"):
+    qualified = imports.qualify(call.func) or ""
+    last = qualified.split(".")[-1]
+    if qualified.startswith("torch.nn.") and qualified.count(".") == 2 and last[:1].isupper() and \
+            not last.endswith("Loss"):
         return True
     return dotted(call.func) in table.module_classes
 
@@ -255,14 +260,14 @@ def _add_modules(table, base, keys) -> None:
         table.modules.setdefault(f"{base}[{k!r}]", "param")
 
 
-def _owners(f: Facts, table) -> None:
+def _owners(facts: Facts, table) -> None:
     """Parameter lists grown in a loop over a dict of models, split by tests
     on the key: which entries each list holds, for every string key."""
     from .names import Optimizer
 
     grown: dict = {}
-    for base, var, loop in f.key_loops:
-        keys = f.keys.get(base)
+    for base, var, loop in facts.key_loops:
+        keys = facts.keys.get(base)
         if not keys or base + ANY not in table.modules:
             continue
         for k in sorted(keys):
@@ -272,12 +277,12 @@ def _owners(f: Facts, table) -> None:
                 grown.setdefault(target, set()).add(f"{base}[{k!r}]")
     if not grown:
         return
-    for key, o in list(table.optimizers.items()):
-        if o.owns is not None or not isinstance(o.node, cst.Call) or not o.node.args:
+    for key, optimizer in list(table.optimizers.items()):
+        if optimizer.owns is not None or not isinstance(optimizer.node, cst.Call) or not optimizer.node.args:
             continue
-        src = dotted(o.node.args[0].value)
+        src = dotted(optimizer.node.args[0].value)
         if src in grown:
-            table.optimizers[key] = Optimizer(key, frozenset(grown[src]), o.node)
+            table.optimizers[key] = Optimizer(key, frozenset(grown[src]), optimizer.node)
             what = ", ".join(f"`{m}`" for m in sorted(grown[src]))
             table.inferred.setdefault(key, f"`{key}` steps {what} (the entries whose keys, as this file "
                                            f"assigns them, pass the tests that fill `{src}`)")
@@ -321,9 +326,9 @@ def _stmts(block):
     return []
 
 
-def _reads_entry(n, base, var) -> bool:
-    return isinstance(n, cst.Subscript) and dotted(n.value) == base and len(n.slice) == 1 and \
-        isinstance(n.slice[0].slice, cst.Index) and dotted(n.slice[0].slice.value) == var
+def _reads_entry(node, base, var) -> bool:
+    return isinstance(node, cst.Subscript) and dotted(node.value) == base and len(node.slice) == 1 and \
+        isinstance(node.slice[0].slice, cst.Index) and dotted(node.slice[0].slice.value) == var
 
 
 def _param_add(small, base, var) -> Optional[str]:
@@ -347,41 +352,41 @@ def _param_add(small, base, var) -> Optional[str]:
 def _test(test, env) -> Optional[bool]:
     """Evaluate a string test on the loop variable; None if not understood."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        v = _test(test.expression, env)
-        return None if v is None else not v
+        verdict = _test(test.expression, env)
+        return None if verdict is None else not verdict
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
         left = test.left
-        lv, rv = _str(left, env), _str(right, env)
-        if isinstance(op, (cst.In, cst.NotIn)):
-            if isinstance(right, (cst.Tuple, cst.List, cst.Set)) and lv is not None:
+        left_str, right_str = _str(left, env), _str(right, env)
+        if isinstance(operator, (cst.In, cst.NotIn)):
+            if isinstance(right, (cst.Tuple, cst.List, cst.Set)) and left_str is not None:
                 items = [_str(e.value, {}) for e in right.elements]
                 if None in items:
                     return None
-                hit = lv in items
-            elif lv is not None and rv is not None:
-                hit = lv in rv
+                hit = left_str in items
+            elif left_str is not None and right_str is not None:
+                hit = left_str in right_str
             else:
                 return None
-            return hit if isinstance(op, cst.In) else not hit
-        if isinstance(op, (cst.Equal, cst.NotEqual)) and lv is not None and rv is not None:
-            return (lv == rv) if isinstance(op, cst.Equal) else (lv != rv)
+            return hit if isinstance(operator, cst.In) else not hit
+        if isinstance(operator, (cst.Equal, cst.NotEqual)) and left_str is not None and right_str is not None:
+            return (left_str == right_str) if isinstance(operator, cst.Equal) else (left_str != right_str)
         return None
     if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and \
             test.func.attr.value in ("startswith", "endswith") and len(test.args) == 1:
-        s, arg = _str(test.func.value, env), _str(test.args[0].value, {})
-        if s is None or arg is None:
+        text, arg = _str(test.func.value, env), _str(test.args[0].value, {})
+        if text is None or arg is None:
             return None
-        return s.startswith(arg) if test.func.attr.value == "startswith" else s.endswith(arg)
+        return text.startswith(arg) if test.func.attr.value == "startswith" else text.endswith(arg)
     return None
 
 
-def _str(e, env) -> Optional[str]:
-    if isinstance(e, cst.SimpleString):
-        v = e.evaluated_value
-        return v if isinstance(v, str) else None
-    if isinstance(e, cst.Name):
-        return env.get(e.value)
+def _str(expr, env) -> Optional[str]:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(expr, cst.Name):
+        return env.get(expr.value)
     return None
 
 

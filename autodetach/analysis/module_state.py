@@ -50,18 +50,18 @@ def _wrapped(analysis, cls) -> list:
         return []
     called = {dotted(n.func) for n in nodes(fwd) if isinstance(n, cst.Call)}
     out = []
-    for n in nodes(init):
-        if not isinstance(n, cst.Assign) or len(n.targets) != 1:
+    for node in nodes(init):
+        if not isinstance(node, cst.Assign) or len(node.targets) != 1:
             continue
-        target = dotted(n.targets[0].target)
-        call = n.value
+        target = dotted(node.targets[0].target)
+        call = node.value
         while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in WRAPPERS:
             call = call.func.value
         if target is None or not target.startswith("self.") or target not in called or \
                 not isinstance(call, cst.Call) or dotted(call.func) in names.classes:
             continue
-        q = analysis.ctx.imports.qualify(call.func)
-        found = analysis.project.method(q, "forward") if q else None
+        qualified = analysis.ctx.imports.qualify(call.func)
+        found = analysis.project.method(qualified, "forward") if qualified else None
         if found is not None:
             summary, path = found
             out += [(f"{target[5:]}.{attr}", path, resets) for attr, resets in summary.state]
@@ -80,8 +80,8 @@ def state_resets(analysis) -> dict:
     for key in keys:
         for attr, _, resets in module_states(analysis, key):
             owner = f"{key}.{attr}".rpartition(".")[0]
-            for r in resets:
-                out[f"{owner}.{r}"] = f"{key}.{attr}"
+            for reset in resets:
+                out[f"{owner}.{reset}"] = f"{key}.{attr}"
     analysis.__dict__["_state_resets"] = out
     return out
 
@@ -112,38 +112,38 @@ def forward_states(analysis) -> list:
         if fwd is None:
             continue
 
-        def layer_call(v) -> bool:
-            key = dotted(v.func) if isinstance(v, cst.Call) else None
+        def layer_call(value) -> bool:
+            key = dotted(value.func) if isinstance(value, cst.Call) else None
             return key is not None and key.startswith("self.") and key in names.recurrent and key not in names.cells
 
-        for n in nodes(fwd):
-            if not isinstance(n, cst.Assign) or not layer_call(n.value):
+        for node in nodes(fwd):
+            if not isinstance(node, cst.Assign) or not layer_call(node.value):
                 continue
-            reads = {dotted(x) for a in n.value.args for x in nodes(a.value)
+            reads = {dotted(x) for a in node.value.args for x in nodes(a.value)
                      if isinstance(x, (cst.Attribute, cst.Name))}
-            for t in n.targets:
-                for x in [t.target] + [e.value for e in getattr(t.target, "elements", ())]:
-                    key = dotted(x)
+            for target in node.targets:
+                for part in [target.target] + [e.value for e in getattr(target.target, "elements", ())]:
+                    key = dotted(part)
                     if key is None or not key.startswith("self.") or key not in reads:
                         continue
                     if _cut_or_reset(cls, methods, fwd, key, layer_call):
                         continue
-                    stmt = n
-                    out.append((cls, stmt, key, n.value))
+                    stmt = node
+                    out.append((cls, stmt, key, node.value))
     return out
 
 
 def _cut_or_reset(cls, methods, fwd, key, layer_call) -> bool:
-    for name, m in methods.items():
-        for n in nodes(m):
-            if isinstance(n, cst.Assign) and any(dotted(x) == key for t in n.targets
+    for name, method in methods.items():
+        for node in nodes(method):
+            if isinstance(node, cst.Assign) and any(dotted(x) == key for t in node.targets
                                                  for x in [t.target] + [e.value for e in
                                                                         getattr(t.target, "elements", ())]):
                 if name == "__init__":
                     continue
-                if m is not fwd or not layer_call(n.value):
+                if method is not fwd or not layer_call(node.value):
                     return True  # reset by a method, or cut in forward
-            if isinstance(n, cst.Attribute) and n.attr.value in ("detach", "detach_") and \
-                    any(dotted(x) == key for x in nodes(n.value) if isinstance(x, cst.Attribute)):
+            if isinstance(node, cst.Attribute) and node.attr.value in ("detach", "detach_") and \
+                    any(dotted(x) == key for x in nodes(node.value) if isinstance(x, cst.Attribute)):
                 return True
     return False

@@ -98,22 +98,22 @@ class _Collector(cst.CSTVisitor):
     def __init__(self, imports, table: NameTable) -> None:
         super().__init__()
         self.imports = imports
-        self.t = table
+        self.table = table
         self.pending_opts: list = []
         self.aliases: list = []
 
     # --- classes and functions -------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.t.classes.add(node.name.value)
+        self.table.classes.add(node.name.value)
         for base in node.bases:
-            q = self.imports.qualify(base.value)
+            qualified = self.imports.qualify(base.value)
             bname = _key(base.value)
-            if q in ("torch.nn.Module",) or (bname in self.t.module_classes):
-                self.t.module_classes.add(node.name.value)
+            if qualified in ("torch.nn.Module",) or (bname in self.table.module_classes):
+                self.table.module_classes.add(node.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.t.functions.setdefault(node.name.value, node)
-        self.t.functions_all.append(node)
+        self.table.functions.setdefault(node.name.value, node)
+        self.table.functions_all.append(node)
 
     # --- assignments -------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -141,27 +141,27 @@ class _Collector(cst.CSTVisitor):
         while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train"):
             call = call.func.value
-        if isinstance(call, cst.Call) and _key(call.func) in self.t.classes:
-            self.t.instances[key] = _key(call.func)
+        if isinstance(call, cst.Call) and _key(call.func) in self.table.classes:
+            self.table.instances[key] = _key(call.func)
         elif isinstance(call, cst.Call) and _key(call.func) is not None and _key(call.func)[:1].isupper():
-            self.t.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
+            self.table.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
         kind = self.classify(value)
         if kind is None:
             return
         if kind == "optimizer":
             self.pending_opts.append((key, value))
         elif kind == "leaf":
-            self.t.leaves.add(key)
+            self.table.leaves.add(key)
         else:
-            if kind == "param" and key not in self.t.modules and isinstance(call, cst.Call) and \
+            if kind == "param" and key not in self.table.modules and isinstance(call, cst.Call) and \
                     self.imports.qualify(call.func) in WRAPPERS:
-                self.t.wrapped.add(key)
-            self.t.modules[key] = kind
+                self.table.wrapped.add(key)
+            self.table.modules[key] = kind
             if kind in ("tensor", "tuple"):
-                self.t.recurrent[key] = kind
-                q = self.imports.qualify(value.func) if isinstance(value, cst.Call) else None
-                if q and q.endswith("Cell"):
-                    self.t.cells.add(key)
+                self.table.recurrent[key] = kind
+                qualified = self.imports.qualify(value.func) if isinstance(value, cst.Call) else None
+                if qualified and qualified.endswith("Cell"):
+                    self.table.cells.add(key)
 
     def classify(self, value) -> Optional[str]:
         call = value
@@ -171,59 +171,61 @@ class _Collector(cst.CSTVisitor):
             call = call.func.value
         if not isinstance(call, cst.Call):
             return None
-        q = self.imports.qualify(call.func)
+        qualified = self.imports.qualify(call.func)
         fname = _key(call.func)
-        if q is not None:
-            if q.startswith(OPTIMIZER_PREFIX) and q.count(".") == 2 and q.split(".")[-1][:1].isupper():
+        if qualified is not None:
+            if qualified.startswith(OPTIMIZER_PREFIX) and qualified.count(".") == 2 and \
+                    qualified.split(".")[-1][:1].isupper():
                 return "optimizer"
-            if q in RECURRENT:
-                return RECURRENT[q]
-            if q in WRAPPERS:
+            if qualified in RECURRENT:
+                return RECURRENT[qualified]
+            if qualified in WRAPPERS:
                 return "param"
-            if q.startswith("torch.nn.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper():
-                last = q.split(".")[-1]
+            if qualified.startswith("torch.nn.") and qualified.count(".") == 2 and \
+                    qualified.split(".")[-1][:1].isupper():
+                last = qualified.split(".")[-1]
                 if last == "Parameter":
                     return "leaf"
                 if last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss"):
                     return "paramless"
                 return "param"
-            if q in ("copy.deepcopy",) and call.args and _key(call.args[0].value) in self.t.modules:
-                return self.t.modules[_key(call.args[0].value)]
-            if q.startswith("torch.") and any(
+            if qualified in ("copy.deepcopy",) and call.args and _key(call.args[0].value) in self.table.modules:
+                return self.table.modules[_key(call.args[0].value)]
+            if qualified.startswith("torch.") and any(
                 a.keyword and a.keyword.value == "requires_grad" and
                 isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args):
                 return "leaf"
-        if fname is not None and fname in self.t.module_classes:
+        if fname is not None and fname in self.table.module_classes:
             return "param"
         return None
 
     # --- usage that reveals a module ------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        f = node.func
-        if isinstance(f, cst.Attribute) and f.attr.value in ("parameters", "named_parameters", "zero_grad"):
-            key = _key(f.value)
-            if key is not None and key not in self.t.optimizers and key not in self.t.modules:
-                if f.attr.value != "zero_grad":
-                    self.t.modules[key] = "param"
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters", "zero_grad"):
+            key = _key(func.value)
+            if key is not None and key not in self.table.optimizers and key not in self.table.modules:
+                if func.attr.value != "zero_grad":
+                    self.table.modules[key] = "param"
 
 
 def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
     """Module names whose parameters `expr` (an optimizer's params) covers."""
     if isinstance(expr, cst.Call):
-        f = expr.func
-        if isinstance(f, cst.Attribute) and f.attr.value in ("parameters", "named_parameters"):
-            key = _key(f.value)
-            if key is None and isinstance(f.value, cst.Subscript):
-                own = entry_keys(f.value)  # `nets["G"].parameters()`: that entry (not `nets[i]`: which one?)
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+            key = _key(func.value)
+            if key is None and isinstance(func.value, cst.Subscript):
+                own = entry_keys(func.value)  # `nets["G"].parameters()`: that entry (not `nets[i]`: which one?)
                 key = own[0] if len(own) == 2 else None
             return {key} if key else None
-        fname = _key(f)
-        if imports is not None and imports.qualify(f) == "itertools.chain":
+        fname = _key(func)
+        if imports is not None and imports.qualify(func) == "itertools.chain":
             fname = "chain"  # from itertools import chain as ichain
         if fname in ("itertools.chain", "chain", "list", "tuple"):
             out: set = set()
-            for a in expr.args:
-                sub = _owned(a.value, table, env, imports)
+            for arg in expr.args:
+                sub = _owned(arg.value, table, env, imports)
                 if sub is None:
                     return None
                 out |= sub
@@ -237,19 +239,19 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         return _owned(expr.for_in.iter, table, env, imports)  # [p for p in params if p.requires_grad]
     if isinstance(expr, (cst.List, cst.Tuple)):
         out = set()
-        for el in expr.elements:
-            v = el.value
-            if isinstance(v, cst.Dict):
+        for elem in expr.elements:
+            value = elem.value
+            if isinstance(value, cst.Dict):
                 sub = None
-                for d in v.elements:
-                    if isinstance(d, cst.DictElement) and isinstance(d.key, cst.SimpleString) and \
-                            d.key.evaluated_value == "params":
-                        sub = _owned(d.value, table, env, imports)
+                for entry in value.elements:
+                    if isinstance(entry, cst.DictElement) and isinstance(entry.key, cst.SimpleString) and \
+                            entry.key.evaluated_value == "params":
+                        sub = _owned(entry.value, table, env, imports)
                 if sub is None:
                     return None
                 out |= sub
             else:
-                sub = _owned(v, table, env, imports)
+                sub = _owned(value, table, env, imports)
                 if sub is None:
                     return None
                 out |= sub
@@ -295,10 +297,10 @@ def build_names(module: cst.Module, imports) -> NameTable:
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
             col.visit_ClassDef(stmt)
-            table.bases[stmt.name.value] = [b for b in (_key(a.value) for a in stmt.bases) if b]
-            for m in stmt.body.body:
-                if isinstance(m, cst.FunctionDef):
-                    table.methods[(stmt.name.value, m.name.value)] = m
+            table.bases[stmt.name.value] = [b for b in (_key(arg.value) for arg in stmt.bases) if b]
+            for method in stmt.body.body:
+                if isinstance(method, cst.FunctionDef):
+                    table.methods[(stmt.name.value, method.name.value)] = method
     assigns: list = []
     augs: list = []  # `params += list(m.parameters())`
     calls: list = []  # `train(model, opt)`: call sites of this file's functions
@@ -306,26 +308,26 @@ def build_names(module: cst.Module, imports) -> NameTable:
 
     facts = Facts()
 
-    def enter(n):
-        t = type(n)
-        collect(facts, n)  # analysis.model_containers
-        if t is cst.Call:
-            col.visit_Call(n)
-            if type(n.func) is cst.Name:
-                calls.append(n)
-            elif type(n.func) is cst.Attribute and n.func.attr.value == "add_param_group":
-                groups.append(n)
-        elif t is cst.Assign:
-            col.visit_Assign(n)
-            assigns.append(n)
-        elif t is cst.AnnAssign:
-            col.visit_AnnAssign(n)
-        elif t is cst.AugAssign:
-            augs.append(n)
-        elif t is cst.FunctionDef:
-            col.visit_FunctionDef(n)
-        elif t is cst.ClassDef:
-            col.visit_ClassDef(n)
+    def enter(node):
+        node_type = type(node)
+        collect(facts, node)  # analysis.model_containers
+        if node_type is cst.Call:
+            col.visit_Call(node)
+            if type(node.func) is cst.Name:
+                calls.append(node)
+            elif type(node.func) is cst.Attribute and node.func.attr.value == "add_param_group":
+                groups.append(node)
+        elif node_type is cst.Assign:
+            col.visit_Assign(node)
+            assigns.append(node)
+        elif node_type is cst.AnnAssign:
+            col.visit_AnnAssign(node)
+        elif node_type is cst.AugAssign:
+            augs.append(node)
+        elif node_type is cst.FunctionDef:
+            col.visit_FunctionDef(node)
+        elif node_type is cst.ClassDef:
+            col.visit_ClassDef(node)
 
     walk(module, enter)
     for _ in range(2):
@@ -335,8 +337,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
             if src in table.instances and key not in table.instances:
                 table.instances[key] = table.instances[src]
     plists = _ParamLists(table, col.imports)
-    for n in assigns:
-        plists.visit_Assign(n)
+    for assign in assigns:
+        plists.visit_Assign(assign)
     for key, call in col.pending_opts:
         while isinstance(call, cst.Call) and not col.imports.qualify(call.func):
             call = call.func.value if isinstance(call.func, cst.Attribute) else None
@@ -345,9 +347,9 @@ def build_names(module: cst.Module, imports) -> NameTable:
             continue
         first = call.args[0]
         owned = _owned(first.value, table, plists.env, col.imports)
-        for m in owned or ():
-            if m not in table.leaves:
-                table.modules.setdefault(m, "param")
+        for module_key in owned or ():
+            if module_key not in table.leaves:
+                table.modules.setdefault(module_key, "param")
         table.optimizers[key] = Optimizer(key, frozenset(owned) if owned is not None else None, call)
     for key, src in col.aliases:
         if "." not in key and "." not in src:
@@ -370,7 +372,7 @@ def _propagate(aliases, table: NameTable) -> None:
             if src in table.inferred:
                 table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)
         elif src in table.optimizers and key not in table.optimizers and key not in table.modules:
-            o = table.optimizers[src]
-            table.optimizers[key] = Optimizer(key, o.owns, o.node)
+            optimizer = table.optimizers[src]
+            table.optimizers[key] = Optimizer(key, optimizer.owns, optimizer.node)
             if src in table.inferred:
                 table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)

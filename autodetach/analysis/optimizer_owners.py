@@ -24,24 +24,24 @@ def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, ali
         if len(node.targets) != 1 or not isinstance(node.value, cst.Call) or not node.value.args:
             continue
         key = dotted(node.targets[0].target)
-        o = table.optimizers.get(key) if key else None
+        optimizer = table.optimizers.get(key) if key else None
         first = node.value.args[0]
-        if o is None or (first.keyword is not None and first.keyword.value not in ("params", "parameters")):
+        if optimizer is None or (first.keyword is not None and first.keyword.value not in ("params", "parameters")):
             continue
         used = _names(first.value)
         via = sorted({fn for name, (_, fn) in made.items() if name in used})
-        if o.owns is not None and not via and not used & set(grown):
+        if optimizer.owns is not None and not via and not used & set(grown):
             continue
         # lists filled by `+=` or by a function of this file (the flat env saw only their `[]`)
         owned = _owned(first.value, table, over, imports)
         if owned is None and used & set(grown):
-            table.optimizers[key] = Optimizer(key, None, o.node)  # not "nothing": unknown
+            table.optimizers[key] = Optimizer(key, None, optimizer.node)  # not "nothing": unknown
             continue
         if not owned:
             continue
         table.optimizers[key] = Optimizer(key, frozenset(owned), node.value)
         note = table.inferred.get(key)
-        if note is None and not via and o.owns is not None:
+        if note is None and not via and optimizer.owns is not None:
             continue  # a torch.optim constructor over `+=` lists: proven
         what = ", ".join(f"`{m}`" for m in sorted(owned))
         note = (note + "; it steps " if note else f"`{key}` steps ") + f"{what} (the parameters it is built from)"
@@ -54,23 +54,23 @@ def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, ali
         if "." in src and src not in table.optimizers:
             sources.setdefault(key, set()).add(src)
     _on_wrapped_module(table, sources)
-    for key, o in list(table.optimizers.items()):
-        if not o.owns:
+    for key, optimizer in list(table.optimizers.items()):
+        if not optimizer.owns:
             continue
-        extra = {s for m in o.owns for s in sources.get(m, ()) if s not in o.owns}
+        extra = {s for m in optimizer.owns for s in sources.get(m, ()) if s not in optimizer.owns}
         # `self.enc = enc` where the optimizer was built from `enc.parameters()`:
         # the attribute is the same module
-        extra |= {k for k, s in aliases if s in o.owns and k.startswith("self.") and k not in o.owns}
+        extra |= {k for k, s in aliases if s in optimizer.owns and k.startswith("self.") and k not in optimizer.owns}
         if extra:
-            table.optimizers[key] = Optimizer(key, o.owns | frozenset(extra), o.node)
+            table.optimizers[key] = Optimizer(key, optimizer.owns | frozenset(extra), optimizer.node)
 
 
 def _names(expr) -> set:
     out = set()
 
-    def enter(n):
-        if isinstance(n, cst.Name):
-            out.add(n.value)
+    def enter(node):
+        if isinstance(node, cst.Name):
+            out.add(node.value)
 
     from .walk import walk
 
@@ -102,11 +102,11 @@ def _built_lists(table, assigns: list) -> dict:
         bases = _param_sources(fn, call, reads[fn])
         if not bases:
             continue
-        tgt = node.targets[0].target
-        els = [e.value for e in tgt.elements] if isinstance(tgt, (cst.Tuple, cst.List)) else [tgt]
-        for el in els:
-            if isinstance(el, cst.Name):
-                out[el.value] = (bases, fname.split(".")[-1])
+        target = node.targets[0].target
+        elems = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        for elem in elems:
+            if isinstance(elem, cst.Name):
+                out[elem.value] = (bases, fname.split(".")[-1])
     return out
 
 
@@ -168,24 +168,24 @@ def _from_call_sites(table, calls: list) -> None:
         if fn is None:
             continue
         args = {name: dotted(value) for name, value in bound_args(fn, call).items()}
-        for p, src in args.items():
-            o = table.optimizers.get(p)
-            so = table.optimizers.get(src) if src else None
-            if o is None or o.owns is not None or so is None or not so.owns:
+        for param, src in args.items():
+            optimizer = table.optimizers.get(param)
+            src_optimizer = table.optimizers.get(src) if src else None
+            if optimizer is None or optimizer.owns is not None or src_optimizer is None or not src_optimizer.owns:
                 continue
-            mapped = frozenset(q for q, s in args.items() if s is not None and s in so.owns and q != p)
-            key = (fn.name.value, p)
+            mapped = frozenset(q for q, s in args.items() if s is not None and s in src_optimizer.owns and q != param)
+            key = (fn.name.value, param)
             if key in found and found[key][0] != mapped:
                 found[key] = (None, src, call)
             elif key not in found:
                 found[key] = (mapped, src, call)
-    for (fname, p), (mapped, src, call) in found.items():
+    for (fname, param), (mapped, src, call) in found.items():
         if not mapped:
             continue
-        table.optimizers[p] = Optimizer(p, mapped, None)
+        table.optimizers[param] = Optimizer(param, mapped, None)
         what = ", ".join(f"`{m}`" for m in sorted(mapped))
-        note = table.inferred.get(p, f"`{p}` is an optimizer")
-        table.inferred[p] = note + f"; it steps {what} (`{fname}` is called with `{src}`, which steps them)"
+        note = table.inferred.get(param, f"`{param}` is an optimizer")
+        table.inferred[param] = note + f"; it steps {what} (`{fname}` is called with `{src}`, which steps them)"
 
 
 def _on_wrapped_module(table, sources: dict) -> None:
@@ -194,14 +194,14 @@ def _on_wrapped_module(table, sources: dict) -> None:
     optimizer steps part of what `trainer(...)` runs. An inference."""
     from .names import Optimizer
 
-    for key, o in list(table.optimizers.items()):
-        if o.owns is not None or "." not in key:
+    for key, optimizer in list(table.optimizers.items()):
+        if optimizer.owns is not None or "." not in key:
             continue
         holder = key.rsplit(".", 1)[0]
         parts = sorted(s for s in sources.get(holder, ()) if s.endswith(".module") and s[:-7] in table.modules)
         if len(parts) != 1:
             continue
-        table.optimizers[key] = Optimizer(key, frozenset(parts), o.node)
+        table.optimizers[key] = Optimizer(key, frozenset(parts), optimizer.node)
         note = table.inferred.get(key, f"`{key}` is an optimizer")
         table.inferred[key] = note + f"; it steps part of `{parts[0][:-7]}` (it is kept on `{holder}`, " \
                                      f"which is `{parts[0]}`)"
@@ -212,10 +212,10 @@ def bound_args(fn: cst.FunctionDef, call: cst.Call) -> dict:
     (positional and keyword; nothing after a `*args`/`**kw`)."""
     params = [p.name.value for p in list(fn.params.params) + list(fn.params.kwonly_params)]
     out: dict = {}
-    for i, a in enumerate(call.args):
-        if a.star:
+    for i, arg in enumerate(call.args):
+        if arg.star:
             break
-        name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+        name = arg.keyword.value if arg.keyword is not None else (params[i] if i < len(params) else None)
         if name is not None:
-            out[name] = a.value
+            out[name] = arg.value
     return out

@@ -33,27 +33,27 @@ def unneeded_retains(analysis) -> list:
     notes: dict = {}  # call -> inferences its verdict rests on
     # a loss that adds a graph kept on `self` by another method: the retain is what lets it run
     on_self = {found[6].call for found in self_graphs(analysis)}
-    for sc in analysis.scopes:
-        returned = closure(h for r in sc.returns for h in r.heads)
-        for ev in sc.events:
+    for scope in analysis.scopes:
+        returned = closure(h for r in scope.returns for h in r.heads)
+        for ev in scope.events:
             if ev.kind not in ("backward", "grad") or ev.retain is not True or ev.create_graph:
                 continue
             if ev.retain_arg is None or ev.retain_arg.keyword is None:
                 continue
             calls[ev.call] = ev
             own = {n for n in ev.reach if not n.leaf}
-            state = None if ev.target.heads else _state_emptied(ctx, sc)
+            state = None if ev.target.heads else _state_emptied(ctx, scope)
             if state:
                 emptied[ev.call] = state
                 verdict.setdefault(ev.call, False)
                 continue
-            kept = [n for n in own if _kept_on_self(sc, n)]
+            kept = [n for n in own if _kept_on_self(scope, n)]
             cut_reads = _read_through_cuts(ctx, kept) if kept and not _reads_arguments(ctx, ev, own) else None
             needed = (not ev.target.heads or ev.target.unknown or bool(own & returned) or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
-                             for o in sc.events))
+                             for o in scope.events))
             verdict[ev.call] = verdict.get(ev.call, False) or needed
             if not needed:
                 why = notes.setdefault(ev.call, [])

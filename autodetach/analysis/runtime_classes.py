@@ -123,7 +123,7 @@ def runtime_method(analysis, base: str, meth: str) -> Optional[tuple]:
                  f"({numbers[0]}{', ...' if len(numbers) > 1 else ''})")
     if len(graph) < len(found) or numbers:
         # some return numbers: a `.item()`/`.detach()` fix could fail on them
-        analysis.__dict__.setdefault("mixed_results", set()).add(base)
+        analysis.mixed_results.add(base)
     if summary.result == "graph":
         analysis.names.inferred[base] = note  # the method whose result the findings rest on
     return summary, where

@@ -40,9 +40,9 @@ def constructor(analysis, key: str) -> Optional[cst.Call]:
     if key in cache:
         return cache[key]
     found = []
-    for n in nodes(analysis.ctx.module):
-        if isinstance(n, cst.Assign) and any(dotted(t.target) == key for t in n.targets):
-            found.append(_unwrap(n.value))
+    for node in nodes(analysis.ctx.module):
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == key for t in node.targets):
+            found.append(_unwrap(node.value))
     out = found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
     cache[key] = out
     return out
@@ -98,32 +98,32 @@ def _grad_marked(analysis) -> set:
     if cached is not None:
         return cached
     out = set()
-    for n in nodes(analysis.ctx.module):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
-                n.func.attr.value == "requires_grad_":
-            out.add(dotted(n.func.value))
-        elif isinstance(n, cst.Assign):
-            for t in n.targets:
-                if isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad":
-                    out.add(dotted(t.target.value))
+    for node in nodes(analysis.ctx.module):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value == "requires_grad_":
+            out.add(dotted(node.func.value))
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
+                    out.add(dotted(target.target.value))
     out.discard(None)
     analysis.__dict__["_grad_marked"] = out
     return out
 
 
 def _layer(analysis, call: cst.Call, graph_input: Optional[bool], depth: int) -> Optional[bool]:
-    q = analysis.ctx.imports.qualify(call.func) or ""
-    last = q.rsplit(".", 1)[-1]
-    if q.startswith("torch.nn.") and q.count(".") == 2:
-        if q in NO_SAVE_ON_RAW:
+    qualified = analysis.ctx.imports.qualify(call.func) or ""
+    last = qualified.rsplit(".", 1)[-1]
+    if qualified.startswith("torch.nn.") and qualified.count(".") == 2:
+        if qualified in NO_SAVE_ON_RAW:
             return graph_input
         if last.startswith(ALWAYS_SAVE_PREFIXES):
             return not _no_affine(call)
-        if q == "torch.nn.Sequential" and depth < 4:
+        if qualified == "torch.nn.Sequential" and depth < 4:
             return _sequential(analysis, call, graph_input, depth)
         if last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss"):
             return False
-        if q in SAVES_ON_GRAPH_INPUT:
+        if qualified in SAVES_ON_GRAPH_INPUT:
             return True if graph_input else None
         return None
     name = dotted(call.func)
@@ -142,17 +142,17 @@ def _sequential(analysis, call, graph_input, depth) -> Optional[bool]:
     """Layer by layer: after the first parameterised layer its output
     requires grad, so every later parameterised layer saves its weights."""
     verdict: Optional[bool] = False
-    for a in call.args:
-        if a.star or not isinstance(a.value, cst.Call):
+    for arg in call.args:
+        if arg.star or not isinstance(arg.value, cst.Call):
             return None
-        q = analysis.ctx.imports.qualify(a.value.func) or ""
-        last = q.rsplit(".", 1)[-1]
-        if q.startswith("torch.nn.") and (last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss")):
+        qualified = analysis.ctx.imports.qualify(arg.value.func) or ""
+        last = qualified.rsplit(".", 1)[-1]
+        if qualified.startswith("torch.nn.") and (last.startswith(PARAMLESS_PREFIXES) or last.endswith("Loss")):
             continue
-        v = _layer(analysis, a.value, graph_input, depth + 1)
-        if v is True:
+        layer_saves = _layer(analysis, arg.value, graph_input, depth + 1)
+        if layer_saves is True:
             return True
-        if v is None:
+        if layer_saves is None:
             verdict = None
         graph_input = True  # a parameterised layer's output requires grad
     return verdict
@@ -163,11 +163,11 @@ def _builds_saving_layer(analysis, cls_name: str) -> bool:
     when fed a tensor that requires grad."""
     for cls in analysis.ctx.module.body:
         if isinstance(cls, cst.ClassDef) and cls.name.value == cls_name:
-            for n in nodes(cls):
-                if isinstance(n, cst.Call):
-                    q = analysis.ctx.imports.qualify(n.func) or ""
-                    last = q.rsplit(".", 1)[-1]
-                    if q in SAVES_ON_GRAPH_INPUT or (q.startswith("torch.nn.") and
+            for node in nodes(cls):
+                if isinstance(node, cst.Call):
+                    qualified = analysis.ctx.imports.qualify(node.func) or ""
+                    last = qualified.rsplit(".", 1)[-1]
+                    if qualified in SAVES_ON_GRAPH_INPUT or (qualified.startswith("torch.nn.") and
                                                      last.startswith(ALWAYS_SAVE_PREFIXES)):
                         return True
     return False

@@ -52,18 +52,18 @@ def _find(analysis) -> list:
             continue
         wanted = {k for sc in loops for k in sc.free_reads if k.startswith("self.")}
         stores = {}  # key -> (stmt, method name)
-        for name, m in methods.items():
-            if name == "forward" or m in sites.backward_in or not _assigns_any(m, wanted):
+        for name, method in methods.items():
+            if name == "forward" or method in sites.backward_in or not _assigns_any(method, wanted):
                 continue
-            params = [p.name.value for p in m.params.params if p.name.value != "self"]
-            env = {p: Val(frozenset({GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True)}))
+            params = [p.name.value for p in method.params.params if p.name.value != "self"]
+            env = {p: Val(heads=frozenset({GNode(name="<arg>", stmt=None, expr=None, iteration=(), leaf=True)}))
                    for p in params}
             try:
-                sc = Scope(analysis, _body(m), params=params + ["self"], env=env, name=name).run()
+                scope = Scope(analysis, _body(method), params=params + ["self"], env=env, name=name).run()
             except (GiveUp, RecursionError):
                 continue
             for key in wanted:
-                val = sc.env.get(key)
+                val = scope.env.get(key)
                 reached = _reached(analysis, val.heads) if val is not None else set()
                 built = [n for n in reached if not n.leaf and not n.trivial and n.stmt is not None]
                 sources = [n for n in reached if n.leaf or n.modules]
@@ -73,16 +73,16 @@ def _find(analysis) -> list:
                     own = any(n.modules or (n.leaf and n.name != "<arg>") for n in sources)
                     if own or _accumulates(store.stmt, key):
                         stores.setdefault(key, (store.stmt, name, own))
-        for sc in loops:
-            for key, read in sc.free_reads.items():
+        for scope in loops:
+            for key, read in scope.free_reads.items():
                 if key not in stores:
                     continue
                 stmt, builder, own = stores[key]
-                found = _backward_reading(analysis, sc, read, methods, builder)
+                found = _backward_reading(analysis, scope, read, methods, builder)
                 # Built from arguments only: the backward's retain_graph=True is the
                 # evidence that the author met the freed graph.
                 if found is not None and (own or found.retain is True):
-                    out.append((cls, key, stmt, builder, read, sc, found, own))
+                    out.append((cls, key, stmt, builder, read, scope, found, own))
     return out
 
 
@@ -95,20 +95,20 @@ def _reached(analysis, heads) -> set:
     takes an argument but none of its graph)."""
     seen, stack = set(), list(heads)
     while stack:
-        n = stack.pop()
-        if n in seen:
+        node = stack.pop()
+        if node in seen:
             continue
-        seen.add(n)
-        e = n.expr
-        if isinstance(e, cst.Call) and isinstance(e.func, (cst.Attribute, cst.Name)):
-            q = analysis.ctx.imports.qualify(e.func) or ""
-            if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS:
+        seen.add(node)
+        expr = node.expr
+        if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Attribute, cst.Name)):
+            qualified = analysis.ctx.imports.qualify(expr.func) or ""
+            if qualified.startswith("torch.") and qualified.split(".")[-1] in CONSTRUCTORS:
                 continue
-        stack.extend(n.parents)
+        stack.extend(node.parents)
     return seen
 
 
-def _backward_reading(analysis, sc, read, methods, builder):
+def _backward_reading(analysis, scope, read, methods, builder):
     """The backward in a loop of `sc` whose loss hangs from the statement
     that reads `read`, when that loop never calls `builder` again."""
     ctx = analysis.ctx
@@ -117,7 +117,7 @@ def _backward_reading(analysis, sc, read, methods, builder):
         stmt = ctx.parent(stmt)
     if stmt is None:
         return None
-    for ev in sc.events:
+    for ev in scope.events:
         if ev.kind != "backward" or not ev.loops:
             continue
         loop = ev.loops[-1]
@@ -167,8 +167,8 @@ def _accumulates(stmt, key) -> bool:
     return False
 
 
-def _assigns_any(fn, keys) -> bool:
-    return any(isinstance(n, cst.AssignTarget) and dotted(n.target) in keys for n in nodes(fn))
+def _assigns_any(function, keys) -> bool:
+    return any(isinstance(n, cst.AssignTarget) and dotted(n.target) in keys for n in nodes(function))
 
 
 def _body(fn) -> list:

@@ -36,29 +36,32 @@ def stale_graphs(analysis) -> list:
 
     out = []
     done = set()
-    for sc in analysis.scopes + phase_pairs(analysis):
-        steps = [e for e in sc.events if e.kind == "step"]
-        for b in sc.events:
-            if b.kind not in ("backward", "grad") or b.call in done:
+    for scope in analysis.scopes + phase_pairs(analysis):
+        steps = [e for e in scope.events if e.kind == "step"]
+        for backward in scope.events:
+            if backward.kind not in ("backward", "grad") or backward.call in done:
                 continue
-            for s in steps:
-                if s.seq > b.seq or (s.exits and s.branch != b.branch[:len(s.branch)]):
+            for step in steps:
+                if step.seq > backward.seq or (step.exits and step.branch != backward.branch[:len(step.branch)]):
                     continue
-                if s.tag == b.tag and _other_arm(s.branch, b.branch):
+                if step.tag == backward.tag and _other_arm(step.branch, backward.branch):
                     continue  # `if ...: step` and `else: backward` never run in one pass
-                fits = _this_pass(b.tag) if s.tag == b.tag else _after_inner_loop(s, b) or _before_loop(sc, s, b)
+                fits = (_this_pass(backward.tag) if step.tag == backward.tag
+                        else _after_inner_loop(step, backward) or _before_loop(scope, step, backward))
                 if fits is None:
                     continue
-                stale = [n for n in b.reach if not n.leaf and n.seq < s.seq and fits(n)
-                         and any(_steps(analysis, s.opt, m) and _may_save(analysis, n, m, _steps(analysis, s.opt, m))
-                                 for m in n.modules) and reaches(analysis.ctx, b, n)]
+                stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
+                         and any(_steps(analysis, step.opt, m)
+                                 and _may_save(analysis, n, m, _steps(analysis, step.opt, m))
+                                 for m in n.modules)
+                         and reaches(analysis.ctx, backward, n)]
                 if not stale:
                     continue
-                done.add(b.call)
-                n = min(stale, key=lambda x: x.seq)
-                part = next((p for m in sorted(n.modules) for p in [_steps(analysis, s.opt, m)]
+                done.add(backward.call)
+                earliest = min(stale, key=lambda x: x.seq)
+                part = next((p for m in sorted(earliest.modules) for p in [_steps(analysis, step.opt, m)]
                              if isinstance(p, str)), None)
-                out.append(StaleGraph(sc, b, s, stale, part, getattr(sc, "phase_note", None)))
+                out.append(StaleGraph(scope, backward, step, stale, part, scope.phase_note))
                 break
     return out
 
@@ -69,52 +72,52 @@ def _this_pass(tag):
     return lambda n: n.iteration[:len(tag)] == tag
 
 
-def _after_inner_loop(s, b):
+def _after_inner_loop(step, backward):
     """A step in a loop the backward comes after (`for _ in range(n_critic):
     train_d()`, then `loss_g.backward()`): every graph of the backward's pass
     built before the step's last run is at risk. Returns a test, or None."""
-    if len(s.tag) <= len(b.tag) or s.tag[:len(b.tag)] != b.tag:
+    if len(step.tag) <= len(backward.tag) or step.tag[:len(backward.tag)] != backward.tag:
         return None
-    return lambda n: n.iteration[:len(b.tag)] == b.tag or b.tag[:len(n.iteration)] == n.iteration
+    return lambda n: n.iteration[:len(backward.tag)] == backward.tag or backward.tag[:len(n.iteration)] == n.iteration
 
 
-def _before_loop(sc, s, b):
+def _before_loop(scope, step, backward):
     """A step in one pass of a loop and a backward in the next: the graph at
     risk is the one built before the loop (the later pass did not rebuild
     it). Returns a test for such nodes, or None. None too when an earlier
     pass's backward freed that graph: that is a graph built before the loop
     (Problem.BUILT_BEFORE_LOOP), not this problem."""
-    for i, (st, bt) in enumerate(zip(s.tag, b.tag)):
-        if st == bt:
+    for i, (step_tag, backward_tag) in enumerate(zip(step.tag, backward.tag)):
+        if step_tag == backward_tag:
             continue
-        if st[0] != bt[0] or (st[1], bt[1]) != (1, 2):
+        if step_tag[0] != backward_tag[0] or (step_tag[1], backward_tag[1]) != (1, 2):
             return None
-        outside, loop = b.tag[:i], st[0]
+        outside, loop = backward.tag[:i], step_tag[0]
 
-        def fits(n):
-            return n.iteration[:i] == outside and (len(n.iteration) <= i or n.iteration[i][0] != loop)
+        def fits(node):
+            return node.iteration[:i] == outside and (len(node.iteration) <= i or node.iteration[i][0] != loop)
 
-        freed = {n for e in sc.events if e.kind in ("backward", "grad") and e.retain is False
-                 and len(e.tag) > i and e.tag[i] == st
-                 and not (e.tag == s.tag and _other_arm(e.branch, s.branch)) for n in e.reach if not n.leaf}
+        freed = {n for e in scope.events if e.kind in ("backward", "grad") and e.retain is False
+                 and len(e.tag) > i and e.tag[i] == step_tag
+                 and not (e.tag == step.tag and _other_arm(e.branch, step.branch)) for n in e.reach if not n.leaf}
         if any(fits(n) for n in freed):
             return None
         # A value the stepping pass built and the next pass reads (a retained graph):
         # not state or a sum carried on purpose (AD106, AD101 say what is wrong there).
-        carried = {n for n in b.reach if n.iteration[:i + 1] == s.tag[:i + 1] and n not in freed}
-        if any(n.kind in ("state", "accum", "container") for n in carried) or _accumulates(b, carried):
+        carried = {n for n in backward.reach if n.iteration[:i + 1] == step.tag[:i + 1] and n not in freed}
+        if any(n.kind in ("state", "accum", "container") for n in carried) or _accumulates(backward, carried):
             return fits
         return lambda n: fits(n) or n in carried
     return None
 
 
-def _accumulates(b, carried) -> bool:
+def _accumulates(backward, carried) -> bool:
     """`total = total + loss`: a name of this pass hangs from its value of the
     last pass (a sum kept across iterations, AD101/AD102's finding)."""
     names = {n.name for n in carried if n.name}
-    for x in b.reach:
-        if x.iteration == b.tag and x.name in names and \
-                any(p in carried and p.name == x.name for p in closure(x.parents)):
+    for node in backward.reach:
+        if node.iteration == backward.tag and node.name in names and \
+                any(p in carried and p.name == node.name for p in closure(node.parents)):
             return True
     return False
 
@@ -124,23 +127,23 @@ def _other_arm(x: tuple, y: tuple) -> bool:
     return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(x, y))
 
 
-def _may_save(a, n, module, part) -> bool:
-    """Can node `n` hold the weights of `module` (or of its stepped `part`)?
+def _may_save(analysis, node, module, part) -> bool:
+    """Can `node` hold the weights of `module` (or of its stepped `part`)?
     Not when the layer provably saves none: `nn.Linear` on raw data saves
     only its input, so a step changes nothing the backward reads."""
     from .saved import part_saves, saves_weights
 
     if isinstance(part, str):
-        return part_saves(a, n, module, part) is not False
-    return saves_weights(a, n, module) is not False
+        return part_saves(analysis, node, module, part) is not False
+    return saves_weights(analysis, node, module) is not False
 
 
-def _steps(a, opt, module):
+def _steps(analysis, opt, module):
     """Does `opt` step parameters that `module` uses? True, or the part of
     `module` it steps (`net.encoder` of `net`: calling a model is assumed to
     run its parts), or None."""
-    if a.owner_uses(opt, module) is True:
+    if analysis.owner_uses(opt, module) is True:
         return True
-    o = a.names.optimizers.get(opt)
-    parts = sorted(m for m in (o.owns or ()) if m.startswith(module + ".")) if o else []
+    optimizer = analysis.names.optimizers.get(opt)
+    parts = sorted(m for m in (optimizer.owns or ()) if m.startswith(module + ".")) if optimizer else []
     return parts[0] if parts else None

@@ -23,45 +23,45 @@ class StarvedStep:
 def starved_steps(analysis) -> list:
     out = []
     done = set()
-    for sc in analysis.scopes:
-        for s in sc.events:
-            if s.kind != "step" or s.call in done:
+    for scope in analysis.scopes:
+        for step in scope.events:
+            if step.kind != "step" or step.call in done:
                 continue
-            opt = analysis.names.optimizers.get(s.opt)
+            opt = analysis.names.optimizers.get(step.opt)
             if opt is None or not opt.owns:
                 continue
             owned = set(opt.owns)
-            zeros = [z for z in sc.events if z.kind == "zero" and z.seq < s.seq and z.tag == s.tag
-                     and (z.opt == s.opt or (z.modules is not None and owned <= set(z.modules)))]
+            zeros = [z for z in scope.events if z.kind == "zero" and z.seq < step.seq and z.tag == step.tag
+                     and (z.opt == step.opt or (z.modules is not None and owned <= set(z.modules)))]
             if not zeros:
                 continue
             start = zeros[-1].seq
-            bws = [b for b in sc.events if b.kind == "backward" and start < b.seq < s.seq and b.tag == s.tag]
+            bws = [b for b in scope.events if b.kind == "backward" and start < b.seq < step.seq and b.tag == step.tag]
             if not bws:
                 continue
             # Modules this step updates that no backward of the iteration
             # reaches directly, but that a cut path does reach.
             direct = set()
-            for b in sc.events:
-                if b.kind == "backward" and b.tag == s.tag:
-                    direct |= param_modules(analysis, b.reach)
+            for backward in scope.events:
+                if backward.kind == "backward" and backward.tag == step.tag:
+                    direct |= param_modules(analysis, backward.reach)
             starved = owned - direct
             if not starved:
                 continue
             cut = _cut(analysis, bws, starved)
             if cut is None:
                 continue
-            done.add(s.call)
-            out.append(StarvedStep(s, cut[0], cut[1], starved))
+            done.add(step.call)
+            out.append(StarvedStep(step, cut[0], cut[1], starved))
     return out
 
 
 def _cut(analysis, bws, starved):
     """(backward, node) of the first backward whose graph reaches a starved
     module through a ghost edge, or None."""
-    for b in bws:
-        for n in closure(b.target.heads | b.target.ghosts):
-            for g in n.ghosts:
-                if starved & param_modules(analysis, closure([g], through_ghosts=True)):
-                    return b, n
+    for backward in bws:
+        for node in closure(backward.target.heads | backward.target.ghosts):
+            for ghost in node.ghosts:
+                if starved & param_modules(analysis, closure([ghost], through_ghosts=True)):
+                    return backward, node
     return None

@@ -19,21 +19,21 @@ _FIELDS: dict = {}
 
 
 def _fields(cls) -> tuple:
-    f = _FIELDS.get(cls)
-    if f is None:
-        f = tuple(fl.name for fl in dataclasses.fields(cls)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(fl.name for fl in dataclasses.fields(cls)
                   if fl.name not in _TRIVIA and not fl.name.startswith("whitespace"))
-        _FIELDS[cls] = f
-    return f
+        _FIELDS[cls] = names
+    return names
 
 
 _KIND: dict = {}  # type -> 1 node, 2 sequence, 0 other (isinstance on the CSTNode ABC is slow)
 
 
-def _kind(t) -> int:
-    k = _KIND.get(t)
+def _kind(cls) -> int:
+    k = _KIND.get(cls)
     if k is None:
-        k = _KIND[t] = 1 if issubclass(t, cst.CSTNode) else 2 if issubclass(t, (list, tuple)) else 0
+        k = _KIND[cls] = 1 if issubclass(cls, cst.CSTNode) else 2 if issubclass(cls, (list, tuple)) else 0
     return k
 
 
@@ -41,17 +41,17 @@ def _collect(node, names) -> list:
     out = []
     kind = _KIND
     for name in names:
-        v = getattr(node, name)
-        k = kind.get(type(v))
+        value = getattr(node, name)
+        k = kind.get(type(value))
         if k is None:
-            k = _kind(type(v))
+            k = _kind(type(value))
         if k == 1:
-            out.append(v)
+            out.append(value)
         elif k == 2:
-            for x in v:
-                kx = kind.get(type(x))
-                if (kx if kx is not None else _kind(type(x))) == 1:
-                    out.append(x)
+            for item in value:
+                item_kind = kind.get(type(item))
+                if (item_kind if item_kind is not None else _kind(type(item))) == 1:
+                    out.append(item)
     return out
 
 
@@ -64,9 +64,9 @@ _KIDS_MAX = 400_000
 
 def children(node) -> list:
     """The node's non-trivia children (a shared list: do not change it)."""
-    e = _KIDS.get(id(node))
-    if e is not None and e[0] is node:
-        return e[1]
+    entry = _KIDS.get(id(node))
+    if entry is not None and entry[0] is node:
+        return entry[1]
     kids = _collect(node, _fields(type(node)))
     if len(_KIDS) >= _KIDS_MAX:
         _KIDS.clear()
@@ -110,16 +110,16 @@ def walk(node, enter=None, leave=None, skip=None) -> None:
         return
     stack = [(node, False)]
     while stack:
-        n, done = stack.pop()
+        current, done = stack.pop()
         if done:
-            leave(n)
+            leave(current)
             continue
-        if skip is not None and n is not node and _skipped(type(n), skip):
+        if skip is not None and current is not node and _skipped(type(current), skip):
             continue
-        if enter is not None and enter(n) is False:
+        if enter is not None and enter(current) is False:
             continue
-        stack.append((n, True))
-        stack.extend([(k, False) for k in reversed(children(n))])
+        stack.append((current, True))
+        stack.extend([(k, False) for k in reversed(children(current))])
 
 
 # (id(node), skip) -> (node, its nodes): the analyses list the same loop
@@ -151,23 +151,23 @@ _CONTENT: dict = {}
 
 
 def _order(cls) -> tuple:
-    o = _ORDER.get(cls)
-    if o is None:
+    order = _ORDER.get(cls)
+    if order is None:
         try:
             src = inspect.getsource(cls._visit_and_replace_children)
         except (OSError, TypeError):
             src = ""
-        o = tuple(dict.fromkeys(_VISITED.findall(src))) or tuple(f.name for f in dataclasses.fields(cls))
-        _ORDER[cls] = o
-    return o
+        order = tuple(dict.fromkeys(_VISITED.findall(src))) or tuple(f.name for f in dataclasses.fields(cls))
+        _ORDER[cls] = order
+    return order
 
 
 def _content_order(cls) -> tuple:
-    o = _CONTENT.get(cls)
-    if o is None:
+    order = _CONTENT.get(cls)
+    if order is None:
         keep = set(_fields(cls))
-        o = _CONTENT[cls] = tuple(n for n in _order(cls) if n in keep)
-    return o
+        order = _CONTENT[cls] = tuple(n for n in _order(cls) if n in keep)
+    return order
 
 
 def all_children(node, order=_order) -> list:
@@ -200,8 +200,8 @@ def _plain(cls, own) -> bool:
     if cls.on_visit is not cst.CSTVisitor.on_visit or cls.on_leave is not cst.CSTVisitor.on_leave:
         return False
     for name in own:
-        t = getattr(cst, name.split("_", 1)[1], None)
-        if not (isinstance(t, type) and not issubclass(t, _TRIVIA_TYPES)):
+        node_type = getattr(cst, name.split("_", 1)[1], None)
+        if not (isinstance(node_type, type) and not issubclass(node_type, _TRIVIA_TYPES)):
             return False
     return True
 
@@ -217,19 +217,20 @@ def visit(node, visitor) -> None:
     hooks: dict = {}
     stack = [(node, False)]
     while stack:
-        n, done = stack.pop()
-        t = type(n)
-        h = hooks.get(t)
-        if h is None:
-            v, lv = "visit_" + t.__name__, "leave_" + t.__name__
-            h = hooks[t] = (getattr(visitor, v) if v in own else None, getattr(visitor, lv) if lv in own else None)
+        current, done = stack.pop()
+        node_type = type(current)
+        pair = hooks.get(node_type)
+        if pair is None:
+            visit_name, leave_name = "visit_" + node_type.__name__, "leave_" + node_type.__name__
+            pair = hooks[node_type] = (getattr(visitor, visit_name) if visit_name in own else None,
+                                       getattr(visitor, leave_name) if leave_name in own else None)
         if done:
-            h[1](n)
+            pair[1](current)
             continue
-        if h[1] is not None:
-            stack.append((n, True))
-        if h[0] is None or h[0](n) is not False:
-            kids = all_children(n, _content_order)
+        if pair[1] is not None:
+            stack.append((current, True))
+        if pair[0] is None or pair[0](current) is not False:
+            kids = all_children(current, _content_order)
             kids.reverse()
             stack.extend((k, False) for k in kids)
 
@@ -237,13 +238,13 @@ def visit(node, visitor) -> None:
 def _visit_all(node, visitor) -> None:
     stack = [(node, False)]
     while stack:
-        n, done = stack.pop()
+        current, done = stack.pop()
         if done:
-            visitor.on_leave(n)
+            visitor.on_leave(current)
             continue
-        stack.append((n, True))
-        if visitor.on_visit(n):
-            kids = all_children(n)
+        stack.append((current, True))
+        if visitor.on_visit(current):
+            kids = all_children(current)
             kids.reverse()
             stack.extend((k, False) for k in kids)
 
@@ -253,8 +254,8 @@ def parents(module) -> dict:
     out = {}
     stack = [module]
     while stack:
-        n = stack.pop()
-        for k in all_children(n):
-            out[k] = n
+        current = stack.pop()
+        for k in all_children(current):
+            out[k] = current
             stack.append(k)
     return out

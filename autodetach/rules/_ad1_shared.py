@@ -69,13 +69,13 @@ def path_note(ctx, conflict):
     """`g_loss` (line 16) <- `fake` (line 9): how the second backward reaches
     the freed graph, as one related note on the first node."""
     parts = []
-    for n in conflict.path:
-        if n.stmt is None:
+    for node in conflict.path:
+        if node.stmt is None:
             continue
-        name = n.name or code(ctx, n.expr) if n.expr is not None else n.name
+        name = node.name or code(ctx, node.expr) if node.expr is not None else node.name
         if not name:
             continue
-        label = f"`{name}` (line {ctx.line_of(n.stmt)})"
+        label = f"`{name}` (line {ctx.line_of(node.stmt)})"
         if not parts or parts[-1] != label:
             parts.append(label)
     if len(parts) < 2:
@@ -87,7 +87,7 @@ def path_note(ctx, conflict):
 def helper_note(*events) -> str:
     """What was inferred when a backward runs inside a project function
     (`GDPPLoss(..., backward=True)`), known from its summary only."""
-    names = sorted({e.helper for e in events if getattr(e, "helper", None)})
+    names = sorted({e.helper for e in events if e.helper})
     if not names:
         return ""
     return "inferred: " + ", ".join(f"`{n}`" for n in names) + \
@@ -100,10 +100,10 @@ class GraphRule(Rule):
 
     def report(self, node, message, *args, **kw):
         rep = super().report(node, message, *args, **kw)
-        a = self.ctx.analysis
-        inferred = a.names.inferred
-        marks = a.__dict__.get("caller_loop_stmts", {})
-        evals = a.__dict__.get("eval_stmts", {})
+        analysis = self.ctx.analysis
+        inferred = analysis.names.inferred
+        marks = analysis.caller_loop_stmts
+        evals = analysis.eval_stmts
         if (not inferred and not marks and not evals) or node is None:
             return rep
         around = [node] + [n for n, _ in rep.related if n is not None]
@@ -124,12 +124,12 @@ class GraphRule(Rule):
 def _statements(ctx, nodes) -> list:
     """The nodes and the nodes holding them, up to their statements."""
     out = []
-    for n in nodes:
-        while n is not None and not isinstance(n, (cst.FunctionDef, cst.Module)):
-            out.append(n)
-            if isinstance(n, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+    for node in nodes:
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+            out.append(node)
+            if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 break
-            n = ctx.parent(n)
+            node = ctx.parent(node)
     return out
 
 
@@ -141,8 +141,8 @@ def inferred_notes(ctx, inferred: dict, nodes) -> list:
 
     fns = []
     module_level = False
-    for n in nodes:
-        cur, top = n, n
+    for node in nodes:
+        cur, top = node, node
         while cur is not None and not isinstance(cur, cst.FunctionDef):
             top, cur = cur, ctx.parent(cur)
             if isinstance(cur, cst.Module):
@@ -153,13 +153,13 @@ def inferred_notes(ctx, inferred: dict, nodes) -> list:
         module_level = module_level or cur is None
     used: set = set()
 
-    def enter(n):
-        if isinstance(n, (cst.Name, cst.Attribute)):
-            d = dotted(n)
-            if d is not None and d in inferred:
-                used.add(d)
-        elif isinstance(n, cst.Subscript):
-            used.update(k for k in entry_keys(n) if k in inferred)  # `optimizer[0]`, `self.models["D"]`
+    def enter(part):
+        if isinstance(part, (cst.Name, cst.Attribute)):
+            key = dotted(part)
+            if key is not None and key in inferred:
+                used.add(key)
+        elif isinstance(part, cst.Subscript):
+            used.update(k for k in entry_keys(part) if k in inferred)  # `optimizer[0]`, `self.models["D"]`
         return None
 
     for fn in fns:

@@ -44,15 +44,17 @@ def parenthesize_if_needed(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-# --- shared by the AD2xx migration rules (AD202, AD204, AD206) ---------------
+# --- shared by the AD2xx migration rules (AD202, AD204, AD206) and AD106 -------
 
 def _dotted_name(node) -> str:
     return dotted(node) or ""
 
 
-def import_anchor(module: cst.Module):
-    """The top-level statement before which a new import goes: the first one
-    that is neither the module docstring nor a `from __future__` import."""
+def top_level_anchor(module: cst.Module, after_imports: bool = False):
+    """The top-level statement before which new code goes (None: the module
+    ends first). A new import goes after the module docstring and the
+    `from __future__` imports; a new function (`after_imports`) also after
+    the import lines that open the module."""
     for i, stmt in enumerate(module.body):
         if isinstance(stmt, cst.SimpleStatementLine):
             first = stmt.body[0] if stmt.body else None
@@ -60,6 +62,8 @@ def import_anchor(module: cst.Module):
                     first.value, (cst.SimpleString, cst.ConcatenatedString)):
                 continue
             if isinstance(first, cst.ImportFrom) and _dotted_name(first.module) == "__future__":
+                continue
+            if after_imports and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body):
                 continue
         return stmt
     return None

@@ -253,25 +253,26 @@ class GraphKeptAcrossIterations(GraphRule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        a = ctx.analysis
+        analysis = ctx.analysis
         done = set()
-        for d in a.diagnoses_for(self.kind):
-            link, c = d.link, d.conflict
+        for diagnosis in analysis.diagnoses_for(self.kind):
+            link, conflict = diagnosis.link, diagnosis.conflict
             if link.stmt is None or id(link.stmt) in done:
                 continue
             done.add(id(link.stmt))
             src = link.expr
             what = code(ctx, src) if src is not None else link.name
             stored = f"stored in `{link.name}`" if link.name else "kept"
+            second, first = conflict.second.call, conflict.first.call
             msg = (f"`{what}` is {stored} (line {line(ctx, link.stmt)}) and reaches the loss of a later "
-                   f"iteration: `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) walks into "
-                   f"the previous iteration's graph, already freed by `{code(ctx, c.first.call)}`. "
+                   f"iteration: `{code(ctx, second)}` (line {line(ctx, second)}) walks into "
+                   f"the previous iteration's graph, already freed by `{code(ctx, first)}`. "
                    f"Detach it where it is stored (this stops gradients flowing into earlier iterations)")
             edit = _store_edit(src, link)
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached",
-                        related=[(c.second.call, "this backward reaches the previous iteration")] + path_note(ctx, c))
-        for cls, key, store, read in a.stateful_attrs:
+                        related=[(second, "this backward reaches the previous iteration")] + path_note(ctx, conflict))
+        for cls, key, store, read in analysis.stateful_attrs:
             if store.stmt is None or id(store.stmt) in done:
                 continue
             done.add(id(store.stmt))
@@ -283,7 +284,7 @@ class GraphKeptAcrossIterations(GraphRule):
             edit = _store_edit(src, store)
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
-        for scope, leak in a.leaks:
+        for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
                 continue  # a loss kept but never backwarded again is AD102's

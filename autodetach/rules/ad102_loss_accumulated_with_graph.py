@@ -376,7 +376,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
-            if getattr(node, "meter", None):
+            if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
@@ -422,15 +422,16 @@ class LossAccumulatedWithGraph(GraphRule):
         from ..analysis.remote_meters import remote_meter_stores, store_value
 
         ctx = self.ctx
-        for st in remote_meter_stores(ctx.analysis):
-            value = store_value(ctx, st.cls, st.meth, st.line)
+        for store in remote_meter_stores(ctx.analysis):
+            value = store_value(ctx, store.cls, store.meth, store.line)
             if value is None or _already_cut(value):
                 continue
-            f, ln, arg = st.callers[0]
-            more = f" and {len(st.callers) - 1} more places" if len(st.callers) > 1 else ""
-            what = "its argument" if st.whole else "the entries of its argument"
-            msg = (f"`{st.cls}.{st.meth}` adds {what} into the object's state with their graph "
-                   f"(`{ctx.code(value).strip()}`): it is called in a loop from {os.path.basename(f)} (line {ln}){more} "
+            caller_file, caller_line, arg = store.callers[0]
+            more = f" and {len(store.callers) - 1} more places" if len(store.callers) > 1 else ""
+            what = "its argument" if store.whole else "the entries of its argument"
+            msg = (f"`{store.cls}.{store.meth}` adds {what} into the object's state with their graph "
+                   f"(`{ctx.code(value).strip()}`): it is called in a loop from "
+                   f"{os.path.basename(caller_file)} (line {caller_line}){more} "
                    f"with `{arg}`, which a backward there shows to carry a graph, so every iteration's graph "
                    f"stays alive and memory grows; add `.detach()` of it instead; inferred: what the callers pass "
                    f"is read from their code in another file" + _UNSAFE_NOTE)
@@ -464,7 +465,7 @@ def _mixed(ctx, stmt) -> bool:
     `.item()` nor `.detach()` works for every candidate."""
     from ._ad1_shared import inferred_notes
 
-    mixed = ctx.analysis.__dict__.get("mixed_results")
+    mixed = ctx.analysis.mixed_results
     return bool(mixed) and bool(inferred_notes(ctx, {k: k for k in mixed}, [stmt]))
 
 
@@ -475,7 +476,7 @@ def _sibling_notes(node) -> list:
     """What `flow._siblings` inferred about the values the store hangs from."""
     from ..analysis.graph import closure
 
-    return sorted({n.sibling for n in closure([node]) if getattr(n, "sibling", None)})
+    return sorted({n.sibling for n in closure([node]) if n.sibling})
 
 
 def _already_cut(src) -> bool:
@@ -542,16 +543,16 @@ def _scalar(ctx, expr, node, depth) -> bool:
             _scalar(ctx, parent.expr, parent, depth + 1)
     if not isinstance(expr, cst.Call):
         return False
-    f = expr.func
-    q = ctx.imports.qualify(f) or ""
-    if isinstance(f, cst.Attribute) and not q and f.attr.value in REDUCTIONS:
+    func = expr.func
+    qualified = ctx.imports.qualify(func) or ""
+    if isinstance(func, cst.Attribute) and not qualified and func.attr.value in REDUCTIONS:
         return not any(a.keyword is None or a.keyword.value == "dim" for a in expr.args)
-    if q.startswith("torch.") and q.rsplit(".", 1)[-1] in REDUCTIONS:
+    if qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in REDUCTIONS:
         return len(expr.args) == 1 and expr.args[0].keyword is None
-    if q.startswith("torch.nn.functional."):
-        last = q.rsplit(".", 1)[-1]
+    if qualified.startswith("torch.nn.functional."):
+        last = qualified.rsplit(".", 1)[-1]
         return (last.endswith("_loss") or last in FUNCTIONAL_LOSSES) and _reduces(expr)
-    key = dotted(f)
+    key = dotted(func)
     names = ctx.analysis.names
     if key is not None and names.is_module(key) and not names.has_params(key):
         from ..analysis.saved import constructor
@@ -559,21 +560,21 @@ def _scalar(ctx, expr, node, depth) -> bool:
         built = constructor(ctx.analysis, key)
         if built is None:
             return False
-        bq = ctx.imports.qualify(built.func) or ""
-        return bq.startswith("torch.nn.") and bq.endswith("Loss") and _reduces(built)
+        built_qualified = ctx.imports.qualify(built.func) or ""
+        return built_qualified.startswith("torch.nn.") and built_qualified.endswith("Loss") and _reduces(built)
     return False
 
 
 def _reduces(call) -> bool:
     """No `reduction="none"` (nor the legacy `reduce=False`)."""
-    for a in call.args:
-        if a.keyword is None:
-            if isinstance(a.value, cst.SimpleString) and a.value.evaluated_value == "none":
+    for arg in call.args:
+        if arg.keyword is None:
+            if isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "none":
                 return False
             continue
-        if a.keyword.value == "reduction":
-            return isinstance(a.value, cst.SimpleString) and a.value.evaluated_value in ("mean", "sum",
+        if arg.keyword.value == "reduction":
+            return isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value in ("mean", "sum",
                                                                                           "batchmean")
-        if a.keyword.value == "reduce":
-            return isinstance(a.value, cst.Name) and a.value.value == "True"
+        if arg.keyword.value == "reduce":
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
     return True

@@ -175,38 +175,40 @@ class SharedGraphNeedsDetach(GraphRule):
     ]
 
     def finish(self) -> None:
-        a = self.ctx.analysis
+        analysis = self.ctx.analysis
         done = set()
-        for d in a.diagnoses_for(self.kind):
-            names = [n for n in d.detach_at if n not in done]
+        for diagnosis in analysis.diagnoses_for(self.kind):
+            names = [n for n in diagnosis.detach_at if n not in done]
             if not names:
                 continue
             done.update(names)
-            c = d.conflict
+            conflict = diagnosis.conflict
+            first, second = conflict.first, conflict.second
             ctx = self.ctx
-            cut_on, other = d.detach_event, (c.second if d.detach_event is c.first else c.first)
-            link = d.link
-            mods = ", ".join(f"`{m}`" for m in sorted(_upstream(a, link))) or "the upstream modules"
+            cut_on, other = diagnosis.detach_event, (second if diagnosis.detach_event is first else first)
+            link = diagnosis.link
+            mods = ", ".join(f"`{m}`" for m in sorted(_upstream(analysis, link))) or "the upstream modules"
             where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
             msg = (f"`{link.name or code(ctx, link.expr)}` ({where}) is shared by two backward passes: "
-                   f"`{code(ctx, c.first.call)}` (line {line(ctx, c.first.call)}) frees its graph and "
-                   f"`{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) needs it again. "
+                   f"`{code(ctx, first.call)}` (line {line(ctx, first.call)}) frees its graph and "
+                   f"`{code(ctx, second.call)}` (line {line(ctx, second.call)}) needs it again. "
                    f"The gradients `{code(ctx, cut_on.call)}` puts into {mods} are zeroed before any "
                    f"optimizer steps them, so detach it on that pass")
             edits = []
             from ..rule import Edit
-            for n in names:
-                edits.append(Edit(n, detach(n)))
-            helper = helper_note(c.first, c.second)
+            for target in names:
+                edits.append(Edit(target, detach(target)))
+            helper = helper_note(first, second)
             if helper:
                 msg += f"; {helper} (so the fix is unsafe)"
-            self.report(names[0], msg, edits=edits, fix=UNSAFE if helper else SAFE, fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
+            self.report(names[0], msg, edits=edits, fix=UNSAFE if helper else SAFE,
+                        fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
                         related=[(link.stmt, "the shared tensor is computed here"),
-                                 (other.call, "this backward needs the shared graph")] + path_note(ctx, c))
+                                 (other.call, "this backward needs the shared graph")] + path_note(ctx, conflict))
 
 
-def _upstream(a, link):
+def _upstream(analysis, link):
     from ..analysis.decide import param_modules
     from ..analysis.graph import closure
 
-    return param_modules(a, closure([link]))
+    return param_modules(analysis, closure([link]))

@@ -158,7 +158,7 @@ class RetainGraphUnneeded(GraphRule):
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
                    f"memory until the next iteration replaces it; drop `retain_graph=True`")
             extra = {}
-            unseen = sorted({n.unseen for n in ev.reach if getattr(n, "unseen", None)})
+            unseen = sorted({n.unseen for n in ev.reach if n.unseen})
             if unseen and not found.emptied:
                 # what the loss hangs from is out of sight: it may share a graph built before the loop
                 msg += (f"; inferred: {unseen[0]}, and code out of sight built it, so a graph it shares "

@@ -268,53 +268,54 @@ class GraphFreedBeforeReuse(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         done = set()
-        for d in ctx.analysis.diagnoses_for(self.kind):
-            c = d.conflict
-            first = c.first
+        for diagnosis in ctx.analysis.diagnoses_for(self.kind):
+            conflict = diagnosis.conflict
+            first, second = conflict.first, conflict.second
             if first.call in done:
                 continue
             done.add(first.call)
-            link = d.link
+            link = diagnosis.link
             where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
             msg = (f"`{code(ctx, first.call)}` frees the graph of `{link.name or 'the loss'}` ({where}), "
-                   f"which `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) needs again; "
+                   f"which `{code(ctx, second.call)}` (line {line(ctx, second.call)}) needs again; "
                    f"the gradients of both passes are used")
-            if d.blocked:
-                self.report(first.call, msg + f"; no automatic fix: {d.blocked}",
-                            related=[(c.second.call, "the second backward")])
+            if diagnosis.blocked:
+                self.report(first.call, msg + f"; no automatic fix: {diagnosis.blocked}",
+                            related=[(second.call, "the second backward")])
                 continue
-            if d.reason:
-                msg += f" (or may be: {d.reason})"
+            if diagnosis.reason:
+                msg += f" (or may be: {diagnosis.reason})"
             msg += ". Pass retain_graph=True to the first"
-            related = [(c.second.call, "this backward needs the freed graph")] + path_note(ctx, c)
-            summed = _summed(ctx, first, c.second)
+            related = [(second.call, "this backward needs the freed graph")] + path_note(ctx, conflict)
+            summed = _summed(ctx, first, second)
             if summed:
                 msg += f", or sum the losses and call backward once: `{summed}`"
                 related.append((first.stmt, f"unsafe alternative: `{summed}` gives the same gradients with one "
                                             "backward pass, but changes what runs between the two calls"))
-            if d.unsafe:
-                msg += f" (unsafe: {d.unsafe})"
-            helper = helper_note(first, c.second)
+            if diagnosis.unsafe:
+                msg += f" (unsafe: {diagnosis.unsafe})"
+            helper = helper_note(first, second)
             if helper:
                 msg += f"; {helper} (so the fix is unsafe)"
             self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
-                        fix=UNSAFE if d.unsafe or helper else SAFE, fix_title="Add `retain_graph=True`", related=related)
+                        fix=UNSAFE if diagnosis.unsafe or helper else SAFE, fix_title="Add `retain_graph=True`",
+                        related=related)
 
 
-def _summed(ctx, a, b):
+def _summed(ctx, first, second):
     """`(l1 + l2).backward()` when the two calls are adjacent plain
     `.backward()` statements on different losses."""
     import libcst as cst
 
-    if a.kind != "backward" or b.kind != "backward" or a.call.args or b.call.args:
+    if first.kind != "backward" or second.kind != "backward" or first.call.args or second.call.args:
         return None
-    if not (isinstance(a.call.func, cst.Attribute) and isinstance(b.call.func, cst.Attribute)):
+    if not (isinstance(first.call.func, cst.Attribute) and isinstance(second.call.func, cst.Attribute)):
         return None
-    if a.call.func.attr.value != "backward" or b.call.func.attr.value != "backward":
+    if first.call.func.attr.value != "backward" or second.call.func.attr.value != "backward":
         return None
-    if ctx.line_of(b.stmt) - ctx.line_of(a.stmt) != 1:
+    if ctx.line_of(second.stmt) - ctx.line_of(first.stmt) != 1:
         return None
-    la, lb = ctx.code(a.call.func.value).strip(), ctx.code(b.call.func.value).strip()
-    if la == lb:
+    first_loss, second_loss = ctx.code(first.call.func.value).strip(), ctx.code(second.call.func.value).strip()
+    if first_loss == second_loss:
         return None
-    return f"({la} + {lb}).backward()"
+    return f"({first_loss} + {second_loss}).backward()"

@@ -8,6 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
+from ._helpers import top_level_anchor
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):
@@ -245,62 +246,63 @@ class RecurrentStateNotRepackaged(GraphRule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        a = ctx.analysis
+        analysis = ctx.analysis
         groups: dict = {}  # anchor -> [(key, link, diagnosis)], one report per anchor
-        for d in a.diagnoses_for(self.kind):
-            c, link = d.conflict, d.link
+        for diagnosis in analysis.diagnoses_for(self.kind):
+            conflict, link = diagnosis.conflict, diagnosis.link
             key = link.name
             if key is None or link.stmt is None:
                 continue
             # The loop whose iterations the state crosses.
             loop = None
-            for (lid, k1), (lid2, k2) in zip(link.iteration, c.second.tag):
+            for (lid, k1), (lid2, k2) in zip(link.iteration, conflict.second.tag):
                 if lid == lid2 and k1 != k2:
-                    loop = a.loop_node(d.scope, lid)
+                    loop = analysis.loop_node(diagnosis.scope, lid)
                     break
             if loop is None:
                 continue
-            if _foreign_state(a, link) is False:
+            if _foreign_state(analysis, link) is False:
                 continue  # the model's forward (another file) cuts it, or cannot be told to keep its graph
-            reader = next((n for n in c.path if link in n.parents), None)
+            reader = next((n for n in conflict.path if link in n.parents), None)
             reader_stmt = reader.stmt if reader is not None else link.stmt
             anchor = body_child(ctx, reader_stmt, loop)
             if anchor is None:
                 continue
-            entry = groups.setdefault(anchor, (loop, d.scope, []))
+            entry = groups.setdefault(anchor, (loop, diagnosis.scope, []))
             # `h, c = cell(x, (h, c))`: every state the reader takes from the
             # previous iteration, not only the one this walk went through.
             siblings = [p for p in (reader.parents if reader is not None else ())
                         if p.kind == "state" and p.name and p.iteration == link.iteration]
             for node in [link] + siblings:
                 if node.name not in [k for k, _, _ in entry[2]]:
-                    entry[2].append((node.name, node, d))
+                    entry[2].append((node.name, node, diagnosis))
         for anchor, (loop, scope, states) in groups.items():
             states.sort(key=lambda t: t[1].seq)
             keys = ", ".join(f"`{k}`" for k, _, _ in states)
-            key, link, d = states[0]
-            c = d.conflict
+            key, link, diagnosis = states[0]
+            conflict = diagnosis.conflict
+            second = conflict.second.call
             msg = (f"recurrent state {keys} {_produced(ctx, link)} is fed into the next "
-                   f"iteration, so `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) walks into "
-                   f"the previous batch's graph, already freed by `{code(ctx, c.first.call)}`; "
+                   f"iteration, so `{code(ctx, second)}` (line {line(ctx, second)}) walks into "
+                   f"the previous batch's graph, already freed by `{code(ctx, conflict.first.call)}`; "
                    f"detach it at the start of each iteration (truncated BPTT)")
-            edits = self._fix_all(a, scope, loop, anchor, states)
+            edits = self._fix_all(analysis, scope, loop, anchor, states)
             rep = self.report(anchor if edits else link.stmt, msg, edits=edits,
                               fix_title=f"Detach {keys} before it is fed back",
                               related=[(link.stmt, f"{keys} is produced here"),
-                                       (c.second.call, "this backward reaches the previous iteration")]
-                              + path_note(ctx, c))
-            _infer(rep, [_foreign_state(a, n) for _, n, _ in states])
-        self._retained(a, groups)
-        self._module_files(a)
+                                       (second, "this backward reaches the previous iteration")]
+                              + path_note(ctx, conflict))
+            _infer(rep, [_foreign_state(analysis, n) for _, n, _ in states])
+        self._retained(analysis, groups)
+        self._module_files(analysis)
 
-    def _retained(self, a, done) -> None:
+    def _retained(self, analysis, done) -> None:
         """State chained across iterations whose backward keeps the graph
         (`retain_graph=True`): no error, but every backward walks all earlier
         iterations again."""
         ctx = self.ctx
         seen = set()
-        for scope in a.scopes:
+        for scope in analysis.scopes:
             for ev in scope.events:
                 if ev.kind != "backward" or ev.retain is not True or not ev.loops:
                     continue
@@ -309,35 +311,35 @@ class RecurrentStateNotRepackaged(GraphRule):
                         continue
                     loop = _chained(node, ev, scope)
                     anchor = body_child(ctx, node.stmt, loop) if loop is not None else None
-                    if anchor is None or anchor in done or anchor in seen or _foreign_state(a, node) is False:
+                    if anchor is None or anchor in done or anchor in seen or _foreign_state(analysis, node) is False:
                         continue
                     seen.add(anchor)
-                    self._report_retained(a, scope, loop, anchor, node, ev)
+                    self._report_retained(analysis, scope, loop, anchor, node, ev)
 
-    def _report_retained(self, a, scope, loop, anchor, node, ev) -> None:
+    def _report_retained(self, analysis, scope, loop, anchor, node, ev) -> None:
         ctx = self.ctx
         msg = (f"recurrent state `{node.name}` {_produced(ctx, node)} is fed into the next iteration and "
                f"`{code(ctx, ev.call)}` (line {line(ctx, ev.call)}) keeps every iteration's graph chained "
                f"to the next: each backward walks all earlier iterations again (time and memory grow, and "
                f"the old graphs saved parameters that optimizer steps have since changed); detach it at the "
                f"start of each iteration (truncated BPTT)")
-        edits = self._fix_all(a, scope, loop, anchor, [(node.name, node, None)])
+        edits = self._fix_all(analysis, scope, loop, anchor, [(node.name, node, None)])
         rep = self.report(anchor if edits else node.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                           fix_title=f"Detach `{node.name}` before it is fed back",
                           related=[(node.stmt, f"`{node.name}` is produced here"),
                                    (ev.call, "this backward keeps the graph")])
-        _infer(rep, [_foreign_state(a, node) or
+        _infer(rep, [_foreign_state(analysis, node) or
                      "that the loop means truncated BPTT, not backprop through every earlier iteration"])
 
-    def _module_files(self, a) -> None:
+    def _module_files(self, analysis) -> None:
         """A Module that carries its recurrent state across forward calls, in
         a file without a training loop: the callers are elsewhere."""
         from ..analysis.module_state import forward_states
 
-        if a.sites.backward_in or a.sites.module_level_backward:
+        if analysis.sites.backward_in or analysis.sites.module_level_backward:
             return  # the walk of this file's loops decides (AD101 reports state on self)
         ctx = self.ctx
-        for cls, stmt, key, call in forward_states(a):
+        for cls, stmt, key, call in forward_states(analysis):
             msg = (f"`{cls.name.value}.forward` feeds `{key}` into `{code(ctx, call.func)}` and stores the new "
                    f"state in it (line {line(ctx, stmt)}): unless every caller resets `{key}` before each "
                    f"batch, the next batch's backward walks into the previous batch's freed graph; detach it "
@@ -364,7 +366,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         if _defines(ctx.module, HELPER):
             return []
         torch_name = ctx.imports.module_alias("torch")
-        after = _first_non_import(ctx.module)
+        after = top_level_anchor(ctx.module, after_imports=True)
         if torch_name is None or after is None:
             return None
         helper = cst.parse_statement(HELPER_SRC.format(name=HELPER, torch=torch_name))
@@ -373,19 +375,19 @@ class RecurrentStateNotRepackaged(GraphRule):
         kept = [ln for ln in after.leading_lines if ln.comment is not None]
         return [Edit(after, cst.FlattenSentinel([helper, after.with_changes(leading_lines=blank2 + kept)]))]
 
-    def _fix_all(self, a, scope, loop, anchor, states) -> list:
+    def _fix_all(self, analysis, scope, loop, anchor, states) -> list:
         lines, extra = [], []
         for key, link, _ in states:
-            edits = self._fix(a, scope, loop, anchor, key, link)
+            edits = self._fix(analysis, scope, loop, anchor, key, link)
             if not edits:
                 return []
             lines.extend(edits[0].replacement.nodes[:-1])
             extra.extend(e for e in edits[1:] if not any(x.node is e.node for x in extra))
         return [Edit(anchor, cst.FlattenSentinel([*lines, anchor]))] + extra
 
-    def _fix(self, a, scope, loop, anchor, key, link) -> list:
+    def _fix(self, analysis, scope, loop, anchor, key, link) -> list:
         ctx = self.ctx
-        kind = self._structure(a, link)
+        kind = self._structure(analysis, link)
         starts_none = _assigned_none_before(ctx, loop, key)
         torch_name = ctx.imports.module_alias("torch")
         if kind == "tensor" and not starts_none:
@@ -405,10 +407,10 @@ class RecurrentStateNotRepackaged(GraphRule):
             edits += extra
         return edits
 
-    def _structure(self, a, link) -> str:
-        names = a.names
-        for p in link.parents:
-            call = p.expr
+    def _structure(self, analysis, link) -> str:
+        names = analysis.names
+        for parent in link.parents:
+            call = parent.expr
             if isinstance(call, cst.Call):
                 from ..imports import dotted
 
@@ -422,24 +424,24 @@ class RecurrentStateNotRepackaged(GraphRule):
         if link.expr is not None and isinstance(link.expr, cst.Call):
             from ..imports import dotted
 
-            if a.names.recurrent.get(dotted(link.expr.func)) == "tensor":
+            if analysis.names.recurrent.get(dotted(link.expr.func)) == "tensor":
                 return "tensor"
         return "unknown"
 
 
-def _foreign_state(a, node):
+def _foreign_state(analysis, node):
     """What another file says about state `node`: a note (str) when the
     finding rests on it, False when that file does not show the state
     keeping its graph, None when no other file is involved."""
     from ..analysis.module_state import describe
 
-    if getattr(node, "module_state", None):
+    if node.module_state:
         return describe(node)
     call = node.expr
     callee = dotted(call.func) if isinstance(call, cst.Call) else None
-    if callee is None or callee not in a.names.foreign_instances:
+    if callee is None or callee not in analysis.names.foreign_instances:
         return None
-    found = a.foreign_method(callee, "forward")
+    found = analysis.foreign_method(callee, "forward")
     if found is None:
         return None
     summary, path = found
@@ -460,11 +462,11 @@ def _target_index(node):
     stmt = node.stmt
     for small in getattr(stmt, "body", ()):
         if isinstance(small, cst.Assign) and small.value is node.expr:
-            for t in small.targets:
-                elems = getattr(t.target, "elements", None)
+            for target in small.targets:
+                elems = getattr(target.target, "elements", None)
                 if elems is not None:
-                    for i, e in enumerate(elems):
-                        if dotted(e.value) == node.name:
+                    for i, elem in enumerate(elems):
+                        if dotted(elem.value) == node.name:
                             return i
     return None
 
@@ -479,7 +481,7 @@ def _chained(node, ev, scope):
 
 
 def _produced(ctx, node) -> str:
-    held = getattr(node, "module_state", None)
+    held = node.module_state
     if held:
         return f"kept on `{held[0]}` by its call at line {line(ctx, node.stmt)}"
     return f"returned at line {line(ctx, node.stmt)}"
@@ -509,23 +511,11 @@ def _assigned_none_before(ctx, loop, key) -> bool:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
-                    for t in small.targets:
-                        if ctx.code(t.target).strip() == key:
+                    for target in small.targets:
+                        if ctx.code(target.target).strip() == key:
                             return isinstance(small.value, cst.Name) and small.value.value == "None"
     return False
 
 
 def _defines(module, name) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
-
-
-def _first_non_import(module):
-    for s in module.body:
-        if isinstance(s, cst.SimpleStatementLine) and all(
-                isinstance(b, (cst.Import, cst.ImportFrom)) for b in s.body):
-            continue
-        if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Expr) \
-                and isinstance(s.body[0].value, cst.SimpleString) and s is module.body[0]:
-            continue  # module docstring
-        return s
-    return None

@@ -170,22 +170,23 @@ class GraphBuiltOutsideLoop(GraphRule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        a = ctx.analysis
+        analysis = ctx.analysis
         done = set()
-        for d in a.diagnoses_for(self.kind):
-            link, c = d.link, d.conflict
+        for diagnosis in analysis.diagnoses_for(self.kind):
+            link, conflict = diagnosis.link, diagnosis.conflict
             if link.stmt is None or id(link.stmt) in done:
                 continue
             done.add(id(link.stmt))
+            second = conflict.second.call
             msg = (f"`{link.name}` is computed from trainable parameters once, before the loop "
                    f"(line {line(ctx, link.stmt)}), and used by every iteration: the first backward frees "
-                   f"its graph, so `{code(ctx, c.second.call)}` (line {line(ctx, c.second.call)}) fails on the "
+                   f"its graph, so `{code(ctx, second)}` (line {line(ctx, second)}) fails on the "
                    f"second iteration. Recompute it inside the loop, or detach it if it is meant to be constant")
-            edits = self._move(a, d, link)
+            edits = self._move(analysis, diagnosis, link)
             self.report(link.stmt, msg, edits=edits, fix_title="Move the computation into the loop",
-                        related=[(c.second.call, "the backward of a later iteration")] + path_note(ctx, c))
+                        related=[(second, "the backward of a later iteration")] + path_note(ctx, conflict))
 
-        for cls, key, node, read in a.init_graphs:
+        for cls, key, node, read in analysis.init_graphs:
             if id(node.stmt) in done:
                 continue
             done.add(id(node.stmt))
@@ -195,15 +196,15 @@ class GraphBuiltOutsideLoop(GraphRule):
                    f"parameters. Compute it in `forward`, or register a detached buffer if it is meant to be constant")
             self.report(node.stmt, msg, related=[(read, "read here on every call")])
 
-        self._self_graphs(a, done)
+        self._self_graphs(analysis, done)
 
-    def _self_graphs(self, a, done) -> None:
+    def _self_graphs(self, analysis, done) -> None:
         """A graph another method builds once and keeps on `self`, read by
         every iteration of a training loop (analysis/self_graphs.py)."""
         from ..analysis.self_graphs import self_graphs
 
         ctx = self.ctx
-        for cls, key, store, builder, read, scope, ev, own in self_graphs(a):
+        for cls, key, store, builder, read, scope, ev, own in self_graphs(analysis):
             if id(store) in done:
                 continue
             done.add(id(store))
@@ -216,13 +217,13 @@ class GraphBuiltOutsideLoop(GraphRule):
                         f"(`{code(ctx, ev.call)}` retains the graph, as code that met the freed graph does)")
             self.report(read, msg, related=[(store, "built here, once"), (ev.call, "backwarded every iteration")])
 
-    def _move(self, a, d, link) -> list:
+    def _move(self, analysis, diagnosis, link) -> list:
         ctx = self.ctx
         stmt = link.stmt
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return []
-        lid = d.conflict.second.tag[len(link.iteration)][0]
-        loop = a.loop_node(d.scope, lid)
+        lid = diagnosis.conflict.second.tag[len(link.iteration)][0]
+        loop = analysis.loop_node(diagnosis.scope, lid)
         if loop is None or not isinstance(loop.body, cst.IndentedBlock) or not loop.body.body:
             return []
         if ctx.parent(stmt) is not ctx.parent(loop):

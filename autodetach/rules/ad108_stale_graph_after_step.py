@@ -178,25 +178,25 @@ class StaleGraphAfterStep(GraphRule):
 
     def finish(self) -> None:
         ctx = self.ctx
-        a = ctx.analysis
+        analysis = ctx.analysis
         done = set()
-        for found in a.diagnoses_for(self.kind):
-            b, s, n, part = found.backward, found.step, found.built, found.part
-            done.add(b.call)
-            msg = (f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}) backwards through a graph built at "
-                   f"line {line(ctx, n.stmt)}, before `{code(ctx, s.call)}` (line {line(ctx, s.call)}"
-                   f"{_when(s, b)}) "
+        for found in analysis.diagnoses_for(self.kind):
+            backward, opt_step, built, part = found.backward, found.step, found.built, found.part
+            done.add(backward.call)
+            msg = (f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}) backwards through a graph built at "
+                   f"line {line(ctx, built.stmt)}, before `{code(ctx, opt_step.call)}` (line {line(ctx, opt_step.call)}"
+                   f"{_when(opt_step, backward)}) "
                    f"updated those parameters in place: recompute the forward after the step"
-                   + (f"; inferred: the call at line {line(ctx, n.stmt)} runs `{part}`, which "
-                      f"`{s.opt}` steps" if part else "")
+                   + (f"; inferred: the call at line {line(ctx, built.stmt)} runs `{part}`, which "
+                      f"`{opt_step.opt}` steps" if part else "")
                    + ((", " if part else "; inferred: ") + found.note if found.note else ""))
-            edits = self._move(a, b, found.stale) or self._recompute(b, s, found.stale)
-            self.report(b.call, msg, edits=edits, fix_title="Recompute the loss after the step",
-                        related=[(s.call, "this step modifies the parameters"),
-                                 (n.stmt, "the graph was built here")])
+            edits = self._move(analysis, backward, found.stale) or self._recompute(backward, opt_step, found.stale)
+            self.report(backward.call, msg, edits=edits, fix_title="Recompute the loss after the step",
+                        related=[(opt_step.call, "this step modifies the parameters"),
+                                 (built.stmt, "the graph was built here")])
 
-        for fn in a.names.functions_all:
-            for call, step, arg in generator_after_critic_step(fn, a.names.optimizers):
+        for fn in analysis.names.functions_all:
+            for call, step, arg in generator_after_critic_step(fn, analysis.names.optimizers):
                 if call in done:
                     continue
                 done.add(call)
@@ -207,69 +207,70 @@ class StaleGraphAfterStep(GraphRule):
                                   f"`{dotted(step.func.value)}` steps (by its name)",
                             related=[(step, "this step modifies the parameters")])
 
-        for call, step, loss, loop in per_sample_steps(ctx.module, a.names, ctx.imports):
+        for call, step, loss, loop in per_sample_steps(ctx.module, analysis.names, ctx.imports):
             if call in done:
                 continue
             done.add(call)
-            it = code(ctx, loop.iter)
+            source = code(ctx, loop.iter)
             self.report(call, f"`{code(ctx, call)}` (line {line(ctx, call)}) walks a graph built before the loop: "
-                              f"`{loss}` is computed only from the elements of `{it}`, with no forward pass in the "
+                              f"`{loss}` is computed only from the elements of `{source}`, with no forward pass in the "
                               f"loop, and `{code(ctx, step)}` (line {line(ctx, step)}) updated parameters in place "
                               "in the previous iteration: backward every element, then step once after the loop; "
-                              f"inferred: the stored values in `{it}` were computed with the parameters that "
+                              f"inferred: the stored values in `{source}` were computed with the parameters that "
                               f"`{dotted(step.func.value)}` steps",
                         related=[(step, "this step modifies the parameters")])
 
-    def _move(self, a, b, stale) -> list:
-        if any(n.iteration != b.tag for n in stale):
+    def _move(self, analysis, backward, stale) -> list:
+        if any(n.iteration != backward.tag for n in stale):
             return []  # built before the loop: moving it is not the fix
         ctx = self.ctx
-        heads = list(b.target.heads)
+        heads = list(backward.target.heads)
         if len(heads) != 1 or set(stale) != {heads[0]}:
             return []
         root = heads[0]
         stmt = root.stmt
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return []
-        if not isinstance(b.stmt, cst.SimpleStatementLine) or ctx.parent(stmt) is not ctx.parent(b.stmt):
+        if not isinstance(backward.stmt, cst.SimpleStatementLine) or ctx.parent(stmt) is not ctx.parent(backward.stmt):
             return []
-        if _read_between(ctx, stmt, b.stmt):
+        if _read_between(ctx, stmt, backward.stmt):
             return []  # `losses = trainer(x)` read by `losses["d"].backward()` before: moving breaks it
         moved = stmt.with_changes(leading_lines=[])
-        return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(b.stmt, cst.FlattenSentinel([moved, b.stmt]))]
+        return [Edit(stmt, cst.RemovalSentinel.REMOVE),
+                Edit(backward.stmt, cst.FlattenSentinel([moved, backward.stmt]))]
 
-    def _recompute(self, b, s, stale) -> list:
+    def _recompute(self, backward, step, stale) -> list:
         """The loss is built after the step from values built before it
         (softmax_gan: `d_real`, `d_fake`, `Z`, then `optD.step()`, then
         `g_loss = f(d_real, d_fake, Z)`): the statements that built those
         values run again just before the loss, each a plain `name = ...` in
         the loss's block."""
         ctx = self.ctx
-        heads = list(b.target.heads)
-        if len(heads) != 1 or heads[0] in stale or heads[0].seq < s.seq:
+        heads = list(backward.target.heads)
+        if len(heads) != 1 or heads[0] in stale or heads[0].seq < step.seq:
             return []
         head = heads[0].stmt
         redo = []
-        for n in sorted((n for n in b.reach if not n.leaf and n.seq < s.seq), key=lambda x: x.seq):
-            if n in stale or any(p in redo for p in n.parents):
-                redo.append(n)
+        for node in sorted((n for n in backward.reach if not n.leaf and n.seq < step.seq), key=lambda x: x.seq):
+            if node in stale or any(p in redo for p in node.parents):
+                redo.append(node)
         block = ctx.parent(head)
-        for n in redo:
-            st = n.stmt
-            if (n.iteration != b.tag or not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1
-                    or not isinstance(st.body[0], cst.Assign) or len(st.body[0].targets) != 1
-                    or not isinstance(st.body[0].targets[0].target, cst.Name) or ctx.parent(st) is not block):
+        for node in redo:
+            stmt = node.stmt
+            if (node.iteration != backward.tag or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1
+                    or not isinstance(stmt.body[0], cst.Assign) or len(stmt.body[0].targets) != 1
+                    or not isinstance(stmt.body[0].targets[0].target, cst.Name) or ctx.parent(stmt) is not block):
                 return []
         copies = [n.stmt.with_changes(leading_lines=[]) for n in redo]
         copies[0] = copies[0].with_changes(leading_lines=head.leading_lines)
         return [Edit(head, cst.FlattenSentinel([*copies, head.with_changes(leading_lines=[])]))]
 
 
-def _when(s, b) -> str:
+def _when(step, backward) -> str:
     """Where the step ran, seen from the backward."""
-    if s.tag == b.tag:
+    if step.tag == backward.tag:
         return ""
-    if len(s.tag) > len(b.tag) and s.tag[:len(b.tag)] == b.tag:
+    if len(step.tag) > len(backward.tag) and step.tag[:len(backward.tag)] == backward.tag:
         return ", in the loop before it"
     return ", in the previous iteration"
 

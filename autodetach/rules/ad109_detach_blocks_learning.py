@@ -88,11 +88,11 @@ class DetachBlocksLearning(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         for found in ctx.analysis.diagnoses_for(self.kind):
-            s, b, n = found.step, found.backward, found.cut
+            step, backward, cut = found.step, found.backward, found.cut
             mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
-            where = n.stmt if n.stmt is not None else b.stmt
-            msg = (f"`{code(ctx, s.call)}` (line {line(ctx, s.call)}) updates {mods}, but the loss it follows, "
-                   f"`{code(ctx, b.call)}` (line {line(ctx, b.call)}), reaches them only through a cut "
+            where = cut.stmt if cut.stmt is not None else backward.stmt
+            msg = (f"`{code(ctx, step.call)}` (line {line(ctx, step.call)}) updates {mods}, but the loss it follows, "
+                   f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}), reaches them only through a cut "
                    f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it")
-            self.report(where, msg, related=[(s.call, "this step gets no gradient"),
-                                             (b.call, "the backward it follows")])
+            self.report(where, msg, related=[(step.call, "this step gets no gradient"),
+                                             (backward.call, "the backward it follows")])

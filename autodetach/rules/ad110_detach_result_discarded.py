@@ -29,24 +29,24 @@ _TORCH_DETACH = ("torch.detach", "torch.Tensor.detach")
 _UNSEEN = object()  # an attribute target the file never assigns
 
 
-def _simple(e: cst.BaseExpression) -> bool:
+def _simple(expr: cst.BaseExpression) -> bool:
     """Side-effect-free to evaluate (names, attributes, constants, simple indexing)."""
-    if isinstance(e, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
         return True
-    if isinstance(e, cst.Attribute):
-        return _simple(e.value)
-    if isinstance(e, cst.UnaryOperation):
-        return _simple(e.expression)
-    if isinstance(e, cst.Subscript):
-        return _simple(e.value) and all(_simple_slice(s.slice) for s in e.slice)
+    if isinstance(expr, cst.Attribute):
+        return _simple(expr.value)
+    if isinstance(expr, cst.UnaryOperation):
+        return _simple(expr.expression)
+    if isinstance(expr, cst.Subscript):
+        return _simple(expr.value) and all(_simple_slice(s.slice) for s in expr.slice)
     return False
 
 
-def _simple_slice(s) -> bool:
-    if isinstance(s, cst.Index):
-        return _simple(s.value)
-    if isinstance(s, cst.Slice):
-        return all(p is None or _simple(p) for p in (s.lower, s.upper, s.step))
+def _simple_slice(part) -> bool:
+    if isinstance(part, cst.Index):
+        return _simple(part.value)
+    if isinstance(part, cst.Slice):
+        return all(p is None or _simple(p) for p in (part.lower, part.upper, part.step))
     return False
 
 
@@ -65,22 +65,22 @@ class _Chain:
 def _chain(ctx, expr) -> Optional[_Chain]:
     """The no-op detach chain `expr` is, or None when it may have an effect."""
     methods = []
-    e = expr
-    while isinstance(e, cst.Call):
-        if ctx.imports.is_(e.func, *_TORCH_DETACH):
-            if len(e.args) != 1 or e.args[0].keyword is not None or e.args[0].star:
+    inner = expr
+    while isinstance(inner, cst.Call):
+        if ctx.imports.is_(inner.func, *_TORCH_DETACH):
+            if len(inner.args) != 1 or inner.args[0].keyword is not None or inner.args[0].star:
                 return None
             methods.append("detach")
-            e = e.args[0].value
+            inner = inner.args[0].value
             continue
-        if not isinstance(e.func, cst.Attribute):
+        if not isinstance(inner.func, cst.Attribute):
             return None
-        if not all(not a.star and _simple(a.value) for a in e.args):
+        if not all(not a.star and _simple(a.value) for a in inner.args):
             return None
-        methods.append(e.func.attr.value)
-        e = e.func.value
+        methods.append(inner.func.attr.value)
+        inner = inner.func.value
     methods.reverse()
-    if "detach" not in methods or not _simple(e):
+    if "detach" not in methods or not _simple(inner):
         return None
     first = methods.index("detach")
     for i, m in enumerate(methods):
@@ -91,7 +91,7 @@ def _chain(ctx, expr) -> Optional[_Chain]:
         if m in _NOT_TENSOR and i == len(methods) - 1:
             continue
         return None  # an in-place op (`.zero_()`) writes the shared storage
-    return _Chain(e, methods)
+    return _Chain(inner, methods)
 
 
 # --- bindings (from ctx.bindings) --------------------------------------------
@@ -99,13 +99,13 @@ def _chain(ctx, expr) -> Optional[_Chain]:
 _KINDS = {"assign": "assign", "walrus": "assign", "with": "with", "for": "for", "param": "param"}
 
 
-def _entry(b) -> tuple:
+def _entry(binding) -> tuple:
     """A binding as (kind, value, path, node): kind assign | with | for |
     param | other; value and path only where the target gets the value."""
-    kind = _KINDS.get(b.kind, "other")
-    if kind in ("assign", "with") and b.path is not None:
-        return kind, b.value, b.path, b.node
-    return ("other" if kind in ("assign", "with") else kind), None, None, b.node
+    kind = _KINDS.get(binding.kind, "other")
+    if kind in ("assign", "with") and binding.path is not None:
+        return kind, binding.value, binding.path, binding.node
+    return ("other" if kind in ("assign", "with") else kind), None, None, binding.node
 
 
 def _bindings(ctx, scope, key: str) -> list:
@@ -376,17 +376,17 @@ class DetachResultDiscarded(Rule):
         call_src = ctx.code(stmt.value).strip()
         if self._foreign(stmt, base):
             return
-        ms = chain.methods
+        methods = chain.methods
         head = f"`{call_src}` returns a new tensor and this statement discards it: `{src}` itself is not detached"
-        if ms[-1] in _NOT_TENSOR:
+        if methods[-1] in _NOT_TENSOR:
             return self._emit(stmt, f"{head}; assign the detached tensor where it is needed "
-                                    f"(`.{ms[-1]}()` makes a value that is not a tensor, so no fix)")
-        if ms in (["detach"], ["detach", "requires_grad_"]):
+                                    f"(`.{methods[-1]}()` makes a value that is not a tensor, so no fix)")
+        if methods in (["detach"], ["detach", "requires_grad_"]):
             safety = SAFE
             extra = ""
         else:
             safety = UNSAFE
-            converted = [m for m in ms if m not in ("detach", "requires_grad_")]
+            converted = [m for m in methods if m not in ("detach", "requires_grad_")]
             extra = (f" (unsafe fix: the assignment also applies "
                      f"{', '.join(f'`.{m}()`' for m in converted)} to `{src}` for the code that follows)")
         why = self._target_problem(stmt, base, src)
@@ -417,8 +417,8 @@ class DetachResultDiscarded(Rule):
                 return None  # any tensor's `.grad` takes a tensor of its shape
             assigned = False
             for node in _module_assigns(ctx.module):
-                for t, value in node:
-                    if isinstance(t, cst.Attribute) and t.attr.value == attr:
+                for target, value in node:
+                    if isinstance(target, cst.Attribute) and target.attr.value == attr:
                         assigned = True
                         if isinstance(value, cst.Call) and ctx.imports.is_(value.func, *_PARAMETER):
                             return (f"`{src}` looks like an nn.Parameter, which refuses a plain tensor "
@@ -459,8 +459,8 @@ class DetachResultDiscarded(Rule):
 
     def _foreign(self, stmt, base) -> bool:
         ctx = self.ctx
-        q = ctx.imports.qualify(base)
-        if q is not None and not q.startswith("torch"):
+        qualified = ctx.imports.qualify(base)
+        if qualified is not None and not qualified.startswith("torch"):
             return True
         key = dotted(base)
         if key is None:
@@ -469,8 +469,8 @@ class DetachResultDiscarded(Rule):
             if kind in ("assign", "with") and path == () and isinstance(value, cst.Call):
                 if _builtin(ctx, value.func, "open"):
                     return True
-                vq = ctx.imports.qualify(value.func)
-                if vq is not None and vq.startswith(_FOREIGN):
+                value_qualified = ctx.imports.qualify(value.func)
+                if value_qualified is not None and value_qualified.startswith(_FOREIGN):
                     return True
         return False
 
@@ -515,8 +515,8 @@ class DetachResultDiscarded(Rule):
         found = set()
         for kind, value, path, node in _seen(ctx, scope, key):
             if kind == "assign" and path == () and isinstance(value, cst.Call):
-                q = ctx.imports.qualify(value.func)
-                found.add(q if q in ("torch.nn.LSTM", "torch.nn.LSTMCell") else None)
+                qualified = ctx.imports.qualify(value.func)
+                found.add(qualified if qualified in ("torch.nn.LSTM", "torch.nn.LSTMCell") else None)
             else:
                 found.add(None)
         return found.pop() if len(found) == 1 else None
@@ -533,10 +533,10 @@ class DetachResultDiscarded(Rule):
             wrapper = value.func.value
         if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
             return None
-        f = comp.for_in
-        if f.asynchronous is not None or f.ifs or f.inner_for_in is not None:
+        for_in = comp.for_in
+        if for_in.asynchronous is not None or for_in.ifs or for_in.inner_for_in is not None:
             return None
-        if not _simple(f.iter) or not isinstance(f.target, cst.Name):
+        if not _simple(for_in.iter) or not isinstance(for_in.target, cst.Name):
             return None
         chain = _chain(ctx, comp.elt)
         if chain is None or chain.methods[-1] in _NOT_TENSOR:
@@ -545,18 +545,18 @@ class DetachResultDiscarded(Rule):
 
     def _comp(self, stmt, comp, chain, wrapper) -> None:
         ctx = self.ctx
-        f = comp.for_in
-        it = f.iter
-        it_src = ctx.code(it).strip()
-        var = f.target.value
+        for_in = comp.for_in
+        iterable = for_in.iter
+        it_src = ctx.code(iterable).strip()
+        var = for_in.target.value
         src = ctx.code(stmt.value).strip()
         head = (f"`{src}` builds detached copies and this statement discards them: the tensors in "
                 f"`{it_src}` stay attached to their graph")
-        key = dotted(it)
+        key = dotted(iterable)
         if chain.methods != ["detach"] or dotted(chain.base) != var or key is None:
             return self._emit(stmt, f"{head}; assign the detached values back")
-        q = ctx.imports.qualify(it)
-        if q is not None and not q.startswith("torch"):
+        qualified = ctx.imports.qualify(iterable)
+        if qualified is not None and not qualified.startswith("torch"):
             return
         scope = ctx.bindings.scope_of(stmt)
         kind = self._kind(stmt, key, scope)
@@ -567,12 +567,12 @@ class DetachResultDiscarded(Rule):
         elt = comp.elt
         if kind == "tuple":
             new_value = cst.Call(func=cst.Name("tuple"),
-                                 args=[cst.Arg(cst.GeneratorExp(elt=elt, for_in=f, lpar=[], rpar=[]))])
-            fixed = f"{it_src} = tuple({ctx.code(elt).strip()}{ctx.code(f)})"
+                                 args=[cst.Arg(cst.GeneratorExp(elt=elt, for_in=for_in, lpar=[], rpar=[]))])
+            fixed = f"{it_src} = tuple({ctx.code(elt).strip()}{ctx.code(for_in)})"
         else:
-            new_value = cst.ListComp(elt=elt, for_in=f)
-            fixed = f"{it_src} = [{ctx.code(elt).strip()}{ctx.code(f)}]"
-        new = cst.Assign(targets=[cst.AssignTarget(target=it.deep_clone())], value=new_value,
+            new_value = cst.ListComp(elt=elt, for_in=for_in)
+            fixed = f"{it_src} = [{ctx.code(elt).strip()}{ctx.code(for_in)}]"
+        new = cst.Assign(targets=[cst.AssignTarget(target=iterable.deep_clone())], value=new_value,
                          semicolon=stmt.semicolon)
         self._emit(stmt, f"{head}; `{it_src}` is a {kind}, assign it back: `{fixed}`",
                    replacement=new, fix=SAFE, fix_title=f"Assign back to `{it_src}`")
@@ -587,9 +587,9 @@ class DetachResultDiscarded(Rule):
 # --- small helpers ----------------------------------------------------------
 
 def _requires_grad_kw(call: cst.Call) -> bool:
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == "requires_grad":
-            return not (isinstance(a.value, cst.Name) and a.value.value == "False")
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "requires_grad":
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
     return False
 
 
@@ -616,12 +616,12 @@ class _Names(cst.CSTVisitor):
 def _read_after(ctx, loop: cst.For, stmt, name: str) -> bool:
     """Whether `name` appears in the loop body after `stmt` (or in its `else`)."""
     end = ctx.positions[stmt].end
-    v = _Names(name)
-    visit(loop.body, v)
+    visitor = _Names(name)
+    visit(loop.body, visitor)
     if loop.orelse is not None:
-        visit(loop.orelse, v)
-    for n in v.nodes:
-        start = ctx.positions[n].start
+        visit(loop.orelse, visitor)
+    for name_node in visitor.nodes:
+        start = ctx.positions[name_node].start
         if (start.line, start.column) >= (end.line, end.column):
             return True
     return False
@@ -640,9 +640,9 @@ class _Assigns(cst.CSTVisitor):
 
 
 def _module_assigns(module: cst.Module) -> list:
-    v = _Assigns()
-    visit(module, v)
-    return v.pairs
+    visitor = _Assigns()
+    visit(module, visitor)
+    return visitor.pairs
 
 
 class _RegisterParameter(cst.CSTVisitor):
@@ -659,6 +659,6 @@ class _RegisterParameter(cst.CSTVisitor):
 
 
 def _registers_parameter(module: cst.Module, attr: str) -> bool:
-    v = _RegisterParameter(attr)
-    visit(module, v)
-    return v.found
+    visitor = _RegisterParameter(attr)
+    visit(module, visitor)
+    return visitor.found

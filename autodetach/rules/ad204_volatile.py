@@ -10,7 +10,7 @@ from ..analysis.walk import visit
 from ..findings import SAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import drop_kwarg, import_anchor, insert_before, is_false, is_true, kwarg
+from ._helpers import drop_kwarg, top_level_anchor, insert_before, is_false, is_true, kwarg
 
 VARIABLE = "torch.autograd.Variable"
 NO_GRAD = {"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad",
@@ -461,7 +461,7 @@ class Volatile(Rule):
         torch = self.ctx.imports.module_alias("torch")
         edits = []
         if torch is None:
-            anchor = import_anchor(self.ctx.module)
+            anchor = top_level_anchor(self.ctx.module)
             if anchor is None or (block is self.ctx.module and anchor in body[i:end + 1]):
                 self.report(node, message)
                 return

@@ -7,7 +7,7 @@ import libcst as cst
 
 from ..findings import SAFE
 from ..rule import Edit, Invalid, Rule, Valid
-from ._helpers import import_anchor, insert_before, positional
+from ._helpers import top_level_anchor, insert_before, positional
 
 VARIABLE = "torch.autograd.Variable"
 
@@ -237,7 +237,7 @@ class VariableTypeCheck(Rule):
     def _emit(self, node, new, torch, message) -> None:
         edits = [Edit(node, new)]
         if torch[1]:
-            anchor = import_anchor(self.ctx.module)
+            anchor = top_level_anchor(self.ctx.module)
             if anchor is None:
                 self.report(node, message)
                 return

@@ -247,7 +247,7 @@ class RenamedFunctions(Rule):
         new = cst.Attribute(value=cst.Name("torch"), attr=cst.Name(fn))
         edits = []
         if self.ctx.imports.aliases.get("torch") != "torch":
-            stmt = self._import_anchor()
+            stmt = self._first_torch_import()
             if stmt is None:
                 self.report(node, msg + " (and `import torch`)")
                 return
@@ -258,7 +258,7 @@ class RenamedFunctions(Rule):
             edits.append(Edit(stmt, cst.FlattenSentinel([imp, stmt.with_changes(leading_lines=[])])))
         self.report(node, msg, replacement=new, edits=edits, fix_title=f"Use `torch.{fn}`")
 
-    def _import_anchor(self) -> Optional[cst.SimpleStatementLine]:
+    def _first_torch_import(self) -> Optional[cst.SimpleStatementLine]:
         """The first top-level statement importing from torch."""
         for stmt in self.ctx.module.body:
             if not isinstance(stmt, cst.SimpleStatementLine):

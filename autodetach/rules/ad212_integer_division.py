@@ -6,7 +6,6 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.walk import walk
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Rule, Valid
 from ._helpers import positional
@@ -187,18 +186,29 @@ class IntegerDivision(Rule):
         """),
     ]
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._divisions: list = []  # in the engine's walk (pre-order), outside lambdas
+        self._in_lambda = 0
+
+    def visit_Lambda(self, node) -> None:
+        self._in_lambda += 1
+
+    def leave_Lambda(self, node) -> None:
+        self._in_lambda -= 1
+
+    def visit_BinaryOperation(self, node) -> None:
+        if not self._in_lambda and isinstance(node.operator, cst.Divide):
+            self._divisions.append(node)
+
+    def visit_AugAssign(self, node) -> None:
+        if not self._in_lambda and isinstance(node.operator, cst.DivideAssign):
+            self._divisions.append(node)
+
     def finish(self) -> None:
         if not self.ctx.imports.mentions_torch():
             return
-        divisions = []
-
-        def enter(n):
-            if (isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide)) or (
-                    isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.DivideAssign)):
-                divisions.append(n)
-
-        walk(self.ctx.module, enter, skip=(cst.Lambda,))
-        for node in divisions:
+        for node in self._divisions:
             if isinstance(node, cst.AugAssign):
                 self._aug(node)
             else:

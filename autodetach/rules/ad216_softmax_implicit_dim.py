@@ -5,7 +5,6 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.walk import walk
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
 from ._helpers import append_kwarg, kwarg, positional
@@ -125,8 +124,16 @@ class SoftmaxImplicitDim(Rule):
         """, None, note="module: reported only"),
     ]
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._calls: list = []  # in the engine's walk (pre-order)
+
+    def visit_Call(self, node) -> None:
+        self._calls.append(node)
+
     def finish(self) -> None:
-        walk(self.ctx.module, lambda node: self._call(node) if isinstance(node, cst.Call) else None)
+        for node in self._calls:
+            self._call(node)
 
     def _call(self, node: cst.Call) -> None:
         q = self.ctx.imports.qualify(node.func)

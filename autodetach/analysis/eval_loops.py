@@ -19,7 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .walk import children, nodes, walk
+from .walk import children, nodes
 
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -30,8 +30,7 @@ def unguarded_evals(analysis) -> dict:
     """FunctionDef -> note (a function giving what was inferred) for such functions."""
     sites = analysis.sites
     imports = analysis.ctx.imports
-    adds = _accumulating(analysis.ctx.module)
-    candidates = [fn for fn in sites.functions if fn not in sites.events_in and fn in adds
+    candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
                   and not any(_is_no_grad(d.decorator, imports) for d in fn.decorators)]
     if not candidates:
         return {}
@@ -63,36 +62,16 @@ def _note(analysis, name, found):
     return note
 
 
-def _accumulating(module) -> set:
-    """The functions with a loop that sums or collects something, in one
-    walk: an add inside a loop's body, in the function's own code (not in
-    a nested function, class or lambda)."""
-    out: set = set()
-    scope = [None, 0]  # innermost function (None: not one), loop bodies it is inside
-    saved: list = []
-    bodies: set = set()  # ids of the bodies of the loops seen
-
-    def enter(n):
-        if isinstance(n, _SKIP):
-            saved.append(scope[:])
-            scope[:] = [n if isinstance(n, cst.FunctionDef) else None, 0]
-        elif id(n) in bodies:
-            scope[1] += 1
-        if isinstance(n, (cst.For, cst.While)):
-            bodies.add(id(n.body))
-        elif scope[1] and scope[0] is not None and (
-                (isinstance(n, cst.AugAssign) and isinstance(n.operator, (cst.AddAssign, cst.SubtractAssign)))
-                or (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _ADDS)):
-            out.add(scope[0])
-
-    def leave(n):
-        if isinstance(n, _SKIP):
-            scope[:] = saved.pop()
-        elif id(n) in bodies:
-            scope[1] -= 1
-
-    walk(module, enter, leave)
-    return out
+def _accumulates(fn) -> bool:
+    """A loop in `fn` that sums or collects something."""
+    for loop in nodes(fn.body, skip=_SKIP):
+        if isinstance(loop, (cst.For, cst.While)):
+            for n in nodes(loop.body, skip=_SKIP):
+                if isinstance(n, cst.AugAssign) and isinstance(n.operator, (cst.AddAssign, cst.SubtractAssign)):
+                    return True
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _ADDS:
+                    return True
+    return False
 
 
 def _switches_grad(fn, imports) -> bool:

@@ -217,8 +217,10 @@ _VISIT_NAMES: dict = {}
 
 def visit_rules(module: cst.Module, visitors: list) -> None:
     """All rules in one read-only walk: libcst's batched visitor rebuilds
-    every node on the way up, which costs twice the parse."""
-    from .analysis.walk import walk
+    every node on the way up, which costs twice the parse. (analysis.walk's
+    pre-order, inlined: a node is queued for leaving only when some rule
+    leaves its type.)"""
+    from .analysis.walk import children
 
     table = []
     for v in visitors:
@@ -227,24 +229,28 @@ def visit_rules(module: cst.Module, visitors: list) -> None:
             names = _VISIT_NAMES[type(v)] = tuple(v.get_visitors())
         table.append({n: getattr(v, n) for n in names})
     cache: dict = {}
-
-    def funcs(t):
+    stack: list = [module]  # nodes to enter, and (node,) to leave
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        if type(n) is tuple:
+            n = n[0]
+            for fn in cache[type(n)][1]:
+                fn(n)
+            continue
+        t = type(n)
         f = cache.get(t)
         if f is None:
             name = t.__name__
             f = cache[t] = ([d[k] for d in table for k in ("visit_" + name,) if k in d],
                             [d[k] for d in table for k in ("leave_" + name,) if k in d])
-        return f
-
-    def enter(node):
-        for fn in funcs(type(node))[0]:
-            fn(node)
-
-    def leave(node):
-        for fn in funcs(type(node))[1]:
-            fn(node)
-
-    walk(module, enter, leave)
+        for fn in f[0]:
+            fn(n)
+        if f[1]:
+            push((n,))
+        kids = children(n)
+        if kids:
+            extend(reversed(kids))
 
 
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):

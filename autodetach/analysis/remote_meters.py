@@ -31,8 +31,11 @@ def remote_meter_stores(analysis) -> list:
     path = analysis.ctx.path
     if not path or path == "<string>" or not os.path.isfile(path):
         return []
-    table = analysis._own_summaries
     stem = os.path.splitext(os.path.basename(path))[0]
+    importers = _importers(path, stem)
+    if not importers:
+        return []  # no caller can exist: this file's own summaries are not needed
+    table = analysis._own_summaries
     out = []
     for name, s in table.items():
         cls, dot, meth = name.partition(".")
@@ -40,7 +43,7 @@ def remote_meter_stores(analysis) -> list:
             continue
         if any(k.startswith(cls + ".") and getattr(v, "events", False) for k, v in table.items()):
             continue  # a policy that stores its log-probs and trains on them in another method
-        sites = _callers(path, stem, meth)
+        sites = _callers(importers, meth)
         for pos, line, whole in s.accum:
             callers = [(f, ln, arg) for f, ln, p, arg in sites if p == pos]
             if callers:
@@ -48,13 +51,16 @@ def remote_meter_stores(analysis) -> list:
     return out
 
 
-def _callers(path: str, stem: str, meth: str) -> list:
+def _importers(path: str, stem: str) -> list:
+    """(file, bytes) of the other project files that import this file's
+    module and run a backward: the only files whose calls can feed its
+    meters (one read each; the `backward` listing is shared by the folder)."""
     from .project_index import files_mentioning
 
     imports = (f"import {stem}".encode(), f".{stem} import".encode(), f" {stem} import".encode())
     me = os.path.realpath(path)
     out = []
-    for f in files_mentioning(path, f".{meth}(".encode()):
+    for f in files_mentioning(path, b"backward"):
         if os.path.realpath(f) == me:
             continue
         try:
@@ -62,10 +68,18 @@ def _callers(path: str, stem: str, meth: str) -> list:
                 text = fh.read()
         except OSError:
             continue
-        if not any(i in text for i in imports):
-            continue  # another class's method of the same name
-        if b"backward" not in text:
-            continue  # passed_graphs needs a `.backward()` there: no summary to build
+        # passed_graphs needs a `.backward()` there; another module's class may share the method name
+        if b"backward" in text and any(i in text for i in imports):
+            out.append((f, text))
+    return out
+
+
+def _callers(importers: list, meth: str) -> list:
+    needle = f".{meth}(".encode()
+    out = []
+    for f, text in importers:
+        if needle not in text:
+            continue
         for line, pos, arg in summaries_of(f).get(CALLS, {}).get(meth, ()):
             out.append((f, line, pos, arg))
     return out

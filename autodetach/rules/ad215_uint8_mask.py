@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.walk import walk
 from ..findings import SAFE
 from ..rule import Invalid, Rule, Valid
 from ._helpers import kwarg, positional
@@ -143,20 +142,30 @@ class Uint8Mask(Rule):
         """),
     ]
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._seen: list = []  # calls, subscripts and unary operations, in the engine's walk (pre-order)
+
+    def visit_Call(self, node) -> None:
+        self._seen.append(node)
+
+    def visit_Subscript(self, node) -> None:
+        self._seen.append(node)
+
+    def visit_UnaryOperation(self, node) -> None:
+        self._seen.append(node)
+
     def finish(self) -> None:
         if not self.ctx.imports.mentions_torch():
             return
-
-        def enter(node):
+        for node in self._seen:
             if isinstance(node, cst.Call):
                 self._call(node)
             elif isinstance(node, cst.Subscript):
                 if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
                     self._mask(node.slice[0].slice.value, "indexing")
-            elif isinstance(node, cst.UnaryOperation):
+            else:
                 self._invert(node)
-
-        walk(self.ctx.module, enter)
 
     # --- is it uint8? -------------------------------------------------------------
     def is_u8(self, e, seen=frozenset()) -> bool:

@@ -301,6 +301,19 @@ class DataIndexScalar(Rule):
             test_loss += loss_function(r, x, mu, logvar).item()
         """, note="a local function that returns a 0-dim value"),
         Invalid("""
+            import torch
+            import torch.nn.functional as F
+            mb_size = 64
+            loss = F.binary_cross_entropy(p, x, size_average=False) / mb_size + torch.mean(kl)
+            print(loss.data[0])
+        """, """
+            import torch
+            import torch.nn.functional as F
+            mb_size = 64
+            loss = F.binary_cross_entropy(p, x, size_average=False) / mb_size + torch.mean(kl)
+            print(loss.item())
+        """, note="divided by a name bound to a number"),
+        Invalid("""
             from losses import ContrastLoss
             criterion = ContrastLoss()
             print(criterion(a, b).data[0])
@@ -492,13 +505,20 @@ class DataIndexScalar(Rule):
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator).__name__ in (
                 "Add", "Subtract", "Multiply", "Divide", "Power"):
             sides = [expr.left, expr.right]
-            tensors = [s for s in sides if not _is_number(s)]
+            tensors = [s for s in sides if not (_is_number(s) or self._number_name(s, scope))]
             if tensors and all(self._scalar(s, scope, seen) for s in tensors):
                 return "arithmetic of 0-dim values"
             return ""
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             return self._scalar(expr.expression, scope, seen)
         return ""
+
+    def _number_name(self, expr, scope) -> bool:
+        """`mb_size` in `loss / mb_size`: a name bound only to number literals."""
+        if not isinstance(expr, cst.Name):
+            return False
+        vals = _values(self.ctx.bindings.resolve(expr.value, scope)[1])
+        return bool(vals) and all(op == "=" and _is_number(v) for op, v, _ in vals)
 
     def _scalar_name(self, name: str, scope, seen: set) -> str:
         if name in seen:

@@ -314,6 +314,23 @@ class DataIndexScalar(Rule):
             print(loss.item())
         """, note="divided by a name bound to a number"),
         Invalid("""
+            import torch.nn as nn
+            def train(inp, target):
+                loss = 0
+                for c in range(5):
+                    loss += criterion(decoder(inp[:, c]), target[:, c])
+                return loss.data[0] / 5
+            criterion = nn.CrossEntropyLoss()
+        """, """
+            import torch.nn as nn
+            def train(inp, target):
+                loss = 0
+                for c in range(5):
+                    loss += criterion(decoder(inp[:, c]), target[:, c])
+                return loss.item() / 5
+            criterion = nn.CrossEntropyLoss()
+        """, note="a number start, then `+=` of 0-dim losses (char-rnn)"),
+        Invalid("""
             from losses import ContrastLoss
             criterion = ContrastLoss()
             print(criterion(a, b).data[0])
@@ -527,7 +544,8 @@ class DataIndexScalar(Rule):
         if not vals:
             return ""
         seen = seen | {name}
-        if not [v for op, v, _ in vals if op == "=" and not _is_number(v)]:
+        # `loss = 0` then `loss += crit(...)`: the tensor comes from the augmented one.
+        if not [v for op, v, _ in vals if not _is_number(v)]:
             return ""
         reason = ""
         for op, v, where in vals:

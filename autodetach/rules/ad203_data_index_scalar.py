@@ -301,6 +301,36 @@ class DataIndexScalar(Rule):
             test_loss += loss_function(r, x, mu, logvar).item()
         """, note="a local function that returns a 0-dim value"),
         Invalid("""
+            import torch
+            import torch.nn.functional as F
+            mb_size = 64
+            loss = F.binary_cross_entropy(p, x, size_average=False) / mb_size + torch.mean(kl)
+            print(loss.data[0])
+        """, """
+            import torch
+            import torch.nn.functional as F
+            mb_size = 64
+            loss = F.binary_cross_entropy(p, x, size_average=False) / mb_size + torch.mean(kl)
+            print(loss.item())
+        """, note="divided by a name bound to a number"),
+        Invalid("""
+            import torch.nn as nn
+            def train(inp, target):
+                loss = 0
+                for c in range(5):
+                    loss += criterion(decoder(inp[:, c]), target[:, c])
+                return loss.data[0] / 5
+            criterion = nn.CrossEntropyLoss()
+        """, """
+            import torch.nn as nn
+            def train(inp, target):
+                loss = 0
+                for c in range(5):
+                    loss += criterion(decoder(inp[:, c]), target[:, c])
+                return loss.item() / 5
+            criterion = nn.CrossEntropyLoss()
+        """, note="a number start, then `+=` of 0-dim losses (char-rnn)"),
+        Invalid("""
             from losses import ContrastLoss
             criterion = ContrastLoss()
             print(criterion(a, b).data[0])
@@ -492,13 +522,20 @@ class DataIndexScalar(Rule):
         if isinstance(expr, cst.BinaryOperation) and type(expr.operator).__name__ in (
                 "Add", "Subtract", "Multiply", "Divide", "Power"):
             sides = [expr.left, expr.right]
-            tensors = [s for s in sides if not _is_number(s)]
+            tensors = [s for s in sides if not (_is_number(s) or self._number_name(s, scope))]
             if tensors and all(self._scalar(s, scope, seen) for s in tensors):
                 return "arithmetic of 0-dim values"
             return ""
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
             return self._scalar(expr.expression, scope, seen)
         return ""
+
+    def _number_name(self, expr, scope) -> bool:
+        """`mb_size` in `loss / mb_size`: a name bound only to number literals."""
+        if not isinstance(expr, cst.Name):
+            return False
+        vals = _values(self.ctx.bindings.resolve(expr.value, scope)[1])
+        return bool(vals) and all(op == "=" and _is_number(v) for op, v, _ in vals)
 
     def _scalar_name(self, name: str, scope, seen: set) -> str:
         if name in seen:
@@ -507,7 +544,8 @@ class DataIndexScalar(Rule):
         if not vals:
             return ""
         seen = seen | {name}
-        if not [v for op, v, _ in vals if op == "=" and not _is_number(v)]:
+        # `loss = 0` then `loss += crit(...)`: the tensor comes from the augmented one.
+        if not [v for op, v, _ in vals if not _is_number(v)]:
             return ""
         reason = ""
         for op, v, where in vals:

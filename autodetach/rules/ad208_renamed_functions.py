@@ -65,6 +65,8 @@ class RenamedFunctions(Rule):
     `nn.init.xavier_uniform` and the other `nn.init` functions without the
     trailing underscore; `nn.utils.clip_grad_norm`; `F.upsample`,
     `F.upsample_bilinear` and `F.upsample_nearest`; `F.sigmoid` and `F.tanh`.
+    Also `probs.multinomial()` with no argument: `num_samples` defaulted to 1
+    up to PyTorch 0.3 and is required today (a TypeError).
     Names are resolved through imports (`from torch.nn import init`,
     `import torch.nn.functional as F`, ...).
 
@@ -79,6 +81,7 @@ class RenamedFunctions(Rule):
     nn.utils.clip_grad_norm(model.parameters(), 5.0)
     y = F.upsample_bilinear(x, scale_factor=2)
     p = F.sigmoid(logits)
+    action = probs.multinomial()
     ```
 
     ## Fix
@@ -87,6 +90,7 @@ class RenamedFunctions(Rule):
     nn.utils.clip_grad_norm_(model.parameters(), 5.0)
     y = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)
     p = torch.sigmoid(logits)
+    action = probs.multinomial(1)
     ```
     `F.upsample_nearest(...)` becomes `F.interpolate(...)` (nearest is its
     default mode); `F.upsample(...)` becomes `F.interpolate(...)` with the
@@ -111,9 +115,15 @@ class RenamedFunctions(Rule):
     name = "renamed-function"
     summary = "deprecated pre-0.4 function names (`xavier_uniform`, `clip_grad_norm`, `F.upsample`, `F.sigmoid`)"
     fix_safety = SAFE
-    tokens = ("init.", "xavier_", "kaiming_", "orthogonal", "clip_grad_norm", "upsample", "sigmoid", "tanh")
+    tokens = ("init.", "xavier_", "kaiming_", "orthogonal", "clip_grad_norm", "upsample", "sigmoid",
+              "tanh", "multinomial()")
 
     VALID = [
+        Valid("""
+            import numpy as np
+            counts = np.random.multinomial(10, [0.5, 0.5])
+            action = probs.multinomial(1)
+        """),
         Valid("""
             import torch.nn as nn
             nn.init.xavier_uniform_(w)
@@ -137,6 +147,13 @@ class RenamedFunctions(Rule):
         """),
     ]
     INVALID = [
+        Invalid("""
+            import torch.nn.functional as F
+            action = F.softmax(scores, dim=1).multinomial()
+        """, """
+            import torch.nn.functional as F
+            action = F.softmax(scores, dim=1).multinomial(1)
+        """, note="0.3's default num_samples=1 (spro/practical-pytorch reinforce-gridworld)"),
         Invalid("""
             import torch.nn as nn
             nn.init.xavier_uniform(layer.weight, gain=nn.init.calculate_gain("relu"))
@@ -301,6 +318,15 @@ class RenamedFunctions(Rule):
 
     # --- F.upsample* -> F.interpolate ---------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
+        if (not node.args and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "multinomial"):
+            # 0.3's default num_samples=1; no other library's multinomial takes no argument.
+            old = self.ctx.code(node)
+            self.report(node, f"`{old}` relied on PyTorch 0.3's default `num_samples=1`; the "
+                              f"argument is required today (TypeError): pass `1`",
+                        replacement=node.with_changes(args=[cst.Arg(cst.Integer("1"))]),
+                        fix_title="Pass `num_samples=1`")
+            return
         q = self.ctx.imports.qualify(node.func)
         if q not in UPSAMPLE or not isinstance(node.func, cst.Attribute):
             return

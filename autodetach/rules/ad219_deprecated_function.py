@@ -1,6 +1,7 @@
 """AD219: deprecated torch APIs outside linear algebra (TorchFix's TOR101 list and more)."""
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -15,6 +16,8 @@ _AMP_DEVICE = {"torch.cuda.amp": "cuda", "torch.cpu.amp": "cpu"}
 _AMP_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}
 _AUTOCAST_ARGS = ("enabled", "dtype", "cache_enabled")
 _FUNC = ("vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")
+# 0.3's stochastic functions, whose results had `.reinforce(reward)`.
+_SAMPLERS = re.compile(r"\.(multinomial|bernoulli|normal)\(")
 _UPSAMPLING = {"torch.nn.UpsamplingNearest2d": '"nearest"', "torch.nn.UpsamplingBilinear2d": '"bilinear"'}
 _REPORT_ONLY = {
     "torch.testing.assert_allclose":
@@ -80,8 +83,10 @@ class DeprecatedFunction(Rule):
     `functorch` transforms (`vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`,
     `hessian`, `functionalize`, `grad_and_value`), and reports
     `torch.testing.assert_allclose`, `torch.nn.utils.weight_norm` and
-    `torch.backends.cuda.sdp_kernel`. (Removed and deprecated linear-algebra
-    functions are AD211.)
+    `torch.backends.cuda.sdp_kernel`. It also reports `x.reinforce(reward)`,
+    0.3's REINFORCE API on sampled tensors, removed in 0.4 (only in a file that
+    calls `.multinomial(`, `.bernoulli(` or `.normal(`). (Removed and
+    deprecated linear-algebra functions are AD211.)
 
     ## Why it matters
     Each of these warns on torch 2.x (`FutureWarning`/`UserWarning`) and is
@@ -150,9 +155,12 @@ class DeprecatedFunction(Rule):
     fix_safety = SAFE
     # Not "range" or "amp": Python's range() and words like "example" are in most files.
     tokens = (".range(", "autocast", "GradScaler", "custom_fwd", "custom_bwd", "Upsampling", "functorch",
-              "assert_allclose", "weight_norm", "sdp_kernel")
+              "assert_allclose", "weight_norm", "sdp_kernel", ".reinforce(")
 
     VALID = [
+        Valid("""
+            agent.reinforce(reward)
+        """, note="no torch sampler in the file: another library's reinforce"),
         Valid("""
             import torch
             try:
@@ -183,6 +191,11 @@ class DeprecatedFunction(Rule):
         """, note="the current parametrization API"),
     ]
     INVALID = [
+        Invalid("""
+            import torch.nn.functional as F
+            action = F.softmax(scores, dim=1).multinomial(1)
+            action.reinforce(reward)
+        """, note="0.3 stochastic function API: report only"),
         Invalid("""
             import torch
             a = torch.range(0, 9)
@@ -291,6 +304,10 @@ class DeprecatedFunction(Rule):
             self._custom(dec, q, [])
 
     def visit_Call(self, node: cst.Call) -> None:
+        if (isinstance(node.func, cst.Attribute) and node.func.attr.value == "reinforce"
+                and len(node.args) == 1 and _SAMPLERS.search(self.ctx.text)):
+            self._reinforce(node)
+            return
         q = self.ctx.imports.qualify(node.func)
         if q is None or not (q in _KNOWN or q.startswith("functorch.")):
             return
@@ -313,6 +330,15 @@ class DeprecatedFunction(Rule):
             self.report(node, _REPORT_ONLY[q])
 
     # --- one handler per API ---------------------------------------------
+    def _reinforce(self, node: cst.Call) -> None:
+        # A file that samples with torch (the gate in visit_Call): 0.3's stochastic
+        # functions are the likely receiver; another library's `reinforce` is not.
+        self.report(node, f"`{self.ctx.code(node)}` is the PyTorch 0.3 REINFORCE API on a sampled "
+                          f"tensor (`multinomial`, `bernoulli`, `normal`); it was removed in 0.4 and "
+                          f"raises RuntimeError today. Rewrite with `torch.distributions` "
+                          f"(`m = Categorical(probs); a = m.sample(); loss = -m.log_prob(a) * reward`): "
+                          f"reported only")
+
     def _torch(self) -> Optional[str]:
         return self.ctx.imports.module_alias("torch")
 

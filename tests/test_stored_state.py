@@ -38,6 +38,31 @@ def test_arg_flow_follows_cuts_self_state_and_delegation():
     assert table["Plain.get_loss"].arg_flow == ("graph", "graph", "graph")
 
 
+def test_delegations_between_methods_are_walked_once_each(monkeypatch):
+    # torch/_dynamo/variables/tensor.py: methods that hand their arguments to
+    # each other made the per-argument walk exponential (minutes per file)
+    from autodetach.analysis import summaries
+
+    methods = ["class Chain:"]
+    for i in range(12):
+        nxt = f"self.m{i + 1}" if i < 11 else "torch.relu"
+        methods.append(f"    def m{i}(self, a, b, c):\n"
+                       f"        x = {nxt}(a, b, c) if i else {nxt}(b, c, a)\n"
+                       f"        return {nxt}(x, a, b) + {nxt}(c, x, a)\n")
+    source = "import torch\n" + "\n".join(methods)
+    walks = []
+    original = summaries._Fn.arg_flow
+
+    def counted(self, depth=0):
+        walks.append(self.fn.name)
+        return original(self, depth)
+
+    monkeypatch.setattr(summaries._Fn, "arg_flow", counted)
+    table = summarize(source)
+    assert table["Chain.m0"].arg_flow is not None
+    assert len(walks) <= 2 * 12, f"{len(walks)} arg_flow walks for 12 methods"
+
+
 def test_stores_graph_names_network_outputs_kept_on_self():
     table = summarize(textwrap.dedent("""
         class Model:

@@ -60,8 +60,12 @@ def _dotted(node) -> Optional[str]:
 
 
 class _Fn:
-    def __init__(self, fn, module_funcs: dict, classes=None, cls=None, attrs=None) -> None:
+    def __init__(self, fn, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None) -> None:
         self.fn = fn
+        # (id(method), class) -> its arg_flow, shared by the delegations of one
+        # file: without it, methods that hand work to each other are re-walked
+        # exponentially (minutes on torch/_dynamo/variables/tensor.py)
+        self.flows = {} if flows is None else flows
         self.attrs = attrs or {}  # `self.X` -> kind of every value the class stores there
         self.funcs = module_funcs
         self.classes = classes or {}  # class name -> {method name: FunctionDef}, for delegation
@@ -180,7 +184,12 @@ class _Fn:
             return None
         if fn is None or fn is self.fn or e.keywords or any(isinstance(a, ast.Starred) for a in args) or depth > 10:
             return None
-        flow = _Fn(fn, {}, self.classes, head if head != "self" else self.cls).arg_flow(depth + 1)
+        owner = head if head != "self" else self.cls
+        key = (id(fn), owner)
+        if key not in self.flows:
+            self.flows[key] = None  # in progress: a cycle of delegations is not followed
+            self.flows[key] = _Fn(fn, {}, self.classes, owner, flows=self.flows).arg_flow(depth + 1)
+        flow = self.flows[key]
         if flow is None or len(args) > len(flow):
             return "unknown"
         parts = []
@@ -638,13 +647,14 @@ def summarize(text: str) -> dict:
     aliases = None
     classes = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
                for c in tree.body if isinstance(c, ast.ClassDef)}
+    flows: dict = {}
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
             attrs = _attr_kinds(classes[cls.name])
             nets = _nets(classes, classes[cls.name])
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = _Fn(m, {}, classes, cls.name, attrs)
+                    fn = _Fn(m, {}, classes, cls.name, attrs, flows)
                     out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(
                         fn, m, {**classes[cls.name], NETS: nets}))
                     calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and

@@ -454,23 +454,32 @@ def _attr_kinds(methods: dict) -> dict:
     return out
 
 
-def _runs_network(e, assigned: dict, methods: dict, depth=0) -> bool:
+def _runs_network(e, assigned: dict, methods: dict) -> bool:
     """Does `e` call a network held on `self` (`self.netG(x)`,
-    `self.netG.forward(x)`), directly or through local names? A network is
-    an attribute the class assigns and no class of the file defines as a
-    method (`self.run_CG(...)` of a base class is not one)."""
-    if depth > 6:
-        return False
-    for n in ast.walk(e):
-        if isinstance(n, ast.Call):
-            name = _dotted(n.func) or ""
-            parts = name.split(".")
-            if parts[0] == "self" and len(parts) in (2, 3) and f"self.{parts[1]}" in methods.get(NETS, ()) and \
-                    (len(parts) == 2 or parts[2] == "forward"):
-                return True
-        if isinstance(n, ast.Name) and any(_runs_network(v, assigned, methods, depth + 1)
-                                           for v in assigned.get(n.id, ()) if v is not e):
-            return True
+    `self.netG.forward(x)`), directly or through local names (up to 6
+    deep)? A network is an attribute the class assigns and no class of the
+    file defines as a method (`self.run_CG(...)` of a base class is not one)."""
+    # Breadth first, each value once: following every path through names that
+    # feed each other was exponential (minutes on image2reverb's model.py).
+    seen = {id(e)}
+    level = [e]
+    for _ in range(7):
+        following = []
+        for value in level:
+            for n in ast.walk(value):
+                if isinstance(n, ast.Call):
+                    parts = (_dotted(n.func) or "").split(".")
+                    if parts[0] == "self" and len(parts) in (2, 3) and f"self.{parts[1]}" in methods.get(NETS, ()) \
+                            and (len(parts) == 2 or parts[2] == "forward"):
+                        return True
+                elif isinstance(n, ast.Name):
+                    for v in assigned.get(n.id, ()):
+                        if id(v) not in seen:
+                            seen.add(id(v))
+                            following.append(v)
+        level = following
+        if not level:
+            break
     return False
 
 

@@ -743,8 +743,8 @@ class Scope:
         if method is not None and method.name.value not in self.inlining and \
                 self.a.function_summary(method).has_events:
             return self.inline(method, e, stmt, bound_self=True)
-        own = model_containers.forward_helper(self, f, base) or phases.phase_helper(self, f, base)
-        if own is not None:
+        own = self.plain_self_method(f, base)
+        if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own)):
             return self.inline(own, e, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                 and base not in self.imports.aliases:
@@ -1024,6 +1024,17 @@ class Scope:
             self.env[base] = Val(heads=frozenset({node}), loss=True)
             break
         return Val()
+
+    def plain_self_method(self, f, base):
+        """`self.m(...)` of this class with no backward or step of its own,
+        not being inlined already, outside no_grad: the methods that
+        analysis.model_containers and analysis.phases may walk at the call."""
+        if base != "self" or self.no_grad:
+            return None
+        own = self._own_method(f)
+        if own is None or own.name.value in self.inlining or self.a.function_summary(own).has_events:
+            return None
+        return own
 
     def _own_method(self, f):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it

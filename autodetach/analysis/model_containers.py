@@ -390,20 +390,16 @@ def _str(expr, env) -> Optional[str]:
     return None
 
 
-def forward_helper(scope, func, base):
-    """`outputs, losses = self.process_batch(inputs)`: a method of this class,
-    with no backward or step, that runs entries of a container of models on
-    what it is given. Walked at the call (like a method that trains), so that
-    its results carry the graph of the entries it calls."""
-    if base != "self" or scope.no_grad:
-        return None
-    own = scope._own_method(func)
-    if own is None or own.name.value in scope.inlining or scope.a.function_summary(own).has_events:
-        return None
+def forward_helper(scope, own) -> bool:
+    """`outputs, losses = self.process_batch(inputs)`: `own` (a method of
+    this class with no backward or step, `Scope.plain_self_method`) runs
+    entries of a container of models on what it is given. Walked at the call
+    (like a method that trains), so that its results carry the graph of the
+    entries it calls."""
     memo = scope.a.__dict__.setdefault("_runs_entries", {})
     hit = memo.get(own)
     if hit is None:
         table = scope.names
         hit = memo[own] = any(isinstance(n, cst.Call) and elem_key(n.func, table) in table.modules
                               for n in nodes(own))
-    return own if hit else None
+    return hit

@@ -14,24 +14,20 @@ from ..imports import dotted
 from .walk import nodes
 
 
-def phase_helper(scope, func, base):
-    """The FunctionDef of `self.m()` when it is such a phase, else None."""
-    if base != "self" or scope.no_grad:
-        return None
-    own = scope._own_method(func)
-    if own is None or own.name.value in scope.inlining or scope.a.function_summary(own).has_events:
-        return None
+def phase_helper(scope, own) -> bool:
+    """Is `own` (a method of this class with no backward or step,
+    `Scope.plain_self_method`) such a phase?"""
     memo = scope.a.__dict__.setdefault("_phase_methods", {})
     hit = memo.get(own)
     if hit is None:
         hit = memo[own] = _stores_model_output(own, scope.names) and _conditional_stores(own)
     if not hit:
-        return None
+        return False
     # `if self.opt.nce_idt: self.idt_B = ...`, read later under the same flag:
     # a skipped branch does not leave the last call's value for the next phase.
     for key in hit:
         scope.env.pop(key, None)
-    return own
+    return True
 
 
 def _conditional_stores(fn) -> frozenset:

@@ -51,8 +51,8 @@ def stale_graphs(analysis) -> list:
                 if fits is None:
                     continue
                 stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
-                         and any(_steps(analysis, step.opt, m)
-                                 and _may_save(analysis, n, m, _steps(analysis, step.opt, m))
+                         and any((stepped := _steps(analysis, step.opt, m))
+                                 and _may_save(analysis, n, m, stepped)
                                  for m in n.modules)
                          and reaches(analysis.ctx, backward, n)]
                 if not stale:

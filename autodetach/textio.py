@@ -129,10 +129,12 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: b
             with _directory_lock(directory):
                 if expect is not None and _current_hash(path) != expect:
                     raise ChangedSinceRead()
-                if tmp is None:
-                    tmp = _name_temp(fd, directory, data, mode)
-                os.replace(tmp, path)
-                tmp = None
+                with _named_window():
+                    if tmp is None:
+                        tmp = _name_temp(fd, directory, data, mode)
+                    _test_pause("AUTODETACH_TEST_IN_RENAME")
+                    os.replace(tmp, path)
+                    tmp = None
         finally:
             os.close(fd)
             if tmp is not None:
@@ -243,13 +245,61 @@ def _terminate_deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+# Held by a thread other than the main one from naming its temporary file to
+# the rename. A signal mask defers SIGTERM only for the thread that sets it;
+# a process whose writes run on other threads ends through
+# `writers_finish_on_terminate` instead, which waits for this lock.
+_NAMED = threading.Lock()
+
+
+def _named_window():
+    if threading.current_thread() is threading.main_thread():
+        return contextlib.nullcontext()  # _terminate_deferred covers it
+    return _NAMED
+
+
+def block_terminate() -> None:
+    """A writer thread's initializer: SIGTERM/SIGHUP go to the main thread,
+    whose handler (below) can wait for this thread's rename."""
+    if _DEFERRED:
+        signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+
+
+@contextlib.contextmanager
+def writers_finish_on_terminate():
+    """In the main thread, while other threads write (started with
+    `block_terminate`): SIGTERM/SIGHUP wait until no writer holds a named
+    temporary file, then end the process as their default action would.
+    A signal someone set to be ignored, or handled, is left alone."""
+    if not _DEFERRED or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def finish(signum, frame):
+        _NAMED.acquire()  # never released: the process ends here
+        signal.signal(signum, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+        os.kill(os.getpid(), signum)
+
+    previous = {}
+    for signum in _DEFERRED:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            previous[signum] = signal.signal(signum, finish)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 CHANGED_SINCE_READ = "not fixed: the file changed since it was read (another run or an editor?)"
 
 
-def _test_pause() -> None:
-    """Tests only: block on the FIFO named by AUTODETACH_TEST_BEFORE_WRITE
-    until the test has changed the file, making a real race deterministic."""
-    fifo = os.environ.get("AUTODETACH_TEST_BEFORE_WRITE")
+def _test_pause(variable: str = "AUTODETACH_TEST_BEFORE_WRITE") -> None:
+    """Tests only: block on the FIFO named by the environment variable until
+    the test has acted (changed the file, sent a signal), making a real race
+    deterministic."""
+    fifo = os.environ.get(variable)
     if fifo:
         with open(fifo, "rb") as fh:
             fh.read()

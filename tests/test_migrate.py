@@ -185,8 +185,8 @@ def test_run_bytes_streams_the_same_results_as_one_process():
     assert one[0] == process_file("m0.py", items[0][2], settings).new_source
 
 
-def _cli(*args, **kw):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def _cli(*args, env_extra=None, **kw):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env_extra or {}))
     return subprocess.Popen([sys.executable, "-m", "autodetach", "migrate", "--no-progress", *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **kw)
 
@@ -236,6 +236,41 @@ def test_sigkill_then_resume_fixes_nothing_twice(tmp_path):
     assert [x["repository"].split("/")[-1] for x in a["repositories"]] == \
         [x["repository"].split("/")[-1] for x in b["repositories"]]
     assert b["totals"]["files"] == n and b["totals"]["changed"] == n - n // 50
+
+
+@pytest.mark.slow
+def test_sigterm_waits_for_a_writer_threads_rename(tmp_path):
+    """A writer thread holds a named temporary file when SIGTERM arrives:
+    the run ends by the signal after the rename, leaving the fixed file and
+    no temporary file (a signal mask would defer it for one thread only)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    body = TINY.format(k=0)
+    (root / "m.py").write_text(body, encoding="utf-8")
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    proc = _cli(root, "--report", tmp_path / "out", "-j", "1",
+                env_extra={"AUTODETACH_TEST_IN_RENAME": str(fifo)})
+    try:
+        deadline = time.time() + 120
+        while True:  # the writer thread waits inside its rename window
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                assert time.time() < deadline and proc.poll() is None, "the run never reached its rename"
+                time.sleep(0.02)
+        assert [n for n in os.listdir(root) if n.endswith(".tmp")], "a named temporary file is expected here"
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)  # the handler now waits for the rename
+        os.close(fd)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGTERM
+    assert sorted(os.listdir(root)) == ["m.py"]
+    assert (root / "m.py").read_text(encoding="utf-8") != body  # the fix was written whole
 
 
 def _run_module(cwd, module):

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from .. import __version__
 from ..runner import Settings, run_bytes
-from ..textio import content_hash as cas_hash, write_fixed
+from ..textio import block_terminate, content_hash as cas_hash, write_fixed, writers_finish_on_terminate
 from .repos import Repos
 from .state import State, content_hash
 from .work import migrate_file
@@ -72,7 +72,7 @@ def migrate(run: Run) -> State:
             yield {"key": key, "in": digest}, key, data
 
     pending = []  # (record, new bytes, old bytes) waiting for verification
-    writer = ThreadPoolExecutor(WRITERS, thread_name_prefix="autodetach-write")
+    writer = ThreadPoolExecutor(WRITERS, thread_name_prefix="autodetach-write", initializer=block_terminate)
     writes = deque()
 
     def commit(rec, new):
@@ -80,35 +80,37 @@ def migrate(run: Run) -> State:
             writes.popleft().result()  # also raises what the write raised
         writes.append(writer.submit(_commit, rec, new, run, state, lock))
 
-    try:
-        for tag, (rec, new) in run_bytes(items(), run.settings, jobs=run.jobs, func=migrate_file,
-                                         executor=run.executor):
-            rec["path"] = tag["key"]
-            rec["repo"] = repos.of(tag["key"])
-            rec["in"] = tag["in"]
-            run.processed += 1
-            if tag.get("read_error"):
-                rec.update(status="failed", error=f"cannot read: {tag['read_error']}", fixed={}, left=[], unsafe=[])
-            if new is None or rec["status"] != "changed":
-                rec["out"] = rec["in"]
-                with lock:
-                    state.append(rec)
-            elif run.verify is not None:
-                pending.append((rec, new))
-                if len(pending) >= VERIFY_BATCH:
-                    _verify_and_commit(pending, run, state, lock)
-                    pending = []
-            else:
-                commit(rec, new)
-            if run.on_progress:
-                run.on_progress(1)
-        if pending:
-            _verify_and_commit(pending, run, state, lock)
-        while writes:
-            writes.popleft().result()
-    finally:
-        writer.shutdown(wait=True)  # every record appended before the state is closed
-        state.close()
+    # Writes run on other threads: a SIGTERM waits for a rename under way.
+    with writers_finish_on_terminate():
+        try:
+            for tag, (rec, new) in run_bytes(items(), run.settings, jobs=run.jobs, func=migrate_file,
+                                             executor=run.executor):
+                rec["path"] = tag["key"]
+                rec["repo"] = repos.of(tag["key"])
+                rec["in"] = tag["in"]
+                run.processed += 1
+                if tag.get("read_error"):
+                    rec.update(status="failed", error=f"cannot read: {tag['read_error']}", fixed={}, left=[], unsafe=[])
+                if new is None or rec["status"] != "changed":
+                    rec["out"] = rec["in"]
+                    with lock:
+                        state.append(rec)
+                elif run.verify is not None:
+                    pending.append((rec, new))
+                    if len(pending) >= VERIFY_BATCH:
+                        _verify_and_commit(pending, run, state, lock)
+                        pending = []
+                else:
+                    commit(rec, new)
+                if run.on_progress:
+                    run.on_progress(1)
+            if pending:
+                _verify_and_commit(pending, run, state, lock)
+            while writes:
+                writes.popleft().result()
+        finally:
+            writer.shutdown(wait=True)  # every record appended before the state is closed
+            state.close()
     return state
 
 

@@ -38,6 +38,7 @@ class Invalid:
     # 1-based line and the column the finding reports.
     line: Optional[int] = None
     column: Optional[int] = None
+    message: Optional[str] = None  # words the first finding's message contains
 
     def __post_init__(self) -> None:
         self.code = textwrap.dedent(self.code).lstrip("\n")

@@ -6,9 +6,6 @@ import os
 import subprocess
 
 import pytest
-from click.testing import CliRunner
-
-from autodetach.cli import main
 
 from .cli_helper import invoke
 
@@ -343,15 +340,7 @@ def test_cache_serves_a_rerun_with_the_same_answer(repo, tmp_path):
     entries = list((tmp_path / "xdg").rglob("ci/*/*.json"))
     assert len(entries) == 3  # gan.py, legacy.py, ODD
     args = ["ci", "-j", "2", "--changed-since", "main", "--output-format", "rdjson", "--patch", patch2]
-    old = os.getcwd()
-    os.chdir(repo)
-    try:
-        with CliRunner().isolation(env=env) as (out, _, _):
-            with pytest.raises(SystemExit):
-                main(args)
-            second = out.getvalue().decode()
-    finally:
-        os.chdir(old)
+    second = invoke(args, cwd=repo, env=env).out
     assert second == first[1] and patch2.read_bytes() == patch1.read_bytes()
     assert sorted(p.stat().st_mtime_ns for p in entries) == sorted(
         p.stat().st_mtime_ns for p in (tmp_path / "xdg").rglob("ci/*/*.json"))  # read, not rewritten

@@ -32,12 +32,14 @@ def test_invalid(rule, case):
     findings, _, _ = _run(rule, case.code)
     mine = [f for f in findings if f.code == rule.code]
     assert len(mine) == case.count, [f.message for f in findings]
-    if case.line is not None or case.column is not None:
+    if case.line is not None or case.column is not None or case.message is not None:
         first = min(mine, key=lambda f: (f.line, f.column))
         if case.line is not None:
             assert first.line == case.line, (first.line, first.column, first.message)
         if case.column is not None:
             assert first.column == case.column, (first.line, first.column, first.message)
+        if case.message is not None:
+            assert case.message in first.message, first.message
     if case.expected is None:
         assert all(f.fix == "none" for f in mine), [(f.fix, f.message) for f in mine]
         # No fix at all: even with unsafe fixes allowed the code stays as it is.

@@ -20,24 +20,26 @@ import libcst as cst
 from .walk import nodes
 
 
-def _chains(ctx) -> dict:
+def _chains(analysis) -> dict:
     """id(If) -> the text of its test chain (the `if` and its `elif`s)."""
-    memo = ctx.__dict__.get("_if_chains")
-    if memo is None:
-        memo = ctx.__dict__["_if_chains"] = {}
-        for n in nodes(ctx.module):
-            if isinstance(n, cst.If):
-                tests, cur = [], n
-                while isinstance(cur, cst.If):
-                    tests.append(ctx.code(cur.test).strip())
-                    cur = cur.orelse
-                memo[id(n)] = tuple(tests) + (("else",) if cur is not None else ())
-    return memo
+    return analysis.memo("_if_chains", lambda: _find_chains(analysis.ctx))
 
 
-def clash(ctx, x: tuple, y: tuple) -> bool:
+def _find_chains(ctx) -> dict:
+    out = {}
+    for n in nodes(ctx.module):
+        if isinstance(n, cst.If):
+            tests, cur = [], n
+            while isinstance(cur, cst.If):
+                tests.append(ctx.code(cur.test).strip())
+                cur = cur.orelse
+            out[id(n)] = tuple(tests) + (("else",) if cur is not None else ())
+    return out
+
+
+def clash(analysis, x: tuple, y: tuple) -> bool:
     """Do two branch paths of one pass sit in different arms of the same test?"""
-    chains = _chains(ctx)
+    chains = _chains(analysis)
     for ix, ax in x:
         for iy, ay in y:
             if ax != ay and (ix == iy or (chains.get(ix) is not None and chains.get(ix) == chains.get(iy))):
@@ -45,17 +47,17 @@ def clash(ctx, x: tuple, y: tuple) -> bool:
     return False
 
 
-def reaches(ctx, ev, target) -> bool:
+def reaches(analysis, ev, target) -> bool:
     """Does the backward `ev` reach `target` through nodes of its own pass
     whose arms agree with its own?"""
-    memo = ctx.__dict__.setdefault("_arm_reach", {})
+    memo = analysis.table("_arm_reach")
     got = memo.get(id(ev))
     if got is None or got[0] is not ev:
-        got = memo[id(ev)] = (ev, _reach(ctx, ev))
+        got = memo[id(ev)] = (ev, _reach(analysis, ev))
     return target in got[1]
 
 
-def _reach(ctx, ev) -> set:
+def _reach(analysis, ev) -> set:
     seen, stack = set(), list(ev.target.heads if ev.target is not None else ())
     out = set()
     while stack:
@@ -63,7 +65,7 @@ def _reach(ctx, ev) -> set:
         if n in seen:
             continue
         seen.add(n)
-        if n.iteration == ev.tag and clash(ctx, n.branch, ev.branch):
+        if n.iteration == ev.tag and clash(analysis, n.branch, ev.branch):
             continue
         out.add(n)
         stack.extend(n.parents)

@@ -113,7 +113,6 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
         return True
     events = scope.events
     start = events.index(ev)
-    verdict = True
     for module in modules:
         decided = None
         zeroed_on: list = []  # branch paths where m was zeroed since ev
@@ -128,7 +127,7 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
             elif later.kind == "unknown_step":
                 if not any(_prefix(z, later.branch) for z in zeroed_on):
                     return None  # an object we cannot identify steps: maybe with these gradients
-            elif later.kind == "backward" and getattr(later, "helper", None):
+            elif later.kind == "backward" and later.helper:
                 return None  # another file's function: its own step (of `opt_G`, passed in) is unseen
             elif later.kind == "step":
                 owns = analysis.owner_uses(later.opt, module)
@@ -143,7 +142,7 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
         if decided is False:
             return False
         # Nothing decisive: no optimizer steps with them.
-    return verdict
+    return True
 
 
 def _consumers(ev, other, links) -> Optional[list]:

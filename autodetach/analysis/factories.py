@@ -16,9 +16,10 @@ from .walk import nodes
 def _built(analysis) -> dict:
     """key -> (factory name, module) for `key = f(...)` / `key = C(...)` where
     `f` is imported from a module outside torch and the standard library."""
-    cache = analysis.__dict__.get("_built_by")
-    if cache is not None:
-        return cache
+    return analysis.memo("_built_by", lambda: _find_built(analysis))
+
+
+def _find_built(analysis) -> dict:
     ctx = analysis.ctx
     rel = None
     out: dict = {}
@@ -46,7 +47,6 @@ def _built(analysis) -> dict:
             key = dotted(t)
             if key is not None:
                 out.setdefault(key, (func.split(".")[-1], where))
-    analysis.__dict__["_built_by"] = out
     return out
 
 

@@ -1153,7 +1153,7 @@ class Scope:
     def _locals_of(self, fn) -> set:
         """The names `fn` assigns and does not declare outer: two walks of
         its body, so once per function and file, not once per inlined call."""
-        memo = self.a.__dict__.setdefault("_locals_memo", {})
+        memo = self.a.table("_locals_memo")
         out = memo.get(fn)
         if out is None:
             out = memo[fn] = _assigned_names(fn) - _declared_outer(fn)

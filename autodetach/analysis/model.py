@@ -99,6 +99,19 @@ class Analysis:
         # them; GraphRule.report words them): a loop in the caller, an eval function
         self.caller_loop_stmts: dict = {}
         self.eval_stmts: dict = {}
+        # the analysis modules' per-file answers, by table name (see table, memo)
+        self.tables: dict = {}
+
+    def table(self, name: str) -> dict:
+        """The memo table `name` of one analysis module (key -> answer), empty
+        on first use; it lives as long as this file's analysis."""
+        return self.tables.setdefault(name, {})
+
+    def memo(self, name: str, build):
+        """A per-file answer worked out once: `build()` on first use."""
+        if name not in self.tables:
+            self.tables[name] = build()
+        return self.tables[name]
 
     @cached_property
     def names(self):
@@ -123,7 +136,7 @@ class Analysis:
         """`trainer.train_step(...)` where `trainer = Trainer(...)` and Trainer
         is imported from a file of this project: (summary, file) or None."""
         func = self.names.foreign_instances.get(base) if base else None
-        cache = self.__dict__.setdefault("_foreign", {})
+        cache = self.table("_foreign")
         key = (base, meth)
         if key not in cache:
             if func is not None:
@@ -183,7 +196,7 @@ class Analysis:
     def returns_cut(self, fn) -> bool:
         """Does `fn` return its arguments cut from their graph
         (`repackage_hidden`, `_detach_state`)? Recursion is assumed to."""
-        cache = self.__dict__.setdefault("_cut_cache", {})
+        cache = self.table("_cut_cache")
         if fn in cache:
             return cache[fn]
         cache[fn] = True  # optimistic for recursive calls
@@ -214,7 +227,7 @@ class Analysis:
     def returns_graph(self, fn):
         """Can `fn` (no backward inside) return a graph-carrying value?
         True, False, or None (cannot tell)."""
-        cache = self.__dict__.setdefault("_ret_cache", {})
+        cache = self.table("_ret_cache")
         if fn in cache:
             return cache[fn]
         cache[fn] = None
@@ -239,7 +252,7 @@ class Analysis:
             return None
         returns = scope.returns
         if returns and all(r.elems is not None and len(r.elems) == len(returns[0].elems) for r in returns):
-            self.__dict__.setdefault("_elems_cache", {})[fn] = [
+            self.table("_elems_cache")[fn] = [
                 any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in returns)
                 for i in range(len(returns[0].elems))]
             # Which elements hang from the arguments' graph: `d_loss` built on
@@ -252,7 +265,7 @@ class Analysis:
                     continue
                 reach = closure(h for r in returns for h in r.elems[i].heads)
                 out.append(frozenset(p for p, m in markers.items() if m in reach))
-            self.__dict__.setdefault("_elems_args", {})[fn] = out
+            self.table("_elems_args")[fn] = out
         if any(r.unknown and not r.graph for r in scope.returns) or any(r.graph and r.uncertain for r in scope.returns):
             result = None
         else:
@@ -264,13 +277,13 @@ class Analysis:
         """For a function that returns a tuple literal: which elements can
         carry a graph (list of bools), else None."""
         self.returns_graph(fn)
-        return self.__dict__.get("_elems_cache", {}).get(fn)
+        return self.table("_elems_cache").get(fn)
 
     def returns_elems_from_args(self, fn):
         """For a function that returns a tuple literal: for each element, the
         parameters it can hang from (None: cannot tell), else None."""
         self.returns_graph(fn)
-        return self.__dict__.get("_elems_args", {}).get(fn)
+        return self.table("_elems_args").get(fn)
 
     @cached_property
     def scopes(self) -> list:

@@ -24,7 +24,7 @@ WRAPPERS = ("to", "cuda", "cpu", "train", "double", "float", "half")
 def module_states(analysis, key) -> tuple:
     """((attr path under `key`, file it was read from, reset methods), ...)
     for a module `key` built from a class that keeps recurrent state."""
-    cache = analysis.__dict__.setdefault("_module_states", {})
+    cache = analysis.table("_module_states")
     if key in cache:
         return cache[key]
     cache[key] = ()
@@ -71,9 +71,10 @@ def _wrapped(analysis, cls) -> list:
 def state_resets(analysis) -> dict:
     """Dotted calls that reset a module's state (`model.recurrent.reinitialize_weight`)
     -> the state key they reset."""
-    cached = analysis.__dict__.get("_state_resets")
-    if cached is not None:
-        return cached
+    return analysis.memo("_state_resets", lambda: _find_state_resets(analysis))
+
+
+def _find_state_resets(analysis) -> dict:
     out = {}
     names = analysis.names
     keys = list(names.foreign_instances) + [k for k, c in names.instances.items() if c in names.module_classes]
@@ -82,7 +83,6 @@ def state_resets(analysis) -> dict:
             owner = f"{key}.{attr}".rpartition(".")[0]
             for reset in resets:
                 out[f"{owner}.{reset}"] = f"{key}.{attr}"
-    analysis.__dict__["_state_resets"] = out
     return out
 
 

@@ -17,7 +17,7 @@ from .walk import nodes
 def phase_helper(scope, own) -> bool:
     """Is `own` (a method of this class with no backward or step,
     `Scope.plain_self_method`) such a phase?"""
-    memo = scope.a.__dict__.setdefault("_phase_methods", {})
+    memo = scope.a.table("_phase_methods")
     hit = memo.get(own)
     if hit is None:
         hit = memo[own] = _stores_model_output(own, scope.names) and _conditional_stores(own)
@@ -85,10 +85,7 @@ def phase_pairs(analysis) -> list:
     through lambdas): the second
     reads a `self.X` that only the first stores, so it runs after it. Each
     scope has `phase_note`, what was inferred. Used for stale graphs only."""
-    cached = analysis.__dict__.get("_phase_pairs")
-    if cached is None:
-        cached = analysis.__dict__["_phase_pairs"] = _pairs(analysis)
-    return cached
+    return analysis.memo("_phase_pairs", lambda: _pairs(analysis))
 
 
 def _pairs(analysis) -> list:
@@ -156,9 +153,7 @@ def _driven_together(analysis, a_name, b_name) -> bool:
     """Does a walked scope already run both (`trainer.dis_update(x)` then
     `trainer.gen_update(x)` in a loop of this file)? Then the flow saw them
     in their real order."""
-    memo = analysis.__dict__.get("_event_methods")
-    if memo is None:
-        memo = analysis.__dict__["_event_methods"] = [_event_methods(analysis, sc) for sc in analysis.scopes]
+    memo = analysis.memo("_event_methods", lambda: [_event_methods(analysis, sc) for sc in analysis.scopes])
     return any(a_name in names and b_name in names for names in memo)
 
 

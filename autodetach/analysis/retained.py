@@ -115,7 +115,7 @@ def _in_target(ctx, node) -> bool:
 
 def _flow_notes(analysis, reach) -> list:
     """What stored_state.object_call inferred for the calls the loss came from."""
-    table = analysis.__dict__.get("object_flow_notes")
+    table = analysis.table("object_flow_notes")
     if not table:
         return []
     out = []

@@ -55,9 +55,10 @@ def _assigns(body):
 
 def runtime_objects(analysis) -> dict:
     """key -> the code that builds it, for objects of a class chosen at run time."""
-    cache = analysis.__dict__.get("_runtime_objects")
-    if cache is not None:
-        return cache
+    return analysis.memo("_runtime_objects", lambda: _find_runtime_objects(analysis))
+
+
+def _find_runtime_objects(analysis) -> dict:
     names = analysis.names
     out: dict = {}
     for n in _assigns(analysis.ctx.module.body):
@@ -75,7 +76,6 @@ def runtime_objects(analysis) -> dict:
         elif func is not None and not func[:1].isupper() and func not in names.functions and \
                 analysis.project_summary(analysis.ctx.imports.qualify(call.func), func) is not None:
             out[key] = f"{func}(...)"  # a factory in another file of the project
-    analysis.__dict__["_runtime_objects"] = out
     return out
 
 

@@ -36,7 +36,7 @@ def saves_weights(analysis, node, module: str) -> Optional[bool]:
 def constructor(analysis, key: str) -> Optional[cst.Call]:
     """The one constructor call assigned to `key` in the file (None when
     there is none, or more than one)."""
-    cache = analysis.__dict__.setdefault("_constructors", {})
+    cache = analysis.table("_constructors")
     if key in cache:
         return cache[key]
     found = []
@@ -94,9 +94,10 @@ def _enclosing_function(ctx, node):
 def _grad_marked(analysis) -> set:
     """Names turned into requires_grad tensors after they were made:
     `x.requires_grad_()`, `x.requires_grad = True`."""
-    cached = analysis.__dict__.get("_grad_marked")
-    if cached is not None:
-        return cached
+    return analysis.memo("_grad_marked", lambda: _find_grad_marked(analysis))
+
+
+def _find_grad_marked(analysis) -> set:
     out = set()
     for node in nodes(analysis.ctx.module):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
@@ -107,7 +108,6 @@ def _grad_marked(analysis) -> set:
                 if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
                     out.add(dotted(target.target.value))
     out.discard(None)
-    analysis.__dict__["_grad_marked"] = out
     return out
 
 

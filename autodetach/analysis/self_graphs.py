@@ -29,10 +29,7 @@ def self_graphs(analysis) -> list:
     """(class, key, store statement, storing method, read node, loop scope,
     backward event, built from the module's own parameters) for each such
     attribute read in a loop."""
-    cached = analysis.__dict__.get("_self_graphs")
-    if cached is None:
-        cached = analysis.__dict__["_self_graphs"] = _find(analysis)
-    return cached
+    return analysis.memo("_self_graphs", lambda: _find(analysis))
 
 
 def _find(analysis) -> list:

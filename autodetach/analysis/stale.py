@@ -54,7 +54,7 @@ def stale_graphs(analysis) -> list:
                          and any((stepped := _steps(analysis, step.opt, m))
                                  and _may_save(analysis, n, m, stepped)
                                  for m in n.modules)
-                         and reaches(analysis.ctx, backward, n)]
+                         and reaches(analysis, backward, n)]
                 if not stale:
                     continue
                 done.add(backward.call)

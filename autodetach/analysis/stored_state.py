@@ -30,7 +30,7 @@ def scope_class(analysis, scope) -> Optional[str]:
     """The class whose method `scope` walks (the method itself or its caller)."""
     if getattr(scope, "self_class", None):
         return scope.self_class
-    memo = analysis.__dict__.setdefault("_scope_class", {})
+    memo = analysis.table("_scope_class")
     key = id(scope)
     if key not in memo:
         first = scope.body[0] if scope.body else None
@@ -42,7 +42,7 @@ def scope_class(analysis, scope) -> Optional[str]:
 
 def stored_graph_keys(analysis, cls: str) -> frozenset:
     """`self.X` keys that a method of `cls` other than `__init__` fills with a graph."""
-    memo = analysis.__dict__.setdefault("_stored_graph_keys", {})
+    memo = analysis.table("_stored_graph_keys")
     if cls not in memo:
         table = analysis._own_summaries
         memo[cls] = frozenset(k for name, s in table.items() if name.startswith(cls + ".")
@@ -110,7 +110,7 @@ def object_call(scope, e: cst.Call, f: cst.Attribute) -> Optional[object]:
             out = out.join(Val(ghosts=v.heads | v.ghosts))
     out.nontrivial = True
     if dropped:
-        notes = scope.a.__dict__.setdefault("object_flow_notes", {})
+        notes = scope.a.table("object_flow_notes")
         notes[id(e)] = note + " " + ", ".join(f"`{d}`" for d in dropped) + " from the result"
     return out
 

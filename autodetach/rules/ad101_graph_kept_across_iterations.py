@@ -167,7 +167,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, unsafe=True, note="a module that keeps its last output", line=15, column=21),
+        """, unsafe=True, note="a module that keeps its last output", line=15, column=21,
+            message="stores a tensor that carries this call's graph"),
         Invalid("""
             import torch
             from torch import nn

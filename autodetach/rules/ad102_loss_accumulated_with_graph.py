@@ -153,7 +153,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 total_loss += loss.item()
             print(total_loss / 3)
-        """, line=11, column=19),
+        """, line=11, column=19, message="accumulates `loss` with its graph"),
         Invalid("""
             import torch
             from torch import nn

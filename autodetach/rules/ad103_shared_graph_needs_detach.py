@@ -138,7 +138,7 @@ class SharedGraphNeedsDetach(GraphRule):
                 optG.zero_grad()
                 g_loss.backward()
                 optG.step()
-        """, line=8, column=16),
+        """, line=8, column=16, message="is shared by two backward passes"),
         Invalid("""
             import torch
             from torch import nn

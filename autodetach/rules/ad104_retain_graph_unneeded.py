@@ -124,7 +124,7 @@ class RetainGraphUnneeded(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, line=8, column=5),
+        """, line=8, column=5, message="retains a graph that no later backward uses"),
         Invalid("""
             import torch
             from torch import nn

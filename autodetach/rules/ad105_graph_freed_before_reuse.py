@@ -113,7 +113,7 @@ class GraphFreedBeforeReuse(GraphRule):
             loss = m(torch.randn(2, 4)).pow(2).mean()
             loss.backward(retain_graph=True)
             loss.backward()
-        """, line=5, column=1),
+        """, line=5, column=1, message="frees the graph of `loss`"),
         Invalid("""
             import torch
             from torch import nn

@@ -148,7 +148,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                 opt.zero_grad()
                 out.mean().backward()
                 opt.step()
-        """, line=7, column=5),
+        """, line=7, column=5, message="is fed into the next iteration"),
         Invalid("""
             import torch
             from torch import nn

@@ -121,7 +121,8 @@ class GraphBuiltOutsideLoop(GraphRule):
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
-        """, note="computed in __init__: reported, no automatic fix", line=9, column=9),
+        """, note="computed in __init__: reported, no automatic fix", line=9, column=9,
+            message="is computed from trainable parameters once"),
         Invalid("""
             import torch
             weight = torch.nn.Parameter(torch.randn(4, 1))

@@ -140,7 +140,8 @@ class StaleGraphAfterStep(GraphRule):
                     self.forward()
                     self.optimizer_D.zero_grad(); self.backward_D(); self.optimizer_D.step()
                     self.optimizer_G.zero_grad(); self.loss_G.backward(); self.optimizer_G.step()
-        """, None, line=17, note="phase methods: forward() builds the G loss before the D step"),
+        """, None, line=17, note="phase methods: forward() builds the G loss before the D step",
+            message="backwards through a graph built at line 10"),
         Invalid("""
             import torch
             from torch import nn

@@ -82,7 +82,7 @@ class DetachBlocksLearning(GraphRule):
                 optG.zero_grad()
                 g_loss.backward()
                 optG.step()
-        """, line=7, column=5),
+        """, line=7, column=5, message="reaches them only"),
     ]
 
     def finish(self) -> None:

@@ -242,7 +242,7 @@ class DetachResultDiscarded(Rule):
             for x in data:
                 h = h.detach()  # cut the graph
                 h = model(x, h)
-        """, line=3, column=5),
+        """, line=3, column=5, message="returns a new tensor and this statement discards it"),
         Invalid("""
             import torch
             class M(torch.nn.Module):

@@ -199,3 +199,4 @@ def test_method_of_a_class_in_another_file(tmp_path, imp, make, deco, ret, kept)
     # the class is imported (`Critic()`), or only a project class defines the method (`build()`)
     codes = _project(tmp_path, AGENT.format(deco=deco, ret=ret), TRAIN.format(imp=imp, make=make))
     assert ("AD101" in codes) == kept
+

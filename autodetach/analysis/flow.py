@@ -479,8 +479,8 @@ class Scope:
             self.distributions.add(key)
         else:
             self.distributions.discard(key)
-        if key in self.names.modules and key not in self.names.leaves:
-            self.env.pop(key, None)  # `model = Net()`: an object, not a tensor
+        if key in self.names.modules and key not in self.names.leaves or key in self.names.optimizers:
+            self.env.pop(key, None)  # `model = Net()`, `opt = SGD(params)`: an object, not a tensor
             return
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)

@@ -200,3 +200,11 @@ def test_method_of_a_class_in_another_file(tmp_path, imp, make, deco, ret, kept)
     codes = _project(tmp_path, AGENT.format(deco=deco, ret=ret), TRAIN.format(imp=imp, make=make))
     assert ("AD101" in codes) == kept
 
+
+
+def test_a_numpy_result_carries_no_graph():
+    table = summarize("import numpy as np\n\nclass M:\n    def vis(self, x, y):\n"
+                      "        return x.mean(), np.hstack((x, y))\n")
+    assert table["M.vis"].elems == ("graph", "cut")
+    code = "import numpy as np\n" + _loop("v = np.tanh(out)")
+    assert _codes(code) == []  # numpy refuses a tensor that requires grad: no graph can come out

@@ -871,7 +871,7 @@ class Scope:
         if q == "torch.autograd.Variable":
             return self._variable(e)
         if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or q in LIKE_FACTORIES or \
-                q in CUT_FUNCTIONS or \
+                q in CUT_FUNCTIONS or (q or "").startswith("numpy.") or \
                 (key in CUT_BUILTINS and q is None):
             args = Val()
             for a in e.args:
@@ -886,7 +886,7 @@ class Scope:
 
             known = object_call(self, e, f)  # an object of a project class that cuts some arguments
             if known is not None:
-                return known
+                return self._quiet_method(known, dotted(f.value), f.attr.value)
         args = Val()
         module_args = set()
         for a in e.args:

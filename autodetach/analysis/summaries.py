@@ -22,6 +22,7 @@ CUT_CALLS = {"float", "int", "bool", "len", "str", "round"}
 # Calls that pass their arguments' graph through.
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
+NUMPY = ("np.", "numpy.")
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
 GRAD_OFF = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "no_grad", "inference_mode"}
 GRAD_ON = {"torch.enable_grad", "torch.autograd.enable_grad", "enable_grad"}
@@ -145,8 +146,8 @@ class _Fn:
         name = _dotted(f)
         if isinstance(f, ast.Attribute) and f.attr in CUT_METHODS:
             return "cut"
-        if name in CUT_CALLS:
-            return "cut"
+        if name in CUT_CALLS or (name or "").startswith(NUMPY):
+            return "cut"  # a numpy array never carries a graph
         if self.delegates and (name or "").split(".")[-1] == "Variable":
             return "cut"  # per argument: Variable(x) is a detached alias, as flow.py takes it
         args = [self.kind(a, depth + 1) for a in e.args] + [self.kind(k.value, depth + 1) for k in e.keywords]

@@ -183,7 +183,7 @@ for step in range(10):
 
 
 def _project(tmp_path, agent, train):
-    for name, text in (("agent.py", agent), ("train.py", train)):
+    for name, text in (("agent.py", agent), ("train.py", train)):  # agent.py: any helper file
         (tmp_path / name).write_text(text)
         os.utime(tmp_path / name, ns=(1, 1))
     return _codes((tmp_path / "train.py").read_text(), tmp_path / "train.py")
@@ -208,3 +208,24 @@ def test_a_numpy_result_carries_no_graph():
     assert table["M.vis"].elems == ("graph", "cut")
     code = "import numpy as np\n" + _loop("v = np.tanh(out)")
     assert _codes(code) == []  # numpy refuses a tensor that requires grad: no graph can come out
+
+
+def test_tensor_methods_are_never_looked_up_by_name(tmp_path):
+    # a project class whose `mean()` returns a number says nothing about `loss.mean()`
+    stats = "class RunningStat:\n    def mean(self):\n        return float(self.total) / self.count\n"
+    train = textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(4, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        history = []
+        for step in range(10):
+            err = net(torch.randn(8, 4))
+            history.append(err.mean())
+            loss = (err - 1).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """)
+    assert _project(tmp_path, stats, train) == ["AD101"]

@@ -909,7 +909,9 @@ class Scope:
         if own is not None and args.graph and own.name.value not in self.inlining and \
                 not self.a.function_summary(own).has_events:
             if self.a.returns_graph(own) is False:
-                return Val(ghosts=args.heads | args.ghosts)  # `@torch.no_grad()`, `return q.argmax().item()`
+                # `@torch.no_grad()`, `return np.transpose(x)`: no graph, and no cut worth
+                # naming (what `args` holds includes the object's own state)
+                return Val()
             shape, from_args = self.a.returns_elems(own), self.a.returns_elems_from_args(own)
             if shape is not None and from_args is not None:
                 # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
@@ -927,8 +929,11 @@ class Scope:
             out = self._external_call(e, stmt, args, q, key)
             if out is not None:
                 return out
-        if isinstance(f, cst.Attribute) and q is None and own is None and args.graph:
-            # `agent.greedy_option(state)` of an object whose class is in another file
+        if isinstance(f, cst.Attribute) and q is None and own is None and args.graph and \
+                dotted(f.value) is not None and not self.lookup_key(dotted(f.value)).graph:
+            # `agent.greedy_option(state)`, `nets.fan.get_heatmap(x)` of an object whose class is
+            # in another file; a base that holds a graph is a tensor (`loss.mean()` is never
+            # looked up by name)
             args = self._quiet_method(args, dotted(f.value), f.attr.value)
         if args.graph:
             args.nontrivial = True

@@ -7,7 +7,8 @@ its input's graph and its parameters'. The summaries of the project's
 classes say what `meth` returns. The class is the imported one when the
 file shows it (`fan = FAN(...)`); otherwise every project class that
 defines `meth` must agree, and a method no project class defines is not
-known."""
+known. `self.net(x)`, or a name this file assigns as an attribute
+(`self.fan = ...`), is a callable attribute, never looked up by name."""
 from __future__ import annotations
 
 import os
@@ -59,6 +60,9 @@ def _results(analysis, base, meth):
     if base in analysis.names.foreign_instances:
         hit = analysis.foreign_method(base, meth)
         found = [hit[0]] if hit is not None else []
+    elif base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.module.code):
+        # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
+        return None
     else:
         found = [s for f in _defining(analysis.ctx.path, meth)
                  for name, s in summaries_of(f).items() if "." in name and name.split(".", 1)[1] == meth]

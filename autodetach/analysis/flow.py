@@ -27,8 +27,21 @@ from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
                "nelement", "argmax", "argmin", "eq", "ne", "gt", "lt", "ge", "le", "long", "int",
-               "bool", "byte", "nonzero", "sign", "round", "floor", "ceil", "isnan", "isinf"}
-CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim"}
+               "bool", "byte", "nonzero", "sign", "round", "floor", "ceil", "isnan", "isinf",
+               "argsort", "multinomial", "bernoulli", "isfinite", "count_nonzero", "short", "char"}
+CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim", "indices"}
+# torch functions whose results never carry a graph: indices, samples, truth values
+CUT_FUNCTIONS = {f"torch.{k}" for k in (
+    "argmax", "argmin", "argsort", "multinomial", "bernoulli", "poisson", "nonzero", "count_nonzero",
+    "searchsorted", "bucketize", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite",
+    "randint", "randperm", "sign")}
+# `.to(torch.long)`, `.type(torch.LongTensor)`: an integer tensor cannot carry a graph
+INT_DTYPES = {f"torch.{k}" for k in (
+    "long", "int", "int64", "int32", "int16", "int8", "uint8", "short", "bool", "LongTensor", "IntTensor",
+    "ByteTensor", "BoolTensor", "cuda.LongTensor", "cuda.IntTensor", "cuda.ByteTensor", "cuda.BoolTensor")}
+# (values, indices) pairs: always, or when a dimension is given (`x.max(1)`, not `x.max()`)
+WITH_INDICES = {"sort", "topk", "kthvalue", "mode", "cummax", "cummin"}
+WITH_INDICES_DIM = {"max", "min", "median", "nanmedian"}
 CUT_BUILTINS = {"float", "int", "bool", "len", "str", "repr", "print", "isinstance", "range", "type",
                 "enumerate", "zip", "abs", "round"}
 STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval", "state_dict",
@@ -151,6 +164,7 @@ class Scope:
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
         self.cur_stmt = None  # the statement being walked
+        self.distributions: set = set()  # names bound to a torch.distributions object
         self._leak_candidates: list = []  # (key, store, loop, older stores), judged after the walk
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
 
@@ -340,24 +354,23 @@ class Scope:
     def with_(self, s: cst.With) -> None:
         ng = 0
         for item in s.items:
-            call = item.item
-            if isinstance(call, cst.Call):
-                q = self.imports.qualify(call.func)
-                if q in ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"):
-                    ng = 1
-                elif q in ("torch.enable_grad", "torch.autograd.enable_grad") or (
-                        q == "torch.set_grad_enabled" and call.args and
-                        isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True"):
-                    ng = -1
-            elif self.imports.qualify(call) in ("torch.no_grad", "torch.inference_mode"):
-                ng = 1
+            ng = grad_mode(item.item, self.imports) or ng
         saved = self.no_grad
-        if ng == 1:
-            self.no_grad += 1
-        elif ng == -1:
-            self.no_grad = 0
+        self.set_grad(ng)
         self.block(self._block_of(s.body))
         self.no_grad = saved
+
+    def set_grad(self, mode: int) -> None:
+        """Enter a region where `mode` (grad_mode's answer) holds."""
+        if mode == 1:
+            self.no_grad += 1
+        elif mode == -1:
+            self.no_grad = 0
+
+    def grad_from(self, fn) -> "Scope":
+        """Walk `fn`'s body with the grad mode its decorators set."""
+        self.set_grad(decorated_grad(fn, self.imports))
+        return self
 
     # ---------------------------------------------------------------- small statements
     def small(self, s, stmt) -> None:
@@ -392,7 +405,11 @@ class Scope:
             self.expr(s.value, stmt=stmt)
         elif isinstance(s, cst.Return):
             if s.value is not None:
-                self.returns.append(self.expr(s.value))
+                val = self.expr(s.value)
+                # computed with gradients off, what comes back carries no graph;
+                # a name handed back as it is (`return x`) keeps what it holds
+                quiet = self.no_grad and not isinstance(s.value, (cst.Name, cst.Attribute))
+                self.returns.append(self.cut(val, s.value) if quiet else val)
         elif isinstance(s, cst.Del):
             self.delete(s.target)
         elif isinstance(s, cst.Global) or isinstance(s, cst.Nonlocal):
@@ -458,8 +475,12 @@ class Scope:
         if key is None:
             return
         self.bound.add(key)
-        if key in self.names.modules and key not in self.names.leaves:
-            self.env.pop(key, None)  # `model = Net()`: an object, not a tensor
+        if isinstance(expr, cst.Call) and self._distribution(expr):
+            self.distributions.add(key)
+        else:
+            self.distributions.discard(key)
+        if key in self.names.modules and key not in self.names.leaves or key in self.names.optimizers:
+            self.env.pop(key, None)  # `model = Net()`, `opt = SGD(params)`: an object, not a tensor
             return
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
@@ -697,7 +718,21 @@ class Scope:
             out = self.method_call(e, stmt, f)
             if out is not None:
                 return out
-        return self.callee(e, stmt, f, q)
+        out = self.callee(e, stmt, f, q)
+        if out.graph and _with_indices(e, f, q) and not self.names.is_module(dotted(f.value) if
+                                                                             isinstance(f, cst.Attribute) else None):
+            # `values, idx = x.max(1)`: the indices are integers, without a graph
+            out.elems = [Val(heads=out.heads, ghosts=out.ghosts, modules=out.modules, uses=out.uses,
+                             nontrivial=out.nontrivial, unknown=out.unknown, loss=out.loss),
+                         Val(ghosts=out.heads | out.ghosts)]
+        return out
+
+    def _distribution(self, e) -> bool:
+        """Is `e` a `torch.distributions` object (`Categorical(logits=x)`, or a
+        name bound to one in this scope)? Its `.sample()` has no graph."""
+        if isinstance(e, cst.Call):
+            return (self.imports.qualify(e.func) or "").startswith("torch.distributions.")
+        return dotted(e) in self.distributions
 
     # ---------------------------------------------------------------- calls: methods
     def method_call(self, e: cst.Call, stmt, f: cst.Attribute) -> Optional[Val]:
@@ -727,7 +762,9 @@ class Scope:
             return Val()
         if meth == "detach_" and base is not None:
             return self._detach_in_place(base)
-        if meth in CUT_METHODS:
+        if meth in CUT_METHODS or meth in ("to", "type") and any(
+                self.imports.qualify(a.value) in INT_DTYPES for a in e.args) or \
+                meth == "sample" and self._distribution(f.value):
             inner = self.expr(f.value)
             for a in e.args:
                 self.expr(a.value)
@@ -812,7 +849,9 @@ class Scope:
         """model.encode(x): runs the module's parameters."""
         out = self._module_call(e, base)
         own = self._own_method(f)
-        if own is not None and own.name.value not in self.inlining and \
+        if own is None:
+            return self._quiet_method(out, base, f.attr.value)
+        if own.name.value not in self.inlining and \
                 not self.a.function_summary(own).has_events:
             if self.a.returns_graph(own) is False:
                 return Val(ghosts=out.heads | out.ghosts)  # `s, a = self.make_batch()` of plain data
@@ -832,6 +871,7 @@ class Scope:
         if q == "torch.autograd.Variable":
             return self._variable(e)
         if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or q in LIKE_FACTORIES or \
+                q in CUT_FUNCTIONS or (q or "").startswith("numpy.") or \
                 (key in CUT_BUILTINS and q is None):
             args = Val()
             for a in e.args:
@@ -846,7 +886,7 @@ class Scope:
 
             known = object_call(self, e, f)  # an object of a project class that cuts some arguments
             if known is not None:
-                return known
+                return self._quiet_method(known, dotted(f.value), f.attr.value)
         args = Val()
         module_args = set()
         for a in e.args:
@@ -868,6 +908,10 @@ class Scope:
         own = self._own_method(f)
         if own is not None and args.graph and own.name.value not in self.inlining and \
                 not self.a.function_summary(own).has_events:
+            if self.a.returns_graph(own) is False:
+                # `@torch.no_grad()`, `return np.transpose(x)`: no graph, and no cut worth
+                # naming (what `args` holds includes the object's own state)
+                return Val()
             shape, from_args = self.a.returns_elems(own), self.a.returns_elems_from_args(own)
             if shape is not None and from_args is not None:
                 # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
@@ -885,6 +929,12 @@ class Scope:
             out = self._external_call(e, stmt, args, q, key)
             if out is not None:
                 return out
+        if isinstance(f, cst.Attribute) and q is None and own is None and args.graph and \
+                dotted(f.value) is not None and not self.lookup_key(dotted(f.value)).graph:
+            # `agent.greedy_option(state)`, `nets.fan.get_heatmap(x)` of an object whose class is
+            # in another file; a base that holds a graph is a tensor (`loss.mean()` is never
+            # looked up by name)
+            args = self._quiet_method(args, dotted(f.value), f.attr.value)
         if args.graph:
             args.nontrivial = True
             args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
@@ -1025,6 +1075,23 @@ class Scope:
             break
         return Val()
 
+    def _quiet_method(self, out: Val, base, meth: str) -> Val:
+        """`out` is what `base.meth(...)` would hand back; a project class's
+        method that returns no graph (`@torch.no_grad()`, `.item()`) cuts it,
+        whole or per returned element."""
+        if not out.graph:
+            return out
+        from .quiet_methods import method_results
+
+        known = method_results(self.a, base, meth)
+        if known == "cut":
+            return Val(ghosts=out.heads | out.ghosts)
+        if known:
+            out.elems = [Val(ghosts=out.heads | out.ghosts) if k == "cut" else
+                         Val(heads=out.heads, ghosts=out.ghosts, modules=out.modules, uses=out.uses,
+                             nontrivial=True, unknown=out.unknown) for k in known]
+        return out
+
     def plain_self_method(self, f, base):
         """`self.m(...)` of this class with no backward or step of its own,
         not being inlined already, outside no_grad: the methods that
@@ -1128,12 +1195,13 @@ class Scope:
             if a.keyword is not None:
                 self.env[a.keyword.value] = self.expr(a.value)
         self.inlining.add(fn.name.value)
-        saved_returns = self.returns
+        saved_returns, saved_grad = self.returns, self.no_grad
         self.returns = []
         try:
-            self.block(self._block_of(fn.body))
+            self.grad_from(fn).block(self._block_of(fn.body))
         finally:
             self.inlining.discard(fn.name.value)
+            self.no_grad = saved_grad
         out = Val()
         for r in self.returns:
             out = out.join(r)
@@ -1336,6 +1404,51 @@ _NOT_AN_OPTIMIZER = re.compile(r"sched|warmup|lr|env|ema|swa|prof|bar|writer|met
 # Scope.method_call's events, by method name; a handler that returns None
 # leaves the call to the rest of method_call.
 _EVENT_METHODS = {"step": Scope._step, "zero_grad": Scope._zero_grad}
+
+
+GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
+GRAD_ON = ("torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad")
+
+
+def _with_indices(e: cst.Call, f, q) -> bool:
+    """`x.max(1)`, `torch.sort(x)`: a call that returns (values, indices)."""
+    if isinstance(f, cst.Attribute) and q is None:
+        name, dims = f.attr.value, 1
+    elif q and q.startswith("torch.") and q.count(".") == 1:
+        name, dims = q[6:], 2
+    else:
+        return False
+    if name in WITH_INDICES:
+        return True
+    return name in WITH_INDICES_DIM and (len(e.args) >= dims and e.args[dims - 1].keyword is None or
+                                         any(a.keyword is not None and a.keyword.value == "dim" for a in e.args))
+
+
+def grad_mode(e, imports) -> int:
+    """1: `e` (a `with` item or a decorator) turns gradients off
+    (`torch.no_grad()`, `torch.no_grad`, `torch.inference_mode()`,
+    `torch.set_grad_enabled(False)`); -1: on (`torch.enable_grad()`,
+    `torch.set_grad_enabled(True)`); 0: neither, or cannot tell."""
+    call = e.func if isinstance(e, cst.Call) else e
+    q = imports.qualify(call)
+    first = e.args[0].value if isinstance(e, cst.Call) and e.args else None
+    flag = _literal_bool(first) if first is not None else None
+    if q == "torch.set_grad_enabled":
+        return 0 if flag is None else (-1 if flag else 1)
+    if q in GRAD_OFF:
+        return 0 if flag is False else 1  # inference_mode(False) changes nothing
+    if q in GRAD_ON:
+        return -1
+    return 0
+
+
+def decorated_grad(fn, imports) -> int:
+    """The grad mode a function's decorators set (`@torch.no_grad()`), as grad_mode."""
+    for d in fn.decorators:
+        mode = grad_mode(d.decorator, imports)
+        if mode:
+            return mode
+    return 0
 
 
 def _exits(arm) -> bool:

@@ -209,7 +209,7 @@ class Analysis:
         result = False
         if params:
             try:
-                scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value).grad_from(fn)
                 scope.inlining.add(fn.name.value)
                 scope.run()
                 # A cut return carries no graph at all: `return loss / n` over a
@@ -245,7 +245,7 @@ class Analysis:
             env["self"] = Val(heads=frozenset({GNode(name="<self>", stmt=None, expr=None, iteration=(), leaf=True,
                                                modules=frozenset({"<self>"}))}))
         try:
-            scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+            scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value).grad_from(fn)
             scope.inlining.add(fn.name.value)
             scope.run()
         except (GiveUp, RecursionError):
@@ -298,7 +298,7 @@ class Analysis:
             if fn in sites.backward_in or self._calls_event_function(fn):
                 params = [p.name.value for p in fn.params.params] + \
                          [p.name.value for p in fn.params.kwonly_params]
-                out.append(self._walk(_body(fn), params, fn.name.value, module_env, self._owner_class(fn)))
+                out.append(self._walk(_body(fn), params, fn.name.value, module_env, self._owner_class(fn), fn))
         out.extend(self._step_methods())
         out.extend(self._eval_functions(module_env))
         return [s for s in out if s is not None]
@@ -312,7 +312,7 @@ class Analysis:
         for fn, note in unguarded_evals(self).items():
             params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
             try:
-                scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value)
+                scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value).grad_from(fn)
                 scope.eval_note = note
                 out.append(scope.run())
             except (GiveUp, RecursionError):
@@ -351,7 +351,7 @@ class Analysis:
             # One call per iteration of a loop the caller runs: the body is the loop's body.
             loop = cst.For(target=cst.Name("_"), iter=cst.Name("_calls"), body=method.body)
             try:
-                scope = Scope(self, [], params=params, name=method.name.value)
+                scope = Scope(self, [], params=params, name=method.name.value).grad_from(method)
                 scope.self_class = self.step_methods[method]
                 scope.caller_loop = True
                 scope.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
@@ -361,9 +361,11 @@ class Analysis:
                 continue
         return out
 
-    def _walk(self, body, params, name, env=None, cls=None):
+    def _walk(self, body, params, name, env=None, cls=None, fn=None):
         try:
             scope = Scope(self, body, params=params, env=env, name=name)
+            if fn is not None:
+                scope.grad_from(fn)
             scope.self_class = cls
             return scope.run()
         except (GiveUp, RecursionError):

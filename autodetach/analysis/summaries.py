@@ -15,13 +15,17 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Optional
 
-CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin"}
+CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
+               "argsort", "multinomial", "bernoulli", "long", "int", "bool"}
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 CUT_CALLS = {"float", "int", "bool", "len", "str", "round"}
 # Calls that pass their arguments' graph through.
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
+NUMPY = ("np.", "numpy.")
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
+GRAD_OFF = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "no_grad", "inference_mode"}
+GRAD_ON = {"torch.enable_grad", "torch.autograd.enable_grad", "enable_grad"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,10 @@ class Summary:
     arg_flow: Optional[tuple] = None
     # `self.X` that a method other than `__init__` stores a graph in (`self.fake = self.netG(x)`).
     stores_graph: tuple = ()
+    # No value it returns carries a graph: each is a number, an index, or computed
+    # with gradients off (`@torch.no_grad()`, a return inside `with torch.no_grad():`).
+    no_graph: bool = False
+    grad_off: bool = False  # the whole body runs with gradients off (a decorator)
 
 
 def _dotted(node) -> Optional[str]:
@@ -75,6 +83,8 @@ class _Fn:
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
         self.others: set = set()
+        self.off = _fn_grad(fn) > 0
+        self.quiet = _quiet_nodes(fn, self.off)  # ids of nodes that run with gradients off
 
     def kind(self, e, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
@@ -136,8 +146,8 @@ class _Fn:
         name = _dotted(f)
         if isinstance(f, ast.Attribute) and f.attr in CUT_METHODS:
             return "cut"
-        if name in CUT_CALLS:
-            return "cut"
+        if name in CUT_CALLS or (name or "").startswith(NUMPY):
+            return "cut"  # a numpy array never carries a graph
         if self.delegates and (name or "").split(".")[-1] == "Variable":
             return "cut"  # per argument: Variable(x) is a detached alias, as flow.py takes it
         args = [self.kind(a, depth + 1) for a in e.args] + [self.kind(k.value, depth + 1) for k in e.keywords]
@@ -228,11 +238,11 @@ class _Fn:
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     for n in _names(t) + _self_keys(t):
-                        self.assigned.setdefault(n, []).append(node.value)
+                        self.assigned.setdefault(n, []).append(self._value(node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                self.assigned.setdefault(node.target.id, []).append(node.value)
+                self.assigned.setdefault(node.target.id, []).append(self._value(node))
             elif isinstance(node, ast.Return):
-                self._returns.append(node.value)
+                self._returns.append(self._value(node))
 
     def _is_layer(self, name: str) -> bool:
         vals = self.assigned.get(name) or []
@@ -256,13 +266,13 @@ class _Fn:
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     for n in _names(t) + _self_keys(t):
-                        self.assigned.setdefault(n, []).append(node.value)
+                        self.assigned.setdefault(n, []).append(self._value(node))
                     if isinstance(t, ast.Attribute) and _dotted(t.value) == "self":
                         stores = True
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                self.assigned.setdefault(node.target.id, []).append(node.value)
+                self.assigned.setdefault(node.target.id, []).append(self._value(node))
             elif isinstance(node, ast.Return):
-                returns.append(node.value)
+                returns.append(self._value(node))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS:
                 events = True
                 if node.func.attr == "backward":
@@ -274,7 +284,8 @@ class _Fn:
         self._returns = returns
         bw = [b for b in backwards if self._depends(b.func.value)]
         retain = {_retain(b) for b in bw}
-        extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None)
+        extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None,
+                     grad_off=self.off)
         accum = self.accumulated()
         if not returns or all(r is None for r in returns):
             return Summary("const", 0, events, stores, accum, **extra)
@@ -285,6 +296,8 @@ class _Fn:
         kinds = [self.kind(r) if r is not None else "const" for r in returns]
         arity = {len(r.elts) if isinstance(r, ast.Tuple) else 0 for r in returns if r is not None}
         bare = [r for r in returns if isinstance(r, ast.Name) and r.id in self.params]
+        # strict: a parameter handed back as it is may be a tensor with its graph
+        extra["no_graph"] = all(k in ("cut", "const") for k in kinds) and any(r is not None for r in returns)
         if "cut" in kinds and all(k in ("cut", "const") or r in bare for k, r in zip(kinds, returns)):
             result = "cut"  # `return h.detach()` / `return h` only for what is not a tensor
         elif "unknown" in kinds:
@@ -294,6 +307,11 @@ class _Fn:
         else:
             result = "const"
         return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, elems=elems, **extra)
+
+    def _value(self, node):
+        """The value an assignment or return stores; with gradients off, as
+        _no_graph rewrites it, so that every reading of it sees the cut."""
+        return _no_graph(node.value) if id(node) in self.quiet else node.value
 
     def accumulated(self) -> tuple:
         """Arguments added into `self` state without a cut: `self.sum += val * n`,
@@ -336,7 +354,7 @@ class _Fn:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr in ("append", "extend", "insert") and node.args:
                     value, target = node.args[-1], node.func.value
-                if value is None:
+                if value is None or id(node) in self.quiet:
                     continue
                 base = target.value if isinstance(target, ast.Subscript) else target
                 if not (_dotted(base) or "").startswith("self."):
@@ -348,6 +366,65 @@ class _Fn:
         finally:
             self.params, self.others = saved, set()
             self.memo.clear()
+
+
+def _grad(expr) -> int:
+    """1: `expr` turns gradients off (`torch.no_grad()`, `torch.no_grad`,
+    `torch.inference_mode()`, `torch.set_grad_enabled(False)`); -1: on
+    (`torch.enable_grad()`); 0: neither."""
+    call = expr.func if isinstance(expr, ast.Call) else expr
+    name = _dotted(call) or ""
+    last = name.rsplit(".", 1)[-1]
+    first = expr.args[0] if isinstance(expr, ast.Call) and expr.args else None
+    if last == "set_grad_enabled" and isinstance(first, ast.Constant):
+        return -1 if first.value else 1
+    if last == "inference_mode" and isinstance(first, ast.Constant) and not first.value:
+        return 0
+    if name in GRAD_OFF or name.endswith((".no_grad", ".inference_mode")):
+        return 1
+    if name in GRAD_ON or name.endswith(".enable_grad"):
+        return -1
+    return 0
+
+
+def _fn_grad(fn) -> int:
+    """The grad mode a function's decorators set (`@torch.no_grad()`)."""
+    for d in fn.decorator_list:
+        mode = _grad(d)
+        if mode:
+            return mode
+    return 0
+
+
+def _quiet_nodes(fn, off: bool) -> set:
+    """ids of the nodes of `fn` (outside nested functions) that run with
+    gradients off: all of them under `@torch.no_grad()`, else those inside
+    `with torch.no_grad():` (and not inside a `with torch.enable_grad():` there)."""
+    out: set = set()
+    stack = [(n, off) for n in fn.body]
+    while stack:
+        n, quiet = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(n, (ast.With, ast.AsyncWith)):
+            for item in n.items:
+                mode = _grad(item.context_expr)
+                quiet = mode > 0 if mode else quiet
+        if quiet:
+            out.add(id(n))
+        stack.extend((c, quiet) for c in ast.iter_child_nodes(n))
+    return out
+
+
+def _no_graph(e):
+    """`e` evaluated with gradients off: what it computes carries no graph (its
+    `.data`, element by element so that a tuple keeps its shape), while a name
+    or attribute read as it is (`return x`) still holds what it held."""
+    if e is None or isinstance(e, (ast.Name, ast.Attribute)):
+        return e
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return type(e)(elts=[_no_graph(x) for x in e.elts], ctx=ast.Load())
+    return ast.Attribute(value=e, attr="data", ctx=ast.Load())
 
 
 def _whole(e, name: str) -> bool:
@@ -398,7 +475,7 @@ def _class_facts(fn: _Fn, m, methods: dict) -> dict:
     another method) and stores_graph, for one method of a class."""
     out = {}
     own = list(_own_nodes(m))
-    if any(isinstance(n, ast.Attribute) and (n.attr in CUT_METHODS or n.attr in CUT_ATTRS) or
+    if fn.quiet or any(isinstance(n, ast.Attribute) and (n.attr in CUT_METHODS or n.attr in CUT_ATTRS) or
            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
            (_dotted(n.func.value) == "self" or n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == "self")
            for n in own):
@@ -413,7 +490,7 @@ def _class_facts(fn: _Fn, m, methods: dict) -> dict:
             if isinstance(n, ast.Assign):
                 for t in n.targets:
                     for key in _self_keys(t):
-                        if key not in keys and fn.kind(n.value) not in ("cut", "const") and \
+                        if key not in keys and id(n) not in fn.quiet and fn.kind(n.value) not in ("cut", "const") and \
                                 _runs_network(n.value, fn.assigned, methods):
                             keys.append(key)
         out["stores_graph"] = tuple(keys)

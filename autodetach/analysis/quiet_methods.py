@@ -1,0 +1,78 @@
+"""`obj.meth(...)` of a class in another file whose results carry no graph.
+
+`masks = nets.fan.get_heatmap(x)` where `get_heatmap` is `@torch.no_grad()`
+in another file, or `greedy = agent.greedy_option(state)` that returns
+`q.argmax().item()`: the module call would otherwise be taken to hand back
+its input's graph and its parameters'. The summaries of the project's
+classes say what `meth` returns. The class is the imported one when the
+file shows it (`fan = FAN(...)`); otherwise every project class that
+defines `meth` must agree, and a method no project class defines is not
+known. `self.net(x)`, or a name this file assigns as an attribute
+(`self.fan = ...`), is a callable attribute, never looked up by name."""
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+from .project import summaries_of
+from .project_index import project_files
+
+_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+_INDEX: dict = {}  # directory -> {method name: files that define it}
+SKIP = {"forward", "__call__", "__init__"}
+
+
+def _defining(path: str, meth: str) -> list:
+    """Files of the project (the file's directory and below) that define `meth`:
+    one read of each file per directory and process."""
+    start = os.path.dirname(os.path.abspath(path))
+    index = _INDEX.get(start)
+    if index is None:
+        index = {}
+        for f in project_files(path, up=False):
+            try:
+                with open(f, "rb") as fh:
+                    names = set(_DEF.findall(fh.read()))
+            except OSError:
+                continue
+            for n in names:
+                index.setdefault(n.decode("ascii", "replace"), []).append(f)
+        _INDEX[start] = index
+    return index.get(meth, [])
+
+
+def method_results(analysis, base: Optional[str], meth: str):
+    """What `base.meth(...)` returns, read from the project's summaries:
+    "cut" (nothing it returns carries a graph), a tuple of "graph"/"cut" per
+    element of the tuple it returns (some elements are numbers or indices),
+    or None (not known)."""
+    if meth in SKIP or analysis.ctx.path in (None, "<string>"):
+        return None
+    cache = analysis.__dict__.setdefault("_quiet_methods", {})
+    key = (base, meth)
+    if key not in cache:
+        cache[key] = _results(analysis, base, meth)
+    return cache[key]
+
+
+def _results(analysis, base, meth):
+    if base in analysis.names.foreign_instances:
+        hit = analysis.foreign_method(base, meth)
+        found = [hit[0]] if hit is not None else []
+    elif base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.module.code):
+        # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
+        return None
+    else:
+        found = [s for f in _defining(analysis.ctx.path, meth)
+                 for name, s in summaries_of(f).items() if "." in name and name.split(".", 1)[1] == meth]
+    if not found or any(s.events for s in found):
+        return None
+    if all(s.no_graph for s in found):
+        return "cut"
+    arity = {s.arity for s in found}
+    if len(arity) != 1 or not all(len(s.elems) == s.arity for s in found) or not found[0].arity:
+        return None
+    n = arity.pop()
+    out = tuple("cut" if all(s.elems[i] in ("cut", "const") for s in found) else "graph" for i in range(n))
+    return out if "cut" in out else None

@@ -49,7 +49,7 @@ def method_results(analysis, base: Optional[str], meth: str):
     or None (not known)."""
     if meth in SKIP or analysis.ctx.path in (None, "<string>"):
         return None
-    cache = analysis.__dict__.setdefault("_quiet_methods", {})
+    cache = analysis.table("quiet_methods")
     key = (base, meth)
     if key not in cache:
         cache[key] = _results(analysis, base, meth)

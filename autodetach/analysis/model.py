@@ -162,10 +162,11 @@ class Analysis:
         return found, where, cls
 
     @cached_property
-    def _own_summaries(self) -> dict:
-        from .summaries import summarize
+    def _own_summaries(self):
+        # Computed as asked: a lookup of `C.m` summarises the classes up to C only.
+        from .summaries import OwnSummaries
 
-        return summarize(self.ctx.text or self.ctx.module.code)
+        return OwnSummaries(self.ctx.text or self.ctx.module.code)
 
     @cached_property
     def sites(self) -> _Sites:

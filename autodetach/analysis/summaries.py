@@ -12,6 +12,7 @@ steps an optimizer (then the caller's analysis treats it as unseen code)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -638,41 +639,116 @@ def summarize(text: str) -> dict:
     """name -> Summary for the module's functions (`f`) and methods (`C.m`);
     under IMPORTS, local name -> (level, module, name) of its `from` imports
     (a package's `__init__` re-exports)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return {}
-    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
-                           for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
-    for name, fn in funcs.items():
-        out[name] = _Fn(fn, funcs).summary()
-    calls: dict = {}
-    bodies = [tree.body] + [f.body for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for body in bodies:
-        for meth, sites in passed_graphs(body).items():
-            calls[meth] = calls.get(meth, ()) + sites
-    out[CALLS] = calls
-    aliases = None
-    classes = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-               for c in tree.body if isinstance(c, ast.ClassDef)}
-    flows: dict = {}
-    for cls in tree.body:
-        if isinstance(cls, ast.ClassDef):
-            attrs = _attr_kinds(classes[cls.name])
-            nets = _nets(classes, classes[cls.name])
+    return OwnSummaries(text)._whole()
+
+
+class OwnSummaries(Mapping):
+    """summarize(text) as a read-only mapping computed on demand: a lookup
+    of `C.m` summarises the classes up to the last one named C, in file
+    order, as summarize does (their shared per-argument flows make the
+    order matter); the functions and the call table wait for a lookup of
+    their own. A file's analysis asks for a few methods of its own classes,
+    once per fix pass."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._tree = None
+        self._parsed = False
+        self._funcs: Optional[dict] = None
+        self._calls: Optional[dict] = None
+        self._classes: dict = {}  # "C.m" -> Summary, for the classes done so far
+        self._done = 0  # classes summarised, in file order
+        self._flows: dict = {}
+        self._aliases = None
+        self._all: Optional[dict] = None
+
+    def _parse(self):
+        if not self._parsed:
+            self._parsed = True
+            try:
+                self._tree = ast.parse(self._text)
+            except (SyntaxError, ValueError):
+                self._tree = None
+            self._class_nodes = [] if self._tree is None else \
+                [c for c in self._tree.body if isinstance(c, ast.ClassDef)]
+            self._methods = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                             for c in self._class_nodes}
+            self._last = {c.name: i for i, c in enumerate(self._class_nodes)}
+        return self._tree
+
+    def _functions(self) -> dict:
+        if self._funcs is None:
+            tree = self._parse()
+            funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            self._funcs = {name: _Fn(fn, funcs).summary() for name, fn in funcs.items()}
+        return self._funcs
+
+    def _call_table(self) -> dict:
+        if self._calls is None:
+            tree = self._parse()
+            calls: dict = {}
+            bodies = [tree.body] + [f.body for f in ast.walk(tree)
+                                    if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for body in bodies:
+                for meth, sites in passed_graphs(body).items():
+                    calls[meth] = calls.get(meth, ()) + sites
+            self._calls = calls
+        return self._calls
+
+    def _classes_upto(self, end: int) -> None:
+        """Summarise the classes before index `end`, in file order."""
+        out = self._classes
+        while self._done < end:
+            cls = self._class_nodes[self._done]
+            self._done += 1
+            methods = self._methods[cls.name]
+            attrs = _attr_kinds(methods)
+            nets = _nets(self._methods, methods)
             for m in cls.body:
                 if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = _Fn(m, {}, classes, cls.name, attrs, flows)
-                    out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(
-                        fn, m, {**classes[cls.name], NETS: nets}))
+                    fn = _Fn(m, {}, self._methods, cls.name, attrs, self._flows)
+                    key = f"{cls.name}.{m.name}"
+                    out[key] = replace(fn.summary(), **_class_facts(fn, m, {**methods, NETS: nets}))
                     calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
                                           isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
                     if calls:
-                        out[f"{cls.name}.{m.name}"] = replace(out[f"{cls.name}.{m.name}"], self_calls=calls)
+                        out[key] = replace(out[key], self_calls=calls)
             if f"{cls.name}.forward" in out:
-                aliases = _aliases(tree) if aliases is None else aliases
-                state = class_state(cls, aliases)
+                if self._aliases is None:
+                    self._aliases = _aliases(self._tree)
+                state = class_state(cls, self._aliases)
                 if state:
                     out[f"{cls.name}.forward"] = replace(out[f"{cls.name}.forward"], state=state)
-    return out
+
+    def _whole(self) -> dict:
+        if self._all is None:
+            tree = self._parse()
+            if tree is None:
+                self._all = {}
+            else:
+                out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
+                                       for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
+                out.update(self._functions())
+                out[CALLS] = self._call_table()
+                self._classes_upto(len(self._class_nodes))
+                out.update(self._classes)
+                self._all = out
+        return self._all
+
+    def __getitem__(self, key):
+        if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
+            if self._parse() is None:
+                raise KeyError(key)
+            cls = key.partition(".")[0]
+            last = self._last.get(cls)
+            if last is None:
+                raise KeyError(key)
+            self._classes_upto(last + 1)
+            return self._classes[key]
+        return self._whole()[key]
+
+    def __iter__(self):
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())

@@ -39,7 +39,7 @@ class _Sites:
         self.uses: dict = {}
         self.functions: list = []
         self.loop_calls: dict = {None: []}
-        walk(analysis.ctx.module, self.enter, self.leave)
+        walk(analysis.ctx.module, self.enter, self.leave, leave_types=(cst.FunctionDef, cst.For, cst.While))
 
     def enter(self, node):
         node_type = type(node)

@@ -643,12 +643,14 @@ def summarize(text: str) -> dict:
 
 
 class OwnSummaries(Mapping):
-    """summarize(text) as a read-only mapping computed on demand: a lookup
-    of `C.m` summarises the classes up to the last one named C, in file
-    order, as summarize does (their shared per-argument flows make the
-    order matter); the functions and the call table wait for a lookup of
-    their own. A file's analysis asks for a few methods of its own classes,
-    once per fix pass."""
+    """summarize(text) as a read-only mapping computed on demand. The class
+    methods are summarised in file order, as summarize does (they share
+    per-argument flows, so the order matters), and only as far as a lookup
+    needs: `C.m` runs up to the last method `m` of a class named C (to the
+    end of that class for `forward`, whose state is set there); a method no
+    class C defines (`model.cuda()`) runs nothing. The functions and the
+    call table wait for a lookup of their own. A file's analysis asks for a
+    few methods of its own classes, once per fix pass."""
 
     def __init__(self, text: str) -> None:
         self._text = text
@@ -656,8 +658,10 @@ class OwnSummaries(Mapping):
         self._parsed = False
         self._funcs: Optional[dict] = None
         self._calls: Optional[dict] = None
-        self._classes: dict = {}  # "C.m" -> Summary, for the classes done so far
-        self._done = 0  # classes summarised, in file order
+        self._classes: dict = {}  # "C.m" -> Summary, for the steps done so far
+        self._steps: list = []  # (class, method or None for the class's end), in file order
+        self._done = 0  # steps run
+        self._until: dict = {}  # "C.m" -> number of steps that settle its summary
         self._flows: dict = {}
         self._aliases = None
         self._all: Optional[dict] = None
@@ -669,11 +673,17 @@ class OwnSummaries(Mapping):
                 self._tree = ast.parse(self._text)
             except (SyntaxError, ValueError):
                 self._tree = None
-            self._class_nodes = [] if self._tree is None else \
-                [c for c in self._tree.body if isinstance(c, ast.ClassDef)]
+            classes = [] if self._tree is None else [c for c in self._tree.body if isinstance(c, ast.ClassDef)]
             self._methods = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-                             for c in self._class_nodes}
-            self._last = {c.name: i for i, c in enumerate(self._class_nodes)}
+                             for c in classes}
+            for c in classes:
+                for m in c.body:
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self._steps.append((c, m))
+                        self._until[f"{c.name}.{m.name}"] = len(self._steps)
+                self._steps.append((c, None))
+                if f"{c.name}.forward" in self._until:
+                    self._until[f"{c.name}.forward"] = len(self._steps)
         return self._tree
 
     def _functions(self) -> dict:
@@ -695,30 +705,33 @@ class OwnSummaries(Mapping):
             self._calls = calls
         return self._calls
 
-    def _classes_upto(self, end: int) -> None:
-        """Summarise the classes before index `end`, in file order."""
+    def _run(self, end: int) -> None:
+        """Run the steps before `end`."""
         out = self._classes
         while self._done < end:
-            cls = self._class_nodes[self._done]
+            cls, m = self._steps[self._done]
             self._done += 1
             methods = self._methods[cls.name]
-            attrs = _attr_kinds(methods)
-            nets = _nets(self._methods, methods)
-            for m in cls.body:
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = _Fn(m, {}, self._methods, cls.name, attrs, self._flows)
-                    key = f"{cls.name}.{m.name}"
-                    out[key] = replace(fn.summary(), **_class_facts(fn, m, {**methods, NETS: nets}))
-                    calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
-                                          isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
-                    if calls:
-                        out[key] = replace(out[key], self_calls=calls)
-            if f"{cls.name}.forward" in out:
-                if self._aliases is None:
-                    self._aliases = _aliases(self._tree)
-                state = class_state(cls, self._aliases)
-                if state:
-                    out[f"{cls.name}.forward"] = replace(out[f"{cls.name}.forward"], state=state)
+            if m is None:  # the class's end
+                if f"{cls.name}.forward" in out:
+                    if self._aliases is None:
+                        self._aliases = _aliases(self._tree)
+                    state = class_state(cls, self._aliases)
+                    if state:
+                        out[f"{cls.name}.forward"] = replace(out[f"{cls.name}.forward"], state=state)
+                continue
+            if self._facts is None or self._facts[0] is not cls:
+                self._facts = (cls, _attr_kinds(methods), _nets(self._methods, methods))
+            _, attrs, nets = self._facts
+            fn = _Fn(m, {}, self._methods, cls.name, attrs, self._flows)
+            key = f"{cls.name}.{m.name}"
+            out[key] = replace(fn.summary(), **_class_facts(fn, m, {**methods, NETS: nets}))
+            calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
+                                  isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
+            if calls:
+                out[key] = replace(out[key], self_calls=calls)
+
+    _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
 
     def _whole(self) -> dict:
         if self._all is None:
@@ -730,7 +743,7 @@ class OwnSummaries(Mapping):
                                        for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
                 out.update(self._functions())
                 out[CALLS] = self._call_table()
-                self._classes_upto(len(self._class_nodes))
+                self._run(len(self._steps))
                 out.update(self._classes)
                 self._all = out
         return self._all
@@ -739,11 +752,10 @@ class OwnSummaries(Mapping):
         if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
             if self._parse() is None:
                 raise KeyError(key)
-            cls = key.partition(".")[0]
-            last = self._last.get(cls)
-            if last is None:
+            end = self._until.get(key)
+            if end is None:
                 raise KeyError(key)
-            self._classes_upto(last + 1)
+            self._run(end)
             return self._classes[key]
         return self._whole()[key]
 

@@ -674,8 +674,8 @@ class OwnSummaries(Mapping):
             except (SyntaxError, ValueError):
                 self._tree = None
             classes = [] if self._tree is None else [c for c in self._tree.body if isinstance(c, ast.ClassDef)]
-            self._methods = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-                             for c in classes}
+            defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+            self._methods = {c.name: {m.name: m for m in c.body if isinstance(m, defs)} for c in classes}
             for c in classes:
                 for m in c.body:
                     if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -57,10 +57,10 @@ def proven_bindings(body) -> tuple:
     appends) for the loops in `body` (outside nested functions)."""
     stmts, adds = set(), set()
     for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
-        if not isinstance(loop, (cst.For, cst.While)):
+        if type(loop) is not cst.For and type(loop) is not cst.While:  # exact types: isinstance on libcst's ABCs is slow
             continue
         inner = list(nodes(loop.body, skip=_SKIP))
-        wanted = {t for n in inner if isinstance(n, cst.Call) for t in _targets(n)}
+        wanted = {t for n in inner if type(n) is cst.Call for t in _targets(n)}
         if not wanted:
             continue
         lines = _statement_lines(loop.body)
@@ -87,9 +87,8 @@ def _statement_lines(suite) -> list:
     """(statement line, small statement) for every small statement in `suite`."""
     out = []
     for node in nodes(suite, skip=_SKIP):
-        if isinstance(node, cst.SimpleStatementLine):
-            out.extend((node, s) for s in node.body)
-        elif isinstance(node, cst.SimpleStatementSuite):
+        t = type(node)
+        if t is cst.SimpleStatementLine or t is cst.SimpleStatementSuite:
             out.extend((node, s) for s in node.body)
     return out
 

@@ -65,7 +65,7 @@ def _note(analysis, name, found):
 def _accumulates(fn) -> bool:
     """A loop in `fn` that sums or collects something."""
     for loop in nodes(fn.body, skip=_SKIP):
-        if isinstance(loop, (cst.For, cst.While)):
+        if type(loop) is cst.For or type(loop) is cst.While:
             for node in nodes(loop.body, skip=_SKIP):
                 if isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
                     return True

@@ -24,7 +24,7 @@ def _find_built(analysis) -> dict:
     rel = None
     out: dict = {}
     for n in nodes(ctx.module):
-        if not isinstance(n, cst.Assign) or not isinstance(n.value, cst.Call):
+        if type(n) is not cst.Assign or not isinstance(n.value, cst.Call):
             continue
         func = dotted(n.value.func)
         if func is None:

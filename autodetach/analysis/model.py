@@ -39,7 +39,7 @@ class _Sites:
         self.uses: dict = {}
         self.functions: list = []
         self.loop_calls: dict = {None: []}
-        walk(analysis.ctx.module, self.enter, self.leave)
+        walk(analysis.ctx.module, self.enter, self.leave, leave_types=(cst.FunctionDef, cst.For, cst.While))
 
     def enter(self, node):
         node_type = type(node)
@@ -175,10 +175,11 @@ class Analysis:
         return found, where, cls
 
     @cached_property
-    def _own_summaries(self) -> dict:
-        from .summaries import summarize
+    def _own_summaries(self):
+        # Computed as asked: a lookup of `C.m` summarises the classes up to C only.
+        from .summaries import OwnSummaries
 
-        return summarize(self.ctx.text or self.ctx.module.code)
+        return OwnSummaries(self.ctx.text or self.ctx.module.code)
 
     @cached_property
     def sites(self) -> _Sites:

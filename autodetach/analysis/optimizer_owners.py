@@ -115,7 +115,7 @@ def _param_reads(fn) -> list:
     from .walk import nodes
 
     return [dotted(n.func.value) for n in nodes(fn)
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+            if type(n) is cst.Call and isinstance(n.func, cst.Attribute)
             and n.func.attr.value in ("parameters", "named_parameters")]
 
 

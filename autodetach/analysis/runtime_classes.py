@@ -27,9 +27,9 @@ def _returns_dynamic(fn) -> bool:
     bound = set()
     rets = []
     for n in nodes(fn):
-        if isinstance(n, cst.Assign) and _dynamic(n.value):
+        if type(n) is cst.Assign and _dynamic(n.value):
             bound.update(dotted(t.target) for t in n.targets)
-        elif isinstance(n, cst.Return) and n.value is not None:
+        elif type(n) is cst.Return and n.value is not None:
             rets.append(n.value)
     return bool(rets) and any(_dynamic(r) or dotted(r) in bound for r in rets)
 

@@ -24,7 +24,7 @@ def per_sample_steps(fn_or_module, names, imports) -> list:
     """(backward call, step call, loop, loss name) for such loops."""
     out = []
     for loop in nodes(fn_or_module):
-        if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
+        if type(loop) is not cst.For or not isinstance(loop.body, cst.IndentedBlock):
             continue
         targets = {n.value for n in nodes(loop.target) if isinstance(n, cst.Name)}
         found = _scan(loop.body.body, targets, names, imports)

@@ -12,6 +12,7 @@ steps an optimizer (then the caller's analysis treats it as unseen code)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -715,41 +716,128 @@ def summarize(text: str) -> dict:
     """name -> Summary for the module's functions (`f`) and methods (`C.m`);
     under IMPORTS, local name -> (level, module, name) of its `from` imports
     (a package's `__init__` re-exports)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return {}
-    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
-                           for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
-    for name, fn in funcs.items():
-        out[name] = _Fn(fn, funcs).summary()
-    calls: dict = {}
-    bodies = [tree.body] + [f.body for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for body in bodies:
-        for meth, sites in passed_graphs(body).items():
-            calls[meth] = calls.get(meth, ()) + sites
-    out[CALLS] = calls
-    aliases = None
-    classes = {c.name: {m.name: m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-               for c in tree.body if isinstance(c, ast.ClassDef)}
-    flows: dict = {}
-    for cls in tree.body:
-        if isinstance(cls, ast.ClassDef):
-            attrs = _attr_kinds(classes[cls.name])
-            nets = _nets(classes, classes[cls.name])
-            for m in cls.body:
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    fn = _Fn(m, {}, classes, cls.name, attrs, flows)
-                    out[f"{cls.name}.{m.name}"] = replace(fn.summary(), **_class_facts(
-                        fn, m, {**classes[cls.name], NETS: nets}))
-                    calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
-                                          isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
-                    if calls:
-                        out[f"{cls.name}.{m.name}"] = replace(out[f"{cls.name}.{m.name}"], self_calls=calls)
-            if f"{cls.name}.forward" in out:
-                aliases = _aliases(tree) if aliases is None else aliases
-                state = class_state(cls, aliases)
-                if state:
-                    out[f"{cls.name}.forward"] = replace(out[f"{cls.name}.forward"], state=state)
-    return out
+    return OwnSummaries(text)._whole()
+
+
+class OwnSummaries(Mapping):
+    """summarize(text) as a read-only mapping computed on demand. The class
+    methods are summarised in file order, as summarize does (they share
+    per-argument flows, so the order matters), and only as far as a lookup
+    needs: `C.m` runs up to the last method `m` of a class named C (to the
+    end of that class for `forward`, whose state is set there); a method no
+    class C defines (`model.cuda()`) runs nothing. The functions and the
+    call table wait for a lookup of their own. A file's analysis asks for a
+    few methods of its own classes, once per fix pass."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._tree = None
+        self._parsed = False
+        self._funcs: Optional[dict] = None
+        self._calls: Optional[dict] = None
+        self._classes: dict = {}  # "C.m" -> Summary, for the steps done so far
+        self._steps: list = []  # (class, method or None for the class's end), in file order
+        self._done = 0  # steps run
+        self._until: dict = {}  # "C.m" -> number of steps that settle its summary
+        self._flows: dict = {}
+        self._aliases = None
+        self._all: Optional[dict] = None
+
+    def _parse(self):
+        if not self._parsed:
+            self._parsed = True
+            try:
+                self._tree = ast.parse(self._text)
+            except (SyntaxError, ValueError):
+                self._tree = None
+            classes = [] if self._tree is None else [c for c in self._tree.body if isinstance(c, ast.ClassDef)]
+            defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+            self._methods = {c.name: {m.name: m for m in c.body if isinstance(m, defs)} for c in classes}
+            for c in classes:
+                for m in c.body:
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self._steps.append((c, m))
+                        self._until[f"{c.name}.{m.name}"] = len(self._steps)
+                self._steps.append((c, None))
+                if f"{c.name}.forward" in self._until:
+                    self._until[f"{c.name}.forward"] = len(self._steps)
+        return self._tree
+
+    def _functions(self) -> dict:
+        if self._funcs is None:
+            tree = self._parse()
+            funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            self._funcs = {name: _Fn(fn, funcs).summary() for name, fn in funcs.items()}
+        return self._funcs
+
+    def _call_table(self) -> dict:
+        if self._calls is None:
+            tree = self._parse()
+            calls: dict = {}
+            bodies = [tree.body] + [f.body for f in ast.walk(tree)
+                                    if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for body in bodies:
+                for meth, sites in passed_graphs(body).items():
+                    calls[meth] = calls.get(meth, ()) + sites
+            self._calls = calls
+        return self._calls
+
+    def _run(self, end: int) -> None:
+        """Run the steps before `end`."""
+        out = self._classes
+        while self._done < end:
+            cls, m = self._steps[self._done]
+            self._done += 1
+            methods = self._methods[cls.name]
+            if m is None:  # the class's end
+                if f"{cls.name}.forward" in out:
+                    if self._aliases is None:
+                        self._aliases = _aliases(self._tree)
+                    state = class_state(cls, self._aliases)
+                    if state:
+                        out[f"{cls.name}.forward"] = replace(out[f"{cls.name}.forward"], state=state)
+                continue
+            if self._facts is None or self._facts[0] is not cls:
+                self._facts = (cls, _attr_kinds(methods), _nets(self._methods, methods))
+            _, attrs, nets = self._facts
+            fn = _Fn(m, {}, self._methods, cls.name, attrs, self._flows)
+            key = f"{cls.name}.{m.name}"
+            out[key] = replace(fn.summary(), **_class_facts(fn, m, {**methods, NETS: nets}))
+            calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and
+                                  isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
+            if calls:
+                out[key] = replace(out[key], self_calls=calls)
+
+    _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
+
+    def _whole(self) -> dict:
+        if self._all is None:
+            tree = self._parse()
+            if tree is None:
+                self._all = {}
+            else:
+                out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
+                                       for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
+                out.update(self._functions())
+                out[CALLS] = self._call_table()
+                self._run(len(self._steps))
+                out.update(self._classes)
+                self._all = out
+        return self._all
+
+    def __getitem__(self, key):
+        if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
+            if self._parse() is None:
+                raise KeyError(key)
+            end = self._until.get(key)
+            if end is None:
+                raise KeyError(key)
+            self._run(end)
+            return self._classes[key]
+        return self._whole()[key]
+
+    def __iter__(self):
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())

@@ -91,18 +91,24 @@ def _skipped(t, skip) -> bool:
     return r
 
 
-def walk(node, enter=None, leave=None, skip=None) -> None:
+def walk(node, enter=None, leave=None, skip=None, leave_types=None) -> None:
     """Pre-order walk; `enter(n)` returning False skips n's children;
-    `leave(n)` runs after them; `skip` is a tuple of node types not entered."""
-    if leave is None:  # the common case: a stack of nodes, no markers
+    `leave(n)` runs after them (only for nodes of exactly `leave_types`, when
+    given); `skip` is a tuple of node types not entered."""
+    if leave is None or leave_types is not None:  # a stack of nodes, markers (n,) only where asked
         stack = [node]
         pop, extend, cached = stack.pop, stack.extend, _KIDS.get
         while stack:
             n = pop()
+            if type(n) is tuple:
+                leave(n[0])
+                continue
             if skip is not None and n is not node and _skipped(type(n), skip):
                 continue
             if enter is not None and enter(n) is False:
                 continue
+            if leave_types is not None and type(n) in leave_types:
+                stack.append((n,))
             e = cached(id(n))  # children(n), inlined: this loop is the analysis's hottest
             kids = e[1] if e is not None and e[0] is n else children(n)
             if kids:

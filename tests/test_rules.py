@@ -45,6 +45,9 @@ def test_invalid(rule, case):
         # No fix at all: even with unsafe fixes allowed the code stays as it is.
         assert _run(rule, case.code, fix=True, unsafe=True)[1] is None
         return
+    if case.unsafe:  # the case says the fix is unsafe: it is labelled so, and not applied without the flag
+        assert any(f.fix == "unsafe" for f in mine), [(f.fix, f.message) for f in mine]
+        assert _run(rule, case.code, fix=True)[1] is None or not all(f.fix == "unsafe" for f in mine)
     _, new, _ = _run(rule, case.code, fix=True, unsafe=case.unsafe)
     assert new is not None, "the fix changed nothing"
     assert new == case.expected

@@ -57,7 +57,8 @@ def unneeded_retains(analysis) -> list:
             verdict[ev.call] = verdict.get(ev.call, False) or needed
             if not needed:
                 why = notes.setdefault(ev.call, [])
-                why.extend(x for x in _flow_notes(analysis, ev.reach) + (cut_reads or []) if x not in why)
+                found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + _caller_graphs(analysis, ev, own)
+                why.extend(x for x in found if x not in why)
     return [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
             for call, needed in verdict.items() if not needed]
 
@@ -97,6 +98,41 @@ def _reads_arguments(ctx, ev, own) -> bool:
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
     return any(isinstance(x, cst.Name) and x.value in params
                for n in own if n.stmt is not None for x in nodes(n.stmt))
+
+
+def _caller_graphs(analysis, ev, own) -> list:
+    """A note when the loss reads a tensor argument of the function holding
+    the backward: the caller built that argument and may backward through
+    its graph again after this call (a GAN's `d_step(fake)` then
+    `g_step(fake)`), so that the retain is unneeded is not proven here.
+    Modules, optimizers and called arguments (`model(x)`) carry no graph in."""
+    ctx = analysis.ctx
+    fn = ev.call
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = ctx.parent(fn)
+    if fn is None:
+        return []
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
+    names = analysis.names
+    read = set()
+    for n in own:
+        if n.stmt is None:
+            continue
+        for x in nodes(n.stmt):
+            if not isinstance(x, cst.Name) or x.value not in params or x.value in read:
+                continue
+            up = ctx.parent(x)
+            if isinstance(up, cst.Call) and up.func is x or isinstance(up, cst.Param):
+                continue  # `model(x)`: the argument is called, not a tensor handed in
+            if names.is_module(x.value) or x.value in names.optimizers:
+                continue
+            read.add(x.value)
+    if not read:
+        return []
+    listed = ", ".join(f"`{p}`" for p in sorted(read))
+    what = "an argument" if len(read) == 1 else "arguments"
+    return [f"the loss reads {listed}, {what} of `{fn.name.value}()`: a graph handed in is the caller's, "
+            f"which may backward through it again after this call (the callers were not followed)"]
 
 
 def _key(a) -> str:

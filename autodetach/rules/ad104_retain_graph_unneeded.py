@@ -48,7 +48,9 @@ class RetainGraphUnneeded(GraphRule):
     rests on a loss object built by another file (`self.disc_loss =
     init_loss(opt)`) whose project classes cut an argument
     (`net(fake.detach())`), or on a loss kept on `self` that the file reads
-    only through `.item()`. A value another method keeps on `self`
+    only through `.item()`, or when the loss reads a tensor argument of its
+    function (`def enc_update(self, out)`): the caller built that graph and
+    may backward through it again after the call. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
     """
@@ -148,6 +150,36 @@ class RetainGraphUnneeded(GraphRule):
                 critic(h).mean().backward()
                 opt.step()
         """, note="retain_graph everywhere: only the last is dropped", line=9, column=5),
+        Invalid("""
+            import torch
+
+
+            class Trainer:
+                def __init__(self, enc, dec):
+                    self.enc, self.dec = enc, dec
+                    self.opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+
+                def enc_update(self, out):
+                    self.opt.zero_grad()
+                    loss = self.enc(out).mean()
+                    loss.backward(retain_graph=True)
+                    self.opt.step()
+        """, """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, enc, dec):
+                    self.enc, self.dec = enc, dec
+                    self.opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+
+                def enc_update(self, out):
+                    self.opt.zero_grad()
+                    loss = self.enc(out).mean()
+                    loss.backward()
+                    self.opt.step()
+        """, unsafe=True, line=12, column=9, message="an argument of `enc_update()`",
+            note="`out` may be a decoder's output the caller backwards again (`dec_update(out)`): unsafe"),
     ]
 
     def finish(self) -> None:

@@ -203,6 +203,47 @@ def test_attribute_roles_and_lightning_optimizers():
     assert "`opt_d` is an optimizer (from self.optimizers())" in ad103[0].message
 
 
+def test_attribute_roles_from_a_tuple_assignment():
+    """`self.G, self.D, self.opt_g, self.opt_d = G, D, opt_g, opt_d` in
+    `__init__`, one step per method: the roles are those of four separate
+    assignments, so the D step that frees G's graph is found (unsafe: the
+    optimizers' ownership is not known)."""
+    t = _names(TUPLE_ATTRS)
+    assert t.modules["self.G"] == "param" and t.modules["self.D"] == "param"
+    assert "self.opt_d" in t.optimizers and "self.opt_g" in t.optimizers
+    findings, _ = _check(TUPLE_ATTRS)
+    assert [(f.code, f.fix) for f in findings] == [("AD105", "unsafe")]
+    assert "needs again" in findings[0].message
+
+
+TUPLE_ATTRS = """
+import torch
+
+
+class GAN:
+    def __init__(self, G, D, opt_g, opt_d):
+        self.G, self.D, self.opt_g, self.opt_d = G, D, opt_g, opt_d
+
+    def d_step(self, real, fake):
+        self.opt_d.zero_grad()
+        loss = self.D(real).mean() - self.D(fake).mean()
+        loss.backward()
+        self.opt_d.step()
+
+    def g_step(self, fake):
+        self.opt_g.zero_grad()
+        loss = -self.D(fake).mean()
+        loss.backward()
+        self.opt_g.step()
+
+    def train(self, loader):
+        for real in loader:
+            fake = self.G(torch.randn(real.size(0), 2))
+            self.d_step(real, fake)
+            self.g_step(fake)
+"""
+
+
 def test_tuple_returns_only_the_graph_elements_carry_it():
     src = TUPLE
     findings, _ = _check(src.format(acc="loss.item()"))

@@ -163,9 +163,11 @@ def infer_attr_roles(module: cst.Module, table) -> None:
                     if base is not None and base.startswith("self.") and base.count(".") == 1:
                         use.setdefault(base, set()).add(f.attr.value)
             if t is cst.AssignTarget:
-                k = dotted(n.target)
-                if k is not None:
-                    assigned.add(k)
+                targets = n.target.elements if type(n.target) in (cst.Tuple, cst.List) else (n.target,)
+                for tgt in targets:  # `self.G, self.D = G, D` sets both
+                    k = dotted(tgt.value if isinstance(tgt, cst.BaseElement) else tgt)
+                    if k is not None:
+                        assigned.add(k)
             elif t is cst.Assign and isinstance(n.value, cst.Call) and dotted(n.value.func) == "self.optimizers":
                 for tgt in n.targets:
                     els = tgt.target.elements if isinstance(tgt.target, (cst.Tuple, cst.List)) else [tgt.target]

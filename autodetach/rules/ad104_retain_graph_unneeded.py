@@ -189,25 +189,24 @@ class RetainGraphUnneeded(GraphRule):
             call = ev.call
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
                    f"memory until the next iteration replaces it; drop `retain_graph=True`")
-            extra = {}
             unseen = sorted({n.unseen for n in ev.reach if n.unseen})
-            if unseen and not found.emptied:
-                # what the loss hangs from is out of sight: it may share a graph built before the loop
-                msg += (f"; inferred: {unseen[0]}, and code out of sight built it, so a graph it shares "
-                        "with later iterations would not be seen")
-                extra["fix"] = UNSAFE
+            inferred = []
             if found.emptied:
                 names = ", ".join(f"`{k}`" for k in found.emptied)
-                msg += (f"; inferred: the loss comes from {names}, filled by other code and emptied after this "
-                        f"backward, which is the only one in the file (so the fix is unsafe: check it with "
-                        f"--verify)")
-                extra["fix"] = UNSAFE
-            if found.inferred and not found.emptied:
-                msg += "; inferred: " + "; ".join(found.inferred) + " (so the fix is unsafe: check it with --verify)"
-                extra["fix"] = UNSAFE
+                inferred.append(f"the loss comes from {names}, filled by other code and emptied after this "
+                                f"backward, which is the only one in the file")
+            else:
+                if unseen:
+                    # what the loss hangs from is out of sight: it may share a graph built before the loop
+                    inferred.append(f"{unseen[0]}, and code out of sight built it, so a graph it shares "
+                                    "with later iterations would not be seen")
+                inferred.extend(found.inferred)
+            extra = {"fix": UNSAFE} if inferred else {}
+            if inferred:
+                msg += "; inferred: " + "; ".join(inferred)
             rep = self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
                               fix_title="Drop `retain_graph=True`", **extra)
-            if unseen and not found.emptied and not found.inferred and not rep.message.endswith(_UNSAFE_NOTE):
+            if inferred and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
 
 

@@ -165,6 +165,7 @@ class Scope:
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
+        self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
         self._leak_candidates: list = []  # (key, store, loop, older stores), judged after the walk
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
 
@@ -741,7 +742,7 @@ class Scope:
         base, meth = dotted(f.value) or model_containers.elem_key(f.value, self.names), f.attr.value
         event = _EVENT_METHODS.get(meth)
         if event is not None:
-            out = event(self, e, stmt, base)
+            out = event(self, e, stmt, self.handed.get(base, base))
             if out is not None:
                 return out
         known = self.a.object_method(base, meth) if meth not in CUT_METHODS else None
@@ -1185,15 +1186,20 @@ class Scope:
     def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
         """Walk a same-file function (or a method of a local class) at its
         call site, one level deep. A method's `self.X` state lives on."""
-        saved_env = dict(self.env)
+        saved_env, saved_handed = dict(self.env), self.handed
         params = [p.name.value for p in fn.params.params][1 if bound_self else 0:]
         pos = [a for a in call.args if a.keyword is None]
-        for i, p in enumerate(params):
-            if i < len(pos):
-                self.env[p] = self.expr(pos[i].value)
-        for a in call.args:
-            if a.keyword is not None:
-                self.env[a.keyword.value] = self.expr(a.value)
+        given = {p: pos[i].value for i, p in enumerate(params) if i < len(pos)}
+        given.update((a.keyword.value, a.value) for a in call.args if a.keyword is not None)
+        self.handed = dict(self.handed)
+        for p, arg in given.items():
+            self.env[p] = self.expr(arg)
+            # `take_step(self.critic_opt, loss)`: the callee's `optimizer.step()` steps the caller's
+            opt = self.handed.get(dotted(arg), dotted(arg))
+            if opt in self.names.optimizers:
+                self.handed[p] = opt
+            else:
+                self.handed.pop(p, None)
         self.inlining.add(fn.name.value)
         saved_returns, saved_grad = self.returns, self.no_grad
         self.returns = []
@@ -1202,6 +1208,7 @@ class Scope:
         finally:
             self.inlining.discard(fn.name.value)
             self.no_grad = saved_grad
+            self.handed = saved_handed
         out = Val()
         for r in self.returns:
             out = out.join(r)

@@ -332,13 +332,25 @@ class Analysis:
             if not isinstance(cls, cst.ClassDef):
                 continue
             methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            reachable = {**self._inherited(cls.name.value), **methods}  # a base's `take_step()` runs here too
             for name, m in methods.items():
                 if name.startswith("__") or not m.params.params or m.params.params[0].name.value != "self":
                     continue
                 if any(isinstance(n, (cst.For, cst.While)) and _trains_inside(n) for n in nodes(m)):
                     continue  # its own loop trains; a loop that only prepares data does not count
-                if m in sites.backward_in or _reaches_backward(m, methods, sites.backward_in):
+                if m in sites.backward_in or _reaches_backward(m, reachable, sites.backward_in):
                     out[m] = cls.name.value
+        return out
+
+    def _inherited(self, cls: str, depth: int = 0) -> dict:
+        """Methods of the class's bases defined in this file, nearest first."""
+        out: dict = {}
+        for base in self.names.bases.get(cls, ()) if depth < 5 else ():
+            for name, m in self._inherited(base, depth + 1).items():
+                out.setdefault(name, m)
+            for (owner, name), m in self.names.methods.items():
+                if owner == base:
+                    out[name] = m
         return out
 
     def _step_methods(self) -> list:

@@ -400,6 +400,15 @@ def forward_helper(scope, own) -> bool:
     hit = memo.get(own)
     if hit is None:
         table = scope.names
-        hit = memo[own] = any(isinstance(n, cst.Call) and elem_key(n.func, table) in table.modules
+        hit = memo[own] = any(isinstance(n, cst.Call) and (elem_key(n.func, table) in table.modules
+                                                           or _self_module(n.func, table))
                               for n in nodes(own))
     return hit
+
+
+def _self_module(func, table) -> bool:
+    """`self.critic(x)` in a loss helper (`def actor_loss(self, s)`): the
+    helper runs this object's models, so its result carries their graph."""
+    key = dotted(func)
+    return key is not None and key.startswith("self.") and key.count(".") == 1 and table.has_params(key) \
+        and table.is_module(key)

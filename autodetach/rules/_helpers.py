@@ -37,8 +37,9 @@ def is_false(expr) -> bool:
 
 def parenthesize_if_needed(expr: cst.BaseExpression) -> cst.BaseExpression:
     """Wrap expressions that would bind wrongly as the object of `.method()`."""
+    # Not an Integer (`1.detach()` reads as a float literal) nor a bare tuple (`a, b`).
     atomic = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString,
-              cst.Integer, cst.Float, cst.List, cst.Tuple, cst.Dict, cst.Set)
+              cst.Float, cst.List, cst.Dict, cst.Set)
     if isinstance(expr, atomic) or expr.lpar:
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

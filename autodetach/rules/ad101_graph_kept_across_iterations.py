@@ -353,8 +353,9 @@ def _rebinds(stmt, key) -> bool:
 def _store_edit(src, node):
     if src is None or node.kind == "state" or node.name is None:
         return None
-    if isinstance(src, (cst.Tuple, cst.List)) or _already_cut(src):
-        return None
+    if isinstance(src, (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.Imaginary, cst.BaseString)) \
+            or _already_cut(src):
+        return None  # `epoch += 1`: a literal holds no graph, detaching it would cut nothing
     return Edit(src, detach(src))
 
 

@@ -1,0 +1,22 @@
+"""Fix builders shared by rules: the code they write always parses and binds
+as meant."""
+import libcst as cst
+import pytest
+
+from autodetach.rules._ad1_shared import detach
+
+
+@pytest.mark.parametrize("src,expected", [
+    ("x", "x.detach()"),
+    ("1", "(1).detach()"),  # `1.detach()` reads as a float literal: a syntax error
+    ("1.5", "1.5.detach()"),
+    ("a, b", "(a, b).detach()"),  # a bare tuple would detach `b` only
+    ("(a, b)", "(a, b).detach()"),
+    ("a + b", "(a + b).detach()"),
+    ("f(x)[0]", "f(x)[0].detach()"),
+])
+def test_detach_binds_to_the_whole_expression(src, expected):
+    expr = cst.parse_expression(src)
+    out = cst.Module(body=[]).code_for_node(detach(expr))
+    assert out == expected
+    cst.parse_expression(out)

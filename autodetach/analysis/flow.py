@@ -78,8 +78,8 @@ class Val:
 
     def join(self, other: "Val") -> "Val":
         uses = dict(self.uses)
-        for k, v in other.uses.items():
-            uses[k] = uses.get(k, []) + v
+        for head, reads in other.uses.items():
+            uses[head] = uses.get(head, []) + reads
         return Val(heads=self.heads | other.heads, ghosts=self.ghosts | other.ghosts,
                    modules=self.modules | other.modules, uses=uses,
                    nontrivial=self.nontrivial or other.nontrivial, unknown=self.unknown or other.unknown,
@@ -133,7 +133,7 @@ class Scope:
     """Walks one function (or the module body)."""
 
     def __init__(self, analysis, body, params=(), env=None, name="<module>") -> None:
-        self.a = analysis
+        self.analysis = analysis
         self.names = analysis.names
         self.imports = analysis.ctx.imports
         self.body = body
@@ -180,28 +180,28 @@ class Scope:
         return self._proven
 
     def tag(self) -> tuple:
-        return tuple((id(l), k) for l, k in self.loop_stack)
+        return tuple((id(loop), iteration) for loop, iteration in self.loop_stack)
 
     def next_seq(self) -> int:
         self.seq += 1
         return self.seq
 
     def new_node(self, name, stmt, expr, val: Val, kind="op", trivial=None) -> GNode:
-        n = GNode(name=name, stmt=stmt, expr=expr, iteration=self.tag(),
-                  parents=val.heads, modules=val.modules, ghosts=val.ghosts,
-                  trivial=(not val.nontrivial) if trivial is None else trivial,
-                  uses=val.uses, kind=kind, uncertain=val.uncertain,
-                  branch=self.branch, seq=self.next_seq())
-        self.nodes.append(n)
-        return n
+        node = GNode(name=name, stmt=stmt, expr=expr, iteration=self.tag(),
+                     parents=val.heads, modules=val.modules, ghosts=val.ghosts,
+                     trivial=(not val.nontrivial) if trivial is None else trivial,
+                     uses=val.uses, kind=kind, uncertain=val.uncertain,
+                     branch=self.branch, seq=self.next_seq())
+        self.nodes.append(node)
+        return node
 
     def leaf(self, key: str, modules) -> GNode:
-        n = self.leaf_nodes.get(key)
-        if n is None:
-            n = GNode(name=key, stmt=None, expr=None, iteration=(), modules=frozenset(modules),
-                      leaf=True, trivial=True, kind="leaf")
-            self.leaf_nodes[key] = n
-        return n
+        node = self.leaf_nodes.get(key)
+        if node is None:
+            node = GNode(name=key, stmt=None, expr=None, iteration=(), modules=frozenset(modules),
+                         leaf=True, trivial=True, kind="leaf")
+            self.leaf_nodes[key] = node
+        return node
 
     # ---------------------------------------------------------------- run
     def run(self) -> "Scope":
@@ -210,37 +210,37 @@ class Scope:
         return self
 
     def block(self, stmts) -> None:
-        for s in stmts:
-            self.statement(s)
+        for stmt in stmts:
+            self.statement(stmt)
 
-    def statement(self, s) -> None:
-        self.cur_stmt = s
+    def statement(self, stmt) -> None:
+        self.cur_stmt = stmt
         self.walked += 1
         if self.walked > BUDGET:
             raise GiveUp()
-        if isinstance(s, (cst.SimpleStatementLine, _SuiteLine)):
-            for small in s.body:
-                self.small(small, s.suite if isinstance(s, _SuiteLine) else s)
-        elif isinstance(s, (cst.For, cst.While)):
-            self.loop(s)
-        elif isinstance(s, cst.If):
-            self.if_(s)
-        elif isinstance(s, cst.With):
-            self.with_(s)
-        elif isinstance(s, cst.Try) or type(s).__name__ == "TryStar":
-            self.block(s.body.body)
-            for h in s.handlers:
-                self.branch_run([h.body.body], s)
-            if s.orelse is not None:
-                self.block(s.orelse.body.body)
-            if s.finalbody is not None:
-                self.block(s.finalbody.body.body)
-        elif isinstance(s, cst.FunctionDef):
-            self.local_defs[s.name.value] = s  # walked when passed to optimizer.step(closure)
-        elif isinstance(s, cst.ClassDef):
+        if isinstance(stmt, (cst.SimpleStatementLine, _SuiteLine)):
+            for small in stmt.body:
+                self.small(small, stmt.suite if isinstance(stmt, _SuiteLine) else stmt)
+        elif isinstance(stmt, (cst.For, cst.While)):
+            self.loop(stmt)
+        elif isinstance(stmt, cst.If):
+            self.if_(stmt)
+        elif isinstance(stmt, cst.With):
+            self.with_(stmt)
+        elif isinstance(stmt, cst.Try) or type(stmt).__name__ == "TryStar":
+            self.block(stmt.body.body)
+            for handler in stmt.handlers:
+                self.branch_run([handler.body.body], stmt)
+            if stmt.orelse is not None:
+                self.block(stmt.orelse.body.body)
+            if stmt.finalbody is not None:
+                self.block(stmt.finalbody.body.body)
+        elif isinstance(stmt, cst.FunctionDef):
+            self.local_defs[stmt.name.value] = stmt  # walked when passed to optimizer.step(closure)
+        elif isinstance(stmt, cst.ClassDef):
             return  # walked as scopes of their own
-        elif hasattr(s, "body") and isinstance(getattr(s, "body"), cst.IndentedBlock):
-            self.block(s.body.body)
+        elif hasattr(stmt, "body") and isinstance(getattr(stmt, "body"), cst.IndentedBlock):
+            self.block(stmt.body.body)
 
     def _block_of(self, suite) -> list:
         if isinstance(suite, cst.IndentedBlock):
@@ -249,51 +249,51 @@ class Scope:
             return [_SuiteLine(suite, suite.body)]
         return []
 
-    def loop(self, s) -> None:
-        if isinstance(s, cst.For):
-            it = self.expr(s.iter)
-            it_elem = self._loop_elem(s.iter, it)
-        self.loops[id(s)] = s
-        body = self._block_of(s.body)
-        tgt = dotted(s.target) if isinstance(s, cst.For) else None
-        it_key = dotted(s.iter) if isinstance(s, cst.For) else None
-        for k in (1, 2):
-            self.env.update(self.fresh.get(id(s), {}))
-            self.loop_stack.append((s, k))
-            if tgt and it_key:
-                self.for_targets.append((tgt, it_key))
-            if isinstance(s, cst.For):
-                self.assign_target(s.target, it_elem, s, s.iter, kind="op")
+    def loop(self, loop) -> None:
+        if isinstance(loop, cst.For):
+            iterated = self.expr(loop.iter)
+            it_elem = self._loop_elem(loop.iter, iterated)
+        self.loops[id(loop)] = loop
+        body = self._block_of(loop.body)
+        target = dotted(loop.target) if isinstance(loop, cst.For) else None
+        it_key = dotted(loop.iter) if isinstance(loop, cst.For) else None
+        for iteration in (1, 2):
+            self.env.update(self.fresh.get(id(loop), {}))
+            self.loop_stack.append((loop, iteration))
+            if target and it_key:
+                self.for_targets.append((target, it_key))
+            if isinstance(loop, cst.For):
+                self.assign_target(loop.target, it_elem, loop, loop.iter, kind="op")
             else:
-                self.expr(s.test)
+                self.expr(loop.test)
             self.block(body)
-            if tgt and it_key:
+            if target and it_key:
                 self.for_targets.pop()
             self.loop_stack.pop()
-        self.find_leaks(s)
-        if s.orelse is not None:
-            self.block(self._block_of(s.orelse.body))
+        self.find_leaks(loop)
+        if loop.orelse is not None:
+            self.block(self._block_of(loop.orelse.body))
 
-    def _loop_elem(self, it_expr, it: Val) -> Val:
+    def _loop_elem(self, it_expr, iterated: Val) -> Val:
         """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand
         out their arguments' elements position by position."""
         if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
                 it_expr.func.value in ("zip", "enumerate") and self.imports.qualify(it_expr.func) is None \
-                and it_expr.args and not any(a.star or a.keyword for a in it_expr.args):
-            parts = [self._loop_elem(a.value, self.expr(a.value)) for a in it_expr.args]
+                and it_expr.args and not any(arg.star or arg.keyword for arg in it_expr.args):
+            parts = [self._loop_elem(arg.value, self.expr(arg.value)) for arg in it_expr.args]
             if it_expr.func.value == "enumerate":
                 parts = [Val(), parts[0]] if len(parts) == 1 else None
             if parts is not None:
                 out = Val()
-                for p in parts:
-                    out = out.join(p)
+                for part in parts:
+                    out = out.join(part)
                 out.elems = parts
                 return out
-        heads = it.heads
-        if it.modules and not self.no_grad:
+        heads = iterated.heads
+        if iterated.modules and not self.no_grad:
             # `for row in net(x)`: the rows carry the call's graph
-            heads = heads | {self.new_node(None, self.cur_stmt, it_expr, it, kind="module")}
-        return Val(heads=heads, ghosts=it.ghosts, unknown=it.unknown)
+            heads = heads | {self.new_node(None, self.cur_stmt, it_expr, iterated, kind="module")}
+        return Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
 
     def branch_run(self, arms, node, none_in=()) -> None:
         """Run alternatives; keep the frees common to all (and to 'not taken').
@@ -302,15 +302,15 @@ class Scope:
         envs, freeds = [], []
         for i, arm in enumerate(arms):
             self.env, self.freed = dict(base_env), dict(base_freed)
-            for j, key in none_in:
-                if j == i and key in self.env:
+            for none_arm, key in none_in:
+                if none_arm == i and key in self.env:
                     self.env[key] = Val()
             self.branch = base_branch + ((id(node), i),)
             start = len(self.events)
             self.block(arm)
             if _exits(arm):
-                for ev in self.events[start:]:
-                    ev.exits = True
+                for event in self.events[start:]:
+                    event.exits = True
                 continue
             envs.append(self.env)
             freeds.append(self.freed)
@@ -318,22 +318,22 @@ class Scope:
         if not envs:
             envs, freeds = [dict(base_env)], [dict(base_freed)]
         merged: dict = {}
-        for e in envs:
-            for k, v in e.items():
-                merged[k] = merged[k].join(v) if k in merged and merged[k] is not v else v
+        for env in envs:
+            for name, value in env.items():
+                merged[name] = merged[name].join(value) if name in merged and merged[name] is not value else value
         self.env = merged
         common = set(base_freed)
-        all_freed = [set(f) for f in freeds]
+        all_freed = [set(freed) for freed in freeds]
         if len(freeds) >= 2 and all_freed:
             both = set.intersection(*all_freed)
             common |= both
-        self.freed = {n: (base_freed.get(n) or freeds[0].get(n)) for n in common}
+        self.freed = {freed_node: (base_freed.get(freed_node) or freeds[0].get(freed_node)) for freed_node in common}
 
-    def if_(self, s: cst.If) -> None:
-        self.expr(s.test)
-        arms = [self._block_of(s.body)]
-        none_check = _none_check(s.test)
-        orelse = s.orelse
+    def if_(self, stmt: cst.If) -> None:
+        self.expr(stmt.test)
+        arms = [self._block_of(stmt.body)]
+        none_check = _none_check(stmt.test)
+        orelse = stmt.orelse
         while orelse is not None:
             if isinstance(orelse, cst.If):
                 self.expr(orelse.test)
@@ -350,15 +350,15 @@ class Scope:
             # says the name is None, it holds no graph (the first iteration)
             key, in_body = none_check
             none_in = tuple((i, key) for i in range(len(arms)) if (i == 0) == in_body)
-        self.branch_run(arms, s, none_in)
+        self.branch_run(arms, stmt, none_in)
 
-    def with_(self, s: cst.With) -> None:
-        ng = 0
-        for item in s.items:
-            ng = grad_mode(item.item, self.imports) or ng
+    def with_(self, stmt: cst.With) -> None:
+        grad_switch = 0
+        for item in stmt.items:
+            grad_switch = grad_mode(item.item, self.imports) or grad_switch
         saved = self.no_grad
-        self.set_grad(ng)
-        self.block(self._block_of(s.body))
+        self.set_grad(grad_switch)
+        self.block(self._block_of(stmt.body))
         self.no_grad = saved
 
     def set_grad(self, mode: int) -> None:
@@ -374,46 +374,46 @@ class Scope:
         return self
 
     # ---------------------------------------------------------------- small statements
-    def small(self, s, stmt) -> None:
-        if isinstance(s, cst.Assign):
-            val = self.expr(s.value)
-            for t in s.targets:
-                self.assign_target(t.target, val, stmt, s.value)
-        elif isinstance(s, cst.AnnAssign):
-            if s.value is not None:
-                self.assign_target(s.target, self.expr(s.value), stmt, s.value)
-        elif isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Subscript):
+    def small(self, small_stmt, stmt) -> None:
+        if isinstance(small_stmt, cst.Assign):
+            val = self.expr(small_stmt.value)
+            for target in small_stmt.targets:
+                self.assign_target(target.target, val, stmt, small_stmt.value)
+        elif isinstance(small_stmt, cst.AnnAssign):
+            if small_stmt.value is not None:
+                self.assign_target(small_stmt.target, self.expr(small_stmt.value), stmt, small_stmt.value)
+        elif isinstance(small_stmt, cst.AugAssign) and isinstance(small_stmt.target, cst.Subscript):
             from .entries import add_entry
 
-            add_entry(self, s, stmt)  # total[name] += loss
-        elif isinstance(s, cst.AugAssign):
-            key = dotted(s.target)
-            rhs = self.expr(s.value)
+            add_entry(self, small_stmt, stmt)  # total[name] += loss
+        elif isinstance(small_stmt, cst.AugAssign):
+            key = dotted(small_stmt.target)
+            rhs = self.expr(small_stmt.value)
             old = self.lookup_key(key) if key else Val()
-            nontrivial = not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign))
+            nontrivial = not isinstance(small_stmt.operator, (cst.AddAssign, cst.SubtractAssign))
             val = old.join(rhs)
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
             elif key is not None and val.graph and not self.no_grad:
-                node = self.new_node(key, stmt, s.value, Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules,
+                node = self.new_node(key, stmt, small_stmt.value, Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules,
                                                                uses=rhs.uses, nontrivial=nontrivial), kind="accum")
                 node.loss = rhs.loss
                 self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
             self.bound.add(key)
-        elif isinstance(s, cst.Expr):
-            self.expr(s.value, stmt=stmt)
-        elif isinstance(s, cst.Return):
-            if s.value is not None:
-                val = self.expr(s.value)
+        elif isinstance(small_stmt, cst.Expr):
+            self.expr(small_stmt.value, stmt=stmt)
+        elif isinstance(small_stmt, cst.Return):
+            if small_stmt.value is not None:
+                val = self.expr(small_stmt.value)
                 # computed with gradients off, what comes back carries no graph;
                 # a name handed back as it is (`return x`) keeps what it holds
-                quiet = self.no_grad and not isinstance(s.value, (cst.Name, cst.Attribute))
-                self.returns.append(self.cut(val, s.value) if quiet else val)
-        elif isinstance(s, cst.Del):
-            self.delete(s.target)
-        elif isinstance(s, cst.Global) or isinstance(s, cst.Nonlocal):
+                quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
+                self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
+        elif isinstance(small_stmt, cst.Del):
+            self.delete(small_stmt.target)
+        elif isinstance(small_stmt, cst.Global) or isinstance(small_stmt, cst.Nonlocal):
             pass
 
     def delete(self, target) -> None:
@@ -422,8 +422,8 @@ class Scope:
             if key is not None:
                 self.env[key] = Val()  # del buf[:]
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                self.delete(el.value)
+            for elem in target.elements:
+                self.delete(elem.value)
         else:
             key = dotted(target)
             if key is not None:
@@ -431,20 +431,20 @@ class Scope:
 
     def assign_target(self, target, val: Val, stmt, expr, kind=None) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
-            elems = [e.value for e in target.elements]
+            elems = [elem.value for elem in target.elements]
             if val.elems is None and val.graph and not self.no_grad:
                 # Outputs of one call share one graph: a node for the call,
                 # and a trivial node per target hanging from it.
                 call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
                 val = Val(heads=frozenset({call_node}))
             siblings = self._siblings(elems, val, stmt, expr)
-            for i, t in enumerate(elems):
+            for index, part in enumerate(elems):
                 sub = val
-                if val.elems is not None and i < len(val.elems):
-                    sub = val.elems[i]
-                if i in siblings:
-                    sub = siblings[i]
-                self.assign_target(t, sub, stmt, expr, kind=self._state_kind(t, expr) or kind)
+                if val.elems is not None and index < len(val.elems):
+                    sub = val.elems[index]
+                if index in siblings:
+                    sub = siblings[index]
+                self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
             return
         if isinstance(target, cst.StarredElement):
             self.assign_target(target.value, val, stmt, expr, kind)
@@ -459,8 +459,8 @@ class Scope:
                     node = self.new_node(key, stmt, expr, Val(heads=val.heads, ghosts=val.ghosts, uses=val.uses),
                                          kind="container")
                     node.loss = val.loss
-                    self.env[key] = Val(heads=frozenset({node}) | frozenset(h for h in old.heads if h.name != key or
-                                                                      h.stmt is not stmt), loss=val.loss)
+                    self.env[key] = Val(heads=frozenset({node}) | frozenset(head for head in old.heads if head.name != key or
+                                                                      head.stmt is not stmt), loss=val.loss)
                     return
                 node = self.new_node(key, stmt, expr, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
                                                           uses=val.uses), kind="container")
@@ -504,22 +504,22 @@ class Scope:
         such results are taken to carry one too (an inference, noted on the node)."""
         if self.no_grad or val.graph or not isinstance(expr, cst.Call):
             return {}
-        keys = [dotted(t) for t in elems]
-        proven = [k for k in keys if k and (id(stmt), k) in self.proven[0]]
+        keys = [dotted(target) for target in elems]
+        proven = [key for key in keys if key and (id(stmt), key) in self.proven[0]]
         if not proven:
             return {}
-        fn = self._own_method(expr.func) or self.names.functions.get(dotted(expr.func) or "")
-        shape = self.a.returns_elems(fn) if fn is not None else None
+        callee = self._own_method(expr.func) or self.names.functions.get(dotted(expr.func) or "")
+        shape = self.analysis.returns_elems(callee) if callee is not None else None
         if shape is None or len(shape) != len(elems):
             return {}
         out = {}
-        for i, (k, g) in enumerate(zip(keys, shape)):
-            if g and k and k not in proven:
-                node = self.new_node(k, stmt, expr, Val(), trivial=True)
-                node.sibling = (f"`{k}` comes from the same call as `{proven[0]}` (line "
-                                f"{self.a.ctx.line_of(stmt)}), which is backwarded, and "
-                                f"`{fn.name.value}` can return a graph there")
-                out[i] = Val(heads=frozenset({node}))
+        for index, (key, graph) in enumerate(zip(keys, shape)):
+            if graph and key and key not in proven:
+                node = self.new_node(key, stmt, expr, Val(), trivial=True)
+                node.sibling = (f"`{key}` comes from the same call as `{proven[0]}` (line "
+                                f"{self.analysis.ctx.line_of(stmt)}), which is backwarded, and "
+                                f"`{callee.name.value}` can return a graph there")
+                out[index] = Val(heads=frozenset({node}))
         return out
 
     def _state_kind(self, target, expr) -> Optional[str]:
@@ -530,8 +530,8 @@ class Scope:
         callee = dotted(expr.func)
         if callee is None or not (self.names.is_module(callee) or callee in self.names.functions):
             return None
-        for a in expr.args:
-            for name in _names_in(a.value):
+        for arg in expr.args:
+            for name in _names_in(arg.value):
                 if name == key:
                     return "state"
         return None
@@ -543,144 +543,144 @@ class Scope:
         if key in self.env:
             return self.env[key]
         if key in self.names.leaves:
-            n = self.leaf(key, {key})
-            return Val(heads=frozenset({n}))
+            node = self.leaf(key, {key})
+            return Val(heads=frozenset({node}))
         return Val(unknown=key not in self.bound)
 
-    def expr(self, e, stmt=None) -> Val:
+    def expr(self, expr, stmt=None) -> Val:
         """What evaluating `e` hands back; one handler per node type below
         (`_EXPR`), anything else is a value we know nothing about."""
-        if e is None:
+        if expr is None:
             return Val()
-        handler = _EXPR.get(type(e))
+        handler = _EXPR.get(type(expr))
         if handler is None:
             return Val(unknown=True)
-        return handler(self, e, stmt)
+        return handler(self, expr, stmt)
 
-    def _literal(self, e, stmt) -> Val:
+    def _literal(self, expr, stmt) -> Val:
         return Val()
 
-    def _fstring(self, e: cst.FormattedString, stmt) -> Val:
-        for part in e.parts:
+    def _fstring(self, expr: cst.FormattedString, stmt) -> Val:
+        for part in expr.parts:
             if isinstance(part, cst.FormattedStringExpression):
                 self.expr(part.expression)
         return Val()
 
-    def _name(self, e: cst.Name, stmt) -> Val:
-        if e.value in ("None", "True", "False"):
+    def _name(self, expr: cst.Name, stmt) -> Val:
+        if expr.value in ("None", "True", "False"):
             return Val()
-        v = self._used(self.lookup_key(e.value), e)
-        if v.heads:
-            v.bare = True
-        return v
+        value = self._used(self.lookup_key(expr.value), expr)
+        if value.heads:
+            value.bare = True
+        return value
 
-    def _attribute(self, e: cst.Attribute, stmt) -> Val:
-        if e.attr.value in CUT_ATTRS:
-            return self.cut(self.expr(e.value), e.value)
-        key = dotted(e)
+    def _attribute(self, expr: cst.Attribute, stmt) -> Val:
+        if expr.attr.value in CUT_ATTRS:
+            return self.cut(self.expr(expr.value), expr.value)
+        key = dotted(expr)
         if key is not None and key in self.env:
-            return self._used(self.env[key], e)
+            return self._used(self.env[key], expr)
         if key is not None and key.startswith("self.") and key not in self.bound:
-            self.free_reads.setdefault(key, e)
+            self.free_reads.setdefault(key, expr)
             if key.count(".") == 1 and key not in self.names.leaves:
                 from .stored_state import stored_node
 
                 held = stored_node(self, key)  # another method keeps a graph there
                 if held is not None:
-                    return self._used(Val(heads=frozenset({held})), e)
-        base = dotted(e.value)
+                    return self._used(Val(heads=frozenset({held})), expr)
+        base = dotted(expr.value)
         if base is not None and self.names.is_module(base) and key not in self.names.modules \
-                and self.names.is_param_attr(e.attr.value):
+                and self.names.is_param_attr(expr.attr.value):
             # model.weight: a parameter of `model`.
             return Val(heads=frozenset({self.leaf(base, {base})}))
         if key is not None and key in self.names.leaves:
             return Val(heads=frozenset({self.leaf(key, {key})}))
-        return self.expr(e.value)
+        return self.expr(expr.value)
 
-    def _binary(self, e: cst.BinaryOperation, stmt) -> Val:
-        v = self.expr(e.left).join(self.expr(e.right))
-        v.nontrivial = v.nontrivial or not isinstance(e.operator, ADDITIVE)
-        v.loss = False
-        return v
+    def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
+        value = self.expr(expr.left).join(self.expr(expr.right))
+        value.nontrivial = value.nontrivial or not isinstance(expr.operator, ADDITIVE)
+        value.loss = False
+        return value
 
-    def _unary(self, e: cst.UnaryOperation, stmt) -> Val:
-        v = self.expr(e.expression)
-        if isinstance(e.operator, cst.Not):
-            return Val(ghosts=v.heads | v.ghosts)
-        return v
+    def _unary(self, expr: cst.UnaryOperation, stmt) -> Val:
+        value = self.expr(expr.expression)
+        if isinstance(expr.operator, cst.Not):
+            return Val(ghosts=value.heads | value.ghosts)
+        return value
 
-    def _boolean(self, e: cst.BooleanOperation, stmt) -> Val:
-        v = self.expr(e.left).join(self.expr(e.right))
-        return Val(ghosts=v.heads | v.ghosts)  # truth values, in practice
+    def _boolean(self, expr: cst.BooleanOperation, stmt) -> Val:
+        value = self.expr(expr.left).join(self.expr(expr.right))
+        return Val(ghosts=value.heads | value.ghosts)  # truth values, in practice
 
-    def _comparison(self, e: cst.Comparison, stmt) -> Val:
-        self.expr(e.left)
-        for c in e.comparisons:
-            self.expr(c.comparator)
+    def _comparison(self, expr: cst.Comparison, stmt) -> Val:
+        self.expr(expr.left)
+        for comparison in expr.comparisons:
+            self.expr(comparison.comparator)
         return Val()
 
-    def _subscript(self, e: cst.Subscript, stmt) -> Val:
-        v = self.expr(e.value)
-        for s in e.slice:
-            if isinstance(s.slice, cst.Index):
-                self.expr(s.slice.value)
-        last = containers.last_elem(v, e)
+    def _subscript(self, expr: cst.Subscript, stmt) -> Val:
+        value = self.expr(expr.value)
+        for part in expr.slice:
+            if isinstance(part.slice, cst.Index):
+                self.expr(part.slice.value)
+        last = containers.last_elem(value, expr)
         if last is not None:
             return last
-        if v.elems is not None and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
-                and isinstance(e.slice[0].slice.value, cst.Integer):
-            i = int(e.slice[0].slice.value.value)
-            if -len(v.elems) <= i < len(v.elems):
-                return v.elems[i]
-        return Val(heads=v.heads, ghosts=v.ghosts, modules=v.modules, uses=v.uses, nontrivial=v.nontrivial,
-                   unknown=v.unknown, loss=v.loss)
+        if value.elems is not None and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+                and isinstance(expr.slice[0].slice.value, cst.Integer):
+            index = int(expr.slice[0].slice.value.value)
+            if -len(value.elems) <= index < len(value.elems):
+                return value.elems[index]
+        return Val(heads=value.heads, ghosts=value.ghosts, modules=value.modules, uses=value.uses, nontrivial=value.nontrivial,
+                   unknown=value.unknown, loss=value.loss)
 
-    def _sequence(self, e, stmt) -> Val:
+    def _sequence(self, expr, stmt) -> Val:
         out = Val()
         elems = []
-        for el in e.elements:
-            sub = self.expr(el.value)
+        for elem in expr.elements:
+            sub = self.expr(elem.value)
             elems.append(sub)
             out = out.join(sub)
         out.elems = elems
         return out
 
-    def _dict(self, e: cst.Dict, stmt) -> Val:
+    def _dict(self, expr: cst.Dict, stmt) -> Val:
         out = Val()
-        for el in e.elements:
-            if isinstance(el, cst.DictElement):
-                self.expr(el.key)
-            out = out.join(self.expr(el.value))
+        for elem in expr.elements:
+            if isinstance(elem, cst.DictElement):
+                self.expr(elem.key)
+            out = out.join(self.expr(elem.value))
         return out
 
-    def _comprehension(self, e, stmt) -> Val:
-        f = e.for_in
-        it = self.expr(f.iter)
+    def _comprehension(self, expr, stmt) -> Val:
+        for_in = expr.for_in
+        iterated = self.expr(for_in.iter)
         saved = dict(self.env)
-        key = dotted(f.target) if isinstance(f.target, (cst.Name, cst.Attribute)) else None
+        key = dotted(for_in.target) if isinstance(for_in.target, (cst.Name, cst.Attribute)) else None
         if key:
-            self.env[key] = Val(heads=it.heads, ghosts=it.ghosts, unknown=it.unknown)
-        v = self.expr(e.elt)
+            self.env[key] = Val(heads=iterated.heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
+        value = self.expr(expr.elt)
         self.env = saved
-        return v.join(Val(ghosts=it.ghosts))
+        return value.join(Val(ghosts=iterated.ghosts))
 
-    def _unknown(self, e, stmt) -> Val:
+    def _unknown(self, expr, stmt) -> Val:
         return Val(unknown=True)
 
-    def _if_exp(self, e: cst.IfExp, stmt) -> Val:
-        self.expr(e.test)
-        return self.expr(e.body).join(self.expr(e.orelse))
+    def _if_exp(self, expr: cst.IfExp, stmt) -> Val:
+        self.expr(expr.test)
+        return self.expr(expr.body).join(self.expr(expr.orelse))
 
-    def _named(self, e: cst.NamedExpr, stmt) -> Val:
-        v = self.expr(e.value)
-        self.assign_target(e.target, v, stmt, e.value)
-        return v
+    def _named(self, expr: cst.NamedExpr, stmt) -> Val:
+        value = self.expr(expr.value)
+        self.assign_target(expr.target, value, stmt, expr.value)
+        return value
 
-    def _starred(self, e: cst.StarredElement, stmt) -> Val:
-        return self.expr(e.value)
+    def _starred(self, expr: cst.StarredElement, stmt) -> Val:
+        return self.expr(expr.value)
 
-    def _await(self, e: cst.Await, stmt) -> Val:
-        return self.expr(e.expression)
+    def _await(self, expr: cst.Await, stmt) -> Val:
+        return self.expr(expr.expression)
 
     def cut(self, inner: Val, expr) -> Val:
         """A value cut from its graph; what it was cut from stays as a ghost
@@ -693,35 +693,35 @@ class Scope:
             ghosts = ghosts | {self.new_node(None, stmt, expr, inner, kind="module")}
         return Val(ghosts=ghosts)
 
-    def _used(self, v: Val, name_node) -> Val:
-        if not v.heads:
-            return v
-        uses = {h: [name_node] for h in v.heads}
-        return Val(heads=v.heads, ghosts=v.ghosts, uses=uses, unknown=v.unknown, loss=v.loss, elems=v.elems)
+    def _used(self, value: Val, name_node) -> Val:
+        if not value.heads:
+            return value
+        uses = {head: [name_node] for head in value.heads}
+        return Val(heads=value.heads, ghosts=value.ghosts, uses=uses, unknown=value.unknown, loss=value.loss, elems=value.elems)
 
-    def call(self, e: cst.Call, stmt) -> Val:
+    def call(self, call: cst.Call, stmt) -> Val:
         """A call, in this order: a backward, a call that hands back what it is
         given, a method with a known meaning (events, containers, cuts), then
         the callee itself."""
-        f = e.func
-        q = self.imports.qualify(f)
-        if isinstance(f, cst.Attribute) and f.attr.value in ("backward", "manual_backward"):
-            return self.backward_site(e, stmt)
-        if q in ("torch.autograd.backward", "torch.autograd.grad"):
-            return self.backward_site(e, stmt, q=q)
-        if _hands_back(f, q):
+        func = call.func
+        qualified = self.imports.qualify(func)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward"):
+            return self.backward_site(call, stmt)
+        if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
+            return self.backward_site(call, stmt, qualified=qualified)
+        if _hands_back(func, qualified):
             # accelerator.prepare(model, opt, loader): the same objects, wrapped
             # for devices; no tensor comes out of it, so no graph does
-            for a in e.args:
-                self.expr(a.value)
+            for arg in call.args:
+                self.expr(arg.value)
             return Val()
-        if isinstance(f, cst.Attribute):
-            out = self.method_call(e, stmt, f)
+        if isinstance(func, cst.Attribute):
+            out = self.method_call(call, stmt, func)
             if out is not None:
                 return out
-        out = self.callee(e, stmt, f, q)
-        if out.graph and _with_indices(e, f, q) and not self.names.is_module(dotted(f.value) if
-                                                                             isinstance(f, cst.Attribute) else None):
+        out = self.callee(call, stmt, func, qualified)
+        if out.graph and _with_indices(call, func, qualified) and not self.names.is_module(dotted(func.value) if
+                                                                                           isinstance(func, cst.Attribute) else None):
             # `values, idx = x.max(1)`: the indices are integers, without a graph
             out.elems = [Val(heads=out.heads, ghosts=out.ghosts, modules=out.modules, uses=out.uses,
                              nontrivial=out.nontrivial, unknown=out.unknown, loss=out.loss),
@@ -736,27 +736,27 @@ class Scope:
         return dotted(e) in self.distributions
 
     # ---------------------------------------------------------------- calls: methods
-    def method_call(self, e: cst.Call, stmt, f: cst.Attribute) -> Optional[Val]:
+    def method_call(self, call: cst.Call, stmt, func: cst.Attribute) -> Optional[Val]:
         """`base.meth(...)` where the method's name or the object says what
         it does; None: treat it as an ordinary callee."""
-        base, meth = dotted(f.value) or model_containers.elem_key(f.value, self.names), f.attr.value
+        base, meth = dotted(func.value) or model_containers.elem_key(func.value, self.names), func.attr.value
         event = _EVENT_METHODS.get(meth)
         if event is not None:
-            out = event(self, e, stmt, self.handed.get(base, base))
+            out = event(self, call, stmt, self.handed.get(base, base))
             if out is not None:
                 return out
-        known = self.a.object_method(base, meth) if meth not in CUT_METHODS else None
+        known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
         if known is not None and known[0].accum and not known[0].events:
-            return self._meter_add(e, stmt, base, meth, known)
+            return self._meter_add(call, stmt, base, meth, known)
         if meth in CONTAINER_ADD and base is not None and known is None:
-            return self._container_add(e, stmt, base, meth)
-        if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(f) or "") and \
+            return self._container_add(call, stmt, base, meth)
+        if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(func) or "") and \
                 (self.names.foreign_instances or self.names.instances):
             from .module_state import state_resets
 
-            skey = state_resets(self.a).get(dotted(f))
-            if skey is not None:
-                self.env[skey] = Val()  # model.recurrent.reset_state()
+            state_key = state_resets(self.analysis).get(dotted(func))
+            if state_key is not None:
+                self.env[state_key] = Val()  # model.recurrent.reset_state()
                 return Val()
         if meth in CONTAINER_CLEAR and base is not None:
             self.env[base] = Val()
@@ -764,70 +764,70 @@ class Scope:
         if meth == "detach_" and base is not None:
             return self._detach_in_place(base)
         if meth in CUT_METHODS or meth in ("to", "type") and any(
-                self.imports.qualify(a.value) in INT_DTYPES for a in e.args) or \
-                meth == "sample" and self._distribution(f.value):
-            inner = self.expr(f.value)
-            for a in e.args:
-                self.expr(a.value)
-            return self.cut(inner, f.value)
+                self.imports.qualify(arg.value) in INT_DTYPES for arg in call.args) or \
+                meth == "sample" and self._distribution(func.value):
+            inner = self.expr(func.value)
+            for arg in call.args:
+                self.expr(arg.value)
+            return self.cut(inner, func.value)
         if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
             return Val()
-        found = self.a.foreign_method(base, meth)
+        found = self.analysis.foreign_method(base, meth)
         if found is not None and found[0].events:
-            return self._foreign_step(e, base, meth, found)
+            return self._foreign_step(call, base, meth, found)
         method = self.names.method(base, meth)
         if method is None and base == "self" and self.self_class:
             method = self.names.class_method(self.self_class, meth)  # self.backward_step(loss)
         if method is not None and method.name.value not in self.inlining and \
-                self.a.function_summary(method).has_events:
-            return self.inline(method, e, stmt, bound_self=True)
-        own = self.plain_self_method(f, base)
+                self.analysis.function_summary(method).has_events:
+            return self.inline(method, call, stmt, bound_self=True)
+        own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own)):
-            return self.inline(own, e, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
+            return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                 and base not in self.imports.aliases:
-            return self._module_method(e, f, base)
+            return self._module_method(call, func, base)
         return None
 
-    def _step(self, e: cst.Call, stmt, base) -> Optional[Val]:
-        if e.args and dotted(e.args[0].value) in self.local_defs:
+    def _step(self, call: cst.Call, stmt, base) -> Optional[Val]:
+        if call.args and dotted(call.args[0].value) in self.local_defs:
             # optimizer.step(closure): the closure runs the forward and backward first
-            fn = self.local_defs[dotted(e.args[0].value)]
-            if fn.name.value not in self.inlining:
-                ret = self.inline(fn, cst.Call(func=cst.Name(fn.name.value)), stmt)
-                self.event("step", e, stmt, opt=base if base in self.names.optimizers else None)
+            closure_fn = self.local_defs[dotted(call.args[0].value)]
+            if closure_fn.name.value not in self.inlining:
+                ret = self.inline(closure_fn, cst.Call(func=cst.Name(closure_fn.name.value)), stmt)
+                self.event("step", call, stmt, opt=base if base in self.names.optimizers else None)
                 return ret  # step(closure) returns the closure's loss
         if base in self.names.optimizers:
-            self.event("step", e, stmt, opt=base)
+            self.event("step", call, stmt, opt=base)
             return Val()
-        if e.args and dotted(e.args[0].value) in self.names.optimizers:
-            self.event("step", e, stmt, opt=dotted(e.args[0].value))  # scaler.step(opt)
+        if call.args and dotted(call.args[0].value) in self.names.optimizers:
+            self.event("step", call, stmt, opt=dotted(call.args[0].value))  # scaler.step(opt)
             return Val()
-        if base is not None and not e.args and not self.names.is_module(base) and \
+        if base is not None and not call.args and not self.names.is_module(base) and \
                 not _NOT_AN_OPTIMIZER.search(base.split(".")[-1]):
             # `opt = make_optimizer(G, D)` from another file: it may step anything
             # (decide.discarded then cannot say the gradients are thrown away)
-            self.event("unknown_step", e, stmt)
+            self.event("unknown_step", call, stmt)
         return None
 
-    def _zero_grad(self, e: cst.Call, stmt, base) -> Val:
+    def _zero_grad(self, call: cst.Call, stmt, base) -> Val:
         if base in self.names.optimizers:
             owns = self.names.optimizers[base].owns
-            self.event("zero", e, stmt, opt=base, modules=owns)
+            self.event("zero", call, stmt, opt=base, modules=owns)
         else:
-            self.event("zero", e, stmt, modules=frozenset({base}) if base else None)
+            self.event("zero", call, stmt, modules=frozenset({base}) if base else None)
         return Val()
 
-    def _container_add(self, e: cst.Call, stmt, base: str, meth: str) -> Val:
+    def _container_add(self, call: cst.Call, stmt, base: str, meth: str) -> Val:
         """`losses.append(loss)`: the container now holds the argument's graph."""
-        args = [self.expr(a.value) for a in e.args]
+        args = [self.expr(arg.value) for arg in call.args]
         val = Val()
-        for a in args:
-            val = val.join(a)
-        proven = id(e) in self.proven[1]
+        for arg in args:
+            val = val.join(arg)
+        proven = id(call) in self.proven[1]
         if (val.graph or proven) and not self.no_grad:
             old = self.lookup_key(base)
-            expr = e.args[-1].value if e.args else None
+            expr = call.args[-1].value if call.args else None
             elem = containers.append_elem(self, base, meth, val, proven, stmt, expr)
             node = self.new_node(base, stmt, expr, Val(heads=old.heads | elem.heads, ghosts=val.ghosts,
                                                        uses=val.uses), kind="container")
@@ -841,79 +841,79 @@ class Scope:
 
     def _detach_in_place(self, base: str) -> Val:
         # in place: `h.detach_()`, or `for s in state: s.detach_()` cuts `state`
-        for key in [base] + [it for tgt, it in self.for_targets if tgt == base]:
+        for key in [base] + [iterated for target, iterated in self.for_targets if target == base]:
             old = self.lookup_key(key)
             self.env[key] = Val(ghosts=old.heads | old.ghosts)
         return Val()
 
-    def _module_method(self, e: cst.Call, f: cst.Attribute, base: str) -> Val:
+    def _module_method(self, call: cst.Call, func: cst.Attribute, base: str) -> Val:
         """model.encode(x): runs the module's parameters."""
-        out = self._module_call(e, base)
-        own = self._own_method(f)
+        out = self._module_call(call, base)
+        own = self._own_method(func)
         if own is None:
-            return self._quiet_method(out, base, f.attr.value)
+            return self._quiet_method(out, base, func.attr.value)
         if own.name.value not in self.inlining and \
-                not self.a.function_summary(own).has_events:
-            if self.a.returns_graph(own) is False:
+                not self.analysis.function_summary(own).has_events:
+            if self.analysis.returns_graph(own) is False:
                 return Val(ghosts=out.heads | out.ghosts)  # `s, a = self.make_batch()` of plain data
-            shape = self.a.returns_elems(own)
+            shape = self.analysis.returns_elems(own)
             if shape is not None:
                 cut = Val(ghosts=out.heads | out.ghosts)
-                out.elems = self._elems(own, e, out, shape, out, cut, 1)
+                out.elems = self._elems(own, call, out, shape, out, cut, 1)
         return out
 
     # ---------------------------------------------------------------- calls: the callee
-    def callee(self, e: cst.Call, stmt, f, q) -> Val:
+    def callee(self, call: cst.Call, stmt, func, qualified) -> Val:
         """A call by what is called: a module, a constructor that cuts, a
         helper class, a function of this file or one we cannot see."""
-        key = dotted(f) or model_containers.elem_key(f, self.names)
+        key = dotted(func) or model_containers.elem_key(func, self.names)
         if key is not None and self.names.is_module(key):
-            return self._module_call(e, key)
-        if q == "torch.autograd.Variable":
-            return self._variable(e)
-        if q in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or q in LIKE_FACTORIES or \
-                q in CUT_FUNCTIONS or (q or "").startswith("numpy.") or \
-                (key in CUT_BUILTINS and q is None):
+            return self._module_call(call, key)
+        if qualified == "torch.autograd.Variable":
+            return self._variable(call)
+        if qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or qualified in LIKE_FACTORIES or \
+                qualified in CUT_FUNCTIONS or (qualified or "").startswith("numpy.") or \
+                (key in CUT_BUILTINS and qualified is None):
             args = Val()
-            for a in e.args:
-                args = args.join(self.expr(a.value))
+            for arg in call.args:
+                args = args.join(self.expr(arg.value))
             return Val(ghosts=args.heads | args.ghosts)
         if key is not None and key in self.names.classes and key not in self.names.module_classes:
-            for a in e.args:
-                self.expr(a.value)
+            for arg in call.args:
+                self.expr(arg.value)
             return Val()  # an object of a local helper class
-        if isinstance(f, cst.Attribute) and q is None:
+        if isinstance(func, cst.Attribute) and qualified is None:
             from .stored_state import object_call
 
-            known = object_call(self, e, f)  # an object of a project class that cuts some arguments
+            known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
-                return self._quiet_method(known, dotted(f.value), f.attr.value)
+                return self._quiet_method(known, dotted(func.value), func.attr.value)
         args = Val()
         module_args = set()
-        for a in e.args:
-            k = dotted(a.value)
-            if k is not None and self.names.is_module(k):
-                module_args.add(k)
+        for arg in call.args:
+            arg_key = dotted(arg.value)
+            if arg_key is not None and self.names.is_module(arg_key):
+                module_args.add(arg_key)
                 continue
-            args = args.join(self.expr(a.value))
-        if isinstance(f, cst.Attribute) and q is None:
+            args = args.join(self.expr(arg.value))
+        if isinstance(func, cst.Attribute) and qualified is None:
             # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
-            args = self.expr(f.value).join(args)
-        elif not isinstance(f, (cst.Attribute, cst.Name)):
-            args = self.expr(f).join(args)
+            args = self.expr(func.value).join(args)
+        elif not isinstance(func, (cst.Attribute, cst.Name)):
+            args = self.expr(func).join(args)
         if key is not None and key in self.names.functions:
-            out = self._local_function(e, stmt, key, args)
+            out = self._local_function(call, stmt, key, args)
             if out is not None:
                 return out
             module_args = set()  # the summary's modules stand for them
-        own = self._own_method(f)
+        own = self._own_method(func)
         if own is not None and args.graph and own.name.value not in self.inlining and \
-                not self.a.function_summary(own).has_events:
-            if self.a.returns_graph(own) is False:
+                not self.analysis.function_summary(own).has_events:
+            if self.analysis.returns_graph(own) is False:
                 # `@torch.no_grad()`, `return np.transpose(x)`: no graph, and no cut worth
                 # naming (what `args` holds includes the object's own state)
                 return Val()
-            shape, from_args = self.a.returns_elems(own), self.a.returns_elems_from_args(own)
+            shape, from_args = self.analysis.returns_elems(own), self.analysis.returns_elems_from_args(own)
             if shape is not None and from_args is not None:
                 # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
                 # the discriminator does not hang from `out`
@@ -922,52 +922,52 @@ class Scope:
                             nontrivial=True, unknown=args.unknown, loss=args.loss)
                 whole.uncertain = args.uncertain
                 cut = Val(ghosts=args.heads | args.ghosts)
-                args.elems = self._elems(own, e, args, shape, whole, cut, 1)
+                args.elems = self._elems(own, call, args, shape, whole, cut, 1)
         if module_args:
-            args.modules = args.modules | frozenset(m for m in module_args if self.names.has_params(m))
+            args.modules = args.modules | frozenset(module for module in module_args if self.names.has_params(module))
             args.nontrivial = True
-        if self._external(f, q, key):
-            out = self._external_call(e, stmt, args, q, key)
+        if self._external(func, qualified, key):
+            out = self._external_call(call, stmt, args, qualified, key)
             if out is not None:
                 return out
-        if isinstance(f, cst.Attribute) and q is None and own is None and args.graph and \
-                dotted(f.value) is not None and not self.lookup_key(dotted(f.value)).graph:
+        if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
+                dotted(func.value) is not None and not self.lookup_key(dotted(func.value)).graph:
             # `agent.greedy_option(state)`, `nets.fan.get_heatmap(x)` of an object whose class is
             # in another file; a base that holds a graph is a tensor (`loss.mean()` is never
             # looked up by name)
-            args = self._quiet_method(args, dotted(f.value), f.attr.value)
+            args = self._quiet_method(args, dotted(func.value), func.attr.value)
         if args.graph:
             args.nontrivial = True
-            args.loss = bool(q and _looks_like_loss(q)) or bool(key and _looks_like_loss(key))
+            args.loss = bool(qualified and _looks_like_loss(qualified)) or bool(key and _looks_like_loss(key))
         return args
 
-    def _variable(self, e: cst.Call) -> Val:
-        if e.args and isinstance(e.args[0].value, cst.Attribute) and e.args[0].value.attr.value == "data":
-            return self.cut(self.expr(e.args[0].value.value), e.args[0].value.value)
-        inner = self.expr(e.args[0].value) if e.args else Val()
-        return self.cut(inner, e)  # Variable(x) is a detached alias today
+    def _variable(self, call: cst.Call) -> Val:
+        if call.args and isinstance(call.args[0].value, cst.Attribute) and call.args[0].value.attr.value == "data":
+            return self.cut(self.expr(call.args[0].value.value), call.args[0].value.value)
+        inner = self.expr(call.args[0].value) if call.args else Val()
+        return self.cut(inner, call)  # Variable(x) is a detached alias today
 
-    def _local_function(self, e: cst.Call, stmt, key: str, args: Val) -> Optional[Val]:
+    def _local_function(self, call: cst.Call, stmt, key: str, args: Val) -> Optional[Val]:
         """A function of this file: walked at the call when it has events,
         else read from its summary. None: `args` now stands for its result."""
         if key in self.inlining:
             return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
-        fn = self.names.functions[key]
-        if self.a.returns_cut(fn):
+        func = self.names.functions[key]
+        if self.analysis.returns_cut(func):
             return Val(ghosts=args.heads | args.ghosts)
-        summary = self.a.function_summary(fn)
+        summary = self.analysis.function_summary(func)
         if summary.has_events:
-            return self.inline(fn, e, stmt)
-        ret = self.a.returns_graph(fn)
+            return self.inline(func, call, stmt)
+        ret = self.analysis.returns_graph(func)
         if ret is False:
             return Val(ghosts=args.heads | args.ghosts)
         if ret is None:
             args.uncertain = True
         mods = summary.modules
         if mods:
-            args.modules = args.modules | frozenset(m for m in mods if self.names.has_params(m))
+            args.modules = args.modules | frozenset(module for module in mods if self.names.has_params(module))
             args.nontrivial = True
-        shape = self.a.returns_elems(fn)
+        shape = self.analysis.returns_elems(func)
         if shape is not None:
             # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
             if args.graph:
@@ -976,57 +976,57 @@ class Scope:
             whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
                         nontrivial=args.nontrivial, unknown=args.unknown, loss=args.loss)
             whole.uncertain = args.uncertain
-            args.elems = self._elems(fn, e, args, shape, whole, cut, 0)
+            args.elems = self._elems(func, call, args, shape, whole, cut, 0)
         return None
 
-    def _external_call(self, e: cst.Call, stmt, args: Val, q, key) -> Optional[Val]:
+    def _external_call(self, call: cst.Call, stmt, args: Val, qualified, key) -> Optional[Val]:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
-        summary = self.a.project_summary(q, key)
+        summary = self.analysis.project_summary(qualified, key)
         if summary is not None and summary.backward_args and args.graph:
-            self.helper_backward(e, stmt, args, summary.backward_retain, q or key)
+            self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
         if summary is not None and not summary.events:
             if summary.result in ("cut", "const"):
                 return Val(ghosts=args.heads | args.ghosts)
             if summary.result == "graph" and args.graph:
-                return self._through(args, summary, q or key)
+                return self._through(args, summary, qualified or key)
         if args.graph:
             args.uncertain = True
         return None
 
-    def _elems(self, fn, call, args, shape, whole, cut, skip) -> list:
+    def _elems(self, func, call, args, shape, whole, cut, skip) -> list:
         """Per returned element: the graph of the arguments it hangs from (its
         parameters, matched to this call's arguments), plus the modules the
         callee runs. `whole` where the match cannot be made."""
-        from_args = self.a.returns_elems_from_args(fn)
-        params = [p.name.value for p in fn.params.params][skip:]
-        if from_args is None or any(a.star for a in call.args):
-            return [whole if g else cut for g in shape]
+        from_args = self.analysis.returns_elems_from_args(func)
+        params = [param.name.value for param in func.params.params][skip:]
+        if from_args is None or any(call_arg.star for call_arg in call.args):
+            return [whole if graph else cut for graph in shape]
         bound = {}
-        for i, a in enumerate(x for x in call.args if x.keyword is None):
-            if i < len(params):
-                bound[params[i]] = a.value
-        for a in call.args:
-            if a.keyword is not None:
-                bound[a.keyword.value] = a.value
+        for index, call_arg in enumerate(call_arg for call_arg in call.args if call_arg.keyword is None):
+            if index < len(params):
+                bound[params[index]] = call_arg.value
+        for call_arg in call.args:
+            if call_arg.keyword is not None:
+                bound[call_arg.keyword.value] = call_arg.value
         out = []
-        for g, ps in zip(shape, from_args):
-            if not g:
+        for graph, sources in zip(shape, from_args):
+            if not graph:
                 out.append(cut)
-            elif ps is None:
+            elif sources is None:
                 out.append(whole)
             else:
-                v = Val(ghosts=args.heads | args.ghosts, modules=args.modules, nontrivial=True)
-                v.uncertain = args.uncertain
-                for p in ps:
-                    if p in bound:
-                        arg = bound[p]
+                value = Val(ghosts=args.heads | args.ghosts, modules=args.modules, nontrivial=True)
+                value.uncertain = args.uncertain
+                for param in sources:
+                    if param in bound:
+                        arg = bound[param]
                         # a name read again is free; anything else is not walked twice
                         part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
-                        v = v.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules, uses=part.uses,
-                                       nontrivial=True, unknown=part.unknown))
-                v.nontrivial = True
-                out.append(v)
+                        value = value.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules, uses=part.uses,
+                                               nontrivial=True, unknown=part.unknown))
+                value.nontrivial = True
+                out.append(value)
         return out
 
     def _foreign_step(self, call, base, meth, found) -> Val:
@@ -1034,9 +1034,9 @@ class Scope:
         that runs backward and steps inside: the loop around it trains, and a
         result the summary says carries a graph gets a node of its own."""
         summary, path = found
-        for a in call.args:
-            self.expr(a.value)
-        self.training_loops.update(id(l) for l, _ in self.loop_stack)
+        for arg in call.args:
+            self.expr(arg.value)
+        self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
         if summary.result != "graph" or self.no_grad:
             return Val()
         import os
@@ -1048,23 +1048,23 @@ class Scope:
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
         node = self.new_node(None, stmt, call, Val(nontrivial=True), kind="op", trivial=False)
         node.loss = _looks_like_loss(meth)
-        v = Val(heads=frozenset({node}), loss=node.loss)
+        value = Val(heads=frozenset({node}), loss=node.loss)
         if summary.arity:
             # per element where the callee's returns agree (`return loss.item(), out`)
-            v.elems = [Val() if summary.elems and summary.elems[i] in ("cut", "const") else Val(heads=frozenset({node}))
-                       for i in range(summary.arity)]
-        return v
+            value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const") else Val(heads=frozenset({node}))
+                           for index in range(summary.arity)]
+        return value
 
     def _meter_add(self, call, stmt, base, meth, meter) -> Val:
         """`meter.update(loss)`: the method adds its argument into the
         object's state, so the object is a container of what it is given."""
         summary, where, cls = meter
-        vals = [(a, self.expr(a.value)) for a in call.args]
-        pos = [(a, v) for a, v in vals if a.keyword is None and not a.star]
-        for i, line, whole in summary.accum:
-            if i >= len(pos) or self.no_grad:
+        vals = [(call_arg, self.expr(call_arg.value)) for call_arg in call.args]
+        pos = [(call_arg, value) for call_arg, value in vals if call_arg.keyword is None and not call_arg.star]
+        for index, line, whole in summary.accum:
+            if index >= len(pos) or self.no_grad:
                 continue
-            arg, val = pos[i]
+            arg, val = pos[index]
             if not val.graph:
                 continue
             old = self.lookup_key(base)
@@ -1084,7 +1084,7 @@ class Scope:
             return out
         from .quiet_methods import method_results
 
-        known = method_results(self.a, base, meth)
+        known = method_results(self.analysis, base, meth)
         if known == "cut":
             return Val(ghosts=out.heads | out.ghosts)
         if known:
@@ -1093,30 +1093,30 @@ class Scope:
                              nontrivial=True, unknown=out.unknown) for k in known]
         return out
 
-    def plain_self_method(self, f, base):
+    def plain_self_method(self, func, base):
         """`self.m(...)` of this class with no backward or step of its own,
         not being inlined already, outside no_grad: the methods that
         analysis.model_containers and analysis.phases may walk at the call."""
         if base != "self" or self.no_grad:
             return None
-        own = self._own_method(f)
-        if own is None or own.name.value in self.inlining or self.a.function_summary(own).has_events:
+        own = self._own_method(func)
+        if own is None or own.name.value in self.inlining or self.analysis.function_summary(own).has_events:
             return None
         return own
 
-    def _own_method(self, f):
+    def _own_method(self, func):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
         (for `self`, the walked class, else the only class with such a method)."""
-        if not isinstance(f, cst.Attribute):
+        if not isinstance(func, cst.Attribute):
             return None
-        base, meth = dotted(f.value), f.attr.value
-        m = self.names.method(base, meth)
-        if m is None and base == "self":
+        base, meth = dotted(func.value), func.attr.value
+        method = self.names.method(base, meth)
+        if method is None and base == "self":
             if self.self_class:
                 return self.names.class_method(self.self_class, meth)
-            found = [fn for (_, name), fn in self.names.methods.items() if name == meth]
-            m = found[0] if len(found) == 1 else None
-        return m
+            found = [candidate for (_, name), candidate in self.names.methods.items() if name == meth]
+            method = found[0] if len(found) == 1 else None
+        return method
 
     def _through(self, args: Val, summary, name: str) -> Val:
         """A project-local function that returns its arguments' graph."""
@@ -1128,40 +1128,40 @@ class Scope:
                           for _ in range(summary.arity)]
         return args
 
-    def _external(self, f, q, key) -> bool:
+    def _external(self, func, qualified, key) -> bool:
         """A function whose body we cannot see (imported from elsewhere, a
         parameter, a callback): it might cut the graph."""
-        if q is not None:
-            return not q.startswith(("torch", "math", "numpy", "builtins"))
-        if isinstance(f, cst.Name):
-            return f.value not in _BUILTINS and key not in self.names.functions
+        if qualified is not None:
+            return not qualified.startswith(("torch", "math", "numpy", "builtins"))
+        if isinstance(func, cst.Name):
+            return func.value not in _BUILTINS and key not in self.names.functions
         return False
 
-    def _module_call(self, e: cst.Call, key: str) -> Val:
+    def _module_call(self, call: cst.Call, key: str) -> Val:
         args = Val()
-        for a in e.args:
-            args = args.join(self.expr(a.value))
+        for arg in call.args:
+            args = args.join(self.expr(arg.value))
         if self.no_grad:
             from .module_state import module_states
 
-            for attr, _, _ in module_states(self.a, key):
+            for attr, _, _ in module_states(self.analysis, key):
                 self.env[f"{key}.{attr}"] = Val()  # stored without a graph
             return Val(ghosts=args.heads | args.ghosts)
         mods = frozenset({key}) if self.names.has_params(key) else frozenset()
-        v = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules | mods, uses=args.uses, nontrivial=True,
-                unknown=args.unknown)
-        v.loss = not self.names.has_params(key) and _looks_like_loss(key)
-        if args.unknown and not v.heads and not mods:
-            v.unknown = True
+        value = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules | mods, uses=args.uses, nontrivial=True,
+                    unknown=args.unknown)
+        value.loss = not self.names.has_params(key) and _looks_like_loss(key)
+        if args.unknown and not value.heads and not mods:
+            value.unknown = True
         if key in self.names.wrapped:
             # DataParallel(trainer) of a class we cannot see: which of its
             # results share a graph is unknown (no freed-graph conflicts)
-            v.uncertain = True
-        if dotted(e.func) not in (key, key + ".forward"):
-            return v  # model.encode(x): not the forward that keeps the state
-        return self._module_state(key, v)
+            value.uncertain = True
+        if dotted(call.func) not in (key, key + ".forward"):
+            return value  # model.encode(x): not the forward that keeps the state
+        return self._module_state(key, value)
 
-    def _module_state(self, key: str, v: Val) -> Val:
+    def _module_state(self, key: str, value: Val) -> Val:
         """`model(x)` whose class keeps recurrent state on itself (read from
         another file): the call reads the state the last call stored and
         stores new state hanging from this call's graph."""
@@ -1169,104 +1169,104 @@ class Scope:
 
         stmt = self.cur_stmt
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
-        for attr, path, _ in module_states(self.a, key):
-            skey = f"{key}.{attr}"
-            old = self.env.get(skey, Val())
-            node = self.new_node(skey, stmt, None, Val(heads=old.heads | v.heads, ghosts=old.ghosts, modules=v.modules,
-                                                       nontrivial=True),
+        for attr, path, _ in module_states(self.analysis, key):
+            state_key = f"{key}.{attr}"
+            old = self.env.get(state_key, Val())
+            node = self.new_node(state_key, stmt, None, Val(heads=old.heads | value.heads, ghosts=old.ghosts, modules=value.modules,
+                                                            nontrivial=True),
                                  kind="state")
             node.module_state = (key, attr, path)
             node.loss = False
-            self.env[skey] = Val(heads=frozenset({node}))
-            self.bound.add(skey)
-            v = Val(heads=v.heads | {node}, ghosts=v.ghosts, modules=v.modules, uses=v.uses, nontrivial=True,
-                    unknown=v.unknown, loss=v.loss)
-        return v
+            self.env[state_key] = Val(heads=frozenset({node}))
+            self.bound.add(state_key)
+            value = Val(heads=value.heads | {node}, ghosts=value.ghosts, modules=value.modules, uses=value.uses, nontrivial=True,
+                        unknown=value.unknown, loss=value.loss)
+        return value
 
-    def inline(self, fn: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
+    def inline(self, func: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
         """Walk a same-file function (or a method of a local class) at its
         call site, one level deep. A method's `self.X` state lives on."""
         saved_env, saved_handed = dict(self.env), self.handed
-        params = [p.name.value for p in fn.params.params][1 if bound_self else 0:]
-        pos = [a for a in call.args if a.keyword is None]
-        given = {p: pos[i].value for i, p in enumerate(params) if i < len(pos)}
-        given.update((a.keyword.value, a.value) for a in call.args if a.keyword is not None)
+        params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
+        pos = [arg for arg in call.args if arg.keyword is None]
+        given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
+        given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
         self.handed = dict(self.handed)
-        for p, arg in given.items():
-            self.env[p] = self.expr(arg)
+        for param, value in given.items():
+            self.env[param] = self.expr(value)
             # `take_step(self.critic_opt, loss)`: the callee's `optimizer.step()` steps the caller's
-            opt = self.handed.get(dotted(arg), dotted(arg))
+            opt = self.handed.get(dotted(value), dotted(value))
             if opt in self.names.optimizers:
-                self.handed[p] = opt
+                self.handed[param] = opt
             else:
-                self.handed.pop(p, None)
-        self.inlining.add(fn.name.value)
+                self.handed.pop(param, None)
+        self.inlining.add(func.name.value)
         saved_returns, saved_grad = self.returns, self.no_grad
         self.returns = []
         try:
-            self.grad_from(fn).block(self._block_of(fn.body))
+            self.grad_from(func).block(self._block_of(func.body))
         finally:
-            self.inlining.discard(fn.name.value)
+            self.inlining.discard(func.name.value)
             self.no_grad = saved_grad
             self.handed = saved_handed
         out = Val()
-        for r in self.returns:
-            out = out.join(r)
+        for ret in self.returns:
+            out = out.join(ret)
         if len(self.returns) == 1:
             out = self.returns[0]
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
-        local = set(params) | self._locals_of(fn)
-        for k in list(self.env):
-            if k in local and "." not in k:
-                if k in saved_env:
-                    self.env[k] = saved_env[k]
+        local = set(params) | self._locals_of(func)
+        for key in list(self.env):
+            if key in local and "." not in key:
+                if key in saved_env:
+                    self.env[key] = saved_env[key]
                 else:
-                    del self.env[k]
+                    del self.env[key]
         return out
 
-    def _locals_of(self, fn) -> set:
+    def _locals_of(self, func) -> set:
         """The names `fn` assigns and does not declare outer: two walks of
         its body, so once per function and file, not once per inlined call."""
-        memo = self.a.table("_locals_memo")
-        out = memo.get(fn)
+        memo = self.analysis.table("_locals_memo")
+        out = memo.get(func)
         if out is None:
-            out = memo[fn] = _assigned_names(fn) - _declared_outer(fn)
+            out = memo[func] = _assigned_names(func) - _declared_outer(func)
         return out
 
     # ---------------------------------------------------------------- events
-    def event(self, kind, call, stmt, **kw) -> Event:
-        ev = Event(kind=kind, stmt=stmt, call=call, tag=self.tag(), branch=self.branch,
-                   seq=self.next_seq(), loops=tuple(l for l, _ in self.loop_stack), **kw)
-        self.events.append(ev)
-        return ev
+    def event(self, kind, call, stmt, **fields) -> Event:
+        event = Event(kind=kind, stmt=stmt, call=call, tag=self.tag(), branch=self.branch,
+                      seq=self.next_seq(), loops=tuple(loop for loop, _ in self.loop_stack), **fields)
+        self.events.append(event)
+        return event
 
-    def backward_site(self, e: cst.Call, stmt, q=None) -> Val:
-        f = e.func
+    def backward_site(self, call: cst.Call, stmt, qualified=None) -> Val:
+        func = call.func
         retain_arg = None
         create = False
-        pos = [a for a in e.args if a.keyword is None and not a.star]
-        kwargs = {a.keyword.value: a for a in e.args if a.keyword is not None}
-        if q in ("torch.autograd.backward", "torch.autograd.grad"):
+        pos = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        kwargs = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+        if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
             if not pos and "outputs" not in kwargs and "tensors" not in kwargs:
                 return Val()
             target_expr = pos[0].value if pos else (kwargs.get("outputs") or kwargs.get("tensors")).value
-            kind = "grad" if q.endswith("grad") else "backward"
+            kind = "grad" if qualified.endswith("grad") else "backward"
             retain_pos = 3 if kind == "grad" else 2
             inputs_val = self.expr(pos[1].value) if kind == "grad" and len(pos) > 1 else Val()
         else:
-            base_val = self.expr(f.value)
+            base_val = self.expr(func.value)
             if base_val.graph or not pos:
-                target_expr = f.value
+                target_expr = func.value
             else:
                 target_expr = pos[0].value  # accelerator.backward(loss)
             kind = "backward"
-            retain_pos = 2 if target_expr is f.value else 99
+            retain_pos = 2 if target_expr is func.value else 99
             inputs_val = Val()
         target = self.expr(target_expr)
-        for name, a in kwargs.items():
+        for name, arg in kwargs.items():
             if name not in ("retain_graph", "retain_variables", "create_graph"):
-                self.expr(a.value)
+                self.expr(arg.value)
         retain: Optional[bool] = False
         if "retain_graph" in kwargs or "retain_variables" in kwargs:
             retain_arg = kwargs.get("retain_graph") or kwargs.get("retain_variables")
@@ -1275,57 +1275,57 @@ class Scope:
             retain_arg = pos[retain_pos - 1]
             retain = _literal_bool(retain_arg.value)
         if "create_graph" in kwargs:
-            cg = _literal_bool(kwargs["create_graph"].value)
-            create = cg is not False
-            if retain_arg is None and cg is not False:
-                retain = True if cg else None
-        ev = self.event(kind, e, stmt, target=target, target_expr=target_expr, retain=retain,
-                        retain_arg=retain_arg, create_graph=create)
+            create_value = _literal_bool(kwargs["create_graph"].value)
+            create = create_value is not False
+            if retain_arg is None and create_value is not False:
+                retain = True if create_value else None
+        event = self.event(kind, call, stmt, target=target, target_expr=target_expr, retain=retain,
+                           retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)
-        ev.reach = frozenset(reach)
+        event.reach = frozenset(reach)
         if self.no_grad:
             return Val()
-        self.check_conflict(ev, target)
+        self.check_conflict(event, target)
         if retain is False:
-            for n in reach:
-                if not n.leaf:
-                    self.freed[n] = ev
+            for node in reach:
+                if not node.leaf:
+                    self.freed[node] = event
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
 
-    def helper_backward(self, e: cst.Call, stmt, args: Val, retain, name: str) -> None:
+    def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str) -> None:
         """A project function that runs backward on what it is given
         (`GDPPLoss(phi_real, phi_fake, backward=True)`): a backward through
         the arguments' graph, at the call. Known from its summary only."""
-        ev = self.event("backward", e, stmt, target=args, target_expr=e, retain=retain, helper=name)
-        ev.reach = frozenset(closure(args.heads))
+        event = self.event("backward", call, stmt, target=args, target_expr=call, retain=retain, helper=name)
+        event.reach = frozenset(closure(args.heads))
         if self.no_grad:
             return
-        self.check_conflict(ev, args)
+        self.check_conflict(event, args)
         if retain is False:
-            for n in ev.reach:
-                if not n.leaf:
-                    self.freed[n] = ev
+            for node in event.reach:
+                if not node.leaf:
+                    self.freed[node] = event
 
-    def check_conflict(self, ev: Event, target: Val) -> None:
+    def check_conflict(self, event: Event, target: Val) -> None:
         if not self.freed:
             return
         # Walk from the root; stop at freed nodes that hold saved tensors.
         # Never through code we cannot see: a freed node counts when some
         # path to it is certain, whichever path the walk meets first.
-        stack = [h for h in target.heads if not h.uncertain]
-        prev: dict = {h: None for h in stack}
+        stack = [head for head in target.heads if not head.uncertain]
+        prev: dict = {head: None for head in stack}
         links = []
         while stack:
-            n = stack.pop()
-            if n in self.freed and not n.trivial and not n.leaf:
-                links.append(n)
+            node = stack.pop()
+            if node in self.freed and not node.trivial and not node.leaf:
+                links.append(node)
                 continue
-            for p in n.parents:
-                if p not in prev and not p.uncertain:
-                    prev[p] = n
-                    stack.append(p)
+            for parent in node.parents:
+                if parent not in prev and not parent.uncertain:
+                    prev[parent] = node
+                    stack.append(parent)
         if not links:
             return
         by_first: dict = {}
@@ -1333,47 +1333,47 @@ class Scope:
             by_first.setdefault(self.freed[link], []).append(link)
         for first, group in by_first.items():
             path = []
-            n = group[0]
-            while n is not None:
-                path.append(n)
-                n = prev.get(n)
+            node = group[0]
+            while node is not None:
+                path.append(node)
+                node = prev.get(node)
             path.reverse()
-            self.conflicts.append(Conflict(first, ev, group, path))
+            self.conflicts.append(Conflict(first, event, group, path))
 
     # ---------------------------------------------------------------- leaks
     def find_leaks(self, loop) -> None:
         """Keys whose value in iteration 2 still hangs from iteration 1's
         graph through an earlier value of the same key (it accumulates)."""
-        lid = id(loop)
-        for key, val in self.env.items():
-            for head in val.heads:
-                if not any(t == (lid, 2) for t in head.iteration):
+        loop_id = id(loop)
+        for key, value in self.env.items():
+            for head in value.heads:
+                if not any(tag == (loop_id, 2) for tag in head.iteration):
                     continue
-                older = [p for p in closure(head.parents) if p.name == key and not p.entry
-                         and any(t == (lid, 1) for t in p.iteration)]
+                older = [parent for parent in closure(head.parents) if parent.name == key and not parent.entry
+                         and any(tag == (loop_id, 1) for tag in parent.iteration)]
                 if older:
                     self._leak_candidates.append((key, head, loop, older))
 
     def finish_leaks(self) -> None:
         # Decided at the end: a backward after the loop may consume it.
-        returned = closure(h for r in self.returns for h in r.heads)
-        targets = {h for ev in self.events if ev.kind == "backward" and ev.target is not None
-                   for h in ev.target.heads}
+        returned = closure(root for ret in self.returns for root in ret.heads)
+        targets = {root for event in self.events if event.kind == "backward" and event.target is not None
+                   for root in event.target.heads}
         evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
         for key, head, loop, older in self._leak_candidates:
-            if head in returned and not evaluates and not any(n in self.freed for n in closure([head])):
+            if head in returned and not evaluates and not any(node in self.freed for node in closure([head])):
                 continue  # the caller may backward it; not when a backward here freed its graph
-            if not any(loop in ev.loops for ev in self.events if ev.kind in ("backward", "grad")) and \
+            if not any(loop in event.loops for event in self.events if event.kind in ("backward", "grad")) and \
                     id(loop) not in self.training_loops and not evaluates:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue
             if containers.last_consumed(head, self.events):
                 continue  # `losses[-1].backward()` frees what the list keeps
-            reached = any(head in ev.reach or any(o in ev.reach for o in older)
-                          for ev in self.events if ev.kind in ("backward", "grad"))
-            if reached and not any(ev.retain is not False for ev in self.events
-                                   if ev.kind in ("backward", "grad") and head in ev.reach):
+            reached = any(head in event.reach or any(old in event.reach for old in older)
+                          for event in self.events if event.kind in ("backward", "grad"))
+            if reached and not any(event.retain is not False for event in self.events
+                                   if event.kind in ("backward", "grad") and head in event.reach):
                 continue  # consumed by a backward (gradient accumulation)
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents))):
@@ -1479,49 +1479,49 @@ def _uncertain_below(head) -> bool:
     backward proves to carry a graph (analysis.backwarded)."""
     seen, stack = set(), [head]
     while stack:
-        n = stack.pop()
-        if n in seen:
+        node = stack.pop()
+        if node in seen:
             continue
-        seen.add(n)
-        if n.uncertain:
+        seen.add(node)
+        if node.uncertain:
             return True
-        if not n.proven:
-            stack.extend(n.parents)
+        if not node.proven:
+            stack.extend(node.parents)
     return False
 
 
-def _literal_bool(e) -> Optional[bool]:
-    if isinstance(e, cst.Name) and e.value in ("True", "False"):
-        return e.value == "True"
+def _literal_bool(expr) -> Optional[bool]:
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
     return None
 
 
-def _names_in(e) -> set:
+def _names_in(expr) -> set:
     out = set()
 
-    def enter(n):
-        if isinstance(n, (cst.Name, cst.Attribute)):
-            d = dotted(n)
-            if d is not None:
-                out.add(d)
+    def enter(node):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            key = dotted(node)
+            if key is not None:
+                out.add(key)
                 return False
         return None
 
-    walk(e, enter)
+    walk(expr, enter)
     return out
 
 
-def _declared_outer(fn) -> set:
+def _declared_outer(func) -> set:
     """Names a function declares `nonlocal` or `global`: its stores outlive it."""
-    return {n.name.value for node in nodes(fn, skip=(cst.FunctionDef, cst.ClassDef))
-            if isinstance(node, (cst.Nonlocal, cst.Global)) for n in node.names}
+    return {declared.name.value for node in nodes(func, skip=(cst.FunctionDef, cst.ClassDef))
+            if isinstance(node, (cst.Nonlocal, cst.Global)) for declared in node.names}
 
 
-def _assigned_names(fn) -> set:
+def _assigned_names(func) -> set:
     out = set()
-    for n in nodes(fn, skip=(cst.FunctionDef, cst.ClassDef)):
-        if isinstance(n, cst.AssignTarget):
-            out.update(_names_in(n.target))
+    for node in nodes(func, skip=(cst.FunctionDef, cst.ClassDef)):
+        if isinstance(node, cst.AssignTarget):
+            out.update(_names_in(node.target))
     return out
 
 

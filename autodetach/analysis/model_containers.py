@@ -396,7 +396,7 @@ def forward_helper(scope, own) -> bool:
     entries of a container of models on what it is given. Walked at the call
     (like a method that trains), so that its results carry the graph of the
     entries it calls."""
-    memo = scope.a.table("_runs_entries")
+    memo = scope.analysis.table("_runs_entries")
     hit = memo.get(own)
     if hit is None:
         table = scope.names

@@ -17,7 +17,7 @@ from .walk import nodes
 def phase_helper(scope, own) -> bool:
     """Is `own` (a method of this class with no backward or step,
     `Scope.plain_self_method`) such a phase?"""
-    memo = scope.a.table("_phase_methods")
+    memo = scope.analysis.table("_phase_methods")
     hit = memo.get(own)
     if hit is None:
         hit = memo[own] = _stores_model_output(own, scope.names) and _conditional_stores(own)

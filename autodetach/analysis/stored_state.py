@@ -90,7 +90,7 @@ def object_call(scope, e: cst.Call, f: cst.Attribute) -> Optional[object]:
     base = dotted(f.value)
     if base is None or scope.names.is_module(base):
         return None
-    hit = object_flow(scope.a, e, base, f.attr.value)
+    hit = object_flow(scope.analysis, e, base, f.attr.value)
     if hit is None:
         return None
     flow, note = hit
@@ -106,11 +106,11 @@ def object_call(scope, e: cst.Call, f: cst.Attribute) -> Optional[object]:
         if k == "graph" or k == "unknown":  # unknown: taken to pass it
             out = out.join(v)
         elif v.graph:
-            dropped.append(scope.a.ctx.code(a.value))
+            dropped.append(scope.analysis.ctx.code(a.value))
             out = out.join(Val(ghosts=v.heads | v.ghosts))
     out.nontrivial = True
     if dropped:
-        notes = scope.a.table("object_flow_notes")
+        notes = scope.analysis.table("object_flow_notes")
         notes[id(e)] = note + " " + ", ".join(f"`{d}`" for d in dropped) + " from the result"
     return out
 
@@ -118,8 +118,8 @@ def object_call(scope, e: cst.Call, f: cst.Attribute) -> Optional[object]:
 def stored_node(scope, key: str):
     """A node for `self.X` read before this scope writes it, when another
     method of the class keeps a graph there; None otherwise."""
-    cls = scope_class(scope.a, scope)
-    if cls is None or key not in stored_graph_keys(scope.a, cls) or scope.names.is_module(key):
+    cls = scope_class(scope.analysis, scope)
+    if cls is None or key not in stored_graph_keys(scope.analysis, cls) or scope.names.is_module(key):
         return None
     n = scope.leaf(key, ())
     n.kind = "stored"

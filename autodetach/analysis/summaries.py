@@ -69,8 +69,8 @@ def _dotted(node) -> Optional[str]:
 
 
 class _Fn:
-    def __init__(self, fn, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None) -> None:
-        self.fn = fn
+    def __init__(self, func, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None) -> None:
+        self.fn = func
         # (id(method), class) -> its arg_flow, shared by the delegations of one
         # file: without it, methods that hand work to each other are re-walked
         # exponentially (minutes on torch/_dynamo/variables/tensor.py)
@@ -80,49 +80,49 @@ class _Fn:
         self.classes = classes or {}  # class name -> {method name: FunctionDef}, for delegation
         self.cls = cls  # the class of this method
         self.delegates = False  # per-argument mode: follow `self.m(...)` / `Base.m(self, ...)`
-        self.params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        self.params = {arg.arg for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
         self.others: set = set()
-        self.off = _fn_grad(fn) > 0
-        self.quiet = _quiet_nodes(fn, self.off)  # ids of nodes that run with gradients off
+        self.off = _fn_grad(func) > 0
+        self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
 
-    def kind(self, e, depth=0) -> str:
+    def kind(self, expr, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
         if depth > 20:
             return "unknown"
-        if isinstance(e, ast.Constant):
+        if isinstance(expr, ast.Constant):
             return "const"
-        if isinstance(e, ast.Name):
-            if e.id in self.params:
+        if isinstance(expr, ast.Name):
+            if expr.id in self.params:
                 return "graph"
-            if e.id in self.others:
+            if expr.id in self.others:
                 return "const"
-            return self._name_kind(e.id, depth)
-        if isinstance(e, ast.Attribute):
-            if e.attr in CUT_ATTRS:
+            return self._name_kind(expr.id, depth)
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in CUT_ATTRS:
                 return "cut"
-            key = _dotted(e)
+            key = _dotted(expr)
             if key is not None and key.startswith("self.") and key in self.assigned:
                 return self._name_kind(key, depth)  # `self.loss = a + b; return self.loss`
             if key in self.attrs and self.attrs[key] in ("cut", "const"):
                 return self.attrs[key]  # `self.count = 0`, `self.lr = lr.item()`: never a graph
-            return self.kind(e.value, depth + 1)
-        if isinstance(e, (ast.Tuple, ast.List)):
-            return _join([self.kind(x, depth + 1) for x in e.elts]) if e.elts else "const"
-        if isinstance(e, (ast.BinOp,)):
-            return _join([self.kind(e.left, depth + 1), self.kind(e.right, depth + 1)])
-        if isinstance(e, ast.IfExp):
-            return _join([self.kind(e.body, depth + 1), self.kind(e.orelse, depth + 1)])
-        if isinstance(e, ast.UnaryOp):
-            return self.kind(e.operand, depth + 1)
-        if isinstance(e, (ast.GeneratorExp, ast.ListComp)):
-            return self.kind(e.elt, depth + 1) if not _is_loop_var(e) else self._comp(e, depth)
-        if isinstance(e, ast.Subscript):
-            return self.kind(e.value, depth + 1)
-        if isinstance(e, ast.Call):
-            return self.call(e, depth)
-        if isinstance(e, (ast.Compare, ast.BoolOp)):
+            return self.kind(expr.value, depth + 1)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return _join([self.kind(elem, depth + 1) for elem in expr.elts]) if expr.elts else "const"
+        if isinstance(expr, (ast.BinOp,)):
+            return _join([self.kind(expr.left, depth + 1), self.kind(expr.right, depth + 1)])
+        if isinstance(expr, ast.IfExp):
+            return _join([self.kind(expr.body, depth + 1), self.kind(expr.orelse, depth + 1)])
+        if isinstance(expr, ast.UnaryOp):
+            return self.kind(expr.operand, depth + 1)
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+            return self.kind(expr.elt, depth + 1) if not _is_loop_var(expr) else self._comp(expr, depth)
+        if isinstance(expr, ast.Subscript):
+            return self.kind(expr.value, depth + 1)
+        if isinstance(expr, ast.Call):
+            return self.call(expr, depth)
+        if isinstance(expr, (ast.Compare, ast.BoolOp)):
             return "cut"
         return "unknown"
 
@@ -134,100 +134,100 @@ class _Fn:
         if memo is not None:
             return memo
         self.memo[key] = "const"  # a cycle (`y = y + x`) adds nothing new
-        out = _join([self.kind(v, depth + 1) for v in vals])
+        out = _join([self.kind(value, depth + 1) for value in vals])
         self.memo[key] = out
         return out
 
-    def _comp(self, e, depth) -> str:
+    def _comp(self, expr, depth) -> str:
         # tuple(repackage_hidden(v) for v in h): the element decides.
-        return self.kind(e.elt, depth + 1) if not isinstance(e.elt, ast.Name) else "graph"
+        return self.kind(expr.elt, depth + 1) if not isinstance(expr.elt, ast.Name) else "graph"
 
-    def call(self, e: ast.Call, depth) -> str:
-        f = e.func
-        name = _dotted(f)
-        if isinstance(f, ast.Attribute) and f.attr in CUT_METHODS:
+    def call(self, call: ast.Call, depth) -> str:
+        func = call.func
+        name = _dotted(func)
+        if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
             return "cut"
         if name in CUT_CALLS or (name or "").startswith(NUMPY):
             return "cut"  # a numpy array never carries a graph
         if self.delegates and (name or "").split(".")[-1] == "Variable":
             return "cut"  # per argument: Variable(x) is a detached alias, as flow.py takes it
-        args = [self.kind(a, depth + 1) for a in e.args] + [self.kind(k.value, depth + 1) for k in e.keywords]
+        args = [self.kind(arg, depth + 1) for arg in call.args] + [self.kind(keyword.value, depth + 1) for keyword in call.keywords]
         if name == self.fn.name:
             return "cut"  # recursion: decided by the other returns
         if (name or "").startswith(("torch.", "th.")) and name.endswith("_like"):
             return "cut"  # torch.ones_like(pred): a new tensor of its shape
         if self.delegates:
-            hit = self._delegate(e, name, depth)
+            hit = self._delegate(call, name, depth)
             if hit is not None:
                 return hit
-            root = f
+            root = func
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if isinstance(root, ast.Name) and root.id in self.params and root is f:
+            if isinstance(root, ast.Name) and root.id in self.params and root is func:
                 return "graph"  # the parameter asked about is the network called
             if isinstance(root, ast.Name) and root.id in self.others:
                 # `net(x)`, `self.criterion(x, y)`: the callee holds no graph of the parameter asked about
                 return _join(args) if args else "const"
-        if name in ("tuple", "list", "sum", "max", "min") and e.args:
+        if name in ("tuple", "list", "sum", "max", "min") and call.args:
             return _join(args)
-        if isinstance(f, ast.Name) and self._is_layer(f.id):
+        if isinstance(func, ast.Name) and self._is_layer(func.id):
             return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
             return "unknown"  # another helper: not followed
-        if isinstance(f, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
+        if isinstance(func, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
             # a method on a value: x.sum(), out.view(...); model.forward is unknown
-            base = self.kind(f.value, depth + 1)
+            base = self.kind(func.value, depth + 1)
             return _join([base] + args) if base != "unknown" else "unknown"
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
         return "unknown"
 
-    def _delegate(self, e: ast.Call, name, depth) -> Optional[str]:
+    def _delegate(self, call: ast.Call, name, depth) -> Optional[str]:
         """`self.get_loss(net, fake, real)` or `Base.get_loss(self, net, fake, real)`
         of a class of this file: the callee's flow per argument decides."""
         head, _, meth = (name or "").partition(".")
-        args = list(e.args)
+        args = list(call.args)
         if head == "self" and self.cls in self.classes:
-            fn = self.classes[self.cls].get(meth)
+            callee = self.classes[self.cls].get(meth)
         elif head in self.classes and args and isinstance(args[0], ast.Name) and args[0].id == "self":
-            fn, args = self.classes[head].get(meth), args[1:]
+            callee, args = self.classes[head].get(meth), args[1:]
         else:
             return None
-        if fn is None or fn is self.fn or e.keywords or any(isinstance(a, ast.Starred) for a in args) or depth > 10:
+        if callee is None or callee is self.fn or call.keywords or any(isinstance(arg, ast.Starred) for arg in args) or depth > 10:
             return None
         owner = head if head != "self" else self.cls
-        key = (id(fn), owner)
+        key = (id(callee), owner)
         if key not in self.flows:
             self.flows[key] = None  # in progress: a cycle of delegations is not followed
-            self.flows[key] = _Fn(fn, {}, self.classes, owner, flows=self.flows).arg_flow(depth + 1)
+            self.flows[key] = _Fn(callee, {}, self.classes, owner, flows=self.flows).arg_flow(depth + 1)
         flow = self.flows[key]
         if flow is None or len(args) > len(flow):
             return "unknown"
         parts = []
-        for a, f in zip(args, flow):
-            k = self.kind(a, depth + 1)
+        for arg, passes in zip(args, flow):
+            kind = self.kind(arg, depth + 1)
             # an argument that carries no graph passes none, whatever the callee does with it
-            parts.append(k if k in ("cut", "const") or f == "graph" else "unknown" if f == "unknown" else "const")
+            parts.append(kind if kind in ("cut", "const") or passes == "graph" else "unknown" if passes == "unknown" else "const")
         return _join(parts) if parts else "const"
 
     def arg_flow(self, depth=0) -> Optional[tuple]:
         """Per parameter after `self`: the kind of the result when only that
         parameter carries a graph (the other parameters, `self` and state it
         does not assign here count as constants)."""
-        args = [a.arg for a in self.fn.args.args]
+        args = [arg.arg for arg in self.fn.args.args]
         skip = 1 if args[:1] == ["self"] else 0
         if self.fn.args.vararg or self.fn.args.kwarg or depth > 10:
             return None
         if not hasattr(self, "_returns"):
             self._collect()
-        returns = [r for r in self._returns if r is not None]
+        returns = [ret for ret in self._returns if ret is not None]
         saved, self.delegates = self.params, True
         out = []
         try:
             for name in args[skip:]:
                 self.params, self.others = {name}, set(args) - {name}
                 self.memo.clear()
-                out.append(_join([self.kind(r, depth) for r in returns]) if returns else "const")
+                out.append(_join([self.kind(ret, depth) for ret in returns]) if returns else "const")
         finally:
             self.params, self.others, self.delegates = saved, set(), False
             self.memo.clear()
@@ -237,9 +237,9 @@ class _Fn:
         self._returns = []
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    for n in _names(t) + _self_keys(t):
-                        self.assigned.setdefault(n, []).append(self._value(node))
+                for target in node.targets:
+                    for name in _names(target) + _self_keys(target):
+                        self.assigned.setdefault(name, []).append(self._value(node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
             elif isinstance(node, ast.Return):
@@ -247,16 +247,16 @@ class _Fn:
 
     def _is_layer(self, name: str) -> bool:
         vals = self.assigned.get(name) or []
-        return bool(vals) and all(isinstance(v, ast.Call) and (_dotted(v.func) or "").startswith(LAYER_PREFIXES)
-                                  for v in vals)
+        return bool(vals) and all(isinstance(value, ast.Call) and (_dotted(value.func) or "").startswith(LAYER_PREFIXES)
+                                  for value in vals)
 
-    def _depends(self, e, seen=None) -> bool:
+    def _depends(self, expr, seen=None) -> bool:
         """Is `e` computed (by name) from an argument?"""
         seen = set() if seen is None else seen
-        for n in ast.walk(e):
-            if isinstance(n, ast.Name) and n.id not in seen:
-                seen.add(n.id)
-                if n.id in self.params or any(self._depends(v, seen) for v in self.assigned.get(n.id, ())):
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and node.id not in seen:
+                seen.add(node.id)
+                if node.id in self.params or any(self._depends(value, seen) for value in self.assigned.get(node.id, ())):
                     return True
         return False
 
@@ -265,10 +265,10 @@ class _Fn:
         backwards = []
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    for n in _names(t) + _self_keys(t):
-                        self.assigned.setdefault(n, []).append(self._value(node))
-                    if isinstance(t, ast.Attribute) and _dotted(t.value) == "self":
+                for target in node.targets:
+                    for name in _names(target) + _self_keys(target):
+                        self.assigned.setdefault(name, []).append(self._value(node))
+                    if isinstance(target, ast.Attribute) and _dotted(target.value) == "self":
                         stores = True
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
@@ -283,23 +283,23 @@ class _Fn:
                 # `out.append(h)`: the list holds what is appended
                 self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
         self._returns = returns
-        bw = [b for b in backwards if self._depends(b.func.value)]
-        retain = {_retain(b) for b in bw}
-        extra = dict(backward_args=bool(bw), backward_retain=retain.pop() if len(retain) == 1 else None,
+        arg_backwards = [backward for backward in backwards if self._depends(backward.func.value)]
+        retain = {_retain(backward) for backward in arg_backwards}
+        extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
                      grad_off=self.off)
         accum = self.accumulated()
-        if not returns or all(r is None for r in returns):
+        if not returns or all(ret is None for ret in returns):
             return Summary("const", 0, events, stores, accum, **extra)
-        tuples = [r for r in returns if isinstance(r, ast.Tuple)]
+        tuples = [ret for ret in returns if isinstance(ret, ast.Tuple)]
         elems: tuple = ()
-        if tuples and len({len(r.elts) for r in tuples}) == 1:
-            elems = tuple(_join([self.kind(r.elts[i]) for r in tuples]) for i in range(len(tuples[0].elts)))
-        kinds = [self.kind(r) if r is not None else "const" for r in returns]
-        arity = {len(r.elts) if isinstance(r, ast.Tuple) else 0 for r in returns if r is not None}
-        bare = [r for r in returns if isinstance(r, ast.Name) and r.id in self.params]
+        if tuples and len({len(ret.elts) for ret in tuples}) == 1:
+            elems = tuple(_join([self.kind(ret.elts[index]) for ret in tuples]) for index in range(len(tuples[0].elts)))
+        kinds = [self.kind(ret) if ret is not None else "const" for ret in returns]
+        arity = {len(ret.elts) if isinstance(ret, ast.Tuple) else 0 for ret in returns if ret is not None}
+        bare = [ret for ret in returns if isinstance(ret, ast.Name) and ret.id in self.params]
         # strict: a parameter handed back as it is may be a tensor with its graph
-        extra["no_graph"] = all(k in ("cut", "const") for k in kinds) and any(r is not None for r in returns)
-        if "cut" in kinds and all(k in ("cut", "const") or r in bare for k, r in zip(kinds, returns)):
+        extra["no_graph"] = all(kind in ("cut", "const") for kind in kinds) and any(ret is not None for ret in returns)
+        if "cut" in kinds and all(kind in ("cut", "const") or ret in bare for kind, ret in zip(kinds, returns)):
             result = "cut"  # `return h.detach()` / `return h` only for what is not a tensor
         elif "unknown" in kinds:
             result = "unknown"
@@ -317,26 +317,26 @@ class _Fn:
     def accumulated(self) -> tuple:
         """Arguments added into `self` state without a cut: `self.sum += val * n`,
         `self._sum[i] += v` for `v` in the argument, `self.losses.append(loss)`."""
-        args = [a.arg for a in self.fn.args.args]
+        args = [arg.arg for arg in self.fn.args.args]
         if args[:1] != ["self"]:
             return ()
         for node in _own_nodes(self.fn):
             # `for idx, v in enumerate(values)`: the elements carry what the argument does
             if isinstance(node, ast.For):
-                it = node.iter
-                if isinstance(it, ast.Call) and _dotted(it.func) in ("enumerate", "zip") and it.args:
-                    it = it.args[-1] if _dotted(it.func) == "enumerate" else it.args[0]
-                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
-                        it.func.attr in ("items", "values"):
-                    it = it.func.value
-                for n in _names(node.target):
-                    self.assigned.setdefault(n, []).append(it)
+                iterated = node.iter
+                if isinstance(iterated, ast.Call) and _dotted(iterated.func) in ("enumerate", "zip") and iterated.args:
+                    iterated = iterated.args[-1] if _dotted(iterated.func) == "enumerate" else iterated.args[0]
+                if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and \
+                        iterated.func.attr in ("items", "values"):
+                    iterated = iterated.func.value
+                for loop_name in _names(node.target):
+                    self.assigned.setdefault(loop_name, []).append(iterated)
         self.memo.clear()
         out = []
-        for i, name in enumerate(args[1:]):
+        for index, name in enumerate(args[1:]):
             found = self._adds(name)
             if found:
-                out.append((i, *found))
+                out.append((index, *found))
         return tuple(out)
 
     def _adds(self, name: str):
@@ -346,7 +346,7 @@ class _Fn:
         self.params = {name}
         self.others = saved - {name}  # numbers in the sum (`val * n`)
         try:
-            if any(self.kind(v) == "cut" for v in self.assigned.get(name, ())):
+            if any(self.kind(assigned_value) == "cut" for assigned_value in self.assigned.get(name, ())):
                 return None  # `val = val.detach().item()` first
             for node in _own_nodes(self.fn):
                 value, target = None, None
@@ -428,37 +428,37 @@ def _no_graph(e):
     return ast.Attribute(value=e, attr="data", ctx=ast.Load())
 
 
-def _whole(e, name: str) -> bool:
+def _whole(expr, name: str) -> bool:
     """Is `name` itself read in `e` (`val * n`), not only its elements (`loss[key]`)?"""
-    inside = {id(n.value) for n in ast.walk(e) if isinstance(n, ast.Subscript)}
-    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in inside for n in ast.walk(e))
+    inside = {id(node.value) for node in ast.walk(expr) if isinstance(node, ast.Subscript)}
+    return any(isinstance(node, ast.Name) and node.id == name and id(node) not in inside for node in ast.walk(expr))
 
 
-def _mentions(e, name: str, assigned: dict, depth=0) -> bool:
+def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:
     """Does `e` read `name`, directly or through local names bound from it?"""
     if depth > 8:
         return False
-    for n in ast.walk(e):
-        if isinstance(n, ast.Name):
-            if n.id == name:
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            if node.id == name:
                 return True
-            if any(_mentions(v, name, assigned, depth + 1) for v in assigned.get(n.id, ()) if v is not e):
+            if any(_mentions(value, name, assigned, depth + 1) for value in assigned.get(node.id, ()) if value is not expr):
                 return True
     return False
 
 
 def _retain(call) -> Optional[bool]:
-    for k in call.keywords:
-        if k.arg in ("retain_graph", "retain_variables"):
-            return k.value.value if isinstance(k.value, ast.Constant) and isinstance(k.value.value, bool) else None
+    for keyword in call.keywords:
+        if keyword.arg in ("retain_graph", "retain_variables"):
+            return keyword.value.value if isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, bool) else None
     if len(call.args) >= 2:
         return None
     return False
 
 
-def _is_loop_var(e) -> bool:
-    return isinstance(e.elt, ast.Name) and any(isinstance(g.target, ast.Name) and g.target.id == e.elt.id
-                                               for g in e.generators)
+def _is_loop_var(expr) -> bool:
+    return isinstance(expr.elt, ast.Name) and any(isinstance(generator.target, ast.Name) and generator.target.id == expr.elt.id
+                                                  for generator in expr.generators)
 
 
 def _join(kinds) -> str:
@@ -471,28 +471,28 @@ def _join(kinds) -> str:
     return "const"
 
 
-def _class_facts(fn: _Fn, m, methods: dict) -> dict:
+def _class_facts(walker: _Fn, method, methods: dict) -> dict:
     """arg_flow (for a method that cuts something, or hands its work to
     another method) and stores_graph, for one method of a class."""
     out = {}
-    own = list(_own_nodes(m))
-    if fn.quiet or any(isinstance(n, ast.Attribute) and (n.attr in CUT_METHODS or n.attr in CUT_ATTRS) or
-           isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
-           (_dotted(n.func.value) == "self" or n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == "self")
-           for n in own):
-        out["arg_flow"] = fn.arg_flow()
-    elif not (m.args.vararg or m.args.kwarg):
+    own = list(_own_nodes(method))
+    if walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS) or
+           isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+           (_dotted(node.func.value) == "self" or node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
+           for node in own):
+        out["arg_flow"] = walker.arg_flow()
+    elif not (method.args.vararg or method.args.kwarg):
         # nothing cut here: each argument is taken to pass its graph
-        out["arg_flow"] = ("graph",) * max(0, len(m.args.args) - (1 if m.args.args[:1] and
-                                                                   m.args.args[0].arg == "self" else 0))
-    if m.name != "__init__":
+        out["arg_flow"] = ("graph",) * max(0, len(method.args.args) - (1 if method.args.args[:1] and
+                                                                   method.args.args[0].arg == "self" else 0))
+    if method.name != "__init__":
         keys = []
-        for n in own:
-            if isinstance(n, ast.Assign):
-                for t in n.targets:
-                    for key in _self_keys(t):
-                        if key not in keys and id(n) not in fn.quiet and fn.kind(n.value) not in ("cut", "const") and \
-                                _runs_network(n.value, fn.assigned, methods):
+        for node in own:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for key in _self_keys(target):
+                        if key not in keys and id(node) not in walker.quiet and walker.kind(node.value) not in ("cut", "const") and \
+                                _runs_network(node.value, walker.assigned, methods):
                             keys.append(key)
         out["stores_graph"] = tuple(keys)
     return out
@@ -502,10 +502,10 @@ NETS = " nets"  # key, in a class's method table, of the attributes that may hol
 
 
 def _nets(classes: dict, methods: dict) -> frozenset:
-    every = {m for c in classes.values() for m in c}
-    return frozenset(k for m in methods.values() if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     for n in _own_nodes(m) if isinstance(n, ast.Assign)
-                     for t in n.targets for k in _self_keys(t) if k[5:] not in every)
+    every = {method for table in classes.values() for method in table}
+    return frozenset(key for method in methods.values() if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     for node in _own_nodes(method) if isinstance(node, ast.Assign)
+                     for target in node.targets for key in _self_keys(target) if key[5:] not in every)
 
 
 def _attr_kinds(methods: dict) -> dict:
@@ -514,78 +514,78 @@ def _attr_kinds(methods: dict) -> dict:
     and `self.lr = float(lr)` are constants, and `self.h = self.rnn(x)`
     is not)."""
     out: dict = {}
-    for m in methods.values():
-        fn = None
-        for n in _own_nodes(m):
-            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value is not None:
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                keys = [k for t in targets for k in _self_keys(t)]
+    for method in methods.values():
+        walker = None
+        for node in _own_nodes(method):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                keys = [kind for target in targets for kind in _self_keys(target)]
                 if not keys:
                     continue
-                if fn is None:
-                    fn = _Fn(m, {})
-                    fn.params = fn.params - {"self"}
-                    fn._collect()
-                k = fn.kind(n.value) if not isinstance(n, ast.AugAssign) else "unknown"
+                if walker is None:
+                    walker = _Fn(method, {})
+                    walker.params = walker.params - {"self"}
+                    walker._collect()
+                kind = walker.kind(node.value) if not isinstance(node, ast.AugAssign) else "unknown"
                 for key in keys:
-                    out[key] = _join([out[key], k]) if key in out else k
+                    out[key] = _join([out[key], kind]) if key in out else kind
     return out
 
 
-def _runs_network(e, assigned: dict, methods: dict) -> bool:
+def _runs_network(expr, assigned: dict, methods: dict) -> bool:
     """Does `e` call a network held on `self` (`self.netG(x)`,
     `self.netG.forward(x)`), directly or through local names (up to 6
     deep)? A network is an attribute the class assigns and no class of the
     file defines as a method (`self.run_CG(...)` of a base class is not one)."""
     # Breadth first, each value once: following every path through names that
     # feed each other was exponential (minutes on image2reverb's model.py).
-    seen = {id(e)}
-    level = [e]
+    seen = {id(expr)}
+    level = [expr]
     for _ in range(7):
         following = []
         for value in level:
-            for n in ast.walk(value):
-                if isinstance(n, ast.Call):
-                    parts = (_dotted(n.func) or "").split(".")
+            for node in ast.walk(value):
+                if isinstance(node, ast.Call):
+                    parts = (_dotted(node.func) or "").split(".")
                     if parts[0] == "self" and len(parts) in (2, 3) and f"self.{parts[1]}" in methods.get(NETS, ()) \
                             and (len(parts) == 2 or parts[2] == "forward"):
                         return True
-                elif isinstance(n, ast.Name):
-                    for v in assigned.get(n.id, ()):
-                        if id(v) not in seen:
-                            seen.add(id(v))
-                            following.append(v)
+                elif isinstance(node, ast.Name):
+                    for source in assigned.get(node.id, ()):
+                        if id(source) not in seen:
+                            seen.add(id(source))
+                            following.append(source)
         level = following
         if not level:
             break
     return False
 
 
-def _self_keys(t) -> list:
+def _self_keys(target) -> list:
     """`self.X` targets of an assignment (`self.a, self.b = f()` too)."""
-    if isinstance(t, (ast.Tuple, ast.List)):
-        return [k for x in t.elts for k in _self_keys(x)]
-    key = _dotted(t) if isinstance(t, ast.Attribute) else None
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [elem_key for elem in target.elts for elem_key in _self_keys(elem)]
+    key = _dotted(target) if isinstance(target, ast.Attribute) else None
     return [key] if key and key.count(".") == 1 and key.startswith("self.") else []
 
 
-def _names(t) -> list:
-    if isinstance(t, ast.Name):
-        return [t.id]
-    if isinstance(t, (ast.Tuple, ast.List)):
-        return [n for x in t.elts for n in _names(x)]
+def _names(target) -> list:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for elem in target.elts for name in _names(elem)]
     return []
 
 
-def _own_nodes(fn):
+def _own_nodes(func):
     """Nodes of `fn` outside nested functions and classes."""
-    stack = list(fn.body)
+    stack = list(func.body)
     while stack:
-        n = stack.pop()
-        yield n
-        for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(c)
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
 
 
 CALLS = " calls"  # key of the table of calls that pass a backwarded value (no function has this name)
@@ -598,44 +598,44 @@ def passed_graphs(body) -> dict:
     carry a graph, outside `torch.no_grad()`: how a meter of another file
     is fed."""
     backwarded = set()
-    for n in _walk_own(body):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward":
-            v = n.func.value
-            while isinstance(v, ast.Subscript):
-                v = v.value
-            if isinstance(v, ast.Name):
-                backwarded.add(v.id)
+    for node in _walk_own(body):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
+            value = node.func.value
+            while isinstance(value, ast.Subscript):
+                value = value.value
+            if isinstance(value, ast.Name):
+                backwarded.add(value.id)
     if not backwarded:
         return {}
     out: dict = {}
 
     def visit(nodes, loop, guarded):
-        for n in nodes:
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
-            if isinstance(n, ast.With) and any("no_grad" in (_dotted(i.context_expr.func) or "")
-                                               for i in n.items if isinstance(i.context_expr, ast.Call)):
+            if isinstance(node, ast.With) and any("no_grad" in (_dotted(i.context_expr.func) or "")
+                                                  for i in node.items if isinstance(i.context_expr, ast.Call)):
                 guarded_here = True
             else:
                 guarded_here = guarded
-            if loop and not guarded_here and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
-                for i, a in enumerate(n.args):
-                    if isinstance(a, ast.Name) and a.id in backwarded:
-                        out.setdefault(n.func.attr, []).append((n.lineno, i, a.id))
-            visit(list(ast.iter_child_nodes(n)), loop or isinstance(n, (ast.For, ast.While)), guarded_here)
+            if loop and not guarded_here and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                for i, arg in enumerate(node.args):
+                    if isinstance(arg, ast.Name) and arg.id in backwarded:
+                        out.setdefault(node.func.attr, []).append((node.lineno, i, arg.id))
+            visit(list(ast.iter_child_nodes(node)), loop or isinstance(node, (ast.For, ast.While)), guarded_here)
 
     visit(list(body), False, False)
-    return {k: tuple(v) for k, v in out.items()}
+    return {meth: tuple(value) for meth, value in out.items()}
 
 
 def _walk_own(body):
     stack = list(body)
     while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        yield n
-        stack.extend(ast.iter_child_nodes(n))
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 RECURRENT_LAYERS = {"torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"}  # cells run per step: left out
@@ -644,13 +644,13 @@ IMPORTS = " from"  # key of the re-export table (no function has this name)
 
 def _aliases(tree) -> dict:
     out = {}
-    for n in tree.body:
-        if isinstance(n, ast.Import):
-            for a in n.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
-            for a in n.names:
-                out[a.asname or a.name] = f"{n.module}.{a.name}"
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return out
 
 
@@ -663,14 +663,14 @@ def _qualify(node, aliases) -> Optional[str]:
     return (full + ("." + rest if rest else "")) if full else None
 
 
-def _self_attr(t) -> Optional[str]:
-    return t.attr if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" \
+def _self_attr(target) -> Optional[str]:
+    return target.attr if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
         else None
 
 
-def _stores(fn, attr) -> list:
-    return [n for n in ast.walk(fn) if isinstance(n, ast.Assign)
-            and any(_self_attr(x) == attr for t in n.targets for x in ast.walk(t))]
+def _stores(func, attr) -> list:
+    return [node for node in ast.walk(func) if isinstance(node, ast.Assign)
+            and any(_self_attr(part) == attr for target in node.targets for part in ast.walk(target))]
 
 
 def class_state(cls, aliases) -> tuple:
@@ -678,36 +678,36 @@ def class_state(cls, aliases) -> tuple:
     layer of the module (`_, self.h = self.gru(x, self.h)`) and stores again,
     with nothing in the class cutting it; `resets` are the other methods that
     assign it (`reset_state`)."""
-    methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = {method.name: method for method in cls.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))}
     fwd = methods.get("forward")
     if fwd is None:
         return ()
     layers = set()
-    for m in methods.values():
-        for n in ast.walk(m):
-            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and \
-                    _qualify(n.value.func, aliases) in RECURRENT_LAYERS:
-                layers.update(a for t in n.targets for a in [_self_attr(t)] if a)
+    for method in methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    _qualify(node.value.func, aliases) in RECURRENT_LAYERS:
+                layers.update(stored for target in node.targets for stored in [_self_attr(target)] if stored)
 
-    def layer_call(v) -> bool:
-        return isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
-            _self_attr(v.func) in layers
+    def layer_call(value) -> bool:
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+            _self_attr(value.func) in layers
 
     fed = []
-    for n in ast.walk(fwd):
-        if isinstance(n, ast.Assign) and layer_call(n.value):
-            reads = {_self_attr(x) for a in n.value.args + [k.value for k in n.value.keywords]
-                     for x in ast.walk(a)} - {None}
-            fed += [a for t in n.targets for x in ast.walk(t) for a in [_self_attr(x)] if a in reads]
+    for node in ast.walk(fwd):
+        if isinstance(node, ast.Assign) and layer_call(node.value):
+            reads = {_self_attr(part) for stored in node.value.args + [keyword.value for keyword in node.value.keywords]
+                     for part in ast.walk(stored)} - {None}
+            fed += [stored for target in node.targets for part in ast.walk(target) for stored in [_self_attr(part)] if stored in reads]
     out = []
     for attr in dict.fromkeys(fed):
-        if any(not layer_call(s.value) for s in _stores(fwd, attr)):
+        if any(not layer_call(store.value) for store in _stores(fwd, attr)):
             continue  # forward resets or detaches it itself
-        if any(isinstance(n, ast.Attribute) and n.attr in ("detach_", "detach") and
-               any(_self_attr(x) == attr for x in ast.walk(n.value)) for n in ast.walk(cls)):
+        if any(isinstance(node, ast.Attribute) and node.attr in ("detach_", "detach") and
+               any(_self_attr(part) == attr for part in ast.walk(node.value)) for node in ast.walk(cls)):
             continue
-        resets = tuple(sorted(name for name, m in methods.items()
-                              if name not in ("__init__", "forward") and _stores(m, attr)))
+        resets = tuple(sorted(name for name, method in methods.items()
+                              if name not in ("__init__", "forward") and _stores(method, attr)))
         out.append((attr, resets))
     return tuple(out)
 

@@ -118,7 +118,10 @@ def _abandon(pool) -> None:
             lock.release()  # held by a dead worker
         elif lock is not None:
             lock.release()
-    pool.terminate()
+    try:
+        pool.terminate()
+    except ValueError:
+        pass  # "released too many times": a lock a dying worker left half-released; the workers are gone
 
 
 def _call_batch(fn, batch: list) -> list:

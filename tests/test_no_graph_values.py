@@ -6,6 +6,7 @@ import textwrap
 import pytest
 
 from autodetach.analysis.summaries import summarize
+from autodetach import check_code
 from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
 
@@ -229,3 +230,40 @@ def test_tensor_methods_are_never_looked_up_by_name(tmp_path):
             opt.step()
         """)
     assert _project(tmp_path, stats, train) == ["AD101"]
+
+
+SAC_TEMPERATURE = """
+import torch
+from torch import nn
+
+
+class SAC:
+    def __init__(self):
+        self.policy = nn.Linear(4, 2)
+        self.log_alpha = torch.zeros(1, requires_grad=True)
+        self.pi_opt = torch.optim.Adam(self.policy.parameters())
+        self.alpha_opt = torch.optim.Adam([self.log_alpha])
+
+    def temperature_loss(self, log_pi):
+        return (-self.log_alpha * ({arg} + 1.0)).mean()
+
+    def update(self, obs):
+        log_pi = torch.log_softmax(self.policy(obs), 1)
+        policy_loss = log_pi.mean()
+        self.pi_opt.zero_grad()
+        policy_loss.backward()
+        self.pi_opt.step()
+        alpha_loss = self.temperature_loss(log_pi)
+        self.alpha_opt.zero_grad()
+        alpha_loss.backward()
+        self.alpha_opt.step()
+"""
+
+
+@pytest.mark.parametrize("arg,reported", [("log_pi.detach()", False), ("log_pi", True)])
+def test_a_method_result_holds_only_the_arguments_it_hangs_from(arg, reported):
+    """`self.temperature_loss(log_pi)` built on `log_pi.detach()` does not walk
+    the policy's freed graph (garage's SAC); built on `log_pi` it does."""
+    findings = check_code(SAC_TEMPERATURE.format(arg=arg))
+    codes = [f.code for f in findings if f.code.startswith("AD1")]
+    assert ("AD103" in codes) if reported else codes == []

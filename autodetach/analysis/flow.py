@@ -923,6 +923,17 @@ class Scope:
                 whole.uncertain = args.uncertain
                 cut = Val(ghosts=args.heads | args.ghosts)
                 args.elems = self._elems(own, call, args, shape, whole, cut, 1)
+            elif shape is None and self.analysis.returns_from_args(own) is not None and args.heads:
+                # `alpha_loss = self._temperature_loss(log_pi)` built on `log_pi.detach()`: the
+                # result holds the graph of the arguments it hangs from, and the object's modules
+                whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                            nontrivial=True, unknown=args.unknown, loss=args.loss)
+                whole.uncertain = args.uncertain
+                cut = Val(ghosts=args.heads | args.ghosts)
+                one = self._elems(own, call, args, [True], whole, cut, 1,
+                                  from_args=[self.analysis.returns_from_args(own)])[0]
+                one.loss = args.loss
+                args = one
         if module_args:
             args.modules = args.modules | frozenset(module for module in module_args if self.names.has_params(module))
             args.nontrivial = True
@@ -994,11 +1005,12 @@ class Scope:
             args.uncertain = True
         return None
 
-    def _elems(self, func, call, args, shape, whole, cut, skip) -> list:
+    def _elems(self, func, call, args, shape, whole, cut, skip, from_args=None) -> list:
         """Per returned element: the graph of the arguments it hangs from (its
         parameters, matched to this call's arguments), plus the modules the
         callee runs. `whole` where the match cannot be made."""
-        from_args = self.analysis.returns_elems_from_args(func)
+        if from_args is None:
+            from_args = self.analysis.returns_elems_from_args(func)
         params = [param.name.value for param in func.params.params][skip:]
         if from_args is None or any(call_arg.star for call_arg in call.args):
             return [whole if graph else cut for graph in shape]

@@ -267,6 +267,10 @@ class Analysis:
                 reach = closure(h for r in returns for h in r.elems[i].heads)
                 out.append(frozenset(p for p, m in markers.items() if m in reach))
             self.table("_elems_args")[fn] = out
+        elif returns and not any(r.elems is not None or r.unknown or r.uncertain for r in returns):
+            # One value: the parameters it hangs from (`alpha_loss` built on `log_pi.detach()`).
+            reach = closure(h for r in returns for h in r.heads)
+            self.table("_whole_args")[fn] = frozenset(p for p, m in markers.items() if m in reach)
         if any(r.unknown and not r.graph for r in scope.returns) or any(r.graph and r.uncertain for r in scope.returns):
             result = None
         else:
@@ -279,6 +283,12 @@ class Analysis:
         carry a graph (list of bools), else None."""
         self.returns_graph(fn)
         return self.table("_elems_cache").get(fn)
+
+    def returns_from_args(self, fn):
+        """For a function that returns one value (no tuple literal): the
+        parameters it can hang from, or None when that cannot be told."""
+        self.returns_graph(fn)
+        return self.table("_whole_args").get(fn)
 
     def returns_elems_from_args(self, fn):
         """For a function that returns a tuple literal: for each element, the

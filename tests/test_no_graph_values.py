@@ -267,3 +267,15 @@ def test_a_method_result_holds_only_the_arguments_it_hangs_from(arg, reported):
     findings = check_code(SAC_TEMPERATURE.format(arg=arg))
     codes = [f.code for f in findings if f.code.startswith("AD1")]
     assert ("AD103" in codes) if reported else codes == []
+
+
+def test_a_static_method_maps_its_first_argument():
+    """`@staticmethod def temperature_loss(log_alpha, log_pi)` called as
+    `self.temperature_loss(self.log_alpha, log_pi)`: no `self` to skip, so
+    `log_pi`'s graph reaches the result (MolGAN's `postprocess`)."""
+    src = SAC_TEMPERATURE.format(arg="log_pi").replace(
+        "    def temperature_loss(self, log_pi):\n        return (-self.log_alpha",
+        "    @staticmethod\n    def temperature_loss(log_alpha, log_pi):\n        return (-log_alpha").replace(
+        "self.temperature_loss(log_pi)", "self.temperature_loss(self.log_alpha, log_pi)")
+    assert "@staticmethod" in src and "self.log_alpha, log_pi" in src
+    assert "AD103" in [f.code for f in check_code(src)]

@@ -914,6 +914,8 @@ class Scope:
                 # naming (what `args` holds includes the object's own state)
                 return Val()
             shape, from_args = self.analysis.returns_elems(own), self.analysis.returns_elems_from_args(own)
+            first = own.params.params[0].name.value if own.params.params else None
+            bound = 1 if first in ("self", "cls") else 0  # a @staticmethod's first argument is its own
             if shape is not None and from_args is not None:
                 # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
                 # the discriminator does not hang from `out`
@@ -922,7 +924,7 @@ class Scope:
                             nontrivial=True, unknown=args.unknown, loss=args.loss)
                 whole.uncertain = args.uncertain
                 cut = Val(ghosts=args.heads | args.ghosts)
-                args.elems = self._elems(own, call, args, shape, whole, cut, 1)
+                args.elems = self._elems(own, call, args, shape, whole, cut, bound)
             elif shape is None and self.analysis.returns_from_args(own) is not None and args.heads:
                 # `alpha_loss = self._temperature_loss(log_pi)` built on `log_pi.detach()`: the
                 # result holds the graph of the arguments it hangs from, and the object's modules
@@ -930,7 +932,7 @@ class Scope:
                             nontrivial=True, unknown=args.unknown, loss=args.loss)
                 whole.uncertain = args.uncertain
                 cut = Val(ghosts=args.heads | args.ghosts)
-                one = self._elems(own, call, args, [True], whole, cut, 1,
+                one = self._elems(own, call, args, [True], whole, cut, bound,
                                   from_args=[self.analysis.returns_from_args(own)])[0]
                 one.loss = args.loss
                 args = one

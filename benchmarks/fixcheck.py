@@ -12,8 +12,12 @@ For each case, without any of autodetach's verification code:
 Each run is `python main.py` in its own temporary copy, with a
 sitecustomize (on PYTHONPATH) that seeds torch and records, at exit, every
 optimizer's parameters after its last step. The JSON printed per case says
-which findings were fixed and how, how each run ended, and the largest
-difference between the after run's and the reference's final parameters.
+which findings were fixed and how, how each run ended, the largest
+difference between the after run's and the reference's final parameters,
+and a `result`: `match` (the fixed program gives the reference's
+parameters), `mismatch` (it does not, and a safe fix was applied),
+`unsafe` (it does not, and every fix applied was unsafe), `no fix`
+(nothing changed) or `no reference` (the reference itself fails).
 `--verify` also runs `autodetach --verify --unsafe-fixes` on the original
 and adds its verdicts, so the two judgements can be compared.
 
@@ -109,6 +113,18 @@ def max_diff(a, b):
     return m
 
 
+def result(out: dict, runs: dict, found: list) -> str:
+    if not out["diff"]:
+        return "no fix"
+    if runs["reference"]["status"] != "ok":
+        return "no reference"
+    d = out["after_vs_reference"]
+    if runs["after"]["status"] == "ok" and d is not None and d <= 1e-6:
+        return "match"
+    # --unsafe-fixes applies every fixable finding: were any of them safe?
+    return "mismatch" if any(f["fix"] == "safe" for f in found) else "unsafe"
+
+
 def autodetach(args: list, cwd: str) -> dict:
     env = dict(os.environ, PYTHONPATH=ROOT)
     p = subprocess.run([sys.executable, "-m", "autodetach", "--no-cache", "--output-format", "json", *args],
@@ -127,6 +143,8 @@ def check(case: str, verify: bool, timeout: float) -> dict:
         for name in ("before", "reference", "after"):
             trees[name] = os.path.join(tmp, name)
             shutil.copytree(src, trees[name])
+        found = autodetach(["."], trees["before"]).get("findings", [])
+        out["found"] = [f"{f['path']}:{f['line']} {f['code']} {f['fix']}" for f in found]
         report = autodetach(["--fix", "--unsafe-fixes", "."], trees["after"])
         out["findings"] = [f"{f['path']}:{f['line']} {f['code']} {f['fix']}" for f in report.get("findings", [])]
         out["fixed"] = report.get("summary", {}).get("fixed")
@@ -137,6 +155,7 @@ def check(case: str, verify: bool, timeout: float) -> dict:
         for name, r in runs.items():
             out[name] = r["status"] + (f": {r['error']}" if "error" in r else "")
         out["after_vs_reference"] = max_diff(runs["after"].get("params"), runs["reference"].get("params"))
+        out["result"] = result(out, runs, found)
         if verify:
             rep = autodetach(["--verify", "--unsafe-fixes", "."], trees["before"])
             out["verdicts"] = [f"{f['line']} {f['code']} {(f.get('verification') or {}).get('verdict')}"
@@ -151,8 +170,12 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=180)
     a = ap.parse_args(argv)
     cases = a.cases or sorted(d for d in os.listdir(CASES) if os.path.isdir(os.path.join(CASES, d)))
+    counts: dict = {}
     for c in cases:
-        print(json.dumps(check(c, a.verify, a.timeout)), flush=True)
+        res = check(c, a.verify, a.timeout)
+        counts[res["result"]] = counts.get(res["result"], 0) + 1
+        print(json.dumps(res), flush=True)
+    print(json.dumps({"summary": counts}))
     return 0
 
 

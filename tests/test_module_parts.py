@@ -114,3 +114,20 @@ def test_a_step_of_an_optimizer_from_another_file_is_not_ignored():
     codes = [f.code for f in findings]
     assert "AD103" not in codes
     assert "AD105" in codes
+
+
+@pytest.mark.parametrize("bind", ["G, D = model.G, model.D", "self.G = model.G\nself.D = model.D"])
+def test_parts_taken_from_an_owned_wrapper_are_stepped(bind):
+    src = f"""
+    import torch, torch.nn as nn
+    class GAN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.G = nn.Linear(4, 8)
+            self.D = nn.Linear(8, 1)
+    model = GAN()
+    opt = torch.optim.Adam(model.parameters())
+    """
+    owns = _owns(textwrap.dedent(src) + bind + "\n", "opt")
+    names = ["G", "D"] if bind.startswith("G,") else ["self.G", "self.D"]
+    assert set(names) <= owns

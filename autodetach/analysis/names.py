@@ -332,6 +332,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
     walk(module, enter)
     for _ in range(2):
         for key, src in col.aliases:
+            if src not in table.modules and key not in table.modules:
+                src = _part_of_module(src, table)
             if src in table.modules and key not in table.modules:
                 table.modules[key] = table.modules[src]
             if src in table.instances and key not in table.instances:
@@ -362,6 +364,15 @@ def build_names(module: cst.Module, imports) -> NameTable:
     extend_owners(table, module_parts(assigns, table), groups, plists.env, col.imports)
     _propagate(col.aliases, table)
     return table
+
+
+def _part_of_module(src: str, table: NameTable) -> str:
+    """`G, D = model.G, model.D`: `model.G` stands for a module where `model`
+    is one and a class of this file keeps a module on `self.G`."""
+    head, _, rest = src.partition(".")
+    if rest and head in table.modules and f"self.{rest}" in table.modules:
+        return f"self.{rest}"
+    return src
 
 
 def _propagate(aliases, table: NameTable) -> None:

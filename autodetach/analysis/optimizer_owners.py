@@ -61,6 +61,10 @@ def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, ali
         # `self.enc = enc` where the optimizer was built from `enc.parameters()`:
         # the attribute is the same module
         extra |= {k for k, s in aliases if s in optimizer.owns and k.startswith("self.") and k not in optimizer.owns}
+        # `self.G = model.G`, `G, D = model.G, model.D` where the optimizer
+        # was built from `model.parameters()`: a part of what it steps
+        extra |= {k for k, s in aliases if k not in optimizer.owns and "." in s
+                  and any(s.startswith(m + ".") for m in optimizer.owns)}
         if extra:
             table.optimizers[key] = Optimizer(key, optimizer.owns | frozenset(extra), optimizer.node)
 

@@ -990,7 +990,31 @@ class Scope:
                         nontrivial=args.nontrivial, unknown=args.unknown, loss=args.loss)
             whole.uncertain = args.uncertain
             args.elems = self._elems(func, call, args, shape, whole, cut, 0)
+        elif args.heads and not mods and self.analysis.returns_from_args(func) is not None and \
+                not self._hands_modules(call, func):
+            # `score(pred, labels.data)` that returns `one_hots * labels` with one_hots
+            # built on `argmax(pred)`: the result holds only the arguments it hangs from
+            whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                        nontrivial=True, unknown=args.unknown, loss=args.loss)
+            whole.uncertain = args.uncertain
+            cut = Val(ghosts=args.heads | args.ghosts)
+            one = self._elems(func, call, args, [True], whole, cut, 0,
+                              from_args=[self.analysis.returns_from_args(func)])[0]
+            if not one.graph:
+                return one
         return None
+
+    def _hands_modules(self, call: cst.Call, func) -> bool:
+        """Is a module passed to `func` here, or does `func` call one of its
+        parameters (`def g_loss(G, D, z)`)? Its result then hangs from that
+        module's parameters, which no argument's graph shows."""
+        for arg in call.args:
+            key = dotted(arg.value)
+            if key is not None and self.names.is_module(key):
+                return True
+        params = {param.name.value for param in func.params.params}
+        return any(isinstance(node.func, cst.Name) and node.func.value in params
+                   for node in nodes(func.body) if isinstance(node, cst.Call))
 
     def _external_call(self, call: cst.Call, stmt, args: Val, qualified, key) -> Optional[Val]:
         """A function we cannot see; its project summary, when there is one,

@@ -108,3 +108,65 @@ def test_class_chosen_at_run_time(tmp_path):
     assert "chosen at run time" in found[0].message and "Plain (algos.py)" in found[0].message
     _write(tmp_path / "algos.py", ALGOS.format(ret="loss.item()"))
     assert _findings(tmp_path / "run.py", "AD102") == []
+
+
+GAN_LOSS = """
+import torch
+from torch import nn
+
+
+class GANLoss(nn.Module):
+    def __init__(self, disc):
+        super().__init__()
+        self.disc = disc
+
+    def forward(self, fake, real):
+        return self.disc(fake), self.disc(real)
+
+    def discriminator_loss(self, fake, real):
+        d_fake, d_real = self.forward({fake}, real)
+        return torch.mean(d_fake ** 2) + torch.mean((1 - d_real) ** 2)
+
+    def generator_loss(self, fake, real):
+        d_fake, _ = self.forward(fake, real)
+        return torch.mean((1 - d_fake) ** 2)
+"""
+
+CODEC_TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, disc):
+        from {dots}loss import GANLoss
+        self.model = model
+        self.gan_loss = GANLoss(disc)
+        self.optimizer = torch.optim.Adam(model.parameters())
+        self.optimizer_d = torch.optim.Adam(disc.parameters())
+
+    def train_step(self, x):
+        out = self.model(x)
+        disc_loss = self.gan_loss.discriminator_loss(out, x)
+        self.optimizer_d.zero_grad()
+        disc_loss.backward()
+        self.optimizer_d.step()
+        gen_loss = self.gan_loss.generator_loss(out, x) + (out - x).abs().mean()
+        self.optimizer.zero_grad()
+        gen_loss.backward()
+        self.optimizer.step()
+"""
+
+
+def test_loss_object_imported_inside_init(tmp_path):
+    # DAC/Amphion codec trainers: `from .loss import GANLoss` inside __init__, and
+    # GANLoss.discriminator_loss runs the discriminator on `fake.clone().detach()`
+    package = tmp_path / "codec"
+    package.mkdir()
+    _write(package / "__init__.py", "")
+    for dots in (".", ""):
+        _write(package / "trainer.py", CODEC_TRAINER.format(dots=dots))
+        _write(package / "loss.py", GAN_LOSS.format(fake="fake.clone().detach()"))
+        assert _findings(package / "trainer.py", "AD103") == [], dots
+        _write(package / "loss.py", GAN_LOSS.format(fake="fake"))
+        found = _findings(package / "trainer.py", "AD103")
+        assert [f.line for f in found] == [15], dots

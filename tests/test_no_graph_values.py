@@ -279,3 +279,32 @@ def test_a_static_method_maps_its_first_argument():
         "self.temperature_loss(log_pi)", "self.temperature_loss(self.log_alpha, log_pi)")
     assert "@staticmethod" in src and "self.log_alpha, log_pi" in src
     assert "AD103" in [f.code for f in check_code(src)]
+
+
+PSEUDO_LABELS = """\
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from clustering import obtain_label  # not in the project: its result is unknown
+
+
+net = nn.Linear(4, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+mem_label = None
+for step in range(10):
+    x = torch.randn(8, 4)
+    if step % 5 == 0:
+        mem_label, threshold = obtain_label(net, x)
+        mem_label = {wrap}
+    loss = F.cross_entropy(net(x), mem_label)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_tensor_made_from_numpy_carries_no_graph():
+    # SHOT's pseudo-labels: `torch.from_numpy(mem_label).cuda()` was taken to carry the graph of
+    # a tuple element of the helper and reported as reaching a later iteration's loss
+    assert _codes(PSEUDO_LABELS.format(wrap="torch.from_numpy(mem_label)")) == []

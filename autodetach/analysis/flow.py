@@ -34,7 +34,7 @@ CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cu
 CUT_FUNCTIONS = {f"torch.{k}" for k in (
     "argmax", "argmin", "argsort", "multinomial", "bernoulli", "poisson", "nonzero", "count_nonzero",
     "searchsorted", "bucketize", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite",
-    "randint", "randperm", "sign")}
+    "randint", "randperm", "sign", "from_numpy")}
 # `.to(torch.long)`, `.type(torch.LongTensor)`: an integer tensor cannot carry a graph
 INT_DTYPES = {f"torch.{k}" for k in (
     "long", "int", "int64", "int32", "int16", "int8", "uint8", "short", "bool", "LongTensor", "IntTensor",

@@ -30,6 +30,12 @@ def step(loss, opt):
 
 def opaque(x):
     return some_library(x)
+
+def repackage_legacy(h):
+    if type(h) == Variable:
+        return Variable(h.data)
+    else:
+        return tuple(repackage_legacy(v) for v in h)
 """
 
 TRAIN = """
@@ -56,6 +62,7 @@ def test_summaries():
     assert s["loss_fn"].result == "graph" and s["loss_fn"].arity == 0
     assert s["parts"].result == "graph" and s["parts"].arity == 3
     assert s["repackage_hidden"].result == "cut"
+    assert s["repackage_legacy"].result == "cut"  # the 0.3 helper (DARTS' utils.py)
     assert s["step"].events
     assert s["opaque"].result == "unknown"
     assert summarize("def broken(:\n") == {}
@@ -294,7 +301,8 @@ def test_a_fix_run_sees_its_neighbours_as_they_were_read(tmp_path):
     from autodetach.runner import Settings, run_unordered
 
     utils = tmp_path / "utils.py"
-    utils.write_text("from torch.autograd import Variable\n\n\ndef cut(h):\n    return Variable(h.data)\n")
+    # an alias the summary does not read as Variable: `cut` is unknown until fixed
+    utils.write_text("from torch.autograd import Variable as V\n\n\ndef cut(h):\n    return V(h.data)\n")
     (tmp_path / "train.py").write_text("from utils import cut\n")
     read = summaries_of(str(utils))["cut"]
     stream = run_unordered([str(utils), str(tmp_path / "train.py")],

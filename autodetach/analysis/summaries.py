@@ -149,8 +149,8 @@ class _Fn:
             return "cut"
         if name in CUT_CALLS or (name or "").startswith(NUMPY):
             return "cut"  # a numpy array never carries a graph
-        if self.delegates and (name or "").split(".")[-1] == "Variable":
-            return "cut"  # per argument: Variable(x) is a detached alias, as flow.py takes it
+        if (name or "").split(".")[-1] == "Variable":
+            return "cut"  # Variable(x) is a detached alias today, as flow.py takes it (repackage_hidden of 0.3)
         args = [self.kind(arg, depth + 1) for arg in call.args] + [self.kind(keyword.value, depth + 1) for keyword in call.keywords]
         if name == self.fn.name:
             return "cut"  # recursion: decided by the other returns

@@ -396,8 +396,9 @@ class Scope:
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
             elif key is not None and val.graph and not self.no_grad:
-                node = self.new_node(key, stmt, small_stmt.value, Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules,
-                                                               uses=rhs.uses, nontrivial=nontrivial), kind="accum")
+                total = Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules, uses=rhs.uses,
+                            nontrivial=nontrivial)
+                node = self.new_node(key, stmt, small_stmt.value, total, kind="accum")
                 node.loss = rhs.loss
                 self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
             elif key is not None:
@@ -637,8 +638,8 @@ class Scope:
             index = int(expr.slice[0].slice.value.value)
             if -len(value.elems) <= index < len(value.elems):
                 return value.elems[index]
-        return Val(heads=value.heads, ghosts=value.ghosts, modules=value.modules, uses=value.uses, nontrivial=value.nontrivial,
-                   unknown=value.unknown, loss=value.loss)
+        return Val(heads=value.heads, ghosts=value.ghosts, modules=value.modules, uses=value.uses,
+                   nontrivial=value.nontrivial, unknown=value.unknown, loss=value.loss)
 
     def _sequence(self, expr, stmt) -> Val:
         out = Val()
@@ -702,7 +703,8 @@ class Scope:
         if not value.heads:
             return value
         uses = {head: [name_node] for head in value.heads}
-        return Val(heads=value.heads, ghosts=value.ghosts, uses=uses, unknown=value.unknown, loss=value.loss, elems=value.elems)
+        return Val(heads=value.heads, ghosts=value.ghosts, uses=uses, unknown=value.unknown, loss=value.loss,
+                   elems=value.elems)
 
     def call(self, call: cst.Call, stmt) -> Val:
         """A call, in this order: a backward, a call that hands back what it is
@@ -725,8 +727,8 @@ class Scope:
             if out is not None:
                 return out
         out = self.callee(call, stmt, func, qualified)
-        if out.graph and _with_indices(call, func, qualified) and not self.names.is_module(dotted(func.value) if
-                                                                                           isinstance(func, cst.Attribute) else None):
+        if out.graph and _with_indices(call, func, qualified) and \
+                not self.names.is_module(dotted(func.value) if isinstance(func, cst.Attribute) else None):
             # `values, idx = x.max(1)`: the indices are integers, without a graph
             out.elems = [Val(heads=out.heads, ghosts=out.ghosts, modules=out.modules, uses=out.uses,
                              nontrivial=out.nontrivial, unknown=out.unknown, loss=out.loss),
@@ -1063,8 +1065,8 @@ class Scope:
                         arg = bound[param]
                         # a name read again is free; anything else is not walked twice
                         part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
-                        value = value.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules, uses=part.uses,
-                                               nontrivial=True, unknown=part.unknown))
+                        value = value.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules,
+                                               uses=part.uses, nontrivial=True, unknown=part.unknown))
                 value.nontrivial = True
                 out.append(value)
         return out
@@ -1091,8 +1093,8 @@ class Scope:
         value = Val(heads=frozenset({node}), loss=node.loss)
         if summary.arity:
             # per element where the callee's returns agree (`return loss.item(), out`)
-            value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const") else Val(heads=frozenset({node}))
-                           for index in range(summary.arity)]
+            value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const")
+                           else Val(heads=frozenset({node})) for index in range(summary.arity)]
         return value
 
     def _meter_add(self, call, stmt, base, meth, meter) -> Val:
@@ -1212,15 +1214,14 @@ class Scope:
         for attr, path, _ in module_states(self.analysis, key):
             state_key = f"{key}.{attr}"
             old = self.env.get(state_key, Val())
-            node = self.new_node(state_key, stmt, None, Val(heads=old.heads | value.heads, ghosts=old.ghosts, modules=value.modules,
-                                                            nontrivial=True),
-                                 kind="state")
+            held = Val(heads=old.heads | value.heads, ghosts=old.ghosts, modules=value.modules, nontrivial=True)
+            node = self.new_node(state_key, stmt, None, held, kind="state")
             node.module_state = (key, attr, path)
             node.loss = False
             self.env[state_key] = Val(heads=frozenset({node}))
             self.bound.add(state_key)
-            value = Val(heads=value.heads | {node}, ghosts=value.ghosts, modules=value.modules, uses=value.uses, nontrivial=True,
-                        unknown=value.unknown, loss=value.loss)
+            value = Val(heads=value.heads | {node}, ghosts=value.ghosts, modules=value.modules, uses=value.uses,
+                        nontrivial=True, unknown=value.unknown, loss=value.loss)
         return value
 
     def inline(self, func: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:

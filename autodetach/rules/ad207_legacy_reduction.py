@@ -35,7 +35,8 @@ _F_LOSSES = {
     "poisson_nll_loss": (("input", "target", "log_input", "full", "size_average", "eps", "reduce", "reduction"), 2),
     "smooth_l1_loss": (("input", "target", "size_average", "reduce", "reduction"), 2),
     "soft_margin_loss": (("input", "target", "size_average", "reduce", "reduction"), 2),
-    "triplet_margin_loss": (("anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce", "reduction"), 3),
+    "triplet_margin_loss": (("anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce",
+                             "reduction"), 3),
     "triplet_margin_with_distance_loss": (("anchor", "positive", "negative"), 3),  # keyword-only after
 }
 

@@ -35,6 +35,10 @@ def _str(value: str) -> cst.SimpleString:
     return cst.SimpleString(f'"{value}"')
 
 
+def _comma() -> cst.Comma:
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
 def _append_kwargs(call: cst.Call, extra: list) -> cst.Call:
     args = list(call.args)
     new = [cst.Arg(keyword=cst.Name(k), value=v,
@@ -45,14 +49,14 @@ def _append_kwargs(call: cst.Call, extra: list) -> cst.Call:
         trailing = last.comma
         if isinstance(trailing, cst.Comma):
             # Keep the author's trailing comma layout after the new arguments.
-            new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new]
+            new = [a.with_changes(comma=_comma()) for a in new]
             new[-1] = new[-1].with_changes(comma=trailing)
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args[-1] = last.with_changes(comma=_comma())
         else:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + new[-1:]
+            args[-1] = last.with_changes(comma=_comma())
+            new = [a.with_changes(comma=_comma()) for a in new[:-1]] + new[-1:]
     else:
-        new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + new[-1:]
+        new = [a.with_changes(comma=_comma()) for a in new[:-1]] + new[-1:]
     return call.with_changes(args=args + new)
 
 

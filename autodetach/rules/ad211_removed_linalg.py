@@ -158,7 +158,8 @@ class RemovedLinalg(Rule):
 
     code = "AD211"
     name = "removed-linalg-function"
-    summary = "`torch.symeig`/`eig`/`solve`/`lstsq`/`gels`/`matrix_rank` (removed) and `qr`/`cholesky`/`chain_matmul` (deprecated)"
+    summary = ("`torch.symeig`/`eig`/`solve`/`lstsq`/`gels`/`matrix_rank` (removed) and "
+               "`qr`/`cholesky`/`chain_matmul` (deprecated)")
     fix_safety = SAFE
     # Dotted (`torch.eig`, `A.eig`): bare `eig`, `lu`, `ger` are inside
     # `weight`, `value`, `larger` and admitted most files. A from-import of a

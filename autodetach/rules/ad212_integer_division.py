@@ -330,7 +330,8 @@ class IntegerDivision(Rule):
                 f"today it returns a float")
         if ratio:
             self.report(node, f"{head}. Read as a ratio ({ratio}), which is what it computes today "
-                              f"(on PyTorch < 1.5 it was truncated to an integer): no fix; make it explicit with `.float()` "
+                              f"(on PyTorch < 1.5 it was truncated to an integer): no fix; make it explicit with "
+                              f"`.float()` "
                               f"if so, or `//` if the old integer result was meant")
             return
         torch = self.ctx.imports.module_alias("torch")

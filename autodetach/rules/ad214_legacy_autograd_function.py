@@ -322,7 +322,8 @@ class LegacyAutogradFunction(Rule):
         if why == _INIT:
             self._with_init_state(node, methods, msg)
             return
-        if why is None and sum(isinstance(n, cst.ClassDef) and n.name.value == name for n in nodes(self.ctx.module)) > 1:
+        if why is None and \
+                sum(isinstance(n, cst.ClassDef) and n.name.value == name for n in nodes(self.ctx.module)) > 1:
             why = f"`{name}` is defined more than once in this file, so its calls cannot be told apart"
         uses, other = self._uses(name)
         if why is None and other:

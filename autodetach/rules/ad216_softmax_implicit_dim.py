@@ -11,7 +11,8 @@ from ._helpers import append_kwarg, kwarg, positional
 
 _FUNCS = ("torch.nn.functional.softmax", "torch.nn.functional.log_softmax", "torch.nn.functional.softmin")
 _MODULES = ("torch.nn.Softmax", "torch.nn.LogSoftmax", "torch.nn.Softmin")
-_FACTORIES = ("torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty")  # not FloatTensor: a list is data
+# not FloatTensor: a list is data
+_FACTORIES = ("torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty")
 _SAME_RANK = ("float", "double", "exp", "log", "neg", "abs", "clone", "detach", "contiguous", "cpu", "cuda",
               "tanh", "sigmoid", "relu")
 

@@ -1468,18 +1468,19 @@ def _whole(value: Val, nontrivial: bool) -> Val:
     return dataclasses.replace(value, nontrivial=nontrivial, elems=None, bare=False)
 
 
-def _with_indices(e: cst.Call, f, q) -> bool:
+def _with_indices(call: cst.Call, func, qualified) -> bool:
     """`x.max(1)`, `torch.sort(x)`: a call that returns (values, indices)."""
-    if isinstance(f, cst.Attribute) and q is None:
-        name, dims = f.attr.value, 1
-    elif q and q.startswith("torch.") and q.count(".") == 1:
-        name, dims = q[6:], 2
+    if isinstance(func, cst.Attribute) and qualified is None:
+        name, dims = func.attr.value, 1
+    elif qualified and qualified.startswith("torch.") and qualified.count(".") == 1:
+        name, dims = qualified[6:], 2
     else:
         return False
     if name in WITH_INDICES:
         return True
-    return name in WITH_INDICES_DIM and (len(e.args) >= dims and e.args[dims - 1].keyword is None or
-                                         any(a.keyword is not None and a.keyword.value == "dim" for a in e.args))
+    return name in WITH_INDICES_DIM and (len(call.args) >= dims and call.args[dims - 1].keyword is None or
+                                         any(arg.keyword is not None and arg.keyword.value == "dim"
+                                             for arg in call.args))
 
 
 def grad_mode(e, imports) -> int:
@@ -1488,14 +1489,14 @@ def grad_mode(e, imports) -> int:
     `torch.set_grad_enabled(False)`); -1: on (`torch.enable_grad()`,
     `torch.set_grad_enabled(True)`); 0: neither, or cannot tell."""
     call = e.func if isinstance(e, cst.Call) else e
-    q = imports.qualify(call)
+    qualified = imports.qualify(call)
     first = e.args[0].value if isinstance(e, cst.Call) and e.args else None
     flag = _literal_bool(first) if first is not None else None
-    if q == "torch.set_grad_enabled":
+    if qualified == "torch.set_grad_enabled":
         return 0 if flag is None else (-1 if flag else 1)
-    if q in GRAD_OFF:
+    if qualified in GRAD_OFF:
         return 0 if flag is False else 1  # inference_mode(False) changes nothing
-    if q in GRAD_ON:
+    if qualified in GRAD_ON:
         return -1
     return 0
 

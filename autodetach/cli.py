@@ -102,7 +102,8 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help="Where files are analysed: the local process pool, or a dask cluster (the dask extra; docs/scale.md).")
+              help="Where files are analysed: the local process pool, or a dask cluster "
+                   "(the dask extra; docs/scale.md).")
 @click.option("--scheduler", metavar="ADDRESS",
               help="With --executor dask: the scheduler (tcp://host:8786); without it, a local cluster of -j workers.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
@@ -118,7 +119,8 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--run", "run_cmd", metavar="CMD", help="With --verify: the command that exercises the code.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--steps", type=click.IntRange(min=3), default=5, show_default=True,
-              help="With --verify: step budget; each training loop ends after this many optimizer steps and the rest of the program runs.")
+              help="With --verify: step budget; each training loop ends after this many optimizer steps "
+                   "and the rest of the program runs.")
 @click.option("--timeout", type=click.IntRange(min=1), default=120, show_default=True,
               help="With --verify: seconds per run.")
 @click.option("--sandbox", type=click.Choice(["auto", "bwrap", "unshare", "none"]), default="auto", show_default=True,
@@ -283,7 +285,8 @@ def emit(results, totals: Totals, args: Args, unsafe: bool) -> None:
             _write_stdout(patch)
     if fmt == "json":
         if verify:  # every rewrite carries its verdict: the fixed findings too
-            findings = sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.column, f.code))
+            findings = sorted((f for r in results for f in r.findings),
+                              key=lambda f: (f.path, f.line, f.column, f.code))
         report = output.render_json(findings, totals.n_files, errors, fixed)
     elif fmt in output.CODE_HOST_FORMATS:
         report = output.render_for_host(fmt, findings, errors)

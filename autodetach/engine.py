@@ -330,7 +330,8 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
             for e in rep.edits:
                 edits[e.node] = _with_comments(e.node, e.replacement)
     # _choose computed the positions: their code generation is `module.code`.
-    new_code = _restore_dropped(text, ctx.positions.code, _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions))
+    printed = _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions)
+    new_code = _restore_dropped(text, ctx.positions.code, printed)
     if new_code is None:
         for f in findings:
             f.fixed = False

@@ -17,7 +17,7 @@ import tempfile
 import threading
 import tokenize
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, Optional
 
 BOM = b"\xef\xbb\xbf"
 
@@ -90,10 +90,15 @@ def content_hash(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: bool = True) -> None:
+def write_atomic(path: str, data: "bytes | Iterable[bytes]", expect: Optional[bytes] = None,
+                 sync: bool = True, private: bool = True) -> None:
     """Replace `path` with `data` in one rename, keeping its mode bits (a
-    new file gets 0600). `sync=False` skips the fsync: for files that can be
-    rebuilt (the cache), where speed matters more than surviving a crash.
+    new file gets 0600; with `private=False`, what open() would give it:
+    0666 less the umask, for a report people read). `data` is bytes, or chunks of bytes written as they
+    come (a report streamed from disk). `sync=False` skips the fsync: for
+    files that can be rebuilt (the cache), where speed matters more than
+    surviving a crash. This is the package's one writer of whole files:
+    every temporary name is unique, so concurrent writers never collide.
 
     With `expect` (content_hash of what was read at the start) this is a
     compare-and-swap: the file is replaced only while it still has that
@@ -111,7 +116,7 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: b
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
-        mode = None  # a new file keeps the temporary file's 0600
+        mode = None if private else _default_mode()  # None: the temporary file's 0600
     # SIGTERM (a pool worker's parent-death signal, Pool.terminate) waits
     # until the temporary file is renamed or removed; then its default
     # action ends the process. A Python handler would be racy: a signal that
@@ -120,7 +125,8 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: b
         fd, tmp = _open_temp(directory)
         try:
             with os.fdopen(fd, "wb", closefd=False) as fh:
-                fh.write(data)
+                for chunk in ((data,) if isinstance(data, (bytes, bytearray)) else data):
+                    fh.write(chunk)
                 fh.flush()
                 if sync:
                     os.fsync(fh.fileno())
@@ -131,7 +137,7 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: b
                     raise ChangedSinceRead()
                 with _named_window():
                     if tmp is None:
-                        tmp = _name_temp(fd, directory, data, mode)
+                        tmp = _name_temp(fd, directory, mode)
                     _test_pause("AUTODETACH_TEST_IN_RENAME")
                     os.replace(tmp, path)
                     tmp = None
@@ -144,22 +150,37 @@ def write_atomic(path: str, data: bytes, expect: Optional[bytes] = None, sync: b
                     pass
 
 
+def _default_mode() -> int:
+    """0666 less the umask, read without changing it (os.umask would, for
+    every thread, for a moment)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _open_temp(directory: str):
     """(fd, None) for an unnamed file in `directory`, or (fd, name) where
     the system has no O_TMPFILE."""
     flag = getattr(os, "O_TMPFILE", None)
     if flag is not None and os.path.isdir("/proc/self/fd"):
         try:
-            return os.open(directory, flag | os.O_WRONLY, 0o600), None
+            return os.open(directory, flag | os.O_RDWR, 0o600), None  # read back by _name_temp
         except OSError:
             pass  # a file system without it
     return tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
 
 
-def _name_temp(fd: int, directory: str, data: bytes, mode: Optional[int]) -> str:
+def _name_temp(fd: int, directory: str, mode: Optional[int]) -> str:
     """A name for the unnamed file: linkat(AT_EMPTY_PATH) (needs
     CAP_DAC_READ_SEARCH) or the /proc link; where neither works, a named
-    copy written the ordinary way."""
+    copy of what it holds, written the ordinary way."""
     for _ in range(100):
         name = os.path.join(directory, f".autodetach-{secrets.token_hex(6)}.tmp")
         try:
@@ -172,7 +193,9 @@ def _name_temp(fd: int, directory: str, data: bytes, mode: Optional[int]) -> str
     tfd, name = tempfile.mkstemp(prefix=".autodetach-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(tfd, "wb") as fh:
-            fh.write(data)
+            os.lseek(fd, 0, os.SEEK_SET)
+            for block in iter(lambda: os.read(fd, 1 << 20), b""):
+                fh.write(block)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:

@@ -143,8 +143,8 @@ def main(argv=None) -> dict:
         row["before_growth"] = round(bh / row["before_bytes"][0], 2) if row["before_bytes"][0] else None
         row["ratio_before_over_after_at_max_iters"] = round(bh / ah, 2) if ah else None
         rows.append(row)
-    return {"benchmark": "benefit", "measure": "largest live saved-tensor bytes at an optimizer step (after gc)", "cases": rows,
-            "after_flat_all": all(r["after_flat"] for r in rows)}
+    return {"benchmark": "benefit", "measure": "largest live saved-tensor bytes at an optimizer step (after gc)",
+            "cases": rows, "after_flat_all": all(r["after_flat"] for r in rows)}
 
 
 if __name__ == "__main__":

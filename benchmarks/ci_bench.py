@@ -120,7 +120,8 @@ def main(argv=None) -> dict:
         # An installed package runs from bytecode; a PYTHONDONTWRITEBYTECODE
         # environment would charge every run with compiling autodetach.
         dropped = env.pop("PYTHONDONTWRITEBYTECODE", None) is not None
-        bytecode = "PYTHONDONTWRITEBYTECODE dropped: the first run writes it" if dropped else "as the environment has it"
+        bytecode = "PYTHONDONTWRITEBYTECODE dropped: the first run writes it" if dropped else \
+            "as the environment has it"
         cold, warm = [], []
         for _ in range(a.repeat):
             shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
@@ -137,7 +138,8 @@ def main(argv=None) -> dict:
                 "files_in_patch": patch.count("\n+++ ") + patch.startswith("+++ "),
                 "cold_seconds": median([w for w, _ in cold]), "warm_seconds": median([w for w, _ in warm]),
                 "cold_cpu_seconds": median([c for _, c in cold]), "warm_cpu_seconds": median([c for _, c in warm]),
-                "cold_runs": cold, "warm_runs": warm, "load_average": round(os.getloadavg()[0], 1), "bytecode": bytecode,
+                "cold_runs": cold, "warm_runs": warm, "load_average": round(os.getloadavg()[0], 1),
+                "bytecode": bytecode,
                 "goal": {"warm_seconds": 2.0, "cold_seconds": 20.0}}
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -115,7 +115,8 @@ def _migrate(tree: str, out: str, jobs: int, executor: str, kill_at: int, progre
         total_peak = max(total_peak, total)
         if log and time.perf_counter() >= next_log:
             next_log += 30
-            _log(log, executor=executor, s=round(time.perf_counter() - t0), records=_lines(os.path.join(out, "state.jsonl")),
+            _log(log, executor=executor, s=round(time.perf_counter() - t0),
+                 records=_lines(os.path.join(out, "state.jsonl")),
                  coordinator_rss_mb=round(_kb(proc.pid, "VmRSS") / 1024, 1), total_rss_mb=round(total / 1024, 1))
         if kill_at and killed is None and os.path.exists(os.path.join(out, "state.jsonl")):
             with open(os.path.join(out, "state.jsonl"), "rb") as fh:  # read on from where we were

@@ -101,7 +101,8 @@ def main(argv=None) -> dict:
             engine.close()
         shutil.rmtree(base, ignore_errors=True)
     out = {"benchmark": "migrate_overhead", "code": os.path.dirname(os.path.dirname(autodetach.__file__)),
-           "files": n, "jobs": args.jobs, "executor": args.executor, "startup_s": round(startup, 2), "load_average": os.getloadavg(),
+           "files": n, "jobs": args.jobs, "executor": args.executor, "startup_s": round(startup, 2),
+           "load_average": os.getloadavg(),
            "overhead_wall_ms_per_file": round(min(walls) / n * 1000, 3),
            "overhead_wall_ms_per_file_all": [round(w / n * 1000, 3) for w in walls],
            "coordinator_cpu_ms_per_file": round(min(coord) / n * 1000, 3),

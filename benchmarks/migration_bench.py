@@ -58,7 +58,8 @@ LEGACY_PATTERNS = {
     "removed linalg": r"\btorch\.(symeig|eig|solve|lstsq|gels|gesv|potrf|potrs|potri|matrix_rank|trtrs)\(",
     # A Function subclass whose first method after the class line is a
     # non-static forward (docstrings in between allowed).
-    "legacy Function forward": r"\((torch\.)?(autograd\.)?Function\):(\s*(\"\"\"[\s\S]*?\"\"\"|#.*))*\s*def forward\(self",
+    "legacy Function forward": r"\((torch\.)?(autograd\.)?Function\):"
+                               r"(\s*(\"\"\"[\s\S]*?\"\"\"|#.*))*\s*def forward\(self",
     # Per line: a call spread over lines counts as missing weights_only.
     "torch.load without weights_only": r"(?m)^(?!.*weights_only).*\btorch\.load\(",
 }
@@ -196,7 +197,8 @@ def runnable(repos, mirrors: str, timeout: int, only=None) -> dict:
     def read_dir(name, directory):
         mirror, commit = commits[name]
         out = {}
-        for path in git(mirror, "ls-tree", "--name-only", f"{commit}:{directory}" if directory else commit).splitlines():
+        tree = f"{commit}:{directory}" if directory else commit
+        for path in git(mirror, "ls-tree", "--name-only", tree).splitlines():
             rel = f"{directory}/{path}" if directory else path
             if rel.endswith(".py"):
                 out[rel] = git(mirror, "show", f"{commit}:{rel}")

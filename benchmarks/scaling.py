@@ -17,8 +17,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import (ROOT, autodetach_cmd, default_corpus, emit, link_or_copy, peak_rss_cmd, py_files, sample,  # noqa: E402
-                     tempdir)
+from _common import (ROOT, autodetach_cmd, default_corpus, emit, link_or_copy,  # noqa: E402
+                     peak_rss_cmd, py_files, sample, tempdir)
 
 # A training-script chunk: loops, backward, an optimizer, a logged loss.
 CHUNK = '''

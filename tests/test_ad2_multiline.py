@@ -109,8 +109,8 @@ def _source(shape, layout, nested: bool, header: str = HEADER) -> str:
     ind = "    " if nested else ""
     call = f"{ind}{prefix}{callee}{layout(args, ind) if args else '()'}{suffix}\n"
     if nested:
-        return header + "\n\ndef evaluate(model, x, y, h, emb, pe, n, t, p, v, g, loss, out, lr, beta2, a, b, keep):\n" \
-            + f"{ind}total = 0\n" + call + f"{ind}return locals()\n"
+        head = "\n\ndef evaluate(model, x, y, h, emb, pe, n, t, p, v, g, loss, out, lr, beta2, a, b, keep):\n"
+        return header + head + f"{ind}total = 0\n" + call + f"{ind}return locals()\n"
     return header + call
 
 

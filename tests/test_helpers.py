@@ -7,7 +7,8 @@ from autodetach.rules._helpers import top_level_anchor
 CASES = [
     # (source, anchor for a new import, anchor for a new function)
     ('"""doc"""\nfrom __future__ import annotations\nimport os\nx = 1\n', "import os", "x = 1"),
-    ('"doc" "more"\nimport os, sys; from a import b\n\ndef f(): pass\n', "import os, sys; from a import b", "def f(): pass"),
+    ('"doc" "more"\nimport os, sys; from a import b\n\ndef f(): pass\n', "import os, sys; from a import b",
+     "def f(): pass"),
     ("x = 1\n'not a docstring'\n", "x = 1", "x = 1"),
     ("import os\nx = 1\nimport sys\n", "import os", "x = 1"),
     ("if True:\n    import os\n", "if True:", "if True:"),

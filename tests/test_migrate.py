@@ -335,3 +335,50 @@ def test_migrate_with_a_dask_cluster_is_byte_identical_to_the_local_pool(tmp_pat
                       (tmp_path / name / "out" / "report.md").read_bytes())
     assert outs["dask"] == outs["local"]
     assert outs["local"][0]["repo000/pkg/mod00000.py"] != TINY.format(k=0, h=8).encode()  # fixed
+
+
+# One writer process: a state of 300 changed files under /TAG, then the
+# report written ROUNDS times into OUT (no chart: matplotlib is slow to start).
+_REPORT_WRITER = """
+import sys
+sys.modules["matplotlib"] = None
+from autodetach.migrate.report import write_all
+from autodetach.migrate.state import State
+state_dir, out, tag, rounds = sys.argv[1:5]
+st = State(state_dir, {"codes": ["AD201"]})
+for i in range(300):
+    st.append({"path": f"/{tag}/f{i:05}.py", "repo": f"/{tag}", "in": "1", "out": "2", "status": "changed",
+               "fixed": {"AD201": 1}})
+st.close()
+for _ in range(int(rounds)):
+    write_all(out, st, None, {"writer": tag})
+"""
+
+
+@pytest.mark.slow  # two processes, 3-10 s
+def test_two_runs_writing_reports_into_one_dir_do_not_collide(tmp_path):
+    # A fixed temporary name (report.json.tmp) made two runs write into one
+    # file and the second rename fail; each write now has its own name.
+    out = tmp_path / "out"
+    out.mkdir()
+    procs = []
+    for tag in ("a", "b"):
+        (tmp_path / tag).mkdir()
+        procs.append(subprocess.Popen([sys.executable, "-c", _REPORT_WRITER, str(tmp_path / tag), str(out), tag, "8"],
+                                      stderr=subprocess.PIPE))
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()[-2000:]
+    rep = _report(out)  # whole JSON from one writer, never a mix
+    tag = rep["options"]["writer"]
+    assert tag in ("a", "b") and rep["totals"]["changed"] == 300
+    assert len(rep["files"]) == 300 and all(f["repository"] == f"/{tag}" for f in rep["files"])
+    assert (out / "report.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md"]  # no temporaries
+    assert (out / "report.md").stat().st_mode & 0o777 == 0o666 & ~_umask()  # a report, not a private file
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

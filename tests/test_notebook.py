@@ -31,7 +31,8 @@ def raw(path):
         return fh.read()
 
 
-MODEL = "import torch\nfrom torch.autograd import Variable\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)"
+MODEL = ("import torch\nfrom torch.autograd import Variable\nmodel = torch.nn.Linear(2, 1)\n"
+         "opt = torch.optim.SGD(model.parameters(), lr=0.1)")
 TRAIN = ("total = 0\nfor step in range(3):\n    loss = model(torch.randn(4, 2)).mean()\n    opt.zero_grad()\n"
          "    loss.backward()\n    opt.step()\n    total += loss\nprint(total)")
 
@@ -39,7 +40,8 @@ TRAIN = ("total = 0\nfor step in range(3):\n    loss = model(torch.randn(4, 2)).
 # ---------------------------------------------------------------- masking
 
 def test_mask_keeps_lines_and_restores_them():
-    src = "%matplotlib inline\n!pip install x \\\n   y\nimport torch\nfiles = !ls\nfor i in range(2):\n    %time f(i)\ntorch.zeros?\n"
+    src = ("%matplotlib inline\n!pip install x \\\n   y\nimport torch\nfiles = !ls\n"
+           "for i in range(2):\n    %time f(i)\ntorch.zeros?\n")
     m = nbmask.mask_cell(src, [0])
     assert len(m.text.splitlines()) == len(src.splitlines())
     assert "%" not in m.text and "!" not in m.text and "?" not in m.text
@@ -119,7 +121,8 @@ def test_not_a_notebook_is_one_finding_and_left_alone(tmp_path):
     bad.write_bytes(b'{"cells": [Variable')
     r = run_cli(["--no-cache", "--fix", "--output-format", "concise", bad])
     assert r.code == 1 and r.lines[0] == f"{bad}:1:12: AD000 cannot read notebook: not valid JSON: Expecting value"
-    bad.write_bytes(b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": "y.backward()"}]}')  # valid JSON, invalid notebook
+    # valid JSON, invalid notebook
+    bad.write_bytes(b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": "y.backward()"}]}')
     r = run_cli(["--no-cache", "--output-format", "concise", bad], select="ALL")
     assert r.code == 1 and r.lines[0].startswith(f"{bad}:1:1: AD000 cannot read notebook: invalid notebook: "), r.out
     assert "Traceback" not in r.err
@@ -189,7 +192,8 @@ def test_fix_writes_only_the_changed_cell(tmp_path):
     book.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     book.cells = [new_code_cell(MODEL, execution_count=1), new_markdown_cell("# é — notes"),
                   new_code_cell("!nvidia-smi\n" + TRAIN, execution_count=2,
-                                outputs=[new_output("stream", name="stdout", text="tensor(1.5, grad_fn=<AddBackward0>)\n")])]
+                                outputs=[new_output("stream", name="stdout",
+                                                    text="tensor(1.5, grad_fn=<AddBackward0>)\n")])]
     nbformat.write(book, str(nb))
     before = raw(nb)
     r = run_cli(["--no-cache", "--fix", nb], select="AD102")

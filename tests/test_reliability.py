@@ -227,7 +227,8 @@ def test_unreadable_file_is_one_error_line_others_fixed(tmp_path):
     finally:
         os.chmod(p, 0o644)
     assert res.code == 2
-    assert [ln for ln in res.err.splitlines() if ln.strip()] == ["autodetach: secret.py: cannot read: Permission denied"]
+    errors = [ln for ln in res.err.splitlines() if ln.strip()]
+    assert errors == ["autodetach: secret.py: cannot read: Permission denied"]
     assert read(other) == FIXED and read(p) == BAD
 
 

@@ -21,6 +21,14 @@ def test_every_rule_has_cases():
             assert section in r.doc(), f"{r.code} docstring lacks {section!r}"
 
 
+def test_every_ad2_case_states_where_and_what():
+    # A case says where its first finding is and words its message holds, so a
+    # rule that reports the wrong node or for the wrong reason fails its cases.
+    missing = [f"{r.code}-invalid-{i}" for r in all_rules() if r.code.startswith("AD2")
+               for i, c in enumerate(r.INVALID) if None in (c.line, c.column, c.message)]
+    assert missing == []
+
+
 @pytest.mark.parametrize("rule,case", VALID)
 def test_valid(rule, case):
     findings, new, _ = _run(rule, case.code)

@@ -1,8 +1,12 @@
 """textio.write_fixed: the one write path for fixes (--fix and --verify --fix)."""
 import os
+import shutil
 import stat
+import tempfile
 
-from autodetach.textio import write_atomic, write_fixed
+import pytest
+
+from autodetach.textio import _name_temp, _open_temp, write_atomic, write_fixed
 
 
 def test_writes_and_keeps_the_mode(tmp_path):
@@ -50,3 +54,35 @@ def test_write_atomic_creates_a_new_file_private_and_leaves_no_temporary(tmp_pat
     write_atomic(str(path), b"[]", sync=False)
     assert path.read_bytes() == b"[]"
     assert os.listdir(tmp_path) == ["entry.json"]
+
+
+def test_write_atomic_takes_chunks_and_a_report_gets_the_usual_mode(tmp_path):
+    path = tmp_path / "report.md"
+    write_atomic(str(path), (part.encode() for part in ["# a\n", "b\n"]), private=False)
+    assert path.read_bytes() == b"# a\nb\n"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~mask
+
+
+def test_unnamed_file_that_cannot_be_linked_is_copied_whole(tmp_path):
+    # linkat fails across file systems (EXDEV): the fallback copies what the
+    # unnamed file holds (it may have come from a stream, so it is read back).
+    other = "/dev/shm"
+    if not os.path.isdir(other) or os.stat(other).st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs a second file system")
+    fd, name = _open_temp(str(tmp_path))
+    if name is not None:
+        os.close(fd)
+        pytest.skip("no O_TMPFILE here: the temporary file has a name from the start")
+    target = tempfile.mkdtemp(dir=other)
+    try:
+        data = bytes(range(256)) * 5000  # more than one read block
+        os.write(fd, data)
+        copy = _name_temp(fd, target, 0o640)
+        with open(copy, "rb") as fh:
+            assert fh.read() == data
+        assert stat.S_IMODE(os.stat(copy).st_mode) == 0o640
+    finally:
+        os.close(fd)
+        shutil.rmtree(target)

@@ -57,7 +57,8 @@ def proven_bindings(body) -> tuple:
     appends) for the loops in `body` (outside nested functions)."""
     stmts, adds = set(), set()
     for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
-        if type(loop) is not cst.For and type(loop) is not cst.While:  # exact types: isinstance on libcst's ABCs is slow
+        # exact types: isinstance on libcst's ABCs is slow
+        if type(loop) is not cst.For and type(loop) is not cst.While:
             continue
         inner = list(nodes(loop.body, skip=_SKIP))
         wanted = {t for n in inner if type(n) is cst.Call for t in _targets(n)}

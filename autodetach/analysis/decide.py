@@ -57,8 +57,8 @@ def find(analysis, kind: Problem) -> list:
 def kept_losses(analysis) -> list:
     """(scope, Leak) for losses kept across iterations with their graph,
     which no later backward reaches (that would be gradient accumulation)."""
-    return [(sc, lk) for sc, lk in analysis.leaks
-            if lk.node.loss and lk.node.stmt is not None and not lk.reached]
+    return [(scope, leak) for scope, leak in analysis.leaks
+            if leak.node.loss and leak.node.stmt is not None and not leak.reached]
 
 
 def _retained(analysis) -> list:

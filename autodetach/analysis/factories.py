@@ -29,11 +29,11 @@ def _find_built(analysis) -> dict:
         func = dotted(n.value.func)
         if func is None:
             continue
-        q = ctx.imports.qualify(n.value.func)
-        if q is not None:
-            if q.split(".")[0] in SKIP or q.startswith(("torch", "builtins")) or "." not in q:
+        qualified = ctx.imports.qualify(n.value.func)
+        if qualified is not None:
+            if qualified.split(".")[0] in SKIP or qualified.startswith(("torch", "builtins")) or "." not in qualified:
                 continue
-            where = q.rpartition(".")[0]
+            where = qualified.rpartition(".")[0]
         else:
             rel = relative_imports(ctx.module) if rel is None else rel
             hit = rel.get(func.split(".")[0])

@@ -13,6 +13,7 @@ walk gives up (and reports nothing) past a fixed budget.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -395,8 +396,9 @@ class Scope:
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
             elif key is not None and val.graph and not self.no_grad:
-                node = self.new_node(key, stmt, small_stmt.value, Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules,
-                                                               uses=rhs.uses, nontrivial=nontrivial), kind="accum")
+                total = Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules, uses=rhs.uses,
+                            nontrivial=nontrivial)
+                node = self.new_node(key, stmt, small_stmt.value, total, kind="accum")
                 node.loss = rhs.loss
                 self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
             elif key is not None:
@@ -430,48 +432,52 @@ class Scope:
                 self.env.pop(key, None)
 
     def assign_target(self, target, val: Val, stmt, expr, kind=None) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            elems = [elem.value for elem in target.elements]
-            if val.elems is None and val.graph and not self.no_grad:
-                # Outputs of one call share one graph: a node for the call,
-                # and a trivial node per target hanging from it.
-                call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
-                val = Val(heads=frozenset({call_node}))
-            siblings = self._siblings(elems, val, stmt, expr)
-            for index, part in enumerate(elems):
-                sub = val
-                if val.elems is not None and index < len(val.elems):
-                    sub = val.elems[index]
-                if index in siblings:
-                    sub = siblings[index]
-                self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
-            return
-        if isinstance(target, cst.StarredElement):
-            self.assign_target(target.value, val, stmt, expr, kind)
-            return
-        if isinstance(target, cst.Subscript):
-            key = dotted(target.value)
-            if key is not None and val.graph and not self.no_grad:
-                old = self.lookup_key(key)
-                if _constant_index(target):
-                    # `log["loss"] = loss`: the entry is replaced, so the new value does not
-                    # hang from the old ones (which stay in the container beside it)
-                    node = self.new_node(key, stmt, expr, Val(heads=val.heads, ghosts=val.ghosts, uses=val.uses),
-                                         kind="container")
-                    node.loss = val.loss
-                    self.env[key] = Val(heads=frozenset({node}) | frozenset(head for head in old.heads if head.name != key or
-                                                                      head.stmt is not stmt), loss=val.loss)
-                    return
-                node = self.new_node(key, stmt, expr, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
-                                                          uses=val.uses), kind="container")
-                node.loss = val.loss
-                self.env[key] = Val(heads=frozenset({node}), loss=val.loss)
-            elif key is not None and not val.graph and val.ghosts and key in self.env:
-                # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
-                # the part that carried the graph is cut; which parts did is not tracked.
-                old = self.env[key]
-                self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
-            return
+        """Bind `target` to `val`; one handler per target type (`_TARGETS`),
+        a name or an attribute by default. `expr` is the value's expression."""
+        handler = _TARGETS.get(type(target), Scope._assign_name)
+        handler(self, target, val, stmt, expr, kind)
+
+    def _assign_unpack(self, target, val: Val, stmt, expr, kind) -> None:
+        elems = [elem.value for elem in target.elements]
+        if val.elems is None and val.graph and not self.no_grad:
+            # Outputs of one call share one graph: a node for the call,
+            # and a trivial node per target hanging from it.
+            call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
+            val = Val(heads=frozenset({call_node}))
+        siblings = self._siblings(elems, val, stmt, expr)
+        for index, part in enumerate(elems):
+            sub = val
+            if val.elems is not None and index < len(val.elems):
+                sub = val.elems[index]
+            if index in siblings:
+                sub = siblings[index]
+            self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
+
+    def _assign_starred(self, target: cst.StarredElement, val: Val, stmt, expr, kind) -> None:
+        self.assign_target(target.value, val, stmt, expr, kind)
+
+    def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
+        """`buf[i] = x`: the container now holds x's graph too."""
+        key = dotted(target.value)
+        if key is not None and val.graph and not self.no_grad:
+            old = self.lookup_key(key)
+            heads, kept = old.heads | val.heads, frozenset()
+            if _constant_index(target):
+                # `log["loss"] = loss`: the entry is replaced, so the new value does not
+                # hang from the old ones (which stay in the container beside it)
+                heads = val.heads
+                kept = frozenset(head for head in old.heads if head.name != key or head.stmt is not stmt)
+            node = self.new_node(key, stmt, expr, Val(heads=heads, ghosts=val.ghosts, uses=val.uses), kind="container")
+            node.loss = val.loss
+            self.env[key] = Val(heads=frozenset({node}) | kept, loss=val.loss)
+        elif key is not None and not val.graph and val.ghosts and key in self.env:
+            # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
+            # the part that carried the graph is cut; which parts did is not tracked.
+            old = self.env[key]
+            self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
+
+    def _assign_name(self, target, val: Val, stmt, expr, kind) -> None:
+        """`x = ...`, `self.x = ...`: a new node for a value with a graph."""
         key = dotted(target)
         if key is None:
             return
@@ -632,8 +638,8 @@ class Scope:
             index = int(expr.slice[0].slice.value.value)
             if -len(value.elems) <= index < len(value.elems):
                 return value.elems[index]
-        return Val(heads=value.heads, ghosts=value.ghosts, modules=value.modules, uses=value.uses, nontrivial=value.nontrivial,
-                   unknown=value.unknown, loss=value.loss)
+        return Val(heads=value.heads, ghosts=value.ghosts, modules=value.modules, uses=value.uses,
+                   nontrivial=value.nontrivial, unknown=value.unknown, loss=value.loss)
 
     def _sequence(self, expr, stmt) -> Val:
         out = Val()
@@ -697,7 +703,8 @@ class Scope:
         if not value.heads:
             return value
         uses = {head: [name_node] for head in value.heads}
-        return Val(heads=value.heads, ghosts=value.ghosts, uses=uses, unknown=value.unknown, loss=value.loss, elems=value.elems)
+        return Val(heads=value.heads, ghosts=value.ghosts, uses=uses, unknown=value.unknown, loss=value.loss,
+                   elems=value.elems)
 
     def call(self, call: cst.Call, stmt) -> Val:
         """A call, in this order: a backward, a call that hands back what it is
@@ -720,8 +727,8 @@ class Scope:
             if out is not None:
                 return out
         out = self.callee(call, stmt, func, qualified)
-        if out.graph and _with_indices(call, func, qualified) and not self.names.is_module(dotted(func.value) if
-                                                                                           isinstance(func, cst.Attribute) else None):
+        if out.graph and _with_indices(call, func, qualified) and \
+                not self.names.is_module(dotted(func.value) if isinstance(func, cst.Attribute) else None):
             # `values, idx = x.max(1)`: the indices are integers, without a graph
             out.elems = [Val(heads=out.heads, ghosts=out.ghosts, modules=out.modules, uses=out.uses,
                              nontrivial=out.nontrivial, unknown=out.unknown, loss=out.loss),
@@ -737,8 +744,9 @@ class Scope:
 
     # ---------------------------------------------------------------- calls: methods
     def method_call(self, call: cst.Call, stmt, func: cst.Attribute) -> Optional[Val]:
-        """`base.meth(...)` where the method's name or the object says what
-        it does; None: treat it as an ordinary callee."""
+        """`base.meth(...)` where the method's name (events, containers, then
+        `_named_method`) or the object's class (`_class_method`) says what it
+        does; None: treat it as an ordinary callee."""
         base, meth = dotted(func.value) or model_containers.elem_key(func.value, self.names), func.attr.value
         event = _EVENT_METHODS.get(meth)
         if event is not None:
@@ -750,6 +758,14 @@ class Scope:
             return self._meter_add(call, stmt, base, meth, known)
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
+        out = self._named_method(call, func, base, meth)
+        if out is not None:
+            return out
+        return self._class_method(call, stmt, func, base, meth)
+
+    def _named_method(self, call: cst.Call, func: cst.Attribute, base, meth: str) -> Optional[Val]:
+        """A method whose name says it all: a state reset, `clear`, `detach_`,
+        a cut (`x.item()`, `x.long()`), a module's state (`model.train()`)."""
         if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(func) or "") and \
                 (self.names.foreign_instances or self.names.instances):
             from .module_state import state_resets
@@ -772,6 +788,11 @@ class Scope:
             return self.cut(inner, func.value)
         if base is not None and self.names.is_module(base) and meth in STATE_METHODS:
             return Val()
+        return None
+
+    def _class_method(self, call: cst.Call, stmt, func: cst.Attribute, base, meth: str) -> Optional[Val]:
+        """A method of a class we can read: another file's training step, a
+        method with events or a forward helper (walked at the call), a module's."""
         found = self.analysis.foreign_method(base, meth)
         if found is not None and found[0].events:
             return self._foreign_step(call, base, meth, found)
@@ -865,15 +886,14 @@ class Scope:
     # ---------------------------------------------------------------- calls: the callee
     def callee(self, call: cst.Call, stmt, func, qualified) -> Val:
         """A call by what is called: a module, a constructor that cuts, a
-        helper class, a function of this file or one we cannot see."""
+        helper class, an object of a project class, else a function of a
+        value (`_value_call`)."""
         key = dotted(func) or model_containers.elem_key(func, self.names)
         if key is not None and self.names.is_module(key):
             return self._module_call(call, key)
         if qualified == "torch.autograd.Variable":
             return self._variable(call)
-        if qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or qualified in LIKE_FACTORIES or \
-                qualified in CUT_FUNCTIONS or (qualified or "").startswith("numpy.") or \
-                (key in CUT_BUILTINS and qualified is None):
+        if _new_data(qualified, key):
             args = Val()
             for arg in call.args:
                 args = args.join(self.expr(arg.value))
@@ -888,19 +908,12 @@ class Scope:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
-        args = Val()
-        module_args = set()
-        for arg in call.args:
-            arg_key = dotted(arg.value)
-            if arg_key is not None and self.names.is_module(arg_key):
-                module_args.add(arg_key)
-                continue
-            args = args.join(self.expr(arg.value))
-        if isinstance(func, cst.Attribute) and qualified is None:
-            # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
-            args = self.expr(func.value).join(args)
-        elif not isinstance(func, (cst.Attribute, cst.Name)):
-            args = self.expr(func).join(args)
+        return self._value_call(call, stmt, func, qualified, key)
+
+    def _value_call(self, call: cst.Call, stmt, func, qualified, key) -> Val:
+        """A call whose result hangs from its arguments (and from its object:
+        `x.sum()`), unless a summary of the function says otherwise."""
+        args, module_args = self._call_args(call, func, qualified)
         if key is not None and key in self.names.functions:
             out = self._local_function(call, stmt, key, args)
             if out is not None:
@@ -913,29 +926,7 @@ class Scope:
                 # `@torch.no_grad()`, `return np.transpose(x)`: no graph, and no cut worth
                 # naming (what `args` holds includes the object's own state)
                 return Val()
-            shape, from_args = self.analysis.returns_elems(own), self.analysis.returns_elems_from_args(own)
-            first = own.params.params[0].name.value if own.params.params else None
-            bound = 1 if first in ("self", "cls") else 0  # a @staticmethod's first argument is its own
-            if shape is not None and from_args is not None:
-                # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
-                # the discriminator does not hang from `out`
-                args.nontrivial = True
-                whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                            nontrivial=True, unknown=args.unknown, loss=args.loss)
-                whole.uncertain = args.uncertain
-                cut = Val(ghosts=args.heads | args.ghosts)
-                args.elems = self._elems(own, call, args, shape, whole, cut, bound)
-            elif shape is None and self.analysis.returns_from_args(own) is not None and args.heads:
-                # `alpha_loss = self._temperature_loss(log_pi)` built on `log_pi.detach()`: the
-                # result holds the graph of the arguments it hangs from, and the object's modules
-                whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                            nontrivial=True, unknown=args.unknown, loss=args.loss)
-                whole.uncertain = args.uncertain
-                cut = Val(ghosts=args.heads | args.ghosts)
-                one = self._elems(own, call, args, [True], whole, cut, bound,
-                                  from_args=[self.analysis.returns_from_args(own)])[0]
-                one.loss = args.loss
-                args = one
+            args = self._own_result(own, call, args)
         if module_args:
             args.modules = args.modules | frozenset(module for module in module_args if self.names.has_params(module))
             args.nontrivial = True
@@ -952,6 +943,46 @@ class Scope:
         if args.graph:
             args.nontrivial = True
             args.loss = bool(qualified and _looks_like_loss(qualified)) or bool(key and _looks_like_loss(key))
+        return args
+
+    def _call_args(self, call: cst.Call, func, qualified) -> tuple:
+        """(what the arguments and the called object hold, the modules passed
+        as arguments): a module argument is kept by name, not evaluated."""
+        args = Val()
+        module_args = set()
+        for arg in call.args:
+            arg_key = dotted(arg.value)
+            if arg_key is not None and self.names.is_module(arg_key):
+                module_args.add(arg_key)
+                continue
+            args = args.join(self.expr(arg.value))
+        if isinstance(func, cst.Attribute) and qualified is None:
+            # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
+            args = self.expr(func.value).join(args)
+        elif not isinstance(func, (cst.Attribute, cst.Name)):
+            args = self.expr(func).join(args)
+        return args, module_args
+
+    def _own_result(self, own: cst.FunctionDef, call: cst.Call, args: Val) -> Val:
+        """`self.helper(x)` of this class, without events: its code says which
+        results hang from which arguments."""
+        shape, from_args = self.analysis.returns_elems(own), self.analysis.returns_elems_from_args(own)
+        first = own.params.params[0].name.value if own.params.params else None
+        bound = 1 if first in ("self", "cls") else 0  # a @staticmethod's first argument is its own
+        if shape is not None and from_args is not None:
+            # `e_loss, d_loss = self._calc_loss(out)`: d_loss built on `out.detach()` and
+            # the discriminator does not hang from `out`
+            args.nontrivial = True
+            cut = Val(ghosts=args.heads | args.ghosts)
+            args.elems = self._elems(own, call, args, shape, _whole(args, True), cut, bound)
+        elif shape is None and self.analysis.returns_from_args(own) is not None and args.heads:
+            # `alpha_loss = self._temperature_loss(log_pi)` built on `log_pi.detach()`: the
+            # result holds the graph of the arguments it hangs from, and the object's modules
+            cut = Val(ghosts=args.heads | args.ghosts)
+            one = self._elems(own, call, args, [True], _whole(args, True), cut, bound,
+                              from_args=[self.analysis.returns_from_args(own)])[0]
+            one.loss = args.loss
+            args = one
         return args
 
     def _variable(self, call: cst.Call) -> Val:
@@ -986,19 +1017,13 @@ class Scope:
             if args.graph:
                 args.nontrivial = True
             cut = Val(ghosts=args.heads | args.ghosts)
-            whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                        nontrivial=args.nontrivial, unknown=args.unknown, loss=args.loss)
-            whole.uncertain = args.uncertain
-            args.elems = self._elems(func, call, args, shape, whole, cut, 0)
+            args.elems = self._elems(func, call, args, shape, _whole(args, args.nontrivial), cut, 0)
         elif args.heads and not mods and self.analysis.returns_from_args(func) is not None and \
                 not self._hands_modules(call, func):
             # `score(pred, labels.data)` that returns `one_hots * labels` with one_hots
             # built on `argmax(pred)`: the result holds only the arguments it hangs from
-            whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                        nontrivial=True, unknown=args.unknown, loss=args.loss)
-            whole.uncertain = args.uncertain
             cut = Val(ghosts=args.heads | args.ghosts)
-            one = self._elems(func, call, args, [True], whole, cut, 0,
+            one = self._elems(func, call, args, [True], _whole(args, True), cut, 0,
                               from_args=[self.analysis.returns_from_args(func)])[0]
             if not one.graph:
                 return one
@@ -1061,8 +1086,8 @@ class Scope:
                         arg = bound[param]
                         # a name read again is free; anything else is not walked twice
                         part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
-                        value = value.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules, uses=part.uses,
-                                               nontrivial=True, unknown=part.unknown))
+                        value = value.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules,
+                                               uses=part.uses, nontrivial=True, unknown=part.unknown))
                 value.nontrivial = True
                 out.append(value)
         return out
@@ -1089,8 +1114,8 @@ class Scope:
         value = Val(heads=frozenset({node}), loss=node.loss)
         if summary.arity:
             # per element where the callee's returns agree (`return loss.item(), out`)
-            value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const") else Val(heads=frozenset({node}))
-                           for index in range(summary.arity)]
+            value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const")
+                           else Val(heads=frozenset({node})) for index in range(summary.arity)]
         return value
 
     def _meter_add(self, call, stmt, base, meth, meter) -> Val:
@@ -1210,15 +1235,14 @@ class Scope:
         for attr, path, _ in module_states(self.analysis, key):
             state_key = f"{key}.{attr}"
             old = self.env.get(state_key, Val())
-            node = self.new_node(state_key, stmt, None, Val(heads=old.heads | value.heads, ghosts=old.ghosts, modules=value.modules,
-                                                            nontrivial=True),
-                                 kind="state")
+            held = Val(heads=old.heads | value.heads, ghosts=old.ghosts, modules=value.modules, nontrivial=True)
+            node = self.new_node(state_key, stmt, None, held, kind="state")
             node.module_state = (key, attr, path)
             node.loss = False
             self.env[state_key] = Val(heads=frozenset({node}))
             self.bound.add(state_key)
-            value = Val(heads=value.heads | {node}, ghosts=value.ghosts, modules=value.modules, uses=value.uses, nontrivial=True,
-                        unknown=value.unknown, loss=value.loss)
+            value = Val(heads=value.heads | {node}, ghosts=value.ghosts, modules=value.modules, uses=value.uses,
+                        nontrivial=True, unknown=value.unknown, loss=value.loss)
         return value
 
     def inline(self, func: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
@@ -1280,9 +1304,9 @@ class Scope:
         return event
 
     def backward_site(self, call: cst.Call, stmt, qualified=None) -> Val:
+        """`loss.backward()`, `torch.autograd.grad(...)`: an event that frees
+        what it reaches unless retained, after checking it against what is freed."""
         func = call.func
-        retain_arg = None
-        create = False
         pos = [arg for arg in call.args if arg.keyword is None and not arg.star]
         kwargs = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
         if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
@@ -1305,18 +1329,7 @@ class Scope:
         for name, arg in kwargs.items():
             if name not in ("retain_graph", "retain_variables", "create_graph"):
                 self.expr(arg.value)
-        retain: Optional[bool] = False
-        if "retain_graph" in kwargs or "retain_variables" in kwargs:
-            retain_arg = kwargs.get("retain_graph") or kwargs.get("retain_variables")
-            retain = _literal_bool(retain_arg.value)
-        elif len(pos) >= retain_pos:
-            retain_arg = pos[retain_pos - 1]
-            retain = _literal_bool(retain_arg.value)
-        if "create_graph" in kwargs:
-            create_value = _literal_bool(kwargs["create_graph"].value)
-            create = create_value is not False
-            if retain_arg is None and create_value is not False:
-                retain = True if create_value else None
+        retain, retain_arg, create = _retain_of(pos, kwargs, retain_pos)
         event = self.event(kind, call, stmt, target=target, target_expr=target_expr, retain=retain,
                            retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)
@@ -1443,6 +1456,14 @@ _EXPR = {
     cst.Await: Scope._await,
 }
 
+# Scope.assign_target's handlers, by target type; anything else is a name
+# or an attribute (Scope._assign_name).
+_TARGETS = {
+    cst.Tuple: Scope._assign_unpack, cst.List: Scope._assign_unpack,
+    cst.StarredElement: Scope._assign_starred,
+    cst.Subscript: Scope._assign_item,
+}
+
 # `.step()` without arguments on these is no optimizer step.
 _NOT_AN_OPTIMIZER = re.compile(r"sched|warmup|lr|env|ema|swa|prof|bar|writer|meter|timer|counter", re.I)
 
@@ -1455,18 +1476,32 @@ GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "
 GRAD_ON = ("torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad")
 
 
-def _with_indices(e: cst.Call, f, q) -> bool:
+def _new_data(qualified, key) -> bool:
+    """`torch.tensor(x)`, `np.array(x)`, `zeros_like(x)`, `float(x)`: new data,
+    without the arguments' graph."""
+    return qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
+        qualified in LIKE_FACTORIES or qualified in CUT_FUNCTIONS or (qualified or "").startswith("numpy.") or \
+        (key in CUT_BUILTINS and qualified is None)
+
+
+def _whole(value: Val, nontrivial: bool) -> Val:
+    """`value` as a call's whole result: its graph and flags, no elements."""
+    return dataclasses.replace(value, nontrivial=nontrivial, elems=None, bare=False)
+
+
+def _with_indices(call: cst.Call, func, qualified) -> bool:
     """`x.max(1)`, `torch.sort(x)`: a call that returns (values, indices)."""
-    if isinstance(f, cst.Attribute) and q is None:
-        name, dims = f.attr.value, 1
-    elif q and q.startswith("torch.") and q.count(".") == 1:
-        name, dims = q[6:], 2
+    if isinstance(func, cst.Attribute) and qualified is None:
+        name, dims = func.attr.value, 1
+    elif qualified and qualified.startswith("torch.") and qualified.count(".") == 1:
+        name, dims = qualified[6:], 2
     else:
         return False
     if name in WITH_INDICES:
         return True
-    return name in WITH_INDICES_DIM and (len(e.args) >= dims and e.args[dims - 1].keyword is None or
-                                         any(a.keyword is not None and a.keyword.value == "dim" for a in e.args))
+    return name in WITH_INDICES_DIM and (len(call.args) >= dims and call.args[dims - 1].keyword is None or
+                                         any(arg.keyword is not None and arg.keyword.value == "dim"
+                                             for arg in call.args))
 
 
 def grad_mode(e, imports) -> int:
@@ -1475,14 +1510,14 @@ def grad_mode(e, imports) -> int:
     `torch.set_grad_enabled(False)`); -1: on (`torch.enable_grad()`,
     `torch.set_grad_enabled(True)`); 0: neither, or cannot tell."""
     call = e.func if isinstance(e, cst.Call) else e
-    q = imports.qualify(call)
+    qualified = imports.qualify(call)
     first = e.args[0].value if isinstance(e, cst.Call) and e.args else None
     flag = _literal_bool(first) if first is not None else None
-    if q == "torch.set_grad_enabled":
+    if qualified == "torch.set_grad_enabled":
         return 0 if flag is None else (-1 if flag else 1)
-    if q in GRAD_OFF:
+    if qualified in GRAD_OFF:
         return 0 if flag is False else 1  # inference_mode(False) changes nothing
-    if q in GRAD_ON:
+    if qualified in GRAD_ON:
         return -1
     return 0
 
@@ -1526,6 +1561,25 @@ def _uncertain_below(head) -> bool:
         if not node.proven:
             stack.extend(node.parents)
     return False
+
+
+def _retain_of(pos, kwargs, retain_pos) -> tuple:
+    """(retain, retain_arg, create_graph) of a backward call, from literals
+    (retain None: not a literal); create_graph=True retains unless told."""
+    retain: Optional[bool] = False
+    retain_arg, create = None, False
+    if "retain_graph" in kwargs or "retain_variables" in kwargs:
+        retain_arg = kwargs.get("retain_graph") or kwargs.get("retain_variables")
+        retain = _literal_bool(retain_arg.value)
+    elif len(pos) >= retain_pos:
+        retain_arg = pos[retain_pos - 1]
+        retain = _literal_bool(retain_arg.value)
+    if "create_graph" in kwargs:
+        create_value = _literal_bool(kwargs["create_graph"].value)
+        create = create_value is not False
+        if retain_arg is None and create_value is not False:
+            retain = True if create_value else None
+    return retain, retain_arg, create
 
 
 def _literal_bool(expr) -> Optional[bool]:

@@ -476,7 +476,7 @@ class Analysis:
     def diagnoses(self) -> list:
         from .decide import diagnose
 
-        return [diagnose(self, sc, c) for sc, c in self.conflicts]
+        return [diagnose(self, scope, conflict) for scope, conflict in self.conflicts]
 
     @cached_property
     def stateful_attrs(self) -> list:

@@ -177,7 +177,8 @@ def _from_call_sites(table, calls: list) -> None:
             src_optimizer = table.optimizers.get(src) if src else None
             if optimizer is None or optimizer.owns is not None or src_optimizer is None or not src_optimizer.owns:
                 continue
-            mapped = frozenset(q for q, s in args.items() if s is not None and s in src_optimizer.owns and q != param)
+            mapped = frozenset(other for other, passed in args.items()
+                               if passed is not None and passed in src_optimizer.owns and other != param)
             key = (fn.name.value, param)
             if key in found and found[key][0] != mapped:
                 found[key] = (None, src, call)

@@ -115,14 +115,14 @@ def _pairs(analysis) -> list:
                     continue
                 body = [_call_stmt(a_name), _call_stmt(b_name)]
                 try:
-                    sc = Scope(analysis, body, params=["self"], name=f"{a_name}+{b_name}")
-                    sc.self_class = cls.name.value
-                    sc.run()
+                    scope = Scope(analysis, body, params=["self"], name=f"{a_name}+{b_name}")
+                    scope.self_class = cls.name.value
+                    scope.run()
                 except (GiveUp, RecursionError):
                     continue
-                sc.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (no loop the analysis follows "
+                scope.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (no loop the analysis follows "
                                  f"calls both; it reads `{shared[0]}`, which only `{a_name}` stores)")
-                out.append(sc)
+                out.append(scope)
     return out
 
 
@@ -153,14 +153,14 @@ def _driven_together(analysis, a_name, b_name) -> bool:
     """Does a walked scope already run both (`trainer.dis_update(x)` then
     `trainer.gen_update(x)` in a loop of this file)? Then the flow saw them
     in their real order."""
-    memo = analysis.memo("_event_methods", lambda: [_event_methods(analysis, sc) for sc in analysis.scopes])
+    memo = analysis.memo("_event_methods", lambda: [_event_methods(analysis, scope) for scope in analysis.scopes])
     return any(a_name in names and b_name in names for names in memo)
 
 
-def _event_methods(analysis, sc) -> set:
+def _event_methods(analysis, scope) -> set:
     """Names of the functions holding the events a scope walked."""
     out = set()
-    for e in sc.events:
+    for e in scope.events:
         n = e.call
         while n is not None and not isinstance(n, cst.FunctionDef):
             n = analysis.ctx.parent(n)

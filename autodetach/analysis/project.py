@@ -14,6 +14,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from ..textio import write_atomic
 from .summaries import IMPORTS, Summary, summarize
 
 _MEMO: dict = {}  # realpath -> ((size, mtime_ns), summaries)
@@ -44,10 +45,7 @@ def save_original(path: str, data: bytes) -> None:
     if _ORIGINALS is None or not path.endswith(".py"):
         return
     dest = _original_file(os.path.realpath(path))
-    tmp = f"{dest}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, dest)
+    write_atomic(dest, data, sync=False)  # rebuilt by the next run if lost
 
 
 def _from_original(real: str) -> Optional[dict]:

@@ -43,11 +43,11 @@ SIDES = {"g": "g", "gen": "g", "generator": "g", "netg": "g", "d": "d", "dis": "
 def _ann_role(ann, imports):
     if ann is None:
         return None
-    q = imports.qualify(ann.annotation) or dotted(ann.annotation) or ""
-    last = q.split(".")[-1]
-    if q.startswith("torch.optim.") or last in ("Optimizer",):
+    qualified = imports.qualify(ann.annotation) or dotted(ann.annotation) or ""
+    last = qualified.split(".")[-1]
+    if qualified.startswith("torch.optim.") or last in ("Optimizer",):
         return "optimizer"
-    if q == "torch.nn.Module" or last == "Module":
+    if qualified == "torch.nn.Module" or last == "Module":
         return "module"
     return None
 
@@ -58,8 +58,9 @@ def _params(fn: cst.FunctionDef) -> list:
 
 
 def _optimizer_class(default, imports) -> bool:
-    q = imports.qualify(default) if default is not None else None
-    return bool(q) and q.startswith("torch.optim.") and q.count(".") == 2 and q.split(".")[-1][:1].isupper()
+    qualified = imports.qualify(default) if default is not None else None
+    return bool(qualified) and qualified.startswith("torch.optim.") and qualified.count(".") == 2 and \
+        qualified.split(".")[-1][:1].isupper()
 
 
 def infer_roles(module: cst.Module, imports, table) -> None:

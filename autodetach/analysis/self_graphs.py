@@ -43,11 +43,11 @@ def _find(analysis) -> list:
         if not isinstance(cls, cst.ClassDef):
             continue
         methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
-        loops = [sc for sc in analysis.scopes for m in methods.values()
-                 if sc.body and _body(m) and sc.body[0] is _body(m)[0] and sc.free_reads]
+        loops = [scope for scope in analysis.scopes for m in methods.values()
+                 if scope.body and _body(m) and scope.body[0] is _body(m)[0] and scope.free_reads]
         if not loops:
             continue
-        wanted = {k for sc in loops for k in sc.free_reads if k.startswith("self.")}
+        wanted = {k for scope in loops for k in scope.free_reads if k.startswith("self.")}
         stores = {}  # key -> (stmt, method name)
         for name, method in methods.items():
             if name == "forward" or method in sites.backward_in or not _assigns_any(method, wanted):
@@ -106,7 +106,7 @@ def _reached(analysis, heads) -> set:
 
 
 def _backward_reading(analysis, scope, read, methods, builder):
-    """The backward in a loop of `sc` whose loss hangs from the statement
+    """The backward in a loop of `scope` whose loss hangs from the statement
     that reads `read`, when that loop never calls `builder` again."""
     ctx = analysis.ctx
     stmt = read

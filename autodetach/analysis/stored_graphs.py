@@ -77,8 +77,8 @@ def _from_elements(e, targets, names, imports, fresh) -> bool:
         if key is not None and (names.is_module(key) or key in names.leaves or key in fresh):
             return False
         if isinstance(n, cst.Call):
-            q = imports.qualify(n.func)
-            if q is not None and q.startswith("torch.") and not names.is_module(dotted(n.func)):
+            qualified = imports.qualify(n.func)
+            if qualified is not None and qualified.startswith("torch.") and not names.is_module(dotted(n.func)):
                 continue
             if isinstance(n.func, cst.Attribute) and n.func.attr.value in TENSOR_OPS:
                 continue
@@ -90,8 +90,8 @@ def _forward(n, names, imports) -> bool:
     """A call that may run a model in the loop (then the graph is built here)."""
     if not isinstance(n, cst.Call):
         return False
-    q = imports.qualify(n.func)
-    if q is not None and q.startswith("torch.") and not q.startswith("torch.nn."):
+    qualified = imports.qualify(n.func)
+    if qualified is not None and qualified.startswith("torch.") and not qualified.startswith("torch.nn."):
         return False
     if isinstance(n.func, cst.Attribute) and n.func.attr.value in TENSOR_OPS | {"zero_grad", "step", "item",
                                                                                "append", "backward"}:

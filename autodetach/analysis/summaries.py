@@ -151,7 +151,8 @@ class _Fn:
             return "cut"  # a numpy array never carries a graph
         if (name or "").split(".")[-1] == "Variable":
             return "cut"  # Variable(x) is a detached alias today, as flow.py takes it (repackage_hidden of 0.3)
-        args = [self.kind(arg, depth + 1) for arg in call.args] + [self.kind(keyword.value, depth + 1) for keyword in call.keywords]
+        args = [self.kind(arg, depth + 1) for arg in call.args] + \
+            [self.kind(keyword.value, depth + 1) for keyword in call.keywords]
         if name == self.fn.name:
             return "cut"  # recursion: decided by the other returns
         if (name or "").startswith(("torch.", "th.")) and name.endswith("_like"):
@@ -193,7 +194,8 @@ class _Fn:
             callee, args = self.classes[head].get(meth), args[1:]
         else:
             return None
-        if callee is None or callee is self.fn or call.keywords or any(isinstance(arg, ast.Starred) for arg in args) or depth > 10:
+        if callee is None or callee is self.fn or call.keywords or depth > 10 or \
+                any(isinstance(arg, ast.Starred) for arg in args):
             return None
         owner = head if head != "self" else self.cls
         key = (id(callee), owner)
@@ -207,7 +209,10 @@ class _Fn:
         for arg, passes in zip(args, flow):
             kind = self.kind(arg, depth + 1)
             # an argument that carries no graph passes none, whatever the callee does with it
-            parts.append(kind if kind in ("cut", "const") or passes == "graph" else "unknown" if passes == "unknown" else "const")
+            if kind in ("cut", "const") or passes == "graph":
+                parts.append(kind)
+            else:
+                parts.append("unknown" if passes == "unknown" else "const")
         return _join(parts) if parts else "const"
 
     def arg_flow(self, depth=0) -> Optional[tuple]:
@@ -256,7 +261,8 @@ class _Fn:
         for node in ast.walk(expr):
             if isinstance(node, ast.Name) and node.id not in seen:
                 seen.add(node.id)
-                if node.id in self.params or any(self._depends(value, seen) for value in self.assigned.get(node.id, ())):
+                if node.id in self.params or \
+                        any(self._depends(value, seen) for value in self.assigned.get(node.id, ())):
                     return True
         return False
 
@@ -442,7 +448,8 @@ def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:
         if isinstance(node, ast.Name):
             if node.id == name:
                 return True
-            if any(_mentions(value, name, assigned, depth + 1) for value in assigned.get(node.id, ()) if value is not expr):
+            if any(_mentions(value, name, assigned, depth + 1)
+                   for value in assigned.get(node.id, ()) if value is not expr):
                 return True
     return False
 
@@ -450,15 +457,16 @@ def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:
 def _retain(call) -> Optional[bool]:
     for keyword in call.keywords:
         if keyword.arg in ("retain_graph", "retain_variables"):
-            return keyword.value.value if isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, bool) else None
+            value = keyword.value
+            return value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
     if len(call.args) >= 2:
         return None
     return False
 
 
 def _is_loop_var(expr) -> bool:
-    return isinstance(expr.elt, ast.Name) and any(isinstance(generator.target, ast.Name) and generator.target.id == expr.elt.id
-                                                  for generator in expr.generators)
+    return isinstance(expr.elt, ast.Name) and any(
+        isinstance(generator.target, ast.Name) and generator.target.id == expr.elt.id for generator in expr.generators)
 
 
 def _join(kinds) -> str:
@@ -478,7 +486,8 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
     own = list(_own_nodes(method))
     if walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS) or
            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
-           (_dotted(node.func.value) == "self" or node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
+           (_dotted(node.func.value) == "self" or
+            node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
            for node in own):
         out["arg_flow"] = walker.arg_flow()
     elif not (method.args.vararg or method.args.kwarg):
@@ -491,7 +500,8 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     for key in _self_keys(target):
-                        if key not in keys and id(node) not in walker.quiet and walker.kind(node.value) not in ("cut", "const") and \
+                        if key not in keys and id(node) not in walker.quiet and \
+                                walker.kind(node.value) not in ("cut", "const") and \
                                 _runs_network(node.value, walker.assigned, methods):
                             keys.append(key)
         out["stores_graph"] = tuple(keys)
@@ -664,8 +674,9 @@ def _qualify(node, aliases) -> Optional[str]:
 
 
 def _self_attr(target) -> Optional[str]:
-    return target.attr if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
-        else None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return target.attr
+    return None
 
 
 def _stores(func, attr) -> list:
@@ -678,7 +689,8 @@ def class_state(cls, aliases) -> tuple:
     layer of the module (`_, self.h = self.gru(x, self.h)`) and stores again,
     with nothing in the class cutting it; `resets` are the other methods that
     assign it (`reset_state`)."""
-    methods = {method.name: method for method in cls.body if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = {method.name: method for method in cls.body
+               if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))}
     fwd = methods.get("forward")
     if fwd is None:
         return ()
@@ -698,7 +710,8 @@ def class_state(cls, aliases) -> tuple:
         if isinstance(node, ast.Assign) and layer_call(node.value):
             reads = {_self_attr(part) for stored in node.value.args + [keyword.value for keyword in node.value.keywords]
                      for part in ast.walk(stored)} - {None}
-            fed += [stored for target in node.targets for part in ast.walk(target) for stored in [_self_attr(part)] if stored in reads]
+            fed += [stored for target in node.targets for part in ast.walk(target)
+                    for stored in [_self_attr(part)] if stored in reads]
     out = []
     for attr in dict.fromkeys(fed):
         if any(not layer_call(store.value) for store in _stores(fwd, attr)):

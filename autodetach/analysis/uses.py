@@ -113,15 +113,15 @@ class _Uses:
         if not isinstance(call, cst.Call):
             return False
         f = call.func
-        q = self.ctx.imports.qualify(f)
+        qualified = self.ctx.imports.qualify(f)
         key = dotted(f)
         if isinstance(f, cst.Attribute) and f.attr.value == "format" and isinstance(f.value, STRINGS):
             return True  # "{:.4f}".format(total)
         if isinstance(f, cst.Attribute) and f.attr.value in LOG_METHODS and \
                 any(h in (dotted(f.value) or "").split(".")[-1].lower() for h in LOGGERS):
             return True
-        if q is not None:
-            return q.startswith(FLOAT_MODULES) and kind != "dict"
+        if qualified is not None:
+            return qualified.startswith(FLOAT_MODULES) and kind != "dict"
         if kind == "dict" or key is None:
             return key == "print"
         if key in TERMINAL:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .. import __version__
 from ..registry import by_code
 from ..runner import display_path
+from ..textio import write_atomic
 
 # Rule pages: the docs in the project repository, at this version. A link
 # works from wherever the report is moved to; offline, each rule's name
@@ -169,15 +170,11 @@ def write_all(directory: str, state, paths, options: dict) -> Summary:
 
 
 def _write(path: str, chunks) -> None:
-    """Write text (a string or an iterable of strings) through a temporary file."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        if isinstance(chunks, str):
-            fh.write(chunks)
-        else:
-            for chunk in chunks:
-                fh.write(chunk)
-    os.replace(tmp, path)
+    """Write text (a string or an iterable of strings, streamed) in one
+    rename, through textio's writer: two runs into one DIR never collide."""
+    if isinstance(chunks, str):
+        chunks = (chunks,)
+    write_atomic(path, (chunk.encode("utf-8") for chunk in chunks), private=False)
 
 
 def _write_json(path: str, s: Summary, state, paths) -> None:

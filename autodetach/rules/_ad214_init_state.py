@@ -156,11 +156,13 @@ def plan(ctx, cls: cst.ClassDef, methods: dict, to_static, is_doc) -> Plan:
             return repl.get(original, updated)
 
     new_bwd = bwd.visit(Swap())
-    edits = [Edit(methods["__init__"], cst.RemovalSentinel.REMOVE), Edit(fwd, to_static(new_fwd)), Edit(bwd, to_static(new_bwd))]
+    edits = [Edit(methods["__init__"], cst.RemovalSentinel.REMOVE), Edit(fwd, to_static(new_fwd)),
+             Edit(bwd, to_static(new_bwd))]
     for outer, args in calls:
         edits.append(Edit(outer, cst.Call(
             func=cst.Attribute(value=cst.Name(name), attr=cst.Name("apply")),
-            args=[a.with_changes(comma=comma) for a in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
+            args=[a.with_changes(comma=comma) for a in args[:-1]] +
+                 [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
             whitespace_before_args=outer.whitespace_before_args)))
     return edits, None
 

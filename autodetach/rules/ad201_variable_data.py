@@ -71,35 +71,35 @@ class VariableData(Rule):
         """, """
             from torch.autograd import Variable
             h = h.detach()
-        """),
+        """, line=2, column=5, message="re-wraps data to cut the graph"),
         Invalid("""
             import torch
             w = torch.autograd.Variable(w0.data, requires_grad=True)
         """, """
             import torch
             w = w0.detach().requires_grad_()
-        """),
+        """, line=2, column=5, message="re-wraps data to cut the graph"),
         Invalid("""
             import torch.autograd as ag
             hidden = tuple(ag.Variable(v.data) for v in hidden)
         """, """
             import torch.autograd as ag
             hidden = tuple(v.detach() for v in hidden)
-        """),
+        """, line=2, column=16, message="re-wraps data to cut the graph"),
         Invalid("""
             from torch.autograd import Variable
             z = Variable((a + b).data, requires_grad=False)
         """, """
             from torch.autograd import Variable
             z = (a + b).detach()
-        """),
+        """, line=2, column=5, message="re-wraps data to cut the graph"),
         Invalid("""
             from torch.autograd import Variable
             z = Variable(model(x)[0].data)
         """, """
             from torch.autograd import Variable
             z = model(x)[0].detach()
-        """),
+        """, line=2, column=5, message="re-wraps data to cut the graph"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

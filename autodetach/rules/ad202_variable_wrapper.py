@@ -315,7 +315,8 @@ class VariableWrapper(Rule):
         """, """
             import torch
             x = torch.randn(4, 3)
-        """, note="fresh constructor: the wrapper goes, and so does the import"),
+        """, note="fresh constructor: the wrapper goes, and so does the import",
+            line=3, column=5, message="is a deprecated wrapper"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -327,7 +328,7 @@ class VariableWrapper(Rule):
             from torch.utils.data import DataLoader
             for i, (x, y) in enumerate(DataLoader(ds, batch_size=4)):
                 x, y = x.cuda(), y
-        """, count=2),
+        """, count=2, line=5, column=12, message="is a deprecated wrapper"),
         Invalid("""
             from torch.autograd import Variable
             for data, target in train_loader:
@@ -336,7 +337,8 @@ class VariableWrapper(Rule):
         """, """
             for data, target in train_loader:
                 loss = model(data, target)
-        """, count=2, note="`x = Variable(x)` of a batch is a no-op statement once unwrapped"),
+        """, count=2, note="`x = Variable(x)` of a batch is a no-op statement once unwrapped",
+            line=3, column=20, message="is a deprecated wrapper"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -346,7 +348,8 @@ class VariableWrapper(Rule):
             import torch
             out = model(x)
             prev = out.detach()
-        """, note="`out` carries a graph: dropping the wrapper would reconnect it"),
+        """, note="`out` carries a graph: dropping the wrapper would reconnect it",
+            line=4, column=8, message="returns a detached alias on PyTorch >= 0.4"),
         Invalid("""
             from torch.autograd import Variable, grad
             def f(x):
@@ -355,7 +358,8 @@ class VariableWrapper(Rule):
             from torch.autograd import grad
             def f(x):
                 return x.detach().sum()
-        """, note="a parameter is not provably fresh"),
+        """, note="a parameter is not provably fresh",
+            line=3, column=12, message="returns a detached alias on PyTorch >= 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -367,7 +371,7 @@ class VariableWrapper(Rule):
             w = torch.randn(3, 4, requires_grad=True)
             b = torch.from_numpy(a).float().requires_grad_()
             c = out.detach().requires_grad_()
-        """, count=3),
+        """, count=3, line=3, column=5, message="makes a new leaf"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -379,7 +383,7 @@ class VariableWrapper(Rule):
             x = torch.zeros(3)
             x = x.cuda()
             y = (x / 255.0).sum()
-        """),
+        """, line=5, column=5, message="is a deprecated wrapper"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -391,7 +395,8 @@ class VariableWrapper(Rule):
             x = torch.zeros(3)
             x = model(x)
             y = x.detach()
-        """, note="one binding of `x` carries a graph"),
+        """, note="one binding of `x` carries a graph",
+            line=5, column=5, message="returns a detached alias on PyTorch >= 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -403,14 +408,15 @@ class VariableWrapper(Rule):
             x = torch.zeros(3)
             v = x.detach()
             v.requires_grad = True
-        """, note="the result gets requires_grad: keep it a separate tensor"),
+        """, note="the result gets requires_grad: keep it a separate tensor",
+            line=4, column=5, message="returns a detached alias on PyTorch >= 0.4"),
         Invalid("""
             import torch
             xs = [torch.autograd.Variable(t) for t in torch.randn(3, 2)]
         """, """
             import torch
             xs = [t for t in torch.randn(3, 2)]
-        """),
+        """, line=2, column=7, message="is a deprecated wrapper"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -418,7 +424,8 @@ class VariableWrapper(Rule):
         """, """
             import torch
             print(torch.ones(2))
-        """, note="an unused import left behind by earlier fixes"),
+        """, note="an unused import left behind by earlier fixes",
+            line=2, column=28, message="(torch.autograd.Variable) is imported but no longer used"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -428,7 +435,8 @@ class VariableWrapper(Rule):
             import torch
             ntokens = len(vocab)
             start = torch.rand(1, 1).mul(ntokens).long()
-        """, note="arithmetic of a fresh tensor with a Python number is fresh: no .detach()"),
+        """, note="arithmetic of a fresh tensor with a Python number is fresh: no .detach()",
+            line=4, column=9, message="is a deprecated wrapper"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -442,7 +450,8 @@ class VariableWrapper(Rule):
             def encode(emb):
                 return emb + (pe[:emb.size(0)]
                     .expand_as(emb))
-        """, note="an argument continued on the next line stays in brackets"),
+        """, note="an argument continued on the next line stays in brackets",
+            line=5, column=18, message="is a deprecated wrapper"),
     ]
 
     def __init__(self, ctx) -> None:

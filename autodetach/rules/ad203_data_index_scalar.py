@@ -178,7 +178,7 @@ class DataIndexScalar(Rule):
             def step(out, y):
                 loss = criterion(out, y)
                 return loss.item()
-        """),
+        """, line=5, column=12, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             import torch.nn.functional as F
             loss = F.nll_loss(out, y, size_average=False)
@@ -187,12 +187,12 @@ class DataIndexScalar(Rule):
             import torch.nn.functional as F
             loss = F.nll_loss(out, y, size_average=False)
             total += loss.item()
-        """),
+        """, line=3, column=10, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             print((a - b).pow(2).sum().data[0])
         """, """
             print((a - b).pow(2).sum().item())
-        """),
+        """, line=1, column=7, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             import torch
             import torch.nn as nn
@@ -215,21 +215,22 @@ class DataIndexScalar(Rule):
                     loss = self.crit(x, y) + 0.1 * torch.norm(x)
                     loss.backward()
                     return loss.cpu().item()
-        """),
+        """, line=10, column=16, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             err = x.mean()
             v = err.data.cpu().numpy()[0]
         """, """
             err = x.mean()
             v = err.item()
-        """, unsafe=True),
+        """, unsafe=True, line=2, column=5, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             loss = model.compute_loss(x)
             print(loss.data[0])
         """, """
             loss = model.compute_loss(x)
             print(loss.item())
-        """, unsafe=True, note="looks like a loss, not provably 0-dim: an unsafe fix"),
+        """, unsafe=True, note="looks like a loss, not provably 0-dim: an unsafe fix",
+            line=2, column=7, message="looks like the PyTorch 0.3 way to read a loss"),
         Invalid("""
             import torch.nn as nn
             criterion = nn.CrossEntropyLoss()
@@ -252,7 +253,8 @@ class DataIndexScalar(Rule):
                     if total_loss > 10:
                         print(total_loss / 2)
                         total_loss = 0
-        """, note="a .data accumulator followed to its [0] reads"),
+        """, note="a .data accumulator followed to its [0] reads",
+            line=8, column=12, message="accumulates `loss.data`"),
         Invalid("""
             import torch.nn as nn
             criterion = nn.CrossEntropyLoss().cuda()
@@ -269,7 +271,8 @@ class DataIndexScalar(Rule):
                 for x, y in batches:
                     total += len(x) * criterion(x, y).item()
                 return total[0] / len(batches)
-        """.replace("total[0]", "total"), note="weighted by a Python number"),
+        """.replace("total[0]", "total"), note="weighted by a Python number",
+            line=7, column=12, message="accumulates `criterion(x, y).data`"),
         Invalid("""
             def run(batches, criterion):
                 total = 0
@@ -282,7 +285,8 @@ class DataIndexScalar(Rule):
                 for x, y in batches:
                     total += criterion(x, y).item()
                 return total
-        """, unsafe=True, note="criterion is a parameter: unsafe"),
+        """, unsafe=True, note="criterion is a parameter: unsafe",
+            line=5, column=12, message="accumulates `criterion(x, y).data`"),
         Invalid("""
             import torch
             import torch.nn.functional as F
@@ -299,7 +303,8 @@ class DataIndexScalar(Rule):
                 kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
                 return bce + kld
             test_loss += loss_function(r, x, mu, logvar).item()
-        """, note="a local function that returns a 0-dim value"),
+        """, note="a local function that returns a 0-dim value",
+            line=7, column=14, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             import torch
             import torch.nn.functional as F
@@ -312,7 +317,8 @@ class DataIndexScalar(Rule):
             mb_size = 64
             loss = F.binary_cross_entropy(p, x, size_average=False) / mb_size + torch.mean(kl)
             print(loss.item())
-        """, note="divided by a name bound to a number"),
+        """, note="divided by a name bound to a number",
+            line=5, column=7, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             import torch.nn as nn
             def train(inp, target):
@@ -329,7 +335,8 @@ class DataIndexScalar(Rule):
                     loss += criterion(decoder(inp[:, c]), target[:, c])
                 return loss.item() / 5
             criterion = nn.CrossEntropyLoss()
-        """, note="a number start, then `+=` of 0-dim losses (char-rnn)"),
+        """, note="a number start, then `+=` of 0-dim losses (char-rnn)",
+            line=6, column=12, message="reads a number the PyTorch 0.3 way"),
         Invalid("""
             from losses import ContrastLoss
             criterion = ContrastLoss()
@@ -338,7 +345,8 @@ class DataIndexScalar(Rule):
             from losses import ContrastLoss
             criterion = ContrastLoss()
             print(criterion(a, b).item())
-        """, unsafe=True, note="a loss module from another file, called inline: unsafe"),
+        """, unsafe=True, note="a loss module from another file, called inline: unsafe",
+            line=3, column=7, message="looks like the PyTorch 0.3 way to read a loss"),
         Invalid("""
             import torch.nn as nn
             criterion = nn.MSELoss()
@@ -355,7 +363,7 @@ class DataIndexScalar(Rule):
             n, dev_loss = 0, 0
             dev_loss = criterion(a, b)
             print(dev_loss.item())
-        """),
+        """, line=7, column=7, message="reads a number the PyTorch 0.3 way"),
     ]
 
     def __init__(self, ctx) -> None:

@@ -213,7 +213,8 @@ class Volatile(Rule):
 
                 out = model(x)
                 print(out)
-        """, note="a blank line stays empty, not indented whitespace"),
+        """, note="a blank line stays empty, not indented whitespace",
+            line=2, column=5, message="is ignored since PyTorch 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -239,7 +240,7 @@ class Volatile(Rule):
                         out = model(x)
                         correct += (out.data.max(1)[1] == y).sum()
                 return correct
-        """),
+        """, line=8, column=13, message="is ignored since PyTorch 0.4"),
         Invalid("""
             from torch.autograd import Variable
 
@@ -256,7 +257,7 @@ class Volatile(Rule):
                 with torch.no_grad():
                     v = Variable(batch)
                     return net(v).argmax(1)
-        """, note="no `import torch`: one is added"),
+        """, note="no `import torch`: one is added", line=5, column=9, message="is ignored since PyTorch 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -266,7 +267,8 @@ class Volatile(Rule):
                 out = head(Variable(feats.data))
                 loss = crit(out, y)
                 loss.backward()
-        """, None, note="a frozen backbone in a training loop: reported, not fixed"),
+        """, None, note="a frozen backbone in a training loop: reported, not fixed",
+            line=4, column=9, message="is ignored since PyTorch 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -275,7 +277,8 @@ class Volatile(Rule):
                 v = Variable(x, volatile=True)
                 f = model.backbone(v)
                 return model.head(Variable(f.data))
-        """, None, note="re-wrapping `.data` of a volatile result: training on a frozen part"),
+        """, None, note="re-wrapping `.data` of a volatile result: training on a frozen part",
+            line=5, column=9, message="is ignored since PyTorch 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -286,7 +289,8 @@ class Volatile(Rule):
             from torch.autograd import Variable
             with torch.no_grad():
                 y = model(Variable(x))
-        """, note="already under no_grad: only the argument goes"),
+        """, note="already under no_grad: only the argument goes",
+            line=4, column=15, message="is ignored since PyTorch 0.4"),
         Invalid("""
             import torch as th
             from torch.autograd import Variable
@@ -310,7 +314,8 @@ class Volatile(Rule):
                 b = Variable(xb)
                 print(model(a).sum(), model(b).sum())
             print("done")
-        """, count=2, note="the backward is before, outside any shared loop"),
+        """, count=2, note="the backward is before, outside any shared loop",
+            line=7, column=5, message="is ignored since PyTorch 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -319,12 +324,12 @@ class Volatile(Rule):
             import torch
             from torch.autograd import Variable
             x = Variable(torch.ones(2))
-        """),
+        """, line=3, column=5, message="does nothing since PyTorch 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
             x = Variable(torch.ones(2), volatile=not training)
-        """, None, note="a computed flag"),
+        """, None, note="a computed flag", line=3, column=5, message="is ignored since PyTorch 0.4"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

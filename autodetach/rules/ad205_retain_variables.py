@@ -64,29 +64,30 @@ class RetainVariables(Rule):
             loss.backward(retain_variables=True)
         """, """
             loss.backward(retain_graph=True)
-        """),
+        """, line=1, column=15, message="uses `retain_variables=`"),
         Invalid("""
             import torch
             torch.autograd.backward([a, b], retain_variables=keep)
         """, """
             import torch
             torch.autograd.backward([a, b], retain_graph=keep)
-        """),
+        """, line=2, column=33, message="uses `retain_variables=`"),
         Invalid("""
             from torch.autograd import backward
             backward(loss, grad_tensors=None, retain_variables = True)
         """, """
             from torch.autograd import backward
             backward(loss, grad_tensors=None, retain_graph = True)
-        """),
+        """, line=2, column=35, message="uses `retain_variables=`"),
         Invalid("""
             model(x).sum().backward(retain_variables=True)
         """, """
             model(x).sum().backward(retain_graph=True)
-        """),
+        """, line=1, column=25, message="uses `retain_variables=`"),
         Invalid("""
             loss.backward(retain_variables=True, retain_graph=False)
-        """, None, note="both given: reported only"),
+        """, None, note="both given: reported only",
+            line=1, column=1, message="passes both `retain_variables=` (the pre-0.4 name) and"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -105,7 +105,7 @@ class VariableTypeCheck(Rule):
                 if isinstance(h, torch.Tensor):
                     return Variable(h.data)
                 return tuple(repackage_hidden(v) for v in h)
-        """),
+        """, line=5, column=8, message="is always false on PyTorch >= 0.4"),
         Invalid("""
             from torch.autograd import Variable
             ok = type(x) is not Variable
@@ -113,14 +113,15 @@ class VariableTypeCheck(Rule):
             import torch
             from torch.autograd import Variable
             ok = not isinstance(x, torch.Tensor)
-        """, note="no `import torch` in the file: one is added"),
+        """, note="no `import torch` in the file: one is added",
+            line=2, column=6, message="is always true on PyTorch >= 0.4"),
         Invalid("""
             import torch as th
             ok = isinstance(x, th.autograd.Variable)
         """, """
             import torch as th
             ok = isinstance(x, th.Tensor)
-        """),
+        """, line=2, column=20, message="tests against the deprecated `Variable` class"),
         Invalid("""
             \"\"\"Helpers.\"\"\"
             from __future__ import annotations
@@ -136,7 +137,7 @@ class VariableTypeCheck(Rule):
 
             def walk(h):
                 return isinstance(h, (torch.Tensor, list))
-        """),
+        """, line=6, column=27, message="tests against the deprecated `Variable` class"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -145,7 +146,7 @@ class VariableTypeCheck(Rule):
             import torch
             from torch.autograd import Variable
             ok = not isinstance(h, torch.Tensor)
-        """),
+        """, line=3, column=6, message="is always true on PyTorch >= 0.4"),
         Invalid("""
             import torch
             from torch.autograd import Variable
@@ -154,7 +155,7 @@ class VariableTypeCheck(Rule):
             import torch
             from torch.autograd import Variable
             a = isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
-        """, count=2),
+        """, count=2, line=3, column=5, message="is always false on PyTorch >= 0.4"),
     ]
 
     # --- matching -------------------------------------------------------

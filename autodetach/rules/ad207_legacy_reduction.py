@@ -35,7 +35,8 @@ _F_LOSSES = {
     "poisson_nll_loss": (("input", "target", "log_input", "full", "size_average", "eps", "reduce", "reduction"), 2),
     "smooth_l1_loss": (("input", "target", "size_average", "reduce", "reduction"), 2),
     "soft_margin_loss": (("input", "target", "size_average", "reduce", "reduction"), 2),
-    "triplet_margin_loss": (("anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce", "reduction"), 3),
+    "triplet_margin_loss": (("anchor", "positive", "negative", "margin", "p", "eps", "swap", "size_average", "reduce",
+                             "reduction"), 3),
     "triplet_margin_with_distance_loss": (("anchor", "positive", "negative"), 3),  # keyword-only after
 }
 
@@ -202,28 +203,29 @@ class LegacyReduction(Rule):
         """, """
             import torch.nn as nn
             crit = nn.MSELoss(reduction="sum")
-        """),
+        """, line=2, column=8, message="uses the deprecated `size_average`/`reduce` pair"),
         Invalid("""
             import torch.nn.functional as F
             loss = F.cross_entropy(logits, y, size_average=False, reduce=False)
         """, """
             import torch.nn.functional as F
             loss = F.cross_entropy(logits, y, reduction="none")
-        """),
+        """, line=2, column=8, message="uses the deprecated `size_average`/`reduce` pair"),
         Invalid("""
             from torch import nn
             crit = nn.NLLLoss(weight=w, size_average=True)
         """, """
             from torch import nn
             crit = nn.NLLLoss(weight=w, reduction="mean")
-        """),
+        """, line=2, column=8, message="uses the deprecated `size_average`/`reduce` pair"),
         Invalid("""
             from torch.nn import functional as F
             loss = F.kl_div(a, b, reduce=True, size_average=False, reduction="mean")
         """, """
             from torch.nn import functional as F
             loss = F.kl_div(a, b, reduction="sum")
-        """, note="legacy arguments win over an explicit reduction"),
+        """, note="legacy arguments win over an explicit reduction",
+            line=2, column=8, message="uses the deprecated `size_average`/`reduce` pair"),
         Invalid("""
             import torch
             crit = torch.nn.BCELoss(
@@ -235,15 +237,16 @@ class LegacyReduction(Rule):
             crit = torch.nn.BCELoss(
                 weight=w,
             )
-        """),
+        """, line=2, column=8, message="deprecated arguments that change nothing"),
         Invalid("""
             import torch.nn as nn
             crit = nn.L1Loss(size_average=avg)
-        """, None, note="computed flag: reported, not fixed"),
+        """, None, note="computed flag: reported, not fixed", line=2, column=8, message="passes `size_average=avg`"),
         Invalid("""
             import torch.nn as nn
             crit = nn.L1Loss(False)
-        """, None, note="given by position: reported, not fixed"),
+        """, None, note="given by position: reported, not fixed",
+            line=2, column=8, message="passes the deprecated `size_average` by position"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -35,6 +35,10 @@ def _str(value: str) -> cst.SimpleString:
     return cst.SimpleString(f'"{value}"')
 
 
+def _comma() -> cst.Comma:
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
 def _append_kwargs(call: cst.Call, extra: list) -> cst.Call:
     args = list(call.args)
     new = [cst.Arg(keyword=cst.Name(k), value=v,
@@ -45,14 +49,14 @@ def _append_kwargs(call: cst.Call, extra: list) -> cst.Call:
         trailing = last.comma
         if isinstance(trailing, cst.Comma):
             # Keep the author's trailing comma layout after the new arguments.
-            new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new]
+            new = [a.with_changes(comma=_comma()) for a in new]
             new[-1] = new[-1].with_changes(comma=trailing)
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args[-1] = last.with_changes(comma=_comma())
         else:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + new[-1:]
+            args[-1] = last.with_changes(comma=_comma())
+            new = [a.with_changes(comma=_comma()) for a in new[:-1]] + new[-1:]
     else:
-        new = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in new[:-1]] + new[-1:]
+        new = [a.with_changes(comma=_comma()) for a in new[:-1]] + new[-1:]
     return call.with_changes(args=args + new)
 
 
@@ -153,14 +157,15 @@ class RenamedFunctions(Rule):
         """, """
             import torch.nn.functional as F
             action = F.softmax(scores, dim=1).multinomial(1)
-        """, note="0.3's default num_samples=1 (spro/practical-pytorch reinforce-gridworld)"),
+        """, note="0.3's default num_samples=1 (spro/practical-pytorch reinforce-gridworld)",
+            line=2, column=10, message="relied on PyTorch 0.3's default `num_samples=1`"),
         Invalid("""
             import torch.nn as nn
             nn.init.xavier_uniform(layer.weight, gain=nn.init.calculate_gain("relu"))
         """, """
             import torch.nn as nn
             nn.init.xavier_uniform_(layer.weight, gain=nn.init.calculate_gain("relu"))
-        """),
+        """, line=2, column=1, message="is the pre-0.4 name of `xavier_uniform_`"),
         Invalid("""
             from torch.nn import init
             init.constant(m.bias, 0)
@@ -169,28 +174,28 @@ class RenamedFunctions(Rule):
             from torch.nn import init
             init.constant_(m.bias, 0)
             init.kaiming_normal_(m.weight)
-        """, count=2),
+        """, count=2, line=2, column=1, message="is the pre-0.4 name of `constant_`"),
         Invalid("""
             import torch
             torch.nn.utils.clip_grad_norm(model.parameters(), 0.5)
         """, """
             import torch
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
-        """),
+        """, line=2, column=1, message="is the pre-0.4 name of `clip_grad_norm_`"),
         Invalid("""
             from torch.nn.utils import clip_grad_norm
             clip_grad_norm(params, 1.0)
         """, """
             from torch.nn.utils import clip_grad_norm_ as clip_grad_norm
             clip_grad_norm(params, 1.0)
-        """),
+        """, line=1, column=28, message="is the pre-0.4 name of `clip_grad_norm_`"),
         Invalid("""
             from torch.nn.init import xavier_normal as xn
             xn(w)
         """, """
             from torch.nn.init import xavier_normal_ as xn
             xn(w)
-        """),
+        """, line=1, column=27, message="is the pre-0.4 name of `xavier_normal_`"),
         Invalid("""
             import torch
             import torch.nn.functional as F
@@ -199,7 +204,7 @@ class RenamedFunctions(Rule):
             import torch
             import torch.nn.functional as F
             p = torch.sigmoid(z) * torch.tanh(c)
-        """, count=2),
+        """, count=2, line=3, column=5, message="is deprecated"),
         Invalid("""
             # activations
             import torch.nn.functional as F
@@ -209,39 +214,39 @@ class RenamedFunctions(Rule):
             import torch
             import torch.nn.functional as F
             p = torch.sigmoid(z)
-        """),
+        """, line=3, column=5, message="is deprecated"),
         Invalid("""
             import torch.nn.functional as F
             y = F.upsample_bilinear(x, size=(8, 8))
         """, """
             import torch.nn.functional as F
             y = F.interpolate(x, size=(8, 8), mode="bilinear", align_corners=True)
-        """),
+        """, line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch.nn.functional as F
             y = F.upsample_nearest(x, scale_factor=2)
         """, """
             import torch.nn.functional as F
             y = F.interpolate(x, scale_factor=2)
-        """),
+        """, line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch.nn.functional as F
             y = F.upsample(x, scale_factor=2, mode='bilinear')
         """, """
             import torch.nn.functional as F
             y = F.interpolate(x, scale_factor=2, mode='bilinear', align_corners=False)
-        """),
+        """, line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch.nn.functional as F
             y = F.upsample(x, None, 2, "nearest")
         """, """
             import torch.nn.functional as F
             y = F.interpolate(x, None, 2, "nearest")
-        """),
+        """, line=2, column=5, message="is deprecated"),
         Invalid("""
             from torch.nn.functional import sigmoid
             p = sigmoid(z)
-        """, None, note="from-import of F.sigmoid: reported only"),
+        """, None, note="from-import of F.sigmoid: reported only", line=1, column=33, message="is deprecated"),
     ]
 
     # --- renames through an attribute: nn.init.xavier_uniform ---------------

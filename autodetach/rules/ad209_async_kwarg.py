@@ -139,12 +139,12 @@ class AsyncKeyword(Rule):
             x = x.cuda(async=True)
         """, """
             x = x.cuda(non_blocking=True)
-        """),
+        """, line=1, column=12, message="is a reserved word since Python 3.7"),
         Invalid("""
             batch = [t.to(device, async = True) for t in batch]
         """, """
             batch = [t.to(device, non_blocking = True) for t in batch]
-        """),
+        """, line=1, column=23, message="is a reserved word since Python 3.7"),
         Invalid("""
             inp = inp.cuda(
                 0,
@@ -157,15 +157,16 @@ class AsyncKeyword(Rule):
                 non_blocking=True,  # overlap with compute
             )
             y.copy_(x, non_blocking=True)
-        """, count=2),
+        """, count=2, line=3, column=5, message="is a reserved word since Python 3.7"),
         Invalid("""
             h = x.type(torch.cuda.FloatTensor, async=True)
         """, """
             h = x.type(torch.cuda.FloatTensor, non_blocking=True)
-        """),
+        """, line=1, column=36, message="is a reserved word since Python 3.7"),
         Invalid("""
             prefetch(batch, async=True)
-        """, None, note="not a torch method: reported only"),
+        """, None, note="not a torch method: reported only",
+            line=1, column=17, message="is a reserved word since Python 3.7"),
     ]
 
     def check_text(self, text: str) -> list:

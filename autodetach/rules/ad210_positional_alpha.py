@@ -161,34 +161,34 @@ class PositionalAlpha(Rule):
         """, """
             for p in model.parameters():
                 p.data.add_(p.grad.data, alpha=-lr)
-        """),
+        """, line=2, column=5, message="passes the scalar `-lr` first"),
         Invalid("""
             exp_avg.mul_(beta1).add_(1 - beta1, grad)
         """, """
             exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-        """),
+        """, line=1, column=1, message="passes the scalar `1 - beta1` first"),
         Invalid("""
             exp_avg_sq.addcmul_(1 - beta2, grad, grad)
         """, """
             exp_avg_sq.addcmul_(grad, grad, value=1 - beta2)
-        """),
+        """, line=1, column=1, message="passes the scalar `1 - beta2` first"),
         Invalid("""
             p.data.addcdiv_(-step_size, exp_avg, denom)
         """, """
             p.data.addcdiv_(exp_avg, denom, value=-step_size)
-        """),
+        """, line=1, column=1, message="passes the scalar `-step_size` first"),
         Invalid("""
             import torch
             y = torch.add(x, 2, z)
         """, """
             import torch
             y = torch.add(x, z, alpha=2)
-        """),
+        """, line=2, column=5, message="passes the scalar `2` first"),
         Invalid("""
             d = a.data.sub(0.5, b)
         """, """
             d = a.data.sub(b, alpha=0.5)
-        """),
+        """, line=1, column=5, message="passes the scalar `0.5` first"),
         Invalid("""
             p.data.add_(
                 -group['lr'],  # the step
@@ -199,7 +199,8 @@ class PositionalAlpha(Rule):
                 d_p,  # the step
                 alpha=-group['lr'],
             )
-        """, note="multi-line, with a comment and a trailing comma: the layout stays"),
+        """, note="multi-line, with a comment and a trailing comma: the layout stays",
+            line=1, column=1, message="passes the scalar `-group['lr']` first"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

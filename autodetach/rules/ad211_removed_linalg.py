@@ -158,7 +158,8 @@ class RemovedLinalg(Rule):
 
     code = "AD211"
     name = "removed-linalg-function"
-    summary = "`torch.symeig`/`eig`/`solve`/`lstsq`/`gels`/`matrix_rank` (removed) and `qr`/`cholesky`/`chain_matmul` (deprecated)"
+    summary = ("`torch.symeig`/`eig`/`solve`/`lstsq`/`gels`/`matrix_rank` (removed) and "
+               "`qr`/`cholesky`/`chain_matmul` (deprecated)")
     fix_safety = SAFE
     # Dotted (`torch.eig`, `A.eig`): bare `eig`, `lu`, `ger` are inside
     # `weight`, `value`, `larger` and admitted most files. A from-import of a
@@ -204,64 +205,66 @@ class RemovedLinalg(Rule):
         """, """
             import torch
             e, V = torch.linalg.eigh(S, UPLO="U")
-        """),
+        """, line=2, column=8, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             e, V = torch.symeig(S, True, False)
         """, """
             import torch
             e, V = torch.linalg.eigh(S, UPLO="L")
-        """),
+        """, line=2, column=8, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch as th
             e = S.symeig()[0]
         """, """
             import torch as th
             e = th.linalg.eigh(S, UPLO="U")[0]
-        """),
+        """, line=2, column=5, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             x, _ = torch.solve(b, A)
         """, """
             import torch
             x = torch.linalg.solve(A, b)
-        """),
+        """, line=2, column=8, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             y = torch.solve(b, A)[0] + torch.solve(c, A).solution
         """, """
             import torch
             y = torch.linalg.solve(A, b) + torch.linalg.solve(A, c)
-        """, count=2),
+        """, count=2, line=2, column=5, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             x, lu = torch.solve(b, A)
-        """, None, note="the LU factors are used: reported only"),
+        """, None, note="the LU factors are used: reported only",
+            line=2, column=9, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             ev = torch.eig(M)[0]
         """, """
             import torch
             ev = torch.view_as_real(torch.linalg.eigvals(M))
-        """),
+        """, line=2, column=6, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             ev, vec = torch.eig(M, eigenvectors=True)
-        """, None, note="packed real eigenvectors: reported only"),
+        """, None, note="packed real eigenvectors: reported only",
+            line=2, column=11, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             x = torch.lstsq(b, A)[0][:3]
         """, """
             import torch
             x = torch.linalg.lstsq(A, b).solution[:3]
-        """, unsafe=True),
+        """, unsafe=True, line=2, column=5, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             r = torch.matrix_rank(S, 1e-5, True)
         """, """
             import torch
             r = torch.linalg.matrix_rank(S, atol=1e-5, hermitian=True)
-        """),
+        """, line=2, column=5, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             q, r = torch.qr(A, some=False)
@@ -274,7 +277,7 @@ class RemovedLinalg(Rule):
             U = torch.linalg.cholesky(S).mH
             P = torch.linalg.multi_dot([a, b, c])
             G = torch.outer(u, v)
-        """, count=4),
+        """, count=4, line=2, column=8, message="is deprecated (it warns on torch 2.x)"),
         Invalid("""
             import torch
             x = torch.triangular_solve(b, U)[0]
@@ -287,7 +290,7 @@ class RemovedLinalg(Rule):
             y = torch.linalg.solve_triangular(L.mT, b, upper=True)
             LU, piv = torch.linalg.lu_factor(A)
             z = torch.linalg.lu_solve(LU, piv, b)
-        """, count=4),
+        """, count=4, line=2, column=5, message="is deprecated (it warns on torch 2.x)"),
         Invalid("""
             import torch
             X, LU = torch.gesv(B, A)
@@ -298,21 +301,24 @@ class RemovedLinalg(Rule):
             X, LU = torch.gesv(B, A)
             U = torch.linalg.cholesky(K).mH
             alpha = torch.cholesky_solve(y, U, upper=True)
-        """, count=3, note="gesv's LU is used: reported only; potrf/potrs were upper by default"),
+        """, count=3, note="gesv's LU is used: reported only; potrf/potrs were upper by default",
+            line=2, column=9, message="was removed (it raises on torch 2.x)"),
         Invalid("""
             import torch
             x = b.solve(A)[0]
-        """, None, note="tensor method .solve: reported only"),
+        """, None, note="tensor method .solve: reported only",
+            line=2, column=5, message="the tensor method `.solve()` was removed in PyTorch 1.9+"),
         Invalid("""
             from torch.utils.serialization import load_lua
             net = load_lua("model.t7")
-        """, None, note="no replacement in torch"),
+        """, None, note="no replacement in torch", line=1, column=39, message="was removed in PyTorch 1.0"),
         Invalid("""
             import torch
             q = torch.qr()
             l = torch.cholesky(upper=True)
             r = torch.matrix_rank(tol=1e-5)
-        """, None, count=3, note="no matrix given (a test fixture's shape): reported only, never a half-built call"),
+        """, None, count=3, note="no matrix given (a test fixture's shape): reported only, never a half-built call",
+            line=2, column=5, message="is deprecated (it warns on torch 2.x)"),
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:

@@ -129,7 +129,7 @@ class IntegerDivision(Rule):
             import torch
             idx = (x * 10).long()
             bucket = torch.div(idx, 2, rounding_mode="trunc")
-        """),
+        """, line=3, column=10, message="divides integer tensors: before PyTorch 1.5 this truncated"),
         Invalid("""
             import torch
             hits = (pred == y).sum()
@@ -138,7 +138,8 @@ class IntegerDivision(Rule):
             import torch
             hits = (pred == y).sum()
             half = hits // 2
-        """, unsafe=True, note="a comparison's sum may be numpy's: unsafe"),
+        """, unsafe=True, note="a comparison's sum may be numpy's: unsafe",
+            line=3, column=8, message="divides integer tensors: before PyTorch 1.5 this truncated"),
         Invalid("""
             import torch
             hits = (pred == y).long().sum()
@@ -147,25 +148,27 @@ class IntegerDivision(Rule):
             import torch
             hits = (pred == y).long().sum()
             half = hits // 2
-        """),
+        """, line=3, column=8, message="divides integer tensors: before PyTorch 1.5 this truncated"),
         Invalid("""
             import torch
             c = torch.argmax(s, 1) / k.size(1)
         """, """
             import torch
             c = torch.argmax(s, 1) // k.size(1)
-        """),
+        """, line=2, column=5, message="divides integer tensors: before PyTorch 1.5 this truncated"),
         Invalid("""
             import torch
             correct = 0
             for x, y in data:
                 correct += pred(x).eq(y).sum()
             print(100. * correct / len(data))
-        """, None, note="an accuracy: reported only"),
+        """, None, note="an accuracy: reported only",
+            line=5, column=7, message="divides integer tensors: before PyTorch 1.5 this truncated"),
         Invalid("""
             import torch
             acc = (p == y).sum() / len(y)
-        """, None, note="named like a ratio: reported only"),
+        """, None, note="named like a ratio: reported only",
+            line=2, column=7, message="divides integer tensors: before PyTorch 1.5 this truncated"),
         Invalid("""
             import torch
             pos = torch.LongTensor([3, -3])
@@ -174,7 +177,7 @@ class IntegerDivision(Rule):
             import torch
             pos = torch.LongTensor([3, -3])
             pos.div_(2, rounding_mode="trunc")
-        """),
+        """, line=3, column=1, message="on an integer tensor truncated before PyTorch 1.5"),
         Invalid("""
             import torch as th
             steps = th.arange(-5, 5)
@@ -183,7 +186,7 @@ class IntegerDivision(Rule):
             import torch as th
             steps = th.arange(-5, 5)
             k = th.div(steps, (steps + 10).long(), rounding_mode="trunc")
-        """),
+        """, line=3, column=5, message="divides integer tensors: before PyTorch 1.5 this truncated"),
     ]
 
     def __init__(self, ctx) -> None:
@@ -327,7 +330,8 @@ class IntegerDivision(Rule):
                 f"today it returns a float")
         if ratio:
             self.report(node, f"{head}. Read as a ratio ({ratio}), which is what it computes today "
-                              f"(on PyTorch < 1.5 it was truncated to an integer): no fix; make it explicit with `.float()` "
+                              f"(on PyTorch < 1.5 it was truncated to an integer): no fix; make it explicit with "
+                              f"`.float()` "
                               f"if so, or `//` if the old integer result was meant")
             return
         torch = self.ctx.imports.module_alias("torch")

@@ -136,14 +136,15 @@ class TorchLoadWeightsOnly(Rule):
             with torch.serialization.safe_globals([Net]):
                 model = torch.load(f, weights_only=True)
             model.eval()
-        """, note="allow-listed classes: the default load is meant to work"),
+        """, note="allow-listed classes: the default load is meant to work",
+            line=3, column=13, message="without `weights_only`: the classes it needs are"),
         Invalid("""
             import torch
             model.load_state_dict(torch.load(path))
         """, """
             import torch
             model.load_state_dict(torch.load(path, weights_only=True))
-        """),
+        """, line=2, column=23, message="without `weights_only`: what it loads goes straight into"),
         Invalid("""
             import torch
             sd = torch.load(path, map_location="cpu")
@@ -152,18 +153,20 @@ class TorchLoadWeightsOnly(Rule):
             import torch
             sd = torch.load(path, map_location="cpu", weights_only=True)
             net.load_state_dict(sd)
-        """),
+        """, line=2, column=6, message="without `weights_only`: what it loads goes straight into"),
         Invalid("""
             import torch
             ckpt = torch.load(path)
             net.load_state_dict(ckpt["model"])
             start = ckpt["epoch"]
-        """, None, note="a checkpoint dict: its other entries may be pickled objects; reported only"),
+        """, None, note="a checkpoint dict: its other entries may be pickled objects; reported only",
+            line=2, column=8, message="without `weights_only`: since PyTorch 2.6 it defaults to"),
         Invalid("""
             import torch
             def restore(path):
                 return torch.load(path)
-        """, None, note="the use is elsewhere: reported only"),
+        """, None, note="the use is elsewhere: reported only",
+            line=3, column=12, message="without `weights_only`: since PyTorch 2.6 it defaults to"),
         Invalid("""
             import torch
             model = torch.load("model.pt", map_location="cpu")
@@ -172,7 +175,7 @@ class TorchLoadWeightsOnly(Rule):
             import torch
             model = torch.load("model.pt", map_location="cpu", weights_only=False)
             model.eval()
-        """, unsafe=True),
+        """, unsafe=True, line=2, column=9, message="loads an object used as a module (`.eval`): since PyTorch"),
         Invalid("""
             import torch
             def predict(x):
@@ -183,14 +186,14 @@ class TorchLoadWeightsOnly(Rule):
             def predict(x):
                 net = torch.load("net.pth", weights_only=False)
                 return net(x)
-        """, unsafe=True),
+        """, unsafe=True, line=3, column=11, message="loads an object used as a module (it is called): since"),
         Invalid("""
             from torch import load
             net = load(path).eval()
         """, """
             from torch import load
             net = load(path, weights_only=False).eval()
-        """, unsafe=True),
+        """, unsafe=True, line=2, column=7, message="loads an object used as a module (`.eval`): since PyTorch"),
         Invalid("""
             import torch
             ckpt = torch.load(path)
@@ -201,7 +204,8 @@ class TorchLoadWeightsOnly(Rule):
             ckpt = torch.load(path, weights_only=False)
             G = ckpt["generator"]
             G.eval()
-        """, unsafe=True, note="a module inside a checkpoint dict"),
+        """, unsafe=True, note="a module inside a checkpoint dict",
+            line=2, column=8, message="loads an object used as a module (`.eval`): since PyTorch"),
         Invalid("""
             import torch
             class Runner:
@@ -218,7 +222,7 @@ class TorchLoadWeightsOnly(Rule):
 
                 def run(self, x):
                     return self.model(x)
-        """, unsafe=True),
+        """, unsafe=True, line=4, column=22, message="loads an object used as a module (it is called): since"),
         Invalid("""
             import torch
             import torch.nn as nn
@@ -227,11 +231,12 @@ class TorchLoadWeightsOnly(Rule):
             import torch
             import torch.nn as nn
             net = nn.DataParallel(torch.load(path, weights_only=False))
-        """, unsafe=True),
+        """, unsafe=True, line=3, column=23, message="loads an object used as a module"),
         Invalid("""
             import torch
             ckpt = torch.load(path, **kw)
-        """, None, note="**kwargs may hold weights_only: reported only"),
+        """, None, note="**kwargs may hold weights_only: reported only",
+            line=2, column=8, message="without `weights_only`: since PyTorch 2.6 it defaults to"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -185,7 +185,7 @@ class LegacyAutogradFunction(Rule):
                     return g * (x > 0).float()
 
             y = Clamp.apply(x) + Clamp.apply(x * 2)
-        """),
+        """, line=2, column=7, message="is a legacy autograd Function (non-static `forward`)"),
         Invalid("""
             from torch.autograd import Function
             class Scale(Function):
@@ -208,7 +208,7 @@ class LegacyAutogradFunction(Rule):
                 def backward(ctx, g):
                     return g * ctx.k, None
             out = Scale.apply(x, 3.0)
-        """),
+        """, line=2, column=7, message="is a legacy autograd Function (non-static `forward`)"),
         Invalid("""
             import torch
             class Rev(torch.autograd.Function):
@@ -234,7 +234,8 @@ class LegacyAutogradFunction(Rule):
                 def backward(ctx, g):
                     return -ctx.lam * g, None
             y = Rev.apply(x, 0.5)
-        """, unsafe=True, note="state set in __init__: an argument of apply (unsafe)"),
+        """, unsafe=True, note="state set in __init__: an argument of apply (unsafe)",
+            line=2, column=7, message="is a legacy autograd Function (non-static `forward`)"),
         Invalid("""
             import torch
             class Rev(torch.autograd.Function):
@@ -250,7 +251,8 @@ class LegacyAutogradFunction(Rule):
                     return -self.lam * g
             rev = Rev(0.5)
             y = rev(x)
-        """, None, note="an instance kept in a variable, with state: reported only"),
+        """, None, note="an instance kept in a variable, with state: reported only",
+            line=2, column=7, message="is a legacy autograd Function (non-static `forward`)"),
         Invalid("""
             import torch
             class Sq(torch.autograd.Function):
@@ -264,7 +266,8 @@ class LegacyAutogradFunction(Rule):
             sq = Sq()
             y = sq(x)
             print(sq)
-        """, None, note="an instance kept in a variable and used otherwise: reported only"),
+        """, None, note="an instance kept in a variable and used otherwise: reported only",
+            line=2, column=7, message="is a legacy autograd Function (non-static `forward`)"),
         Invalid("""
             import torch
             class Sq(torch.autograd.Function):
@@ -287,7 +290,8 @@ class LegacyAutogradFunction(Rule):
                     return g
             sq = Sq.apply
             y = sq(x) + sq(2 * x)
-        """, note="an instance only ever called: bound to .apply"),
+        """, note="an instance only ever called: bound to .apply",
+            line=2, column=7, message="is a legacy autograd Function (non-static `forward`)"),
         Invalid("""
             import torch
 
@@ -300,7 +304,8 @@ class LegacyAutogradFunction(Rule):
                     return x * 1
 
             y = Half()(torch.ones(2))
-        """, None, count=2, note="one name, two classes: the call cannot be given to either, reported only"),
+        """, None, count=2, note="one name, two classes: the call cannot be given to either, reported only",
+            line=3, column=7, message="is a legacy autograd Function (non-static `forward`)"),
     ]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -317,7 +322,8 @@ class LegacyAutogradFunction(Rule):
         if why == _INIT:
             self._with_init_state(node, methods, msg)
             return
-        if why is None and sum(isinstance(n, cst.ClassDef) and n.name.value == name for n in nodes(self.ctx.module)) > 1:
+        if why is None and \
+                sum(isinstance(n, cst.ClassDef) and n.name.value == name for n in nodes(self.ctx.module)) > 1:
             why = f"`{name}` is defined more than once in this file, so its calls cannot be told apart"
         uses, other = self._uses(name)
         if why is None and other:

@@ -101,7 +101,7 @@ class Uint8Mask(Rule):
         """, """
             import torch
             y = x.masked_fill((x > 0).bool(), 0.0)
-        """),
+        """, line=2, column=19, message="is a uint8 mask for `x.masked_fill`: since PyTorch 1.2 masks"),
         Invalid("""
             import torch
             mask = (lengths > 3).byte()
@@ -112,7 +112,7 @@ class Uint8Mask(Rule):
             mask = (lengths > 3).byte()
             scores = scores.masked_fill(mask.bool(), -1e9)
             kept = x[~mask.bool()]
-        """, count=2),
+        """, count=2, line=3, column=29, message="is a uint8 mask for `scores.masked_fill`: since PyTorch 1.2"),
         Invalid("""
             import torch
             m = torch.ByteTensor([1, 0, 1])
@@ -123,7 +123,7 @@ class Uint8Mask(Rule):
             m = torch.ByteTensor([1, 0, 1])
             x[m.bool()] = 0
             sel = torch.masked_select(x, m.bool())
-        """, count=2),
+        """, count=2, line=3, column=3, message="is a uint8 mask for indexing: since PyTorch 1.2 masks are"),
         Invalid("""
             import torch
             keep = torch.ones(5, dtype=torch.uint8)
@@ -132,14 +132,15 @@ class Uint8Mask(Rule):
             import torch
             keep = torch.ones(5, dtype=torch.uint8)
             inv = (1 - keep)
-        """, note="bitwise NOT on uint8 since 1.2"),
+        """, note="bitwise NOT on uint8 since 1.2",
+            line=3, column=7, message="on a uint8 tensor: `~` was `1 - m` for ByteTensor before"),
         Invalid("""
             import torch
             out = torch.where(m.byte(), a, b)
         """, """
             import torch
             out = torch.where(m.bool(), a, b)
-        """),
+        """, line=2, column=19, message="is a uint8 mask for `torch.where`: since PyTorch 1.2 masks"),
     ]
 
     def __init__(self, ctx) -> None:

@@ -11,7 +11,8 @@ from ._helpers import append_kwarg, kwarg, positional
 
 _FUNCS = ("torch.nn.functional.softmax", "torch.nn.functional.log_softmax", "torch.nn.functional.softmin")
 _MODULES = ("torch.nn.Softmax", "torch.nn.LogSoftmax", "torch.nn.Softmin")
-_FACTORIES = ("torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty")  # not FloatTensor: a list is data
+# not FloatTensor: a list is data
+_FACTORIES = ("torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty")
 _SAME_RANK = ("float", "double", "exp", "log", "neg", "abs", "clone", "detach", "contiguous", "cpu", "cuda",
               "tanh", "sigmoid", "relu")
 
@@ -97,7 +98,7 @@ class SoftmaxImplicitDim(Rule):
             import torch.nn.functional as F
             logits = torch.randn(4, 10)
             p = F.softmax(logits, dim=1)
-        """),
+        """, line=4, column=5, message="without `dim` on a 2-D input: PyTorch picks dim 1"),
         Invalid("""
             import torch
             import torch.nn.functional as F
@@ -106,22 +107,25 @@ class SoftmaxImplicitDim(Rule):
             import torch
             import torch.nn.functional as F
             w = F.log_softmax(torch.bmm(q, k) / 8.0, dim=0)
-        """, note="3-D: the old rule's dim 0, made visible"),
+        """, note="3-D: the old rule's dim 0, made visible",
+            line=3, column=5, message="without `dim` on a 3-D input: PyTorch picks dim 0"),
         Invalid("""
             import torch.nn.functional as F
             p = F.softmax(h.view(-1))
         """, """
             import torch.nn.functional as F
             p = F.softmax(h.view(-1), dim=0)
-        """),
+        """, line=2, column=5, message="without `dim` on a 1-D input: PyTorch picks dim 0"),
         Invalid("""
             import torch.nn.functional as F
             p = F.softmax(self.fc(x))
-        """, None, note="unknown rank: reported only"),
+        """, None, note="unknown rank: reported only",
+            line=2, column=5, message="without `dim`: the old rule picks dim 0 for 0-"),
         Invalid("""
             import torch.nn as nn
             act = nn.LogSoftmax()
-        """, None, note="module: reported only"),
+        """, None, note="module: reported only",
+            line=2, column=7, message="without `dim`: the dimension is picked from each input's"),
     ]
 
     def __init__(self, ctx) -> None:

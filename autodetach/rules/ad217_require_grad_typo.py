@@ -82,7 +82,7 @@ class RequireGradTypo(Rule):
             import torch
             for p in backbone.parameters():
                 p.requires_grad = False
-        """, unsafe=True),
+        """, unsafe=True, line=3, column=5, message="sets a new Python attribute and changes nothing: the"),
         Invalid("""
             import torch
             w = torch.zeros(3, require_grad=True)
@@ -93,7 +93,8 @@ class RequireGradTypo(Rule):
             w = torch.zeros(3, requires_grad=True)
             if w.requires_grad:
                 pass
-        """, unsafe=True, count=2),
+        """, unsafe=True, count=2,
+            line=2, column=20, message="is not an argument of `torch.zeros` (TypeError): the keyword"),
     ]
 
     def visit_Module(self, node: cst.Module) -> None:

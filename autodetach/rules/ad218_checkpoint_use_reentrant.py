@@ -83,18 +83,19 @@ class CheckpointUseReentrant(Rule):
         """, """
             from torch.utils.checkpoint import checkpoint
             h = checkpoint(block, h, use_reentrant=True)
-        """),
+        """, line=2, column=5, message="without `use_reentrant`: it warns today and is announced to"),
         Invalid("""
             import torch.utils.checkpoint as cp
             y = cp.checkpoint_sequential(seq, 2, x)
         """, """
             import torch.utils.checkpoint as cp
             y = cp.checkpoint_sequential(seq, 2, x, use_reentrant=True)
-        """),
+        """, line=2, column=5, message="without `use_reentrant`: it warns today and is announced to"),
         Invalid("""
             import torch
             y = torch.utils.checkpoint.checkpoint(f, *xs, **kw)
-        """, None, note="`**` may carry use_reentrant: reported only"),
+        """, None, note="`**` may carry use_reentrant: reported only",
+            line=2, column=5, message="without `use_reentrant`: it warns today and is announced to"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -195,7 +195,8 @@ class DeprecatedFunction(Rule):
             import torch.nn.functional as F
             action = F.softmax(scores, dim=1).multinomial(1)
             action.reinforce(reward)
-        """, note="0.3 stochastic function API: report only"),
+        """, note="0.3 stochastic function API: report only",
+            line=3, column=1, message="is the PyTorch 0.3 REINFORCE API on a sampled tensor"),
         Invalid("""
             import torch
             a = torch.range(0, 9)
@@ -206,11 +207,13 @@ class DeprecatedFunction(Rule):
             a = torch.arange(0, 10, dtype=torch.get_default_dtype())
             b = torch.arange(1, -5, -2, dtype=torch.long)
             c = torch.arange(0, 6, 2, dtype=torch.get_default_dtype())
-        """, count=3, note="c: the end 5 is not a point; arange(0, 7, 2) would add 6"),
+        """, count=3, note="c: the end 5 is not a point; arange(0, 7, 2) would add 6",
+            line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch
             a = torch.range(0, n)
-        """, None, note="a non-literal end may be fractional: reported only"),
+        """, None, note="a non-literal end may be fractional: reported only",
+            line=2, column=5, message="is deprecated (it includes the end point and returns floats)"),
         Invalid("""
             import torch
             with torch.cuda.amp.autocast(False):
@@ -225,7 +228,7 @@ class DeprecatedFunction(Rule):
             with torch.amp.autocast("cpu", dtype=torch.float16):
                 pass
             scaler = torch.amp.GradScaler("cuda", 2.0 ** 10)
-        """, count=3),
+        """, count=3, line=2, column=6, message="is deprecated"),
         Invalid("""
             import torch
             from torch.cuda.amp import custom_fwd, custom_bwd
@@ -254,7 +257,7 @@ class DeprecatedFunction(Rule):
                 @torch.amp.custom_bwd(device_type="cuda")
                 def backward(ctx, g):
                     return g
-        """, count=2),
+        """, count=2, line=6, column=6, message="is deprecated"),
         Invalid("""
             import torch.nn as nn
             a = nn.UpsamplingNearest2d(scale_factor=2)
@@ -263,7 +266,7 @@ class DeprecatedFunction(Rule):
             import torch.nn as nn
             a = nn.Upsample(scale_factor=2, mode="nearest")
             b = nn.Upsample(None, 2, mode="bilinear", align_corners=True)
-        """, count=2),
+        """, count=2, line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch
             import functorch
@@ -274,12 +277,13 @@ class DeprecatedFunction(Rule):
             import functorch
             from torch.func import vmap, jacrev
             y = torch.func.vmap(f)(x)
-        """, count=2),
+        """, count=2, line=3, column=1, message="is deprecated"),
         Invalid("""
             import torch
             torch.testing.assert_allclose(a, b)
             m = torch.nn.utils.weight_norm(layer)
-        """, None, count=2, note="no equivalent one-line rewrite: reported only"),
+        """, None, count=2, note="no equivalent one-line rewrite: reported only",
+            line=2, column=1, message="is deprecated (FutureWarning on torch 2.x)"),
     ]
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:

@@ -159,7 +159,7 @@ class NormSvd(Rule):
         """, """
             import torch
             n = torch.linalg.vector_norm(w, dim=1, keepdim=True)
-        """, unsafe=True),
+        """, unsafe=True, line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch
             a = torch.norm(x, 1)
@@ -170,12 +170,13 @@ class NormSvd(Rule):
             a = torch.linalg.vector_norm(x, ord=1)
             b = torch.linalg.vector_norm(x, ord=float("inf"), dim=(0, 1))
             c = torch.linalg.vector_norm(x, dim=(-2, -1))
-        """, unsafe=True, count=3),
+        """, unsafe=True, count=3, line=2, column=5, message="is deprecated"),
         Invalid("""
             import torch
             n = torch.norm(x, p="nuc")
             m = torch.norm(x, p=order)
-        """, None, count=2, note="nuclear norm, and a p that may be a string: reported only"),
+        """, None, count=2, note="nuclear norm, and a p that may be a string: reported only",
+            line=2, column=5, message="is deprecated: use `torch.linalg.vector_norm`"),
         Invalid("""
             import torch
             U, S, V = torch.svd(A)
@@ -183,7 +184,7 @@ class NormSvd(Rule):
             import torch
             U, S, V = torch.linalg.svd(A, full_matrices=False)
             V = V.mH
-        """),
+        """, line=2, column=11, message="is deprecated: `torch.linalg.svd(A, full_matrices=not some)`"),
         Invalid("""
             import torch
             def whiten(A, reduced):
@@ -198,12 +199,13 @@ class NormSvd(Rule):
                 v = torch.linalg.svd(A, full_matrices=False).Vh.mH
                 u = torch.linalg.svd(A, full_matrices=True).U
                 return s, v, u
-        """, count=3),
+        """, count=3, line=3, column=15, message="is deprecated: `torch.linalg.svd(A, full_matrices=not some)`"),
         Invalid("""
             import torch
             res = torch.svd(A)
             _, S, _ = torch.svd(A, compute_uv=False)
-        """, None, count=2, note="a result kept whole, and compute_uv: reported only"),
+        """, None, count=2, note="a result kept whole, and compute_uv: reported only",
+            line=2, column=7, message="is deprecated: `torch.linalg.svd(A, full_matrices=not some)`"),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

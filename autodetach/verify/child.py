@@ -11,7 +11,8 @@ does the same in a fresh interpreter, and the sitecustomize written by
 sandbox.py installs it for `--run` commands.
 
 This module must import nothing from torch at import time, and nothing
-from autodetach outside this package: it is loaded into user processes."""
+from autodetach outside this package: it is loaded into user processes.
+(`write` borrows textio's atomic writer, stdlib only, when the run ends.)"""
 from __future__ import annotations
 
 import atexit
@@ -327,10 +328,9 @@ class Recorder:
             return
         if self.cfg.get("per_pid"):
             path = f"{path}.{os.getpid()}"
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self.record(), fh)
-        os.replace(tmp, path)
+        from ..textio import write_atomic
+
+        write_atomic(path, json.dumps(self.record()).encode("utf-8"), sync=False)
 
 
 # ---------------------------------------------------------------- the patches

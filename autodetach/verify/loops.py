@@ -17,6 +17,8 @@ import hashlib
 import os
 from typing import Optional
 
+from ..textio import write_atomic
+
 LOOP = "__autodetach_loop__"
 WHILE = "__autodetach_while__"
 MAX_FILE = 1 << 20  # bytes; bigger files keep their loops (the backstop still holds)
@@ -107,10 +109,7 @@ def rewrite_file(path: str) -> bool:
         _CACHE[key] = new
     if new is None:
         return False
-    tmp = path + ".autodetach-loops"
-    with open(tmp, "wb") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    write_atomic(path, new, sync=False)  # a scratch copy: no fsync
     return True
 
 

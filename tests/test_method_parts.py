@@ -89,3 +89,8 @@ def _codes(path):
 def test_generate_method_graph_is_detached_in_the_d_step_not_recomputed():
     assert _codes("AD103/gan_wrapper_generate_method.py") == ["AD103"]
     assert _codes("AD108/ok_wrapper_generate_method.py") == []
+
+
+def test_a_wrapper_part_on_raw_noise_is_not_stale_after_a_step():
+    # `model.gen` is `self.gen = nn.Sequential(nn.Linear(4, 8), nn.Tanh())`: fed noise, it saves no weight
+    assert _codes("AD105/wrapper_part_on_noise_step_between.py") == ["AD105"]

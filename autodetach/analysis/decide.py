@@ -160,6 +160,26 @@ def _consumers(ev, other, links) -> Optional[list]:
     return out or None
 
 
+def _frontier(ev, other) -> tuple:
+    """Where `ev`'s graph enters the part it shares with `other`'s: the
+    Name nodes through which nodes outside the shared part read nodes in
+    it, and those shared nodes. Cutting there keeps `other` intact and takes
+    from `ev` every gradient into the shared part (`recon` read by the D loss
+    when the VAE loss reads `recon`, `mu` and `logvar`). ([], set()) when a
+    read cannot be placed."""
+    shared = {n for n in ev.reach if n in other.reach and not n.leaf}
+    names, entered = [], set()
+    for reader in sorted(ev.reach - shared, key=lambda n: n.seq):
+        for parent in reader.parents:
+            if parent not in shared:
+                continue
+            if not reader.uses.get(parent):
+                return [], set()
+            names.extend(n for n in reader.uses[parent] if n not in names)
+            entered.add(parent)
+    return names, entered
+
+
 def stepped_saves(analysis, scope, backward) -> tuple:
     """Optimizer steps that update, in place, parameters whose values the
     graph of `backward` saved before the step. Returns (certain, possible): lists
@@ -227,6 +247,13 @@ def diagnose(analysis, scope, conflict) -> Diagnosis:
         cut_at = _consumers(second, first, links)
         if cut_at:
             return Diagnosis(Problem.SHARED_DISCARDED, scope, conflict, links[0], detach_at=cut_at, detach_event=second)
+    for ev, other in ((first, second), (second, first)):
+        # The linking tensors are also read on their own (`mu` in the second loss): cut
+        # where the first enters the shared part, when all it puts there is discarded.
+        cut_at, entered = _frontier(ev, other)
+        if cut_at and discarded(analysis, scope, ev, param_modules(analysis, closure(entered))) is True:
+            link = max(entered, key=lambda n: n.seq)  # the tensor the fix detaches (the latest, for the message)
+            return Diagnosis(Problem.SHARED_DISCARDED, scope, conflict, link, detach_at=cut_at, detach_event=ev)
     diag.retain_event = first
     if first_discarded is None or second_discarded is None:
         diag.reason = "which optimizer steps the shared modules is unknown"

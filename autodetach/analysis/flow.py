@@ -868,8 +868,11 @@ class Scope:
         return Val()
 
     def _module_method(self, call: cst.Call, func: cst.Attribute, base: str) -> Val:
-        """model.encode(x): runs the module's parameters."""
-        out = self._module_call(call, base)
+        """model.encode(x): runs the module's parameters (the parts the
+        method runs, when its class is in this file)."""
+        from .method_parts import method_parts
+
+        out = self._module_call(call, base, method_parts(self.analysis, base, func.attr.value))
         own = self._own_method(func)
         if own is None:
             return self._quiet_method(out, base, func.attr.value)
@@ -1200,7 +1203,7 @@ class Scope:
             return func.value not in _BUILTINS and key not in self.names.functions
         return False
 
-    def _module_call(self, call: cst.Call, key: str) -> Val:
+    def _module_call(self, call: cst.Call, key: str, parts=None) -> Val:
         args = Val()
         for arg in call.args:
             args = args.join(self.expr(arg.value))
@@ -1211,6 +1214,8 @@ class Scope:
                 self.env[f"{key}.{attr}"] = Val()  # stored without a graph
             return Val(ghosts=args.heads | args.ghosts)
         mods = frozenset({key}) if self.names.has_params(key) else frozenset()
+        if parts is not None and mods:
+            mods = frozenset(p for p in parts if self.names.has_params(p))
         value = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules | mods, uses=args.uses, nontrivial=True,
                     unknown=args.unknown)
         value.loss = not self.names.has_params(key) and _looks_like_loss(key)

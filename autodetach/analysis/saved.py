@@ -43,9 +43,22 @@ def constructor(analysis, key: str) -> Optional[cst.Call]:
     for node in nodes(analysis.ctx.module):
         if isinstance(node, cst.Assign) and any(dotted(t.target) == key for t in node.targets):
             found.append(_unwrap(node.value))
+    if not found and key.count(".") == 1:
+        found = _class_assigned(analysis, *key.split("."))
     out = found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
     cache[key] = out
     return out
+
+
+def _class_assigned(analysis, base: str, attr: str) -> list:
+    """What the class of `base` (a class of this file) assigns to `self.attr`:
+    `model.gen` is the layer `GAN.__init__` builds as `self.gen`."""
+    cls_name = analysis.names.instances.get(base)
+    for cls in analysis.ctx.module.body:
+        if isinstance(cls, cst.ClassDef) and cls.name.value == cls_name:
+            return [_unwrap(n.value) for n in nodes(cls) if isinstance(n, cst.Assign)
+                    and any(dotted(t.target) == "self." + attr for t in n.targets)]
+    return []
 
 
 def _unwrap(value):

@@ -9,6 +9,7 @@ from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
 from ._helpers import top_level_anchor
+from ..analysis.walk import nodes as nodes_of
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):
@@ -33,8 +34,11 @@ class RecurrentStateNotRepackaged(GraphRule):
     `self.hidden` back into its LSTM and stores the new state (reported in
     the model's file when the training loop is elsewhere), and a model whose
     layer, from another file of the project, does so (`model(x)` then
-    carries that state from one iteration to the next). With
-    `retain_graph=True` on the backward, the chained state is reported too.
+    carries that state from one iteration to the next). State on `self` in
+    a trainer method that another method's loop calls once per pass
+    (`train_stream` -> `self.train_chunk`) is detached at the start of the
+    called method. With `retain_graph=True` on the backward, the chained
+    state is reported too.
 
     ## Why it matters
     Truncated backpropagation through time must cut the state at each batch.
@@ -265,10 +269,12 @@ class RecurrentStateNotRepackaged(GraphRule):
                 continue  # the model's forward (another file) cuts it, or cannot be told to keep its graph
             reader = next((n for n in conflict.path if link in n.parents), None)
             reader_stmt = reader.stmt if reader is not None else link.stmt
-            anchor = body_child(ctx, reader_stmt, loop)
+            anchor, note = body_child(ctx, reader_stmt, loop), None
+            if anchor is None:
+                anchor, note = _method_anchor(ctx, reader_stmt, loop, key)
             if anchor is None:
                 continue
-            entry = groups.setdefault(anchor, (loop, diagnosis.scope, []))
+            entry = groups.setdefault(anchor, (loop, diagnosis.scope, [], note))
             # `h, c = cell(x, (h, c))`: every state the reader takes from the
             # previous iteration, not only the one this walk went through.
             siblings = [p for p in (reader.parents if reader is not None else ())
@@ -276,7 +282,7 @@ class RecurrentStateNotRepackaged(GraphRule):
             for node in [link] + siblings:
                 if node.name not in [k for k, _, _ in entry[2]]:
                     entry[2].append((node.name, node, diagnosis))
-        for anchor, (loop, scope, states) in groups.items():
+        for anchor, (loop, scope, states, note) in groups.items():
             states.sort(key=lambda t: t[1].seq)
             keys = ", ".join(f"`{k}`" for k, _, _ in states)
             key, link, diagnosis = states[0]
@@ -292,7 +298,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                               related=[(link.stmt, f"{keys} is produced here"),
                                        (second, "this backward reaches the previous iteration")]
                               + path_note(ctx, conflict))
-            _infer(rep, [_foreign_state(analysis, n) for _, n, _ in states])
+            _infer(rep, [_foreign_state(analysis, n) for _, n, _ in states] + [note])
         self._retained(analysis, groups)
         self._module_files(analysis)
 
@@ -485,6 +491,41 @@ def _produced(ctx, node) -> str:
     if held:
         return f"kept on `{held[0]}` by its call at line {line(ctx, node.stmt)}"
     return f"returned at line {line(ctx, node.stmt)}"
+
+
+def _method_anchor(ctx, stmt, loop, key) -> tuple:
+    """`for ...: self.train_chunk(x, y)` where `train_chunk` reads `self.hidden`:
+    the statement of that method to detach before, when the loop calls it once
+    per pass (not in an inner loop) and the read is in no loop of its own.
+    Returns (anchor, what was inferred) or (None, None)."""
+    fn = _enclosing(ctx, stmt, (cst.FunctionDef,), stop=(cst.For, cst.While))
+    if fn is None or not key.startswith("self.") or not fn.params.params or \
+            fn.params.params[0].name.value != "self":
+        return None, None
+    calls = [n for n in nodes_of(loop.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+             and dotted(n.func) == f"self.{fn.name.value}"]
+    if len(calls) != 1 or _enclosing(ctx, calls[0], (cst.For, cst.While), stop=(cst.FunctionDef,)) is not loop:
+        return None, None
+    cls = _enclosing(ctx, fn, (cst.ClassDef,), stop=(cst.FunctionDef,))
+    if cls is None or _enclosing(ctx, _enclosing(ctx, loop, (cst.FunctionDef,)), (cst.ClassDef,)) is not cls:
+        return None, None
+    anchor = body_child(ctx, stmt, fn)
+    if anchor is None:
+        return None, None
+    return anchor, (f"`self.{fn.name.value}()` (line {line(ctx, calls[0])}) is taken to start a new batch each "
+                    f"time the loop at line {line(ctx, loop)} calls it")
+
+
+def _enclosing(ctx, node, kinds, stop=()):
+    """The nearest ancestor of one of `kinds`; None past one of `stop`."""
+    cur = ctx.parent(node) if node is not None else None
+    while cur is not None:
+        if isinstance(cur, kinds):
+            return cur
+        if isinstance(cur, stop):
+            return None
+        cur = ctx.parent(cur)
+    return None
 
 
 def _infer(rep, notes) -> None:

@@ -1,0 +1,22 @@
+import torch
+import torch.nn.functional as F
+
+
+class Trainer:
+    def __init__(self, G, D, opt_g, opt_d):
+        self.G = G
+        self.D = D
+        self.opt_g = opt_g
+        self.opt_d = opt_d
+
+    def step(self, real):
+        fake = self.G(torch.randn(real.size(0), 4))
+        self.opt_d.zero_grad()
+        d_loss = F.softplus(-self.D(real)).mean() + F.softplus(self.D(fake)).mean()
+        d_loss.backward()
+        self.opt_d.step()
+        self.opt_g.zero_grad()
+        g_loss = F.softplus(-self.D(fake)).mean()
+        g_loss.backward()
+        self.opt_g.step()
+        return d_loss.item(), g_loss.item()

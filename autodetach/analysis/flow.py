@@ -158,6 +158,7 @@ class Scope:
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
+        self.method_class = None  # the class that defines the walked function, if a method
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
@@ -778,6 +779,12 @@ class Scope:
         method = self.names.method(base, meth)
         if method is None and base == "self" and self.self_class:
             method = self.names.class_method(self.self_class, meth)  # self.backward_step(loss)
+        if method is None and base == "self":
+            helper = self.analysis.step_helper(func, self.self_class or self.method_class or
+                                               self.analysis.class_of_stmt(self.cur_stmt))
+            if helper is not None:
+                self.step_helper(call, stmt, helper, meth)  # a base class's take_optimisation_step
+                return Val()
         if method is not None and method.name.value not in self.inlining and \
                 self.analysis.function_summary(method).has_events:
             return self.inline(method, call, stmt, bound_self=True)
@@ -785,7 +792,8 @@ class Scope:
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
-                and base not in self.imports.aliases:
+                and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}"):
+            # not `self.critic1(x)` where `self` is a module too: that runs the part alone
             return self._module_method(call, func, base)
         return None
 
@@ -888,6 +896,10 @@ class Scope:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
+        if isinstance(func, cst.Name) and qualified is None and not self.no_grad:
+            summary = self.analysis.forward_elems(key)
+            if summary is not None and not any(arg.star for arg in call.args):
+                return self._object_forward(call, summary)
         args = Val()
         module_args = set()
         for arg in call.args:
@@ -996,7 +1008,9 @@ class Scope:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
-        if summary is not None and summary.backward_args and args.graph:
+        if summary is not None and summary.step_params and summary.backward_params:
+            self.step_helper(call, stmt, summary, qualified or key)
+        elif summary is not None and summary.backward_args and args.graph:
             self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
         if summary is not None and not summary.events:
             if summary.result in ("cut", "const"):
@@ -1153,8 +1167,10 @@ class Scope:
 
     def _module_call(self, call: cst.Call, key: str) -> Val:
         args = Val()
+        each = []
         for arg in call.args:
-            args = args.join(self.expr(arg.value))
+            each.append(self.expr(arg.value))
+            args = args.join(each[-1])
         if self.no_grad:
             from .module_state import module_states
 
@@ -1173,7 +1189,69 @@ class Scope:
             value.uncertain = True
         if dotted(call.func) not in (key, key + ".forward"):
             return value  # model.encode(x): not the forward that keeps the state
-        return self._module_state(key, value)
+        value = self._module_state(key, value)
+        summary = self.analysis.forward_elems(key)
+        if summary is not None and not any(arg.star for arg in call.args):
+            value.elems = self._forward_elems(call, summary, each, value, mods)
+        return value
+
+    def _object_forward(self, call: cst.Call, summary) -> Val:
+        """`g_loss, d_loss = loss_fn(G, D, real, x)`, `loss_fn` an object of a module class
+        whose forward (read from its summary) returns a tuple: what each element hangs from."""
+        each = []
+        for arg in call.args:
+            arg_key = dotted(arg.value)
+            if arg_key is not None and self.names.is_module(arg_key):
+                mods = frozenset({arg_key}) if self.names.has_params(arg_key) else frozenset()
+                each.append(Val(modules=mods, nontrivial=bool(mods)))
+            else:
+                each.append(self.expr(arg.value))
+        whole = Val()
+        for val in each:
+            whole = whole.join(val)
+        whole.nontrivial = whole.graph
+        whole.uncertain = whole.graph  # a class read from its summary, as for any call we cannot walk
+        whole.loss = whole.graph and _looks_like_loss(dotted(call.func) or "")
+        if whole.graph:
+            whole.elems = self._forward_elems(call, summary, each, whole, frozenset())
+        return whole
+
+    def _forward_elems(self, call: cst.Call, summary, each: list, whole: Val, mods) -> Optional[list]:
+        """Per element of `loss_fn(G, D, real, x)`'s tuple: a node per argument for
+        what the forward runs on it (shared by the elements built from it, so
+        `g_loss` and `d_loss` through one `G(z)` share a graph), the object's
+        own run, and only the arguments the forward builds that element from
+        (summaries.elem_flow)."""
+        bound = {}
+        for index, (arg, val) in enumerate(zip(call.args, each)):
+            name = arg.keyword.value if arg.keyword is not None else \
+                summary.params[index] if index < len(summary.params) else None
+            if name not in summary.params:
+                return None
+            bound[summary.params.index(name)] = val
+        stmt = self.cur_stmt
+        stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
+        state = whole.heads - frozenset(head for val in each for head in val.heads)  # the module's own state
+        own = frozenset()
+        if mods or state:
+            run = Val(heads=state, modules=mods, nontrivial=True, uncertain=whole.uncertain)
+            own = frozenset({self.new_node(None, stmt, call, run, kind="module" if mods else "op")})
+        runs: dict = {}
+        out = []
+        for flow in summary.elem_flow:
+            heads = set(own)
+            for index, val in bound.items():
+                if not val.graph or index < len(flow) and flow[index] in ("cut", "const"):
+                    continue
+                if index not in runs:
+                    part = Val(heads=val.heads, ghosts=val.ghosts, modules=val.modules, uses=val.uses,
+                               nontrivial=True, uncertain=whole.uncertain)
+                    runs[index] = self.new_node(None, stmt, call, part, kind="module" if val.modules else "op")
+                heads.add(runs[index])
+            elem = Val(heads=frozenset(heads), ghosts=whole.heads | whole.ghosts, nontrivial=True,
+                       uncertain=whole.uncertain, loss=whole.loss)
+            out.append(elem)
+        return out
 
     def _module_state(self, key: str, value: Val) -> Val:
         """`model(x)` whose class keeps recurrent state on itself (read from
@@ -1296,6 +1374,8 @@ class Scope:
         event = self.event(kind, call, stmt, target=target, target_expr=target_expr, retain=retain,
                            retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)
+        if "inputs" in kwargs and kind == "backward":
+            reach = self._toward_inputs(reach, kwargs["inputs"].value)
         event.reach = frozenset(reach)
         if self.no_grad:
             return Val()
@@ -1307,6 +1387,79 @@ class Scope:
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
+
+    def _toward_inputs(self, reach, inputs) -> set:
+        """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
+        graph between the loss and those inputs: the nodes of the named modules
+        (or tensors) and those built on them. The whole graph when the inputs
+        cannot be told (a name we do not follow)."""
+        mods, tensors, unknown = set(), set(), [False]
+
+        def enter(node):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value in ("parameters", "named_parameters"):
+                key = dotted(node.func.value)
+                if key is not None and self.names.is_module(key):
+                    mods.add(key)
+                else:
+                    unknown[0] = True
+                return False
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                key = dotted(node)
+                if key in ("list", "tuple"):
+                    return False
+                if key is not None and self.names.is_module(key):
+                    mods.add(key)
+                elif key is not None and self.lookup_key(key).heads:
+                    tensors.update(self.lookup_key(key).heads)
+                else:
+                    unknown[0] = True
+                return False
+            return None
+
+        walk(inputs, enter)
+        if unknown[0] or not (mods or tensors):
+            return reach
+        memo: dict = {}
+
+        def runs(node) -> bool:
+            if node not in memo:
+                memo[node] = False  # a cycle adds nothing
+                memo[node] = node in tensors or any(m == k or m.startswith(k + ".") for m in node.modules for k in mods) \
+                    or any(runs(parent) for parent in node.parents if parent in reach)
+            return memo[node]
+
+        return {node for node in reach if runs(node)}
+
+    def step_helper(self, call: cst.Call, stmt, summary, name: str) -> None:
+        """`update_params(self.q1_optim, q1_loss)` of another file (or a base class's
+        `self.take_optimisation_step(opt, net, loss)`): a backward through the
+        arguments it backwards, then a step of the optimizer handed to it."""
+        bound = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return
+            name_of = arg.keyword.value if arg.keyword is not None else \
+                summary.params[index] if index < len(summary.params) else None
+            if name_of is not None:
+                bound[name_of] = arg.value
+        target = Val()
+        for param in summary.backward_params:
+            if param in bound:
+                target = target.join(self.expr(bound[param]))
+        for param, value in bound.items():
+            if param not in summary.backward_params:
+                self.expr(value)
+        self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
+        if target.graph:
+            self.helper_backward(call, stmt, target, summary.backward_retain, name)
+        for param in summary.step_params:
+            key = dotted(bound[param]) if param in bound else None
+            opt = self.handed.get(key, key)
+            if opt in self.names.optimizers:
+                self.event("step", call, stmt, opt=opt, helper=name)
+            else:
+                self.event("unknown_step", call, stmt, helper=name)
 
     def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str) -> None:
         """A project function that runs backward on what it is given

@@ -202,3 +202,35 @@ def _class_attr(analysis, cls_name: str, attr: str) -> Optional[cst.Call]:
                  and any(dotted(t.target) == key for t in n.targets)]
         return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
     return None
+
+
+def forward_runs(analysis, cls_name: str, attr: str, depth: int = 3) -> Optional[bool]:
+    """Does `forward` of class `cls_name` (of this file) touch `self.attr`, directly
+    or through the `self.m(...)` helpers it calls? False only when every method
+    on the way is seen and none hands `self` on (`super()`, `getattr`, `f(self)`)."""
+    names = analysis.names
+    todo, seen = [names.class_method(cls_name, "forward")], set()
+    while todo:
+        fn = todo.pop()
+        if fn is None:
+            return None
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for n in nodes(fn):
+            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+                if n.attr.value == attr:
+                    return True
+            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "super":
+                return None
+            elif isinstance(n, cst.Arg) and isinstance(n.value, cst.Name) and n.value.value == "self":
+                return None
+            elif isinstance(n, cst.Call) and (dotted(n.func) or "").startswith("self.") and \
+                    (dotted(n.func) or "").count(".") == 1:
+                meth = dotted(n.func)[5:]
+                if meth != attr and names.class_method(cls_name, meth) is not None:
+                    if len(seen) > 4 * depth:
+                        return None
+                    todo.append(names.class_method(cls_name, meth))
+    return False
+

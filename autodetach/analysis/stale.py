@@ -52,7 +52,7 @@ def stale_graphs(analysis) -> list:
                     continue
                 stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
                          and any((stepped := _steps(analysis, step.opt, m))
-                                 and _may_save(analysis, n, m, stepped)
+                                 and _may_save(analysis, n, m, stepped, scope)
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
                 if not stale:
@@ -61,7 +61,11 @@ def stale_graphs(analysis) -> list:
                 earliest = min(stale, key=lambda x: x.seq)
                 part = next((p for m in sorted(earliest.modules) for p in [_steps(analysis, step.opt, m)]
                              if isinstance(p, str)), None)
-                out.append(StaleGraph(scope, backward, step, stale, part, scope.phase_note))
+                helpers = [step.helper] if step.helper else []  # a step run by a helper of another file
+                note = "; ".join(filter(None, [scope.phase_note] + [
+                    f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
+                    "it is handed" for h in helpers])) or None
+                out.append(StaleGraph(scope, backward, step, stale, part, note))
                 break
     return out
 
@@ -127,13 +131,20 @@ def _other_arm(x: tuple, y: tuple) -> bool:
     return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(x, y))
 
 
-def _may_save(analysis, node, module, part) -> bool:
+def _may_save(analysis, node, module, part, scope=None) -> bool:
     """Can `node` hold the weights of `module` (or of its stepped `part`)?
     Not when the layer provably saves none: `nn.Linear` on raw data saves
-    only its input, so a step changes nothing the backward reads."""
-    from .saved import part_saves, saves_weights
+    only its input, so a step changes nothing the backward reads; nor when
+    the module's `forward`, read in this file, never runs that part
+    (`self(batch)` of a policy whose forward runs only `self.actor`)."""
+    from .saved import forward_runs, part_saves, saves_weights
 
     if isinstance(part, str):
+        cls = (scope.self_class or scope.method_class or analysis.class_of_stmt(node.stmt)
+               if scope is not None else None) if module == "self" else analysis.names.instances.get(module)
+        attr = part[len(module) + 1:].split(".")[0]
+        if cls and attr and forward_runs(analysis, cls, attr) is False:
+            return False
         return part_saves(analysis, node, module, part) is not False
     return saves_weights(analysis, node, module) is not False
 

@@ -225,3 +225,32 @@ def test_step_helper_of_another_file_steps_between_build_and_backward(tmp_path):
     assert "`utils.update_params` (read from another file)" in found[0].message
     _write(tmp_path / "agent.py", AGENT.format(first="pass", second=PI))
     assert _codes(tmp_path / "agent.py") == []
+
+
+def test_an_environment_step_is_no_training_event():
+    table = summarize("""
+class Wrapper:
+    def step(self, action):
+        obs, reward = self._env.step(action)
+        return obs, reward
+
+    def rollout(self, policy, s):
+        return self.env.step(policy(s).argmax().item())
+
+    def train(self, opt, loss, scaler):
+        loss.backward()
+        scaler.step(opt)
+
+    def lbfgs(self, opt, closure):
+        opt.step(closure)
+""")
+    assert not table["Wrapper.step"].events and not table["Wrapper.rollout"].events
+    assert table["Wrapper.train"].events and table["Wrapper.lbfgs"].events
+
+
+def test_self_attrs_say_which_parts_a_method_runs():
+    with open(os.path.join(os.path.dirname(__file__), "..", "corpus", "AD108", "ok_held_parts_method_calls",
+                           "nets.py")) as fh:
+        table = summarize(fh.read())
+    assert table["QuantileNet.embed"].self_attrs == ("encoder",)
+    assert table["QuantileNet.__init__"].self_attrs is None  # super().__init__(): self escapes

@@ -11,8 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+import libcst as cst
+
+from ..imports import dotted
 from .arms import reaches
 from .graph import closure
+from .walk import nodes
 
 
 @dataclass
@@ -137,7 +141,7 @@ def _may_save(analysis, node, module, part, scope=None) -> bool:
     only its input, so a step changes nothing the backward reads; nor when
     the module's `forward`, read in this file, never runs that part
     (`self(batch)` of a policy whose forward runs only `self.actor`)."""
-    from .saved import forward_runs, part_saves, saves_weights
+    from .saved import forward_runs, method_runs, part_saves, saves_weights
 
     if isinstance(part, str):
         cls = (scope.self_class or scope.method_class or analysis.class_of_stmt(node.stmt)
@@ -145,6 +149,15 @@ def _may_save(analysis, node, module, part, scope=None) -> bool:
         attr = part[len(module) + 1:].split(".")[0]
         if cls and attr and forward_runs(analysis, cls, attr) is False:
             return False
+        if attr and node.expr is not None:
+            # `self.net.embed(x)` whose class's `embed` runs only `self.encoder`: every call of the
+            # module in the node's expression is a method that never touches the stepped part
+            calls = [n for n in nodes(node.expr) if isinstance(n, cst.Call) and dotted(n.func) and
+                     (dotted(n.func) == module or dotted(n.func).rsplit(".", 1)[0] == module)]
+            if calls and all(isinstance(c.func, cst.Attribute) and dotted(c.func.value) == module and
+                             method_runs(analysis, module, c.func.attr.value, attr) is False for c in calls) and \
+                    not any(dotted(n.value) == module for n in nodes(node.expr) if isinstance(n, cst.Arg)):
+                return False
         return part_saves(analysis, node, module, part) is not False
     return saves_weights(analysis, node, module) is not False
 

@@ -64,6 +64,8 @@ class Summary:
     # parameters it calls `.step()` on (`opt.step()`, `scaler.step(opt)`). Names, self left out.
     backward_params: tuple = ()
     step_params: tuple = ()
+    # `self.X` the method reads or calls (X); None when `self` escapes (`f(self)`, `super()`, getattr)
+    self_attrs: Optional[tuple] = None
 
 
 def _dotted(node) -> Optional[str]:
@@ -314,7 +316,8 @@ class _Fn:
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
             elif isinstance(node, ast.Return):
                 returns.append(self._value(node))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS:
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS \
+                    and not _env_step(node):
                 events = True
                 if node.func.attr == "backward":
                     backwards.append(node)
@@ -523,6 +526,33 @@ def _retain(call) -> Optional[bool]:
 def _is_loop_var(expr) -> bool:
     return isinstance(expr.elt, ast.Name) and any(isinstance(generator.target, ast.Name) and generator.target.id == expr.elt.id
                                                   for generator in expr.generators)
+
+
+def _self_attrs(method) -> Optional[tuple]:
+    """The `self.X` a method uses, or None when `self` escapes it."""
+    out = set()
+    for node in _own_nodes(method):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            out.add(node.attr)
+        elif isinstance(node, ast.Call) and (_dotted(node.func) in ("super", "getattr", "vars") or any(
+                isinstance(arg, ast.Name) and arg.id == "self" for arg in node.args)):
+            return None
+    return tuple(sorted(out))
+
+
+def _env_step(call: ast.Call) -> bool:
+    """`self._env.step(action)`, `env.step(a)`: a step handed a value that is no
+    optimizer and no closure (`opt.step()`, `scaler.step(opt)`, `opt.step(closure)`
+    are optimizer steps) is an environment's, not a training event."""
+    if call.func.attr != "step" or len(call.args) != 1 or call.keywords:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.Lambda):
+        return False
+    name = (_dotted(arg) or "").rsplit(".", 1)[-1].lower()
+    receiver = (_dotted(call.func.value) or "").rsplit(".", 1)[-1].lower()
+    return not any(word in name for word in ("opt", "closure")) and \
+        not any(word in receiver for word in ("scaler", "accelerator", "opt"))
 
 
 def _join(kinds) -> str:
@@ -876,6 +906,7 @@ class OwnSummaries(Mapping):
                                   isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
             if calls:
                 out[key] = replace(out[key], self_calls=calls)
+            out[key] = replace(out[key], self_attrs=_self_attrs(m))
 
     _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
 

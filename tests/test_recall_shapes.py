@@ -254,3 +254,41 @@ def test_self_attrs_say_which_parts_a_method_runs():
         table = summarize(fh.read())
     assert table["QuantileNet.embed"].self_attrs == ("encoder",)
     assert table["QuantileNet.__init__"].self_attrs is None  # super().__init__(): self escapes
+
+
+def test_dict_returns_and_called_parameters_in_summaries():
+    table = summarize("""
+def compute_loss(model, x, y):
+    out = model(x)
+    return {"mse": (out - y).pow(2).mean(), "n": len(y)}
+
+def numbers(x):
+    return {"n": x.size(0), "mean": x.mean().item()}
+""")
+    assert table["compute_loss"].result == "graph"
+    assert table["numbers"].result == "cut"
+
+
+LOSS_DICT = """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+epoch_loss = []
+for x, y in [(torch.randn(8, 4), torch.randn(8, 1))] * 3:
+    optimizer.zero_grad()
+    loss = {"mse": (model(x) - y).pow(2).mean(), "l1": (model(x) - y).abs().mean()}
+    loss["mse"].backward()
+    optimizer.step()
+    epoch_loss.append(loss)
+"""
+
+
+def test_a_dict_whose_element_is_backwarded_is_reported_without_a_detach_of_the_dict(tmp_path):
+    _write(tmp_path / "t.py", LOSS_DICT)
+    with open(tmp_path / "t.py") as fh:
+        findings, _, _ = check_source(fh.read(), str(tmp_path / "t.py"), all_rules(), Options())
+    found = [f for f in findings if f.code.startswith("AD1")]
+    assert [(f.code, f.fix) for f in found] == [("AD102", "none")]
+    assert "detach each tensor in it" in found[0].message

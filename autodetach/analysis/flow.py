@@ -494,7 +494,13 @@ class Scope:
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
         node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
         node.loss = val.loss or _looks_like_loss(key) or proven
-        if proven:
+        if proven and (id(stmt), key) in self.proven[2]:
+            # a dict or list whose element is backwarded: it carries graphs but saves nothing itself,
+            # and its elements need not share one (no freed-graph conflict through it)
+            node.proven, node.holder, node.trivial = True, True, True
+            if not val.graph:
+                node.ghosts = frozenset()  # a graph we could not follow: no cut is known either (AD109)
+        elif proven:
             node.proven, node.uncertain = True, False
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
 
@@ -1279,6 +1285,7 @@ class Scope:
         """Walk a same-file function (or a method of a local class) at its
         call site, one level deep. A method's `self.X` state lives on."""
         saved_env, saved_handed = dict(self.env), self.handed
+        self._prove_inside(func)
         params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
         pos = [arg for arg in call.args if arg.keyword is None]
         given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
@@ -1316,6 +1323,17 @@ class Scope:
                 else:
                     del self.env[key]
         return out
+
+    def _prove_inside(self, func) -> None:
+        """The bindings a backward proves in an inlined function's loops count here too."""
+        from .backwarded import proven_bindings
+
+        memo = self.analysis.table("_proven_in")
+        if func not in memo:
+            memo[func] = proven_bindings(func.body)
+        mine = self.proven
+        for ours, theirs in zip(mine, memo[func]):
+            ours |= theirs
 
     def _locals_of(self, func) -> set:
         """The names `fn` assigns and does not declare outer: two walks of

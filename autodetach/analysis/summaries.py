@@ -129,6 +129,11 @@ class _Fn:
             return self.kind(expr.operand, depth + 1)
         if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
             return self.kind(expr.elt, depth + 1) if not _is_loop_var(expr) else self._comp(expr, depth)
+        if isinstance(expr, ast.Dict):
+            # {"loss": loss, "acc": acc.item()}: the values decide (`**other` is not followed)
+            if not expr.values or any(key is None for key in expr.keys):
+                return "unknown" if expr.values else "const"
+            return _join([self.kind(value, depth + 1) for value in expr.values])
         if isinstance(expr, ast.DictComp):
             # {k: detach(v) for k, v in x.items()}: the values decide; a bare loop value passes its graph
             return "graph" if isinstance(expr.value, ast.Name) else self.kind(expr.value, depth + 1)
@@ -184,6 +189,8 @@ class _Fn:
                 return _join(args) if args else "const"
         if name in ("tuple", "list", "sum", "max", "min") and call.args:
             return _join(args)
+        if isinstance(func, ast.Name) and func.id in self.params and not self.delegates:
+            return _join(["graph"] + args)  # `out = model(inputs)`: the network the caller hands in
         if isinstance(func, ast.Attribute) and func.attr == "__class__" or \
                 isinstance(func, ast.Call) and _dotted(func.func) == "type":
             # x.__class__(**{...}), type(x)(...): a new object built from the arguments only

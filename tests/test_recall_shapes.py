@@ -292,3 +292,55 @@ def test_a_dict_whose_element_is_backwarded_is_reported_without_a_detach_of_the_
     found = [f for f in findings if f.code.startswith("AD1")]
     assert [(f.code, f.fix) for f in found] == [("AD102", "none")]
     assert "detach each tensor in it" in found[0].message
+
+
+def test_lightning_backward_hook_and_a_class_own_backward_method():
+    with open(os.path.join(os.path.dirname(__file__), "..", "corpus", "AD104", "lightning_backward_hook.py")) as fh:
+        findings, _, _ = check_source(fh.read(), "hook.py", all_rules(), Options())
+    found = [(f.code, f.fix) for f in findings if f.code.startswith("AD1")]
+    assert found == [("AD104", "unsafe")]
+    assert "overrides LightningModule's hook" in [f for f in findings if f.code == "AD104"][0].message
+    # manual optimisation: the hook runs twice on one graph, and `self.backward(x)` is the class's
+    # own method (main added retain_graph=True to it: a TypeError)
+    with open(os.path.join(os.path.dirname(__file__), "..", "corpus", "AD104",
+                           "ok_lightning_backward_hook_manual.py")) as fh:
+        findings, _, _ = check_source(fh.read(), "manual.py", all_rules(), Options())
+    assert [f.code for f in findings if f.code.startswith("AD1")] == []
+
+
+DDP_PARTS = """
+import torch
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.generator = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))
+        self.encoder = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+
+    def forward(self, z):
+        fake = self.generator(z)
+        return fake.pow(2).mean(), self.encoder(fake).pow(2).mean()
+
+
+model = Model()
+model = DDP(model)
+g_optim = torch.optim.Adam(model.module.generator.parameters())
+e_optim = torch.optim.Adam(model.module.encoder.parameters())
+for z in [torch.randn(8, 4)] * 3:
+    g_loss, e_loss = model(z)
+    g_optim.zero_grad()
+    g_loss.backward(retain_graph=True)
+    g_optim.step()
+    e_optim.zero_grad()
+    e_loss.backward()
+    e_optim.step()
+"""
+
+
+def test_parts_reached_through_the_wrapper_module_attribute(tmp_path):
+    # `model.module.generator` is the forward's `self.generator`: the step makes e_loss's graph stale
+    _write(tmp_path / "t.py", DDP_PARTS)
+    assert "AD108" in _codes(tmp_path / "t.py")

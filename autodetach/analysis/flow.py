@@ -713,6 +713,9 @@ class Scope:
         func = call.func
         qualified = self.imports.qualify(func)
         if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward"):
+            own = self._own_backward_hook(func)
+            if own is not None:
+                return self.inline(own, call, stmt, bound_self=True)  # `self.backward(loss)` of this class
             return self.backward_site(call, stmt)
         if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
             return self.backward_site(call, stmt, qualified=qualified)
@@ -1334,6 +1337,20 @@ class Scope:
         mine = self.proven
         for ours, theirs in zip(mine, memo[func]):
             ours |= theirs
+
+    def _own_backward_hook(self, func):
+        """`self.backward(loss)` where this class (or a base in this file) defines
+        `backward(self, loss)` taking no retain_graph, *args or **kwargs: the method
+        decides what its backward keeps, so it is walked, not taken for one."""
+        if func.attr.value != "backward" or dotted(func.value) != "self":
+            return None
+        cls = self.self_class or self.method_class or self.analysis.class_of_stmt(self.cur_stmt)
+        own = self.names.class_method(cls, "backward") if cls else None
+        if own is None or own.name.value in self.inlining or own.params.star_arg != cst.MaybeSentinel.DEFAULT or \
+                own.params.star_kwarg is not None or \
+                any(p.name.value in ("retain_graph", "retain_variables") for p in own.params.params):
+            return None
+        return own
 
     def _locals_of(self, func) -> set:
         """The names `fn` assigns and does not declare outer: two walks of

@@ -146,7 +146,8 @@ def _may_save(analysis, node, module, part, scope=None) -> bool:
     if isinstance(part, str):
         cls = (scope.self_class or scope.method_class or analysis.class_of_stmt(node.stmt)
                if scope is not None else None) if module == "self" else analysis.names.instances.get(module)
-        attr = part[len(module) + 1:].split(".")[0]
+        path = part[len(module) + 1:].split(".")
+        attr = path[1] if path[0] == "module" and len(path) > 1 else path[0]  # DDP(model).module.generator
         if cls and attr and forward_runs(analysis, cls, attr) is False:
             return False
         if attr and node.expr is not None:

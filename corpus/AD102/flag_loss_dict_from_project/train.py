@@ -1,4 +1,4 @@
-# expect-before: grows
+# expect-before: runs
 # A loss function of the project returns a dict of loss terms; the loop sums
 # them into loss["total"], backwards that entry, and keeps every batch's dict
 # for the epoch's means: every batch's graph stays alive until the epoch ends.

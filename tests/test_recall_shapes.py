@@ -344,3 +344,13 @@ def test_parts_reached_through_the_wrapper_module_attribute(tmp_path):
     # `model.module.generator` is the forward's `self.generator`: the step makes e_loss's graph stale
     _write(tmp_path / "t.py", DDP_PARTS)
     assert "AD108" in _codes(tmp_path / "t.py")
+
+
+def test_a_dict_of_outputs_kept_per_step_is_ad101_without_a_fix(tmp_path):
+    # packnet-sfm's trainer: `output = module.training_step(batch)`, `output["loss"].backward()`,
+    # `outputs.append(output)`: main offered `outputs.append(output.detach())` (fails on a dict)
+    _write(tmp_path / "t.py", LOSS_DICT.replace("loss", "output").replace("epoch_output", "outputs"))
+    with open(tmp_path / "t.py") as fh:
+        findings, _, _ = check_source(fh.read(), str(tmp_path / "t.py"), all_rules(), Options())
+    found = [(f.code, f.fix) for f in findings if f.code.startswith("AD1")]
+    assert found == [("AD101", "none")]

@@ -127,3 +127,20 @@ def _target_keys(target) -> set:
         return _target_keys(target.value)
     key = dotted(target)
     return {key} if key else set()
+
+
+def holds_element(node, names) -> bool:
+    """Is the stored value a dict or list proven by a backward of one of its elements
+    (`loss = compute_loss(...)`, `loss["total"].backward()`, `epoch_loss.append(loss)`)?
+    Followed through the accumulator's stores and the stored name's."""
+    seen, todo = set(), [node]
+    while todo:
+        current = todo.pop()
+        if current in seen or len(seen) > 64:
+            continue
+        seen.add(current)
+        if current.holder:
+            return True
+        todo.extend(parent for parent in current.parents if parent.name in names)
+    return False
+

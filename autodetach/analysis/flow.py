@@ -498,6 +498,7 @@ class Scope:
             # a dict or list whose element is backwarded: it carries graphs but saves nothing itself,
             # and its elements need not share one (no freed-graph conflict through it)
             node.proven, node.holder, node.trivial = True, True, True
+            node.loss = val.loss or _looks_like_loss(key)  # by its name: `output` is no loss, `losses` is
             if not val.graph:
                 node.ghosts = frozenset()  # a graph we could not follow: no cut is known either (AD109)
         elif proven:

@@ -12,6 +12,7 @@ from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
+from ..analysis.backwarded import holds_element
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -398,7 +399,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
                 continue
-            if _holds(node, {leak.key, ctx.code(src).strip()}):
+            if holds_element(node, {leak.key, ctx.code(src).strip()}):
                 # `epoch_loss.append(loss)` where `loss["total"].backward()`: a dict or list, no .detach()
                 self.report(src, msg + f"keep detached tensors instead (`{ctx.code(src).strip()}` holds the "
                                        "backwarded loss as an element: detach each tensor in it)")
@@ -583,20 +584,3 @@ def _reduces(call) -> bool:
         if arg.keyword.value == "reduce":
             return isinstance(arg.value, cst.Name) and arg.value.value == "True"
     return True
-
-
-def _holds(node, names) -> bool:
-    """Is the stored value a dict or list proven by a backward of one of its elements
-    (`loss = compute_loss(...)`, `loss["total"].backward()`, `epoch_loss.append(loss)`)?
-    Followed through the accumulator's stores and the stored name's."""
-    seen, todo = set(), [node]
-    while todo:
-        current = todo.pop()
-        if current in seen or len(seen) > 64:
-            continue
-        seen.add(current)
-        if current.holder:
-            return True
-        todo.extend(parent for parent in current.parents if parent.name in names)
-    return False
-

@@ -206,14 +206,16 @@ def test_attribute_roles_and_lightning_optimizers():
 def test_attribute_roles_from_a_tuple_assignment():
     """`self.G, self.D, self.opt_g, self.opt_d = G, D, opt_g, opt_d` in
     `__init__`, one step per method: the roles are those of four separate
-    assignments, so the D step that frees G's graph is found (unsafe: the
-    optimizers' ownership is not known)."""
+    assignments, so the D step that frees G's graph is found. The optimizers
+    are paired with G and D by name only, so G's gradients from the D step are
+    taken to be zeroed (detach, AD103) and the fix is unsafe."""
     t = _names(TUPLE_ATTRS)
     assert t.modules["self.G"] == "param" and t.modules["self.D"] == "param"
-    assert "self.opt_d" in t.optimizers and "self.opt_g" in t.optimizers
+    assert t.optimizers["self.opt_d"].owns == {"self.D"} and t.optimizers["self.opt_g"].owns == {"self.G"}
     findings, _ = _check(TUPLE_ATTRS)
-    assert [(f.code, f.fix) for f in findings] == [("AD105", "unsafe")]
-    assert "needs again" in findings[0].message
+    assert [(f.code, f.fix) for f in findings] == [("AD103", "unsafe")]
+    assert "it steps `self.G` (paired by name)" in findings[0].message
+    assert "needs it again" in findings[0].message
 
 
 TUPLE_ATTRS = """

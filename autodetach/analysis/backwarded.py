@@ -54,8 +54,9 @@ def _looks_like_grad(expr) -> bool:
 
 def proven_bindings(body) -> tuple:
     """({(id(statement), key)} of proven assignments, {id(call)} of proven
-    appends) for the loops in `body` (outside nested functions)."""
-    stmts, adds = set(), set()
+    appends, the part of the first that holds the backwarded value as an
+    element, not as itself) for the loops in `body` (outside nested functions)."""
+    stmts, adds, holders = set(), set(), set()
     for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
         # exact types: isinstance on libcst's ABCs is slow
         if type(loop) is not cst.For and type(loop) is not cst.While:
@@ -75,7 +76,14 @@ def proven_bindings(body) -> tuple:
                          and n.func.attr.value in _ADDS and dotted(n.func.value) == key]
                 if len(calls) == 1 and not any(_assigns(small, key) for _, small in lines):
                     adds.add(id(calls[0]))
-    return stmts, adds
+                elif not calls:
+                    # `loss = compute_loss(...)`, then `loss["total"].backward()`: the one container
+                    # bound in the loop holds the backwarded element
+                    found = [stmt for stmt, small in lines if _assigns(small, key)]
+                    if len(found) == 1 and not _rebinds_elsewhere(inner, key):
+                        stmts.add((id(found[0]), key))
+                        holders.add((id(found[0]), key))
+    return stmts, adds, holders
 
 
 def _all(body):
@@ -120,3 +128,20 @@ def _target_keys(target) -> set:
         return _target_keys(target.value)
     key = dotted(target)
     return {key} if key else set()
+
+
+def holds_element(node, names) -> bool:
+    """Is the stored value a dict or list proven by a backward of one of its elements
+    (`loss = compute_loss(...)`, `loss["total"].backward()`, `epoch_loss.append(loss)`)?
+    Followed through the accumulator's stores and the stored name's."""
+    seen, todo = set(), [node]
+    while todo:
+        current = todo.pop()
+        if current in seen or len(seen) > 64:
+            continue
+        seen.add(current)
+        if current.holder:
+            return True
+        todo.extend(parent for parent in current.parents if parent.name in names)
+    return False
+

@@ -159,6 +159,7 @@ class Scope:
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
         self.local_defs: dict = {}  # nested functions defined so far (closures)
         self.self_class = None  # the class whose method this is, when walked as one
+        self.method_class = None  # the class that defines the walked function, if a method
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
@@ -499,7 +500,14 @@ class Scope:
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
         node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
         node.loss = val.loss or _looks_like_loss(key) or proven
-        if proven:
+        if proven and (id(stmt), key) in self.proven[2]:
+            # a dict or list whose element is backwarded: it carries graphs but saves nothing itself,
+            # and its elements need not share one (no freed-graph conflict through it)
+            node.proven, node.holder, node.trivial = True, True, True
+            node.loss = val.loss or _looks_like_loss(key)  # by its name: `output` is no loss, `losses` is
+            if not val.graph:
+                node.ghosts = frozenset()  # a graph we could not follow: no cut is known either (AD109)
+        elif proven:
             node.proven, node.uncertain = True, False
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
 
@@ -713,6 +721,9 @@ class Scope:
         func = call.func
         qualified = self.imports.qualify(func)
         if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward"):
+            own = self._own_backward_hook(func)
+            if own is not None:
+                return self.inline(own, call, stmt, bound_self=True)  # `self.backward(loss)` of this class
             return self.backward_site(call, stmt)
         if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
             return self.backward_site(call, stmt, qualified=qualified)
@@ -799,6 +810,12 @@ class Scope:
         method = self.names.method(base, meth)
         if method is None and base == "self" and self.self_class:
             method = self.names.class_method(self.self_class, meth)  # self.backward_step(loss)
+        if method is None and base == "self":
+            helper = self.analysis.step_helper(func, self.self_class or self.method_class or
+                                               self.analysis.class_of_stmt(self.cur_stmt))
+            if helper is not None:
+                self.step_helper(call, stmt, helper, meth)  # a base class's take_optimisation_step
+                return Val()
         if method is not None and method.name.value not in self.inlining and \
                 self.analysis.function_summary(method).has_events:
             return self.inline(method, call, stmt, bound_self=True)
@@ -806,7 +823,8 @@ class Scope:
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
-                and base not in self.imports.aliases:
+                and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}"):
+            # not `self.critic1(x)` where `self` is a module too: that runs the part alone
             return self._module_method(call, func, base)
         return None
 
@@ -911,6 +929,10 @@ class Scope:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
+        if isinstance(func, cst.Name) and qualified is None and not self.no_grad:
+            summary = self.analysis.forward_elems(key)
+            if summary is not None and not any(arg.star for arg in call.args):
+                return self._object_forward(call, summary)
         return self._value_call(call, stmt, func, qualified, key)
 
     def _value_call(self, call: cst.Call, stmt, func, qualified, key) -> Val:
@@ -1048,7 +1070,9 @@ class Scope:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
-        if summary is not None and summary.backward_args and args.graph:
+        if summary is not None and summary.step_params and summary.backward_params:
+            self.step_helper(call, stmt, summary, qualified or key)
+        elif summary is not None and summary.backward_args and args.graph:
             self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
         if summary is not None and not summary.events:
             if summary.result in ("cut", "const"):
@@ -1205,8 +1229,10 @@ class Scope:
 
     def _module_call(self, call: cst.Call, key: str, parts=None) -> Val:
         args = Val()
+        each = []
         for arg in call.args:
-            args = args.join(self.expr(arg.value))
+            each.append(self.expr(arg.value))
+            args = args.join(each[-1])
         if self.no_grad:
             from .module_state import module_states
 
@@ -1227,7 +1253,69 @@ class Scope:
             value.uncertain = True
         if dotted(call.func) not in (key, key + ".forward"):
             return value  # model.encode(x): not the forward that keeps the state
-        return self._module_state(key, value)
+        value = self._module_state(key, value)
+        summary = self.analysis.forward_elems(key)
+        if summary is not None and not any(arg.star for arg in call.args):
+            value.elems = self._forward_elems(call, summary, each, value, mods)
+        return value
+
+    def _object_forward(self, call: cst.Call, summary) -> Val:
+        """`g_loss, d_loss = loss_fn(G, D, real, x)`, `loss_fn` an object of a module class
+        whose forward (read from its summary) returns a tuple: what each element hangs from."""
+        each = []
+        for arg in call.args:
+            arg_key = dotted(arg.value)
+            if arg_key is not None and self.names.is_module(arg_key):
+                mods = frozenset({arg_key}) if self.names.has_params(arg_key) else frozenset()
+                each.append(Val(modules=mods, nontrivial=bool(mods)))
+            else:
+                each.append(self.expr(arg.value))
+        whole = Val()
+        for val in each:
+            whole = whole.join(val)
+        whole.nontrivial = whole.graph
+        whole.uncertain = whole.graph  # a class read from its summary, as for any call we cannot walk
+        whole.loss = whole.graph and _looks_like_loss(dotted(call.func) or "")
+        if whole.graph:
+            whole.elems = self._forward_elems(call, summary, each, whole, frozenset())
+        return whole
+
+    def _forward_elems(self, call: cst.Call, summary, each: list, whole: Val, mods) -> Optional[list]:
+        """Per element of `loss_fn(G, D, real, x)`'s tuple: a node per argument for
+        what the forward runs on it (shared by the elements built from it, so
+        `g_loss` and `d_loss` through one `G(z)` share a graph), the object's
+        own run, and only the arguments the forward builds that element from
+        (summaries.elem_flow)."""
+        bound = {}
+        for index, (arg, val) in enumerate(zip(call.args, each)):
+            name = arg.keyword.value if arg.keyword is not None else \
+                summary.params[index] if index < len(summary.params) else None
+            if name not in summary.params:
+                return None
+            bound[summary.params.index(name)] = val
+        stmt = self.cur_stmt
+        stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
+        state = whole.heads - frozenset(head for val in each for head in val.heads)  # the module's own state
+        own = frozenset()
+        if mods or state:
+            run = Val(heads=state, modules=mods, nontrivial=True, uncertain=whole.uncertain)
+            own = frozenset({self.new_node(None, stmt, call, run, kind="module" if mods else "op")})
+        runs: dict = {}
+        out = []
+        for flow in summary.elem_flow:
+            heads = set(own)
+            for index, val in bound.items():
+                if not val.graph or index < len(flow) and flow[index] in ("cut", "const"):
+                    continue
+                if index not in runs:
+                    part = Val(heads=val.heads, ghosts=val.ghosts, modules=val.modules, uses=val.uses,
+                               nontrivial=True, uncertain=whole.uncertain)
+                    runs[index] = self.new_node(None, stmt, call, part, kind="module" if val.modules else "op")
+                heads.add(runs[index])
+            elem = Val(heads=frozenset(heads), ghosts=whole.heads | whole.ghosts, nontrivial=True,
+                       uncertain=whole.uncertain, loss=whole.loss)
+            out.append(elem)
+        return out
 
     def _module_state(self, key: str, value: Val) -> Val:
         """`model(x)` whose class keeps recurrent state on itself (read from
@@ -1254,6 +1342,7 @@ class Scope:
         """Walk a same-file function (or a method of a local class) at its
         call site, one level deep. A method's `self.X` state lives on."""
         saved_env, saved_handed = dict(self.env), self.handed
+        self._prove_inside(func)
         params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
         pos = [arg for arg in call.args if arg.keyword is None]
         given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
@@ -1291,6 +1380,31 @@ class Scope:
                 else:
                     del self.env[key]
         return out
+
+    def _prove_inside(self, func) -> None:
+        """The bindings a backward proves in an inlined function's loops count here too."""
+        from .backwarded import proven_bindings
+
+        memo = self.analysis.table("_proven_in")
+        if func not in memo:
+            memo[func] = proven_bindings(func.body)
+        mine = self.proven
+        for ours, theirs in zip(mine, memo[func]):
+            ours |= theirs
+
+    def _own_backward_hook(self, func):
+        """`self.backward(loss)` where this class (or a base in this file) defines
+        `backward(self, loss)` taking no retain_graph, *args or **kwargs: the method
+        decides what its backward keeps, so it is walked, not taken for one."""
+        if func.attr.value != "backward" or dotted(func.value) != "self":
+            return None
+        cls = self.self_class or self.method_class or self.analysis.class_of_stmt(self.cur_stmt)
+        own = self.names.class_method(cls, "backward") if cls else None
+        if own is None or own.name.value in self.inlining or own.params.star_arg != cst.MaybeSentinel.DEFAULT or \
+                own.params.star_kwarg is not None or \
+                any(p.name.value in ("retain_graph", "retain_variables") for p in own.params.params):
+            return None
+        return own
 
     def _locals_of(self, func) -> set:
         """The names `fn` assigns and does not declare outer: two walks of
@@ -1338,6 +1452,8 @@ class Scope:
         event = self.event(kind, call, stmt, target=target, target_expr=target_expr, retain=retain,
                            retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)
+        if "inputs" in kwargs and kind == "backward":
+            reach = self._toward_inputs(reach, kwargs["inputs"].value)
         event.reach = frozenset(reach)
         if self.no_grad:
             return Val()
@@ -1349,6 +1465,79 @@ class Scope:
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
+
+    def _toward_inputs(self, reach, inputs) -> set:
+        """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
+        graph between the loss and those inputs: the nodes of the named modules
+        (or tensors) and those built on them. The whole graph when the inputs
+        cannot be told (a name we do not follow)."""
+        mods, tensors, unknown = set(), set(), [False]
+
+        def enter(node):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value in ("parameters", "named_parameters"):
+                key = dotted(node.func.value)
+                if key is not None and self.names.is_module(key):
+                    mods.add(key)
+                else:
+                    unknown[0] = True
+                return False
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                key = dotted(node)
+                if key in ("list", "tuple"):
+                    return False
+                if key is not None and self.names.is_module(key):
+                    mods.add(key)
+                elif key is not None and self.lookup_key(key).heads:
+                    tensors.update(self.lookup_key(key).heads)
+                else:
+                    unknown[0] = True
+                return False
+            return None
+
+        walk(inputs, enter)
+        if unknown[0] or not (mods or tensors):
+            return reach
+        memo: dict = {}
+
+        def runs(node) -> bool:
+            if node not in memo:
+                memo[node] = False  # a cycle adds nothing
+                memo[node] = node in tensors or any(m == k or m.startswith(k + ".") for m in node.modules for k in mods) \
+                    or any(runs(parent) for parent in node.parents if parent in reach)
+            return memo[node]
+
+        return {node for node in reach if runs(node)}
+
+    def step_helper(self, call: cst.Call, stmt, summary, name: str) -> None:
+        """`update_params(self.q1_optim, q1_loss)` of another file (or a base class's
+        `self.take_optimisation_step(opt, net, loss)`): a backward through the
+        arguments it backwards, then a step of the optimizer handed to it."""
+        bound = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return
+            name_of = arg.keyword.value if arg.keyword is not None else \
+                summary.params[index] if index < len(summary.params) else None
+            if name_of is not None:
+                bound[name_of] = arg.value
+        target = Val()
+        for param in summary.backward_params:
+            if param in bound:
+                target = target.join(self.expr(bound[param]))
+        for param, value in bound.items():
+            if param not in summary.backward_params:
+                self.expr(value)
+        self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
+        if target.graph:
+            self.helper_backward(call, stmt, target, summary.backward_retain, name)
+        for param in summary.step_params:
+            key = dotted(bound[param]) if param in bound else None
+            opt = self.handed.get(key, key)
+            if opt in self.names.optimizers:
+                self.event("step", call, stmt, opt=opt, helper=name)
+            else:
+                self.event("unknown_step", call, stmt, helper=name)
 
     def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str) -> None:
         """A project function that runs backward on what it is given

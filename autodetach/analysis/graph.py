@@ -43,6 +43,7 @@ class GNode:
     uncertain: bool = False  # went through code we cannot see (it may cut)
     loss: bool = False  # a loss or a running sum of losses or metrics
     proven: bool = False  # a backward in its loop proves it carries a graph (analysis.backwarded)
+    holder: bool = False  # proven through an element (`loss["total"].backward()`): a dict or list, not a tensor
     entry: bool = False  # one appended value, not the list that accumulates (flow.find_leaks)
     last: object = None  # a list's store after an append: the appended value (a Val), read by `key[-1]`
     unseen: Optional[str] = None  # why a graph is assumed where the code cannot show it (AD104)

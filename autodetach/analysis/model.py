@@ -77,6 +77,12 @@ class _Sites:
             qualified = self.analysis.ctx.imports.qualify(func)
             is_bw = qualified in ("torch.autograd.backward", "torch.autograd.grad")
         is_ev = isinstance(func, cst.Attribute) and func.attr.value in ("step", "zero_grad")
+        if not (is_bw or is_ev) and self.stack and (type(func) is cst.Name and func.value in
+                                                   self.analysis.ctx.imports.aliases or
+                                                   type(func) is cst.Attribute and dotted(func.value) == "self"):
+            # a step helper of another file: `update_params(opt, loss)`, a base class's method
+            cls = self.analysis._method_class.get(self.stack[0])
+            is_bw = self.analysis.step_helper(func, cls) is not None
         if is_bw or is_ev:
             if self.stack:
                 for fn in self.stack:
@@ -173,6 +179,65 @@ class Analysis:
             # a policy that stores its log-probs and trains on them in another method
             found = dataclasses.replace(found, accum=())
         return found, where, cls
+
+    def step_helper(self, func, cls=None):
+        """`update_params(self.q1_optim, q1_loss)` imported from another file of the
+        project, or `self.take_optimisation_step(opt, net, loss)` of a base class
+        defined there: the callee's summary when it backwards an argument and
+        steps an optimizer argument, else None."""
+        memo = self.table("_step_helpers")
+        key = (dotted(func), cls)
+        if key not in memo:
+            memo[key] = self._step_helper(func, cls)
+        return memo[key]
+
+    def _step_helper(self, func, cls):
+        found = None
+        if isinstance(func, cst.Name) and func.value not in self.names.functions:
+            qualified = self.ctx.imports.qualify(func)
+            if qualified and not qualified.startswith(("torch.", "numpy.", "builtins.")):
+                found = self.project_summary(qualified, func.value)
+        elif isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls and \
+                self.names.class_method(cls, func.attr.value) is None:
+            found = self._foreign_base_method(cls, func.attr.value)
+        return found if found is not None and found.step_params and found.backward_params else None
+
+    def _foreign_base_method(self, cls, meth, depth=0):
+        """Summary of `meth` in a base class of `cls` imported from another file of the project."""
+        for base in self.names.bases.get(cls, ()) if depth < 5 else ():
+            if (base, meth) in self.names.methods or any(owner == base for owner, _ in self.names.methods):
+                found = self._foreign_base_method(base, meth, depth + 1)  # a local base: its own bases
+            else:
+                head, _, rest = base.partition(".")
+                full = self.ctx.imports.aliases.get(head)
+                hit = self.project.method(full + ("." + rest if rest else ""), meth) if full else None
+                found = hit[0] if hit is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def class_of_stmt(self, stmt):
+        """The class whose method holds `stmt` (for `self` in a method walked
+        where it is called), or None."""
+        stmt = getattr(stmt, "suite", stmt)  # flow's _SuiteLine
+        return self.memo("_stmt_class", lambda: {id(n): cls for (cls, _), fn in self.names.methods.items()
+                                                 for n in nodes(fn)}).get(id(stmt))
+
+    def forward_elems(self, key):
+        """`loss_fn(G, D, real, x)` where `loss_fn` is an object of a module class
+        of this file or of the project whose forward returns a tuple: the
+        forward's summary when it says which parameters each element hangs
+        from (`Summary.elem_flow`), else None."""
+        if not key or "." in key:
+            return None
+        if key in self.names.instances:
+            found = self._own_summaries.get(f"{self.names.instances[key]}.forward")
+        elif key in self.names.foreign_instances:
+            hit = self.foreign_method(key, "forward")
+            found = hit[0] if hit is not None else None
+        else:
+            return None
+        return found if found is not None and found.elem_flow and not found.events else None
 
     @cached_property
     def _own_summaries(self):
@@ -390,6 +455,7 @@ class Analysis:
             if fn is not None:
                 scope.grad_from(fn)
             scope.self_class = cls
+            scope.method_class = self._method_class.get(fn) if fn is not None else None
             return scope.run()
         except (GiveUp, RecursionError):
             return None

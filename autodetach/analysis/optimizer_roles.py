@@ -69,6 +69,21 @@ def infer_optimizer_attrs(module: cst.Module, table) -> None:
                 table.modules[key] = "param"
                 table.inferred[key] = f"`{key}` is a module (it holds " + ", ".join(f"`{m}`" for m in parts) + \
                     " and is called on tensors)"
+    held: dict = {}
+    for optimizer in list(table.optimizers.values()):
+        for part in optimizer.owns or ():
+            if "." in part:
+                held.setdefault(part.rsplit(".", 1)[0], []).append(part)
+    for key, parts in held.items():
+        # `self.online_net.calculate_fractions(x)` where optimizers step `self.online_net.fraction_net`:
+        # the object that holds stepped networks and runs methods is a module (inferred)
+        u = use.get(key, set())
+        if key == "self" or key in table.modules or key in table.optimizers or key in table.leaves or \
+                not u - MODULE_METHODS - {"step", "zero_grad", "to", "cuda", "cpu"}:
+            continue
+        table.modules[key] = "param"
+        table.inferred[key] = f"`{key}` is a module (it holds " + ", ".join(f"`{m}`" for m in sorted(set(parts))) + \
+            ", which an optimizer steps, and its methods are called)"
     for key in found:
         owns = _owner(key, table)
         table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)

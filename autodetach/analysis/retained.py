@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..imports import dotted
 from .graph import closure
 from .walk import nodes
 
@@ -41,6 +42,11 @@ def unneeded_retains(analysis) -> list:
             if ev.retain_arg is None or ev.retain_arg.keyword is None:
                 continue
             calls[ev.call] = ev
+            hook = _lightning_hook(analysis, scope, ev)
+            if hook:
+                verdict.setdefault(ev.call, False)
+                notes.setdefault(ev.call, []).append(hook)
+                continue
             own = {n for n in ev.reach if not n.leaf}
             state = None if ev.target.heads else _state_emptied(ctx, scope)
             if state:
@@ -61,6 +67,28 @@ def unneeded_retains(analysis) -> list:
                 why.extend(x for x in found if x not in why)
     return [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
             for call, needed in verdict.items() if not needed]
+
+
+def _lightning_hook(analysis, scope, ev):
+    """`def backward(self, loss): loss.backward(retain_graph=True)` overriding the
+    hook of a LightningModule that optimizes automatically: Lightning calls it once
+    per training step with that step's new loss. A note saying so, or None."""
+    cls = scope.method_class or scope.self_class
+    fn = analysis.names.class_method(cls, "backward") if cls and scope.name == "backward" else None
+    params = [p.name.value for p in fn.params.params] if fn is not None else []
+    if fn is None or len(params) < 2 or dotted(ev.target_expr) != params[1]:
+        return None
+    bases = analysis.names.bases.get(cls, ())
+    if not any((analysis.ctx.imports.qualify(cst.parse_expression(b)) or b).endswith("LightningModule") for b in bases):
+        return None
+    if len({e.call for e in scope.events if e.kind in ("backward", "grad")}) != 1:
+        return None
+    body = [c for (owner, _), m in analysis.names.methods.items() if owner == cls for c in nodes(m)]
+    if any(isinstance(n, cst.Attribute) and n.attr.value in ("manual_backward", "automatic_optimization")
+           for n in body):
+        return None  # manual optimization: the hook may run on one graph twice
+    return (f"`{cls}.backward` overrides LightningModule's hook, which Lightning calls once per training "
+            "step with that step's new loss")
 
 
 def _read_through_cuts(ctx, kept) -> list:

@@ -182,7 +182,7 @@ def infer_attr_roles(module: cst.Module, table) -> None:
         walk(cls.body, enter, skip=(cst.ClassDef,))
         if not trains[0] and not lightning_opts:
             continue
-        mods = []
+        mods, self_opts = [], []
         for key, u in use.items():
             if key not in assigned:
                 continue
@@ -193,11 +193,19 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             if "step" in u and "zero_grad" in u and "()" not in u:
                 table.optimizers[key] = Optimizer(key, None, None)
                 table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"
+                self_opts.append(key)
             elif "()" in u and not looks_like_loss(key) and not FUNC_NAME.search(key.split(".")[-1]) \
                     and not u & {"step", "zero_grad"}:
                 table.modules[key] = "param"
                 table.inferred[key] = f"`{key}` is a module (called on tensors in a training class)"
                 mods.append(key)
+        for key in self_opts:
+            # `self.critic1_optim` handed to __init__ beside `self.critic1`: paired by name only
+            # (a name with no side, `self.optimizer`, is not paired with the class's only network)
+            owns = pair(key, mods) if side(key) else set()
+            if owns and table.optimizers[key].owns is None:
+                table.optimizers[key] = Optimizer(key, frozenset(owns), None)
+                table.inferred[key] += "; it steps " + ", ".join(f"`{m}`" for m in sorted(owns)) + " (paired by name)"
         for key in lightning_opts:
             if key in table.optimizers:
                 continue

@@ -215,3 +215,62 @@ def _class_attr(analysis, cls_name: str, attr: str) -> Optional[cst.Call]:
                  and any(dotted(t.target) == key for t in n.targets)]
         return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
     return None
+
+
+def forward_runs(analysis, cls_name: str, attr: str, depth: int = 3, meth: str = "forward") -> Optional[bool]:
+    """Does `forward` (or `meth`) of class `cls_name` (of this file) touch `self.attr`,
+    directly or through the `self.m(...)` helpers it calls? False only when every
+    method on the way is seen and none hands `self` on (`super()`, `f(self)`)."""
+    names = analysis.names
+    todo, seen = [names.class_method(cls_name, meth)], set()
+    while todo:
+        fn = todo.pop()
+        if fn is None:
+            return None
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for n in nodes(fn):
+            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+                if n.attr.value == attr:
+                    return True
+            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "super":
+                return None
+            elif isinstance(n, cst.Arg) and isinstance(n.value, cst.Name) and n.value.value == "self":
+                return None
+            elif isinstance(n, cst.Call) and (dotted(n.func) or "").startswith("self.") and \
+                    (dotted(n.func) or "").count(".") == 1:
+                meth = dotted(n.func)[5:]
+                if meth != attr and names.class_method(cls_name, meth) is not None:
+                    if len(seen) > 4 * depth:
+                        return None
+                    todo.append(names.class_method(cls_name, meth))
+    return False
+
+
+def method_runs(analysis, module: str, meth: str, attr: str) -> Optional[bool]:
+    """Does `module.meth(...)` touch `module.attr`? Read from the class of this
+    file or of another file of the project that built `module`; None when unknown."""
+    cls = analysis.names.instances.get(module)
+    if cls is not None:
+        return forward_runs(analysis, cls, attr, meth=meth)
+    hit = analysis.foreign_method(module, meth) if module in analysis.names.foreign_instances else None
+    if hit is None:
+        return None
+    from .project import summaries_of
+
+    table = summaries_of(hit[1])
+    name = (dotted(analysis.names.foreign_instances[module]) or "").split(".")[-1]
+    todo, seen, attrs = [meth], set(), set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        found = table.get(f"{name}.{current}")
+        if found is None or found.self_attrs is None or len(seen) > 12:
+            return None
+        attrs.update(found.self_attrs)
+        todo.extend(c for c in found.self_calls if f"{name}.{c}" in table)
+    return attr in attrs
+

@@ -11,8 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+import libcst as cst
+
+from ..imports import dotted
 from .arms import reaches
 from .graph import closure
+from .walk import nodes
 
 
 @dataclass
@@ -52,7 +56,7 @@ def stale_graphs(analysis) -> list:
                     continue
                 stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
                          and any((stepped := _steps(analysis, step.opt, m))
-                                 and _may_save(analysis, n, m, stepped)
+                                 and _may_save(analysis, n, m, stepped, scope)
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
                 if not stale:
@@ -61,7 +65,11 @@ def stale_graphs(analysis) -> list:
                 earliest = min(stale, key=lambda x: x.seq)
                 part = next((p for m in sorted(earliest.modules) for p in [_steps(analysis, step.opt, m)]
                              if isinstance(p, str)), None)
-                out.append(StaleGraph(scope, backward, step, stale, part, scope.phase_note))
+                helpers = [step.helper] if step.helper else []  # a step run by a helper of another file
+                note = "; ".join(filter(None, [scope.phase_note] + [
+                    f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
+                    "it is handed" for h in helpers])) or None
+                out.append(StaleGraph(scope, backward, step, stale, part, note))
                 break
     return out
 
@@ -127,13 +135,30 @@ def _other_arm(x: tuple, y: tuple) -> bool:
     return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(x, y))
 
 
-def _may_save(analysis, node, module, part) -> bool:
+def _may_save(analysis, node, module, part, scope=None) -> bool:
     """Can `node` hold the weights of `module` (or of its stepped `part`)?
     Not when the layer provably saves none: `nn.Linear` on raw data saves
-    only its input, so a step changes nothing the backward reads."""
-    from .saved import part_saves, saves_weights
+    only its input, so a step changes nothing the backward reads; nor when
+    the module's `forward`, read in this file, never runs that part
+    (`self(batch)` of a policy whose forward runs only `self.actor`)."""
+    from .saved import forward_runs, method_runs, part_saves, saves_weights
 
     if isinstance(part, str):
+        cls = (scope.self_class or scope.method_class or analysis.class_of_stmt(node.stmt)
+               if scope is not None else None) if module == "self" else analysis.names.instances.get(module)
+        path = part[len(module) + 1:].split(".")
+        attr = path[1] if path[0] == "module" and len(path) > 1 else path[0]  # DDP(model).module.generator
+        if cls and attr and forward_runs(analysis, cls, attr) is False:
+            return False
+        if attr and node.expr is not None:
+            # `self.net.embed(x)` whose class's `embed` runs only `self.encoder`: every call of the
+            # module in the node's expression is a method that never touches the stepped part
+            calls = [n for n in nodes(node.expr) if isinstance(n, cst.Call) and dotted(n.func) and
+                     (dotted(n.func) == module or dotted(n.func).rsplit(".", 1)[0] == module)]
+            if calls and all(isinstance(c.func, cst.Attribute) and dotted(c.func.value) == module and
+                             method_runs(analysis, module, c.func.attr.value, attr) is False for c in calls) and \
+                    not any(dotted(n.value) == module for n in nodes(node.expr) if isinstance(n, cst.Arg)):
+                return False
         return part_saves(analysis, node, module, part) is not False
     return saves_weights(analysis, node, module) is not False
 

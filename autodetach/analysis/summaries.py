@@ -55,6 +55,17 @@ class Summary:
     # with gradients off (`@torch.no_grad()`, a return inside `with torch.no_grad():`).
     no_graph: bool = False
     grad_off: bool = False  # the whole body runs with gradients off (a decorator)
+    # Per element of the returned tuples, as arg_flow per parameter (`return g_loss, d_loss`
+    # where d_loss is built on `fake.detach()`); with `params`, the parameter names. () when unknown.
+    elem_flow: tuple = ()
+    params: tuple = ()
+    # A step helper (`update_params(optim, loss)`, `take_optimisation_step(self, opt, net, loss)`):
+    # the parameters it runs `.backward()` on (or on values computed from them), in order, and the
+    # parameters it calls `.step()` on (`opt.step()`, `scaler.step(opt)`). Names, self left out.
+    backward_params: tuple = ()
+    step_params: tuple = ()
+    # `self.X` the method reads or calls (X); None when `self` escapes (`f(self)`, `super()`, getattr)
+    self_attrs: Optional[tuple] = None
 
 
 def _dotted(node) -> Optional[str]:
@@ -116,8 +127,16 @@ class _Fn:
             return _join([self.kind(expr.body, depth + 1), self.kind(expr.orelse, depth + 1)])
         if isinstance(expr, ast.UnaryOp):
             return self.kind(expr.operand, depth + 1)
-        if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
             return self.kind(expr.elt, depth + 1) if not _is_loop_var(expr) else self._comp(expr, depth)
+        if isinstance(expr, ast.Dict):
+            # {"loss": loss, "acc": acc.item()}: the values decide (`**other` is not followed)
+            if not expr.values or any(key is None for key in expr.keys):
+                return "unknown" if expr.values else "const"
+            return _join([self.kind(value, depth + 1) for value in expr.values])
+        if isinstance(expr, ast.DictComp):
+            # {k: detach(v) for k, v in x.items()}: the values decide; a bare loop value passes its graph
+            return "graph" if isinstance(expr.value, ast.Name) else self.kind(expr.value, depth + 1)
         if isinstance(expr, ast.Subscript):
             return self.kind(expr.value, depth + 1)
         if isinstance(expr, ast.Call):
@@ -171,6 +190,12 @@ class _Fn:
                 return _join(args) if args else "const"
         if name in ("tuple", "list", "sum", "max", "min") and call.args:
             return _join(args)
+        if isinstance(func, ast.Name) and func.id in self.params and not self.delegates:
+            return _join(["graph"] + args)  # `out = model(inputs)`: the network the caller hands in
+        if isinstance(func, ast.Attribute) and func.attr == "__class__" or \
+                isinstance(func, ast.Call) and _dotted(func.func) == "type":
+            # x.__class__(**{...}), type(x)(...): a new object built from the arguments only
+            return _join(args) if args else "const"
         if isinstance(func, ast.Name) and self._is_layer(func.id):
             return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
@@ -238,6 +263,30 @@ class _Fn:
             self.memo.clear()
         return tuple(out)
 
+    def elem_flow(self, depth=0) -> tuple:
+        """Per element of the returned tuples (all of one length): per parameter
+        after `self`, the kind of that element when only that parameter carries
+        a graph. () when the returns are not such tuples."""
+        if not hasattr(self, "_returns"):
+            self._collect()
+        returns = [ret for ret in self._returns if ret is not None]
+        if not returns or not all(isinstance(ret, ast.Tuple) for ret in returns) or \
+                len({len(ret.elts) for ret in returns}) != 1 or any(isinstance(elt, ast.Starred) for ret in returns
+                                                                     for elt in ret.elts):
+            return ()
+        saved = self._returns
+        out = []
+        try:
+            for index in range(len(returns[0].elts)):
+                self._returns = [ret.elts[index] for ret in returns]
+                flow = self.arg_flow(depth)
+                if flow is None:
+                    return ()
+                out.append(flow)
+        finally:
+            self._returns = saved
+        return tuple(out)
+
     def _collect(self) -> None:
         self._returns = []
         for node in _own_nodes(self.fn):
@@ -280,7 +329,8 @@ class _Fn:
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
             elif isinstance(node, ast.Return):
                 returns.append(self._value(node))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS:
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS \
+                    and not _env_step(node):
                 events = True
                 if node.func.attr == "backward":
                     backwards.append(node)
@@ -293,6 +343,8 @@ class _Fn:
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
                      grad_off=self.off)
+        if arg_backwards:
+            extra.update(self._step_helper(arg_backwards))
         accum = self.accumulated()
         if not returns or all(ret is None for ret in returns):
             return Summary("const", 0, events, stores, accum, **extra)
@@ -314,6 +366,28 @@ class _Fn:
         else:
             result = "const"
         return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, elems=elems, **extra)
+
+    def _step_helper(self, arg_backwards) -> dict:
+        """backward_params and step_params of a function that backwards what it
+        is given and steps an optimizer it is given."""
+        names = [arg.arg for arg in self.fn.args.args + self.fn.args.kwonlyargs if arg.arg != "self"]
+        stepped = []
+        for node in _own_nodes(self.fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step":
+                target = node.func.value if not node.args else node.args[0]  # opt.step() / scaler.step(opt)
+                if isinstance(target, ast.Name) and target.id in names and target.id not in stepped:
+                    stepped.append(target.id)
+        saved = self.params
+        backed = []
+        try:
+            for name in names:
+                self.params = {name}
+                if any(self._depends(backward.func.value) for backward in arg_backwards):
+                    backed.append(name)
+        finally:
+            self.params = saved
+        return {"backward_params": tuple(backed), "step_params": tuple(stepped),
+                "params": tuple(arg.arg for arg in self.fn.args.args if arg.arg != "self")}
 
     def _value(self, node):
         """The value an assignment or return stores; with gradients off, as
@@ -469,6 +543,33 @@ def _is_loop_var(expr) -> bool:
         isinstance(generator.target, ast.Name) and generator.target.id == expr.elt.id for generator in expr.generators)
 
 
+def _self_attrs(method) -> Optional[tuple]:
+    """The `self.X` a method uses, or None when `self` escapes it."""
+    out = set()
+    for node in _own_nodes(method):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            out.add(node.attr)
+        elif isinstance(node, ast.Call) and (_dotted(node.func) in ("super", "getattr", "vars") or any(
+                isinstance(arg, ast.Name) and arg.id == "self" for arg in node.args)):
+            return None
+    return tuple(sorted(out))
+
+
+def _env_step(call: ast.Call) -> bool:
+    """`self._env.step(action)`, `env.step(a)`: a step handed a value that is no
+    optimizer and no closure (`opt.step()`, `scaler.step(opt)`, `opt.step(closure)`
+    are optimizer steps) is an environment's, not a training event."""
+    if call.func.attr != "step" or len(call.args) != 1 or call.keywords:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.Lambda):
+        return False
+    name = (_dotted(arg) or "").rsplit(".", 1)[-1].lower()
+    receiver = (_dotted(call.func.value) or "").rsplit(".", 1)[-1].lower()
+    return not any(word in name for word in ("opt", "closure")) and \
+        not any(word in receiver for word in ("scaler", "accelerator", "opt"))
+
+
 def _join(kinds) -> str:
     if "unknown" in kinds:
         return "unknown"
@@ -490,6 +591,11 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
             node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
            for node in own):
         out["arg_flow"] = walker.arg_flow()
+        if method.name == "forward":
+            # `g_loss, d_loss = loss_fn(G, D, real, x)`: which arguments each element hangs from
+            out["elem_flow"] = walker.elem_flow()
+            if out["elem_flow"]:
+                out["params"] = tuple(arg.arg for arg in method.args.args[1:])
     elif not (method.args.vararg or method.args.kwarg):
         # nothing cut here: each argument is taken to pass its graph
         out["arg_flow"] = ("graph",) * max(0, len(method.args.args) - (1 if method.args.args[:1] and
@@ -820,6 +926,7 @@ class OwnSummaries(Mapping):
                                   isinstance(n.func, ast.Attribute) and _dotted(n.func.value) == "self"}))
             if calls:
                 out[key] = replace(out[key], self_calls=calls)
+            out[key] = replace(out[key], self_attrs=_self_attrs(m))
 
     _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.backwarded import holds_element
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.factories import factory_notes
@@ -296,6 +297,9 @@ class GraphKeptAcrossIterations(GraphRule):
             done.add(id(node.stmt))
             src = node.expr
             edit = _store_edit(src, node)
+            held = src is not None and holds_element(node, {leak.key, ctx.code(src).strip()})
+            if held:
+                edit = None  # `outputs.append(output)` where `output["loss"].backward()`: no .detach() of a dict
             if node.loss and getattr(scope, "caller_loop", False) and "." not in leak.key:
                 continue  # a local of a step method: each call starts it again
             if node.loss:
@@ -316,6 +320,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg = (f"`{leak.key}` keeps every iteration's graph alive (line {line(ctx, node.stmt)}): "
                        f"memory grows each step. Detach it where it is stored")
                 fix = SAFE
+            if held:
+                msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
             notes = factory_notes(ctx.analysis, closure([node]))
             if notes:
                 msg += "; inferred: " + "; ".join(notes) + " (so the fix is unsafe: check it with --verify)"

@@ -12,6 +12,7 @@ from ..analysis.uses import float_ok
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
+from ..analysis.backwarded import holds_element
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -397,6 +398,11 @@ class LossAccumulatedWithGraph(GraphRule):
                     msg += "; inferred: " + "; ".join(guesses) + _UNSAFE_NOTE
                 self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
+                continue
+            if holds_element(node, {leak.key, ctx.code(src).strip()}):
+                # `epoch_loss.append(loss)` where `loss["total"].backward()`: a dict or list, no .detach()
+                self.report(src, msg + f"keep detached tensors instead (`{ctx.code(src).strip()}` holds the "
+                                       "backwarded loss as an element: detach each tensor in it)")
                 continue
             if _mixed(ctx, node.stmt):
                 self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")

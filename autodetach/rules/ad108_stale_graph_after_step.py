@@ -68,7 +68,9 @@ class StaleGraphAfterStep(GraphRule):
     name = "stale-graph-after-step"
     summary = "a loss built before optimizer.step() is backwarded after the step modified its parameters"
     fix_safety = UNSAFE
-    tokens = BACKWARD_TOKENS  # both need a backward after or before the step
+    # a backward after or before the step; or a step helper of another file handed an
+    # optimizer attribute (`update_params(self.q1_optim, q1_loss)`), which runs both
+    tokens = BACKWARD_TOKENS + ("_optim,", "_optimizer,", "_opt,")
 
     VALID = [
         Valid("""

@@ -224,7 +224,7 @@ class _Builder:
         self.stack: list = []  # (node, scope) still to walk
 
     def run(self, module) -> None:
-        stack = self.stack = [(c, self.bindings.module) for c in reversed(children(module))]
+        stack = self.stack = [(child, self.bindings.module) for child in reversed(children(module))]
         while stack:
             node, scope = stack.pop()
             handler = _HANDLERS.get(type(node))
@@ -268,7 +268,7 @@ class _Builder:
         self.bind(node.name, "def", node, scope)
         inner = self.new("function", node, scope)
         self.params(node.params, node, inner, scope)
-        self.push([d.decorator for d in node.decorators], scope)
+        self.push([deco.decorator for deco in node.decorators], scope)
         if node.returns is not None:
             self.push([node.returns.annotation], scope)
         self.push([node.body], inner)
@@ -289,7 +289,7 @@ class _Builder:
     def class_(self, node: cst.ClassDef, scope) -> None:
         self.bind(node.name, "class", node, scope)
         inner = self.new("class", node, scope)
-        self.push([d.decorator for d in node.decorators] + [a.value for a in (*node.bases, *node.keywords)],
+        self.push([deco.decorator for deco in node.decorators] + [base.value for base in (*node.bases, *node.keywords)],
                   scope)
         self.push([node.body], inner)
 

@@ -50,7 +50,7 @@ def find(analysis, kind: Problem) -> list:
     conflict between two backwards, or the records of the kind's finder."""
     finder = FINDERS.get(kind)
     if finder is None:
-        return [d for d in analysis.diagnoses if d.kind is kind]
+        return [diagnosis for diagnosis in analysis.diagnoses if diagnosis.kind is kind]
     return finder(analysis)
 
 

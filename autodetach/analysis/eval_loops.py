@@ -31,7 +31,7 @@ def unguarded_evals(analysis) -> dict:
     sites = analysis.sites
     imports = analysis.ctx.imports
     candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
-                  and not any(_is_no_grad(d.decorator, imports) for d in fn.decorators)]
+                  and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)]
     if not candidates:
         return {}
     # `self.interpolation(data, track_gradient=False)` sets the mode itself
@@ -56,7 +56,7 @@ def _note(analysis, name, found):
     """The note, written only when a finding needs it: line numbers need
     positions, which cost a print of the whole file."""
     def note() -> str:
-        lines = ", ".join(str(analysis.ctx.line_of(c)) for c, _, _ in found[:3])
+        lines = ", ".join(str(analysis.ctx.line_of(site)) for site, _, _ in found[:3])
         return (f"`{name}` runs with gradients on: its calls in this file (line {lines}) are outside "
                 f"`torch.no_grad()` and do not backward its result (callers in other files are not seen)")
     return note
@@ -95,7 +95,7 @@ def _collect_calls(module, by_name, calls, imports, classes) -> None:
         t = type(node)  # exact types: isinstance on libcst's ABCs is slow here
         if t is cst.FunctionDef:
             owner = node
-            guarded = guarded or any(_is_no_grad(d.decorator, imports) for d in node.decorators)
+            guarded = guarded or any(_is_no_grad(deco.decorator, imports) for deco in node.decorators)
         if t is cst.With and any(_is_no_grad(i.item, imports) for i in node.items):
             guarded = True
         if t is cst.Call:

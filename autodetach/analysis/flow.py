@@ -1503,8 +1503,9 @@ class Scope:
         def runs(node) -> bool:
             if node not in memo:
                 memo[node] = False  # a cycle adds nothing
-                memo[node] = node in tensors or any(m == k or m.startswith(k + ".") for m in node.modules for k in mods) \
-                    or any(runs(parent) for parent in node.parents if parent in reach)
+                memo[node] = node in tensors or \
+                    any(m == k or m.startswith(k + ".") for m in node.modules for k in mods) or \
+                    any(runs(parent) for parent in node.parents if parent in reach)
             return memo[node]
 
         return {node for node in reach if runs(node)}
@@ -1718,8 +1719,8 @@ def grad_mode(e, imports) -> int:
 
 def decorated_grad(fn, imports) -> int:
     """The grad mode a function's decorators set (`@torch.no_grad()`), as grad_mode."""
-    for d in fn.decorators:
-        mode = grad_mode(d.decorator, imports)
+    for deco in fn.decorators:
+        mode = grad_mode(deco.decorator, imports)
         if mode:
             return mode
     return 0

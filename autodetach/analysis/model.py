@@ -531,8 +531,8 @@ class Analysis:
 
     @cached_property
     def conflicts(self) -> list:
-        return self._unique("conflicts", lambda c: (id(c.first.call), id(c.second.call),
-                                                    tuple(id(l.stmt) for l in c.links)))
+        return self._unique("conflicts", lambda conflict: (id(conflict.first.call), id(conflict.second.call),
+                                                           tuple(id(link.stmt) for link in conflict.links)))
 
     @cached_property
     def leaks(self) -> list:
@@ -641,9 +641,9 @@ def _trains_inside(loop) -> bool:
 def _reaches_backward(fn, methods, backward_in, depth=3) -> bool:
     """Does `fn` run a backward through `self.m()` calls, up to `depth` deep
     (`optimize_parameters` -> `update_G` -> `backward_G`)?"""
-    calls = {d[5:] for n in nodes(fn) if isinstance(n, cst.Call)
-             for d in [dotted(n.func)] if d and d.startswith("self.") and d.count(".") == 1}
-    found = [methods[c] for c in calls if c in methods and methods[c] is not fn]
+    calls = {key[5:] for n in nodes(fn) if isinstance(n, cst.Call)
+             for key in [dotted(n.func)] if key and key.startswith("self.") and key.count(".") == 1}
+    found = [methods[callee] for callee in calls if callee in methods and methods[callee] is not fn]
     if any(m in backward_in for m in found):
         return True
     return depth > 1 and any(_reaches_backward(m, methods, backward_in, depth - 1) for m in found)

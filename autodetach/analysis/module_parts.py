@@ -28,8 +28,8 @@ def module_parts(assigns: list, table) -> dict:
         if key is None or key not in table.modules:
             continue
         given = set()
-        for a in node.value.args:
-            given |= _modules_in(a.value, table)
+        for arg in node.value.args:
+            given |= _modules_in(arg.value, table)
         given.discard(key)
         if given:
             out.setdefault(key, set()).update(given)
@@ -46,7 +46,7 @@ def _modules_in(expr, table) -> set:
         return set().union(*(_modules_in(e.value, table) for e in expr.elements
                              if isinstance(e, cst.DictElement)))
     if isinstance(expr, cst.Call) and dotted(expr.func) in ("OrderedDict", "collections.OrderedDict", "dict"):
-        return set().union(*(_modules_in(a.value, table) for a in expr.args))
+        return set().union(*(_modules_in(arg.value, table) for arg in expr.args))
     return set()
 
 
@@ -80,10 +80,10 @@ def extend_owners(table, parts: dict, groups: list, env: dict, imports) -> None:
             table.optimizers[key] = Optimizer(key, frozenset(owns), o.node)
 
 
-def _group_params(d: cst.Dict, table, env, imports):
+def _group_params(groups: cst.Dict, table, env, imports):
     from .names import _owned
 
-    for e in d.elements:
+    for e in groups.elements:
         if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and \
                 e.key.evaluated_value == "params":
             return _owned(e.value, table, env, imports)

@@ -77,7 +77,7 @@ def state_resets(analysis) -> dict:
 def _find_state_resets(analysis) -> dict:
     out = {}
     names = analysis.names
-    keys = list(names.foreign_instances) + [k for k, c in names.instances.items() if c in names.module_classes]
+    keys = list(names.foreign_instances) + [k for k, cls in names.instances.items() if cls in names.module_classes]
     for key in keys:
         for attr, _, resets in module_states(analysis, key):
             owner = f"{key}.{attr}".rpartition(".")[0]
@@ -119,7 +119,7 @@ def forward_states(analysis) -> list:
         for node in nodes(fwd):
             if not isinstance(node, cst.Assign) or not layer_call(node.value):
                 continue
-            reads = {dotted(x) for a in node.value.args for x in nodes(a.value)
+            reads = {dotted(x) for arg in node.value.args for x in nodes(arg.value)
                      if isinstance(x, (cst.Attribute, cst.Name))}
             for target in node.targets:
                 for part in [target.target] + [e.value for e in getattr(target.target, "elements", ())]:

@@ -192,8 +192,8 @@ class _Collector(cst.CSTVisitor):
             if qualified in ("copy.deepcopy",) and call.args and _key(call.args[0].value) in self.table.modules:
                 return self.table.modules[_key(call.args[0].value)]
             if qualified.startswith("torch.") and any(
-                a.keyword and a.keyword.value == "requires_grad" and
-                isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args):
+                arg.keyword and arg.keyword.value == "requires_grad" and
+                isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args):
                 return "leaf"
         if fname is not None and fname in self.table.module_classes:
             return "param"

@@ -97,7 +97,7 @@ def _built_lists(table, assigns: list) -> dict:
             continue
         fn = table.functions.get(fname)
         if fn is None and fname.startswith("self.") and fname.count(".") == 1:
-            hits = [m for (c, n), m in table.methods.items() if n == fname[5:]]
+            hits = [m for (cls, n), m in table.methods.items() if n == fname[5:]]
             fn = hits[0] if len(hits) == 1 else None
         if fn is None:
             continue
@@ -129,7 +129,7 @@ def _param_sources(fn, call, reads: list) -> set:
     params = [p.name.value for p in fn.params.params]
     if params[:1] == ["self"]:
         params = params[1:]
-    args = {p: dotted(a.value) for p, a in zip(params, call.args) if a.keyword is None}
+    args = {p: dotted(arg.value) for p, arg in zip(params, call.args) if arg.keyword is None}
     out = set()
     for base in reads:
         if base is None:

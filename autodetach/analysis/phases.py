@@ -41,9 +41,9 @@ def _conditional_stores(fn) -> frozenset:
                 for small in st.body:
                     for t in getattr(small, "targets", ()):
                         for n in nodes(t.target):
-                            d = dotted(n) if isinstance(n, cst.Attribute) else None
-                            if d and d.startswith("self.") and d.count(".") == 1:
-                                (inside if nested else top).add(d)
+                            key = dotted(n) if isinstance(n, cst.Attribute) else None
+                            if key and key.startswith("self.") and key.count(".") == 1:
+                                (inside if nested else top).add(key)
             elif isinstance(st, cst.If):
                 visit(_suite(st.body), True)
                 orelse = st.orelse
@@ -105,8 +105,8 @@ def _pairs(analysis) -> list:
         for b_name, b in methods.items():
             if b not in sites.backward_in:
                 continue
-            for a_name, a in methods.items():
-                if a is b or not facts[a_name]["steps"] or a_name in facts[b_name]["calls"] \
+            for a_name, method in methods.items():
+                if method is b or not facts[a_name]["steps"] or a_name in facts[b_name]["calls"] \
                         or b_name in facts[a_name]["calls"]:
                     continue
                 shared = sorted(facts[b_name]["reads"] & facts[a_name]["stores"]
@@ -131,13 +131,13 @@ def _facts(fn) -> dict:
     targets = {id(n.target) for n in nodes(fn) if isinstance(n, (cst.AssignTarget, cst.AugAssign))}
     for n in nodes(fn):
         if isinstance(n, cst.Attribute):
-            d = dotted(n)
-            if d and d.startswith("self.") and d.count(".") == 1:
-                (stores if id(n) in targets else reads).add(d)
+            key = dotted(n)
+            if key and key.startswith("self.") and key.count(".") == 1:
+                (stores if id(n) in targets else reads).add(key)
         elif isinstance(n, cst.Call):
-            d = dotted(n.func) or ""
-            if d.startswith("self.") and d.count(".") == 1:
-                calls.add(d[5:])
+            key = dotted(n.func) or ""
+            if key.startswith("self.") and key.count(".") == 1:
+                calls.add(key[5:])
             if isinstance(n.func, cst.Attribute) and n.func.attr.value == "step":
                 steps = True
     return {"reads": reads, "stores": stores, "calls": calls, "steps": steps}

@@ -28,20 +28,20 @@ def project_files(path: str, up: bool = True) -> tuple:
         return hit
     out = []
     for root, dirs, files in os.walk(start):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        dirs[:] = sorted(name for name in dirs if not name.startswith(".") and name not in SKIP_DIRS)
         out += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
         if len(out) > MAX_FILES:
             break
-    d = start
+    directory = start
     for _ in range(UP if up else 0):
-        if any(os.path.exists(os.path.join(d, m)) for m in MARKERS):
+        if any(os.path.exists(os.path.join(directory, m)) for m in MARKERS):
             break  # the repository's root: nothing above belongs to the project
-        parent = os.path.dirname(d)
-        if parent == d:
+        parent = os.path.dirname(directory)
+        if parent == directory:
             break
-        d = parent
+        directory = parent
         try:
-            out += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".py")]
+            out += [os.path.join(directory, f) for f in sorted(os.listdir(directory)) if f.endswith(".py")]
         except OSError:
             break
     _FILES[(start, up)] = tuple(out[:MAX_FILES])

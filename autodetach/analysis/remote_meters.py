@@ -88,10 +88,10 @@ def _callers(importers: list, meth: str) -> list:
 def store_value(ctx, cls: str, meth: str, line: int):
     """The value added at `line` of `cls.meth`: the right side of `+=`, or
     what `.append()` is given."""
-    for c in ctx.module.body:
-        if not (isinstance(c, cst.ClassDef) and c.name.value == cls):
+    for stmt in ctx.module.body:
+        if not (isinstance(stmt, cst.ClassDef) and stmt.name.value == cls):
             continue
-        for m in c.body.body:
+        for m in stmt.body.body:
             if not (isinstance(m, cst.FunctionDef) and m.name.value == meth):
                 continue
             from .walk import nodes

@@ -83,7 +83,7 @@ def _lightning_hook(analysis, scope, ev):
         return None
     if len({e.call for e in scope.events if e.kind in ("backward", "grad")}) != 1:
         return None
-    body = [c for (owner, _), m in analysis.names.methods.items() if owner == cls for c in nodes(m)]
+    body = [node for (owner, _), m in analysis.names.methods.items() if owner == cls for node in nodes(m)]
     if any(isinstance(n, cst.Attribute) and n.attr.value in ("manual_backward", "automatic_optimization")
            for n in body):
         return None  # manual optimization: the hook may run on one graph twice
@@ -100,10 +100,10 @@ def _read_through_cuts(ctx, kept) -> list:
 
     out = []
     for key in sorted({n.name for n in kept}):
-        reads = [a for a in nodes(ctx.module) if isinstance(a, cst.Attribute) and _key(a) == key]
-        for a in reads:
-            up = ctx.parent(a)
-            if isinstance(up, cst.AssignTarget) or isinstance(up, cst.Attribute) and up.value is a and \
+        reads = [attr for attr in nodes(ctx.module) if isinstance(attr, cst.Attribute) and _key(attr) == key]
+        for read in reads:
+            up = ctx.parent(read)
+            if isinstance(up, cst.AssignTarget) or isinstance(up, cst.Attribute) and up.value is read and \
                     (up.attr.value in CUT_ATTRS or up.attr.value in CUT_METHODS or up.attr.value == "backward"):
                 continue
             if isinstance(up, (cst.Tuple, cst.List, cst.Element)) and _in_target(ctx, up):
@@ -163,10 +163,10 @@ def _caller_graphs(analysis, ev, own) -> list:
             f"which may backward through it again after this call (the callers were not followed)"]
 
 
-def _key(a) -> str:
+def _key(attr) -> str:
     from ..imports import dotted
 
-    return dotted(a) or ""
+    return dotted(attr) or ""
 
 
 def _in_target(ctx, node) -> bool:
@@ -184,8 +184,8 @@ def _flow_notes(analysis, reach) -> list:
         return []
     out = []
     for n in reach:
-        for c in nodes(n.expr) if n.expr is not None else ():
-            note = table.get(id(c))
+        for node in nodes(n.expr) if n.expr is not None else ():
+            note = table.get(id(node))
             if note and note not in out:
                 out.append(note)
     return sorted(out)

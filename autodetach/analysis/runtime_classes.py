@@ -43,7 +43,8 @@ def _assigns(body):
         if isinstance(st, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             yield from (s for s in st.body if isinstance(s, cst.Assign))
             continue
-        parts = [getattr(st, a, None) for a in ("body", "orelse", "finalbody")] + list(getattr(st, "handlers", ()))
+        parts = [getattr(st, field, None) for field in ("body", "orelse", "finalbody")] + \
+            list(getattr(st, "handlers", ()))
         for part in parts:
             if isinstance(part, cst.If):
                 stack.append(part)  # elif
@@ -99,7 +100,7 @@ def runtime_method(analysis, base: str, meth: str) -> Optional[tuple]:
     from .project_index import classes_with_method
 
     every = classes_with_method(analysis.ctx.path, meth)
-    found = [(c, s, f) for c, s, f in every if _trains(c, s, f)]
+    found = [(cls, s, f) for cls, s, f in every if _trains(cls, s, f)]
     if not found:
         return None
     arity = {s.arity for _, s, _ in found}
@@ -108,15 +109,15 @@ def runtime_method(analysis, base: str, meth: str) -> Optional[tuple]:
     if arity and all(len(s.elems) == arity for _, s, _ in found):
         elems = tuple("graph" if any(s.elems[i] == "graph" for _, s, _ in found) else "cut" for i in range(arity))
     # the first value returned (the loss of `loss, out, log = model.train(batch)`) decides
-    graph = [(c, f) for c, s, f in found if (s.elems[0] if elems else s.result) == "graph"]
+    graph = [(cls, f) for cls, s, f in found if (s.elems[0] if elems else s.result) == "graph"]
     summary = replace(found[0][1], result="graph" if graph else "unknown", arity=arity, elems=elems, events=True)
     where = graph[0][1] if graph else found[0][2]
-    names = ", ".join(f"{c} ({os.path.basename(f)})" for c, f in graph[:3]) + \
+    names = ", ".join(f"{cls} ({os.path.basename(f)})" for cls, f in graph[:3]) + \
         (f" and {len(graph) - 3} more" if len(graph) > 3 else "")
     note = (f"`{base}` is built by a class chosen at run time (`{how}`); of the {len(found)} project classes "
             f"whose `{meth}()` runs backward, {len(graph)} return a value that carries its graph"
             + (f": {names}" if graph else ""))
-    numbers = [c for c, s, _ in every if s.arity == arity and len(s.elems) == arity and arity and
+    numbers = [cls for cls, s, _ in every if s.arity == arity and len(s.elems) == arity and arity and
                s.elems[0] == "cut" or not arity and s.result == "cut"]
     if numbers:
         note += (f"; {len(numbers)} other project classes that define `{meth}()` return a number there "

@@ -88,8 +88,8 @@ def _graph_input(analysis, node, module: str) -> Optional[bool]:
     if fn is not None:
         params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
     raw: Optional[bool] = False
-    for a in calls[0].args:
-        for n in nodes(a.value):
+    for arg in calls[0].args:
+        for n in nodes(arg.value):
             if id(n) in reads or (isinstance(n, cst.Call) and dotted(n.func) in others):
                 return True  # `D(fake)`, `m2(m1(x))`
             if isinstance(n, cst.Name) and (n.value in params or n.value in _grad_marked(analysis)):
@@ -147,8 +147,8 @@ def _layer(analysis, call: cst.Call, graph_input: Optional[bool], depth: int) ->
 
 def _no_affine(call) -> bool:
     """`nn.LayerNorm(n, elementwise_affine=False)`: no parameters at all."""
-    return any(a.keyword is not None and a.keyword.value in ("affine", "elementwise_affine")
-               and isinstance(a.value, cst.Name) and a.value.value == "False" for a in call.args)
+    return any(arg.keyword is not None and arg.keyword.value in ("affine", "elementwise_affine")
+               and isinstance(arg.value, cst.Name) and arg.value.value == "False" for arg in call.args)
 
 
 def _sequential(analysis, call, graph_input, depth) -> Optional[bool]:
@@ -271,6 +271,6 @@ def method_runs(analysis, module: str, meth: str, attr: str) -> Optional[bool]:
         if found is None or found.self_attrs is None or len(seen) > 12:
             return None
         attrs.update(found.self_attrs)
-        todo.extend(c for c in found.self_calls if f"{name}.{c}" in table)
+        todo.extend(callee for callee in found.self_calls if f"{name}.{callee}" in table)
     return attr in attrs
 

@@ -134,13 +134,13 @@ def _backward_reading(analysis, scope, read, methods, builder):
 def _rebuilds(loop, methods, builder) -> bool:
     """The loop (or forward, which each iteration runs) calls
     `self.builder()`, directly or through another method."""
-    called = {d[5:] for n in nodes(loop) if isinstance(n, cst.Call)
-              for d in [dotted(n.func)] if d and d.startswith("self.")}
+    called = {key[5:] for n in nodes(loop) if isinstance(n, cst.Call)
+              for key in [dotted(n.func)] if key and key.startswith("self.")}
     if builder in called:
         return True
-    return any(builder in {d[5:] for n in nodes(methods[c]) if isinstance(n, cst.Call)
-                           for d in [dotted(n.func)] if d and d.startswith("self.")}
-               for c in called if c in methods)
+    return any(builder in {key[5:] for n in nodes(methods[callee]) if isinstance(n, cst.Call)
+                           for key in [dotted(n.func)] if key and key.startswith("self.")}
+               for callee in called if callee in methods)
 
 
 def _inside(ctx, node, outer) -> bool:

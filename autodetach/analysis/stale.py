@@ -132,7 +132,7 @@ def _accumulates(backward, carried) -> bool:
 
 def _other_arm(x: tuple, y: tuple) -> bool:
     """Are two branch paths in different arms of one `if`?"""
-    return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(x, y))
+    return any(left[0] == right[0] and left[1] != right[1] for left, right in zip(x, y))
 
 
 def _may_save(analysis, node, module, part, scope=None) -> bool:
@@ -155,8 +155,8 @@ def _may_save(analysis, node, module, part, scope=None) -> bool:
             # module in the node's expression is a method that never touches the stepped part
             calls = [n for n in nodes(node.expr) if isinstance(n, cst.Call) and dotted(n.func) and
                      (dotted(n.func) == module or dotted(n.func).rsplit(".", 1)[0] == module)]
-            if calls and all(isinstance(c.func, cst.Attribute) and dotted(c.func.value) == module and
-                             method_runs(analysis, module, c.func.attr.value, attr) is False for c in calls) and \
+            if calls and all(isinstance(call.func, cst.Attribute) and dotted(call.func.value) == module and
+                             method_runs(analysis, module, call.func.attr.value, attr) is False for call in calls) and \
                     not any(dotted(n.value) == module for n in nodes(node.expr) if isinstance(n, cst.Arg)):
                 return False
         return part_saves(analysis, node, module, part) is not False

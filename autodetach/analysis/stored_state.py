@@ -58,7 +58,7 @@ def object_flow(analysis, call: cst.Call, base: str, meth: str) -> Optional[tupl
     from .factories import _built
     from .runtime_classes import runtime_objects
 
-    if analysis.ctx.path in (None, "<string>") or any(a.keyword is not None or a.star for a in call.args):
+    if analysis.ctx.path in (None, "<string>") or any(arg.keyword is not None or arg.star for arg in call.args):
         return None
     how = _built(analysis).get(base)
     if how is None and base not in runtime_objects(analysis):
@@ -66,7 +66,7 @@ def object_flow(analysis, call: cst.Call, base: str, meth: str) -> Optional[tupl
     from .project_index import classes_with_method
 
     n = len(call.args)
-    found = [(c, s, f) for c, s, f in classes_with_method(analysis.ctx.path, meth)
+    found = [(cls, s, f) for cls, s, f in classes_with_method(analysis.ctx.path, meth)
              if s.arg_flow is not None and len(s.arg_flow) == n]
     if not found:
         return None
@@ -74,7 +74,7 @@ def object_flow(analysis, call: cst.Call, base: str, meth: str) -> Optional[tupl
     for i in range(n):
         kinds = {s.arg_flow[i] for _, s, _ in found}
         flow.append("unknown" if "unknown" in kinds else "graph" if "graph" in kinds else "cut")
-    names = ", ".join(sorted({c for c, _, _ in found})[:3]) + (", ..." if len(found) > 3 else "")
+    names = ", ".join(sorted({cls for cls, _, _ in found})[:3]) + (", ..." if len(found) > 3 else "")
     where = os.path.basename(found[0][2])
     origin = f"built by `{how[0]}`" if how else "of a class chosen at run time"
     note = (f"`{base}` is {origin}; the {len(found)} project classes whose `{meth}()` takes "
@@ -94,24 +94,24 @@ def object_call(scope, e: cst.Call, f: cst.Attribute) -> Optional[object]:
     if hit is None:
         return None
     flow, note = hit
-    vals = [None if scope.names.is_module(dotted(a.value) or "") else scope.expr(a.value) for a in e.args]
+    vals = [None if scope.names.is_module(dotted(arg.value) or "") else scope.expr(arg.value) for arg in e.args]
     out = Val(nontrivial=True)
     dropped = []
-    for a, v, k in zip(e.args, vals, flow):
+    for arg, v, k in zip(e.args, vals, flow):
         if v is None:  # a module: its parameters are leaves, the result may hang from them
-            key = dotted(a.value)
+            key = dotted(arg.value)
             if k != "cut" and scope.names.has_params(key):
                 out.modules = out.modules | frozenset({key})
             continue
         if k == "graph" or k == "unknown":  # unknown: taken to pass it
             out = out.join(v)
         elif v.graph:
-            dropped.append(scope.analysis.ctx.code(a.value))
+            dropped.append(scope.analysis.ctx.code(arg.value))
             out = out.join(Val(ghosts=v.heads | v.ghosts))
     out.nontrivial = True
     if dropped:
         notes = scope.analysis.table("object_flow_notes")
-        notes[id(e)] = note + " " + ", ".join(f"`{d}`" for d in dropped) + " from the result"
+        notes[id(e)] = note + " " + ", ".join(f"`{text}`" for text in dropped) + " from the result"
     return out
 
 

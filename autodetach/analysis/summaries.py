@@ -470,8 +470,8 @@ def _grad(expr) -> int:
 
 def _fn_grad(fn) -> int:
     """The grad mode a function's decorators set (`@torch.no_grad()`)."""
-    for d in fn.decorator_list:
-        mode = _grad(d)
+    for deco in fn.decorator_list:
+        mode = _grad(deco)
         if mode:
             return mode
     return 0
@@ -493,7 +493,7 @@ def _quiet_nodes(fn, off: bool) -> set:
                 quiet = mode > 0 if mode else quiet
         if quiet:
             out.add(id(n))
-        stack.extend((c, quiet) for c in ast.iter_child_nodes(n))
+        stack.extend((child, quiet) for child in ast.iter_child_nodes(n))
     return out
 
 
@@ -869,17 +869,17 @@ class OwnSummaries(Mapping):
                 self._tree = ast.parse(self._text)
             except (SyntaxError, ValueError):
                 self._tree = None
-            classes = [] if self._tree is None else [c for c in self._tree.body if isinstance(c, ast.ClassDef)]
+            classes = [] if self._tree is None else [cls for cls in self._tree.body if isinstance(cls, ast.ClassDef)]
             defs = (ast.FunctionDef, ast.AsyncFunctionDef)
-            self._methods = {c.name: {m.name: m for m in c.body if isinstance(m, defs)} for c in classes}
-            for c in classes:
-                for m in c.body:
+            self._methods = {cls.name: {m.name: m for m in cls.body if isinstance(m, defs)} for cls in classes}
+            for cls in classes:
+                for m in cls.body:
                     if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self._steps.append((c, m))
-                        self._until[f"{c.name}.{m.name}"] = len(self._steps)
-                self._steps.append((c, None))
-                if f"{c.name}.forward" in self._until:
-                    self._until[f"{c.name}.forward"] = len(self._steps)
+                        self._steps.append((cls, m))
+                        self._until[f"{cls.name}.{m.name}"] = len(self._steps)
+                self._steps.append((cls, None))
+                if f"{cls.name}.forward" in self._until:
+                    self._until[f"{cls.name}.forward"] = len(self._steps)
         return self._tree
 
     def _functions(self) -> dict:
@@ -936,8 +936,8 @@ class OwnSummaries(Mapping):
             if tree is None:
                 self._all = {}
             else:
-                out: dict = {IMPORTS: {a.asname or a.name: (n.level, n.module or "", a.name)
-                                       for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}}
+                out: dict = {IMPORTS: {alias.asname or alias.name: (n.level, n.module or "", alias.name)
+                                       for n in tree.body if isinstance(n, ast.ImportFrom) for alias in n.names}}
                 out.update(self._functions())
                 out[CALLS] = self._call_table()
                 self._run(len(self._steps))

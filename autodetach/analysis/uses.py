@@ -185,7 +185,7 @@ def _param_for(fn, call, arg):
     if arg.keyword is not None:
         name = arg.keyword.value
         return name if name in _params(fn) else None
-    pos = [a for a in call.args if a.keyword is None]
+    pos = [arg for arg in call.args if arg.keyword is None]
     i = pos.index(arg)
     params = list(fn.params.posonly_params) + list(fn.params.params)
     return params[i].name.value if i < len(params) else None

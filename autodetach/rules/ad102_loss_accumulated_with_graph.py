@@ -552,7 +552,7 @@ def _scalar(ctx, expr, node, depth) -> bool:
     func = expr.func
     qualified = ctx.imports.qualify(func) or ""
     if isinstance(func, cst.Attribute) and not qualified and func.attr.value in REDUCTIONS:
-        return not any(a.keyword is None or a.keyword.value == "dim" for a in expr.args)
+        return not any(arg.keyword is None or arg.keyword.value == "dim" for arg in expr.args)
     if qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in REDUCTIONS:
         return len(expr.args) == 1 and expr.args[0].keyword is None
     if qualified.startswith("torch.nn.functional."):

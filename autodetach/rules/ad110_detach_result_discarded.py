@@ -75,7 +75,7 @@ def _chain(ctx, expr) -> Optional[_Chain]:
             continue
         if not isinstance(inner.func, cst.Attribute):
             return None
-        if not all(not a.star and _simple(a.value) for a in inner.args):
+        if not all(not arg.star and _simple(arg.value) for arg in inner.args):
             return None
         methods.append(inner.func.attr.value)
         inner = inner.func.value

@@ -76,9 +76,12 @@ class _OffsetState(CodegenState):
 class Positions:
     """node -> CodeRange, like `MetadataWrapper.resolve(PositionProvider)`."""
 
-    def __init__(self, module) -> None:
+    def __init__(self, module, parts=None) -> None:
         state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline)
-        module._codegen(state)
+        if parts is not None and module.has_trailing_newline and module.body:
+            _by_statement(module, state, parts)
+        else:
+            module._codegen(state)
         self._module = module  # keeps every node, and so its id, alive
         self._offsets = state.offsets
         self._outer = state.outer
@@ -104,3 +107,39 @@ class Positions:
         """(start, end) offsets of all of the node's code, its own
         whitespace and comments included: a descendant's extent lies inside."""
         return self._outer.get(id(node)) or self._offsets[id(node)]
+
+
+def _by_statement(module, state: _OffsetState, parts: dict) -> None:
+    """`module._codegen(state)`, one top-level statement at a time: a
+    statement's code does not depend on where it stands, so its offsets
+    (from its own start) are kept in `parts` and reused by the next fix
+    pass for every statement the fixes left alone."""
+    key = (module.default_indent, module.default_newline)
+    if parts.get("key") != key:
+        parts.clear()
+        parts["key"] = key
+    state.before_codegen(module)
+    for h in module.header:
+        h._codegen(state)
+    offsets, outer, tokens = state.offsets, state.outer, state.tokens
+    pos = state.pos
+    for stmt in module.body:
+        part = parts.get(id(stmt))
+        if part is None or part[0] is not stmt:
+            own = _OffsetState(default_indent=key[0], default_newline=key[1])
+            stmt._codegen(own)
+            part = parts[id(stmt)] = (stmt, own.offsets, own.outer, "".join(own.tokens))
+        _, own_offsets, own_outer, code = part
+        if pos:
+            offsets.update({k: (a + pos, b + pos) for k, (a, b) in own_offsets.items()})
+            if own_outer:
+                outer.update({k: (a + pos, b + pos) for k, (a, b) in own_outer.items()})
+        else:
+            offsets.update(own_offsets)
+            outer.update(own_outer)
+        tokens.append(code)
+        pos += len(code)
+    state.pos = pos
+    for f in module.footer:
+        f._codegen(state)
+    state.after_codegen(module)

@@ -265,3 +265,19 @@ def parents(module) -> dict:
             out[k] = current
             stack.append(k)
     return out
+
+
+def parents_by_statement(module, parts: dict) -> dict:
+    """`parents(module)`, with each top-level statement's own table kept in
+    `parts` (id -> (statement, table)) for the next fix pass to reuse."""
+    top = all_children(module)
+    out = {k: module for k in top}
+    for k in top:  # the header's and footer's lines
+        if type(k) is cst.EmptyLine:
+            out.update(parents(k))
+    for stmt in module.body:
+        part = parts.get(id(stmt))
+        if part is None or part[0] is not stmt:
+            part = parts[id(stmt)] = (stmt, parents(stmt))
+        out.update(part[1])
+    return out

@@ -403,7 +403,14 @@ def _reparse(carry: _Carry) -> Optional[cst.Module]:
     header = tuple(old.header)
     body = []
     indent = None  # the first indented block decides the file's default indent
+    # Comment lines indented under a statement belong to the block before them
+    # when there is one: where the statement before is new, parse it all.
+    before = {id(b): a for a, b in zip(old.body, old.body[1:])}
     for k, (node, code) in enumerate(carry.pieces):
+        if node is not None and (before.get(id(node)) is not (body[-1] if body else None) or
+                                 (k == 0 and node is not old.body[0])):
+            if (k == 0 and node.leading_lines) or _indented(node.leading_lines):
+                return None  # leading lines that become the header, or another block's
         if node is None:
             try:
                 m = cst.parse_module(code)
@@ -416,6 +423,8 @@ def _reparse(carry: _Carry) -> Optional[cst.Module]:
             if m.header:  # leading lines: the module's header before the first statement
                 if k == 0:
                     header = header + tuple(m.header)
+                elif _indented(m.header):
+                    return None
                 else:
                     node = node.with_changes(leading_lines=m.header)
             block = _first_block(node)
@@ -432,12 +441,18 @@ def _reparse(carry: _Carry) -> Optional[cst.Module]:
         body.append(node)
     if indent is None and old.default_indent != cst.Module([]).default_indent:
         return None
+    if body[-1] is not old.body[-1] and _indented(old.footer):
+        return None
     module = cst.Module(body=body, header=header, footer=old.footer, encoding=old.encoding,
                         default_indent=old.default_indent, default_newline=old.default_newline,
                         has_trailing_newline=True)
     if CHECK_REUSE and not module.deep_equals(cst.parse_module(carry.text)):
         raise AssertionError("a reused tree differs from the parse of its text")
     return module
+
+
+def _indented(lines) -> bool:
+    return any(line.whitespace.value for line in lines)
 
 
 def _first_block(stmt):

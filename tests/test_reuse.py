@@ -49,6 +49,17 @@ SOURCES = {
                         "def f(x):\n    return Variable(x)\n",
     "footer_comment": "import torch\nfrom torch.autograd import Variable\nx = Variable(torch.ones(2))\n# the end\n",
 }
+# Where a reused statement's neighbours change, its leading lines may belong
+# elsewhere in a full parse: the header, or the block of a new statement before it.
+MOVED = {
+    "first_removed": "from torch.autograd import Variable\n\n# note\nimport torch\nx = Variable(torch.ones(2))\n",
+    "new_block_before": "import torch\nfrom torch.autograd import Variable\n"
+                        "x = Variable(torch.ones(2), volatile=True)\n    # indented\ny = x + 1\n",
+    "new_block_at_end": "import torch\nfrom torch.autograd import Variable\n"
+                        "x = Variable(torch.ones(2), volatile=True)\n    # indented\n",
+    "removed_between": "import torch\nfrom torch.autograd import Variable\nif True:\n    pass\n"
+                       "from torch.autograd import Variable as V\n    # indented\nx = Variable(torch.ones(2))\n",
+}
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
@@ -62,6 +73,16 @@ def test_reused_trees_equal_a_full_parse(reused, name):
         assert reused and not reused[0]
     else:  # every fixed text after the first is taken from the last pass's tree
         assert reused and all(reused)
+
+
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_moved_leading_lines_are_parsed_with_the_whole_text(reused, name):
+    new, findings = autodetach.fix_code(MOVED[name], unsafe=True)  # CHECK_REUSE raises on a difference
+    assert new != MOVED[name] and any(f.fixed for f in findings)
+    if name == "new_block_before":  # the with block takes `y = x + 1` in: nothing moved
+        assert reused and all(reused)
+    else:
+        assert reused and not all(reused)
 
 
 def test_migration_corpus_reuses_every_pass(reused):

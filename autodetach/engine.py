@@ -342,6 +342,12 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
             f.fixed = False
         return findings, None, 0
     if pieces and new_code == printed:
+        from .analysis.walk import keep_parents
+
+        kept = {id(n) for n, _ in pieces if n is not None}
+        ctx.positions.keep(kept)
+        if "parents" in ctx.parts:
+            keep_parents(ctx.parts["parents"], kept)
         _CARRY.value = _Carry(path, new_code, module, pieces, ctx.parts)
     return findings, new_code, len(chosen)
 

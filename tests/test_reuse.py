@@ -10,7 +10,7 @@ import pytest
 
 import autodetach
 from autodetach import engine
-from autodetach.analysis.walk import parents, parents_by_statement
+from autodetach.analysis.walk import keep_parents, parents, parents_by_statement
 from autodetach.engine import Options, process_bytes
 from autodetach.positions import Positions
 from autodetach.registry import select_rules
@@ -103,9 +103,15 @@ def test_statement_positions_and_parents_match_the_whole_module():
         module = cst.parse_module(fh.read())
     whole, parts = Positions(module), {}
     by_stmt = Positions(module, parts)
+    ids = {id(s) for s in module.body[1:]}
+    by_stmt.keep(ids)
+    assert ids <= set(parts)
     again = Positions(module, parts)  # from the kept parts
     assert by_stmt.code == whole.code == again.code == module.code
     assert by_stmt._offsets == whole._offsets == again._offsets
-    assert by_stmt._outer == whole._outer
-    kept = {}
-    assert parents_by_statement(module, kept) == parents(module) == parents_by_statement(module, kept)
+    assert by_stmt._outer == whole._outer == again._outer
+    kept: dict = {}
+    first = parents_by_statement(module, kept)
+    keep_parents(kept, ids)
+    assert ids <= set(kept)
+    assert first == parents(module) == parents_by_statement(module, kept)

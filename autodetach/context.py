@@ -11,10 +11,13 @@ from .positions import Positions
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, path: str = "<string>", text: str = "") -> None:
+    def __init__(self, module: cst.Module, path: str = "<string>", text: str = "", parts=None) -> None:
         self.module = module
         self.path = path
         self.text = text
+        # Per top-level statement facts kept across the passes of one fix run
+        # (positions, parents): a fix pass reuses those of untouched statements.
+        self.parts = parts
 
     @cached_property
     def imports(self) -> ImportTable:
@@ -23,14 +26,16 @@ class FileContext:
     @cached_property
     def positions(self):
         # Computed only when a rule reports something or asks for it.
-        return Positions(self.module)
+        return Positions(self.module, None if self.parts is None else self.parts.setdefault("positions", {}))
 
     @cached_property
     def parents(self):
         # A read-only walk: ParentNodeProvider rebuilds the whole tree.
-        from .analysis.walk import parents
+        from .analysis.walk import parents, parents_by_statement
 
-        return parents(self.module)
+        if self.parts is None:
+            return parents(self.module)
+        return parents_by_statement(self.module, self.parts.setdefault("parents", {}))
 
     @cached_property
     def bindings(self):

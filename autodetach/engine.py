@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
+import threading
 import traceback
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
@@ -298,14 +299,17 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     parse_text = _mask(text, _all_text_rules())
     if verify and parse_text != text:
         _verify_parses(text, path)
-    try:
-        module = cst.parse_module(parse_text)
-    except cst.ParserSyntaxError as exc:
-        if verify and parse_text == text:
-            raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
-        exc.autodetach_text = parse_text  # what failed to parse, for the error's location
-        raise
-    ctx = FileContext(module, path, parse_text)
+    carry = _take_carry(path, text) if parse_text == text else None
+    module = _reparse(carry) if carry is not None else None
+    if module is None:
+        try:
+            module = cst.parse_module(parse_text)
+        except cst.ParserSyntaxError as exc:
+            if verify and parse_text == text:
+                raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
+            exc.autodetach_text = parse_text  # what failed to parse, for the error's location
+            raise
+    ctx = FileContext(module, path, parse_text, parts=carry.parts if carry is not None else {})
     visitors = [r(ctx) for r in rules]
     visit_rules(module, visitors)
     fixable = []
@@ -330,20 +334,30 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
             for e in rep.edits:
                 edits[e.node] = _with_comments(e.node, e.replacement)
     # _choose computed the positions: their code generation is `module.code`.
-    printed = _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions)
+    pieces: list = []
+    printed = _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions, pieces)
     new_code = _restore_dropped(text, ctx.positions.code, printed)
     if new_code is None:
         for f in findings:
             f.fixed = False
         return findings, None, 0
+    if pieces and new_code == printed:
+        from .analysis.walk import keep_parents
+
+        kept = {id(n) for n, _ in pieces if n is not None}
+        ctx.positions.keep(kept)
+        if "parents" in ctx.parts:
+            keep_parents(ctx.parts["parents"], kept)
+        _CARRY.value = _Carry(path, new_code, module, pieces, ctx.parts)
     return findings, new_code, len(chosen)
 
 
-def _print(new: cst.Module, old: cst.Module, positions) -> str:
+def _print(new: cst.Module, old: cst.Module, positions, pieces=None) -> str:
     """`new.code`, where the top-level statements the fixes left alone (the
     same nodes as in `old`) are copied from `old`'s code, not generated
     again: at the top level a statement's code does not depend on where it
-    stands."""
+    stands. `pieces` gets, per statement of `new`, (the node when it was
+    left alone else None, its code)."""
     if not (isinstance(new, cst.Module) and new.has_trailing_newline and old.has_trailing_newline
             and new.default_indent == old.default_indent and new.default_newline == old.default_newline
             and old.body and len(new.header) == len(old.header) and len(new.footer) == len(old.footer)
@@ -359,8 +373,104 @@ def _print(new: cst.Module, old: cst.Module, positions) -> str:
             out.append(code[start:end])
         else:
             out.append(new.code_for_node(stmt))
+        if pieces is not None:
+            pieces.append((stmt if id(stmt) in top else None, out[-1]))
     out.append(code[positions.extent(old.body[-1])[1]:])  # the footer
     return "".join(out)
+
+
+class _Carry:
+    """What one fix pass hands the next: the text it wrote, as the old
+    tree's header and footer and, per top-level statement, the node the
+    fixes left alone or the code they wrote; and the per-statement facts
+    (positions, parents) worked out so far."""
+
+    def __init__(self, path, text, old, pieces, parts) -> None:
+        self.path, self.text, self.old, self.pieces, self.parts = path, text, old, pieces, parts
+
+
+_CARRY = threading.local()  # .value: the last pass's _Carry (one file at a time per thread)
+CHECK_REUSE = False  # tests: compare every reused tree with a full parse
+
+
+def _take_carry(path, text):
+    carry = getattr(_CARRY, "value", None)
+    if carry is None or carry.path != path or carry.text != text:
+        return None
+    _CARRY.value = None
+    return carry
+
+
+def _reparse(carry: _Carry) -> Optional[cst.Module]:
+    """The tree of `carry.text`, parsing only the statements the last
+    pass's fixes rewrote; None where that cannot be sure to give what a
+    parse of the whole text gives (the caller then parses it all)."""
+    old = carry.old
+    header = tuple(old.header)
+    body = []
+    indent = None  # the first indented block decides the file's default indent
+    # Comment lines indented under a statement belong to the block before them
+    # when there is one: where the statement before is new, parse it all.
+    before = {id(b): a for a, b in zip(old.body, old.body[1:])}
+    for k, (node, code) in enumerate(carry.pieces):
+        if node is not None and (before.get(id(node)) is not (body[-1] if body else None) or
+                                 (k == 0 and node is not old.body[0])):
+            if (k == 0 and node.leading_lines) or _indented(node.leading_lines):
+                return None  # leading lines that become the header, or another block's
+        if node is None:
+            try:
+                m = cst.parse_module(code)
+            except cst.ParserSyntaxError:
+                return None  # the whole parse says where
+            if len(m.body) != 1 or m.footer or not m.has_trailing_newline or m.encoding != old.encoding or \
+                    m.default_newline != old.default_newline:
+                return None
+            node = m.body[0]
+            if m.header:  # leading lines: the module's header before the first statement
+                if k == 0:
+                    header = header + tuple(m.header)
+                elif _indented(m.header):
+                    return None
+                else:
+                    node = node.with_changes(leading_lines=m.header)
+            block = _first_block(node)
+            if block is not None:
+                if m.default_indent != old.default_indent:
+                    return None
+                indent = indent or "ok"
+        elif indent is None:
+            block = _first_block(node)
+            if block is not None:
+                if block.indent is not None:
+                    return None
+                indent = "ok"
+        body.append(node)
+    if indent is None and old.default_indent != cst.Module([]).default_indent:
+        return None
+    if body[-1] is not old.body[-1] and _indented(old.footer):
+        return None
+    module = cst.Module(body=body, header=header, footer=old.footer, encoding=old.encoding,
+                        default_indent=old.default_indent, default_newline=old.default_newline,
+                        has_trailing_newline=True)
+    if CHECK_REUSE and not module.deep_equals(cst.parse_module(carry.text)):
+        raise AssertionError("a reused tree differs from the parse of its text")
+    return module
+
+
+def _indented(lines) -> bool:
+    return any(line.whitespace.value for line in lines)
+
+
+def _first_block(stmt):
+    """The first indented block in `stmt`, in text order, else None."""
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return body
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return None
+    from .analysis.walk import nodes
+
+    return next((n for n in nodes(stmt) if isinstance(n, cst.IndentedBlock)), None)
 
 
 def _with_comments(node, replacement):

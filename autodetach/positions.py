@@ -76,9 +76,14 @@ class _OffsetState(CodegenState):
 class Positions:
     """node -> CodeRange, like `MetadataWrapper.resolve(PositionProvider)`."""
 
-    def __init__(self, module) -> None:
+    def __init__(self, module, parts=None) -> None:
         state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline)
-        module._codegen(state)
+        self._parts = parts
+        self._made: list = []
+        if parts is not None and module.has_trailing_newline and module.body:
+            self._made = _by_statement(module, state, parts)
+        else:
+            module._codegen(state)
         self._module = module  # keeps every node, and so its id, alive
         self._offsets = state.offsets
         self._outer = state.outer
@@ -100,7 +105,54 @@ class Positions:
     def __contains__(self, node) -> bool:
         return id(node) in self._offsets
 
+    def keep(self, stmts) -> None:
+        """Save the offsets of these top-level statements (ids) for the next
+        fix pass, which reuses them (only where built with `parts`)."""
+        made = [m for m in self._made if id(m[0]) in stmts]
+        if not made:
+            return
+        items, outer = list(self._offsets.items()), list(self._outer.items())
+        for stmt, lo, hi, olo, ohi, start, end in made:
+            self._parts[id(stmt)] = (stmt, {k: (a - start, b - start) for k, (a, b) in items[lo:hi]},
+                                     {k: (a - start, b - start) for k, (a, b) in outer[olo:ohi]}, self.code[start:end])
+
     def extent(self, node) -> tuple:
         """(start, end) offsets of all of the node's code, its own
         whitespace and comments included: a descendant's extent lies inside."""
         return self._outer.get(id(node)) or self._offsets[id(node)]
+
+
+def _by_statement(module, state: _OffsetState, parts: dict) -> list:
+    """`module._codegen(state)`, one top-level statement at a time: a
+    statement's code does not depend on where it stands, so the offsets of
+    a statement the last fix pass left alone are its kept ones (from its own
+    start, in `parts`) moved to where it stands now. Returns, for the
+    statements generated here, (statement, first and last entry in offsets
+    and in outer, start, end), from which `Positions.keep` saves them."""
+    key = (module.default_indent, module.default_newline)
+    if parts.get("key") != key:
+        parts.clear()
+        parts["key"] = key
+    state.before_codegen(module)
+    for h in module.header:
+        h._codegen(state)
+    offsets, outer, tokens = state.offsets, state.outer, state.tokens
+    made = []
+    for stmt in module.body:
+        pos = state.pos
+        part = parts.get(id(stmt))
+        if part is None or part[0] is not stmt:
+            lo, olo = len(offsets), len(outer)
+            stmt._codegen(state)
+            made.append((stmt, lo, len(offsets), olo, len(outer), pos, state.pos))
+            continue
+        _, own_offsets, own_outer, code = part
+        offsets.update({k: (a + pos, b + pos) for k, (a, b) in own_offsets.items()})
+        if own_outer:
+            outer.update({k: (a + pos, b + pos) for k, (a, b) in own_outer.items()})
+        tokens.append(code)
+        state.pos = pos + len(code)
+    for f in module.footer:
+        f._codegen(state)
+    state.after_codegen(module)
+    return made

@@ -265,3 +265,40 @@ def parents(module) -> dict:
             out[k] = current
             stack.append(k)
     return out
+
+
+def parents_by_statement(module, parts: dict) -> dict:
+    """`parents(module)`, where a top-level statement the last fix pass left
+    alone brings its kept table (`parts`: id -> (statement, table)); see
+    `keep_parents` for saving them."""
+    top = all_children(module)
+    out = {k: module for k in top}
+    for k in top:  # the header's and footer's lines
+        if type(k) is cst.EmptyLine:
+            out.update(parents(k))
+    made = []
+    for stmt in module.body:
+        part = parts.get(id(stmt))
+        if part is not None and part[0] is stmt:
+            out.update(part[1])
+            continue
+        lo = len(out)
+        stack = [stmt]
+        while stack:
+            current = stack.pop()
+            for k in all_children(current):
+                out[k] = current
+                stack.append(k)
+        made.append((stmt, lo, len(out)))
+    parts["made"] = (out, made)
+    return out
+
+
+def keep_parents(parts: dict, stmts) -> None:
+    """Save the parent tables of these top-level statements (ids) for the next fix pass."""
+    out, made = parts.pop("made", (None, ()))
+    made = [m for m in made if id(m[0]) in stmts]
+    if made:
+        items = list(out.items())
+        for stmt, lo, hi in made:
+            parts[id(stmt)] = (stmt, dict(items[lo:hi]))

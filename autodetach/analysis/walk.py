@@ -258,13 +258,17 @@ def _visit_all(node, visitor) -> None:
 def parents(module) -> dict:
     """child -> parent for every node (what ParentNodeProvider gives)."""
     out = {}
-    stack = [module]
+    _fill_parents(out, module)
+    return out
+
+
+def _fill_parents(out: dict, root) -> None:
+    stack = [root]
     while stack:
         current = stack.pop()
         for k in all_children(current):
             out[k] = current
             stack.append(k)
-    return out
 
 
 def parents_by_statement(module, parts: dict) -> dict:
@@ -283,12 +287,7 @@ def parents_by_statement(module, parts: dict) -> dict:
             out.update(part[1])
             continue
         lo = len(out)
-        stack = [stmt]
-        while stack:
-            current = stack.pop()
-            for k in all_children(current):
-                out[k] = current
-                stack.append(k)
+        _fill_parents(out, stmt)
         made.append((stmt, lo, len(out)))
     parts["made"] = (out, made)
     return out

@@ -476,3 +476,18 @@ def test_fork_server_runs_do_not_see_the_servers_directory(tmp_path):
     assert seen["path"][0] == str(prog)
     if PKG_PARENT != package_dir():  # the server starts in PKG_PARENT; only the link directory is ours
         assert PKG_PARENT not in seen["path"]
+
+
+def test_tmp_itself_is_never_bound_into_the_sandbox(monkeypatch):
+    # `python -m autodetach` run from /tmp puts /tmp on sys.path; binding it read-only undid the
+    # private /tmp and showed torch its own caches there (every fork-server run failed in dynamo)
+    from autodetach.verify.isolate import _tmp_paths
+
+    sub = tempfile.mkdtemp(dir="/tmp")
+    try:
+        monkeypatch.setattr(sys, "path", ["/tmp", sub, *sys.path])
+        paths = _tmp_paths()
+        assert "/tmp" not in paths
+        assert sub in paths
+    finally:
+        os.rmdir(sub)

@@ -77,7 +77,9 @@ def _tmp_paths() -> list:
         if p and os.path.isabs(p):
             real = os.path.realpath(p)
             for q in {p, real}:
-                if (q == "/tmp" or q.startswith("/tmp/")) and q not in out and os.path.exists(q):
+                # never /tmp as a whole (`python -m` run from /tmp puts it on sys.path): binding it
+                # undoes the private /tmp and shows the run torch's caches there
+                if q.startswith("/tmp/") and q not in out and os.path.exists(q):
                     out.append(q)
     return out
 

@@ -940,7 +940,7 @@ class Scope:
         `x.sum()`), unless a summary of the function says otherwise."""
         args, module_args = self._call_args(call, func, qualified)
         if key is not None and key in self.names.functions:
-            out = self._local_function(call, stmt, key, args)
+            out = self._local_function(call, stmt, key, args, bool(module_args))
             if out is not None:
                 return out
             module_args = set()  # the summary's modules stand for them
@@ -1016,9 +1016,10 @@ class Scope:
         inner = self.expr(call.args[0].value) if call.args else Val()
         return self.cut(inner, call)  # Variable(x) is a detached alias today
 
-    def _local_function(self, call: cst.Call, stmt, key: str, args: Val) -> Optional[Val]:
+    def _local_function(self, call: cst.Call, stmt, key: str, args: Val, handed: bool) -> Optional[Val]:
         """A function of this file: walked at the call when it has events,
-        else read from its summary. None: `args` now stands for its result."""
+        else read from its summary (`handed`: a module is among the arguments).
+        None: `args` now stands for its result."""
         if key in self.inlining:
             return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
         func = self.names.functions[key]
@@ -1044,7 +1045,7 @@ class Scope:
             cut = Val(ghosts=args.heads | args.ghosts)
             args.elems = self._elems(func, call, args, shape, _whole(args, args.nontrivial), cut, 0)
         elif args.heads and not mods and self.analysis.returns_from_args(func) is not None and \
-                not self._hands_modules(call, func):
+                not handed and not self._calls_params(func):
             # `score(pred, labels.data)` that returns `one_hots * labels` with one_hots
             # built on `argmax(pred)`: the result holds only the arguments it hangs from
             cut = Val(ghosts=args.heads | args.ghosts)
@@ -1054,14 +1055,11 @@ class Scope:
                 return one
         return None
 
-    def _hands_modules(self, call: cst.Call, func) -> bool:
-        """Is a module passed to `func` here, or does `func` call one of its
-        parameters (`def g_loss(G, D, z)`)? Its result then hangs from that
-        module's parameters, which no argument's graph shows."""
-        for arg in call.args:
-            key = dotted(arg.value)
-            if key is not None and self.names.is_module(key):
-                return True
+    @staticmethod
+    def _calls_params(func) -> bool:
+        """Does `func` call one of its parameters (`def g_loss(G, D, z)`)? Its
+        result then hangs from that module's parameters, which no argument's
+        graph shows."""
         params = {param.name.value for param in func.params.params}
         return any(isinstance(node.func, cst.Name) and node.func.value in params
                    for node in nodes(func.body) if isinstance(node, cst.Call))
@@ -1092,13 +1090,7 @@ class Scope:
         params = [param.name.value for param in func.params.params][skip:]
         if from_args is None or any(call_arg.star for call_arg in call.args):
             return [whole if graph else cut for graph in shape]
-        bound = {}
-        for index, call_arg in enumerate(call_arg for call_arg in call.args if call_arg.keyword is None):
-            if index < len(params):
-                bound[params[index]] = call_arg.value
-        for call_arg in call.args:
-            if call_arg.keyword is not None:
-                bound[call_arg.keyword.value] = call_arg.value
+        bound = {name: call.args[index].value for name, index in _bind(call, params).items()}
         out = []
         for graph, sources in zip(shape, from_args):
             if not graph:
@@ -1286,13 +1278,10 @@ class Scope:
         `g_loss` and `d_loss` through one `G(z)` share a graph), the object's
         own run, and only the arguments the forward builds that element from
         (summaries.elem_flow)."""
-        bound = {}
-        for index, (arg, val) in enumerate(zip(call.args, each)):
-            name = arg.keyword.value if arg.keyword is not None else \
-                summary.params[index] if index < len(summary.params) else None
-            if name not in summary.params:
-                return None
-            bound[summary.params.index(name)] = val
+        names = _bind(call, summary.params)
+        if names is None or len(names) != len(call.args) or any(name not in summary.params for name in names):
+            return None
+        bound = {summary.params.index(name): each[index] for name, index in names.items()}
         stmt = self.cur_stmt
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
         state = whole.heads - frozenset(head for val in each for head in val.heads)  # the module's own state
@@ -1514,14 +1503,10 @@ class Scope:
         """`update_params(self.q1_optim, q1_loss)` of another file (or a base class's
         `self.take_optimisation_step(opt, net, loss)`): a backward through the
         arguments it backwards, then a step of the optimizer handed to it."""
-        bound = {}
-        for index, arg in enumerate(call.args):
-            if arg.star:
-                return
-            name_of = arg.keyword.value if arg.keyword is not None else \
-                summary.params[index] if index < len(summary.params) else None
-            if name_of is not None:
-                bound[name_of] = arg.value
+        names = _bind(call, summary.params)
+        if names is None:
+            return
+        bound = {param: call.args[index].value for param, index in names.items()}
         target = Val()
         for param in summary.backward_params:
             if param in bound:
@@ -1669,6 +1654,20 @@ _EVENT_METHODS = {"step": Scope._step, "zero_grad": Scope._zero_grad}
 
 GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
 GRAD_ON = ("torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad")
+
+
+def _bind(call: cst.Call, params) -> Optional[dict]:
+    """Parameter name -> index in `call.args`: positional arguments by place
+    (those past `params` are dropped), keywords by name. None with a `*`/`**`."""
+    if any(arg.star for arg in call.args):
+        return None
+    out = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            out[arg.keyword.value] = index
+        elif index < len(params):
+            out[params[index]] = index
+    return out
 
 
 def _new_data(qualified, key) -> bool:

@@ -54,6 +54,22 @@ class FileContext:
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
 
+    def class_defs(self, name) -> list:
+        """The top-level classes named `name`, in order (usually one)."""
+        return [stmt for stmt in self.module.body if isinstance(stmt, cst.ClassDef) and stmt.name.value == name]
+
+    def enclosing(self, node, kinds, stop=()) -> Optional[cst.CSTNode]:
+        """The nearest ancestor of `node` of one of `kinds`; None when there is
+        none, or when an ancestor of one of `stop` comes first."""
+        cur = self.parent(node) if node is not None else None
+        while cur is not None:
+            if isinstance(cur, kinds):
+                return cur
+            if isinstance(cur, stop):
+                return None
+            cur = self.parent(cur)
+        return None
+
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 

@@ -67,11 +67,10 @@ def _class_info(analysis, cls_name: str):
     """(methods, attrs holding a layer built here, attrs holding only literals)
     of a top-level class derived from nn.Module alone; None otherwise."""
     imports = analysis.ctx.imports
-    for cls in analysis.ctx.module.body:
-        if isinstance(cls, cst.ClassDef) and cls.name.value == cls_name:
-            break
-    else:
+    found = analysis.ctx.class_defs(cls_name)
+    if not found:
         return None
+    cls = found[0]
     if [imports.qualify(b.value) for b in cls.bases] != ["torch.nn.Module"] or cls.keywords:
         return None
     methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}

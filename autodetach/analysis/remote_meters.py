@@ -88,9 +88,7 @@ def _callers(importers: list, meth: str) -> list:
 def store_value(ctx, cls: str, meth: str, line: int):
     """The value added at `line` of `cls.meth`: the right side of `+=`, or
     what `.append()` is given."""
-    for stmt in ctx.module.body:
-        if not (isinstance(stmt, cst.ClassDef) and stmt.name.value == cls):
-            continue
+    for stmt in ctx.class_defs(cls):
         for m in stmt.body.body:
             if not (isinstance(m, cst.FunctionDef) and m.name.value == meth):
                 continue

@@ -54,11 +54,9 @@ def _class_assigned(analysis, base: str, attr: str) -> list:
     """What the class of `base` (a class of this file) assigns to `self.attr`:
     `model.gen` is the layer `GAN.__init__` builds as `self.gen`."""
     cls_name = analysis.names.instances.get(base)
-    for cls in analysis.ctx.module.body:
-        if isinstance(cls, cst.ClassDef) and cls.name.value == cls_name:
-            return [_unwrap(n.value) for n in nodes(cls) if isinstance(n, cst.Assign)
-                    and any(dotted(t.target) == "self." + attr for t in n.targets)]
-    return []
+    classes = analysis.ctx.class_defs(cls_name)
+    return [_unwrap(n.value) for n in nodes(classes[0]) if isinstance(n, cst.Assign)
+            and any(dotted(t.target) == "self." + attr for t in n.targets)] if classes else []
 
 
 def _unwrap(value):
@@ -83,7 +81,7 @@ def _graph_input(analysis, node, module: str) -> Optional[bool]:
     if not reads <= {id(n) for n in inside}:
         return None  # read inside an inlined function: cannot place
     others = {m for m in node.modules if m != module and analysis.names.has_params(m)}
-    fn = _enclosing_function(analysis.ctx, node.expr)
+    fn = analysis.ctx.enclosing(node.expr, cst.FunctionDef)
     params = set()
     if fn is not None:
         params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
@@ -95,13 +93,6 @@ def _graph_input(analysis, node, module: str) -> Optional[bool]:
             if isinstance(n, cst.Name) and (n.value in params or n.value in _grad_marked(analysis)):
                 raw = None  # a caller's tensor, or one marked requires_grad
     return raw
-
-
-def _enclosing_function(ctx, node):
-    cur = ctx.parent(node)
-    while cur is not None and not isinstance(cur, cst.FunctionDef):
-        cur = ctx.parent(cur)
-    return cur
 
 
 def _grad_marked(analysis) -> set:
@@ -174,15 +165,14 @@ def _sequential(analysis, call, graph_input, depth) -> Optional[bool]:
 def _builds_saving_layer(analysis, cls_name: str) -> bool:
     """A local Module class whose body builds a layer that saves its weights
     when fed a tensor that requires grad."""
-    for cls in analysis.ctx.module.body:
-        if isinstance(cls, cst.ClassDef) and cls.name.value == cls_name:
-            for node in nodes(cls):
-                if isinstance(node, cst.Call):
-                    qualified = analysis.ctx.imports.qualify(node.func) or ""
-                    last = qualified.rsplit(".", 1)[-1]
-                    if qualified in SAVES_ON_GRAPH_INPUT or (qualified.startswith("torch.nn.") and
-                                                     last.startswith(ALWAYS_SAVE_PREFIXES)):
-                        return True
+    for cls in analysis.ctx.class_defs(cls_name):
+        for node in nodes(cls):
+            if isinstance(node, cst.Call):
+                qualified = analysis.ctx.imports.qualify(node.func) or ""
+                last = qualified.rsplit(".", 1)[-1]
+                if qualified in SAVES_ON_GRAPH_INPUT or (qualified.startswith("torch.nn.") and
+                                                 last.startswith(ALWAYS_SAVE_PREFIXES)):
+                    return True
     return False
 
 
@@ -204,9 +194,7 @@ def part_saves(analysis, node, module: str, part: str) -> Optional[bool]:
 def _class_attr(analysis, cls_name: str, attr: str) -> Optional[cst.Call]:
     """The one `self.attr = Layer(...)` of the class, when `forward` calls `self.attr`."""
     key = "self." + attr
-    for cls in analysis.ctx.module.body:
-        if not (isinstance(cls, cst.ClassDef) and cls.name.value == cls_name):
-            continue
+    for cls in analysis.ctx.class_defs(cls_name):
         methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
         fwd = methods.get("forward")
         if fwd is None or not any(isinstance(n, cst.Call) and dotted(n.func) == key for n in nodes(fwd)):

@@ -31,7 +31,7 @@ def float_ok(ctx, key: str, kind: str, stmt) -> bool:
     "container", else a number) work with floats in it?"""
     if "." in key:
         return False  # stored on an object: read where we cannot see
-    fn = _enclosing(ctx, stmt, cst.FunctionDef)
+    fn = ctx.enclosing(stmt, cst.FunctionDef)
     if fn is not None and key in _params(fn):
         return False  # the caller's object
     return _Uses(ctx).name_ok(ctx.module, key, "list" if kind == "container" else "number", 0)
@@ -106,7 +106,7 @@ class _Uses:
     def alias_ok(self, stmt, target, kind: str, depth: int) -> bool:
         if not isinstance(target, cst.Name):
             return False  # self.x = total, a, b = ...: read where we cannot follow
-        scope = _enclosing(self.ctx, stmt, cst.FunctionDef) or self.ctx.module
+        scope = self.ctx.enclosing(stmt, cst.FunctionDef) or self.ctx.module
         return self.name_ok(scope, target.value, kind, depth + 1)
 
     def arg_ok(self, call, arg, kind: str, depth: int) -> bool:
@@ -168,13 +168,6 @@ def _is_store(ctx, n) -> bool:
     if isinstance(parent, (cst.For, cst.CompFor, cst.AnnAssign, cst.NamedExpr)):
         return parent.target is child
     return False
-
-
-def _enclosing(ctx, node, kind):
-    cur = ctx.parent(node)
-    while cur is not None and not isinstance(cur, kind):
-        cur = ctx.parent(cur)
-    return cur
 
 
 def _params(fn) -> set:

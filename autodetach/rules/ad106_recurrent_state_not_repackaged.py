@@ -498,34 +498,22 @@ def _method_anchor(ctx, stmt, loop, key) -> tuple:
     the statement of that method to detach before, when the loop calls it once
     per pass (not in an inner loop) and the read is in no loop of its own.
     Returns (anchor, what was inferred) or (None, None)."""
-    fn = _enclosing(ctx, stmt, (cst.FunctionDef,), stop=(cst.For, cst.While))
+    fn = ctx.enclosing(stmt, cst.FunctionDef, stop=(cst.For, cst.While))
     if fn is None or not key.startswith("self.") or not fn.params.params or \
             fn.params.params[0].name.value != "self":
         return None, None
     calls = [n for n in nodes_of(loop.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
              and dotted(n.func) == f"self.{fn.name.value}"]
-    if len(calls) != 1 or _enclosing(ctx, calls[0], (cst.For, cst.While), stop=(cst.FunctionDef,)) is not loop:
+    if len(calls) != 1 or ctx.enclosing(calls[0], (cst.For, cst.While), stop=cst.FunctionDef) is not loop:
         return None, None
-    cls = _enclosing(ctx, fn, (cst.ClassDef,), stop=(cst.FunctionDef,))
-    if cls is None or _enclosing(ctx, _enclosing(ctx, loop, (cst.FunctionDef,)), (cst.ClassDef,)) is not cls:
+    cls = ctx.enclosing(fn, cst.ClassDef, stop=cst.FunctionDef)
+    if cls is None or ctx.enclosing(ctx.enclosing(loop, cst.FunctionDef), cst.ClassDef) is not cls:
         return None, None
     anchor = body_child(ctx, stmt, fn)
     if anchor is None:
         return None, None
     return anchor, (f"`self.{fn.name.value}()` (line {line(ctx, calls[0])}) is taken to start a new batch each "
                     f"time the loop at line {line(ctx, loop)} calls it")
-
-
-def _enclosing(ctx, node, kinds, stop=()):
-    """The nearest ancestor of one of `kinds`; None past one of `stop`."""
-    cur = ctx.parent(node) if node is not None else None
-    while cur is not None:
-        if isinstance(cur, kinds):
-            return cur
-        if isinstance(cur, stop):
-            return None
-        cur = ctx.parent(cur)
-    return None
 
 
 def _infer(rep, notes) -> None:

@@ -55,6 +55,9 @@ class ImportTable:
         self.star_modules: list[str] = []
         # (local name, module it binds) for `import` statements at module level
         self.module_imports: list = []
+        # local name -> (level, module, name) for `from .x import name`, in functions
+        # too (`from .loss import GANLoss` in `__init__`); a module-level import wins
+        self.relative: dict = {}
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
@@ -99,6 +102,7 @@ class ImportTable:
                     self.module_imports.append((local, self.aliases[local] if alias.asname else local))
         else:
             if node.relative:
+                self._add_relative(node, top)
                 return
             mod = _module_name(node.module) if node.module else ""
             if isinstance(node.names, cst.ImportStar):
@@ -109,6 +113,16 @@ class ImportTable:
                 local = alias.asname.name.value if alias.asname else name
                 self.aliases[local] = f"{mod}.{name}" if mod else name
                 self.bindings.append((stmt, node, alias, local))
+
+    def _add_relative(self, node: cst.ImportFrom, top: bool) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        mod = _module_name(node.module) if node.module is not None else ""
+        for alias in node.names:
+            name = _module_name(alias.name)
+            local = alias.asname.name.value if alias.asname else name
+            if top or local not in self.relative:
+                self.relative[local] = (len(node.relative), mod, name)
 
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         """The qualified name an expression refers to, through imports."""

@@ -9,7 +9,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .project import SKIP, relative_imports
+from .project import SKIP
 from .walk import nodes
 
 
@@ -21,7 +21,6 @@ def _built(analysis) -> dict:
 
 def _find_built(analysis) -> dict:
     ctx = analysis.ctx
-    rel = None
     out: dict = {}
     for n in nodes(ctx.module):
         if type(n) is not cst.Assign or not isinstance(n.value, cst.Call):
@@ -35,8 +34,7 @@ def _find_built(analysis) -> dict:
                 continue
             where = qualified.rpartition(".")[0]
         else:
-            rel = relative_imports(ctx.module) if rel is None else rel
-            hit = rel.get(func.split(".")[0])
+            hit = ctx.imports.relative.get(func.split(".")[0])
             if hit is None:
                 continue
             where = "." * hit[0] + hit[1]

@@ -13,7 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..imports import dotted
+from ..imports import ImportTable
 from ..textio import write_atomic
 from .summaries import IMPORTS, Summary, summarize
 
@@ -129,32 +129,9 @@ def _module_file(base: str, parts: list) -> Optional[str]:
 
 
 def relative_imports(module: cst.Module) -> dict:
-    """local name -> (level, module, name) for `from .x import name`, also
-    inside functions, classes and guards (`def __init__(self): from .loss
-    import GANLoss`, common where an import is slow or circular). A module-level
-    import wins over a nested one of the same name."""
-    out: dict = {}
-    _relative(module.body, out, top=True)
-    return out
-
-
-def _relative(body, out: dict, top: bool) -> None:
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.ImportFrom) and small.relative and not isinstance(small.names, cst.ImportStar):
-                    mod = dotted(small.module) if small.module is not None else ""
-                    for alias in small.names:
-                        name = dotted(alias.name)
-                        local = alias.asname.name.value if alias.asname else name
-                        if top or local not in out:
-                            out[local] = (len(small.relative), mod or "", name)
-        elif isinstance(stmt, cst.BaseCompoundStatement):
-            inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
-            nested = isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
-            _relative(inner, out, top and not nested)
-            for handler in getattr(stmt, "handlers", ()):
-                _relative(handler.body.body, out, top and not nested)
+    """local name -> (level, module, name) for `from .x import name` (the
+    import table's, which reads them inside functions and guards too)."""
+    return ImportTable.from_module(module).relative
 
 
 class Project:

@@ -287,15 +287,33 @@ def test_legacy_cuda_code_runs_under_the_cpu_shim(tmp_path):
 
 
 @pytest.mark.cuda
-def test_gpu_runs_report_cuda_memory():
+def test_gpu_runs_report_cuda_memory(tmp_path):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("CUDA is not available")
+    # two_models.py keeps its tensors on the CPU: CUDA is there but unused, so the peak is the RSS, said so.
     code, doc = verify_json("two_models.py", "two_models.right.py", "--device", "cuda")
     assert doc["verdict"] == "fixed", doc["details"]
     after = doc["file"]["runs"]["after"]
     assert after["device"] == "cuda"
-    assert after["peak_memory"]["kind"] == "cuda_max_allocated" and after["peak_memory"]["bytes"] > 0
+    assert after["peak_memory"]["kind"] == "rss_peak" and "nothing was allocated on the GPU" in \
+        after["peak_memory"]["note"]
+    # The same program with its models and batches on the GPU reports CUDA memory.
+    paths = []
+    for name in ("two_models.py", "two_models.right.py"):
+        with open(os.path.join(DATA, name)) as fh:
+            text = fh.read()
+        for old, new in (("nn.Tanh())", "nn.Tanh()).cuda()"), ("nn.Linear(8, 1)\n", "nn.Linear(8, 1).cuda()\n"),
+                         ("torch.randn(16, 6)", "torch.randn(16, 6, device='cuda')")):
+            assert old in text, (name, old)
+            text = text.replace(old, new)
+        paths.append(tmp_path / name)
+        paths[-1].write_text(text)
+    code, out, err = cli("verify", str(paths[0]), str(paths[1]), "--output-format", "json", "--device", "cuda")
+    doc = json.loads(out)
+    assert doc["verdict"] == "fixed", doc["details"]
+    peak = doc["file"]["runs"]["after"]["peak_memory"]
+    assert peak["kind"] == "cuda_max_allocated" and peak["bytes"] > 0, peak
     code, doc = verify_json("gan.py", "gan.wrong.py", "--device", "cuda")
     assert doc["verdict"] == "changed"
 

@@ -133,11 +133,23 @@ class Recorder:
 
     def peak_memory(self) -> dict:
         torch = self._torch
+        note = None
         if self.device == "cuda" and torch is not None:
             try:
-                return {"kind": "cuda_max_allocated", "bytes": int(torch.cuda.max_memory_allocated())}
+                used = int(torch.cuda.max_memory_allocated())
             except Exception:
-                pass
+                used = 0
+            if used:
+                return {"kind": "cuda_max_allocated", "bytes": used}
+            # CUDA was there but the program kept its tensors on the CPU: 0 bytes would hide the real peak.
+            note = "nothing was allocated on the GPU: the program ran on the CPU"
+        peak = self._rss_peak()
+        if note:
+            peak["note"] = note
+        return peak
+
+    @staticmethod
+    def _rss_peak() -> dict:
         try:
             with open("/proc/self/status") as fh:
                 for line in fh:

@@ -76,6 +76,7 @@ class Val:
     elems: Optional[list] = None  # tuple results, element-wise
     bare: bool = False  # a plain name read, nothing computed
     uncertain: bool = False  # went through code we cannot see (it may cut)
+    mapping: bool = False  # a dict literal: tensors inside, never a tensor itself (no `.detach()` of it)
 
     def join(self, other: "Val") -> "Val":
         uses = dict(self.uses)
@@ -505,6 +506,7 @@ class Scope:
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
         node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
         node.loss = val.loss or _looks_like_loss(key) or proven
+        node.holder = val.mapping  # `output = {"loss": loss}`: what stores it keeps a dict
         if proven and (id(stmt), key) in self.proven[2]:
             # a dict or list whose element is backwarded: it carries graphs but saves nothing itself,
             # and its elements need not share one (no freed-graph conflict through it)
@@ -670,6 +672,7 @@ class Scope:
             if isinstance(elem, cst.DictElement):
                 self.expr(elem.key)
             out = out.join(self.expr(elem.value))
+        out.mapping = True
         return out
 
     def _comprehension(self, expr, stmt) -> Val:

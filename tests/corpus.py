@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "corpus")
+# Training frameworks some cases run under (the test extra installs them);
+# without one, the runs of those cases are skipped, never their analysis.
+FRAMEWORKS = ("pytorch_lightning", "lightning", "accelerate", "torchmetrics")
+_IMPORT = re.compile(r"^(?:import|from)\s+(\w+)", re.M)
 _EXPECT = re.compile(r"^#\s*expect-before:\s*(?P<kind>runs|error|grows|differs)\s*(?P<detail>.*)$", re.M)
 
 
@@ -25,6 +29,22 @@ class Case:
     def report_only(self) -> bool:
         """`flag_<case>.py`: must be reported, has no fix."""
         return self.name.startswith("flag_")
+
+    def missing(self) -> list:
+        """The frameworks the case imports that are not installed."""
+        import importlib.util
+
+        with open(self.before, encoding="utf-8") as fh:
+            wanted = {m for m in _IMPORT.findall(fh.read()) if m in FRAMEWORKS}
+        return sorted(m for m in wanted if importlib.util.find_spec(m) is None)
+
+    def skip_if_missing(self) -> None:
+        missing = self.missing()
+        if missing:
+            import pytest
+
+            pytest.skip(f"{self.code}/{self.name} runs under {', '.join(missing)}, which is not installed "
+                        "(pip install -e '.[test]')")
 
     def expectation(self):
         with open(self.before, encoding="utf-8") as fh:

@@ -76,6 +76,7 @@ class Val:
     elems: Optional[list] = None  # tuple results, element-wise
     bare: bool = False  # a plain name read, nothing computed
     uncertain: bool = False  # went through code we cannot see (it may cut)
+    mapping: bool = False  # a dict literal: tensors inside, never a tensor itself (no `.detach()` of it)
 
     def join(self, other: "Val") -> "Val":
         uses = dict(self.uses)
@@ -108,6 +109,7 @@ class Event:
     create_graph: bool = False
     reach: frozenset = frozenset()
     helper: Optional[str] = None  # run inside this project function (its summary says so)
+    framework: Optional[str] = None  # run by a framework on what the method returns (analysis.lightning)
     # step / zero
     opt: Optional[str] = None
     modules: Optional[frozenset] = None  # zero: modules cleared (None: unknown)
@@ -165,6 +167,8 @@ class Scope:
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
+        self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
+        self.loop_owner = None  # the framework that runs this method once per batch, in either mode
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
@@ -414,6 +418,8 @@ class Scope:
                 # a name handed back as it is (`return x`) keeps what it holds
                 quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
+                if self.framework and not self.inlining:
+                    self.framework_backward(small_stmt.value, stmt)
         elif isinstance(small_stmt, cst.Del):
             self.delete(small_stmt.target)
         elif isinstance(small_stmt, cst.Global) or isinstance(small_stmt, cst.Nonlocal):
@@ -500,6 +506,7 @@ class Scope:
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
         node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
         node.loss = val.loss or _looks_like_loss(key) or proven
+        node.holder = val.mapping  # `output = {"loss": loss}`: what stores it keeps a dict
         if proven and (id(stmt), key) in self.proven[2]:
             # a dict or list whose element is backwarded: it carries graphs but saves nothing itself,
             # and its elements need not share one (no freed-graph conflict through it)
@@ -665,6 +672,7 @@ class Scope:
             if isinstance(elem, cst.DictElement):
                 self.expr(elem.key)
             out = out.join(self.expr(elem.value))
+        out.mapping = True
         return out
 
     def _comprehension(self, expr, stmt) -> Val:
@@ -1454,6 +1462,27 @@ class Scope:
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
+
+    def framework_backward(self, value, stmt) -> None:
+        """`return loss` (or `{"loss": loss, ...}`) from a LightningModule's
+        `training_step`: the framework backwards it once the method returns."""
+        from .lightning import returned_loss
+
+        target_expr = returned_loss(value)
+        if target_expr is None:
+            return
+        target = self.expr(target_expr)
+        if not target.graph:
+            return
+        event = self.event("backward", target_expr, stmt, target=target, target_expr=target_expr,
+                           framework=self.framework)
+        event.reach = frozenset(closure(target.heads))
+        if self.no_grad:
+            return
+        self.check_conflict(event, target)
+        for node in event.reach:
+            if not node.leaf:
+                self.freed[node] = event
 
     def _toward_inputs(self, reach, inputs) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the

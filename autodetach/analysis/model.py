@@ -105,6 +105,7 @@ class Analysis:
         # them; GraphRule.report words them): a loop in the caller, an eval function
         self.caller_loop_stmts: dict = {}
         self.eval_stmts: dict = {}
+        self.framework_stmts: dict = {}  # the same, for a loop a framework runs (analysis.lightning): no assumption
         # the analysis modules' per-file answers, by table name (see table, memo)
         self.tables: dict = {}
 
@@ -401,7 +402,9 @@ class Analysis:
         through another method of `self`): `Trainer.train_step`. The loop that
         calls them is elsewhere, so a value stored on `self` in one call and
         read in the next is a link across iterations. FunctionDef -> class name."""
-        out = {}
+        from .lightning import framework_steps
+
+        out = dict(framework_steps(self))  # the framework backwards what they return
         sites = self.sites
         for cls in self.ctx.module.body:
             if not isinstance(cls, cst.ClassDef):
@@ -430,6 +433,7 @@ class Analysis:
 
     def _step_methods(self) -> list:
         from .flow import Val
+        from .lightning import FRAMEWORK, framework_steps, lightning_steps
 
         out = []
         for method in self.step_methods:
@@ -442,6 +446,8 @@ class Analysis:
                 scope = Scope(self, [], params=params, name=method.name.value).grad_from(method)
                 scope.self_class = self.step_methods[method]
                 scope.caller_loop = True
+                scope.framework = framework_steps(self).get(method) and FRAMEWORK
+                scope.loop_owner = lightning_steps(self).get(method) and FRAMEWORK
                 scope.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
                 scope.body = [loop]
                 out.append(scope.run())
@@ -511,11 +517,25 @@ class Analysis:
                 if k not in seen:
                     seen.add(k)
                     out.append((scope, item))
-                    if scope.caller_loop:
+                    if scope.loop_owner:
+                        self._framework_step(item, scope)
+                    elif scope.caller_loop:
                         self._mark_caller_loop(item, scope.name)
                     if scope.eval_note is not None:
                         self._mark(item, self.eval_stmts, scope.eval_note())
         return out
+
+    def _framework_step(self, item, scope) -> None:
+        """A finding in a method the framework runs once per batch: a fact,
+        noted as such, unless another method of the class backwards too (it
+        may read what the step keeps on `self`): then an assumption."""
+        from .lightning import other_backward
+
+        if other_backward(self, scope.self_class):
+            self._mark_caller_loop(item, scope.name)
+        else:
+            self._mark(item, self.framework_stmts, f"{scope.loop_owner} runs `{scope.name}` once per batch and "
+                                                   "keeps `self` between batches")
 
     def _mark_caller_loop(self, item, method: str) -> None:
         """Remember the statements of a finding that exists only if the

@@ -7,7 +7,8 @@ from ..findings import UNSAFE
 from ..rule import Rule
 from ._helpers import parenthesize_if_needed
 
-BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(")
+BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(",
+                   "def training_step")  # Lightning backwards what training_step returns
 
 
 def detach(expr: cst.BaseExpression) -> cst.Call:
@@ -84,6 +85,13 @@ def path_note(ctx, conflict):
     return [(anchor, "path from this backward to the freed graph: " + " <- ".join(parts))]
 
 
+def backward_text(ctx, ev) -> str:
+    """How a message names a backward: its call, or the framework's backward
+    of what `training_step` returns."""
+    text = f"`{code(ctx, ev.call)}`"
+    return f"{ev.framework}'s backward of {text}" if getattr(ev, "framework", None) else text
+
+
 def helper_note(*events) -> str:
     """What was inferred when a backward runs inside a project function
     (`GDPPLoss(..., backward=True)`), known from its summary only."""
@@ -104,9 +112,13 @@ class GraphRule(Rule):
         inferred = analysis.names.inferred
         marks = analysis.caller_loop_stmts
         evals = analysis.eval_stmts
-        if (not inferred and not marks and not evals) or node is None:
+        framework = analysis.framework_stmts
+        if (not inferred and not marks and not evals and not framework) or node is None:
             return rep
         around = [node] + [n for n, _ in rep.related if n is not None]
+        facts = sorted({framework[id(s)] for s in _statements(self.ctx, around) if id(s) in framework})
+        if facts:
+            rep.message += " (" + "; ".join(facts) + ")"
         notes = inferred_notes(self.ctx, inferred, around) if inferred else []
         methods = {marks[id(n)] for n in _statements(self.ctx, around) if id(n) in marks}
         if methods:

@@ -11,7 +11,7 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, detach, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line
 
 
 class GraphKeptAcrossIterations(GraphRule):
@@ -267,8 +267,8 @@ class GraphKeptAcrossIterations(GraphRule):
             stored = f"stored in `{link.name}`" if link.name else "kept"
             second, first = conflict.second.call, conflict.first.call
             msg = (f"`{what}` is {stored} (line {line(ctx, link.stmt)}) and reaches the loss of a later "
-                   f"iteration: `{code(ctx, second)}` (line {line(ctx, second)}) walks into "
-                   f"the previous iteration's graph, already freed by `{code(ctx, first)}`. "
+                   f"iteration: {backward_text(ctx, conflict.second)} (line {line(ctx, second)}) walks into "
+                   f"the previous iteration's graph, already freed by {backward_text(ctx, conflict.first)}. "
                    f"Detach it where it is stored (this stops gradients flowing into earlier iterations)")
             edit = _store_edit(src, link)
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,

@@ -54,7 +54,10 @@ class LossAccumulatedWithGraph(GraphRule):
     be seen (returned, passed to an unknown function, stored on an object, a
     function's parameter).
 
-    Also found: a loss that only its own `.backward()` shows to carry a
+    Also found: state a PyTorch Lightning `training_step` keeps on `self`
+    (`self.epoch_loss += loss`, `self.training_step_outputs.append(loss)`):
+    Lightning runs the method once per batch and backwards what it returns.
+    Also: a loss that only its own `.backward()` shows to carry a
     graph (built by code that cannot be seen); `meter.update(loss)` into a
     class of the file or the project whose method sums its argument into
     `self` (`AverageMeter`), fixed by passing `.detach()`; such a meter
@@ -126,6 +129,25 @@ class LossAccumulatedWithGraph(GraphRule):
                 opt.step()
                 total += loss.detach()
         """),
+        Valid("""
+            import torch
+            import pytorch_lightning as pl
+
+            class Model(pl.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.net = torch.nn.Linear(4, 1)
+                    self.outputs = []
+
+                def training_step(self, batch, batch_idx):
+                    loss = self.net(batch).pow(2).mean()
+                    self.log("loss", loss)
+                    self.outputs.append(loss.detach())
+                    return loss
+
+                def validation_step(self, batch, batch_idx):
+                    self.outputs.append(self.net(batch).pow(2).mean())
+        """, note="Lightning: a detached step output; validation_step runs without gradients"),
     ]
     INVALID = [
         Invalid("""
@@ -362,6 +384,36 @@ class LossAccumulatedWithGraph(GraphRule):
                 per_sample.append(loss.detach())
             print(len(per_sample))
         """, note="per-sample losses (reduction='none'): .item() would fail on them", line=12, column=23),
+        Invalid("""
+            import torch
+            import lightning as L
+
+            class Model(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.net = torch.nn.Linear(4, 1)
+                    self.outputs = []
+
+                def training_step(self, batch, batch_idx):
+                    loss = self.net(batch).pow(2).mean()
+                    self.outputs.append(loss)
+                    return {"loss": loss}
+        """, """
+            import torch
+            import lightning as L
+
+            class Model(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.net = torch.nn.Linear(4, 1)
+                    self.outputs = []
+
+                def training_step(self, batch, batch_idx):
+                    loss = self.net(batch).pow(2).mean()
+                    self.outputs.append(loss.detach())
+                    return {"loss": loss}
+        """, note="Lightning backwards what training_step returns, once per batch", line=12, column=29,
+            message="Lightning runs `training_step` once per batch"),
     ]
 
     def finish(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Valid
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, helper_note, path_note, code, line, with_retain
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, helper_note, path_note, code, line, with_retain
 
 
 class GraphFreedBeforeReuse(GraphRule):
@@ -277,8 +277,15 @@ class GraphFreedBeforeReuse(GraphRule):
             link = diagnosis.link
             where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
             msg = (f"`{code(ctx, first.call)}` frees the graph of `{link.name or 'the loss'}` ({where}), "
-                   f"which `{code(ctx, second.call)}` (line {line(ctx, second.call)}) needs again; "
+                   f"which {backward_text(ctx, second)} (line {line(ctx, second.call)}) needs again; "
                    f"the gradients of both passes are used")
+            if first.framework:
+                diagnosis.blocked = diagnosis.blocked or f"{first.framework} runs the first backward"
+            elif second.framework:
+                diagnosis.blocked = diagnosis.blocked or (
+                    f"{second.framework} backwards what `training_step` returns, so one graph is backwarded "
+                    "twice: drop the call, or optimise manually (`self.automatic_optimization = False`, "
+                    "`self.manual_backward(loss)`)")
             if diagnosis.blocked:
                 self.report(first.call, msg + f"; no automatic fix: {diagnosis.blocked}",
                             related=[(second.call, "the second backward")])
@@ -307,6 +314,8 @@ def _summed(ctx, first, second):
     `.backward()` statements on different losses."""
     import libcst as cst
 
+    if first.framework or second.framework:
+        return None  # `return loss` from training_step: no call to sum into
     if first.kind != "backward" or second.kind != "backward" or first.call.args or second.call.args:
         return None
     if not (isinstance(first.call.func, cst.Attribute) and isinstance(second.call.func, cst.Attribute)):

@@ -7,7 +7,7 @@ from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, body_child, code, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, path_note, body_child, code, line
 from ._helpers import top_level_anchor
 from ..analysis.walk import nodes as nodes_of
 
@@ -289,8 +289,8 @@ class RecurrentStateNotRepackaged(GraphRule):
             conflict = diagnosis.conflict
             second = conflict.second.call
             msg = (f"recurrent state {keys} {_produced(ctx, link)} is fed into the next "
-                   f"iteration, so `{code(ctx, second)}` (line {line(ctx, second)}) walks into "
-                   f"the previous batch's graph, already freed by `{code(ctx, conflict.first.call)}`; "
+                   f"iteration, so {backward_text(ctx, conflict.second)} (line {line(ctx, second)}) walks into "
+                   f"the previous batch's graph, already freed by {backward_text(ctx, conflict.first)}; "
                    f"detach it at the start of each iteration (truncated BPTT)")
             edits = self._fix_all(analysis, scope, loop, anchor, states)
             rep = self.report(anchor if edits else link.stmt, msg, edits=edits,
@@ -394,7 +394,8 @@ class RecurrentStateNotRepackaged(GraphRule):
     def _fix(self, analysis, scope, loop, anchor, key, link) -> list:
         ctx = self.ctx
         kind = self._structure(analysis, link)
-        starts_none = _assigned_none_before(ctx, loop, key)
+        # a method run once per batch by its caller: `self.hidden` may start as None in `__init__`
+        starts_none = _assigned_none_before(ctx, loop, key) or (key.startswith("self.") and scope.caller_loop)
         torch_name = ctx.imports.module_alias("torch")
         if kind == "tensor" and not starts_none:
             line_src = f"{key} = {key}.detach()"

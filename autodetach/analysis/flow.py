@@ -165,6 +165,7 @@ class Scope:
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
+        self.repeats = False  # a step method walked once: its caller runs it again, per batch
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Optional
 
 from .graph import GNode, closure
+from .module_parts import parts_of
 
 
 class Problem(Enum):
@@ -111,38 +112,51 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
         return False  # returned to the caller, who uses them
     if not modules:
         return True
+    # A module built from another (`Generator(trunk)`) shares its parameters:
+    # an optimizer that steps the part (`trunk`, also in D's) uses them too.
+    modules = sorted({p for m in modules for p in parts_of(analysis.names, m)})
     events = scope.events
     start = events.index(ev)
     for module in modules:
-        decided = None
-        zeroed_on: list = []  # branch paths where m was zeroed since ev
-        for later in events[start + 1:]:
-            if later.kind == "zero":
-                if later.modules is None or not _covers(later.modules, module):
-                    continue
-                if _prefix(later.branch, ev.branch):
-                    decided = True
-                    break
-                zeroed_on.append(later.branch)
-            elif later.kind == "unknown_step":
-                if not any(_prefix(z, later.branch) for z in zeroed_on):
-                    return None  # an object we cannot identify steps: maybe with these gradients
-            elif later.kind == "backward" and later.helper:
-                return None  # another file's function: its own step (of `opt_G`, passed in) is unseen
-            elif later.kind == "step":
-                owns = analysis.owner_uses(later.opt, module)
-                if owns is False:
-                    continue
-                if any(_prefix(z, later.branch) for z in zeroed_on):
-                    continue  # zeroed on every path to this step
-                if owns is True:
-                    decided = False
-                    break
-                return None
-        if decided is False:
+        fate = _fate(analysis, events[start + 1:], ev, module)
+        if fate is None and scope.repeats and not ev.loops:
+            # A step method runs again for the next batch: what it does before
+            # `ev` comes next (a step every second call, before its zero_grad).
+            fate = _fate(analysis, events[:start], ev, module)
+        if fate == "unknown":
+            return None
+        if fate == "stepped":
             return False
         # Nothing decisive: no optimizer steps with them.
     return True
+
+
+def _fate(analysis, later_events, ev, module: str) -> Optional[str]:
+    """What happens first, in `later_events`, to the gradients `ev` put into
+    `module`: "zeroed", "stepped", "unknown", or None (nothing decisive)."""
+    zeroed_on: list = []  # branch paths where the module was zeroed since ev
+    for later in later_events:
+        if later.kind == "zero":
+            if later.modules is None or not _covers(later.modules, module):
+                continue
+            if _prefix(later.branch, ev.branch):
+                return "zeroed"
+            zeroed_on.append(later.branch)
+        elif later.kind == "unknown_step":
+            if not any(_prefix(z, later.branch) for z in zeroed_on):
+                return "unknown"  # an object we cannot identify steps: maybe with these gradients
+        elif later.kind == "backward" and later.helper:
+            return "unknown"  # another file's function: its own step (of `opt_G`, passed in) is unseen
+        elif later.kind == "step":
+            owns = analysis.owner_uses(later.opt, module)
+            if owns is False and module in analysis.names.shared.get(later.opt, ()):
+                owns = True  # a caller gives it part of the module (caller_owners)
+            if owns is False:
+                continue
+            if any(_prefix(z, later.branch) for z in zeroed_on):
+                continue  # zeroed on every path to this step
+            return "stepped" if owns is True else "unknown"
+    return None
 
 
 def _consumers(ev, other, links) -> Optional[list]:

@@ -169,6 +169,7 @@ class Scope:
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
         self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
         self.loop_owner = None  # the framework that runs this method once per batch, in either mode
+        self.repeats = False  # a step method walked once: its caller runs it again, per batch
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given

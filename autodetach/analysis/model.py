@@ -122,7 +122,11 @@ class Analysis:
 
     @cached_property
     def names(self):
-        return build_names(self.ctx.module, self.ctx.imports)
+        from .caller_owners import widen
+
+        table = build_names(self.ctx.module, self.ctx.imports)
+        widen(table, self.ctx)
+        return table
 
     @cached_property
     def project(self):
@@ -462,6 +466,7 @@ class Analysis:
                 scope.grad_from(fn)
             scope.self_class = cls
             scope.method_class = self._method_class.get(fn) if fn is not None else None
+            scope.repeats = fn is not None and fn in self.step_methods
             return scope.run()
         except (GiveUp, RecursionError):
             return None

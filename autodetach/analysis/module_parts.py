@@ -22,17 +22,35 @@ def module_parts(assigns: list, table) -> dict:
     """container key -> module keys its constructor was given."""
     out: dict = {}
     for node in assigns:
-        if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
+        if len(node.targets) != 1:
             continue
-        key = dotted(node.targets[0].target)
-        if key is None or key not in table.modules:
-            continue
-        given = set()
-        for arg in node.value.args:
-            given |= _modules_in(arg.value, table)
-        given.discard(key)
-        if given:
-            out.setdefault(key, set()).update(given)
+        target, value = node.targets[0].target, node.value
+        pairs = [(target, value)]
+        if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and \
+                len(target.elements) == len(value.elements):
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]  # G, D = Gen(t), Dis(t)
+        for target, value in pairs:
+            key = dotted(target)
+            if key is None or key not in table.modules or not isinstance(value, cst.Call):
+                continue
+            given = set()
+            for arg in value.args:
+                given |= _modules_in(arg.value, table)
+            given.discard(key)
+            if given:
+                out.setdefault(key, set()).update(given)
+    return out
+
+
+def parts_of(table, module: str) -> set:
+    """`module` and the modules it was built from, transitively (`G` built
+    as `Generator(trunk)`: {G, trunk})."""
+    out, todo = {module}, [module]
+    while todo:
+        for p in table.parts.get(todo.pop(), ()):
+            if p not in out:
+                out.add(p)
+                todo.append(p)
     return out
 
 

@@ -16,7 +16,7 @@ from .optimizer_owners import resolve_owners
 from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
 from .roles import infer_attr_roles, infer_roles
-from .walk import walk
+from .walk import nodes as walk_nodes, walk
 
 # Constructors whose instances hold no parameters: their output carries a
 # graph only when an input does.
@@ -77,6 +77,8 @@ class NameTable:
     functions_all: list = field(default_factory=list)  # every FunctionDef, methods included
     inferred: dict = field(default_factory=dict)  # name -> what was inferred about it, and why
     name_aliases: dict = field(default_factory=dict)  # `loss_fn = my_loss`: plain name -> plain name
+    parts: dict = field(default_factory=dict)  # module -> modules its constructor was given (module_parts)
+    shared: dict = field(default_factory=dict)  # optimizer -> modules a caller gives it part of (caller_owners)
 
     def is_module(self, key: Optional[str]) -> bool:
         return key is not None and key in self.modules
@@ -338,6 +340,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 table.modules[key] = table.modules[src]
             if src in table.instances and key not in table.instances:
                 table.instances[key] = table.instances[src]
+    _instance_parts(table)
     plists = _ParamLists(table, col.imports)
     for assign in assigns:
         plists.visit_Assign(assign)
@@ -361,9 +364,40 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_optimizer_attrs(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
     infer_containers(facts, table, col.imports)
-    extend_owners(table, module_parts(assigns, table), groups, plists.env, col.imports)
+    table.parts = module_parts(assigns, table)
+    extend_owners(table, table.parts, groups, plists.env, col.imports)
     _propagate(col.aliases, table)
     return table
+
+
+def _instance_parts(table: NameTable) -> None:
+    """`model = GAN()` whose class keeps `self.G = nn.Sequential(...)`:
+    `model.G(z)` calls a module, part of `model` (an optimizer over
+    `model.parameters()` steps it). Only attributes the class's own methods
+    (or its local bases') assign."""
+    for inst, cls in list(table.instances.items()):
+        if cls not in table.module_classes:
+            continue
+        for attr in _self_attrs(table, cls):
+            part = f"self.{attr}"
+            if part in table.modules:
+                table.modules.setdefault(f"{inst}.{attr}", table.modules[part])
+
+
+def _self_attrs(table: NameTable, cls: str, depth: int = 0) -> set:
+    out: set = set()
+    for (owner, _), fn in table.methods.items():
+        if owner != cls:
+            continue
+        for node in walk_nodes(fn):
+            if isinstance(node, cst.AssignTarget):
+                key = dotted(node.target)
+                if key and key.startswith("self.") and key.count(".") == 1:
+                    out.add(key[5:])
+    if depth < 5:
+        for base in table.bases.get(cls, ()):
+            out |= _self_attrs(table, base, depth + 1)
+    return out
 
 
 def _part_of_module(src: str, table: NameTable) -> str:

@@ -90,6 +90,28 @@ def summaries_of(path: str) -> dict:
     return out
 
 
+def text_of(path: str) -> Optional[str]:
+    """A project file's text, recorded as read (and as it was when a --fix
+    run began), as summaries_of does; None when it cannot be read."""
+    real = os.path.realpath(path)
+    if _ORIGINALS is not None:
+        try:
+            with open(_original_file(real), "rb") as fh:
+                data = fh.read()
+            _DEPS[real] = [-1, -1]
+            return data.decode("utf-8", errors="replace")
+        except OSError:
+            pass
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    _DEPS[real] = [st.st_size, st.st_mtime_ns]
+    return data.decode("utf-8", errors="replace")
+
+
 def take_deps() -> dict:
     """Files whose summaries the analysis used since the last call: the
     result cache keeps them with a result and serves it only while they are

@@ -66,6 +66,11 @@ def _unwrap(value):
     return value
 
 
+# Calls that make new tensors without a graph (requires_grad is not passed on).
+_FRESH = frozenset(f"torch.{f}" for f in ("randn", "rand", "randint", "zeros", "ones", "empty", "full", "arange",
+                                          "linspace", "eye"))
+
+
 def _graph_input(analysis, node, module: str) -> Optional[bool]:
     """True: the module is fed a tensor that requires grad. False: provably
     raw data. None: cannot tell."""
@@ -87,7 +92,11 @@ def _graph_input(analysis, node, module: str) -> Optional[bool]:
         params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
     raw: Optional[bool] = False
     for arg in calls[0].args:
+        fresh = {id(x) for n in nodes(arg.value) if isinstance(n, cst.Call)
+                 and analysis.ctx.imports.qualify(n.func) in _FRESH for x in nodes(n)}
         for n in nodes(arg.value):
+            if id(n) in fresh and id(n) not in reads:
+                continue  # `torch.randn(batch.size(0), 4)`: new data, whatever its sizes are read from
             if id(n) in reads or (isinstance(n, cst.Call) and dotted(n.func) in others):
                 return True  # `D(fake)`, `m2(m1(x))`
             if isinstance(n, cst.Name) and (n.value in params or n.value in _grad_marked(analysis)):

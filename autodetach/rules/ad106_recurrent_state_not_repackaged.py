@@ -8,7 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, path_note, body_child, code, line
-from ._helpers import top_level_anchor
+from ._helpers import insert_before, top_level_anchor
 from ..analysis.walk import nodes as nodes_of
 
 HELPER = "_detach_state"
@@ -246,6 +246,54 @@ class RecurrentStateNotRepackaged(GraphRule):
                     opt.step()
         """, None, note="torch imported only in the function: a helper at module level could not see it",
                 line=8, column=9),
+        Invalid("""
+            import torch.nn.functional as F
+
+
+            class Trainer:
+                def __init__(self, model, opt):
+                    self.model, self.opt, self.hidden = model, opt, None
+
+                def chunk(self, x, y):
+                    out, self.hidden = self.model(x, self.hidden)
+                    loss = F.mse_loss(out, y)
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+
+                def fit(self, chunks):
+                    for x, y in chunks:
+                        self.chunk(x, y)
+        """, """
+            import torch
+            import torch.nn.functional as F
+
+
+            def _detach_state(state):
+                \"\"\"Cut recurrent state from the previous batch's graph (truncated BPTT).\"\"\"
+                if isinstance(state, torch.Tensor):
+                    return state.detach()
+                if isinstance(state, (tuple, list)):
+                    return type(state)(_detach_state(s) for s in state)
+                return state
+
+
+            class Trainer:
+                def __init__(self, model, opt):
+                    self.model, self.opt, self.hidden = model, opt, None
+
+                def chunk(self, x, y):
+                    self.hidden = _detach_state(self.hidden)
+                    out, self.hidden = self.model(x, self.hidden)
+                    loss = F.mse_loss(out, y)
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+
+                def fit(self, chunks):
+                    for x, y in chunks:
+                        self.chunk(x, y)
+        """, unsafe=True, note="the file never binds torch: the helper comes with `import torch`"),
     ]
 
     def finish(self) -> None:
@@ -373,13 +421,25 @@ class RecurrentStateNotRepackaged(GraphRule):
             return []
         torch_name = ctx.imports.module_alias("torch")
         after = top_level_anchor(ctx.module, after_imports=True)
+        # A file that never names torch (`import torch.nn.functional as F` only)
+        # gets `import torch` for the helper; one that imports it only inside a
+        # function keeps its choice, and gets no fix.
+        first = _torch_import_anchor(ctx.module) if torch_name is None and not _names_torch(ctx.module) else None
+        if torch_name is None and first is not None:
+            torch_name = "torch"
         if torch_name is None or after is None:
             return None
         helper = cst.parse_statement(HELPER_SRC.format(name=HELPER, torch=torch_name))
         blank2 = [cst.EmptyLine(), cst.EmptyLine()]
         helper = helper.with_changes(leading_lines=blank2)
         kept = [ln for ln in after.leading_lines if ln.comment is not None]
-        return [Edit(after, cst.FlattenSentinel([helper, after.with_changes(leading_lines=blank2 + kept)]))]
+        placed = [helper, after.with_changes(leading_lines=blank2 + kept)]
+        if first is None:
+            return [Edit(after, cst.FlattenSentinel(placed))]
+        imp = cst.parse_statement("import torch\n")
+        if first is after:
+            return [Edit(after, cst.FlattenSentinel([imp.with_changes(leading_lines=after.leading_lines), *placed]))]
+        return [Edit(first, insert_before(first, "import torch\n")), Edit(after, cst.FlattenSentinel(placed))]
 
     def _fix_all(self, analysis, scope, loop, anchor, states) -> list:
         lines, extra = [], []
@@ -396,14 +456,11 @@ class RecurrentStateNotRepackaged(GraphRule):
         kind = self._structure(analysis, link)
         # a method run once per batch by its caller: `self.hidden` may start as None in `__init__`
         starts_none = _assigned_none_before(ctx, loop, key) or (key.startswith("self.") and scope.caller_loop)
-        torch_name = ctx.imports.module_alias("torch")
         if kind == "tensor" and not starts_none:
             line_src = f"{key} = {key}.detach()"
         elif kind == "tuple" and not starts_none:
             line_src = f"{key} = tuple(s.detach() for s in {key})"
         else:
-            if torch_name is None:
-                return []
             line_src = f"{key} = {HELPER}({key})"
         stmt = cst.parse_statement(line_src + "\n")
         edits = [Edit(anchor, cst.FlattenSentinel([stmt, anchor]))]
@@ -549,3 +606,32 @@ def _assigned_none_before(ctx, loop, key) -> bool:
 
 def _defines(module, name) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
+
+
+def _names_torch(module) -> bool:
+    """Does the file bind or read the name `torch` anywhere (an import in a
+    function, a variable)? `import torch.nn.functional as F` does not."""
+    skip = set()
+    for n in nodes_of(module):
+        if type(n) is cst.Import or type(n) is cst.ImportFrom:
+            for alias in n.names if not isinstance(n.names, cst.ImportStar) else ():
+                bound = alias.asname.name if alias.asname else alias.name
+                if (dotted(bound) or "").split(".")[0] == "torch":
+                    return True
+            skip.update(id(x) for x in nodes_of(n))
+        elif type(n) is cst.Name and n.value == "torch" and id(n) not in skip:
+            return True
+    return False
+
+
+def _torch_import_anchor(module):
+    """Where `import torch` goes: before the file's first import from torch
+    (`import torch.nn.functional as F`), else where a new import goes."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and stmt.body:
+            small = stmt.body[0]
+            names = [dotted(a.name) for a in small.names] if isinstance(small, cst.Import) else \
+                [dotted(small.module)] if isinstance(small, cst.ImportFrom) and small.module is not None else []
+            if any((n or "").split(".")[0] == "torch" for n in names):
+                return stmt
+    return top_level_anchor(module)

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis import decide
 from ..analysis.walk import visit
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
@@ -187,8 +188,11 @@ class DetachResultDiscarded(Rule):
     it), when the element of a tuple would be assigned, when the name is a
     trainable leaf (`nn.Parameter`, `requires_grad=True`: rebinding it to a
     detached copy would stop it learning), when it is a loop variable not
-    read again (rebinding it changes nothing), or when it is a global that
-    the assignment would turn into a local.
+    read again (rebinding it changes nothing), when it is a global that
+    the assignment would turn into a local, or when a later backward of the
+    same pass trains through it (`fake.detach()` in a GAN's D step, then the
+    G loss on `fake`: the assignment would cut G from its own loss; the cut
+    belongs in the D loss only, `D(fake.detach())`).
     """
 
     code = "AD110"
@@ -347,6 +351,23 @@ class DetachResultDiscarded(Rule):
         """, None, note="rebinding the loop variable changes nothing", line=3, column=5),
         Invalid("""
             import torch
+            from torch import nn
+            G, D = nn.Linear(4, 8), nn.Linear(8, 1)
+            opt_g = torch.optim.SGD(G.parameters(), lr=0.1)
+            opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                opt_d.zero_grad()
+                fake.detach()
+                D(fake).mean().backward()
+                opt_d.step()
+                opt_g.zero_grad()
+                (-D(fake).mean()).backward()
+                opt_g.step()
+        """, None, note="G's own loss trains through fake after it: no fix", line=9, column=5,
+                message="would also cut"),
+        Invalid("""
+            import torch
             state = {"h": h0}
             torch.detach(state["h"])
         """, """
@@ -397,10 +418,42 @@ class DetachResultDiscarded(Rule):
                          f"the assignment raises)")
         elif why is not None:
             return self._emit(stmt, f"{head}; {why}")
+        later = self._later_backward(stmt, base) if methods[0] == "detach" else None
+        if later is not None:
+            return self._emit(stmt, f"{head}; {later}")
         new = cst.Assign(targets=[cst.AssignTarget(target=base.deep_clone())],
                          value=stmt.value, semicolon=stmt.semicolon)
         self._emit(stmt, f"{head}; assign it back: `{src} = {call_src}`{extra}",
                    replacement=new, fix=safety, fix_title=f"Assign back to `{src}`")
+
+    def _later_backward(self, stmt, base):
+        """Why assigning the detached tensor back would change what trains (None:
+        it would not, as far as the analysis sees): after this line, a backward
+        that needs its graph (`g_loss` through `fake`, after the D step's
+        `fake.detach()`) would lose its gradients through it."""
+        ctx = self.ctx
+        if not isinstance(base, cst.Name) or "backward" not in ctx.text:
+            return None
+        fn = ctx.enclosing(stmt, (cst.FunctionDef,))
+        here = ctx.line_of(stmt)
+        analysis = ctx.analysis
+        found = []
+        for scope in analysis.scopes:
+            for ev in scope.events:
+                if ev.kind != "backward" or ev.stmt is None or ev.call is None or \
+                        ctx.enclosing(ev.stmt, (cst.FunctionDef,)) is not fn or ctx.line_of(ev.stmt) <= here:
+                    continue
+                # built earlier in the same pass (state from the last batch is the cut the author meant)
+                if any(n.name == base.value and n.stmt is not None and n.iteration == ev.tag and
+                       ctx.line_of(n.stmt) < here and decide.param_modules(analysis, [n]) for n in ev.reach):
+                    found.append(ev)
+        if not found:
+            return None
+        ev = max(found, key=lambda e: ctx.line_of(e.stmt))
+        return (f"no fix: assigning it back would also cut `{ctx.code(ev.call).strip()}` "
+                f"(line {ctx.line_of(ev.stmt)}) from the graph of `{base.value}`, and the modules that "
+                f"built it would stop learning from that loss; detach it only where its gradient is not "
+                f"wanted (`{base.value}.detach()` inside that one expression)")
 
     def _target_problem(self, stmt, base, src):
         """None (fine), _UNSEEN (an attribute never assigned: unsafe), or the

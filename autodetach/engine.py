@@ -259,9 +259,13 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
     try:
         return _run_rules(text, path, rules, opts, verify)
     finally:
-        from .analysis.walk import forget
+        if getattr(_CARRY, "value", None) is None:
+            from .analysis.walk import forget
 
-        forget()  # the analysis's cached children hold this pass's tree
+            # The analysis's cached children and node lists hold this pass's
+            # tree. A pass that hands its tree on keeps them: the next pass
+            # reuses the untouched statements' nodes, and so their entries.
+            forget()
 
 
 def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
 import dataclasses
+import gc
 import threading
 import traceback
 from dataclasses import dataclass
@@ -254,14 +256,46 @@ def visit_rules(module: cst.Module, visitors: list) -> None:
             extend(reversed(kids))
 
 
+_GC_LOCK = threading.Lock()
+_GC_STATE = [0, False]  # passes running in this process, whether the collector was on before
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """No cyclic garbage collection during a pass. A pass makes tens of
+    thousands of tree nodes and analysis objects that live until it ends,
+    and the collector scanned them about 15 times a pass: a sixth of a
+    legacy file's run, a quarter on a 2,000-line one. The first collection
+    after the pass frees its cycles. Per pass, not per file: pausing a whole
+    fix run kept every pass's cycles (peak RSS 107 -> 170 MB on a
+    1,936-line legacy file; 114 MB paused per pass)."""
+    with _GC_LOCK:
+        if _GC_STATE[0] == 0:
+            _GC_STATE[1] = gc.isenabled()
+            gc.disable()
+        _GC_STATE[0] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_STATE[0] -= 1
+            if _GC_STATE[0] == 0 and _GC_STATE[1]:
+                gc.enable()
+
+
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
     """One pass (see _run_rules)."""
     try:
-        return _run_rules(text, path, rules, opts, verify)
+        with _gc_paused():
+            return _run_rules(text, path, rules, opts, verify)
     finally:
-        from .analysis.walk import forget
+        if getattr(_CARRY, "value", None) is None:
+            from .analysis.walk import forget
 
-        forget()  # the analysis's cached children hold this pass's tree
+            # The analysis's cached children and node lists hold this pass's
+            # tree. A pass that hands its tree on keeps them: the next pass
+            # reuses the untouched statements' nodes, and so their entries.
+            forget()
 
 
 def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):

@@ -4,6 +4,7 @@
 # repackaged, in a file that imports torch.nn and torch.nn.functional but not
 # `torch` itself. The fix detaches the state at the start of each chunk with
 # a small helper, which needs `torch.Tensor`: it adds `import torch`.
+# The trainer's model and optimizer are inferred from their use, so the fix is unsafe.
 import os
 
 import torch

@@ -22,6 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from . import containers, model_containers, phases
+from .bounded import within_step
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
 from .walk import nodes, walk
@@ -35,7 +36,7 @@ CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cu
 CUT_FUNCTIONS = {f"torch.{k}" for k in (
     "argmax", "argmin", "argsort", "multinomial", "bernoulli", "poisson", "nonzero", "count_nonzero",
     "searchsorted", "bucketize", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite",
-    "randint", "randperm", "sign", "from_numpy")}
+    "randint", "randperm", "sign", "from_numpy", "load")}  # torch.load: a checkpoint's new tensors
 # `.to(torch.long)`, `.type(torch.LongTensor)`: an integer tensor cannot carry a graph
 INT_DTYPES = {f"torch.{k}" for k in (
     "long", "int", "int64", "int32", "int16", "int8", "uint8", "short", "bool", "LongTensor", "IntTensor",
@@ -155,6 +156,7 @@ class Scope:
         self.walked = 0
         self.inlining: set = set()
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
+        self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
@@ -173,7 +175,8 @@ class Scope:
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
-        self._leak_candidates: list = []  # (key, store, loop, older stores), judged after the walk
+        self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
+        self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
 
     # ---------------------------------------------------------------- helpers
@@ -306,6 +309,7 @@ class Scope:
         """Run alternatives; keep the frees common to all (and to 'not taken').
         `none_in`: (arm, name) pairs where a test proved the name None."""
         base_env, base_freed, base_branch = dict(self.env), dict(self.freed), self.branch
+        self.branch_nodes[id(node)] = node
         envs, freeds = [], []
         for i, arm in enumerate(arms):
             self.env, self.freed = dict(base_env), dict(base_freed)
@@ -1214,9 +1218,12 @@ class Scope:
         args.nontrivial = True
         args.loss = _looks_like_loss(name)
         if summary.arity:
-            args.elems = [Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                              nontrivial=True, unknown=args.unknown, loss=args.loss)
-                          for _ in range(summary.arity)]
+            # an element the callee returns cut (`ckpt["step"]` of a torch.load) carries none of it
+            cut = [kind in ("cut", "const") for kind in summary.elems] if summary.elems else []
+            args.elems = [Val(ghosts=args.heads | args.ghosts) if index < len(cut) and cut[index]
+                          else Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                                   nontrivial=True, unknown=args.unknown, loss=args.loss)
+                          for index in range(summary.arity)]
         return args
 
     def _external(self, func, qualified, key) -> bool:
@@ -1613,7 +1620,9 @@ class Scope:
                 older = [parent for parent in closure(head.parents) if parent.name == key and not parent.entry
                          and any(tag == (loop_id, 1) for tag in parent.iteration)]
                 if older:
-                    self._leak_candidates.append((key, head, loop, older))
+                    outer = tuple(enclosing for enclosing, _ in self.loop_stack)
+                    self._leak_candidates.append((key, head, loop, older, outer))
+                    self._leak_keys.setdefault(loop_id, set()).add(key)
 
     def finish_leaks(self) -> None:
         # Decided at the end: a backward after the loop may consume it.
@@ -1621,10 +1630,13 @@ class Scope:
         targets = {root for event in self.events if event.kind == "backward" and event.target is not None
                    for root in event.target.heads}
         evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
-        for key, head, loop, older in self._leak_candidates:
+        for key, head, loop, older, outer in self._leak_candidates:
             if head in returned and not evaluates and not any(node in self.freed for node in closure([head])):
                 continue  # the caller may backward it; not when a backward here freed its graph
-            if not any(loop in event.loops for event in self.events if event.kind in ("backward", "grad")) and \
+            # `autograd.grad(..., create_graph=True)` right in the loop builds the terms of one loss (a
+            # gradient penalty summed over outputs): no step; a loop around it runs such steps
+            if not any(loop in event.loops for event in self.events if event.kind == "backward" or
+                       event.kind == "grad" and not (event.create_graph and event.loops[-1] is loop)) and \
                     id(loop) not in self.training_loops and not evaluates:
                 continue  # not a training loop
             if _uncertain_below(head):
@@ -1636,6 +1648,8 @@ class Scope:
             if reached and not any(event.retain is not False for event in self.events
                                    if event.kind in ("backward", "grad") and head in event.reach):
                 continue  # consumed by a backward (gradient accumulation)
+            if within_step(self, key, head, loop, older, outer):
+                continue  # summed over one step's sub-iterations, reset each step, every graph freed
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents))):
                 head.loss = True  # named as one, or a sum of values computed from what is backwarded

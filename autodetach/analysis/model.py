@@ -170,13 +170,18 @@ class Analysis:
             table = self._own_summaries
             where = os.path.basename(self.ctx.path) if self.ctx.path else "this file"
         else:
-            hit = self.foreign_method(base, meth) if base in self.names.foreign_instances else None
+            func = self.names.foreign_instances.get(base)
+            if func is not None:
+                hit = self.foreign_method(base, meth)
+            else:
+                func = self._lower_class(base) if meth in ("add", "update") else None
+                hit = self.project.method(self.ctx.imports.qualify(func), meth) if func is not None else None
             if hit is None:
                 return None
             from .project import summaries_of
 
             table, where = summaries_of(hit[1]), os.path.basename(hit[1])
-            cls = (dotted(self.names.foreign_instances[base]) or "").split(".")[-1]
+            cls = (dotted(func) or "").split(".")[-1]
         found = table.get(f"{cls}.{meth}")
         if found is None:
             return None
@@ -184,6 +189,20 @@ class Analysis:
             # a policy that stores its log-probs and trains on them in another method
             found = dataclasses.replace(found, accum=())
         return found, where, cls
+
+    def _lower_class(self, base):
+        """`loss_avg = utils.averager()` at module level: a call of a
+        lower-case name through an imported module (a class of the project,
+        or not: the project lookup decides). Its func, or None. Asked only
+        for a meter's `add`/`update`, which would otherwise pass for a set's."""
+        if "." in base:
+            return None
+        found = self.ctx.bindings.module.names.get(base) or []
+        calls = [b.value for b in found if b.kind == "assign" and isinstance(b.value, cst.Call)]
+        if not calls or len(calls) != len(found) or len({dotted(call.func) for call in calls}) != 1:
+            return None
+        func = calls[0].func
+        return func if isinstance(func, cst.Attribute) else None
 
     def step_helper(self, func, cls=None):
         """`update_params(self.q1_optim, q1_loss)` imported from another file of the
@@ -567,7 +586,10 @@ class Analysis:
     def diagnoses(self) -> list:
         from .decide import diagnose
 
-        return [diagnose(self, scope, conflict) for scope, conflict in self.conflicts]
+        from .invariant import replaced_each_iteration
+
+        return [diagnose(self, scope, conflict) for scope, conflict in self.conflicts
+                if not replaced_each_iteration(scope, conflict)]
 
     @cached_property
     def stateful_attrs(self) -> list:

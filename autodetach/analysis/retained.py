@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .graph import closure
+from .loop_inputs import walked_again
 from .walk import nodes
 
 
@@ -59,7 +60,8 @@ def unneeded_retains(analysis) -> list:
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
-                             for o in scope.events))
+                             for o in scope.events)
+                      or walked_again(analysis, ev, own))  # the next iteration walks it again
             verdict[ev.call] = verdict.get(ev.call, False) or needed
             if not needed:
                 why = notes.setdefault(ev.call, [])

@@ -89,7 +89,8 @@ CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn"
 
 def _reached(analysis, heads) -> set:
     """The graph below `heads`, not through fresh tensors (`torch.zeros(1, device=d)`
-    takes an argument but none of its graph)."""
+    takes an argument but none of its graph, and is itself a new leaf or a
+    constant: `torch.zeros(1, requires_grad=True)` builds nothing to free)."""
     seen, stack = set(), list(heads)
     while stack:
         node = stack.pop()
@@ -100,6 +101,7 @@ def _reached(analysis, heads) -> set:
         if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Attribute, cst.Name)):
             qualified = analysis.ctx.imports.qualify(expr.func) or ""
             if qualified.startswith("torch.") and qualified.split(".")[-1] in CONSTRUCTORS:
+                seen.discard(node)
                 continue
         stack.extend(node.parents)
     return seen

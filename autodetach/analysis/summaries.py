@@ -19,7 +19,8 @@ from typing import Optional
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
                "argsort", "multinomial", "bernoulli", "long", "int", "bool"}
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
-CUT_CALLS = {"float", "int", "bool", "len", "str", "round"}
+# (a checkpoint's tensors, read back by torch.load, are new: no graph)
+CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "torch.load"}
 # Calls that pass their arguments' graph through.
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
@@ -694,14 +695,24 @@ def _names(target) -> list:
 
 
 def _own_nodes(func):
-    """Nodes of `fn` outside nested functions and classes."""
+    """Nodes of `fn` outside nested functions and classes, less the `else` of
+    `if isinstance(v, Variable):`, which no tensor reaches (every tensor is a
+    Variable since PyTorch 0.4)."""
     stack = list(func.body)
     while stack:
         node = stack.pop()
         yield node
+        dead = node.orelse if isinstance(node, ast.If) and _is_variable_check(node.test) else ()
         for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) \
+                    and not any(child is stmt for stmt in dead):
                 stack.append(child)
+
+
+def _is_variable_check(test) -> bool:
+    """`isinstance(v, Variable)` (or `torch.autograd.Variable`)."""
+    return isinstance(test, ast.Call) and _dotted(test.func) == "isinstance" and len(test.args) == 2 and \
+        (_dotted(test.args[1]) or "").split(".")[-1] == "Variable"
 
 
 CALLS = " calls"  # key of the table of calls that pass a backwarded value (no function has this name)

@@ -271,6 +271,13 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"the previous iteration's graph, already freed by {backward_text(ctx, conflict.first)}. "
                    f"Detach it where it is stored (this stops gradients flowing into earlier iterations)")
             edit = _store_edit(src, link)
+            if link.iteration[:len(conflict.second.tag)] == conflict.second.tag:
+                # read in the iteration whose loss it feeds (`loss += self.loss_dict[key]`): a
+                # .detach() there also cuts this iteration's own terms
+                edit = None
+                msg = msg.split(". Detach it")[0] + (
+                    ". Set it again (or clear it) in every iteration; detaching it here would also cut "
+                    "this iteration's own loss, so no fix is offered")
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached",
                         related=[(second, "this backward reaches the previous iteration")] + path_note(ctx, conflict))

@@ -25,6 +25,12 @@ class LossAccumulatedWithGraph(GraphRule):
     `losses.append(loss)` in a loop, where the loss carries its graph and the
     accumulator is never backwarded.
 
+    Not reported: sums over the sub-iterations of one optimizer step
+    (`for sub_i in range(iter_size)`, no step inside), reset by every step,
+    where each summed loss is backwarded in its sub-iteration: the saved
+    tensors are freed and the sum is dropped at the next step, so nothing
+    grows.
+
     ## Why it matters
     It does not raise, but every iteration's graph stays reachable from the
     accumulator: memory grows each step until the loop ends (a classic cause

@@ -39,7 +39,9 @@ class RetainGraphUnneeded(GraphRule):
     parameter updates are identical; only memory is freed sooner. Not
     reported when a later backward reuses part of the graph (a tensor built
     from parameters before the loop, a GAN's D step whose `fake` the G step
-    reuses), with `create_graph=True`, or when the graph escapes the
+    reuses; in a loop, a gradient asked for tensors that only values from
+    before the loop reach, when those come from a tensor argument: the next
+    iteration walks that part again), with `create_graph=True`, or when the graph escapes the
     function (returned, stored on `self` and still held there). Unsafe when
     the loss is built from attributes of `self` that other code fills and
     this method empties after the only backward in the file

@@ -1,7 +1,8 @@
 """Where an optimizer's parameters come from, in shapes of real training
 code: one optimizer per network kept in lists, parameter lists kept on
 `self` (and chained assignments), lists appended from `named_parameters()`,
-and a loss helper that reads the model through a local alias."""
+a loss helper that reads the model through a local alias; and AD109 partial
+cuts (one term of the loss runs another model on a value cut from the stepped ones)."""
 import textwrap
 
 import libcst as cst
@@ -156,3 +157,70 @@ def test_helper_alias_of_something_else_is_not_followed():
     src = ALIASED.replace("        model = self.agent.model\n        feat", "        feat").replace(
         "def loss(self, obs, reward):", "def loss(self, obs, reward, model=None):")
     assert _found(src) == []
+
+
+PEERS = """
+import torch
+from torch import nn
+from torch.autograd import Variable
+import torch.nn.functional as F
+
+
+class Trainer:
+    def __init__(self):
+        self.models = [nn.Linear(4, 3), nn.Linear(4, 3)]
+        self.optimizers = [torch.optim.SGD(m.parameters(), lr=0.1) for m in self.models]
+        self.model_num = 2
+
+    def train(self, loader):
+        for images in loader:
+            outputs = []
+            for model in self.models:
+                outputs.append(model(images))
+            for i in range(self.model_num):
+                kl_loss = 0
+                for j in range(self.model_num):
+                    if i != j:
+                        kl_loss += F.kl_div(F.log_softmax(outputs[i], dim=1), F.softmax(Variable(outputs[j]), dim=1))
+                loss = outputs[i].pow(2).mean() + kl_loss
+                self.optimizers[i].zero_grad()
+                loss.backward()
+                self.optimizers[i].step()
+"""
+
+
+def test_per_model_outputs_in_a_list_are_not_one_freed_graph():
+    # each entry is its own graph (deep mutual learning): the read `outputs[i]` cannot tell them apart
+    assert _found(PEERS, "AD101") == []
+
+
+PARTIAL = """
+import torch
+from torch import nn
+G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+opt_g = torch.optim.SGD(G.parameters(), lr=0.1)
+opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+for i in range(3):
+    fake = G(torch.randn(2, 4))
+    opt_d.zero_grad()
+    d_loss = D(fake.detach()).mean()
+    d_loss.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    {term}
+    g_loss = adv + (fake - torch.randn(2, 4)).abs().mean()
+    g_loss.backward()
+    opt_g.step()
+"""
+
+
+def test_adversarial_term_on_a_cut_value_is_a_partial_cut():
+    found = _found(PARTIAL.format(term="adv = -D(fake.detach()).mean()"), "AD109")
+    assert [f.line for f in found] == [14]
+    assert "sends them no gradient" in found[0].message
+
+
+def test_cut_reference_next_to_the_live_term_is_not_a_partial_cut():
+    # a relativistic loss: D on the detached fake is only the mean it is compared with
+    term = "adv = -(D(fake) - D(fake.detach()).mean()).mean()"
+    assert _found(PARTIAL.format(term=term), "AD109") == []

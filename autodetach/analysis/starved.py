@@ -73,15 +73,24 @@ def _dead_term(analysis, bws, owned):
     step does not update counts: a TD target `r + q(s2).detach()` or a value
     fed back into a stepped model is a cut on purpose."""
     for backward in bws:
-        for node in sorted(closure(backward.target.heads), key=lambda n: n.seq):
+        graph = closure(backward.target.heads)
+        if not param_modules(analysis, graph) & owned:
+            continue  # not a loss of this step's models (a discriminator's own loss): no term to lose
+        for node in sorted(graph, key=lambda n: n.seq):
             if not node.ghosts or node.leaf:
                 continue
             own = param_modules(analysis, [node])
             if not own or own & owned:
                 continue
             lost = owned & param_modules(analysis, closure(node.ghosts, through_ghosts=True))
-            if lost and not lost & param_modules(analysis, closure(node.parents)):
-                return backward, node, lost
+            if not lost or lost & param_modules(analysis, closure(node.parents)):
+                continue
+            # the same model also run on the live value (a relativistic loss's detached
+            # reference next to `netD(fake)`): the cut one is a reference, not the lost term
+            if any(other is not node and param_modules(analysis, [other]) & own and
+                   param_modules(analysis, closure(other.parents)) & lost for other in graph):
+                continue
+            return backward, node, lost
     return None
 
 

@@ -30,7 +30,13 @@ def append_elem(scope, base, meth, val, proven: bool, stmt, expr):
         val = Val(heads=frozenset({node}), ghosts=val.ghosts, loss=True)
     if meth != "append":
         return val
-    entry = scope.new_node(base, stmt, expr, Val(heads=val.heads, ghosts=val.ghosts, uses=val.uses),
+    # the modules the value was computed by: `qs.append(q_nets[i](x))` of raw data
+    # holds the graph of `q_nets[]` though no earlier node does. Such an entry is one
+    # graph of many that a read of the list cannot tell apart (`outputs[i]` per model):
+    # uncertain, so that no freed-graph conflict rests on it
+    entry = scope.new_node(base, stmt, expr, Val(heads=val.heads, ghosts=val.ghosts, uses=val.uses,
+                                                 modules=val.modules, nontrivial=val.nontrivial,
+                                                 uncertain=val.uncertain or (bool(val.modules) and not val.heads)),
                            kind="container")
     entry.loss = val.loss or proven
     entry.entry = True  # one value, not the list that accumulates (flow.find_leaks)

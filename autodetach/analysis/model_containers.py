@@ -16,7 +16,10 @@ An entry of a container is a key of its own in the name table:
 A container is one of modules when its entries' `.parameters()` (or
 `.train()`, `.eval()`, ...) are read, or when what it is given are modules;
 one of optimizers when what it is given are optimizers (which entry steps
-which model is then unknown), or when it is a tuple of optimizer
+which model is then unknown; when every one is built on an entry of one
+list of models, `opts.append(Adam(nets[i].parameters()))`, any entry is
+taken to step any of those models, an inference the message states), or
+when it is a tuple of optimizer
 constructors (entry i steps what constructor i is given; a function called
 with it gets the same, mapped through the call's arguments). Which entries a parameter list
 grown over a dict of models holds is resolved by evaluating string tests on
@@ -147,12 +150,14 @@ def infer_containers(facts: Facts, table, imports) -> None:
     """Add container entries to the name table (modules, optimizers, owners)."""
     from .names import Optimizer
 
-    for base in set(facts.appended) | set(facts.assigned):
+    opt_lists: list = []
+    for base in sorted(set(facts.appended) | set(facts.assigned)):
         given = facts.appended.get(base, []) + facts.assigned.get(base, [])
         given_keys = [dotted(v) for v in given]
         if all(k in table.optimizers or _is_optimizer(v, imports) for k, v in zip(given_keys, given)):
             # which entry steps which model is not followed: the owner stays unknown
             table.optimizers.setdefault(base + ANY, Optimizer(base + ANY, None, None))
+            opt_lists.append((base, given))
         elif all(k in table.modules and table.has_params(k) for k in given_keys) or \
                 all(_builds_module(v, table, imports) for v in given):
             _add_modules(table, base, facts.keys.get(base))
@@ -164,6 +169,8 @@ def infer_containers(facts: Facts, table, imports) -> None:
             else:
                 table.modules.setdefault(key, "param")
     _owners(facts, table)
+    for base, given in opt_lists:
+        _entry_owners(table, base, given, imports)
     _optimizer_tuples(facts, table, imports)
     for base, var, plain, _ in facts.entry_loops:
         # `for opt in self.optimizers: opt.step()`: the loop variable is an entry
@@ -173,6 +180,33 @@ def infer_containers(facts: Facts, table, imports) -> None:
             table.optimizers[var] = Optimizer(var, None, None)
         elif table.modules.get(base + ANY) == "param":
             table.modules[var] = "param"
+
+
+def _entry_owners(table, base, given, imports) -> None:
+    """`opts.append(Adam(nets[i].parameters()))` for every entry: the entries
+    of `opts` step entries of `nets`. Which entry steps which is not followed,
+    so a step of any entry counts as a step of any entry of `nets` (said in
+    the message: the pairing was not checked)."""
+    from .names import Optimizer
+
+    owned: set = set()
+    for value in given:
+        first = value.args[0].value if _is_optimizer(value, imports) and value.args and \
+            value.args[0].keyword is None else None
+        func = first.func if isinstance(first, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "parameters" and not first.args and
+                isinstance(func.value, cst.Subscript) and entry_keys(func.value)):
+            return
+        key = entry_keys(func.value)[-1]
+        if table.modules.get(key) != "param":
+            return
+        owned.add(key)
+    if not owned or table.optimizers[base + ANY].owns is not None:
+        return
+    table.optimizers[base + ANY] = Optimizer(base + ANY, frozenset(owned), None)
+    what = ", ".join(f"`{m}`" for m in sorted(owned))
+    table.inferred.setdefault(base + ANY, f"the entries of `{base}` step {what} (built from its entries' "
+                                          "parameters; which entry steps which is not followed)")
 
 
 def _optimizer_tuples(facts: Facts, table, imports) -> None:
@@ -401,14 +435,23 @@ def forward_helper(scope, own) -> bool:
     if hit is None:
         table = scope.names
         hit = memo[own] = any(isinstance(n, cst.Call) and (elem_key(n.func, table) in table.modules
-                                                           or _self_module(n.func, table))
+                                                           or _self_module(n.func, table, own))
                               for n in nodes(own))
     return hit
 
 
-def _self_module(func, table) -> bool:
+def _self_module(func, table, own) -> bool:
     """`self.critic(x)` in a loss helper (`def actor_loss(self, s)`): the
     helper runs this object's models, so its result carries their graph."""
     key = dotted(func)
+    if key is not None and "." in key and not key.startswith("self.") and table.is_module(key) and \
+            table.has_params(key) and _self_alias(own, key.split(".")[0]):
+        return True  # `model = self.agent.model` in the helper, then `model.reward_model(feat)`
     return key is not None and key.startswith("self.") and key.count(".") == 1 and table.has_params(key) \
         and table.is_module(key)
+
+
+def _self_alias(own, name) -> bool:
+    """Does `own` bind `name` to an attribute of `self` (`model = self.agent.model`)?"""
+    return any(isinstance(n, cst.Assign) and len(n.targets) == 1 and dotted(n.targets[0].target) == name
+               and (dotted(n.value) or "").startswith("self.") for n in nodes(own))

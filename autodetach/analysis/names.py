@@ -271,6 +271,10 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         key = _key(expr)
         if key in table.leaves:
             return {key}
+        if env.get(key):
+            # `self.params = list(G.parameters())`, then `Adam(self.params)`; not `self.params = []`,
+            # grown elsewhere (model_containers._owners)
+            return env[key]
     return None
 
 
@@ -284,10 +288,11 @@ class _ParamLists(cst.CSTVisitor):
         self.env: dict = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1:
-            key = _key(node.targets[0].target)
+        owned = None
+        for target in node.targets:  # `self.params = params = list(...)`: both
+            key = _key(target.target)
             if key is not None:
-                owned = _owned(node.value, self.table, self.env, self.imports)
+                owned = _owned(node.value, self.table, self.env, self.imports) if owned is None else owned
                 if owned is not None:
                     self.env[key] = owned
 
@@ -307,6 +312,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     augs: list = []  # `params += list(m.parameters())`
     calls: list = []  # `train(model, opt)`: call sites of this file's functions
     groups: list = []  # `opt.add_param_group({...})`
+    loops: list = []  # `for k, v in net.named_parameters(): params.append(v)`
 
     facts = Facts()
 
@@ -326,6 +332,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
             col.visit_AnnAssign(node)
         elif node_type is cst.AugAssign:
             augs.append(node)
+        elif node_type is cst.For:
+            loops.append(node)
         elif node_type is cst.FunctionDef:
             col.visit_FunctionDef(node)
         elif node_type is cst.ClassDef:
@@ -362,7 +370,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     infer_roles(module, col.imports, table)
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
-    resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports)
+    resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports, loops)
     infer_containers(facts, table, col.imports)
     table.parts = module_parts(assigns, table)
     extend_owners(table, table.parts, groups, plists.env, col.imports)

@@ -14,11 +14,13 @@ import libcst as cst
 from ..imports import dotted
 
 
-def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, aliases: list, imports) -> None:
+def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, aliases: list, imports,
+                   loops=()) -> None:
     from .names import Optimizer, _owned
 
     made = _built_lists(table, assigns) if table.optimizers else {}
     grown = _grown_lists(table, augs, env, imports)
+    grown.update(_appended_lists(loops, env, grown))
     over = {**env, **grown, **{k: v for k, (v, _) in made.items()}}
     for node in assigns:
         if len(node.targets) != 1 or not isinstance(node.value, cst.Call) or not node.value.args:
@@ -159,6 +161,41 @@ def _grown_lists(table, augs: list, env: dict, imports) -> dict:
         prev = out.get(key, env.get(key, set()))
         out[key] = None if owned is None or prev is None else prev | owned
     return out
+
+
+def _appended_lists(loops, env: dict, grown: dict) -> dict:
+    """`params = []` then `for k, v in net.named_parameters(): params.append(v)`
+    (a filter in between keeps it a superset): name -> modules. A list of
+    `env` (built empty) that gets any other append is unknown (None), not empty."""
+    from .walk import nodes
+
+    out: dict = {}
+    for loop in loops:
+        var, src = _param_loop(loop)
+        for node in nodes(loop.body):
+            if not (type(node) is cst.Call and isinstance(node.func, cst.Attribute) and
+                    node.func.attr.value in ("append", "extend") and len(node.args) == 1):
+                continue
+            key = dotted(node.func.value)
+            if key is None or env.get(key) != set() or key in grown:
+                continue
+            ok = src is not None and node.func.attr.value == "append" and dotted(node.args[0].value) == var
+            out[key] = None if not ok or out.get(key, set()) is None else out.get(key, set()) | {src}
+    return out
+
+
+def _param_loop(loop):
+    """(variable, module) for `for p in net.parameters()` / `for k, v in net.named_parameters()`."""
+    it = loop.iter
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and dotted(it.func.value)):
+        return None, None
+    meth, target = it.func.attr.value, loop.target
+    if meth == "parameters" and isinstance(target, cst.Name):
+        return target.value, dotted(it.func.value)
+    if meth == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
+            isinstance(target.elements[1].value, cst.Name):
+        return target.elements[1].value.value, dotted(it.func.value)
+    return None, None
 
 
 def _from_call_sites(table, calls: list) -> None:

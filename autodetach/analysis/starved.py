@@ -3,7 +3,10 @@
 A step updates the modules its optimizer owns. When no backward since the
 last `zero_grad()` reaches some of them directly, but a path cut by
 `.detach()`, `.data` or `Variable(x.data)` (a ghost edge, graph.py) does,
-those modules get no gradient from that loss and silently stop learning."""
+those modules get no gradient from that loss and silently stop learning.
+A partial cut too: one term of the loss runs a model the step does not
+update on a value cut from the ones it does (`netD(fake.detach())` added to
+an L1 term in the generator's step), so that term teaches them nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ class StarvedStep:
     backward: object  # the backward it follows, whose path is cut
     cut: object  # the graph node that holds the cut
     modules: set  # the modules the step updates without a gradient from that loss
+    partial: bool = False  # one term is cut off; other terms of the loss do reach `modules`
 
 
 def starved_steps(analysis) -> list:
@@ -47,6 +51,10 @@ def starved_steps(analysis) -> list:
                     direct |= param_modules(analysis, backward.reach)
             starved = owned - direct
             if not starved:
+                term = _dead_term(analysis, bws, owned)
+                if term is not None:
+                    done.add(step.call)
+                    out.append(StarvedStep(step, term[0], term[1], term[2], partial=True))
                 continue
             cut = _cut(analysis, bws, starved)
             if cut is None:
@@ -54,6 +62,36 @@ def starved_steps(analysis) -> list:
             done.add(step.call)
             out.append(StarvedStep(step, cut[0], cut[1], starved))
     return out
+
+
+def _dead_term(analysis, bws, owned):
+    """(backward, node, modules) for a term of the loss that runs another
+    model on a value cut from the stepped ones: `d(fake.detach())` in the
+    generator's loss, next to an L1 term that does reach the generator. The
+    term sends the stepped modules nothing, so their adversarial signal is
+    lost (a partial cut). None when there is none. Only a call of a model the
+    step does not update counts: a TD target `r + q(s2).detach()` or a value
+    fed back into a stepped model is a cut on purpose."""
+    for backward in bws:
+        graph = closure(backward.target.heads)
+        if not param_modules(analysis, graph) & owned:
+            continue  # not a loss of this step's models (a discriminator's own loss): no term to lose
+        for node in sorted(graph, key=lambda n: n.seq):
+            if not node.ghosts or node.leaf:
+                continue
+            own = param_modules(analysis, [node])
+            if not own or own & owned:
+                continue
+            lost = owned & param_modules(analysis, closure(node.ghosts, through_ghosts=True))
+            if not lost or lost & param_modules(analysis, closure(node.parents)):
+                continue
+            # the same model also run on the live value (a relativistic loss's detached
+            # reference next to `netD(fake)`): the cut one is a reference, not the lost term
+            if any(other is not node and param_modules(analysis, [other]) & own and
+                   param_modules(analysis, closure(other.parents)) & lost for other in graph):
+                continue
+            return backward, node, lost
+    return None
 
 
 def _cut(analysis, bws, starved):

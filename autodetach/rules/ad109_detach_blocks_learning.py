@@ -16,7 +16,11 @@ class DetachBlocksLearning(GraphRule):
     backward calls since its last `zero_grad()`, because the only path from
     those parameters to the loss goes through `.detach()`, `.data` or
     `Variable(x.data)`: `netD(fake.detach())` in the generator step, a
-    perceptual loss computed on `Variable(x.data)`.
+    perceptual loss computed on `Variable(x.data)`. Also a partial cut: one
+    term of the loss runs another model on a value cut from the stepped ones
+    (`bce(netD(fake.detach()), ones) + l1(fake, real)` in the generator
+    step): the other terms still train the generator, the adversarial one
+    sends it nothing.
 
     ## Why it matters
     Nothing fails: the loop runs, the loss prints, and the model silently
@@ -69,8 +73,45 @@ class DetachBlocksLearning(GraphRule):
                 loss.backward()
                 opt.step()
         """, note="DQN target network: not owned by the optimizer"),
+        Valid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                g_loss = -D(fake).mean() + (fake - torch.randn(2, 4)).abs().mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, note="both terms reach G"),
+        Valid("""
+            import torch
+            from torch import nn
+            q = nn.Linear(4, 2)
+            opt = torch.optim.SGD(q.parameters(), lr=0.1)
+            for i in range(3):
+                target = 1.0 + 0.9 * q(torch.randn(2, 4)).max(1)[0].detach()
+                loss = (q(torch.randn(2, 4)).max(1)[0] - target).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="a TD target cut from the stepped model on purpose: no other model runs on it"),
     ]
     INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                adv = -D(fake.detach()).mean()
+                g_loss = adv + (fake - torch.randn(2, 4)).abs().mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, line=7, column=5, message="sends them no gradient"),
         Invalid("""
             import torch
             from torch import nn
@@ -91,6 +132,14 @@ class DetachBlocksLearning(GraphRule):
             step, backward, cut = found.step, found.backward, found.cut
             mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
             where = cut.stmt if cut.stmt is not None else backward.stmt
+            if found.partial:
+                msg = (f"this term of the loss `{code(ctx, backward.call)}` (line {line(ctx, backward.call)}) "
+                       f"runs a model on a value cut (`.detach()`, `.data`) from {mods}, which "
+                       f"`{code(ctx, step.call)}` (line {line(ctx, step.call)}) updates: the term sends them no "
+                       "gradient, only the loss's other terms do")
+                self.report(where, msg, related=[(step.call, "this step gets no gradient from the term"),
+                                                 (backward.call, "the backward it follows")])
+                continue
             msg = (f"`{code(ctx, step.call)}` (line {line(ctx, step.call)}) updates {mods}, but the loss it follows, "
                    f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}), reaches them only through a cut "
                    f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it")

@@ -1,0 +1,36 @@
+# expect-before: runs
+# A conditional GAN's generator step (ST-CGAN-style): the loss adds an L1
+# data term and an adversarial term, but the adversarial term runs the
+# discriminator on the generator's output detached. The generator still
+# learns from the L1 term; the adversarial term sends it nothing, silently.
+import os
+
+import torch
+from torch import nn
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 4))
+D = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+
+for it in range(ITERS):
+    x, y = torch.randn(8, 4), torch.randn(8, 4)
+    fake = G(x)
+    opt_d.zero_grad()
+    d_fake = D(torch.cat([x, fake.detach()], 1))
+    d_real = D(torch.cat([x, y], 1))
+    d_loss = bce(d_fake, torch.zeros_like(d_fake)) + bce(d_real, torch.ones_like(d_real))
+    d_loss.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    g_fake = D(torch.cat([x, fake.detach()], 1))
+    g_adv = bce(g_fake, torch.ones_like(g_fake))
+    g_loss = (fake - y).abs().mean() + 0.1 * g_adv
+    g_loss.backward()
+    opt_g.step()
+    print(f"d loss {d_loss.item():.6f} g loss {g_loss.item():.6f}")
+print(f"checksum {sum(p.sum().item() for p in G.parameters()):.6f}")

@@ -13,7 +13,9 @@ not look for accumulations in it: usually the function runs under
 `torch.no_grad()` somewhere the file does not show. When every call of the
 function in this file is outside `no_grad` and none of them backwards what
 it returns, the graphs are built and kept for nothing. Callers in other
-files are not seen: findings here rest on that inference."""
+files are not seen: findings here rest on that inference, made only in a
+file that names torch (elsewhere `self.ctx.bindings.lookup(x)` in a loop
+would pass for a module call)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -30,6 +32,10 @@ def unguarded_evals(analysis) -> dict:
     """FunctionDef -> note (a function giving what was inferred) for such functions."""
     sites = analysis.sites
     imports = analysis.ctx.imports
+    if not imports.mentions_torch():
+        # An inference with no backward to lean on: in a file that never names
+        # torch, `self.ctx.bindings.lookup(x)` is not a module call.
+        return {}
     candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
                   and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)]
     if not candidates:

@@ -1,0 +1,23 @@
+"""autodetach on its own source: the project's config says our code has no
+findings. It had one: AD101 through analysis.eval_loops on a cache lookup in
+rules/ad202 (`self.ctx.bindings.lookup(node)` taken for a module call), in a
+file that never names torch."""
+import os
+
+import autodetach
+
+from .cli_helper import invoke
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_own_source_has_no_findings():
+    res = invoke(["--no-cache", "--output-format", "concise", os.path.join(ROOT, "autodetach")])
+    assert res.code == 0, res.out
+
+
+def test_eval_inference_still_made_where_torch_is_named():
+    with open(os.path.join(ROOT, "corpus", "AD102", "eval_with_grad.py"), encoding="utf-8") as fh:
+        found = autodetach.check_code(fh.read(), select=["AD1"])
+    assert [f.code for f in found] == ["AD102"]
+    assert "runs with gradients on" in found[0].message

@@ -187,3 +187,22 @@ def test_retain_needed_when_callers_pass_a_network_output(tmp_path):
         (tmp_path / "train.py").write_text(textwrap.dedent(CALLER.format(arg=arg)))
         found, _, _ = check_source(textwrap.dedent(DISTANCE), str(tmp_path / "losses.py"), rules, Options())
         assert [(f.code, f.line) for f in found] == expected, arg
+
+
+def test_callers_read_for_a_needed_retain_are_recorded_as_dependencies():
+    """analysis.loop_inputs reads the callers through project.text_of, so the
+    result cache serves a file's result only while those callers are unchanged."""
+    import os
+
+    from autodetach.analysis.project import take_deps
+    from autodetach.engine import Options, process_bytes
+    from autodetach.registry import all_rules
+
+    case = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "corpus", "AD104", "ok_retain_needed_samples_from_caller")
+    path = os.path.join(case, "losses.py")
+    take_deps()
+    with open(path, "rb") as fh:
+        result = process_bytes(fh.read(), path, all_rules(), Options())
+    assert result.findings == []
+    assert os.path.realpath(os.path.join(case, "train.py")) in take_deps()

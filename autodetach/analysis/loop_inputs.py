@@ -49,6 +49,7 @@ def _callers_pass_graphs(analysis, ev, params) -> bool:
     (`self.decoder(z)`, or a name bound from one)? Read with `ast`."""
     import ast
 
+    from .project import text_of
     from .project_index import files_mentioning
 
     ctx = analysis.ctx
@@ -58,10 +59,12 @@ def _callers_pass_graphs(analysis, ev, params) -> bool:
     name = fn.name.value
     order = [p.name.value for p in fn.params.params]
     for path in files_mentioning(ctx.path, f"{name}(".encode()):
+        text = text_of(path)  # recorded as read: the result cache then follows the caller's edits
+        if text is None:
+            continue
         try:
-            with open(path, "rb") as fh:
-                tree = ast.parse(fh.read())
-        except (OSError, SyntaxError, ValueError):
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
             continue
         for caller in ast.walk(tree):
             if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -122,6 +122,18 @@ def test_sandbox_child_env_is_an_allow_list(monkeypatch):
     assert env["PYTHONPATH"].endswith("/scratch")
 
 
+def test_sandbox_child_env_keeps_the_mpi_settings_of_gpu_images(monkeypatch):
+    # Without OMPI_MCA_plm=isolated, Open MPI could not start its daemon in the
+    # sandbox on the H200 image and every Lightning run aborted in MPI_Init.
+    for k, v in {"OMPI_MCA_plm": "isolated", "PMIX_MCA_gds": "hash", "OPAL_PREFIX": "/opt/hpcx/ompi",
+                 "UCX_TLS": "self", "NCCL_DEBUG": "WARN", "OMPI_SECRET": "x"}.items():
+        monkeypatch.setenv(k, v)
+    env = child_env([])
+    assert env["OMPI_MCA_plm"] == "isolated" and env["PMIX_MCA_gds"] == "hash"
+    assert env["OPAL_PREFIX"] == "/opt/hpcx/ompi" and env["UCX_TLS"] == "self" and env["NCCL_DEBUG"] == "WARN"
+    assert "OMPI_SECRET" not in env
+
+
 def test_sandbox_resolve_modes():
     assert resolve("none") == Isolation("none", "--sandbox none")
     with pytest.raises(SandboxUnavailable):

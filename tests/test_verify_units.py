@@ -218,3 +218,24 @@ def test_all_three_failing_alike_is_unverifiable_not_regressed():
 
     ok = Run("reference", {"status": "ok", "events": []}, returncode=0)
     assert judge(runs[0], runs[1], ok).verdict == "regressed"
+
+
+def test_all_three_dying_alike_is_unverifiable_whatever_their_process_ids():
+    """On a GPU machine with Open MPI, Lightning's MPI probe aborted every run
+    of a Lightning program, each message naming its own process id: the fix
+    was judged regressed although the reference died the same way."""
+    from autodetach.verify.compare import Run, judge
+
+    def died(name, pid):
+        return Run(name, None, returncode=1,
+                   stderr=f"*** An error occurred in MPI_Init_thread\n[vm:{pid:05d}] Local abort before MPI_INIT\n")
+
+    runs = [died("before", 3), died("after", 9), died("reference", 15)]
+    j = judge(*runs)
+    assert j.verdict == "unverifiable", j.details
+    # a different crash after the fix is still a regression
+    other = Run("after", None, returncode=-11, stderr="Segmentation fault\n")
+    assert judge(runs[0], other, runs[2]).verdict == "regressed"
+    # and so is after dying where the reference ran
+    ok = Run("reference", {"status": "ok", "events": []}, returncode=0)
+    assert judge(runs[0], runs[1], ok).verdict == "regressed"

@@ -16,6 +16,7 @@ Order of precedence (the first that applies):
   unverifiable no entry point, or the runs could not be set up."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -248,10 +249,24 @@ def _steps(n: int) -> str:
     return "1 step" if n == 1 else f"{n} steps"
 
 
+_NUMBER = re.compile(r"\d+")
+
+
+def _error_key(r: Run) -> tuple:
+    """What identifies a failure across runs: the exception, or for a process
+    that died the last line it printed. Numbers are masked: process ids,
+    addresses and counters differ between runs of the same failure."""
+    exc = r.exception or {}
+    if exc:
+        text = exc.get("message") or ""
+    else:
+        lines = r.stderr.strip().splitlines()
+        text = lines[-1] if lines else ""
+    return r.status, exc.get("type"), _NUMBER.sub("0", text.strip())[:80]
+
+
 def _same_error(a: Run, b: Run) -> bool:
-    ea, eb = a.exception or {}, b.exception or {}
-    return a.status == b.status and ea.get("type") == eb.get("type") and \
-        (ea.get("message") or "")[:80] == (eb.get("message") or "")[:80]
+    return _error_key(a) == _error_key(b)
 
 
 def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
@@ -265,7 +280,7 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
             return J(UNVERIFIABLE, f"the {r.name} run could not start: {r.failure()}")
     if not after.completed:
         if before.failed and _same_error(before, after):
-            if after.status == "error" and reference is not None and _same_error(reference, after):
+            if after.status in ("error", "crashed") and reference is not None and _same_error(reference, after):
                 # Nothing got worse and nothing was shown: the error is not the
                 # one the fix addresses (a missing data file), or comes first.
                 return J(UNVERIFIABLE, f"every run fails the same way, the reference too: {after.failure()}; "

@@ -28,6 +28,10 @@ ENV_ALLOW = (
     "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
     "VIRTUAL_ENV", "CONDA_PREFIX", "SYSTEMROOT",
 )
+# Settings of the MPI, UCX and NCCL stacks that GPU images carry: Lightning's
+# cluster probe imports mpi4py, and without e.g. OMPI_MCA_plm=isolated Open MPI
+# cannot start its singleton daemon in the sandbox, so every run aborts.
+ENV_PREFIXES = ("OMPI_MCA_", "PMIX_MCA_", "PRTE_MCA_", "OPAL_PREFIX", "UCX_", "NCCL_")
 # Set for every run: one thread (reproducible, and two runs share the cores),
 # hash seed, deterministic cuBLAS, small loops for scripts that read it.
 ENV_FIXED = {
@@ -89,6 +93,7 @@ def _vm_size() -> int:
 
 def child_env(extra_path=(), device: str = "auto", steps: int = 5) -> dict:
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    env.update((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIXES))
     env.update(ENV_FIXED)
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""

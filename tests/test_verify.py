@@ -318,6 +318,33 @@ def test_gpu_runs_report_cuda_memory(tmp_path):
     assert doc["verdict"] == "changed"
 
 
+@pytest.mark.cuda
+def test_gpu_auto_runs_may_probe_cuda_themselves(tmp_path):
+    """With --device auto on a GPU machine, a program that asks CUDA how many
+    devices there are (Lightning's accelerator probe does) must not die with
+    'out of memory' under the address-space limit meant for CPU runs."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("CUDA is not available")
+    with open(os.path.join(DATA, "two_models.py")) as fh:
+        before = "import torch\nassert torch.cuda.device_count() > 0\n" + fh.read()
+    with open(os.path.join(DATA, "two_models.right.py")) as fh:
+        after = "import torch\nassert torch.cuda.device_count() > 0\n" + fh.read()
+    (tmp_path / "a.py").write_text(before)
+    (tmp_path / "b.py").write_text(after)
+    code, out, err = cli("verify", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "--output-format", "json")
+    doc = json.loads(out)
+    assert doc["verdict"] == "fixed", doc["details"]
+
+
+def test_address_space_limit_only_where_cuda_cannot_start():
+    from autodetach.verify.isolate import has_gpu_nodes
+    from autodetach.verify.sandbox import may_use_cuda
+
+    assert may_use_cuda("cuda") and not may_use_cuda("cpu")
+    assert may_use_cuda("auto") == has_gpu_nodes() == may_use_cuda(None)
+
+
 # ---------------------------------------------------------------- the corpus
 
 from .corpus import cases as corpus_cases  # noqa: E402

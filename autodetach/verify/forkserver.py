@@ -56,10 +56,10 @@ def _child(req: dict) -> None:
     try:
         os.setsid()
         _die_with_parent()
-        from .sandbox import Limits
+        from .sandbox import Limits, may_use_cuda
 
         lim = req.get("limits") or {}
-        Limits(**lim).apply(req["cfg"].get("device") == "cuda")
+        Limits(**lim).apply(may_use_cuda(req["cfg"].get("device")))
         os.environ.clear()
         os.environ.update(req["env"])
         extra = [p for p in req["env"].get("PYTHONPATH", "").split(os.pathsep) if p]

@@ -98,6 +98,15 @@ def _credential_args(home: Optional[str]) -> list:
     return out
 
 
+def has_gpu_nodes() -> bool:
+    """Whether this machine shows a GPU device node (NVIDIA or ROCm): cheap,
+    no torch import."""
+    try:
+        return any(n.startswith(("nvidia", "kfd")) for n in os.listdir("/dev"))
+    except OSError:
+        return False
+
+
 def _gpu_args() -> list:
     out: list = []
     try:

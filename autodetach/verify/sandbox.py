@@ -80,6 +80,16 @@ class Limits:
             setl(resource.RLIMIT_AS, _vm_size() + int(self.memory))
 
 
+def may_use_cuda(device: Optional[str]) -> bool:
+    """Whether a run may initialise CUDA, so must not get an address-space
+    limit: CUDA reserves huge virtual ranges and fails with 'out of memory'
+    under one. With --device auto that is any machine with a GPU: a program
+    (Lightning's accelerator probe) touches CUDA even where we would not."""
+    from .isolate import has_gpu_nodes
+
+    return device == "cuda" or (device in (None, "auto") and has_gpu_nodes())
+
+
 def _vm_size() -> int:
     try:
         with open("/proc/self/status") as fh:
@@ -323,7 +333,7 @@ def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
     else:
         argv = reaper_argv(argv)
     req = dataclasses.replace(req, limits=dataclasses.replace(req.limits, processes=None))
-    cuda = req.cfg.get("device") == "cuda"
+    cuda = may_use_cuda(req.cfg.get("device"))
     t0 = time.perf_counter()
     with open(req.stdout, "wb") as out, open(req.stderr, "wb") as err:
         proc = subprocess.Popen(argv, cwd=req.cwd, env=env, stdout=out, stderr=err,

@@ -299,13 +299,26 @@ def test_lightning_backward_hook_and_a_class_own_backward_method():
         findings, _, _ = check_source(fh.read(), "hook.py", all_rules(), Options())
     found = [(f.code, f.fix) for f in findings if f.code.startswith("AD1")]
     assert found == [("AD104", "unsafe")]
-    assert "overrides LightningModule's hook" in [f for f in findings if f.code == "AD104"][0].message
+    assert [f for f in findings if f.code == "AD104"][0].message.count("overrides LightningModule's hook") == 1
     # manual optimisation: the hook runs twice on one graph, and `self.backward(x)` is the class's
     # own method (main added retain_graph=True to it: a TypeError)
     with open(os.path.join(os.path.dirname(__file__), "..", "corpus", "AD104",
                            "ok_lightning_backward_hook_manual.py")) as fh:
         findings, _, _ = check_source(fh.read(), "manual.py", all_rules(), Options())
     assert [f.code for f in findings if f.code.startswith("AD1")] == []
+
+
+def test_lightning_backward_hook_is_found_through_local_bases_and_only_on_lightning():
+    with open(os.path.join(os.path.dirname(__file__), "..", "corpus", "AD104", "lightning_backward_hook.py")) as fh:
+        text = fh.read()
+    based = text.replace("class Regressor(pl.LightningModule):",
+                         "class Base(pl.LightningModule):\n    pass\n\n\nclass Regressor(Base):")
+    findings, _, _ = check_source(based, "based.py", all_rules(), Options())
+    assert [(f.code, f.fix) for f in findings if f.code.startswith("AD1")] == [("AD104", "unsafe")]
+    # a class of another library that happens to be called LightningModule is not Lightning
+    other = text.replace("import pytorch_lightning as pl", "import otherlib as pl")
+    findings, _, _ = check_source(other, "other.py", all_rules(), Options())
+    assert not any("overrides LightningModule's hook" in f.message for f in findings)
 
 
 DDP_PARTS = """

@@ -734,7 +734,7 @@ class Scope:
         func = call.func
         qualified = self.imports.qualify(func)
         if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward"):
-            own = self._own_backward_hook(func)
+            own = self._own_backward_hook(func, call)
             if own is not None:
                 return self.inline(own, call, stmt, bound_self=True)  # `self.backward(loss)` of this class
             return self.backward_site(call, stmt)
@@ -1397,17 +1397,22 @@ class Scope:
         for ours, theirs in zip(mine, memo[func]):
             ours |= theirs
 
-    def _own_backward_hook(self, func):
+    def _own_backward_hook(self, func, call=None):
         """`self.backward(loss)` where this class (or a base in this file) defines
-        `backward(self, loss)` taking no retain_graph, *args or **kwargs: the method
-        decides what its backward keeps, so it is walked, not taken for one."""
-        if func.attr.value != "backward" or dotted(func.value) != "self":
+        `backward(self, loss)` taking no retain_graph: the method decides what its
+        backward keeps, so it is walked, not taken for one. Lightning's
+        `self.manual_backward(loss)` runs that hook too. *args and **kwargs in the
+        hook only when the call passes the loss alone (they are empty then)."""
+        if func.attr.value not in ("backward", "manual_backward") or dotted(func.value) != "self":
             return None
         cls = self.self_class or self.method_class or self.analysis.class_of_stmt(self.cur_stmt)
         own = self.names.class_method(cls, "backward") if cls else None
-        if own is None or own.name.value in self.inlining or own.params.star_arg != cst.MaybeSentinel.DEFAULT or \
-                own.params.star_kwarg is not None or \
+        if own is None or own.name.value in self.inlining or \
                 any(p.name.value in ("retain_graph", "retain_variables") for p in own.params.params):
+            return None
+        star = own.params.star_arg != cst.MaybeSentinel.DEFAULT or own.params.star_kwarg is not None
+        alone = call is not None and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star
+        if star and not alone:
             return None
         return own
 

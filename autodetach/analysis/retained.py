@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .graph import closure
+from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
 from .walk import nodes
 
@@ -46,7 +47,8 @@ def unneeded_retains(analysis) -> list:
             hook = _lightning_hook(analysis, scope, ev)
             if hook:
                 verdict.setdefault(ev.call, False)
-                notes.setdefault(ev.call, []).append(hook)
+                if hook not in notes.setdefault(ev.call, []):
+                    notes[ev.call].append(hook)
                 continue
             own = {n for n in ev.reach if not n.leaf}
             state = None if ev.target.heads else _state_emptied(ctx, scope)
@@ -80,15 +82,10 @@ def _lightning_hook(analysis, scope, ev):
     params = [p.name.value for p in fn.params.params] if fn is not None else []
     if fn is None or len(params) < 2 or dotted(ev.target_expr) != params[1]:
         return None
-    bases = analysis.names.bases.get(cls, ())
-    if not any((analysis.ctx.imports.qualify(cst.parse_expression(b)) or b).endswith("LightningModule") for b in bases):
-        return None
+    if not lightning_class(analysis, cls) or not automatic(analysis, cls):
+        return None  # manual optimization: the hook may run on one graph twice
     if len({e.call for e in scope.events if e.kind in ("backward", "grad")}) != 1:
         return None
-    body = [node for (owner, _), m in analysis.names.methods.items() if owner == cls for node in nodes(m)]
-    if any(isinstance(n, cst.Attribute) and n.attr.value in ("manual_backward", "automatic_optimization")
-           for n in body):
-        return None  # manual optimization: the hook may run on one graph twice
     return (f"`{cls}.backward` overrides LightningModule's hook, which Lightning calls once per training "
             "step with that step's new loss")
 

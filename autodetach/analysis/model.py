@@ -123,8 +123,10 @@ class Analysis:
     @cached_property
     def names(self):
         from .caller_owners import widen
+        from .project_modules import mark
 
         table = build_names(self.ctx.module, self.ctx.imports)
+        mark(table, self)  # objects of another file's nn.Module classes
         widen(table, self.ctx)
         return table
 

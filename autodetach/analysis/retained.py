@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..imports import dotted
+from .closures import judged_at_calls, reads_outside
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
@@ -36,6 +37,8 @@ def unneeded_retains(analysis) -> list:
     notes: dict = {}  # call -> inferences its verdict rests on
     # a loss that adds a graph kept on `self` by another method: the retain is what lets it run
     on_self = {found[6].call for found in self_graphs(analysis)}
+    escapes: dict = {}  # call -> event of a closure whose graph escapes only by its return
+    escaped: dict = {}  # call -> whether its lone walk needs it for another reason
     for scope in analysis.scopes:
         returned = closure(h for r in scope.returns for h in r.heads)
         for ev in scope.events:
@@ -58,19 +61,61 @@ def unneeded_retains(analysis) -> list:
                 continue
             kept = [n for n in own if _kept_on_self(scope, n)]
             cut_reads = _read_through_cuts(ctx, kept) if kept and not _reads_arguments(ctx, ev, own) else None
-            needed = (not ev.target.heads or ev.target.unknown or bool(own & returned) or ev.call in on_self
+            escape = bool(own & returned)
+            if escape and _holder_walk(ctx, scope, ev):
+                escapes[ev.call] = ev  # judged below, where the closure is walked at its calls
+                escape = False
+            needed = (not ev.target.heads or ev.target.unknown or escape or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                              for o in scope.events)
                       or walked_again(analysis, ev, own))  # the next iteration walks it again
             verdict[ev.call] = verdict.get(ev.call, False) or needed
+            if ev.call in escapes and scope.name == _holder_name(ctx, ev):
+                escaped[ev.call] = needed  # the lone walk's verdict, without its return
+                continue
+            handed = _caller_graphs(analysis, ev, own) if not needed else []
+            if handed and _callers_reuse(analysis, ev, own):
+                needed = True  # a caller backwards again what the argument hangs from
+                verdict[ev.call] = True
             if not needed:
                 why = notes.setdefault(ev.call, [])
-                found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + _caller_graphs(analysis, ev, own)
+                found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed
                 why.extend(x for x in found if x not in why)
+    for call, ev in escapes.items():
+        walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)
+                  and any(e.call is call for e in scope.events)}
+        inlined = [e for scope in analysis.scopes if scope.name in walked for e in scope.events if e.call is call]
+        judged = judged_at_calls(analysis, ev, walked) if call in verdict else None
+        if judged is not None and any(reads_outside(ctx, e) for e in inlined):
+            judged = None  # the optimizer may run the closure again on a graph built outside it
+        if judged is None or escaped.get(call):
+            verdict[call] = True
+        else:
+            notes.setdefault(call, []).extend(judged)
     return [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
             for call, needed in verdict.items() if not needed]
+
+
+def _holder_name(ctx, ev):
+    fn = ev.call
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = ctx.parent(fn)
+    return fn.name.value if fn is not None else None
+
+
+def _holder_walk(ctx, scope, ev) -> bool:
+    """Is `scope` the walk of a nested function holding `ev` on its own?"""
+    fn = ev.call
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = ctx.parent(fn)
+    if fn is None or scope.name != fn.name.value:
+        return False
+    up = ctx.parent(fn)
+    while up is not None and not isinstance(up, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        up = ctx.parent(up)
+    return isinstance(up, cst.FunctionDef)
 
 
 def _lightning_hook(analysis, scope, ev):
@@ -131,7 +176,8 @@ def _caller_graphs(analysis, ev, own) -> list:
     """A note when the loss reads a tensor argument of the function holding
     the backward: the caller built that argument and may backward through
     its graph again after this call (a GAN's `d_step(fake)` then
-    `g_step(fake)`), so that the retain is unneeded is not proven here.
+    `g_step(fake)`), so that the retain is unneeded is not proven here
+    (a caller the project shows doing so makes it needed: `_callers_reuse`).
     Modules, optimizers and called arguments (`model(x)`) carry no graph in."""
     ctx = analysis.ctx
     fn = ev.call
@@ -159,7 +205,25 @@ def _caller_graphs(analysis, ev, own) -> list:
     listed = ", ".join(f"`{p}`" for p in sorted(read))
     what = "an argument" if len(read) == 1 else "arguments"
     return [f"the loss reads {listed}, {what} of `{fn.name.value}()`: a graph handed in is the caller's, "
-            f"which may backward through it again after this call (the callers were not followed)"]
+            f"which may backward through it again after this call (the project's calls that were found "
+            f"do not; callers out of sight may)"]
+
+
+def _callers_reuse(analysis, ev, own) -> bool:
+    """Does a project caller of the function holding `ev` backward again what
+    an argument the loss reads hangs from (analysis.caller_reuse)?"""
+    from .caller_reuse import callers_reuse
+
+    ctx = analysis.ctx
+    fn = ev.call
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = ctx.parent(fn)
+    if fn is None:
+        return False
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
+    read = {x.value for n in own if n.stmt is not None for x in nodes(n.stmt)
+            if isinstance(x, cst.Name) and x.value in params}
+    return callers_reuse(analysis, fn, read)
 
 
 def _key(attr) -> str:

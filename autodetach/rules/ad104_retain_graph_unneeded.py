@@ -52,7 +52,16 @@ class RetainGraphUnneeded(GraphRule):
     (`net(fake.detach())`), or on a loss kept on `self` that the file reads
     only through `.item()`, or when the loss reads a tensor argument of its
     function (`def enc_update(self, out)`): the caller built that graph and
-    may backward through it again after the call. A value another method keeps on `self`
+    may backward through it again after the call. Not reported when a call
+    of that function in the project's files hands in a value that the
+    caller's own backward reaches afterwards (`z = self.enc(x)`,
+    `self.update_encoding(z)`, then a loss on `self.dec(z)` backwarded).
+    An optimizer closure that returns its loss is judged where
+    `optimizer.step(closure)` runs it, in the functions of this file that
+    call the one returning the closure; unsafe when the closure reads that
+    function's values (the optimizer may call it more than once) or when
+    other files may call it, and not reported when its graph reaches
+    values built outside the closure. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
     """

@@ -1,0 +1,171 @@
+"""Do the callers backward again what a function's retained graph was built on?
+
+    def update_encoding(self, z):                # aae_training.py
+        loss_e = -self.D_z(z).mean()
+        loss_e.backward(retain_graph=True)
+
+    z = self.Q(images)                           # train.py, a subclass's step
+    self.update_encoding(z)
+    loss = recon(self.P(z), images)
+    loss.backward()                              # walks the encoder's graph again
+
+Inside `update_encoding` nothing uses the graph after the backward, but `z`
+is the caller's, and the caller's own backward walks the part of the graph
+`z` hangs from: the retain is what lets it run. The project's calls of the
+function are read with stdlib `ast` (files that mention its name): a value
+handed in for an argument the loss reads, followed through the caller's
+assignments (in any order, so a loop's next iteration counts too, and not
+through a cut such as `.detach()` or `.item()`), that reaches the target of
+a backward of the caller makes the retain needed."""
+from __future__ import annotations
+
+import ast
+import os
+
+import libcst as cst
+
+from .project import text_of
+from .project_index import files_mentioning
+
+_CUTS = ("detach", "item", "tolist", "numpy", "cpu_numpy")
+_BACKWARDS = ("backward", "manual_backward")
+
+
+def callers_reuse(analysis, fn: cst.FunctionDef, params: set) -> bool:
+    """Does a project call of `fn` pass, for one of `params`, a value that a
+    later backward of that caller reaches?"""
+    ctx = analysis.ctx
+    if not params or not ctx.path or not os.path.isfile(ctx.path):
+        return False
+    name = fn.name.value
+    order = [p.name.value for p in fn.params.params]
+    if order and order[0] in ("self", "cls"):
+        order = order[1:]
+    memo = analysis.table("_callers_reuse")
+    key = (name, tuple(order), frozenset(params))
+    if key not in memo:
+        memo[key] = _reuse(ctx.path, name, order, params)
+    return memo[key]
+
+
+def _reuse(path: str, name: str, order: list, params: set) -> bool:
+    paths = list(files_mentioning(path, f"{name}(".encode()))
+    if os.path.realpath(path) not in {os.path.realpath(p) for p in paths}:
+        paths.append(path)
+    for where in paths:
+        text = text_of(where)  # recorded as read: the result cache follows the callers' edits
+        if text is None or f"{name}(" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for caller in ast.walk(tree):
+            if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) and _caller_reuses(caller, name, order,
+                                                                                               params):
+                return True
+    return False
+
+
+def _caller_reuses(caller, name: str, order: list, params: set) -> bool:
+    seeds: set = set()
+    for call in ast.walk(caller):
+        func = call.func if isinstance(call, ast.Call) else None
+        if not (isinstance(func, ast.Name) and func.id == name or isinstance(func, ast.Attribute) and
+                func.attr == name):
+            continue
+        args = {order[i]: arg for i, arg in enumerate(call.args[:len(order)])}
+        args.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
+        for param in params:
+            if param in args:
+                seeds |= _reads(args[param])
+    if not seeds:
+        return False
+    deps = _deps(caller)
+    for call in ast.walk(caller):
+        target = _backward_target(call)
+        if target is None:
+            continue
+        todo, seen = list(_reads(target)), set()
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            if key in seeds:
+                return True
+            todo.extend(deps.get(key, ()))
+    return False
+
+
+def _deps(fn) -> dict:
+    """name -> names its assigned values read, over the whole function."""
+    out: dict = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        reads = _reads(value)
+        for target in targets:
+            for key in _targets(target):
+                out.setdefault(key, set()).update(reads)
+                if isinstance(node, ast.AugAssign):
+                    out[key].add(key)
+    return out
+
+
+def _targets(target) -> list:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [k for elt in target.elts for k in _targets(elt)]
+    if isinstance(target, ast.Starred):
+        return _targets(target.value)
+    if isinstance(target, ast.Subscript):
+        return _targets(target.value)  # `losses["d"] = ...` adds to `losses`
+    key = _key(target)
+    return [key] if key else []
+
+
+def _reads(expr) -> set:
+    """Names and `self.x` attributes an expression reads, not through a cut."""
+    out: set = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CUTS:
+            continue  # `z.detach()`: no graph from z
+        if isinstance(node, ast.Attribute) and node.attr in ("data", "shape"):
+            continue
+        if isinstance(node, (ast.Lambda, ast.FunctionDef)):
+            continue
+        key = _key(node)
+        if key is not None and key not in ("self", "cls"):
+            out.add(key)  # `self.z` and, below it, nothing of `self` alone
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _backward_target(call):
+    if not isinstance(call, ast.Call):
+        return None
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in _BACKWARDS:
+        if func.attr == "backward" and not call.args:
+            return func.value  # loss.backward()
+        if func.attr == "backward" and isinstance(func.value, ast.Name) and func.value.id != "self":
+            return func.value  # loss.backward(gradient)
+        return call.args[0] if call.args else func.value  # accelerator.backward(loss)
+    if isinstance(func, ast.Attribute) and func.attr == "grad" and _key(func.value) in ("torch.autograd", "autograd"):
+        return call.args[0] if call.args else None
+    return None
+
+
+def _key(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _key(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    return None

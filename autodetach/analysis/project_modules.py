@@ -1,0 +1,192 @@
+"""Objects of `nn.Module` classes defined in other files of the project.
+
+    from networks import ActorNetwork            # networks.py: class ActorNetwork(nn.Module)
+    self.actor = ActorNetwork(alpha, dims)
+    actions, log_probs = self.actor.sample_normal(state)
+    q = self.critic.forward(state, actions)
+
+Nothing in the training file calls `self.actor(...)`, so usage does not make
+it a module, and its results were taken to carry no graph. The class
+statement in the imported file does: a class whose bases reach
+`torch.nn.Module` (through classes of that file, or one more imported file)
+and that builds layers with parameters (`nn.Linear(...)`, `nn.Parameter`)
+makes an object with parameters, and its methods run them. A module class
+without layers of its own, and a loss object (`loss_fn = Loss()`, whose
+forward takes the networks and may hold a frozen VGG), keep the handling
+they had (the forward's summary says what each result hangs from). Read with stdlib `ast`; an import
+that does not resolve to a file decides nothing."""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Optional
+
+from ..imports import dotted
+from .names import PARAMLESS_PREFIXES
+from .project import SEARCH_UP, SKIP, _module_file, text_of
+from .roles import looks_like_loss
+
+_MODULE_BASES = ("torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_lightning.LightningModule",
+                 "lightning.LightningModule", "lightning.pytorch.LightningModule")
+_TREES: dict = {}  # realpath -> (text, ast.Module or None)
+
+
+def mark(table, analysis) -> None:
+    """Give the module role to `key = Cls(...)` where Cls, imported from a
+    project file, is an nn.Module subclass there."""
+    ctx = analysis.ctx
+    if not ctx.path or not os.path.isfile(ctx.path):
+        return
+    here = os.path.dirname(os.path.abspath(ctx.path))
+    handed = _handed_modules(ctx.module, table)
+    for key, func in list(table.foreign_instances.items()):
+        if key in table.modules or key in table.optimizers or key in table.leaves:
+            continue
+        qualified = ctx.imports.qualify(func)
+        if not qualified or "." not in qualified or qualified.split(".")[0] in SKIP:
+            continue
+        if looks_like_loss(key) or looks_like_loss(qualified) or key in handed:
+            continue
+        if is_module_class(here, qualified):
+            table.modules[key] = "param"
+    for key, src in _aliases(ctx.module):
+        if src in table.modules and key not in table.modules and key not in table.optimizers:
+            table.modules[key] = table.modules[src]  # `self.actor = actor` after `actor = ActorNetwork()`
+
+
+def is_module_class(here: str, qualified: str, hops: int = 2, layers: bool = True) -> bool:
+    """Is the project class `qualified` (`networks.ActorNetwork`) an nn.Module
+    (that builds layers with parameters, unless `layers` is False)?"""
+    parts = qualified.split(".")
+    base = here
+    for _ in range(SEARCH_UP + 1):
+        path = _module_file(base, parts[:-1])
+        if path is not None:
+            return _in_file(path, parts[-1], hops, set(), layers)
+        parent = os.path.dirname(base)
+        if parent == base:
+            break
+        base = parent
+    return False
+
+
+def _tree(path: str) -> Optional[ast.Module]:
+    real = os.path.realpath(path)
+    text = text_of(path)  # recorded as read: the result cache follows edits of that file
+    hit = _TREES.get(real)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    try:
+        tree = ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        tree = None
+    _TREES[real] = (text, tree)
+    return tree
+
+
+def _in_file(path: str, name: str, hops: int, seen: set, layers: bool) -> bool:
+    if (path, name) in seen or len(seen) > 20:
+        return False
+    seen.add((path, name))
+    tree = _tree(path)
+    if tree is None:
+        return False
+    imports = _imports(tree)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    cls = classes.get(name)
+    if cls is None:
+        src = imports.get(name)  # a package `__init__` that re-exports the class
+        return hops > 0 and src is not None and is_module_class(os.path.dirname(path), src, hops - 1, layers)
+    return _module_bases(path, cls, classes, imports, hops, seen) and \
+        (not layers or _has_layers(cls, classes, imports, 0))
+
+
+def _has_layers(cls, classes: dict, imports: dict, depth: int) -> bool:
+    """Does the class (or a base of its file) build a layer with parameters?"""
+    for node in ast.walk(cls):
+        if not isinstance(node, ast.Call):
+            continue
+        text = _dotted(node.func)
+        if text is None:
+            continue
+        head, _, rest = text.partition(".")
+        full = imports.get(head, head) + ("." + rest if rest else "")
+        last = full.split(".")[-1]
+        if full.startswith("torch.nn.") and last[:1].isupper() and not last.startswith(PARAMLESS_PREFIXES) \
+                and not last.endswith("Loss") or last == "Parameter" and full.startswith("torch."):
+            return True
+        if text in classes and text != cls.name and depth < 3 and \
+                _has_layers(classes[text], classes, imports, depth + 1):
+            return True  # `self.block = ResBlock(64)` of a class of the same file
+    return any(_dotted(b) in classes and _has_layers(classes[_dotted(b)], classes, imports, depth + 1)
+               for b in cls.bases if depth < 3)
+
+
+def _module_bases(path, cls, classes, imports, hops, seen) -> bool:
+    for b in cls.bases:
+        text = _dotted(b)
+        if text is None:
+            continue
+        head, _, rest = text.partition(".")
+        full = imports.get(head, head) + ("." + rest if rest else "")
+        if full in _MODULE_BASES or full.startswith("torch.nn.") and full.split(".")[-1] == "Module":
+            return True
+        if text in classes and _in_file(path, text, hops, seen, False):
+            return True
+        if text not in classes and full.split(".")[0] not in SKIP and "." in full and hops > 0 and \
+                is_module_class(os.path.dirname(path), full, hops - 1, False):
+            return True
+    return False
+
+
+def _imports(tree: ast.Module) -> dict:
+    """local name -> dotted origin, for the file's top-level imports."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _dotted(node) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    return None
+
+
+def _handed_modules(module, table) -> set:
+    """Objects called with a module among the arguments (`crit(G, D, real, z)`):
+    loss objects, left to their forward's summary."""
+    import libcst as cst
+
+    from .walk import nodes
+
+    out = set()
+    for node in nodes(module):
+        if isinstance(node, cst.Call) and any(table.is_module(dotted(arg.value)) for arg in node.args):
+            key = dotted(node.func)
+            if key:
+                out.add(key)
+    return out
+
+
+def _aliases(module) -> list:
+    """`key = src` plain assignments of the training file (libcst)."""
+    import libcst as cst
+
+    from .walk import nodes
+
+    out = []
+    for node in nodes(module):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            key, src = dotted(node.targets[0].target), dotted(node.value)
+            if key and src:
+                out.append((key, src))
+    return out

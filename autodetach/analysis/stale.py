@@ -27,6 +27,9 @@ class StaleGraph:
     stale: list  # graph nodes built before the step, from parameters it updates
     part: Optional[str]  # inferred: the part of the called model the step updates (`net.encoder`)
     note: Optional[str] = None  # inferred: the order of two phase methods (analysis.phases)
+    # inferred: the step's optimizer has no known parameters and is taken to step what this
+    # backward (cleared before, stepped after) ran through (analysis.step_owners)
+    applied: Optional[object] = None
 
     @property
     def built(self):
@@ -37,6 +40,7 @@ class StaleGraph:
 def stale_graphs(analysis) -> list:
     """One StaleGraph per backward call, the first step that makes it stale."""
     from .phases import phase_pairs
+    from .step_owners import stepped_by_idiom
 
     out = []
     done = set()
@@ -59,6 +63,17 @@ def stale_graphs(analysis) -> list:
                                  and _may_save(analysis, n, m, stepped, scope)
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
+                idiom = None
+                if not stale and step.tag == backward.tag:
+                    # the optimizer's parameters are unknown: the backward it applies tells
+                    for n in sorted(backward.reach, key=lambda x: x.seq):
+                        if not n.leaf and n.seq < step.seq and fits(n) and n.modules \
+                                and all(_may_save(analysis, n, m, True, scope) for m in n.modules) \
+                                and reaches(analysis, backward, n):
+                            idiom = stepped_by_idiom(analysis, scope, step, n, backward)
+                            if idiom is not None:
+                                stale = [n]
+                                break
                 if not stale:
                     continue
                 done.add(backward.call)
@@ -69,7 +84,7 @@ def stale_graphs(analysis) -> list:
                 note = "; ".join(filter(None, [scope.phase_note] + [
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
                     "it is handed" for h in helpers])) or None
-                out.append(StaleGraph(scope, backward, step, stale, part, note))
+                out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))
                 break
     return out
 
@@ -172,3 +187,4 @@ def _steps(analysis, opt, module):
     optimizer = analysis.names.optimizers.get(opt)
     parts = sorted(m for m in (optimizer.owns or ()) if m.startswith(module + ".")) if optimizer else []
     return parts[0] if parts else None
+

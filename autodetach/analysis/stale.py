@@ -108,8 +108,10 @@ def _before_loop(scope, step, backward):
     """A step in one pass of a loop and a backward in the next: the graph at
     risk is the one built before the loop (the later pass did not rebuild
     it). Returns a test for such nodes, or None. None too when an earlier
-    pass's backward freed that graph: that is a graph built before the loop
-    (Problem.BUILT_BEFORE_LOOP), not this problem."""
+    pass's backward freed a graph built before the loop that this backward
+    walks: that is Problem.BUILT_BEFORE_LOOP, not this problem. A graph the
+    loop rebuilds (`state = net(obs)` each pass) is carried from the stepping
+    pass instead, and is at risk."""
     for i, (step_tag, backward_tag) in enumerate(zip(step.tag, backward.tag)):
         if step_tag == backward_tag:
             continue
@@ -123,7 +125,10 @@ def _before_loop(scope, step, backward):
         freed = {n for e in scope.events if e.kind in ("backward", "grad") and e.retain is False
                  and len(e.tag) > i and e.tag[i] == step_tag
                  and not (e.tag == step.tag and _other_arm(e.branch, step.branch)) for n in e.reach if not n.leaf}
-        if any(fits(n) for n in freed):
+        # `x = candidates[i]` in `for i in range(n)`: each pass reads its own element, so an
+        # earlier pass freed another element's graph, not the one this backward walks
+        direct = _not_through_elements(backward, i)
+        if any(fits(n) and n in direct for n in freed):
             return None
         # A value the stepping pass built and the next pass reads (a retained graph):
         # not state or a sum carried on purpose (AD106, AD101 say what is wrong there).
@@ -132,6 +137,35 @@ def _before_loop(scope, step, backward):
             return fits
         return lambda n: fits(n) or n in carried
     return None
+
+
+def _not_through_elements(backward, i) -> set:
+    """What `backward` reaches without passing through a read of one element
+    of a container built before the loop at depth `i`: `c[k]` with `k` the
+    loop's variable, or the loop's own `for x in c`."""
+    loop = backward.loops[i] if len(backward.loops) > i else None
+    if not isinstance(loop, cst.For):
+        return set(backward.reach)
+    targets = {n.value for n in nodes(loop.target) if type(n) is cst.Name}
+    here = backward.tag[:i + 1]
+
+    def element(n) -> bool:
+        if n.iteration[:i + 1] != here or not n.parents or any(p.kind != "container" for p in n.parents):
+            return False
+        e = n.expr
+        if e is loop.iter:
+            return True
+        return type(e) is cst.Subscript and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
+            and type(e.slice[0].slice.value) is cst.Name and e.slice[0].slice.value.value in targets
+
+    seen, stack = set(), list(backward.target.heads if backward.target is not None else ())
+    while stack:
+        n = stack.pop()
+        if n in seen or element(n):
+            continue
+        seen.add(n)
+        stack.extend(n.parents)
+    return seen
 
 
 def _accumulates(backward, carried) -> bool:

@@ -133,10 +133,43 @@ def _before_loop(scope, step, backward):
         # A value the stepping pass built and the next pass reads (a retained graph):
         # not state or a sum carried on purpose (AD106, AD101 say what is wrong there).
         carried = {n for n in backward.reach if n.iteration[:i + 1] == step.tag[:i + 1] and n not in freed}
+        if any(fits(n) for n in freed):
+            # the loop rebuilds what an earlier pass freed: a carried value is at risk only through links
+            # this file shows (not `agent.get_action(state)` of a class of another file, which may cut it)
+            carried = {n for n in carried if _seen_link(scope, backward, n)}
         if any(n.kind in ("state", "accum", "container") for n in carried) or _accumulates(backward, carried):
             return fits
         return lambda n: fits(n) or n in carried
     return None
+
+
+def _seen_link(scope, backward, target) -> bool:
+    """Does the backward reach `target` along a path whose values are not
+    computed by a method of a module whose code this file does not hold?"""
+    names = scope.analysis.names
+    prev: dict = {}
+    stack = [h for h in (backward.target.heads if backward.target is not None else ())]
+    seen = set(stack)
+    while stack:
+        n = stack.pop()
+        if n is target:
+            break
+        for p in n.parents:
+            if p not in seen:
+                seen.add(p)
+                prev[p] = n
+                stack.append(p)
+    else:
+        return False
+    node = prev.get(target)
+    while node is not None:
+        for call in (x for x in nodes(node.expr) if type(x) is cst.Call) if node.expr is not None else ():
+            base = dotted(call.func.value) if type(call.func) is cst.Attribute else None
+            if base and names.is_module(base) and base != "self" and names.method(base, call.func.attr.value) is None \
+                    and call.func.attr.value not in ("forward", "__call__"):
+                return False
+        node = prev.get(node)
+    return True
 
 
 def _not_through_elements(backward, i) -> set:

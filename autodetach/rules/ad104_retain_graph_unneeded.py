@@ -50,8 +50,10 @@ class RetainGraphUnneeded(GraphRule):
     rests on a loss object built by another file (`self.disc_loss =
     init_loss(opt)`) whose project classes cut an argument
     (`net(fake.detach())`), or on a loss kept on `self` that the file reads
-    only through `.item()`, or when the loss reads a tensor argument of its
-    function (`def enc_update(self, out)`): the caller built that graph and
+    only through `.item()`, or when this loss and a later one are both
+    built from values in which the analysis sees no graph (networks built
+    out of sight, such as a class of another file: they may share one), or
+    when the loss reads a tensor argument of its function (`def enc_update(self, out)`): the caller built that graph and
     may backward through it again after the call. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.

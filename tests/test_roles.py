@@ -322,3 +322,52 @@ def test_loss_side_from_names():
 def test_one_loss_name_heuristic(name, loss):
     """flow.py, roles.py and AD203 ask the same question the same way."""
     assert looks_like_loss(name) is loss
+
+
+LISTS = """
+import torch.nn.functional as F
+
+def train(models, optimizers, batches):
+    [encoder, regressor, head] = models
+    optimizer, optimizer_conf = optimizers
+    first = models[0]
+    for data, target, dom in batches:
+        optimizer.zero_grad()
+        features = encoder(data)
+        loss = F.mse_loss(regressor(features), target)
+        loss.backward(retain_graph=True)
+        optimizer.step()
+        optimizer_conf.zero_grad()
+        loss_conf = F.mse_loss(head(features), dom)
+        loss_conf.backward()
+        optimizer_conf.step()
+"""
+
+
+def test_roles_of_names_unpacked_from_a_parameter():
+    t = _names(LISTS)
+    assert {"encoder", "regressor", "head"} <= set(t.modules)
+    assert set(t.optimizers) == {"optimizer", "optimizer_conf"}
+    assert t.optimizers["optimizer"].owns is None  # built by the caller: not known
+    assert "first" not in t.modules  # never used as a module
+
+
+def test_unpacked_name_bound_twice_is_not_a_role():
+    t = _names(LISTS.replace("    for data,", "    encoder = make()\n    for data,"))
+    assert "encoder" not in t.modules
+    assert "regressor" in t.modules
+
+
+def test_unpacked_modules_keep_a_needed_retain_and_report_the_step():
+    findings, _ = _check(LISTS)
+    codes = sorted((f.code, f.line) for f in findings)
+    assert ("AD104", 11) not in codes  # the retain is needed: loss_conf goes through `features`
+    ad108 = [f for f in findings if f.code == "AD108"]
+    assert [f.line for f in ad108] == [16]
+    assert "taken to step `encoder`" in ad108[0].message and ad108[0].fix == "none"
+
+
+def test_step_of_unknown_optimizer_not_cleared_before_is_not_reported():
+    src = LISTS.replace("        optimizer.zero_grad()\n", "")
+    findings, _ = _check(src)
+    assert not [f for f in findings if f.code == "AD108"]

@@ -81,7 +81,8 @@ def unneeded_retains(analysis) -> list:
                 verdict[ev.call] = True
             if not needed:
                 why = notes.setdefault(ev.call, [])
-                found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed
+                found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
+                    + _unseen_origins(ctx, scope, ev, own)
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():
         walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)
@@ -116,6 +117,50 @@ def _holder_walk(ctx, scope, ev) -> bool:
     while up is not None and not isinstance(up, (cst.FunctionDef, cst.ClassDef, cst.Module)):
         up = ctx.parent(up)
     return isinstance(up, cst.FunctionDef)
+
+
+def _unseen_origins(ctx, scope, ev, own) -> list:
+    """The loss hangs from nothing the walk saw carry a graph (`s_logit, t_logit
+    = model.forward_D(...)` of a model built out of sight): its backward proves a
+    graph the walk cannot see. When a later backward's loss is built the same
+    way, the two may share that unseen graph (both heads read one trunk): a note
+    saying so, naming the values both read, since the verdict rests on it."""
+    if not any(_unseen(n) for n in own):
+        return []
+    for other in scope.events:
+        if other.kind in ("backward", "grad") and other.seq > ev.seq and other.call is not ev.call \
+                and any(_unseen(n) for n in other.reach):
+            shared = _reads(ctx, own) & _reads(ctx, other.reach)
+            both = f", and both read {', '.join(f'`{x}`' for x in sorted(shared))}" if shared else ""
+            return [f"this loss and the one `{_code(other.call)}` backwards are both built from values that "
+                    f"carry no graph the analysis can see{both}: a graph they share there would not be seen"]
+    return []
+
+
+def _unseen(n) -> bool:
+    """A graph node that hangs from nothing: a graph only the backward proves."""
+    return not n.parents and not n.leaf and not n.modules and n.kind == "op" and n.stmt is not None
+
+
+def _reads(ctx, graph) -> set:
+    """Names the statements of the graph's unseen nodes read, leaving out
+    imports, called names and what the statements assign."""
+    out: set = set()
+    for n in graph:
+        if not _unseen(n):
+            continue
+        skip = {id(x.func) for x in nodes(n.stmt) if type(x) is cst.Call} | \
+            {id(x.attr) for x in nodes(n.stmt) if type(x) is cst.Attribute} | \
+            {id(x.keyword) for x in nodes(n.stmt) if type(x) is cst.Arg and x.keyword is not None}
+        targets = {x.value for t in getattr(n.stmt, "body", ()) if type(t) is cst.Assign
+                   for tgt in t.targets for x in nodes(tgt.target) if type(x) is cst.Name}
+        out |= {x.value for x in nodes(n.stmt) if type(x) is cst.Name and id(x) not in skip
+                and x.value not in ctx.imports.aliases and x.value not in ("self", "True", "False", "None")} - targets
+    return out
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node).strip()
 
 
 def _lightning_hook(analysis, scope, ev):

@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from ..imports import dotted
-from .walk import walk
+from .walk import nodes, walk
 
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "state_dict", "load_state_dict",
                   "modules", "children", "named_modules", "apply", "requires_grad_", "buffers"}
@@ -57,6 +57,47 @@ def _params(fn: cst.FunctionDef) -> list:
     return [p for p in ps if p.name.value not in ("self", "cls")]
 
 
+def _unpacked(fn: cst.FunctionDef, params: list) -> list:
+    """Names the body unpacks from a parameter, which stand for what the
+    caller passed as well as the parameter does: `[encoder, head] = models`,
+    `opt_g, opt_d = optimizers`, `model = models[0]`. Only a name bound once
+    in the function, by a statement at its top level (not in a loop or a
+    branch), so it stands for the same element everywhere."""
+    given = {p.name.value for p in params}
+    found, seen = [], {}
+
+    def bind(target, elem):
+        if type(target) is cst.Name:
+            seen[target.value] = seen.get(target.value, 0) + 1
+            if elem:
+                found.append(cst.Param(cst.Name(target.value)))
+
+    for stmt in fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ():
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if type(small) is not cst.Assign or len(small.targets) != 1:
+                continue
+            target, value = small.targets[0].target, small.value
+            if type(target) in (cst.Tuple, cst.List) and type(value) is cst.Name and value.value in given:
+                for el in target.elements:
+                    bind(el.value, not isinstance(el, cst.StarredElement))
+            elif type(target) is cst.Name and type(value) is cst.Subscript and type(value.value) is cst.Name \
+                    and value.value.value in given and len(value.slice) == 1 \
+                    and isinstance(value.slice[0].slice, cst.Index) \
+                    and type(value.slice[0].slice.value) is cst.Integer:
+                bind(target, True)
+    counts: dict = {}
+    for n in nodes(fn.body):
+        t = type(n)
+        target = n.target if t in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign, cst.NamedExpr) \
+            else n.asname.name if t is cst.WithItem and n.asname is not None else None
+        for name in (x for x in nodes(target) if type(x) is cst.Name) if target is not None else ():
+            counts[name.value] = counts.get(name.value, 0) + 1
+    return [p for p in found if p.name.value not in given and counts.get(p.name.value) == 1
+            and seen.get(p.name.value) == 1]
+
+
 def _optimizer_class(default, imports) -> bool:
     qualified = imports.qualify(default) if default is not None else None
     return bool(qualified) and qualified.startswith("torch.optim.") and qualified.count(".") == 2 and \
@@ -69,6 +110,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
 
     for fn in table.functions_all:
         params = _params(fn)
+        params += _unpacked(fn, params)
         if not params:
             continue
         names = {p.name.value for p in params}

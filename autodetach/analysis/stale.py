@@ -27,6 +27,9 @@ class StaleGraph:
     stale: list  # graph nodes built before the step, from parameters it updates
     part: Optional[str]  # inferred: the part of the called model the step updates (`net.encoder`)
     note: Optional[str] = None  # inferred: the order of two phase methods (analysis.phases)
+    # inferred: the step's optimizer has no known parameters and is taken to step what this
+    # backward (cleared before, stepped after) ran through (analysis.step_owners)
+    applied: Optional[object] = None
 
     @property
     def built(self):
@@ -37,6 +40,7 @@ class StaleGraph:
 def stale_graphs(analysis) -> list:
     """One StaleGraph per backward call, the first step that makes it stale."""
     from .phases import phase_pairs
+    from .step_owners import stepped_by_idiom
 
     out = []
     done = set()
@@ -59,6 +63,17 @@ def stale_graphs(analysis) -> list:
                                  and _may_save(analysis, n, m, stepped, scope)
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
+                idiom = None
+                if not stale and step.tag == backward.tag:
+                    # the optimizer's parameters are unknown: the backward it applies tells
+                    for n in sorted(backward.reach, key=lambda x: x.seq):
+                        if not n.leaf and n.seq < step.seq and fits(n) and n.modules \
+                                and all(_may_save(analysis, n, m, True, scope) for m in n.modules) \
+                                and reaches(analysis, backward, n):
+                            idiom = stepped_by_idiom(analysis, scope, step, n, backward)
+                            if idiom is not None:
+                                stale = [n]
+                                break
                 if not stale:
                     continue
                 done.add(backward.call)
@@ -69,7 +84,7 @@ def stale_graphs(analysis) -> list:
                 note = "; ".join(filter(None, [scope.phase_note] + [
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
                     "it is handed" for h in helpers])) or None
-                out.append(StaleGraph(scope, backward, step, stale, part, note))
+                out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))
                 break
     return out
 
@@ -93,8 +108,10 @@ def _before_loop(scope, step, backward):
     """A step in one pass of a loop and a backward in the next: the graph at
     risk is the one built before the loop (the later pass did not rebuild
     it). Returns a test for such nodes, or None. None too when an earlier
-    pass's backward freed that graph: that is a graph built before the loop
-    (Problem.BUILT_BEFORE_LOOP), not this problem."""
+    pass's backward freed a graph built before the loop that this backward
+    walks: that is Problem.BUILT_BEFORE_LOOP, not this problem. A graph the
+    loop rebuilds (`state = net(obs)` each pass) is carried from the stepping
+    pass instead, and is at risk."""
     for i, (step_tag, backward_tag) in enumerate(zip(step.tag, backward.tag)):
         if step_tag == backward_tag:
             continue
@@ -108,15 +125,80 @@ def _before_loop(scope, step, backward):
         freed = {n for e in scope.events if e.kind in ("backward", "grad") and e.retain is False
                  and len(e.tag) > i and e.tag[i] == step_tag
                  and not (e.tag == step.tag and _other_arm(e.branch, step.branch)) for n in e.reach if not n.leaf}
-        if any(fits(n) for n in freed):
+        # `x = candidates[i]` in `for i in range(n)`: each pass reads its own element, so an
+        # earlier pass freed another element's graph, not the one this backward walks
+        direct = _not_through_elements(backward, i)
+        if any(fits(n) and n in direct for n in freed):
             return None
         # A value the stepping pass built and the next pass reads (a retained graph):
         # not state or a sum carried on purpose (AD106, AD101 say what is wrong there).
         carried = {n for n in backward.reach if n.iteration[:i + 1] == step.tag[:i + 1] and n not in freed}
+        if any(fits(n) for n in freed):
+            # the loop rebuilds what an earlier pass freed: a carried value is at risk only through links
+            # this file shows (not `agent.get_action(state)` of a class of another file, which may cut it)
+            carried = {n for n in carried if _seen_link(scope, backward, n)}
         if any(n.kind in ("state", "accum", "container") for n in carried) or _accumulates(backward, carried):
             return fits
         return lambda n: fits(n) or n in carried
     return None
+
+
+def _seen_link(scope, backward, target) -> bool:
+    """Does the backward reach `target` along a path whose values are not
+    computed by a method of a module whose code this file does not hold?"""
+    names = scope.analysis.names
+    prev: dict = {}
+    stack = [h for h in (backward.target.heads if backward.target is not None else ())]
+    seen = set(stack)
+    while stack:
+        n = stack.pop()
+        if n is target:
+            break
+        for p in n.parents:
+            if p not in seen:
+                seen.add(p)
+                prev[p] = n
+                stack.append(p)
+    else:
+        return False
+    node = prev.get(target)
+    while node is not None:
+        for call in (x for x in nodes(node.expr) if type(x) is cst.Call) if node.expr is not None else ():
+            base = dotted(call.func.value) if type(call.func) is cst.Attribute else None
+            if base and names.is_module(base) and base != "self" and names.method(base, call.func.attr.value) is None \
+                    and call.func.attr.value not in ("forward", "__call__"):
+                return False
+        node = prev.get(node)
+    return True
+
+
+def _not_through_elements(backward, i) -> set:
+    """What `backward` reaches without passing through a read of one element
+    of a container built before the loop at depth `i`: `c[k]` with `k` the
+    loop's variable, or the loop's own `for x in c`."""
+    loop = backward.loops[i] if len(backward.loops) > i else None
+    if not isinstance(loop, cst.For):
+        return set(backward.reach)
+    targets = {n.value for n in nodes(loop.target) if type(n) is cst.Name}
+    here = backward.tag[:i + 1]
+
+    def element(n) -> bool:
+        if n.iteration[:i + 1] != here or not n.parents or any(p.kind != "container" for p in n.parents):
+            return False
+        e = n.expr
+        if e is loop.iter:
+            return True
+        return type(e) is cst.Subscript and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index) \
+            and type(e.slice[0].slice.value) is cst.Name and e.slice[0].slice.value.value in targets
+
+    seen, stack = set(), list(backward.target.heads if backward.target is not None else ())
+    while stack:
+        n = stack.pop()
+        if n in seen or element(n):
+            continue
+        seen.add(n)
+        stack.extend(n.parents)
+    return seen
 
 
 def _accumulates(backward, carried) -> bool:
@@ -172,3 +254,4 @@ def _steps(analysis, opt, module):
     optimizer = analysis.names.optimizers.get(opt)
     parts = sorted(m for m in (optimizer.owns or ()) if m.startswith(module + ".")) if optimizer else []
     return parts[0] if parts else None
+

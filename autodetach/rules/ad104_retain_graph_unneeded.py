@@ -50,11 +50,14 @@ class RetainGraphUnneeded(GraphRule):
     rests on a loss object built by another file (`self.disc_loss =
     init_loss(opt)`) whose project classes cut an argument
     (`net(fake.detach())`), or on a loss kept on `self` that the file reads
-    only through `.item()`, or when the loss reads a tensor argument of its
-    function (`def enc_update(self, out)`): the caller built that graph and
-    may backward through it again after the call. Not reported when a call
-    of that function in the project's files hands in a value that the
-    caller's own backward reaches afterwards (`z = self.enc(x)`,
+    only through `.item()`, or when this loss and a later one are both
+    built from values in which the analysis sees no graph (networks built
+    out of sight, such as a class of another file: they may share one), or
+    when the loss reads a tensor argument of its function (`def
+    enc_update(self, out)`): the caller built that graph and may backward
+    through it again after the call. Not reported when a call of that
+    function in the project's files hands in a value that the caller's own
+    backward reaches afterwards (`z = self.enc(x)`,
     `self.update_encoding(z)`, then a loss on `self.dec(z)` backwarded).
     An optimizer closure that returns its loss is judged where
     `optimizer.step(closure)` runs it, in the functions of this file that

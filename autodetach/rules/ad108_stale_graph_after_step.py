@@ -7,6 +7,7 @@ from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Valid
 from ..analysis.argument_losses import generator_after_critic_step
 from ..analysis.decide import Problem
+from ..analysis.loss_loop_steps import steps_between_loss_backwards
 from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
@@ -27,6 +28,15 @@ class StaleGraphAfterStep(GraphRule):
     outputs and losses on `self`, and two phase methods driven from another
     file, where the second reads a `self.X` that only the first stores (an
     order the message says was inferred).
+
+    Two shapes are reported without a fix, because what the step updates is
+    inferred: an optimizer whose parameters are not known in the file (built
+    by the caller, unpacked from a list argument) is taken to step what the
+    backward it applies ran through (`opt.zero_grad(); loss.backward();
+    opt.step()`), when a later backward walks that same graph; and a loop
+    over the losses of one forward (`for opt, loss in zip(opts, losses)`)
+    that backwards with `retain_graph` and steps inside the loop, before the
+    next loss's backward through the shared graph.
 
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old
@@ -177,6 +187,30 @@ class StaleGraphAfterStep(GraphRule):
                 g_loss.backward()
                 optG.step()
         """, unsafe=True, line=14, column=5),
+        Invalid("""
+            def update(losses, optimizers):
+                for i, (opt, loss) in enumerate(zip(optimizers, losses)):
+                    opt.zero_grad()
+                    loss.backward(retain_graph=i < len(losses) - 1)
+                    opt.step()
+        """, None, line=4, note="losses of one forward: the step inside the loop runs before the next backward",
+            message="backward every loss first"),
+        Invalid("""
+            import torch.nn.functional as F
+
+            def train(models, optimizers, batches):
+                encoder, regressor, head = models
+                optimizer, optimizer_conf = optimizers
+                for x, y, d in batches:
+                    optimizer.zero_grad()
+                    features = encoder(x)
+                    F.mse_loss(regressor(features), y).backward(retain_graph=True)
+                    optimizer.step()
+                    optimizer_conf.zero_grad()
+                    F.mse_loss(head(features), d).backward()
+                    optimizer_conf.step()
+        """, None, line=12, note="optimizers from the caller: what `optimizer` steps is inferred from its backward",
+            message="it is taken to step `encoder`"),
     ]
 
     def finish(self) -> None:
@@ -193,6 +227,18 @@ class StaleGraphAfterStep(GraphRule):
                    + (f"; inferred: the call at line {line(ctx, built.stmt)} runs `{part}`, which "
                       f"`{opt_step.opt}` steps" if part else "")
                    + ((", " if part else "; inferred: ") + found.note if found.note else ""))
+            if found.applied is not None:
+                # what the step updates is inferred, and a recompute changes the numbers: no fix
+                mods = ", ".join(f"`{m}`" for m in sorted(built.modules))
+                msg += ((", " if part or found.note else "; inferred: ") +
+                        f"the parameters of `{opt_step.opt}` are not known here; it is taken to step {mods}, "
+                        f"because it applies the gradients of `{code(ctx, found.applied.call)}` (line "
+                        f"{line(ctx, found.applied.call)}), whose graph runs through it. Not fixed: the fix depends "
+                        "on what it owns (backward this loss before the step, or recompute it after)")
+                self.report(backward.call, msg,
+                            related=[(opt_step.call, "this step modifies the parameters"),
+                                     (built.stmt, "the graph was built here")])
+                continue
             edits = self._move(analysis, backward, found.stale) or self._recompute(backward, opt_step, found.stale)
             self.report(backward.call, msg, edits=edits, fix_title="Recompute the loss after the step",
                         related=[(opt_step.call, "this step modifies the parameters"),
@@ -222,6 +268,19 @@ class StaleGraphAfterStep(GraphRule):
                               f"inferred: the stored values in `{source}` were computed with the parameters that "
                               f"`{dotted(step.func.value)}` steps",
                         related=[(step, "this step modifies the parameters")])
+
+        for found in steps_between_loss_backwards(ctx.module, analysis.names):
+            if found.backward in done:
+                continue
+            done.add(found.backward)
+            self.report(found.backward,
+                        f"`{code(ctx, found.backward)}` (line {line(ctx, found.backward)}) keeps the graph that the "
+                        f"loop's next loss backwards through again, and `{code(ctx, found.step)}` (line "
+                        f"{line(ctx, found.step)}) updates parameters in place before that backward: backward "
+                        "every loss first, then step after the loop; inferred: the losses share the graph (the "
+                        "retain_graph says so) and that shared part saved weights the step updates. Not fixed: "
+                        "the steps must move out of the loop",
+                        related=[(found.step, "this step modifies the parameters")])
 
     def _move(self, analysis, backward, stale) -> list:
         if any(n.iteration != backward.tag for n in stale):

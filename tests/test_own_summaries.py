@@ -87,3 +87,19 @@ def test_corpus_files():
             for k in reversed([k for k in whole if "." in k and not k.startswith(" ")]):
                 assert repr(lazy[k]) == repr(whole[k]), (name, k)
             assert _same(dict(lazy.items()), whole), name
+
+
+def test_class_keys_of_class_and_self_targets():
+    whole = summarize(SOURCE)
+    lazy = OwnSummaries(SOURCE)
+    assert lazy.class_keys() == [k for k in whole if "." in k and not k.startswith(" ")]
+    assert lazy._done == 0  # listing the keys summarises nothing
+    meter = lazy.of_class("Meter")
+    assert list(meter) == ["Meter.update", "Meter.add"] and lazy._done < len(lazy._steps)  # the Nets wait
+    assert _same(meter, {k: v for k, v in whole.items() if k.startswith("Meter.")})
+    assert _same(lazy.of_class("Net"), {k: v for k, v in whole.items() if k.startswith("Net.")})
+    assert lazy.self_targets("Net") == {"self.h", "self.n"}  # not __init__'s self.gru
+    for cls in ("Meter", "Net"):
+        stored = {k for name, s in whole.items() if name.startswith(cls + ".") for k in s.stores_graph}
+        assert stored <= lazy.self_targets(cls)
+    assert OwnSummaries("def (:\n").class_keys() == [] and OwnSummaries("def (:\n").self_targets("A") == set()

@@ -439,10 +439,11 @@ class Analysis:
             for name, m in methods.items():
                 if name.startswith("__") or not m.params.params or m.params.params[0].name.value != "self":
                     continue
+                if not (m in sites.backward_in or _reaches_backward(m, reachable, sites.backward_in)):
+                    continue  # asked first: most methods run no backward, and the loop test walks them again
                 if any(isinstance(n, (cst.For, cst.While)) and _trains_inside(n) for n in nodes(m)):
                     continue  # its own loop trains; a loop that only prepares data does not count
-                if m in sites.backward_in or _reaches_backward(m, reachable, sites.backward_in):
-                    out[m] = cls.name.value
+                out[m] = cls.name.value
         return out
 
     def _inherited(self, cls: str, depth: int = 0) -> dict:

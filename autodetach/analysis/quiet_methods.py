@@ -60,7 +60,7 @@ def _results(analysis, base, meth):
     if base in analysis.names.foreign_instances:
         hit = analysis.foreign_method(base, meth)
         found = [hit[0]] if hit is not None else []
-    elif base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.module.code):
+    elif base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.text or analysis.ctx.module.code):
         # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
         return None
     else:

@@ -37,11 +37,15 @@ def remote_meter_stores(analysis) -> list:
         return []  # no caller can exist: this file's own summaries are not needed
     table = analysis._own_summaries
     out = []
-    for name, s in table.items():
-        cls, dot, meth = name.partition(".")
-        if not dot or not s.accum or s.events or cls.startswith(" "):
+    for name in table.class_keys():
+        cls, _, meth = name.partition(".")
+        needle = f".{meth}(".encode()
+        if not any(needle in text for _, text in importers):
+            continue  # no caller: the method needs no summary
+        s = table[name]
+        if not s.accum or s.events:
             continue
-        if any(k.startswith(cls + ".") and getattr(v, "events", False) for k, v in table.items()):
+        if any(getattr(v, "events", False) for v in table.of_class(cls).values()):
             continue  # a policy that stores its log-probs and trains on them in another method
         sites = _callers(importers, meth)
         for pos, line, whole in s.accum:

@@ -44,9 +44,8 @@ def stored_graph_keys(analysis, cls: str) -> frozenset:
     """`self.X` keys that a method of `cls` other than `__init__` fills with a graph."""
     memo = analysis.table("_stored_graph_keys")
     if cls not in memo:
-        table = analysis._own_summaries
-        memo[cls] = frozenset(k for name, s in table.items() if name.startswith(cls + ".")
-                              for k in getattr(s, "stores_graph", ()))
+        table = analysis._own_summaries.of_class(cls)  # the classes after it need no summary
+        memo[cls] = frozenset(k for s in table.values() for k in getattr(s, "stores_graph", ()))
     return memo[cls]
 
 
@@ -119,7 +118,8 @@ def stored_node(scope, key: str):
     """A node for `self.X` read before this scope writes it, when another
     method of the class keeps a graph there; None otherwise."""
     cls = scope_class(scope.analysis, scope)
-    if cls is None or key not in stored_graph_keys(scope.analysis, cls) or scope.names.is_module(key):
+    if cls is None or key not in scope.analysis._own_summaries.self_targets(cls) or \
+            key not in stored_graph_keys(scope.analysis, cls) or scope.names.is_module(key):
         return None
     n = scope.leaf(key, ())
     n.kind = "stored"

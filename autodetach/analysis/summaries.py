@@ -872,6 +872,7 @@ class OwnSummaries(Mapping):
         self._flows: dict = {}
         self._aliases = None
         self._all: Optional[dict] = None
+        self._targets: dict = {}
 
     def _parse(self):
         if not self._parsed:
@@ -955,6 +956,26 @@ class OwnSummaries(Mapping):
                 out.update(self._classes)
                 self._all = out
         return self._all
+
+    def class_keys(self) -> list:
+        """The `C.m` keys, in the order the whole table lists them; nothing is summarised."""
+        return [] if self._parse() is None else list(self._until)
+
+    def of_class(self, cls: str) -> dict:
+        """`C.m` -> Summary for the keys under `cls`, summarising the classes up to it only."""
+        return {key: self[key] for key in self.class_keys() if key.startswith(cls + ".")}
+
+    def self_targets(self, cls: str) -> frozenset:
+        """`self.X` assigned in a method of `cls` other than `__init__`: the
+        keys `stores_graph` can name (a bound found without summarising)."""
+        memo = self._targets
+        if cls not in memo:
+            memo[cls] = frozenset() if self._parse() is None else frozenset(
+                key for c, m in self._steps if m is not None and m.name != "__init__" and
+                f"{c.name}.{m.name}".startswith(cls + ".")
+                for node in _own_nodes(m) if isinstance(node, ast.Assign)
+                for target in node.targets for key in _self_keys(target))
+        return memo[cls]
 
     def __getitem__(self, key):
         if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):

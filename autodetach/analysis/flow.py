@@ -145,6 +145,7 @@ class Scope:
         self.env: dict = dict(env or {})
         self.bound: set = set(self.env) | set(params)
         self.freed: dict = {}
+        self.freed_any: set = set()  # freed on some path: a later caller cannot backward it again
         self.events: list = []
         self.conflicts: list = []
         self.leaks: list = []
@@ -1156,12 +1157,23 @@ class Scope:
         summary, where, cls = meter
         vals = [(call_arg, self.expr(call_arg.value)) for call_arg in call.args]
         pos = [(call_arg, value) for call_arg, value in vals if call_arg.keyword is None and not call_arg.star]
+        named = {call_arg.keyword.value: (call_arg, value) for call_arg, value in vals if call_arg.keyword}
+        by_place: dict = {}  # the accum position -> what this call hands it
+        for index, name in enumerate(summary.arg_names):
+            if index < len(pos):
+                by_place[index] = [pos[index]]
+            elif name in named:
+                by_place[index] = [named[name]]
+        by_place["*"] = pos[len(summary.arg_names):]
+        by_place["**"] = [each for key, each in named.items() if key not in summary.arg_names]
         for index, line, whole in summary.accum:
-            if index >= len(pos) or self.no_grad:
+            if self.no_grad:
                 continue
-            arg, val = pos[index]
-            if not val.graph:
+            given = by_place.get(index) or ([pos[index]] if isinstance(index, int) and index < len(pos) else [])
+            hit = [(arg, val) for arg, val in given if val.graph]
+            if not hit:
                 continue
+            arg, val = hit[0]
             old = self.lookup_key(base)
             node = self.new_node(base, stmt, arg.value, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
                                                             uses=val.uses), kind="container")
@@ -1467,6 +1479,7 @@ class Scope:
             for node in reach:
                 if not node.leaf:
                     self.freed[node] = event
+                    self.freed_any.add(node)
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
@@ -1491,6 +1504,7 @@ class Scope:
         for node in event.reach:
             if not node.leaf:
                 self.freed[node] = event
+                self.freed_any.add(node)
 
     def _toward_inputs(self, reach, inputs) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
@@ -1575,6 +1589,7 @@ class Scope:
             for node in event.reach:
                 if not node.leaf:
                     self.freed[node] = event
+                    self.freed_any.add(node)
 
     def check_conflict(self, event: Event, target: Val) -> None:
         if not self.freed:
@@ -1631,7 +1646,7 @@ class Scope:
                    for root in event.target.heads}
         evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
         for key, head, loop, older, outer in self._leak_candidates:
-            if head in returned and not evaluates and not any(node in self.freed for node in closure([head])):
+            if head in returned and not evaluates and not closure([head]) & self.freed_any:
                 continue  # the caller may backward it; not when a backward here freed its graph
             # `autograd.grad(..., create_graph=True)` right in the loop builds the terms of one loss (a
             # gradient penalty summed over outputs): no step; a loop around it runs such steps

@@ -162,3 +162,41 @@ def test_remote_meter_callers_are_recorded_as_dependencies():
         result = process_bytes(fh.read(), path, all_rules(), Options())
     assert [f.code for f in result.findings] == ["AD102"]
     assert os.path.realpath(os.path.join(case, "loop.py")) in take_deps()
+
+
+INPLACE = """
+import torch
+
+def train(model, loader, optimizer):
+    running = torch.zeros(1)
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        running.add_({arg})
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return running
+"""
+
+
+def test_an_in_place_add_into_a_tensor_kept_across_iterations():
+    assert _found(INPLACE.format(arg="loss")) == [("AD102", 8)]
+    assert _found(INPLACE.format(arg="loss.detach()")) == []
+    assert _found(INPLACE.format(arg="loss.item()")) == []
+    # a tensor made again in every iteration keeps nothing
+    fresh = INPLACE.format(arg="loss").replace("        running.add_", "        running = torch.zeros(1)\n"
+                                                "        running.add_")
+    assert _found(fresh) == []
+
+
+def test_a_meter_that_adds_in_place_accumulates_its_argument():
+    table = summarize(textwrap.dedent("""
+        class Meter:
+            def update(self, val, n=1):
+                self.sum.add_(val * n)
+
+            def tally(self, val):
+                self.sum.add_(float(val))
+    """))
+    assert [a[0] for a in table["Meter.update"].accum][:1] == [0]  # as `self.sum += val * n`
+    assert table["Meter.tally"].accum == ()

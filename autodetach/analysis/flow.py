@@ -778,6 +778,8 @@ class Scope:
             out = event(self, call, stmt, self.handed.get(base, base))
             if out is not None:
                 return out
+        if meth in ("add_", "sub_") and base is not None and call.args and base in self.env:
+            return self._inplace_add(call, stmt, base)
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
@@ -787,6 +789,23 @@ class Scope:
         if out is not None:
             return out
         return self._class_method(call, stmt, func, base, meth)
+
+    def _inplace_add(self, call: cst.Call, stmt, base) -> Val:
+        """`total.add_(loss)`: `total += loss` in place; the tensor bound
+        before keeps the graph of what is added (an accumulator)."""
+        old = self.lookup_key(base)
+        rhs = self.expr(call.args[0].value)
+        for extra in call.args[1:]:
+            self.expr(extra.value)
+        if self.no_grad or base in self.names.leaves or not rhs.graph:
+            return Val(heads=old.heads, ghosts=old.ghosts)
+        val = old.join(rhs)
+        total = Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules, uses=rhs.uses, nontrivial=False)
+        node = self.new_node(base, stmt, call.args[0].value, total, kind="accum")
+        node.loss = rhs.loss
+        self.env[base] = Val(heads=frozenset({node}), loss=rhs.loss)
+        self.bound.add(base)
+        return self.env[base]
 
     def _named_method(self, call: cst.Call, func: cst.Attribute, base, meth: str) -> Optional[Val]:
         """A method whose name says it all: a state reset, `clear`, `detach_`,

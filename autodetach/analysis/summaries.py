@@ -444,6 +444,9 @@ class _Fn:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr in ("append", "extend", "insert") and node.args:
                     value, target = node.args[-1], node.func.value
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr in ("add_", "sub_") and node.args:
+                    value, target = node.args[0], node.func.value  # `self.sum.add_(val)`: `+=` in place
                 if value is None or id(node) in self.quiet:
                     continue
                 base = target.value if isinstance(target, ast.Subscript) else target

@@ -12,9 +12,11 @@ A loop with no backward is not a training loop, so the flow analysis does
 not look for accumulations in it: usually the function runs under
 `torch.no_grad()` somewhere the file does not show. When every call of the
 function in this file is outside `no_grad` and none of them backwards what
-it returns, the graphs are built and kept for nothing. Callers in other
-files are not seen: findings here rest on that inference, made only in a
-file that names torch (elsewhere `self.ctx.bindings.lookup(x)` in a loop
+it returns, the graphs are built and kept for nothing. A module-level
+function that no code of its file calls has its callers read from the
+project's files that import it by name (`from model.model_pytorch import
+predict`). Findings here rest on that inference, made only in a file that
+names torch (elsewhere `self.ctx.bindings.lookup(x)` in a loop
 would pass for a module call)."""
 from __future__ import annotations
 

@@ -12,9 +12,11 @@ A loop with no backward is not a training loop, so the flow analysis does
 not look for accumulations in it: usually the function runs under
 `torch.no_grad()` somewhere the file does not show. When every call of the
 function in this file is outside `no_grad` and none of them backwards what
-it returns, the graphs are built and kept for nothing. Callers in other
-files are not seen: findings here rest on that inference, made only in a
-file that names torch (elsewhere `self.ctx.bindings.lookup(x)` in a loop
+it returns, the graphs are built and kept for nothing. A module-level
+function that no code of its file calls has its callers read from the
+project's files that import it by name (`from model.model_pytorch import
+predict`). Findings here rest on that inference, made only in a file that
+names torch (elsewhere `self.ctx.bindings.lookup(x)` in a loop
 would pass for a module call)."""
 from __future__ import annotations
 
@@ -52,10 +54,88 @@ def unguarded_evals(analysis) -> dict:
     out = {}
     for name, fn in by_name.items():
         found = calls[name]
-        if not found or any(guarded or backwarded for _, guarded, backwarded in found):
+        if not found:
+            # a module-level function called only from other files (`from model.model_pytorch import predict`)
+            remote = _remote_calls(analysis.ctx.path, name) if fn in analysis.ctx.module.body else []
+            if remote and not any(guarded or backwarded for _, _, guarded, backwarded in remote):
+                out[fn] = _remote_note(name, remote)
+            continue
+        if any(guarded or backwarded for _, guarded, backwarded in found):
             continue
         out[fn] = _note(analysis, name, found)
     return out
+
+
+def _remote_calls(path, name: str) -> list:
+    """(file, line, under no_grad, result backwarded) for each call of the
+    module-level function `name` in the project's other files that import
+    this file's module by name. Read with `ast` through project.text_of."""
+    import ast
+    import os
+
+    from .project import text_of
+    from .project_index import files_mentioning
+
+    if not path or path == "<string>" or not os.path.isfile(path):
+        return []
+    stem = os.path.splitext(os.path.basename(path))[0]
+    me = os.path.realpath(path)
+    out = []
+    for f in files_mentioning(path, name.encode()):
+        if os.path.realpath(f) == me:
+            continue
+        text = text_of(f)
+        if text is None or stem not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        imported = any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
+                       any(a.name == name for a in n.names) for n in ast.walk(tree))
+        if not imported:
+            continue
+        _remote_walk(tree, name, f, False, None, out)
+    return out
+
+
+def _remote_walk(node, name, f, guarded, owner, out) -> None:
+    import ast
+
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        owner = node
+        guarded = guarded or any(_ast_no_grad(d) for d in node.decorator_list)
+    if isinstance(node, (ast.With, ast.AsyncWith)) and any(_ast_no_grad(i.context_expr) for i in node.items):
+        guarded = True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+        scope = owner if owner is not None else node
+        # a backward anywhere in the calling function: its result may be what is backwarded
+        backwarded = any(isinstance(n, ast.Attribute) and n.attr in ("backward", "manual_backward")
+                         for n in ast.walk(scope))
+        out.append((f, node.lineno, guarded, backwarded))
+    for child in ast.iter_child_nodes(node):
+        _remote_walk(child, name, f, guarded, owner, out)
+
+
+def _ast_no_grad(expr) -> bool:
+    import ast
+
+    call = expr.func if isinstance(expr, ast.Call) else expr
+    parts = []
+    while isinstance(call, ast.Attribute):
+        parts.append(call.attr)
+        call = call.value
+    return bool(parts) and parts[0] in ("no_grad", "inference_mode", "set_grad_enabled")
+
+
+def _remote_note(name, remote):
+    import os
+
+    def note() -> str:
+        where = ", ".join(f"{os.path.basename(f)} line {line}" for f, line, _, _ in remote[:3])
+        return (f"`{name}` runs with gradients on: its calls in other files ({where}) are outside "
+                f"`torch.no_grad()` and do not backward its result (read from those files)")
+    return note
 
 
 def _note(analysis, name, found):
@@ -78,6 +158,10 @@ def _accumulates(fn) -> bool:
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                         node.func.attr.value in _ADDS:
                     return True
+                if isinstance(node, cst.Assign) and len(node.targets) == 1 and \
+                        isinstance(node.targets[0].target, cst.Name) and not isinstance(node.value, cst.Name) and \
+                        node.targets[0].target.value in {x.value for x in nodes(node.value) if isinstance(x, cst.Name)}:
+                    return True  # `result = torch.cat((result, pred))`: rebuilt from itself
     return False
 
 

@@ -145,6 +145,7 @@ class Scope:
         self.env: dict = dict(env or {})
         self.bound: set = set(self.env) | set(params)
         self.freed: dict = {}
+        self.freed_any: set = set()  # freed on some path: a later caller cannot backward it again
         self.events: list = []
         self.conflicts: list = []
         self.leaks: list = []
@@ -777,6 +778,8 @@ class Scope:
             out = event(self, call, stmt, self.handed.get(base, base))
             if out is not None:
                 return out
+        if meth in ("add_", "sub_") and base is not None and call.args and base in self.env:
+            return self._inplace_add(call, stmt, base)
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
@@ -786,6 +789,23 @@ class Scope:
         if out is not None:
             return out
         return self._class_method(call, stmt, func, base, meth)
+
+    def _inplace_add(self, call: cst.Call, stmt, base) -> Val:
+        """`total.add_(loss)`: `total += loss` in place; the tensor bound
+        before keeps the graph of what is added (an accumulator)."""
+        old = self.lookup_key(base)
+        rhs = self.expr(call.args[0].value)
+        for extra in call.args[1:]:
+            self.expr(extra.value)
+        if self.no_grad or base in self.names.leaves or not rhs.graph:
+            return Val(heads=old.heads, ghosts=old.ghosts)
+        val = old.join(rhs)
+        total = Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules, uses=rhs.uses, nontrivial=False)
+        node = self.new_node(base, stmt, call.args[0].value, total, kind="accum")
+        node.loss = rhs.loss
+        self.env[base] = Val(heads=frozenset({node}), loss=rhs.loss)
+        self.bound.add(base)
+        return self.env[base]
 
     def _named_method(self, call: cst.Call, func: cst.Attribute, base, meth: str) -> Optional[Val]:
         """A method whose name says it all: a state reset, `clear`, `detach_`,
@@ -1156,12 +1176,23 @@ class Scope:
         summary, where, cls = meter
         vals = [(call_arg, self.expr(call_arg.value)) for call_arg in call.args]
         pos = [(call_arg, value) for call_arg, value in vals if call_arg.keyword is None and not call_arg.star]
+        named = {call_arg.keyword.value: (call_arg, value) for call_arg, value in vals if call_arg.keyword}
+        by_place: dict = {}  # the accum position -> what this call hands it
+        for index, name in enumerate(summary.arg_names):
+            if index < len(pos):
+                by_place[index] = [pos[index]]
+            elif name in named:
+                by_place[index] = [named[name]]
+        by_place["*"] = pos[len(summary.arg_names):]
+        by_place["**"] = [each for key, each in named.items() if key not in summary.arg_names]
         for index, line, whole in summary.accum:
-            if index >= len(pos) or self.no_grad:
+            if self.no_grad:
                 continue
-            arg, val = pos[index]
-            if not val.graph:
+            given = by_place.get(index) or ([pos[index]] if isinstance(index, int) and index < len(pos) else [])
+            hit = [(arg, val) for arg, val in given if val.graph]
+            if not hit:
                 continue
+            arg, val = hit[0]
             old = self.lookup_key(base)
             node = self.new_node(base, stmt, arg.value, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
                                                             uses=val.uses), kind="container")
@@ -1472,6 +1503,7 @@ class Scope:
             for node in reach:
                 if not node.leaf:
                     self.freed[node] = event
+                    self.freed_any.add(node)
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
@@ -1496,6 +1528,7 @@ class Scope:
         for node in event.reach:
             if not node.leaf:
                 self.freed[node] = event
+                self.freed_any.add(node)
 
     def _toward_inputs(self, reach, inputs) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
@@ -1580,6 +1613,7 @@ class Scope:
             for node in event.reach:
                 if not node.leaf:
                     self.freed[node] = event
+                    self.freed_any.add(node)
 
     def check_conflict(self, event: Event, target: Val) -> None:
         if not self.freed:
@@ -1636,7 +1670,7 @@ class Scope:
                    for root in event.target.heads}
         evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
         for key, head, loop, older, outer in self._leak_candidates:
-            if head in returned and not evaluates and not any(node in self.freed for node in closure([head])):
+            if head in returned and not evaluates and not closure([head]) & self.freed_any:
                 continue  # the caller may backward it; not when a backward here freed its graph
             # `autograd.grad(..., create_graph=True)` right in the loop builds the terms of one loss (a
             # gradient penalty summed over outputs): no step; a loop around it runs such steps

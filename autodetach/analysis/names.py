@@ -92,6 +92,13 @@ class NameTable:
         return self.modules.get(key) != "paramless"
 
 
+# Roots of libraries whose classes are never a project's (`nn.Linear`, `np.RandomState`).
+_LIBRARIES = {"torch", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "sklearn", "transformers",
+              "timm", "pytorch_lightning", "lightning", "apex", "gym", "gymnasium", "tensorboardX", "wandb",
+              "collections", "pandas", "PIL", "cv2", "tqdm", "logging", "random", "math", "os", "sys", "time",
+              "datetime", "itertools", "functools", "argparse", "json", "pathlib", "threading", "multiprocessing"}
+
+
 def _key(expr) -> Optional[str]:
     return dotted(expr)
 
@@ -132,6 +139,20 @@ class _Collector(cst.CSTVisitor):
         if node.value is not None:
             self._bind(node.target, node.value)
 
+    def _module_class(self, func) -> bool:
+        """`utils.Averager`, `logx.EpochLogger`: a class reached through an
+        imported module that is not a known library (the project lookup of
+        the method decides whether it is one of the project's)."""
+        name = _key(func) or ""
+        head, dot, last = name.rpartition(".")
+        if not dot or not last[:1].isupper():
+            return False
+        root = head.split(".")[0]
+        if root not in self.imports.aliases and root not in self.imports.relative:
+            return False
+        qualified = self.imports.qualify(func) or name
+        return qualified.split(".")[0] not in _LIBRARIES
+
     def _bind(self, target, value) -> None:
         key = _key(target)
         if key is None:
@@ -145,7 +166,8 @@ class _Collector(cst.CSTVisitor):
             call = call.func.value
         if isinstance(call, cst.Call) and _key(call.func) in self.table.classes:
             self.table.instances[key] = _key(call.func)
-        elif isinstance(call, cst.Call) and _key(call.func) is not None and _key(call.func)[:1].isupper():
+        elif isinstance(call, cst.Call) and _key(call.func) is not None and (
+                _key(call.func)[:1].isupper() or self._module_class(call.func)):
             self.table.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
         kind = self.classify(value)
         if kind is None:

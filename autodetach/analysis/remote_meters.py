@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .project import summaries_of
+from .project import summaries_of, text_of
 from .summaries import CALLS
 
 
@@ -67,11 +67,10 @@ def _importers(path: str, stem: str) -> list:
     for f in files_mentioning(path, b"backward"):
         if os.path.realpath(f) == me:
             continue
-        try:
-            with open(f, "rb") as fh:
-                text = fh.read()
-        except OSError:
+        decoded = text_of(f)  # recorded as read: the result cache then follows the callers' edits
+        if decoded is None:
             continue
+        text = decoded.encode("utf-8")
         # passed_graphs needs a `.backward()` there; another module's class may share the method name
         if b"backward" in text and any(i in text for i in imports):
             out.append((f, text))

@@ -113,6 +113,8 @@ def infer_roles(module: cst.Module, imports, table) -> None:
         params += _unpacked(fn, params)
         if not params:
             continue
+        unpacked = _unpacked(fn, {p.name.value for p in params})
+        params = params + [cst.Param(cst.Name(key)) for key in unpacked]
         names = {p.name.value for p in params}
         use: dict = {n: set() for n in names}
         backward = [False]
@@ -146,6 +148,8 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 table.inferred[key] = (f"`{key}` is an optimizer (its default is an optimizer class, "
                                        "called to build one)")
                 continue
+            if key in unpacked:
+                role = None
             if role == "optimizer" or (u & OPTIMIZER_ONLY) or (
                     "step" in u and "zero_grad" in u and not u & MODULE_METHODS and "()" not in u):
                 local_opts.append(key)
@@ -177,6 +181,30 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 how = "paired by name" if side(key) else "the only module it is used with"
                 extra = f"; it steps {what} ({how})"
                 table.inferred[key] = table.inferred.get(key, f"`{key}` is an optimizer") + extra
+        for key, whole in unpacked.items():
+            if key in table.inferred and "unpacked from" not in table.inferred[key]:
+                table.inferred[key] += f"; unpacked from the argument `{whole}`"
+
+
+def _unpacked(fn: cst.FunctionDef, names: set) -> dict:
+    """Names a function's first statements unpack from a parameter
+    (`[encoder, head] = models`, `opt_g, opt_d = optimizers`): arguments too,
+    judged by the same evidence. Name -> the parameter."""
+    out: dict = {}
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and
+                    isinstance(small.value, cst.Name) and small.value.value in names):
+                continue
+            target = small.targets[0].target
+            if isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    if isinstance(el, cst.Element) and isinstance(el.value, cst.Name):
+                        out[el.value.value] = small.value.value
+    return out
 
 
 def infer_attr_roles(module: cst.Module, table) -> None:

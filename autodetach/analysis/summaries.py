@@ -39,7 +39,8 @@ class Summary:
     # A method that adds an argument into `self` state (`self.sum += val * n`,
     # `self.history.append(loss)`): (position after self, store line, whole) per such
     # argument; whole is False when only its elements are added (`self.sums[k] += losses[k]`).
-    accum: tuple = ()
+    accum: tuple = ()  # the position is "*" / "**" for what `*args` / `**kwargs` take
+    arg_names: tuple = ()  # with accum: the parameters after self, to place keyword arguments
     # `loss.backward()` on a value computed from the arguments (GDPPLoss(...,
     # backward=True)): a backward through the caller's graph; its retain_graph
     backward_args: bool = False
@@ -347,6 +348,8 @@ class _Fn:
         if arg_backwards:
             extra.update(self._step_helper(arg_backwards))
         accum = self.accumulated()
+        if accum:
+            extra["arg_names"] = tuple(arg.arg for arg in self.fn.args.args[1:])
         if not returns or all(ret is None for ret in returns):
             return Summary("const", 0, events, stores, accum, **extra)
         tuples = [ret for ret in returns if isinstance(ret, ast.Tuple)]
@@ -418,6 +421,11 @@ class _Fn:
             found = self._adds(name)
             if found:
                 out.append((index, *found))
+        # `def store(self, **kwargs)`: what the keywords no parameter takes; `*vals`: the positions past them
+        for index, extra in (("*", self.fn.args.vararg), ("**", self.fn.args.kwarg)):
+            found = self._adds(extra.arg) if extra is not None else None
+            if found:
+                out.append((index, found[0], True))  # each value it takes is kept as it is
         return tuple(out)
 
     def _adds(self, name: str):
@@ -436,6 +444,9 @@ class _Fn:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr in ("append", "extend", "insert") and node.args:
                     value, target = node.args[-1], node.func.value
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr in ("add_", "sub_") and node.args:
+                    value, target = node.args[0], node.func.value  # `self.sum.add_(val)`: `+=` in place
                 if value is None or id(node) in self.quiet:
                     continue
                 base = target.value if isinstance(target, ast.Subscript) else target

@@ -1,0 +1,111 @@
+"""An evaluation function run with gradients on, whose callers are in other
+files (analysis.eval_loops reads them), and a result grown by concatenation."""
+import textwrap
+
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+PREDICT = """
+import torch
+
+def fit(model, opt, batches):
+    for x, y in batches:
+        opt.zero_grad()
+        (model(x) - y).pow(2).mean().backward()
+        opt.step()
+
+def predict(model, batches):
+    model.eval()
+    result = torch.zeros(0, 2)
+    for x in batches:
+        result = torch.cat((result, model(x)), dim=0)
+    return result.detach().numpy()
+"""
+
+
+def _run(tmp_path, caller: str):
+    (tmp_path / "caller.py").write_text(textwrap.dedent(caller))
+    path = tmp_path / "lib.py"
+    path.write_text(textwrap.dedent(PREDICT))
+    rules = [r for r in all_rules() if r.code in ("AD101", "AD102")]
+    found, _, _ = check_source(textwrap.dedent(PREDICT), str(path), rules, Options())
+    return [(f.code, f.line) for f in found]
+
+
+def test_predict_called_with_gradients_on_in_another_file(tmp_path):
+    found = _run(tmp_path, """
+        from lib import predict
+
+        def main(net, data):
+            print(predict(net, data))
+    """)
+    assert found == [("AD101", 14)]
+
+
+def test_predict_called_under_no_grad_or_near_a_backward_is_left_alone(tmp_path):
+    assert _run(tmp_path, """
+        import torch
+        from lib import predict
+
+        def main(net, data):
+            with torch.no_grad():
+                print(predict(net, data))
+    """) == []
+    assert _run(tmp_path, """
+        from lib import predict
+
+        @torch.no_grad()
+        def main(net, data):
+            print(predict(net, data))
+    """) == []
+    assert _run(tmp_path, """
+        from lib import predict
+
+        def main(net, data):
+            out = predict(net, data)
+            out.sum().backward()
+    """) == []
+
+
+def test_no_caller_anywhere_is_no_finding(tmp_path):
+    assert _run(tmp_path, "import lib\n") == []
+
+
+def test_callers_are_recorded_as_dependencies(tmp_path):
+    import os
+
+    from autodetach.analysis.project import take_deps
+
+    take_deps()
+    _run(tmp_path, "from lib import predict\n\npredict(None, [])\n")
+    assert os.path.realpath(str(tmp_path / "caller.py")) in take_deps()
+
+
+def test_a_method_with_no_caller_by_name_is_not_an_evaluation(tmp_path):
+    """`forward` is called as `model(x)`: no call names it, in this file or others."""
+    src = """
+        import torch
+        from torch import nn
+
+        class Stream(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.Linear(2, 2)
+
+            def forward(self, chunk):
+                preds = []
+                for x in chunk:
+                    preds.append(self.cell(x))
+                return torch.cat(preds)
+
+        def fit(model, opt, chunks):
+            for chunk in chunks:
+                opt.zero_grad()
+                model(chunk).sum().backward()
+                opt.step()
+    """
+    path = tmp_path / "stream.py"
+    path.write_text(textwrap.dedent(src))
+    rules = [r for r in all_rules() if r.code in ("AD101", "AD102")]
+    found, _, _ = check_source(textwrap.dedent(src), str(path), rules, Options())
+    assert found == []

@@ -57,20 +57,21 @@ def _params(fn: cst.FunctionDef) -> list:
     return [p for p in ps if p.name.value not in ("self", "cls")]
 
 
-def _unpacked(fn: cst.FunctionDef, params: list) -> list:
+def _unpacked(fn: cst.FunctionDef, given: set) -> dict:
     """Names the body unpacks from a parameter, which stand for what the
     caller passed as well as the parameter does: `[encoder, head] = models`,
-    `opt_g, opt_d = optimizers`, `model = models[0]`. Only a name bound once
-    in the function, by a statement at its top level (not in a loop or a
-    branch), so it stands for the same element everywhere."""
-    given = {p.name.value for p in params}
-    found, seen = [], {}
+    `opt_g, opt_d = optimizers`, `model = models[0]`; judged by the same
+    evidence as arguments. Only a name bound once in the function, by a
+    statement at its top level (not in a loop or a branch), so it stands for
+    the same element everywhere. Name -> the parameter."""
+    found: dict = {}
+    seen: dict = {}
 
-    def bind(target, elem):
+    def bind(target, elem, whole):
         if type(target) is cst.Name:
             seen[target.value] = seen.get(target.value, 0) + 1
             if elem:
-                found.append(cst.Param(cst.Name(target.value)))
+                found[target.value] = whole
 
     for stmt in fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ():
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -81,12 +82,12 @@ def _unpacked(fn: cst.FunctionDef, params: list) -> list:
             target, value = small.targets[0].target, small.value
             if type(target) in (cst.Tuple, cst.List) and type(value) is cst.Name and value.value in given:
                 for el in target.elements:
-                    bind(el.value, not isinstance(el, cst.StarredElement))
+                    bind(el.value, not isinstance(el, cst.StarredElement), value.value)
             elif type(target) is cst.Name and type(value) is cst.Subscript and type(value.value) is cst.Name \
                     and value.value.value in given and len(value.slice) == 1 \
                     and isinstance(value.slice[0].slice, cst.Index) \
                     and type(value.slice[0].slice.value) is cst.Integer:
-                bind(target, True)
+                bind(target, True, value.value.value)
     counts: dict = {}
     for n in nodes(fn.body):
         t = type(n)
@@ -94,8 +95,7 @@ def _unpacked(fn: cst.FunctionDef, params: list) -> list:
             else n.asname.name if t is cst.WithItem and n.asname is not None else None
         for name in (x for x in nodes(target) if type(x) is cst.Name) if target is not None else ():
             counts[name.value] = counts.get(name.value, 0) + 1
-    return [p for p in found if p.name.value not in given and counts.get(p.name.value) == 1
-            and seen.get(p.name.value) == 1]
+    return {k: v for k, v in found.items() if k not in given and counts.get(k) == 1 and seen.get(k) == 1}
 
 
 def _optimizer_class(default, imports) -> bool:
@@ -110,11 +110,10 @@ def infer_roles(module: cst.Module, imports, table) -> None:
 
     for fn in table.functions_all:
         params = _params(fn)
-        params += _unpacked(fn, params)
-        if not params:
-            continue
         unpacked = _unpacked(fn, {p.name.value for p in params})
         params = params + [cst.Param(cst.Name(key)) for key in unpacked]
+        if not params:
+            continue
         names = {p.name.value for p in params}
         use: dict = {n: set() for n in names}
         backward = [False]
@@ -184,27 +183,6 @@ def infer_roles(module: cst.Module, imports, table) -> None:
         for key, whole in unpacked.items():
             if key in table.inferred and "unpacked from" not in table.inferred[key]:
                 table.inferred[key] += f"; unpacked from the argument `{whole}`"
-
-
-def _unpacked(fn: cst.FunctionDef, names: set) -> dict:
-    """Names a function's first statements unpack from a parameter
-    (`[encoder, head] = models`, `opt_g, opt_d = optimizers`): arguments too,
-    judged by the same evidence. Name -> the parameter."""
-    out: dict = {}
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and
-                    isinstance(small.value, cst.Name) and small.value.value in names):
-                continue
-            target = small.targets[0].target
-            if isinstance(target, (cst.Tuple, cst.List)):
-                for el in target.elements:
-                    if isinstance(el, cst.Element) and isinstance(el.value, cst.Name):
-                        out[el.value.value] = small.value.value
-    return out
 
 
 def infer_attr_roles(module: cst.Module, table) -> None:

@@ -26,6 +26,7 @@ import libcst as cst
 
 from .project import text_of
 from .project_index import files_mentioning
+from .summaries import _dotted as _key
 
 _CUTS = ("detach", "item", "tolist", "numpy", "cpu_numpy")
 _BACKWARDS = ("backward", "manual_backward")
@@ -159,13 +160,4 @@ def _backward_target(call):
         return call.args[0] if call.args else func.value  # accelerator.backward(loss)
     if isinstance(func, ast.Attribute) and func.attr == "grad" and _key(func.value) in ("torch.autograd", "autograd"):
         return call.args[0] if call.args else None
-    return None
-
-
-def _key(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _key(node.value)
-        return f"{inner}.{node.attr}" if inner else None
     return None

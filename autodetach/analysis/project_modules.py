@@ -25,6 +25,7 @@ from ..imports import dotted
 from .names import PARAMLESS_PREFIXES
 from .project import SEARCH_UP, SKIP, _module_file, text_of
 from .roles import looks_like_loss
+from .summaries import _aliases as _imports, _dotted
 
 _MODULE_BASES = ("torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_lightning.LightningModule",
                  "lightning.LightningModule", "lightning.pytorch.LightningModule")
@@ -137,28 +138,6 @@ def _module_bases(path, cls, classes, imports, hops, seen) -> bool:
                 is_module_class(os.path.dirname(path), full, hops - 1, False):
             return True
     return False
-
-
-def _imports(tree: ast.Module) -> dict:
-    """local name -> dotted origin, for the file's top-level imports."""
-    out = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                out[a.asname or a.name] = f"{node.module}.{a.name}"
-    return out
-
-
-def _dotted(node) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    return None
 
 
 def _handed_modules(module, table) -> set:

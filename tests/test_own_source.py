@@ -33,3 +33,20 @@ def test_torch_autograd_functional_reads_without_an_internal_error():
     res = invoke(["--no-cache", "--output-format", "concise", "--select", "AD1", path])
     assert "internal error" not in res.out + getattr(res, "err", ""), res.out
     assert res.code in (0, 1), res.out
+
+
+def test_own_source_has_no_redefined_or_undefined_names():
+    # Two branches once added a helper of the same name to one module; the
+    # second silently replaced the first and its conditions were dead code.
+    from pyflakes.api import checkPath
+    from pyflakes.reporter import Reporter
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    reporter = Reporter(out, err)
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "autodetach")):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                checkPath(os.path.join(dirpath, name), reporter)
+    bad = [line for line in out.getvalue().splitlines() if "redefinition of unused" in line or "undefined name" in line]
+    assert not bad and not err.getvalue(), bad or err.getvalue()

@@ -98,25 +98,22 @@ def _credential_args(home: Optional[str]) -> list:
     return out
 
 
+def _gpu_nodes() -> list:
+    """The device nodes of GPUs (NVIDIA, ROCm) and displays under /dev."""
+    try:
+        return [n for n in sorted(os.listdir("/dev")) if n.startswith(("nvidia", "dri", "kfd"))]
+    except OSError:
+        return []
+
+
 def has_gpu_nodes() -> bool:
     """Whether this machine shows a GPU device node (NVIDIA or ROCm): cheap,
     no torch import."""
-    try:
-        return any(n.startswith(("nvidia", "kfd")) for n in os.listdir("/dev"))
-    except OSError:
-        return False
+    return any(n.startswith(("nvidia", "kfd")) for n in _gpu_nodes())
 
 
 def _gpu_args() -> list:
-    out: list = []
-    try:
-        names = sorted(os.listdir("/dev"))
-    except OSError:
-        return out
-    for n in names:
-        if n.startswith(("nvidia", "dri", "kfd")):
-            out += ["--dev-bind-try", f"/dev/{n}", f"/dev/{n}"]
-    return out
+    return [a for n in _gpu_nodes() for a in ("--dev-bind-try", f"/dev/{n}", f"/dev/{n}")]
 
 
 def bwrap_argv(argv: list, writable: list, cwd: str, home: Optional[str] = None, die_with_parent: bool = True) -> list:

@@ -22,7 +22,7 @@ import os
 import libcst as cst
 
 from ..imports import dotted
-from .project import text_of
+from .callers import arguments, calls_name, parsed
 from .project_index import files_mentioning
 from .walk import nodes
 
@@ -47,13 +47,13 @@ def widen(table, ctx) -> None:
         if not opts or not mods:
             continue
         params = [p.name.value for p in init.params.params][1:]
-        sources = [(ctx.text or ctx.module.code, os.path.basename(ctx.path or "") or "this file")]
+        sources = [(_parse(ctx.text or ctx.module.code), os.path.basename(ctx.path or "") or "this file")]
         if on_disk:
-            sources += [(text_of(path), os.path.basename(path))
-                        for path in files_mentioning(ctx.path, stmt.name.value.encode())
-                        if os.path.realpath(path) != os.path.realpath(ctx.path)]
-        for text, label in sources:
-            for bound, assigned, where in _calls(text, stmt.name.value, params, label):
+            others = [path for path in files_mentioning(ctx.path, stmt.name.value.encode())
+                      if os.path.realpath(path) != os.path.realpath(ctx.path)]
+            sources += [(tree, os.path.basename(path)) for path, tree in parsed(others)]
+        for tree, label in sources:
+            for bound, assigned, where in _calls(tree, stmt.name.value, params, label):
                 for opt in opts:
                     roots = _param_roots(assigned, bound.get(attr_of[opt]))
                     if not roots:
@@ -89,32 +89,25 @@ def _stored_params(init: cst.FunctionDef) -> dict:
     return out
 
 
-def _calls(text, cls: str, params: list, label: str):
-    """(param -> argument name, name -> assigned values in the caller's
-    scope, where) for each `cls(...)` call in `text` whose arguments are names."""
-    if text is None:
-        return
+def _parse(text: str):
     try:
-        tree = ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError):
+        return None
+
+
+def _calls(tree, cls: str, params: list, label: str):
+    """(param -> argument name, name -> assigned values in the caller's
+    scope, where) for each `cls(...)` call in `tree` whose arguments are names."""
+    if tree is None:
         return
     scopes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for scope in scopes:
         body = _own_nodes(scope)
         for call in body:
-            if not isinstance(call, ast.Call):
+            if not calls_name(call, cls):
                 continue
-            func = call.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name != cls:
-                continue
-            bound = {}
-            for p, arg in zip(params, call.args):
-                if isinstance(arg, ast.Name):
-                    bound[p] = arg.id
-            for kw in call.keywords:
-                if kw.arg and isinstance(kw.value, ast.Name):
-                    bound[kw.arg] = kw.value.id
+            bound = {p: arg.id for p, arg in arguments(call, params).items() if isinstance(arg, ast.Name)}
             yield bound, _assignments(body), f"`{cls}(...)` at {label}:{call.lineno}"
 
 

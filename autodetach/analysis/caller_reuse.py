@@ -24,8 +24,7 @@ import os
 
 import libcst as cst
 
-from .project import text_of
-from .project_index import files_mentioning
+from .callers import arguments, callers
 from .summaries import _dotted as _key
 
 _CUTS = ("detach", "item", "tolist", "numpy", "cpu_numpy")
@@ -50,33 +49,13 @@ def callers_reuse(analysis, fn: cst.FunctionDef, params: set) -> bool:
 
 
 def _reuse(path: str, name: str, order: list, params: set) -> bool:
-    paths = list(files_mentioning(path, f"{name}(".encode()))
-    if os.path.realpath(path) not in {os.path.realpath(p) for p in paths}:
-        paths.append(path)
-    for where in paths:
-        text = text_of(where)  # recorded as read: the result cache follows the callers' edits
-        if text is None or f"{name}(" not in text:
-            continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        for caller in ast.walk(tree):
-            if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) and _caller_reuses(caller, name, order,
-                                                                                               params):
-                return True
-    return False
+    return any(_caller_reuses(caller, calls, order, params) for caller, calls in callers(path, name, also=(path,)))
 
 
-def _caller_reuses(caller, name: str, order: list, params: set) -> bool:
+def _caller_reuses(caller, calls: list, order: list, params: set) -> bool:
     seeds: set = set()
-    for call in ast.walk(caller):
-        func = call.func if isinstance(call, ast.Call) else None
-        if not (isinstance(func, ast.Name) and func.id == name or isinstance(func, ast.Attribute) and
-                func.attr == name):
-            continue
-        args = {order[i]: arg for i, arg in enumerate(call.args[:len(order)])}
-        args.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
+    for call in calls:
+        args = arguments(call, order)
         for param in params:
             if param in args:
                 seeds |= _reads(args[param])

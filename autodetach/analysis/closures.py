@@ -37,8 +37,8 @@ def judged_at_calls(analysis, ev, walked: set) -> Optional[list]:
     [] (nothing inferred) or [a note] when the scopes in `walked` (names of the
     scopes that walked `ev` inlined) cover every way out; None otherwise."""
     ctx = analysis.ctx
-    inner = _function_of(ctx, ev.call)
-    outer = _function_of(ctx, inner) if inner is not None else None
+    inner = ctx.enclosing(ev.call, cst.FunctionDef)
+    outer = ctx.enclosing(inner, cst.FunctionDef) if inner is not None else None
     if inner is None or outer is None or not walked:
         return None
     name = inner.name.value
@@ -65,7 +65,7 @@ def judged_at_calls(analysis, ev, walked: set) -> Optional[list]:
     if not callers:
         return None
     for call in callers:
-        fn = _function_of(ctx, call)
+        fn = ctx.enclosing(call, cst.FunctionDef)
         if fn is None or fn.name.value not in walked:
             return None
     where = ", ".join(f"`{w}()`" for w in sorted(walked))
@@ -77,7 +77,7 @@ def reads_outside(ctx, ev) -> bool:
     """Does the backward of `ev` (walked inlined) reach a graph node built
     outside the function that holds it? `optimizer.step(closure)` may call the
     closure again (LBFGS), and that part would then be walked twice."""
-    inner = _function_of(ctx, ev.call)
+    inner = ctx.enclosing(ev.call, cst.FunctionDef)
     if inner is None:
         return True
     inside = {id(n) for n in nodes(inner)}
@@ -115,10 +115,3 @@ def _assigned(fn) -> set:
                 if isinstance(x, cst.Name):
                     out.add(x.value)
     return out
-
-
-def _function_of(ctx, node):
-    cur = ctx.parent(node) if node is not None else None
-    while cur is not None and not isinstance(cur, cst.FunctionDef):
-        cur = ctx.parent(cur)
-    return cur

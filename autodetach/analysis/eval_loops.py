@@ -73,7 +73,7 @@ def _remote_calls(path, name: str) -> list:
     import ast
     import os
 
-    from .project import text_of
+    from .callers import parsed
     from .project_index import files_mentioning
 
     if not path or path == "<string>" or not os.path.isfile(path):
@@ -81,16 +81,8 @@ def _remote_calls(path, name: str) -> list:
     stem = os.path.splitext(os.path.basename(path))[0]
     me = os.path.realpath(path)
     out = []
-    for f in files_mentioning(path, name.encode()):
-        if os.path.realpath(f) == me:
-            continue
-        text = text_of(f)
-        if text is None or stem not in text:
-            continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
+    others = [f for f in files_mentioning(path, name.encode()) if os.path.realpath(f) != me]
+    for f, tree in parsed(others, must=stem):
         imported = any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
                        any(a.name == name for a in n.names) for n in ast.walk(tree))
         if not imported:

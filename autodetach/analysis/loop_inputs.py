@@ -10,7 +10,6 @@ a number, a module or optimizer, or a same-file function that returns none.
 """
 from __future__ import annotations
 
-from typing import Optional
 
 import libcst as cst
 
@@ -49,41 +48,24 @@ def _callers_pass_graphs(analysis, ev, params) -> bool:
     (`self.decoder(z)`, or a name bound from one)? Read with `ast`."""
     import ast
 
-    from .project import text_of
-    from .project_index import files_mentioning
+    from .callers import arguments, callers
 
     ctx = analysis.ctx
-    fn = _function_of(ctx, ev.call)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None or ctx.parent(fn) is not ctx.module or not ctx.path:
         return False
-    name = fn.name.value
     order = [p.name.value for p in fn.params.params]
-    for path in files_mentioning(ctx.path, f"{name}(".encode()):
-        text = text_of(path)  # recorded as read: the result cache then follows the caller's edits
-        if text is None:
-            continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        for caller in ast.walk(tree):
-            if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            bound: dict = {}
-            for node in ast.walk(caller):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            bound.setdefault(target.id, []).append(node.value)
-            for call in ast.walk(caller):
-                func = call.func if isinstance(call, ast.Call) else None
-                if not (isinstance(func, ast.Name) and func.id == name or
-                        isinstance(func, ast.Attribute) and func.attr == name):
-                    continue
-                args = {order[i]: arg for i, arg in enumerate(call.args[:len(order)])}
-                args.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
-                if any(param in args and _net_built(args[param], bound, 0) for param in params):
-                    return True
+    for caller, calls in callers(ctx.path, fn.name.value):
+        bound: dict = {}
+        for node in ast.walk(caller):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        bound.setdefault(target.id, []).append(node.value)
+        for call in calls:
+            args = arguments(call, order)
+            if any(param in args and _net_built(args[param], bound, 0) for param in params):
+                return True
     return False
 
 
@@ -128,8 +110,8 @@ def outer_graph_inputs(analysis, ev, own) -> list:
         return []
     ctx = analysis.ctx
     loop = ev.loops[-1]
-    fn = _function_of(ctx, ev.call)
-    if fn is None or _function_of(ctx, loop) is not fn:
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    if fn is None or ctx.enclosing(loop, cst.FunctionDef) is not fn:
         return []  # the caller's loop: each call gets its arguments anew
     inside = _assignments(loop.body)
     before = _assignments(fn.body)
@@ -167,12 +149,6 @@ def _optimized(fn, names) -> set:
                 any(dotted(t.target) in names.optimizers for t in n.targets):
             out |= {x.value for x in nodes(n.value.args[0].value) if isinstance(x, cst.Name)}
     return out
-
-
-def _function_of(ctx, node) -> Optional[cst.FunctionDef]:
-    while node is not None and not isinstance(node, cst.FunctionDef):
-        node = ctx.parent(node)
-    return node
 
 
 def _params(fn) -> dict:

@@ -19,17 +19,16 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Optional
 
 from ..imports import dotted
+from .callers import tree_of
 from .names import PARAMLESS_PREFIXES
-from .project import SEARCH_UP, SKIP, _module_file, text_of
+from .project import SEARCH_UP, SKIP, _module_file
 from .roles import looks_like_loss
 from .summaries import _aliases as _imports, _dotted
 
 _MODULE_BASES = ("torch.nn.Module", "torch.nn.modules.module.Module", "pytorch_lightning.LightningModule",
                  "lightning.LightningModule", "lightning.pytorch.LightningModule")
-_TREES: dict = {}  # realpath -> (text, ast.Module or None)
 
 
 def mark(table, analysis) -> None:
@@ -71,25 +70,11 @@ def is_module_class(here: str, qualified: str, hops: int = 2, layers: bool = Tru
     return False
 
 
-def _tree(path: str) -> Optional[ast.Module]:
-    real = os.path.realpath(path)
-    text = text_of(path)  # recorded as read: the result cache follows edits of that file
-    hit = _TREES.get(real)
-    if hit is not None and hit[0] == text:
-        return hit[1]
-    try:
-        tree = ast.parse(text) if text is not None else None
-    except (SyntaxError, ValueError):
-        tree = None
-    _TREES[real] = (text, tree)
-    return tree
-
-
 def _in_file(path: str, name: str, hops: int, seen: set, layers: bool) -> bool:
     if (path, name) in seen or len(seen) > 20:
         return False
     seen.add((path, name))
-    tree = _tree(path)
+    tree = tree_of(path)[1]
     if tree is None:
         return False
     imports = _imports(tree)

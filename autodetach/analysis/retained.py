@@ -100,23 +100,16 @@ def unneeded_retains(analysis) -> list:
 
 
 def _holder_name(ctx, ev):
-    fn = ev.call
-    while fn is not None and not isinstance(fn, cst.FunctionDef):
-        fn = ctx.parent(fn)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
     return fn.name.value if fn is not None else None
 
 
 def _holder_walk(ctx, scope, ev) -> bool:
     """Is `scope` the walk of a nested function holding `ev` on its own?"""
-    fn = ev.call
-    while fn is not None and not isinstance(fn, cst.FunctionDef):
-        fn = ctx.parent(fn)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None or scope.name != fn.name.value:
         return False
-    up = ctx.parent(fn)
-    while up is not None and not isinstance(up, (cst.FunctionDef, cst.ClassDef, cst.Module)):
-        up = ctx.parent(up)
-    return isinstance(up, cst.FunctionDef)
+    return isinstance(ctx.enclosing(fn, (cst.FunctionDef, cst.ClassDef)), cst.FunctionDef)
 
 
 def _unseen_origins(ctx, scope, ev, own) -> list:
@@ -207,9 +200,7 @@ def _reads_arguments(ctx, ev, own) -> bool:
     """Does the loss read a parameter of the function holding the backward
     (other than `self`)? Then its graph may come from the caller, who may
     walk it again: a graph kept on `self` there is not judged."""
-    fn = ev.call
-    while fn is not None and not isinstance(fn, cst.FunctionDef):
-        fn = ctx.parent(fn)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return False
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
@@ -225,9 +216,7 @@ def _caller_graphs(analysis, ev, own) -> list:
     (a caller the project shows doing so makes it needed: `_callers_reuse`).
     Modules, optimizers and called arguments (`model(x)`) carry no graph in."""
     ctx = analysis.ctx
-    fn = ev.call
-    while fn is not None and not isinstance(fn, cst.FunctionDef):
-        fn = ctx.parent(fn)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return []
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
@@ -260,9 +249,7 @@ def _callers_reuse(analysis, ev, own) -> bool:
     from .caller_reuse import callers_reuse
 
     ctx = analysis.ctx
-    fn = ev.call
-    while fn is not None and not isinstance(fn, cst.FunctionDef):
-        fn = ctx.parent(fn)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return False
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}

@@ -1,0 +1,73 @@
+"""The project's calls of a function, read with stdlib `ast`.
+
+Several questions are answered at the call sites in other files: does a
+caller backward again what it handed in (caller_reuse), did a network build
+the argument (loop_inputs), what does a trainer's caller give its optimizers
+(caller_owners), is an evaluation function called under `no_grad`
+(eval_loops). Files are read through `project.text_of`, so each becomes a
+dependency of the result and a `--fix` run reads it as it was when it began."""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Iterator
+
+from .project import text_of
+from .project_index import files_mentioning
+
+
+_TREES: dict = {}  # realpath -> (text, ast.Module or None): the same callers are read for many files
+_KEEP = 256
+
+
+def tree_of(path: str) -> tuple:
+    """(text, tree) of a project file; either is None when it cannot be read
+    or parsed. Parsed once while its text stays the same."""
+    text = text_of(path)  # recorded as read: the result cache follows edits of that file
+    real = os.path.realpath(path)
+    hit = _TREES.get(real)
+    if hit is not None and hit[0] == text:
+        return hit
+    try:
+        tree = ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        tree = None
+    if len(_TREES) >= _KEEP:
+        _TREES.pop(next(iter(_TREES)))
+    _TREES[real] = (text, tree)
+    return text, tree
+
+
+def parsed(paths, must: str = "") -> Iterator[tuple]:
+    """(path, tree) for each file whose text holds `must` and parses."""
+    for path in paths:
+        text, tree = tree_of(path)
+        if text is not None and must in text and tree is not None:
+            yield path, tree
+
+
+def calls_name(node, name: str) -> bool:
+    """`name(...)` or `x.name(...)`."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Name) and func.id == name or isinstance(func, ast.Attribute) and func.attr == name
+
+
+def arguments(call: ast.Call, order: list) -> dict:
+    """Parameter name -> argument expression: positional by `order`, then keywords."""
+    args = {order[i]: arg for i, arg in enumerate(call.args[:len(order)])}
+    args.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
+    return args
+
+
+def callers(path: str, name: str, also=()) -> Iterator[tuple]:
+    """(caller, calls) for each function in the project's files (those that
+    mention `name(`, and `also`) whose body calls `name`."""
+    paths = list(files_mentioning(path, f"{name}(".encode()))
+    known = {os.path.realpath(p) for p in paths}
+    paths += [p for p in also if os.path.realpath(p) not in known]
+    for _, tree in parsed(paths, must=f"{name}("):
+        for caller in ast.walk(tree):
+            if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                calls = [node for node in ast.walk(caller) if calls_name(node, name)]
+                if calls:
+                    yield caller, calls

@@ -390,3 +390,19 @@ def test_library_file_is_run_through_the_script_that_imports_it(tmp_path):
     assert v["verdict"] == "fixed", v["details"]
     assert v["entry_point"] == "run through main.py, which imports it"
     assert v["equivalent"] is True
+
+
+def test_findings_that_need_the_project_are_verified(tmp_path):
+    # trainer.py alone gives no finding: the losses come from losses.py and the
+    # loop from main.py. --verify must judge the fixes the report shows, so it
+    # analyses the file in its project as the report did.
+    proj = tmp_path / "proj"
+    shutil.copytree(os.path.join(DATA, "trainerproj"), proj)
+    code, out, err = cli("--verify", "--no-cache", "--unsafe-fixes", "--output-format", "json", ".",
+                         cwd=str(proj))
+    found = {(f["path"], f["line"], f["code"]): f for f in json.loads(out)["findings"]}
+    assert ("trainer.py", 19, "AD103") in found, sorted(found)
+    for f in found.values():
+        v = f.get("verification") or {}
+        assert v.get("verdict") == "fixed", (f["line"], f["code"], v.get("details"))
+    assert (proj / "trainer.py").read_text() == open(os.path.join(DATA, "trainerproj", "trainer.py")).read()

@@ -348,7 +348,7 @@ def _findings_with_fixes(old: bytes, path: str, settings):
         codes = [c for c in settings.codes if c not in ignored]
         if not codes:
             return None
-        new_text, report = fix_code(dec.text, select=codes, unsafe=settings.unsafe)
+        new_text, report = fix_code(dec.text, select=codes, unsafe=settings.unsafe, path=path)
         return report, (encode(new_text, dec) if new_text != dec.text else None)
     except Exception:
         return None

@@ -125,8 +125,9 @@ class _Apply(cst.CSTTransformer):
         self.ends = [b for _, b in spans_]
 
     def on_visit(self, node):
-        # An edited node is replaced whole; nothing inside it is visited.
-        if node in self.edits:
+        # An edited node is replaced whole; nothing inside it is visited,
+        # unless its replacement is built from it (edits inside are kept).
+        if node in self.edits and not callable(self.edits[node]):
             return False
         try:
             start, end = self.extent(node)
@@ -141,7 +142,8 @@ class _Apply(cst.CSTTransformer):
 
     def on_leave(self, original, updated):
         if original in self.edits:
-            return self.edits[original]
+            new = self.edits[original]
+            return new(updated) if callable(new) else new
         return updated
 
 

@@ -48,7 +48,12 @@ class Invalid:
 
 @dataclass
 class Edit:
-    """Replace `node` with `replacement` (a node, a FlattenSentinel, or REMOVE)."""
+    """Replace `node` with `replacement` (a node, a FlattenSentinel, or REMOVE).
+
+    `replacement` may also be a function of the node as the other edits
+    inside it left it: code placed beside a statement (a helper before the
+    function whose body another edit of the same fix changes) then keeps
+    those inner edits."""
     node: cst.CSTNode
     replacement: Any
 

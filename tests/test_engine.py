@@ -3,6 +3,7 @@ suppression comments and failure-as-a-value, with real libcst."""
 import pytest
 
 import autodetach
+from autodetach import engine
 from autodetach.registry import SelectionError
 
 from .test_cli import BAD, FIXED, read, run_cli, extra_rules, write  # noqa: F401 (fixture)
@@ -273,3 +274,39 @@ def test_a_pass_rebuilds_and_prints_only_the_statements_it_edits(target):
 
     untouched = [s for s in module.body if not any(holds(s, h) for h in hits)]
     assert untouched and all(any(s is t for t in new.body) for s in untouched)
+
+
+def test_a_fix_that_adds_a_helper_before_the_function_it_edits_takes_one_pass():
+    # AD106's helper goes before the first function after the imports; the
+    # detach goes inside that same function. Both edits land in one pass, so
+    # the report has one finding, not a second "found once the other fixes
+    # are applied" for the same state.
+    src = (
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, data, optimizer, criterion):\n"
+        "    hidden = model.init_hidden(4)\n"
+        "    for x, y in data:\n"
+        "        optimizer.zero_grad()\n"
+        "        out, hidden = model(x, hidden)\n"
+        "        loss = criterion(out, y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+    )
+    passes = []
+    orig = engine.run_rules
+
+    def counting(*a, **k):
+        passes.append(1)
+        return orig(*a, **k)
+
+    engine.run_rules = counting
+    try:
+        new, report = autodetach.fix_code(src, select="AD106", unsafe=True)
+    finally:
+        engine.run_rules = orig
+    assert [(f.code, f.fixed) for f in report] == [("AD106", True)]
+    assert "def _detach_state(state):" in new and "        hidden = _detach_state(hidden)\n" in new
+    assert len(passes) == 2  # the fix, and the pass that finds nothing left
+    assert autodetach.fix_code(new, select="AD106", unsafe=True)[0] == new

@@ -70,15 +70,19 @@ def top_level_anchor(module: cst.Module, after_imports: bool = False):
     return None
 
 
-def insert_before(stmt: cst.CSTNode, code: str) -> cst.FlattenSentinel:
-    """`code` as a new statement placed before `stmt`; comments and blank
-    lines that sat above `stmt` move above the new statement."""
+def insert_before(stmt: cst.CSTNode, code: str):
+    """The replacement of `stmt` that places `code` as a new statement
+    before it; comments and blank lines that sat above `stmt` move above the
+    new statement. A function of `stmt` as other edits inside it leave it,
+    so that they are kept (see `Edit`)."""
     new = cst.parse_statement(code)
-    lead = getattr(stmt, "leading_lines", ())
-    if lead:
-        new = new.with_changes(leading_lines=lead)
-        stmt = stmt.with_changes(leading_lines=())
-    return cst.FlattenSentinel([new, stmt])
+
+    def place(stmt):
+        lead = getattr(stmt, "leading_lines", ())
+        if not lead:
+            return cst.FlattenSentinel([new, stmt])
+        return cst.FlattenSentinel([new.with_changes(leading_lines=lead), stmt.with_changes(leading_lines=())])
+    return place
 
 
 def drop_kwarg(call: cst.Call, name: str) -> cst.Call:

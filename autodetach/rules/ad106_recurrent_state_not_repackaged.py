@@ -432,14 +432,19 @@ class RecurrentStateNotRepackaged(GraphRule):
         helper = cst.parse_statement(HELPER_SRC.format(name=HELPER, torch=torch_name))
         blank2 = [cst.EmptyLine(), cst.EmptyLine()]
         helper = helper.with_changes(leading_lines=blank2)
-        kept = [ln for ln in after.leading_lines if ln.comment is not None]
-        placed = [helper, after.with_changes(leading_lines=blank2 + kept)]
-        if first is None:
-            return [Edit(after, cst.FlattenSentinel(placed))]
-        imp = cst.parse_statement("import torch\n")
-        if first is after:
-            return [Edit(after, cst.FlattenSentinel([imp.with_changes(leading_lines=after.leading_lines), *placed]))]
-        return [Edit(first, insert_before(first, "import torch\n")), Edit(after, cst.FlattenSentinel(placed))]
+        imp = cst.parse_statement("import torch\n") if first is after else None
+
+        # A function of `after` as the fix's other edits leave it: the loop
+        # that gets the detach is often inside it.
+        def place(after):
+            kept = [ln for ln in after.leading_lines if ln.comment is not None]
+            placed = [helper, after.with_changes(leading_lines=blank2 + kept)]
+            if imp is not None:
+                placed.insert(0, imp.with_changes(leading_lines=after.leading_lines))
+            return cst.FlattenSentinel(placed)
+        if first is None or first is after:
+            return [Edit(after, place)]
+        return [Edit(first, insert_before(first, "import torch\n")), Edit(after, place)]
 
     def _fix_all(self, analysis, scope, loop, anchor, states) -> list:
         lines, extra = [], []

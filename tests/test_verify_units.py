@@ -220,6 +220,23 @@ def test_all_three_failing_alike_is_unverifiable_not_regressed():
     assert judge(runs[0], runs[1], ok).verdict == "regressed"
 
 
+def test_a_failure_shared_by_every_run_is_named_at_the_original_line():
+    """A fix that adds a helper shifts the fixed file's lines: the same error
+    is named where the user's file has it."""
+    from autodetach.verify.compare import Run, judge
+
+    def failed(name, line):
+        return Run(name, {"status": "error", "exception": {"type": "ValueError", "message": "too many values",
+                                                           "file": "lm.py", "line": line}}, returncode=1)
+
+    j = judge(failed("before", 15), failed("after", 24), failed("reference", 15))
+    assert j.verdict == "unverifiable"
+    assert "ValueError at lm.py:15: too many values" in j.details, j.details
+    ok = Run("reference", {"status": "ok", "events": []}, returncode=0)
+    j = judge(failed("before", 15), failed("after", 24), ok)
+    assert j.verdict == "regressed" and "lm.py:15" in j.details, j.details
+
+
 def test_all_three_dying_alike_is_unverifiable_whatever_their_process_ids():
     """On a GPU machine with Open MPI, Lightning's MPI probe aborted every run
     of a Lightning program, each message naming its own process id: the fix

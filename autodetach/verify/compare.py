@@ -283,9 +283,11 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
             if after.status in ("error", "crashed") and reference is not None and _same_error(reference, after):
                 # Nothing got worse and nothing was shown: the error is not the
                 # one the fix addresses (a missing data file), or comes first.
-                return J(UNVERIFIABLE, f"every run fails the same way, the reference too: {after.failure()}; "
+                # The original's failure: its lines are the user's (a fix that
+                # adds lines moves the same error further down).
+                return J(UNVERIFIABLE, f"every run fails the same way, the reference too: {before.failure()}; "
                                        "the fix could not be shown to make a difference")
-            return J(REGRESSED, f"the fix does not remove the error: {after.failure()}")
+            return J(REGRESSED, f"the fix does not remove the error: {before.failure()}")
         if before.failed:
             return J(REGRESSED, f"after fails differently: {after.failure()} (before: {before.failure()})")
         return J(REGRESSED, f"after fails: {after.failure()} (the original ran)")

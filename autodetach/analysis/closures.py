@@ -73,6 +73,21 @@ def judged_at_calls(analysis, ev, walked: set) -> Optional[list]:
             "nothing of it; calls from other files are not seen"] + notes
 
 
+def step_closure(ctx, call, outer) -> Optional[cst.FunctionDef]:
+    """The function defined directly in `outer`'s body that holds `call` and
+    that `outer` hands to an optimizer's `.step(...)`: the optimizer runs it,
+    once per step or, like LBFGS, several times; None otherwise."""
+    inner = ctx.enclosing(call, cst.FunctionDef)
+    if inner is None or outer is None or ctx.enclosing(inner, cst.FunctionDef) is not outer:
+        return None
+    stepped = False
+    for node in nodes(outer.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "step" \
+                and any(isinstance(a.value, cst.Name) and a.value.value == inner.name.value for a in node.args):
+            stepped = True
+    return inner if stepped else None
+
+
 def reads_outside(ctx, ev) -> bool:
     """Does the backward of `ev` (walked inlined) reach a graph node built
     outside the function that holds it? `optimizer.step(closure)` may call the

@@ -52,7 +52,11 @@ class GraphBuiltOutsideLoop(GraphRule):
     current parameters, which is usually the intent; if the value was meant
     to be a constant, `.detach()` it instead. The tool cannot tell which, so
     it never detaches on its own, and offers the move only when the
-    statement sits right in front of the loop's block.
+    statement sits right in front of the loop's block. When the value is
+    read by an optimizer closure defined beside it (`opt.step(closure)`),
+    the move goes to the top of the closure, which the optimizer runs once
+    per step or, like LBFGS, several times; only when nothing else in the
+    function reads the value.
     """
 
     code = "AD107"
@@ -167,6 +171,42 @@ class GraphBuiltOutsideLoop(GraphRule):
                 loss.backward()
                 opt.step()
         """, unsafe=True, line=5, column=1),
+        Invalid("""
+            import torch
+            from torch import nn
+
+
+            def fit(model, x, y):
+                opt = torch.optim.LBFGS(model.parameters(), max_iter=4)
+                feats = model[0](x)
+
+                def closure():
+                    opt.zero_grad()
+                    loss = (model[1](feats) - y).pow(2).mean()
+                    loss.backward()
+                    return loss
+
+                for i in range(3):
+                    opt.step(closure)
+        """, """
+            import torch
+            from torch import nn
+
+
+            def fit(model, x, y):
+                opt = torch.optim.LBFGS(model.parameters(), max_iter=4)
+
+                def closure():
+                    feats = model[0](x)
+                    opt.zero_grad()
+                    loss = (model[1](feats) - y).pow(2).mean()
+                    loss.backward()
+                    return loss
+
+                for i in range(3):
+                    opt.step(closure)
+        """, unsafe=True, line=7, column=5, note="read by an optimizer closure: recomputed in the closure, "
+                                                 "which LBFGS runs several times per step"),
     ]
 
     def finish(self) -> None:
@@ -179,12 +219,24 @@ class GraphBuiltOutsideLoop(GraphRule):
                 continue
             done.add(id(link.stmt))
             second = conflict.second.call
-            msg = (f"`{link.name}` is computed from trainable parameters once, before the loop "
-                   f"(line {line(ctx, link.stmt)}), and used by every iteration: the first backward frees "
-                   f"its graph, so `{code(ctx, second)}` (line {line(ctx, second)}) fails on the "
-                   f"second iteration. Recompute it inside the loop, or detach it if it is meant to be constant")
-            edits = self._move(analysis, diagnosis, link)
-            self.report(link.stmt, msg, edits=edits, fix_title="Move the computation into the loop",
+            closure = _closure(ctx, link, second)
+            if closure is not None:
+                msg = (f"`{link.name}` is computed from trainable parameters once, before the optimizer runs "
+                       f"`{closure.name.value}` (line {line(ctx, link.stmt)}), and every run of the closure reads "
+                       f"it: the first backward frees its graph, so `{code(ctx, second)}` (line "
+                       f"{line(ctx, second)}) fails when the optimizer runs the closure again (every step; LBFGS "
+                       f"runs it several times per step). Recompute it inside the closure, or detach it if it is "
+                       f"meant to be constant")
+                edits = _into_closure(ctx, link, closure)
+                title = f"Move the computation into `{closure.name.value}`"
+            else:
+                msg = (f"`{link.name}` is computed from trainable parameters once, before the loop "
+                       f"(line {line(ctx, link.stmt)}), and used by every iteration: the first backward frees "
+                       f"its graph, so `{code(ctx, second)}` (line {line(ctx, second)}) fails on the "
+                       f"second iteration. Recompute it inside the loop, or detach it if it is meant to be constant")
+                edits = self._move(analysis, diagnosis, link)
+                title = "Move the computation into the loop"
+            self.report(link.stmt, msg, edits=edits, fix_title=title,
                         related=[(second, "the backward of a later iteration")] + path_note(ctx, conflict))
 
         for cls, key, node, read in analysis.init_graphs:
@@ -233,3 +285,40 @@ class GraphBuiltOutsideLoop(GraphRule):
         moved = stmt.with_changes(leading_lines=[ln for ln in stmt.leading_lines if ln.comment is not None])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE),
                 Edit(first, cst.FlattenSentinel([moved, first]))]
+
+
+def _closure(ctx, link, second):
+    """The optimizer closure, defined beside the statement, whose backward
+    needs the value: the value is recomputed there, where every run of the
+    closure (several per step for LBFGS) builds its own graph."""
+    from ..analysis.closures import step_closure
+
+    outer = ctx.enclosing(link.stmt, cst.FunctionDef)
+    return step_closure(ctx, second, outer) if outer is not None else None
+
+
+def _into_closure(ctx, link, closure) -> list:
+    """Move `name = ...` to the top of the closure, when the closure is the
+    only reader of `name` in the enclosing function (moved, the name no
+    longer exists outside the closure)."""
+    from ..analysis.walk import nodes
+
+    stmt = link.stmt
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or \
+            not isinstance(stmt.body[0], cst.Assign) or ctx.parent(stmt) is not ctx.parent(closure):
+        return []
+    targets = stmt.body[0].targets
+    if len(targets) != 1 or not isinstance(targets[0].target, cst.Name) or targets[0].target.value != link.name:
+        return []
+    outer = ctx.enclosing(closure, cst.FunctionDef)
+    inside = {id(n) for n in nodes(closure)} | {id(n) for n in nodes(stmt)}
+    if any(isinstance(n, cst.Name) and n.value == link.name and id(n) not in inside for n in nodes(outer.body)):
+        return []
+    if any(isinstance(n, (cst.Nonlocal, cst.Global)) for n in nodes(closure.body)):
+        return []
+    body = closure.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return []
+    first = body.body[0]
+    moved = stmt.with_changes(leading_lines=[ln for ln in stmt.leading_lines if ln.comment is not None])
+    return [Edit(stmt, cst.RemovalSentinel.REMOVE), Edit(first, cst.FlattenSentinel([moved, first]))]

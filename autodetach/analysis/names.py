@@ -370,6 +370,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 table.modules[key] = table.modules[src]
             if src in table.instances and key not in table.instances:
                 table.instances[key] = table.instances[src]
+    passed = _argument_instances(table, calls)
     _instance_parts(table)
     plists = _ParamLists(table, col.imports)
     for assign in assigns:
@@ -390,6 +391,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
         if "." not in key and "." not in src:
             table.name_aliases[key] = src
     infer_roles(module, col.imports, table)
+    for key, note in passed.items():  # after the roles: both are said
+        table.inferred[key] = f"{table.inferred[key]}; {note}" if key in table.inferred else note
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports, loops)
@@ -398,6 +401,47 @@ def build_names(module: cst.Module, imports) -> NameTable:
     extend_owners(table, table.parts, groups, plists.env, col.imports)
     _propagate(col.aliases, table)
     return table
+
+
+def _argument_instances(table: NameTable, calls: list) -> dict:
+    """`def run(model, ...)` called as `run(m, ...)` where `m = StatefulLM()`
+    and StatefulLM comes from another module: the parameter is an instance
+    of that class (what its file says about it is read, as for `m`; a
+    finding resting on another file is unsafe) when every call of the
+    function in this file passes one of the same class (said in the
+    message: the notes are returned). Names are file-wide, so a parameter
+    name that several functions share must agree in all of them; only
+    parameters nothing else in the file binds."""
+    seen: dict = {}  # parameter -> {function: [calls passing it, kinds]}
+    counts: dict = {}
+    for call in calls:
+        fn = table.functions.get(call.func.value)
+        if fn is None or any(a.star for a in call.args):
+            continue
+        name = fn.name.value
+        counts[name] = counts.get(name, 0) + 1
+        params = [p.name.value for p in fn.params.params]
+        bound = {params[i]: a.value for i, a in enumerate(call.args) if a.keyword is None and i < len(params)}
+        bound.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+        for param, arg in bound.items():
+            key = _key(arg)
+            func = table.foreign_instances.get(key) if key else None
+            entry = seen.setdefault(param, {}).setdefault(name, [0, []])
+            entry[0] += 1
+            entry[1].append((_key(func), func) if func is not None else None)
+    notes = {}
+    for param, by_fn in seen.items():
+        kinds = [k for _, ks in by_fn.values() for k in ks]
+        if None in kinds or len({k[0] for k in kinds}) != 1 or \
+                any(n != counts.get(name) for name, (n, _) in by_fn.items()):
+            continue
+        if param in table.instances or param in table.foreign_instances or param in table.optimizers:
+            continue
+        cls, func = kinds[0]
+        table.foreign_instances[param] = func
+        fns = " and ".join(f"`{name}()`" for name in sorted(by_fn))
+        notes[param] = f"`{param}` is a `{cls}` (every call of {fns} in this file passes one)"
+    return notes
 
 
 def _instance_parts(table: NameTable) -> None:

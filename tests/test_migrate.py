@@ -13,7 +13,7 @@ import pytest
 from autodetach.cli import main
 from autodetach.engine import fix_code
 from autodetach.migrate.chart import render_svg
-from autodetach.migrate.report import summarize
+from autodetach.migrate.report import headline, summarize
 from autodetach.migrate.state import State
 from autodetach.migrate.work import python2_hint
 from autodetach.registry import all_rules
@@ -409,3 +409,7 @@ def test_migrate_file_fixes_a_notebook_cell_by_cell(tmp_path):
     assert [x[1] for x in rec["left"]] == [f"cell {f.cell}:{f.line}" for f in want.findings if not f.fixed]
     cells = [c.source for c in nbformat.reads(new.decode("utf-8"), as_version=4).cells]
     assert cells[0].startswith("%matplotlib inline") and cells[2].endswith("v = w.detach()\nprint(v)")
+
+    # the report's first line counts it as a notebook
+    rec.update(repo=str(tmp_path), out=rec.get("in"))
+    assert headline(summarize([rec], {}))[0].startswith("1 file (1 notebook) in 1 repository: 1 changed")

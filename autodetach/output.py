@@ -245,8 +245,9 @@ def render_gitlab(findings, sources: dict) -> str:
         key = f"{f.path}\0{f.code}\0{text}"
         seen[key] += 1
         digest = hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "surrogateescape")).hexdigest()
+        where = f"cell {f.cell}, line {f.line}: " if f.cell else ""  # as render_github says it
         out.append({
-            "description": f"{f.code} {f.message}",
+            "description": f"{f.code} {where}{f.message}",
             "check_name": f"{f.code} {f.name}",
             "fingerprint": digest,
             "severity": "critical" if f.code == "AD000" else "major",

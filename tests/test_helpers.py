@@ -12,6 +12,10 @@ CASES = [
     ("x = 1\n'not a docstring'\n", "x = 1", "x = 1"),
     ("import os\nx = 1\nimport sys\n", "import os", "x = 1"),
     ("if True:\n    import os\n", "if True:", "if True:"),
+    # a notebook's opening magics (`%matplotlib inline`), masked as `pass`, stay first
+    ("pass  # autodetach-masked-1\nimport os\nx = 1\n", "import os", "x = 1"),
+    ("pass  # autodetach-masked-1\npass  # autodetach-masked-2\nx = 1\n", "x = 1", "x = 1"),
+    ("pass\nimport os\n", "pass", "pass"),
 ]
 
 

@@ -13,7 +13,7 @@ import pytest
 from autodetach.cli import main
 from autodetach.engine import fix_code
 from autodetach.migrate.chart import render_svg
-from autodetach.migrate.report import summarize
+from autodetach.migrate.report import headline, summarize
 from autodetach.migrate.state import State
 from autodetach.migrate.work import python2_hint
 from autodetach.registry import all_rules
@@ -382,3 +382,34 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def test_migrate_file_fixes_a_notebook_cell_by_cell(tmp_path):
+    """A notebook is migrated as `--fix` migrates it (its code cells), not read
+    as Python: its JSON parses as a dict literal, and was reported unchanged."""
+    nbformat = pytest.importorskip("nbformat")
+    from autodetach.migrate.work import migrate_file
+    from autodetach.notebook import process
+
+    from nbformat.v4 import new_code_cell, new_notebook
+    from autodetach.engine import Options
+
+    nb = new_notebook()
+    nb.cells = [new_code_cell("%matplotlib inline\nimport torch\nfrom torch.autograd import Variable"),
+                new_code_cell("x = Variable(torch.ones(2), volatile=True)\ny = x * 2\nprint(y.sum().data[0])"),
+                new_code_cell("w = torch.ones(2, requires_grad=True)\nv = Variable(w.data)\nprint(v)")]
+    path = tmp_path / "legacy.ipynb"
+    nbformat.write(nb, str(path))
+    data = path.read_bytes()
+    settings = Settings(codes=tuple(r.code for r in all_rules()))
+    rec, new = migrate_file(str(path), data, settings)
+    want = process(data, str(path), list(all_rules()), Options(fix=True))
+    assert rec["status"] == "changed" and new == want.new_source
+    assert rec["fixed"].get("AD201") == 1 and sum(rec["fixed"].values()) == want.fixed
+    assert [x[1] for x in rec["left"]] == [f"cell {f.cell}:{f.line}" for f in want.findings if not f.fixed]
+    cells = [c.source for c in nbformat.reads(new.decode("utf-8"), as_version=4).cells]
+    assert cells[0].startswith("%matplotlib inline") and cells[2].endswith("v = w.detach()\nprint(v)")
+
+    # the report's first line counts it as a notebook
+    rec.update(repo=str(tmp_path), out=rec.get("in"))
+    assert headline(summarize([rec], {}))[0].startswith("1 file (1 notebook) in 1 repository: 1 changed")

@@ -101,6 +101,10 @@ def test_json_and_sarif_carry_the_cell(tmp_path):
     assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
     r = run_cli(["--no-cache", "--output-format", "github", nb], select="AD102")
     assert r.out.startswith("::warning file=") and "line=" not in r.out.split("::")[1] and "cell 3, line 7" in r.out
+    # GitLab's lines are the cell's (the JSON's mean nothing): the description names the cell
+    r = run_cli(["--no-cache", "--output-format", "gitlab", nb], select="AD102")
+    (item,) = json.loads(r.out)
+    assert item["location"]["lines"]["begin"] == 7 and item["description"].startswith("AD102 cell 3, line 7: ")
 
 
 def test_python_files_have_no_cell_key(tmp_path):

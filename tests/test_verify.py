@@ -392,6 +392,25 @@ def test_library_file_is_run_through_the_script_that_imports_it(tmp_path):
     assert v["equivalent"] is True
 
 
+def test_package_modules_run_as_python_m_would(tmp_path):
+    # pkg/train.py imports `.engine` and `.losses`: run as a script it stops at
+    # its first relative import, so every fix was "unverifiable". It runs as
+    # `python -m pkg.train`; pkg/engine.py, with no entry point, through it.
+    proj = tmp_path / "proj"
+    shutil.copytree(os.path.join(DATA, "pkgproj"), proj)
+    code, out, err = cli("--verify", "--no-cache", "--unsafe-fixes", "--select", "AD102", "--output-format", "json",
+                         "pkg", cwd=str(proj))
+    got = {f["path"]: f["verification"] for f in json.loads(out)["findings"]}
+    assert set(got) == {os.path.join("pkg", "engine.py"), os.path.join("pkg", "train.py")}, out
+    for path, v in got.items():
+        # each fix is judged alone, the other file's leak still in its run: equivalent, not fixed
+        assert v["verdict"] == "equivalent" and v["equivalent"] is True, (path, v["details"])
+        assert v["runs"]["after"]["status"] == "ok" and v["runs"]["after"]["steps"] == 8, (path, v["runs"])
+    assert got[os.path.join("pkg", "train.py")]["entry_point"] == "main guard, run as `python -m pkg.train`"
+    assert got[os.path.join("pkg", "engine.py")]["entry_point"] == \
+        "run through train.py, which imports it, run as `python -m pkg.train`"
+
+
 def test_findings_that_need_the_project_are_verified(tmp_path):
     # trainer.py alone gives no finding: the losses come from losses.py and the
     # loop from main.py. --verify must judge the fixes the report shows, so it

@@ -35,6 +35,7 @@ class Totals:
     def add(self, rec: dict) -> None:
         c = self.counts
         c["files"] += 1
+        c["notebooks"] += rec["path"].endswith(".ipynb")
         c[rec["status"]] += 1
         if rec.get("parse_error"):
             c["unparseable"] += 1
@@ -79,7 +80,10 @@ def headline(s: Summary) -> list:
     """The summary a manager reads first: a few plain sentences."""
     c = s.total.counts
     repos = _n(len(s.repos), "repository", "repositories")
-    out = [f"{_n(c['files'], 'Python file')} in {repos}: {c['changed']} changed, "
+    files = _n(c["files"], "Python file")
+    if c["notebooks"]:  # notebooks are not Python files
+        files = f"{_n(c['files'], 'file')} ({_n(c['notebooks'], 'notebook')})"
+    out = [f"{files} in {repos}: {c['changed']} changed, "
            f"{c['unchanged']} unchanged, {c['failed']} failed."]
     out.append(f"{_n(c['findings'], 'finding')}: {c['fixed']} fixed automatically, {c['left']} left for a human"
                + (f"; {c['unsafe']} of the fixes are unsafe and need a review." if c["unsafe"] else "."))

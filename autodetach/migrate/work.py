@@ -3,10 +3,12 @@ fixed bytes or None). Pure: it reads and writes nothing."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import libcst as cst
 
-from ..engine import crash_message, decode_error_finding, fix_code, prefilter, syntax_error_finding
+from .. import notebook
+from ..engine import Options, crash_message, decode_error_finding, fix_code, prefilter, syntax_error_finding
 from ..registry import by_code
 from ..suppress import skip_file
 from ..textio import decode, encode
@@ -24,7 +26,43 @@ def python2_hint(text: str, message: str) -> bool:
 
 
 def _finding(f) -> list:
-    return [f.code, f.line, f.column, f.fix, f.message]
+    # a notebook's line is its cell's, as the CLI shows it (`nb.ipynb:cell 7:3:5`)
+    line = f"cell {f.cell}:{f.line}" if getattr(f, "cell", None) is not None else f.line
+    return [f.code, line, f.column, f.fix, f.message]
+
+
+def _migrate_notebook(path: str, data: bytes, settings, rec: dict) -> tuple:
+    """A notebook as `--fix` does it: its code cells as one program, IPython
+    lines kept, only changed cells rewritten."""
+    table = by_code()
+    rules = [table[c] for c in settings.codes if c in table]
+    opts = Options(fix=True, unsafe=settings.unsafe, ignore=settings.ignored_for(path))
+    res = notebook.process(data, path, rules, opts)
+    if res.errors:
+        rec.update(status="failed", error=res.errors[0]["message"])
+        return rec, None
+    if any(f.code == "AD000" for f in res.findings):
+        f = next(f for f in res.findings if f.code == "AD000")
+        rec.update(status="failed", parse_error=[_finding(f)[1], f.message], python2=False)
+        return rec, None
+    left = [f for f in res.findings if not f.fixed]
+    done = [f for f in res.findings if f.fixed]
+    if res.fixed > len(done):
+        # Fixes kept rule by rule (one crossed cells): only the count of each
+        # rule's findings before and after is known.
+        before = notebook.process(data, path, rules, Options(ignore=opts.ignore)).findings
+        gone = Counter(f.code for f in before) - Counter(f.code for f in left)
+        rec["fixed"] = dict(gone)
+        rec["unsafe"] = [_finding(f) for f in before if f.fix == "unsafe" and settings.unsafe and gone[f.code]]
+    else:
+        for f in done:
+            rec["fixed"][f.code] = rec["fixed"].get(f.code, 0) + 1
+        rec["unsafe"] = [_finding(f) for f in done if f.fix == "unsafe"]
+    rec["left"] = [_finding(f) for f in left]
+    if res.new_source is None or res.new_source == data:
+        return rec, None
+    rec["status"] = "changed"
+    return rec, res.new_source
 
 
 def migrate_file(path: str, data: bytes, settings) -> tuple:
@@ -32,6 +70,8 @@ def migrate_file(path: str, data: bytes, settings) -> tuple:
     status, fixes per rule, findings left (code, line, column, fix, why),
     unsafe fixes applied, and a parse error with its cause."""
     rec = {"path": path, "status": "unchanged", "fixed": {}, "left": [], "unsafe": []}
+    if notebook.is_notebook(path):
+        return _migrate_notebook(path, data, settings, rec)
     try:
         dec = decode(data)
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:

@@ -6,6 +6,7 @@ import re
 import libcst as cst
 
 from ..imports import dotted
+from ..nbmask import MARK
 
 
 def method_call(obj: cst.BaseExpression, method: str, *args: cst.Arg) -> cst.Call:
@@ -55,10 +56,13 @@ def top_level_anchor(module: cst.Module, after_imports: bool = False):
     """The top-level statement before which new code goes (None: the module
     ends first). A new import goes after the module docstring and the
     `from __future__` imports; a new function (`after_imports`) also after
-    the import lines that open the module."""
+    the import lines that open the module. A notebook's masked IPython lines
+    there (`%matplotlib inline`) stay above the new code."""
     for i, stmt in enumerate(module.body):
         if isinstance(stmt, cst.SimpleStatementLine):
             first = stmt.body[0] if stmt.body else None
+            if _masked(stmt):
+                continue
             if i == 0 and isinstance(first, cst.Expr) and isinstance(
                     first.value, (cst.SimpleString, cst.ConcatenatedString)):
                 continue
@@ -68,6 +72,13 @@ def top_level_anchor(module: cst.Module, after_imports: bool = False):
                 continue
         return stmt
     return None
+
+
+def _masked(stmt: cst.SimpleStatementLine) -> bool:
+    """A notebook's IPython line as nbmask masks it: `pass  # autodetach-masked-N`."""
+    comment = stmt.trailing_whitespace.comment
+    return (len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Pass)
+            and comment is not None and comment.value.startswith(f"# {MARK}-"))
 
 
 def insert_before(stmt: cst.CSTNode, code: str):

@@ -594,18 +594,53 @@ def install(cfg: dict) -> Recorder:
     return rec
 
 
-def run_script(cfg: dict) -> int:
-    """Run cfg['argv'][0] as __main__ under the instrumentation; write the
-    record; return the exit status for the process."""
+def package_module(script: str):
+    """(dotted name, folder above the package) when `script` sits in a package
+    and imports relatively (`from .losses import f`): as a script it would stop
+    at that import, so it runs as `python -m pkg.train` does. Else None."""
+    import ast
+
+    d, name = os.path.split(os.path.abspath(script))
+    if not name.endswith(".py") or not os.path.exists(os.path.join(d, "__init__.py")):
+        return None
+    try:
+        with open(script, "rb") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    if not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree)):
+        return None
+    parts = [name[:-3]]
+    while os.path.exists(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
+        d, pkg = os.path.split(d)
+        parts.insert(0, pkg)
+    if not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join(parts), d
+
+
+def _run_main(script: str) -> None:
     import runpy
 
+    module = package_module(script)
+    if module is None:
+        runpy.run_path(script, run_name="__main__")
+    else:
+        runpy.run_module(module[0], run_name="__main__", alter_sys=True)
+
+
+def run_script(cfg: dict) -> int:
+    """Run cfg['argv'][0] as __main__ under the instrumentation (a package's
+    module as `python -m` runs it); write the record; return the exit status
+    for the process."""
     argv = list(cfg["argv"])
     script = os.path.abspath(argv[0])
     if cfg.get("cwd"):
         os.chdir(cfg["cwd"])
     cfg.setdefault("root", os.path.dirname(script))
     sys.argv = [script] + argv[1:]
-    sys.path[0:0] = [os.path.dirname(script)]
+    module = package_module(script)
+    sys.path[0:0] = [module[1] if module else os.path.dirname(script)]
     if cfg.get("plain"):
         return _run_plain(script)
     try:
@@ -618,7 +653,7 @@ def run_script(cfg: dict) -> int:
         return 3
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        _run_main(script)
         rec.status = "ok"
     except StepBudgetReached:
         rec.status = "budget"
@@ -649,10 +684,8 @@ def run_script(cfg: dict) -> int:
 
 def _run_plain(script: str) -> int:
     """No instrumentation: run the script as `python script` would."""
-    import runpy
-
     try:
-        runpy.run_path(script, run_name="__main__")
+        _run_main(script)
     except SystemExit as exc:
         if exc.code is None:
             return 0

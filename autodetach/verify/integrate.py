@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .compare import CHANGED, GOOD, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge
+from .child import package_module
 from .forkserver import ServerPool, shared_pool
 from .isolate import hide_environ, resolve
 from .loops import rewrite_file, rewrite_tree
@@ -59,6 +60,7 @@ def importer(path: str) -> Optional[str]:
     own, as `python main.py` would. The first such script by name."""
     d, mod = os.path.split(os.path.abspath(path))
     mod = mod[:-3] if mod.endswith(".py") else mod
+    package = os.path.exists(os.path.join(d, "__init__.py"))  # `from .engine import train` counts too
     try:
         names = sorted(n for n in os.listdir(d) if n.endswith(".py") and n != mod + ".py")
     except OSError:
@@ -71,7 +73,10 @@ def importer(path: str) -> Optional[str]:
         except (OSError, SyntaxError, ValueError):
             continue
         imports = any((isinstance(x, ast.ImportFrom) and x.module == mod and not x.level) or
-                      (isinstance(x, ast.Import) and any(a.name == mod for a in x.names)) for x in ast.walk(tree))
+                      (isinstance(x, ast.Import) and any(a.name == mod for a in x.names)) or
+                      (package and isinstance(x, ast.ImportFrom) and x.level == 1 and
+                       (x.module == mod or x.module is None and any(a.name == mod for a in x.names)))
+                      for x in ast.walk(tree))
         if imports and entry_point(src):
             return os.path.join(d, n)
     return None
@@ -452,6 +457,9 @@ def verify_scripts(v: Verifier, targets: list, settings) -> dict:
             for f in t.fixed:
                 verdicts[id(f)] = unverifiable(NO_ENTRY)
             continue
+        module = package_module(script)
+        if module is not None:
+            t.entry += f", run as `python -m {module[0]}`"
         t.spans = [_finding_span(f, t.old, t.new) for f in t.fixed]
         t.script = script
         t.scratch, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, find_tree_root(t.path), script)

@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .arms import reaches
+from .handed_on import hands_on, note as handed_note
 from .graph import closure
 from .walk import nodes
 
@@ -83,7 +84,7 @@ def stale_graphs(analysis) -> list:
                 helpers = [step.helper] if step.helper else []  # a step run by a helper of another file
                 note = "; ".join(filter(None, [scope.phase_note] + [
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
-                    "it is handed" for h in helpers])) or None
+                    "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, []))) or None
                 out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))
                 break
     return out
@@ -161,14 +162,21 @@ def _seen_link(scope, backward, target) -> bool:
                 stack.append(p)
     else:
         return False
-    node = prev.get(target)
+    parent, node = target, prev.get(target)
+    notes = []
     while node is not None:
         for call in (x for x in nodes(node.expr) if type(x) is cst.Call) if node.expr is not None else ():
             base = dotted(call.func.value) if type(call.func) is cst.Attribute else None
             if base and names.is_module(base) and base != "self" and names.method(base, call.func.attr.value) is None \
                     and call.func.attr.value not in ("forward", "__call__"):
-                return False
-        node = prev.get(node)
+                # a method of another file's class: its summary may show it hands the value on
+                if not (parent.name and hands_on(scope.analysis, call, parent.name, node)):
+                    return False
+                notes.append(handed_note(call, parent.name))
+        parent, node = node, prev.get(node)
+    if notes:
+        kept = scope.analysis.table("handed_on").setdefault(backward.call, [])
+        kept.extend(x for x in notes if x not in kept)
     return True
 
 

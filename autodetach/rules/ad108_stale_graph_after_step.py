@@ -31,12 +31,20 @@ class StaleGraphAfterStep(GraphRule):
 
     Two shapes are reported without a fix, because what the step updates is
     inferred: an optimizer whose parameters are not known in the file (built
-    by the caller, unpacked from a list argument) is taken to step what the
-    backward it applies ran through (`opt.zero_grad(); loss.backward();
-    opt.step()`), when a later backward walks that same graph; and a loop
+    by the caller, unpacked from a list argument, or bound to a plain name
+    by a call of another file: `opt, opt_D = model.get_optimizer(lr)`) is
+    taken to step what the backward it applies ran through
+    (`opt.zero_grad(); loss.backward(); opt.step()`), when a later backward
+    walks that same graph; and a loop
     over the losses of one forward (`for opt, loss in zip(opts, losses)`)
     that backwards with `retain_graph` and steps inside the loop, before the
     next loss's backward through the shared graph.
+
+    A value carried from one iteration into the next through a method of a
+    class of another file (`action, logp = agent.get_action(state)`) links
+    the loss to the graph built before the step only when that method's code
+    keeps the argument's graph in what it returns (a `Categorical` built
+    from it, no `.detach()` or `.data`); the message says it was read there.
 
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old

@@ -219,6 +219,37 @@ class StaleGraphAfterStep(GraphRule):
                     optimizer_conf.step()
         """, None, line=12, note="optimizers from the caller: what `optimizer` steps is inferred from its backward",
             message="it is taken to step `encoder`"),
+        Invalid("""
+            import torch
+            from torch import nn
+
+
+            class AdaptNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.f, self.D = nn.Linear(4, 4), nn.Linear(4, 1)
+
+                def forward(self, x):
+                    return self.f(x)
+
+                def get_optimizers(self, lr):
+                    return torch.optim.SGD(self.f.parameters(), lr=lr), torch.optim.SGD(self.D.parameters(), lr=lr)
+
+
+            model = AdaptNet()
+            opt, opt_D = model.get_optimizers(0.1)
+            for x in [torch.randn(2, 4)] * 3:
+                feat = model(x)
+                d_loss = model.D(feat).mean()
+                f_loss = -model.D(feat).mean() + feat.pow(2).mean()
+                opt_D.zero_grad()
+                d_loss.backward(retain_graph=True)
+                opt_D.step()
+                opt.zero_grad()
+                f_loss.backward()
+                opt.step()
+        """, None, line=27, note="optimizers a method builds: what `opt_D` steps is inferred from its backward",
+            message="the parameters of `opt_D` are not known here"),
     ]
 
     def finish(self) -> None:

@@ -172,3 +172,36 @@ def test_optimizer_from_a_model_method_stepped_after_both_backwards(tmp_path):
         "    opt_D.step()\n", "").replace("    opt.step()\n", "    opt.step()\n    opt_D.step()\n")
     assert "opt_D.step()" in train
     assert not [f for f in _project(tmp_path, {"model.py": MODEL, "train.py": train}) if f.code == "AD108"]
+
+
+RUNNER = """
+import torch
+from agents import Agent
+
+
+class Runner:
+    def __init__(self):
+        self.agent = Agent()
+        self.optim = torch.optim.SGD(self.agent.parameters(), lr=0.1)
+
+    def run(self, steps):
+        state = self.agent.get_state(torch.randn(1, 4))
+        for i in range(steps):
+            action, logp = self.agent.get_action({arg})
+            state = self.agent.get_state(torch.randn(1, 4) + action)
+            loss = -logp.mean()
+            self.optim.zero_grad()
+            loss.backward()
+            self.optim.step()
+"""
+
+
+def test_agent_kept_on_self_by_a_trainer_class(tmp_path):
+    found = _project(tmp_path, {"agents.py": AGENT.format(arg="state"), "train.py": RUNNER.format(arg="state")})
+    assert [(f.code, f.line) for f in found if f.code == "AD108"] == [("AD108", 18)]
+
+
+def test_state_handed_by_keyword_is_not_judged(tmp_path):
+    # which parameter a keyword fills is not looked up: the link stays unproven
+    found = _project(tmp_path, {"agents.py": AGENT.format(arg="state"), "train.py": RUNNER.format(arg="state=state")})
+    assert not [f for f in found if f.code == "AD108"]

@@ -46,6 +46,14 @@ class StaleGraphAfterStep(GraphRule):
     keeps the argument's graph in what it returns (a `Categorical` built
     from it, no `.detach()` or `.data`); the message says it was read there.
 
+    `net.load_state_dict(saved)` copies into the parameters in place as a
+    step does: meta-learning code that sums each task's query loss, restores
+    the weights before the next task and backwards the sum after the loop is
+    reported, without a fix (each task's gradients must be taken before the
+    reload). A helper walked at its call (`def adapt(model, opt, x)`, called
+    `adapt(net, inner, x)`) steps the caller's module when the file hands
+    that parameter only one.
+
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old
     values: since PyTorch 1.5 the backward raises "one of the variables
@@ -266,6 +274,17 @@ class StaleGraphAfterStep(GraphRule):
                    + (f"; inferred: the call at line {line(ctx, built.stmt)} runs `{part}`, which "
                       f"`{opt_step.opt}` steps" if part else "")
                    + ((", " if part else "; inferred: ") + found.note if found.note else ""))
+            if opt_step.kind == "reload":
+                # a reload is no training step: recomputing after it is rarely what was meant
+                msg = (f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}) backwards through a graph "
+                       f"built at line {line(ctx, built.stmt)}, before `{code(ctx, opt_step.call)}` (line "
+                       f"{line(ctx, opt_step.call)}{_when(opt_step, backward)}) copied saved values into those "
+                       "parameters in place: backward the loss (or take its gradients) before the reload. Not fixed: "
+                       "the order of the updates must change" + (f"; inferred: {found.note}" if found.note else ""))
+                self.report(backward.call, msg,
+                            related=[(opt_step.call, "this reload overwrites the parameters"),
+                                     (built.stmt, "the graph was built here")])
+                continue
             if found.applied is not None:
                 # what the step updates is inferred, and a recompute changes the numbers: no fix
                 mods = ", ".join(f"`{m}`" for m in sorted(built.modules))

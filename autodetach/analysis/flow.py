@@ -861,6 +861,20 @@ class Scope:
             return self._module_method(call, func, base)
         return None
 
+    def _hand_module(self, param: str, value) -> None:
+        """`adapt(net, x)` of `def adapt(model, x)`: the callee's `model` is the
+        caller's `net` (read by analysis.reloads)."""
+        key = dotted(value)
+        if key and self.names.is_module(key) and self.names.is_module(param):
+            self.analysis.table("handed_modules").setdefault(param, set()).add(key)
+
+    def _reload(self, call: cst.Call, stmt, base) -> None:
+        """`net.load_state_dict(saved)` copies into the parameters in place, as a
+        step does (analysis.reloads); the call is then walked as any other."""
+        if base is not None and self.names.is_module(base):
+            self.event("reload", call, stmt, modules=frozenset({base}))
+        return None
+
     def _step(self, call: cst.Call, stmt, base) -> Optional[Val]:
         if call.args and dotted(call.args[0].value) in self.local_defs:
             # optimizer.step(closure): the closure runs the forward and backward first
@@ -1069,6 +1083,10 @@ class Scope:
         mods = summary.modules
         if mods:
             args.modules = args.modules | frozenset(module for module in mods if self.names.has_params(module))
+            params = [param.name.value for param in func.params.params]
+            for index, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
+                if index < len(params) and params[index] in mods:
+                    self._hand_module(params[index], arg.value)
             args.nontrivial = True
         shape = self.analysis.returns_elems(func)
         if shape is not None:
@@ -1392,6 +1410,7 @@ class Scope:
                 self.handed[param] = opt
             else:
                 self.handed.pop(param, None)
+            self._hand_module(param, value)
         self.inlining.add(func.name.value)
         saved_returns, saved_grad = self.returns, self.no_grad
         self.returns = []
@@ -1732,7 +1751,7 @@ _NOT_AN_OPTIMIZER = re.compile(r"sched|warmup|lr|env|ema|swa|prof|bar|writer|met
 
 # Scope.method_call's events, by method name; a handler that returns None
 # leaves the call to the rest of method_call.
-_EVENT_METHODS = {"step": Scope._step, "zero_grad": Scope._zero_grad}
+_EVENT_METHODS = {"step": Scope._step, "zero_grad": Scope._zero_grad, "load_state_dict": Scope._reload}
 
 
 GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")

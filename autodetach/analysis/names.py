@@ -15,6 +15,7 @@ from .model_containers import Facts, collect, entry_keys, infer_containers
 from .optimizer_owners import resolve_owners
 from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
+from .bound_optimizers import infer_bound_optimizers
 from .roles import infer_attr_roles, infer_roles
 from .walk import nodes as walk_nodes, walk
 
@@ -395,6 +396,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
         table.inferred[key] = f"{table.inferred[key]}; {note}" if key in table.inferred else note
     infer_attr_roles(module, table)
     infer_optimizer_attrs(module, table)
+    infer_bound_optimizers(module, table)
     resolve_owners(table, assigns, augs, calls, plists.env, col.aliases, col.imports, loops)
     infer_containers(facts, table, col.imports)
     table.parts = module_parts(assigns, table)

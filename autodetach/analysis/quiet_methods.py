@@ -56,16 +56,26 @@ def method_results(analysis, base: Optional[str], meth: str):
     return cache[key]
 
 
-def _results(analysis, base, meth):
+def project_methods(analysis, base: Optional[str], meth: str):
+    """The summaries of the `meth` that `base.meth(...)` may run: the imported
+    class's, or every project class's that defines it; None when `base` is an
+    attribute holding a callable, or `meth` a name every module has."""
+    if meth in SKIP or analysis.ctx.path in (None, "<string>"):
+        return None
     if base in analysis.names.foreign_instances:
         hit = analysis.foreign_method(base, meth)
-        found = [hit[0]] if hit is not None else []
-    elif base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.text or analysis.ctx.module.code):
+        return [hit[0]] if hit is not None else []
+    if base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.text or analysis.ctx.module.code):
         # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
         return None
-    else:
-        found = [s for f in _defining(analysis.ctx.path, meth)
-                 for name, s in summaries_of(f).items() if "." in name and name.split(".", 1)[1] == meth]
+    return [s for f in _defining(analysis.ctx.path, meth)
+            for name, s in summaries_of(f).items() if "." in name and name.split(".", 1)[1] == meth]
+
+
+def _results(analysis, base, meth):
+    found = project_methods(analysis, base, meth)
+    if found is None:
+        return None
     if not found or any(s.events for s in found):
         return None
     if all(s.no_graph for s in found):

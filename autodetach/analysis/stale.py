@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .arms import reaches
+from .handed_on import hands_on, note as handed_note
 from .graph import closure
 from .walk import nodes
 
@@ -45,7 +46,7 @@ def stale_graphs(analysis) -> list:
     out = []
     done = set()
     for scope in analysis.scopes + phase_pairs(analysis):
-        steps = [e for e in scope.events if e.kind == "step"]
+        steps = [e for e in scope.events if e.kind in ("step", "reload")]
         for backward in scope.events:
             if backward.kind not in ("backward", "grad") or backward.call in done:
                 continue
@@ -59,12 +60,12 @@ def stale_graphs(analysis) -> list:
                 if fits is None:
                     continue
                 stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
-                         and any((stepped := _steps(analysis, step.opt, m))
+                         and any((stepped := _steps(analysis, step, m))
                                  and _may_save(analysis, n, m, stepped, scope)
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
                 idiom = None
-                if not stale and step.tag == backward.tag:
+                if not stale and step.tag == backward.tag and step.kind == "step":
                     # the optimizer's parameters are unknown: the backward it applies tells
                     for n in sorted(backward.reach, key=lambda x: x.seq):
                         if not n.leaf and n.seq < step.seq and fits(n) and n.modules \
@@ -78,12 +79,12 @@ def stale_graphs(analysis) -> list:
                     continue
                 done.add(backward.call)
                 earliest = min(stale, key=lambda x: x.seq)
-                part = next((p for m in sorted(earliest.modules) for p in [_steps(analysis, step.opt, m)]
+                part = next((p for m in sorted(earliest.modules) for p in [_steps(analysis, step, m)]
                              if isinstance(p, str)), None)
                 helpers = [step.helper] if step.helper else []  # a step run by a helper of another file
                 note = "; ".join(filter(None, [scope.phase_note] + [
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
-                    "it is handed" for h in helpers])) or None
+                    "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, []))) or None
                 out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))
                 break
     return out
@@ -161,14 +162,21 @@ def _seen_link(scope, backward, target) -> bool:
                 stack.append(p)
     else:
         return False
-    node = prev.get(target)
+    parent, node = target, prev.get(target)
+    notes = []
     while node is not None:
         for call in (x for x in nodes(node.expr) if type(x) is cst.Call) if node.expr is not None else ():
             base = dotted(call.func.value) if type(call.func) is cst.Attribute else None
             if base and names.is_module(base) and base != "self" and names.method(base, call.func.attr.value) is None \
                     and call.func.attr.value not in ("forward", "__call__"):
-                return False
-        node = prev.get(node)
+                # a method of another file's class: its summary may show it hands the value on
+                if not (parent.name and hands_on(scope.analysis, call, parent.name, node)):
+                    return False
+                notes.append(handed_note(call, parent.name))
+        parent, node = node, prev.get(node)
+    if notes:
+        kept = scope.analysis.table("handed_on").setdefault(backward.call, [])
+        kept.extend(x for x in notes if x not in kept)
     return True
 
 
@@ -245,11 +253,20 @@ def _may_save(analysis, node, module, part, scope=None) -> bool:
     return saves_weights(analysis, node, module) is not False
 
 
-def _steps(analysis, opt, module):
-    """Does `opt` step parameters that `module` uses? True, or the part of
-    `module` it steps (`net.encoder` of `net`: calling a model is assumed to
-    run its parts), or None."""
+def _steps(analysis, step, module):
+    """Does the step's optimizer step parameters that `module` uses? True, or
+    the part of `module` it steps (`net.encoder` of `net`: calling a model is
+    assumed to run its parts), or None. A reload (`net.load_state_dict(...)`)
+    overwrites its module's parameters. A helper's parameter stands for the
+    module its callers hand it (analysis.reloads.callers_module)."""
+    from .reloads import callers_module, reloads
+
+    if step.kind == "reload":
+        return True if reloads(analysis, step, module) else None
+    opt = step.opt
     if analysis.owner_uses(opt, module) is True:
+        return True
+    if any(analysis.owner_uses(opt, m) is True for m in callers_module(analysis, module)):
         return True
     optimizer = analysis.names.optimizers.get(opt)
     parts = sorted(m for m in (optimizer.owns or ()) if m.startswith(module + ".")) if optimizer else []

@@ -82,8 +82,10 @@ def _dotted(node) -> Optional[str]:
 
 
 class _Fn:
-    def __init__(self, func, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None) -> None:
+    def __init__(self, func, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None,
+                 dists=frozenset()) -> None:
         self.fn = func
+        self.dists = dists  # names the file binds to torch.distributions or its classes
         # (id(method), class) -> its arg_flow, shared by the delegations of one
         # file: without it, methods that hand work to each other are re-walked
         # exponentially (minutes on torch/_dynamo/variables/tensor.py)
@@ -192,6 +194,10 @@ class _Fn:
                 return _join(args) if args else "const"
         if name in ("tuple", "list", "sum", "max", "min") and call.args:
             return _join(args)
+        if self._distribution(call):
+            return _join(args) if args else "const"  # `Categorical(probs)` holds its parameters' graph
+        if isinstance(func, ast.Attribute) and func.attr == "sample" and self._distribution(func.value):
+            return "cut"  # Distribution.sample() draws without gradient (rsample does not)
         if isinstance(func, ast.Name) and func.id in self.params and not self.delegates:
             return _join(["graph"] + args)  # `out = model(inputs)`: the network the caller hands in
         if isinstance(func, ast.Attribute) and func.attr == "__class__" or \
@@ -209,6 +215,17 @@ class _Fn:
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
         return "unknown"
+
+    def _distribution(self, expr) -> bool:
+        """Is `expr` a torch.distributions object: `Categorical(p)` with the class
+        imported from torch.distributions, or a local name bound only to such calls?"""
+        if isinstance(expr, ast.Name) and expr.id not in self.params:
+            vals = self.assigned.get(expr.id)
+            return bool(vals) and all(isinstance(v, ast.Call) and self._distribution(v) for v in vals)
+        if not isinstance(expr, ast.Call):
+            return False
+        name = _dotted(expr.func) or ""
+        return name.startswith("torch.distributions.") or name.split(".")[0] in self.dists
 
     def _delegate(self, call: ast.Call, name, depth) -> Optional[str]:
         """`self.get_loss(net, fake, real)` or `Base.get_loss(self, net, fake, real)`
@@ -228,7 +245,8 @@ class _Fn:
         key = (id(callee), owner)
         if key not in self.flows:
             self.flows[key] = None  # in progress: a cycle of delegations is not followed
-            self.flows[key] = _Fn(callee, {}, self.classes, owner, flows=self.flows).arg_flow(depth + 1)
+            self.flows[key] = _Fn(callee, {}, self.classes, owner, flows=self.flows,
+                                  dists=self.dists).arg_flow(depth + 1)
         flow = self.flows[key]
         if flow is None or len(args) > len(flow):
             return "unknown"
@@ -792,6 +810,22 @@ def _aliases(tree) -> dict:
     return out
 
 
+def _dist_names(tree) -> frozenset:
+    """Names the file binds to torch.distributions (`import torch.distributions
+    as D`, `from torch import distributions`) or to its classes (`from
+    torch.distributions import Categorical`)."""
+    out = set()
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.Import):
+            out.update(a.asname for a in node.names if a.asname and a.name.startswith("torch.distributions"))
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module == "torch.distributions" or node.module.startswith("torch.distributions."):
+                out.update(a.asname or a.name for a in node.names if a.name != "*")
+            elif node.module == "torch":
+                out.update(a.asname or a.name for a in node.names if a.name == "distributions")
+    return frozenset(out)
+
+
 def _qualify(node, aliases) -> Optional[str]:
     name = _dotted(node)
     if name is None:
@@ -882,6 +916,7 @@ class OwnSummaries(Mapping):
         self._until: dict = {}  # "C.m" -> number of steps that settle its summary
         self._flows: dict = {}
         self._aliases = None
+        self._dists: Optional[frozenset] = None
         self._all: Optional[dict] = None
         self._targets: dict = {}
 
@@ -909,7 +944,8 @@ class OwnSummaries(Mapping):
         if self._funcs is None:
             tree = self._parse()
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-            self._funcs = {name: _Fn(fn, funcs).summary() for name, fn in funcs.items()}
+            dists = _dist_names(tree)
+            self._funcs = {name: _Fn(fn, funcs, dists=dists).summary() for name, fn in funcs.items()}
         return self._funcs
 
     def _call_table(self) -> dict:
@@ -942,7 +978,9 @@ class OwnSummaries(Mapping):
             if self._facts is None or self._facts[0] is not cls:
                 self._facts = (cls, _attr_kinds(methods), _nets(self._methods, methods))
             _, attrs, nets = self._facts
-            fn = _Fn(m, {}, self._methods, cls.name, attrs, self._flows)
+            if self._dists is None:
+                self._dists = _dist_names(self._tree)
+            fn = _Fn(m, {}, self._methods, cls.name, attrs, self._flows, dists=self._dists)
             key = f"{cls.name}.{m.name}"
             out[key] = replace(fn.summary(), **_class_facts(fn, m, {**methods, NETS: nets}))
             calls = tuple(sorted({n.func.attr for n in _own_nodes(m) if isinstance(n, ast.Call) and

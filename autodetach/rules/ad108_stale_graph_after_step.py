@@ -31,12 +31,28 @@ class StaleGraphAfterStep(GraphRule):
 
     Two shapes are reported without a fix, because what the step updates is
     inferred: an optimizer whose parameters are not known in the file (built
-    by the caller, unpacked from a list argument) is taken to step what the
-    backward it applies ran through (`opt.zero_grad(); loss.backward();
-    opt.step()`), when a later backward walks that same graph; and a loop
+    by the caller, unpacked from a list argument, or bound to a plain name
+    by a call of another file: `opt, opt_D = model.get_optimizer(lr)`) is
+    taken to step what the backward it applies ran through
+    (`opt.zero_grad(); loss.backward(); opt.step()`), when a later backward
+    walks that same graph; and a loop
     over the losses of one forward (`for opt, loss in zip(opts, losses)`)
     that backwards with `retain_graph` and steps inside the loop, before the
     next loss's backward through the shared graph.
+
+    A value carried from one iteration into the next through a method of a
+    class of another file (`action, logp = agent.get_action(state)`) links
+    the loss to the graph built before the step only when that method's code
+    keeps the argument's graph in what it returns (a `Categorical` built
+    from it, no `.detach()` or `.data`); the message says it was read there.
+
+    `net.load_state_dict(saved)` copies into the parameters in place as a
+    step does: meta-learning code that sums each task's query loss, restores
+    the weights before the next task and backwards the sum after the loop is
+    reported, without a fix (each task's gradients must be taken before the
+    reload). A helper walked at its call (`def adapt(model, opt, x)`, called
+    `adapt(net, inner, x)`) steps the caller's module when the file hands
+    that parameter only one.
 
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old
@@ -211,6 +227,37 @@ class StaleGraphAfterStep(GraphRule):
                     optimizer_conf.step()
         """, None, line=12, note="optimizers from the caller: what `optimizer` steps is inferred from its backward",
             message="it is taken to step `encoder`"),
+        Invalid("""
+            import torch
+            from torch import nn
+
+
+            class AdaptNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.f, self.D = nn.Linear(4, 4), nn.Linear(4, 1)
+
+                def forward(self, x):
+                    return self.f(x)
+
+                def get_optimizers(self, lr):
+                    return torch.optim.SGD(self.f.parameters(), lr=lr), torch.optim.SGD(self.D.parameters(), lr=lr)
+
+
+            model = AdaptNet()
+            opt, opt_D = model.get_optimizers(0.1)
+            for x in [torch.randn(2, 4)] * 3:
+                feat = model(x)
+                d_loss = model.D(feat).mean()
+                f_loss = -model.D(feat).mean() + feat.pow(2).mean()
+                opt_D.zero_grad()
+                d_loss.backward(retain_graph=True)
+                opt_D.step()
+                opt.zero_grad()
+                f_loss.backward()
+                opt.step()
+        """, None, line=27, note="optimizers a method builds: what `opt_D` steps is inferred from its backward",
+            message="the parameters of `opt_D` are not known here"),
     ]
 
     def finish(self) -> None:
@@ -227,6 +274,17 @@ class StaleGraphAfterStep(GraphRule):
                    + (f"; inferred: the call at line {line(ctx, built.stmt)} runs `{part}`, which "
                       f"`{opt_step.opt}` steps" if part else "")
                    + ((", " if part else "; inferred: ") + found.note if found.note else ""))
+            if opt_step.kind == "reload":
+                # a reload is no training step: recomputing after it is rarely what was meant
+                msg = (f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}) backwards through a graph "
+                       f"built at line {line(ctx, built.stmt)}, before `{code(ctx, opt_step.call)}` (line "
+                       f"{line(ctx, opt_step.call)}{_when(opt_step, backward)}) copied saved values into those "
+                       "parameters in place: backward the loss (or take its gradients) before the reload. Not fixed: "
+                       "the order of the updates must change" + (f"; inferred: {found.note}" if found.note else ""))
+                self.report(backward.call, msg,
+                            related=[(opt_step.call, "this reload overwrites the parameters"),
+                                     (built.stmt, "the graph was built here")])
+                continue
             if found.applied is not None:
                 # what the step updates is inferred, and a recompute changes the numbers: no fix
                 mods = ", ".join(f"`{m}`" for m in sorted(built.modules))

@@ -121,6 +121,18 @@ def walk(node, enter=None, leave=None, skip=None, leave_types=None) -> None:
     """Pre-order walk; `enter(n)` returning False skips n's children;
     `leave(n)` runs after them (only for nodes of exactly `leave_types`, when
     given); `skip` is a tuple of node types not entered."""
+    if leave is None and skip is None and enter is not None:  # the common case, without its tests per node
+        stack = [node]
+        pop, extend, cached = stack.pop, stack.extend, _KIDS.get
+        while stack:
+            n = pop()
+            if enter(n) is False:
+                continue
+            e = cached(id(n))
+            kids = e[1] if e is not None and e[0] is n else children(n)
+            if kids:
+                extend(reversed(kids))
+        return
     if leave is None or leave_types is not None:  # a stack of nodes, markers (n,) only where asked
         stack = [node]
         pop, extend, cached = stack.pop, stack.extend, _KIDS.get

@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import by_nodes, nodes
 
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _WRAPPERS = {"scale"}  # scaler.scale(loss).backward()
@@ -55,7 +55,12 @@ def _looks_like_grad(expr) -> bool:
 def proven_bindings(body) -> tuple:
     """({(id(statement), key)} of proven assignments, {id(call)} of proven
     appends, the part of the first that holds the backwarded value as an
-    element, not as itself) for the loops in `body` (outside nested functions)."""
+    element, not as itself) for the loops in `body` (outside nested functions).
+    Fresh sets (a scope adds to them); worked out once per body (walk.by_nodes)."""
+    return tuple(set(part) for part in by_nodes("proven", body, _proven))
+
+
+def _proven(body) -> tuple:
     stmts, adds, holders = set(), set(), set()
     for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
         # exact types: isinstance on libcst's ABCs is slow

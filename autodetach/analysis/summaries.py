@@ -723,10 +723,21 @@ def _names(target) -> list:
     return []
 
 
-def _own_nodes(func):
+def _own_nodes(func) -> list:
     """Nodes of `fn` outside nested functions and classes, less the `else` of
     `if isinstance(v, Variable):`, which no tensor reaches (every tensor is a
-    Variable since PyTorch 0.4)."""
+    Variable since PyTorch 0.4). A shared list: do not change it."""
+    # Kept on the node: a method's summary asks for its nodes about eight times.
+    out = func.__dict__.get(_OWN)
+    if out is None:
+        out = func.__dict__[_OWN] = list(_walk_own_nodes(func))
+    return out
+
+
+_OWN = "_autodetach_own_nodes"  # not one of the ast fields, so no walk or dump sees it
+
+
+def _walk_own_nodes(func):
     stack = list(func.body)
     while stack:
         node = stack.pop()

@@ -75,9 +75,35 @@ def children(node) -> list:
 
 
 def forget() -> None:
-    """Drop the cached children and node lists (and with them the trees they hold)."""
+    """Drop the cached children, node lists and syntactic answers (and with
+    them the trees they hold)."""
     _KIDS.clear()
     _NODES.clear()
+    _SYNTAX.clear()
+
+
+# (name, id of each node) -> (the nodes, the answer): see `by_nodes`.
+_SYNTAX: dict = {}
+
+
+def by_nodes(name: str, body, build):
+    """`build(body)` for an answer that depends on nothing but the subtree
+    `body` (a node, or a sequence of statements), worked out once while its
+    nodes live: the analysis asks it again for every scope that walks the
+    same body, and a fix pass keeps the nodes of the statements it leaves
+    alone, so the passes after it reuse their answers. The nodes are kept
+    with the entry, so a reused id never matches. A shared answer: do not
+    change it."""
+    kept = (body,) if isinstance(body, cst.CSTNode) else tuple(body)
+    key = (name, *map(id, kept))
+    e = _SYNTAX.get(key)
+    if e is not None and all(a is b for a, b in zip(e[0], kept)):
+        return e[1]
+    out = build(body)
+    if len(_SYNTAX) >= 20_000:
+        _SYNTAX.clear()
+    _SYNTAX[key] = (kept, out)
+    return out
 
 
 _SKIPPED: dict = {}  # (type, skip) -> isinstance(node, skip): isinstance on libcst's ABCs is slow
@@ -95,6 +121,18 @@ def walk(node, enter=None, leave=None, skip=None, leave_types=None) -> None:
     """Pre-order walk; `enter(n)` returning False skips n's children;
     `leave(n)` runs after them (only for nodes of exactly `leave_types`, when
     given); `skip` is a tuple of node types not entered."""
+    if leave is None and skip is None and enter is not None:  # the common case, without its tests per node
+        stack = [node]
+        pop, extend, cached = stack.pop, stack.extend, _KIDS.get
+        while stack:
+            n = pop()
+            if enter(n) is False:
+                continue
+            e = cached(id(n))
+            kids = e[1] if e is not None and e[0] is n else children(n)
+            if kids:
+                extend(reversed(kids))
+        return
     if leave is None or leave_types is not None:  # a stack of nodes, markers (n,) only where asked
         stack = [node]
         pop, extend, cached = stack.pop, stack.extend, _KIDS.get

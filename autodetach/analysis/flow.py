@@ -1128,9 +1128,29 @@ class Scope:
                 return Val(ghosts=args.heads | args.ghosts)
             if summary.result == "graph" and args.graph:
                 return self._through(args, summary, qualified or key)
+            if summary.arity and "graph" in summary.elems and args.graph:
+                # `loss, mse, reg = total_loss(...)` from losses.py: the whole is not known
+                # to carry the graph, but the elements the summary says hang from it do
+                return self._some_through(args, summary, qualified or key)
         if args.graph:
             args.uncertain = True
         return None
+
+    def _some_through(self, args: Val, summary, name: str) -> Val:
+        """A project-local function returning a tuple of which some elements
+        are known to carry the arguments' graph, some cut, some unknown."""
+        whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                    nontrivial=True, unknown=args.unknown, uncertain=True)
+        elems = []
+        for kind in summary.elems[:summary.arity]:
+            if kind in ("cut", "const"):
+                elems.append(Val(ghosts=args.heads | args.ghosts))
+            else:
+                elems.append(Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
+                                 nontrivial=True, unknown=args.unknown, uncertain=kind != "graph",
+                                 loss=_looks_like_loss(name)))
+        whole.elems = elems
+        return whole
 
     def _elems(self, func, call, args, shape, whole, cut, skip, from_args=None) -> list:
         """Per returned element: the graph of the arguments it hangs from (its

@@ -1,0 +1,33 @@
+# expect-before: runs
+# autodetach-test: unsafe
+# `total_loss` (losses.py) returns a tuple: the whole is built on a sum the
+# summary cannot follow, but its second element, `mse`, is known to carry the
+# prediction's graph. `parts.append(mse)` keeps every iteration's graph alive.
+# The model and optimizer are arguments: their roles are inferred, and the
+# fix is unsafe.
+import os
+
+import torch
+from torch import nn
+
+from losses import total_loss
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+def fit(model, opt, data):
+    parts = []
+    for x, y in data:
+        opt.zero_grad()
+        loss, mse, reg = total_loss(model(x), y, model)
+        loss.backward()
+        opt.step()
+        parts.append(mse)
+    return sum(float(p) for p in parts) / len(parts)
+
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+batches = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(ITERS)]
+print(f"mean mse {fit(net, torch.optim.SGD(net.parameters(), lr=0.01), batches):.6f}")
+print(f"checksum {sum(p.sum().item() for p in net.parameters()):.6f}")

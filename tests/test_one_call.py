@@ -177,3 +177,24 @@ def test_graph_free_branch_does_not_hide_the_tuple_shape():
         ctx = FileContext(cst.parse_module(src), "case.py", src)
         fn = ctx.analysis.names.methods[("Actor", "act")]
         assert ctx.analysis.returns_elems(fn) == expected
+
+
+FORMATTED = """
+import torch
+import torch.nn as nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+losses = []
+for step in range(3):
+    loss = net(torch.randn(4, 3)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append({kept})
+"""
+
+
+def test_percent_formatted_loss_is_a_string():
+    assert codes(FORMATTED.format(kept="'%.4f' % loss")) == []
+    assert codes(FORMATTED.format(kept="loss")) == [("AD102", 13)]

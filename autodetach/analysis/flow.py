@@ -627,6 +627,9 @@ class Scope:
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
         value = self.expr(expr.left).join(self.expr(expr.right))
+        if isinstance(expr.operator, cst.Modulo) and \
+                isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return Val(ghosts=value.heads | value.ghosts)  # `'%.4f' % loss` is a string
         value.nontrivial = value.nontrivial or not isinstance(expr.operator, ADDITIVE)
         value.loss = False
         return value

@@ -287,4 +287,8 @@ def diagnose(analysis, scope, conflict) -> Diagnosis:
         diag.unsafe = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) may update `{module}` in place "
                        "before the second backward, and whether that graph saved its weights is not known: "
                        "check with --verify")
+    if not diag.blocked and not diag.unsafe:
+        from .frozen import frozen_note
+
+        diag.unsafe = frozen_note(analysis, first.stmt, upstream) or ""
     return diag

@@ -23,6 +23,7 @@ import libcst as cst
 from ..imports import dotted
 from . import containers, model_containers, phases
 from .bounded import within_step
+from .one_call import one_call
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
 from .walk import nodes, walk
@@ -626,6 +627,9 @@ class Scope:
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
         value = self.expr(expr.left).join(self.expr(expr.right))
+        if isinstance(expr.operator, cst.Modulo) and \
+                isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return Val(ghosts=value.heads | value.ghosts)  # `'%.4f' % loss` is a string
         value.nontrivial = value.nontrivial or not isinstance(expr.operator, ADDITIVE)
         value.loss = False
         return value
@@ -1728,6 +1732,8 @@ class Scope:
                 continue  # consumed by a backward (gradient accumulation)
             if within_step(self, key, head, loop, older, outer):
                 continue  # summed over one step's sub-iterations, reset each step, every graph freed
+            if one_call(self, key, head, loop, older, outer):
+                continue  # one per agent (or sub-step), started again at each call
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents))):
                 head.loss = True  # named as one, or a sum of values computed from what is backwarded

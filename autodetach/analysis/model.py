@@ -342,7 +342,10 @@ class Analysis:
             scope.run()
         except (GiveUp, RecursionError):
             return None
-        returns = scope.returns
+        # `return x.detach().numpy()` in one branch, a tuple in the others: unpacking the
+        # graph-free value gives graph-free elements, so only the tuples say what each element holds
+        returns = [r for r in scope.returns if r.elems is not None or r.graph or r.unknown or r.uncertain] \
+            if any(r.elems is not None for r in scope.returns) else scope.returns
         if returns and all(r.elems is not None and len(r.elems) == len(returns[0].elems) for r in returns):
             self.table("_elems_cache")[fn] = [
                 any(r.elems[i].graph or r.elems[i].unknown or r.elems[i].uncertain for r in returns)

@@ -154,6 +154,25 @@ class LossAccumulatedWithGraph(GraphRule):
                 def validation_step(self, batch, batch_idx):
                     self.outputs.append(self.net(batch).pow(2).mean())
         """, note="Lightning: a detached step output; validation_step runs without gradients"),
+        Valid("""
+            import torch
+            from torch import nn
+            critics = [nn.Linear(4, 1) for _ in range(3)]
+            opts = [torch.optim.SGD(c.parameters(), lr=0.1) for c in critics]
+
+            def update(x):
+                c_loss = []
+                for agent in range(len(critics)):
+                    opts[agent].zero_grad()
+                    loss = critics[agent](x).pow(2).mean()
+                    loss.backward()
+                    opts[agent].step()
+                    c_loss.append(loss)
+                return c_loss
+
+            for step in range(5):
+                print([l.item() for l in update(torch.randn(2, 4))])
+        """, note="one loss per agent, in a list made again at every call"),
     ]
     INVALID = [
         Invalid("""

@@ -1,0 +1,212 @@
+"""Sums and lists that hold one call's graphs, not one per training step.
+
+    def update(self, batch):
+        c_loss = []
+        for agent in range(self.n_agents):
+            self.opts[agent].zero_grad()
+            loss = crit(self.critics[agent](batch), y)
+            loss.backward()
+            self.opts[agent].step()
+            c_loss.append(loss)
+        return c_loss
+
+`c_loss` keeps a graph per iteration, but the loop goes over the agents
+(its variable picks the module and optimizer: there are as many iterations
+as agents), and the list starts again at each call: memory does not grow
+with training. The same holds for a loop with no optimizer step inside
+whose sum starts again in the function that steps after the loop
+(`for task in tasks: meta_losses.append(...)`; `opt.step()` after it): the
+iterations are parts of one step.
+
+Either way the sum must not be walked again by a backward inside the loop
+(`total.backward(retain_graph=True)` each iteration adds the earlier terms
+again), and no enclosing loop of the same function may carry it on.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+# Methods only a module, an optimizer or an environment has: an entry they are called on is a part.
+PART_METHODS = {"step", "zero_grad", "parameters", "named_parameters", "train", "eval", "requires_grad_",
+                "state_dict", "load_state_dict"}
+
+
+def one_call(scope, key: str, head, loop, older, outer: tuple) -> bool:
+    """Does `key`, kept across the iterations of `loop`, hold one call's (or
+    one outer iteration's) graphs only: started again before the loop, the
+    loop goes over the parts of a model or over the sub-steps of one step,
+    and no backward in the loop walks the kept graphs again?"""
+    if not isinstance(loop, cst.For) or not _started_before(_home(scope, loop), loop, key):
+        return False
+    if any(key in scope._leak_keys.get(id(o), ()) for o in outer):
+        return False  # an enclosing loop carries it on
+    kept = set(older) | {head}
+    events = scope.events
+    if any(ev.kind in ("backward", "grad") and loop in ev.loops and kept & ev.reach for ev in events):
+        return False  # walked again each iteration: the earlier terms count again
+    return part_loop(scope, loop) or _sub_steps(events, loop, head)
+
+
+def _sub_steps(events, loop, head) -> bool:
+    """No step inside the loop, one after it in the same function: the
+    iterations build one step."""
+    if any(ev.kind == "step" and loop in ev.loops for ev in events):
+        return False
+    return any(ev.kind == "step" and loop not in ev.loops and ev.seq > head.seq for ev in events)
+
+
+def part_loop(scope, loop) -> bool:
+    """Does each iteration of `loop` work on another part: `for i in range(n)`
+    whose `i` picks a module or optimizer from a list (`self.critics[i](x)`,
+    `self.opts[i].step()`, `self.models[i].disc` handed to a parameter that
+    is a module), or `for D, opt in zip(Ds, opts)` calling or stepping them?"""
+    by_index, direct = _targets(loop)
+    if not by_index and not direct:
+        return False
+    for node in nodes(loop.body):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if _picked(func, by_index, direct):
+                return True  # an entry called on tensors
+            if isinstance(func, cst.Attribute) and func.attr.value in PART_METHODS and \
+                    _picked(func.value, by_index, direct):
+                return True
+            if _hands_part(scope, node, by_index, direct):
+                return True
+    return False
+
+
+def _targets(loop: cst.For):
+    """Loop variables that index (`range`, `enumerate`'s count) and those
+    bound to the entries of what is iterated (not a range)."""
+    it = loop.iter
+    func = it.func.value if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) else None
+    target = loop.target
+    if func == "range":
+        return ({target.value} if isinstance(target, cst.Name) else set()), set()
+    names = {n.value for n in nodes(target) if isinstance(n, cst.Name)}
+    if func == "enumerate" and isinstance(target, cst.Tuple) and target.elements and \
+            isinstance(target.elements[0].value, cst.Name):
+        count = target.elements[0].value.value
+        return {count}, names - {count}
+    return set(), names
+
+
+def _picked(expr, by_index: set, direct: set) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value in direct
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        idx = expr.slice[0].slice.value
+        return isinstance(idx, cst.Name) and idx.value in by_index and dotted(expr.value) is not None
+    return False
+
+
+def _entry(expr, by_index: set, direct: set) -> bool:
+    """`self.models[i]` or `self.models[i].disc` (an attribute of the entry)."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return _picked(expr, by_index, direct)
+
+
+def _hands_part(scope, call: cst.Call, by_index: set, direct: set) -> bool:
+    """An entry handed to a local function whose parameter is a module."""
+    fn = _local_def(scope, call.func)
+    if fn is None:
+        return False
+    params = [p.name.value for p in fn.params.params]
+    if params[:1] == ["self"] and isinstance(call.func, cst.Attribute):
+        params = params[1:]
+    for index, arg in enumerate(call.args):
+        if arg.star or not _entry(arg.value, by_index, direct):
+            continue
+        name = arg.keyword.value if arg.keyword is not None else params[index] if index < len(params) else None
+        if name is not None and scope.names.is_module(name):
+            return True
+    return False
+
+
+def _local_def(scope, func) -> Optional[cst.FunctionDef]:
+    table = scope.names
+    if isinstance(func, cst.Name):
+        return table.functions.get(func.value)
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        cls = scope.self_class or scope.method_class
+        name = cls if isinstance(cls, str) else getattr(getattr(cls, "name", None), "value", None)
+        return table.class_method(name, func.attr.value) if name else None
+    return None
+
+
+def _home(scope, loop) -> list:
+    """The statements of the function that holds `loop`: the walked one, or
+    a callee inlined into it (its locals start again at each call)."""
+    if _contains_list(scope.body, loop):
+        return scope.body
+    holders = [fn for fn in scope.names.functions_all if _contains(fn, loop)]
+    if not holders:
+        return []
+    inner = min(holders, key=lambda fn: len(nodes(fn)))
+    return list(inner.body.body) if isinstance(inner.body, cst.IndentedBlock) else []
+
+
+def _started_before(body, loop, key: str) -> bool:
+    """Is `key` assigned at a level that encloses `loop`, before it?"""
+    for block in _blocks_to(body, loop):
+        for stmt in block:
+            if stmt is loop or _contains(stmt, loop):
+                break
+            if _assigns(stmt, key):
+                return True
+    return False
+
+
+def _blocks_to(body, loop) -> list:
+    """The statement lists from `body` down to the one holding `loop`."""
+    out = [list(body)]
+    block = list(body)
+    while True:
+        holder = next((s for s in block if s is not loop and _contains(s, loop)), None)
+        if holder is None:
+            return out
+        inner = _inner_block(holder, loop)
+        if inner is None:
+            return out
+        out.append(inner)
+        block = inner
+
+
+def _inner_block(stmt, loop) -> Optional[list]:
+    for node in nodes(stmt):
+        if node is stmt:
+            continue
+        if isinstance(node, cst.IndentedBlock) and _contains_list(node.body, loop):
+            return list(node.body)
+    return None
+
+
+def _contains_list(stmts, target) -> bool:
+    return any(s is target or _contains(s, target) for s in stmts)
+
+
+def _contains(stmt, target) -> bool:
+    return any(n is target for n in nodes(stmt))
+
+
+def _assigns(stmt, key: str) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        targets = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            targets = [small.target]
+        for target in targets:
+            parts = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+            if any(dotted(p) == key for p in parts):
+                return True
+    return False

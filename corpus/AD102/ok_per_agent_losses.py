@@ -1,0 +1,51 @@
+# expect-before: runs
+# Multi-agent critic update (MADDPG's shape): one critic and one optimizer per
+# agent, kept in lists on a trainer. `update` keeps each agent's loss with its
+# graph in `c_loss`, but the loop goes over the agents, not over training
+# steps, and the list is made again at every call: memory does not grow.
+import os
+
+import torch
+import torch.nn as nn
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+class Critic(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(dim, 16), nn.ReLU(), nn.Linear(16, 1))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class MultiAgentTrainer:
+    def __init__(self, n_agents, dim):
+        self.n_agents = n_agents
+        self.critics = [Critic(dim) for _ in range(n_agents)]
+        self.critic_optimizer = [torch.optim.Adam(c.parameters(), lr=0.01) for c in self.critics]
+
+    def update(self, states, rewards):
+        c_loss = []
+        for agent in range(self.n_agents):
+            self.critic_optimizer[agent].zero_grad()
+            q = self.critics[agent](states)
+            loss_q = nn.MSELoss()(q, rewards[:, agent:agent + 1])
+            loss_q.backward()
+            self.critic_optimizer[agent].step()
+            c_loss.append(loss_q)
+        return c_loss
+
+
+def main():
+    torch.manual_seed(0)
+    trainer = MultiAgentTrainer(3, 6)
+    for it in range(ITERS):
+        c_loss = trainer.update(torch.randn(8, 6), torch.randn(8, 3))
+        print(f"{it} critic {sum(l.item() for l in c_loss):.6f}")
+    print(f"checksum {sum(p.sum().item() for c in trainer.critics for p in c.parameters()):.6f}")
+
+
+if __name__ == "__main__":
+    main()

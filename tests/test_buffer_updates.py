@@ -122,3 +122,56 @@ def test_running_average_rebuilt_from_its_old_value_is_reported():
 """)
     assert [line for line, _ in found] == [15]
     assert "from its old value" in found[0][1]
+
+
+CACHE = """
+import torch
+from torch import nn
+
+class Rotary(nn.Module):
+    def __init__(self, dim, learned=False):
+        super().__init__()
+        self.learned = learned
+        self.freqs = nn.Parameter(torch.ones(dim), requires_grad=learned)
+        self.cache = {}
+
+    def forward(self, t, key=None):
+        use = key is not None{guard}
+        if use and key in self.cache:
+            return self.cache[key]
+        freqs = t[:, None] * self.freqs
+        if use:
+            self.cache[key] = freqs
+        return freqs
+"""
+
+
+def test_values_from_parameters_cached_and_returned_later_are_reported_without_fix():
+    found = _found(CACHE.replace("{guard}", ""))
+    assert [line for line, _ in found] == [18]
+    assert "in `self.cache`" in found[0][1] and "when `learned` is true" in found[0][1]
+    rules = [r for r in all_rules() if r.code == "AD101"]
+    fixed, _, _ = check_source(textwrap.dedent(CACHE.replace("{guard}", "")), "layers.py", rules, Options())
+    assert all(not f.fixable for f in fixed)
+
+
+def test_cache_skipped_while_the_parameters_train_is_left_alone():
+    assert _found(CACHE.replace("{guard}", " and not self.learned")) == []
+
+
+def test_output_stored_without_an_earlier_return_is_no_cache():
+    assert _found("""
+import torch
+from torch import nn
+
+class Keep(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(n))
+        self.last = None
+
+    def forward(self, x):
+        y = x * self.weight
+        self.last = y
+        return self.last
+""") == []

@@ -47,6 +47,10 @@ CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn"
                 "linspace", "zeros_like", "ones_like", "empty_like", "full_like", "Tensor", "FloatTensor"}
 CASTS = {"to", "type_as", "type", "cuda", "cpu", "float", "double", "half", "contiguous", "view_as", "expand_as",
          "reshape_as"}
+# torch functions whose results are integers (or not tensors): no graph
+INTEGER_RESULTS = {"randint", "randperm", "no_grad", "one_hot", "argmax", "argmin", "argsort", "nonzero",
+                   "bucketize", "searchsorted", "multinomial", "bernoulli", "eq", "ne", "gt", "lt", "ge", "le",
+                   "isnan", "isinf", "isfinite"}
 ENTRIES = ("forward", "__call__")
 INPUT, OWN = "input", "param"
 
@@ -61,6 +65,8 @@ class BufferUpdate:
     origins: frozenset  # INPUT and/or OWN
     inputs: tuple  # forward's parameters the value comes from (INPUT)
     rebind: bool = False  # `self.avg = m * self.avg + (1 - m) * x`, not in place
+    cache: bool = False  # a value from the parameters kept and returned by later calls (no fix)
+    params: tuple = ()  # the module's parameters the value reads (`self.freqs`)
 
 
 def buffer_updates(analysis) -> list:
@@ -79,7 +85,7 @@ def _find(analysis) -> list:
 def _class_updates(ctx, cls) -> list:
     methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
     buffers, params = _state(ctx, cls, methods)
-    if not buffers:
+    if not buffers and not params:
         return []
     entry = next((methods[n] for n in ENTRIES if n in methods), None)
     if entry is None:
@@ -141,13 +147,34 @@ def _state(ctx, cls, methods) -> tuple:
             q = imports.qualify(call.func) or ""
             last = q.split(".")[-1]
             if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                params.add(key)
+                flag = _grad_flag(call)
+                if not (isinstance(flag, cst.Name) and flag.value == "False"):
+                    params.add(key)
             elif q.startswith("torch.nn.") and last[:1].isupper() and q.count(".") == 2 and \
                     not last.endswith("Loss") and last not in ("Identity", "Dropout", "ReLU", "Tanh", "Sigmoid"):
                 params.add(key)  # a layer: calling it uses its weights
             elif q.startswith("torch.") and last in CONSTRUCTORS and not _requires_grad(call):
                 buffers.add(key)
     return buffers - params, params
+
+
+def _grad_flag(call):
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
+
+
+def grad_condition(ctx, cls, key):
+    """The `requires_grad=` expression of `self.key = nn.Parameter(..., requires_grad=expr)` in
+    `__init__` when it is not the literal True (the parameter is trained only when it holds)."""
+    for m in cls.body.body:
+        if not (isinstance(m, cst.FunctionDef) and m.name.value == "__init__"):
+            continue
+        for n in nodes(m):
+            if isinstance(n, cst.Assign) and len(n.targets) == 1 and dotted(n.targets[0].target) == key and \
+                    isinstance(n.value, cst.Call):
+                flag = _grad_flag(n.value)
+                if flag is not None and not (isinstance(flag, cst.Name) and flag.value == "True"):
+                    return ctx.code(flag).strip()
+    return None
 
 
 def _requires_grad(call) -> bool:
@@ -179,6 +206,10 @@ class _Walk:
         self.found: list = []
         self.calls: list = []
         self.reads: set = set()  # state read by the statements walked so far
+        self.puse: dict = {}  # name -> the module parameters it is computed from
+        self.returned: set = set()
+        self.guards: list = []  # the tests of the `if`/`while` statements around the one walked
+        self.defs: dict = {}  # local name -> the value last assigned to it  # `self.X` (or `self.X[k]`) returned by the statements walked so far
 
     # --- what an expression carries ---------------------------------------
     def carries(self, e) -> frozenset:
@@ -205,7 +236,7 @@ class _Walk:
             if key in CUT_CALLS:
                 return frozenset()
             q = self.ctx.imports.qualify(func) or ""
-            if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS | {"randint", "randperm", "no_grad"}:
+            if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS | INTEGER_RESULTS:
                 return frozenset()
             got = frozenset()
             if key in self.params:
@@ -223,6 +254,15 @@ class _Walk:
         for child in _exprs(e):
             got |= self.carries(child)
         return got
+
+    def param_sources(self, e) -> set:
+        out = set()
+        for n in nodes(e):
+            if isinstance(n, cst.Attribute) and dotted(n) in self.params:
+                out.add(dotted(n))
+            elif isinstance(n, cst.Name):
+                out |= self.puse.get(n.value, set())
+        return out
 
     def sources(self, e) -> tuple:
         return tuple(sorted({p for n in nodes(e) if isinstance(n, cst.Name) for p in self.inputs.get(n.value, ())}))
@@ -250,6 +290,16 @@ class _Walk:
             return
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return
+        test = getattr(stmt, "test", None)
+        if test is not None:
+            self.guards.append(test)
+        try:
+            self._parts(stmt, quiet)
+        finally:
+            if test is not None:
+                self.guards.pop()
+
+    def _parts(self, stmt, quiet) -> None:
         for field in ("body", "orelse", "handlers", "finalbody"):
             part = getattr(stmt, field, None)
             if part is None:
@@ -264,10 +314,17 @@ class _Walk:
         if got:
             self.env[name] = got
             self.inputs[name] = self.sources(expr) if expr is not None else ()
+            self.puse[name] = self.param_sources(expr) if expr is not None else set()
         else:
             self.env.pop(name, None)
 
     def small(self, stmt, small, quiet) -> None:
+        if isinstance(small, cst.Return) and small.value is not None:
+            for n in nodes(small.value):
+                key = dotted(n.value if isinstance(n, cst.Subscript) else n) \
+                    if isinstance(n, (cst.Attribute, cst.Subscript)) else None
+                if key is not None and key.startswith("self.") and key.count(".") == 1 and key not in self.params:
+                    self.returned.add(key)  # an early return of kept state: a cache
         if isinstance(small, cst.Assign):
             for target in small.targets:
                 self.assign(stmt, target.target, small.value, quiet)
@@ -276,7 +333,7 @@ class _Walk:
         elif isinstance(small, cst.AugAssign):
             key = self._state_key(small.target)
             got = frozenset() if quiet else self.carries(small.value)
-            if key is not None and got:
+            if key is not None and got and not self._reset(key, rebinds_only=True):
                 self.report(stmt, key, [small.value], got)
             elif isinstance(small.target, cst.Name) and got:
                 self.env[small.target.value] = self.env.get(small.target.value, frozenset()) | got
@@ -292,9 +349,15 @@ class _Walk:
 
     def assign(self, stmt, target, value, quiet) -> None:
         got = frozenset() if quiet else self.carries(value)
+        base = target.value if isinstance(target, cst.Subscript) else target
+        if OWN in got and dotted(base) in self.returned and dotted(base) not in self.buffers and \
+                not self._grad_guarded(value):
+            # `if key in self.cache: return self.cache[key]` ... `self.cache[key] = f(self.freqs)`
+            self.report(stmt, dotted(base), [value], frozenset({OWN}), cache=True)
+            return
         if isinstance(target, cst.Subscript):
             key = self._state_key(target)
-            if key is not None and got:
+            if key is not None and got and not self._reset(key, rebinds_only=True):
                 self.report(stmt, key, [value], got)  # `self.buf[:] = v`
             return
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -315,15 +378,39 @@ class _Walk:
             self.report(stmt, key, [value], got, rebind=True)
         if isinstance(target, cst.Name) or key.startswith("self."):
             self._bind(key, got, value)
+            self.defs[key] = value
 
-    def _reset(self, key) -> bool:
+    def _grad_guarded(self, value) -> bool:
+        """The store runs only when the parameters it reads are not trained
+        (`if not self.learned_freq`, `if not self.freqs.requires_grad`)."""
+        flags = {"requires_grad"}
+        for p in self.param_sources(value):
+            cond = grad_condition(self.ctx, self.cls, p)
+            if cond:
+                flags |= {n.value for n in nodes(cst.parse_expression(cond)) if isinstance(n, cst.Name)}
+        words = set()
+        for test in self.guards:
+            for n in nodes(test):
+                if isinstance(n, cst.Name):
+                    words.add(n.value)
+                    if n.value in self.defs:
+                        words |= {x.value for x in nodes(self.defs[n.value]) if isinstance(x, cst.Name)}
+                elif isinstance(n, cst.Attribute):
+                    words.add(n.attr.value)
+        return bool(words & flags)
+
+    def _reset(self, key, rebinds_only=False) -> bool:
+        """Another method sets `key` anew (the caller manages the state, once per
+        step or epoch); unless rebinds_only, resetting it in place counts too
+        (`zero_()` keeps the history, but the state is then recurrent, the
+        caller's to cut)."""
         for name, m in self.methods.items():
             if name in ("__init__", self.name) or name in ENTRIES:
                 continue
             for n in nodes(m):
                 if isinstance(n, cst.AssignTarget) and dotted(n.target) == key:
                     return True
-                if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                if not rebinds_only and isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
                         n.func.attr.value in ("zero_", "fill_", "detach_", "copy_") and dotted(n.func.value) == key:
                     return True
         return False
@@ -342,7 +429,7 @@ class _Walk:
             return
         values = [a for a in args if self.carries(a)]
         got = frozenset().union(*(self.carries(a) for a in values)) if values else frozenset()
-        if got:
+        if got and not self._reset(key, rebinds_only=True):
             self.report(stmt, key, values, got)
 
     def _state_key(self, e):
@@ -362,9 +449,10 @@ class _Walk:
                 env[name] = got
         self.calls.append((fn.name.value, env))
 
-    def report(self, stmt, key, values, got, rebind=False) -> None:
+    def report(self, stmt, key, values, got, rebind=False, cache=False) -> None:
         inputs = tuple(sorted({p for v in values for p in self.sources(v)}))
-        self.found.append(BufferUpdate(self.cls, self.name, stmt, key, values, got, inputs, rebind))
+        used = tuple(sorted({p for v in values for p in self.param_sources(v)}))
+        self.found.append(BufferUpdate(self.cls, self.name, stmt, key, values, got, inputs, rebind, cache, used))
 
 
 def _exprs(e) -> list:

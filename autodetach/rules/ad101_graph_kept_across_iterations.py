@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.backwarded import holds_element
-from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates
+from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.factories import factory_notes
@@ -73,7 +73,8 @@ class GraphKeptAcrossIterations(GraphRule):
     name = "graph-kept-across-iterations"
     summary = "a tensor carrying a graph outlives its iteration (crash on the next backward, or a leak)"
     fix_safety = UNSAFE
-    tokens = BACKWARD_TOKENS + ("register_buffer",)  # a module that updates its buffers from its graph
+    # a module that updates its buffers from its graph, or keeps values computed from its parameters
+    tokens = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(")
 
     VALID = [
         Valid("""
@@ -332,6 +333,7 @@ class GraphKeptAcrossIterations(GraphRule):
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached",
                         related=[(second, "this backward reaches the previous iteration")] + path_note(ctx, conflict))
+        self._buffer_updates(done)  # first: a cache of a parameter's values gets no .detach()
         for cls, key, store, read in analysis.stateful_attrs:
             if store.stmt is None or id(store.stmt) in done:
                 continue
@@ -344,7 +346,6 @@ class GraphKeptAcrossIterations(GraphRule):
             edit = _store_edit(src, store)
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
-        self._buffer_updates(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -397,6 +398,9 @@ class GraphKeptAcrossIterations(GraphRule):
             done.add(id(u.stmt))
             where = f"`{u.cls.name.value}.{u.method}`" + (" (called from forward)" if u.method not in ENTRIES else "")
             what = ", ".join(f"`{code(ctx, v)}`" for v in u.values)
+            if u.cache:
+                self._cache(u, where, what)
+                continue
             how = f"sets `{u.key}` to {what}, from its old value and" if u.rebind else \
                 f"updates `{u.key}` in place with {what}, which carries"
             msg = (f"{where} {how} this call's graph "
@@ -411,6 +415,20 @@ class GraphKeptAcrossIterations(GraphRule):
             edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v)]
             self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                         fix_title="Update it from detached values")
+
+    def _cache(self, u, where, what) -> None:
+        ctx = self.ctx
+        params = ", ".join(f"`{p}`" for p in u.params) or "the module's parameters"
+        msg = (f"{where} keeps {what}, computed from {params}, in `{u.key}` (line {line(ctx, u.stmt)}) and "
+               f"returns the kept tensor on later calls: after the first backward frees its graph, the next "
+               f"training step's backward walks into it (and it holds the values from before the optimizer "
+               f"step). Do not keep values computed from trained parameters across calls (or keep them "
+               f"detached where the parameters are not trained)")
+        conditions = sorted({c for p in u.params for c in [grad_condition(ctx, u.cls, p)] if c})
+        if conditions:
+            msg += "; this holds when " + " and ".join(f"`{c}`" for c in conditions) + " is true (the parameter's "\
+                   "requires_grad)"
+        self.report(u.stmt, msg)
 
 
 def _reset_after_backward(ctx, scope, leak) -> bool:

@@ -498,13 +498,17 @@ class LossAccumulatedWithGraph(GraphRule):
                    f"{os.path.basename(caller_file)} (line {caller_line}){more} "
                    f"with `{arg}`, which a backward there shows to carry a graph, so every iteration's graph "
                    f"stays alive and memory grows; add `.detach()` of it instead; inferred: what the callers pass "
-                   f"is read from their code in another file" + _UNSAFE_NOTE)
+                   f"is read from their code in another file" +
+                   (f"; `{store.callee}(...)`, out of sight, keeps the graph of what it is given" if store.callee
+                    else "") + _UNSAFE_NOTE)
             self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
 
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""
         ctx = self.ctx
-        method, where, store, whole = node.meter
+        method, where, store, whole, callee = node.meter
+        if callee:
+            guesses = guesses + [f"`{callee}(...)`, out of sight, keeps the graph of what it is given"]
         what = "its argument" if whole else "the entries of its argument"
         msg = (f"`{leak.key}` keeps `{ctx.code(src).strip()}` with its graph (line {line(ctx, node.stmt)}): "
                f"`{method}` adds {what} into the object's state ({where}, line {store}), so every "

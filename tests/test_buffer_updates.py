@@ -175,3 +175,38 @@ class Keep(nn.Module):
         self.last = y
         return self.last
 """) == []
+
+
+RESET = """
+import torch
+from torch import nn
+
+class Leaky(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self.register_buffer("v", torch.zeros(1, n))
+
+    def reset_states(self):
+        {reset}
+
+    def forward(self, x):
+        self.v = 0.9 * self.v + self.fc(x)
+        return self.v
+"""
+
+
+def _ad106(src: str):
+    rules = [r for r in all_rules() if r.code == "AD106"]
+    found, _, _ = check_source(textwrap.dedent(src), "layers.py", rules, Options())
+    return [(f.line, f.fix) for f in found]
+
+
+def test_in_place_reset_of_state_forward_stores_a_graph_in_keeps_its_history():
+    assert _ad106(RESET.replace("{reset}", "self.v.zero_()")) == [(12, "safe")]
+    assert _ad106(RESET.replace("{reset}", "for b in self.buffers():\n            b.zero_()")) == [(13, "safe")]
+
+
+def test_reset_that_cuts_or_rebinds_the_state_is_left_alone():
+    assert _ad106(RESET.replace("{reset}", "self.v.zero_().detach_()")) == []
+    assert _ad106(RESET.replace("{reset}", "self.v = torch.zeros_like(self.v)")) == []

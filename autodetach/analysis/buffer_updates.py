@@ -67,6 +67,7 @@ class BufferUpdate:
     rebind: bool = False  # `self.avg = m * self.avg + (1 - m) * x`, not in place
     cache: bool = False  # a value from the parameters kept and returned by later calls (no fix)
     params: tuple = ()  # the module's parameters the value reads (`self.freqs`)
+    reset: bool = False  # `self.h.zero_()` in another method: values is [the reset call]
 
 
 def buffer_updates(analysis) -> list:
@@ -94,6 +95,8 @@ def _class_updates(ctx, cls) -> list:
     # (method name, tainted parameter -> origins), forward first, then the helpers it feeds
     todo = [(entry.name.value, {p.name.value: frozenset({INPUT}) for p in entry.params.params[1:]})]
     seen = set()
+    stored: dict = {}  # `self.X` that forward (or a helper) stores a graph in -> origins
+    walked = set()
     while todo:
         name, env = todo.pop(0)
         sig = (name, tuple(sorted((k, tuple(sorted(v))) for k, v in env.items())))
@@ -105,15 +108,57 @@ def _class_updates(ctx, cls) -> list:
         walker.block(fn.body, quiet=_quiet_fn(ctx, fn))
         out += walker.found
         todo += walker.calls
+        for key, got in walker.env.items():
+            if key.startswith("self.") and got:
+                stored[key] = stored.get(key, frozenset()) | got
+                walked.add(name)
     # inputs count only for a part of a trained network
     if not params:
         out = [u for u in out if OWN in u.origins]
+        stored = {k: v for k, v in stored.items() if OWN in v}
+    out += _resets(ctx, cls, methods, stored, walked)
     done, unique = set(), []
     for u in out:
         if id(u.stmt) not in done:
             done.add(id(u.stmt))
             unique.append(u)
     return unique
+
+
+RESETS = {"zero_", "fill_", "uniform_", "normal_"}  # values of their own, no graph
+
+
+def _resets(ctx, cls, methods, stored, walked) -> list:
+    """`self.h.zero_()` in a reset method, for state forward stores a graph in:
+    the in-place reset keeps the tensor's history (zeros with a grad_fn), so
+    the next forward that reads it links into the freed graph of the last
+    batch. `for b in self.buffers(): b.zero_()` resets every buffer."""
+    out = []
+    if not stored:
+        return out
+    for name, m in methods.items():
+        if name in ENTRIES or name == "__init__" or name in walked:
+            continue
+        every = {n.target.value for n in nodes(m) if isinstance(n, cst.For) and isinstance(n.target, cst.Name)
+                 and isinstance(n.iter, cst.Call) and dotted(n.iter.func) == "self.buffers"}
+        cut = {dotted(n.func.value) for n in nodes(m) if isinstance(n, cst.Call) and
+               isinstance(n.func, cst.Attribute) and n.func.attr.value in ("detach_", "requires_grad_")}
+        for n in nodes(m):
+            if not isinstance(n, cst.SimpleStatementLine):
+                continue
+            for small in n.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and
+                        call.func.attr.value in RESETS) or \
+                        any(not isinstance(a.value, (cst.Integer, cst.Float, cst.UnaryOperation)) for a in call.args):
+                    continue
+                base = dotted(call.func.value)
+                keys = [base] if base in stored else sorted(stored) if base in every else []
+                if not keys or base in cut:
+                    continue
+                got = frozenset().union(*(stored[k] for k in keys))
+                out.append(BufferUpdate(cls, name, n, keys[0], [call], got, (), reset=True))
+    return out
 
 
 def _state(ctx, cls, methods) -> tuple:

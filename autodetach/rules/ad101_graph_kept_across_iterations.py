@@ -393,11 +393,13 @@ class GraphKeptAcrossIterations(GraphRule):
         """Tensor state a module's forward updates in place from this call's graph."""
         ctx = self.ctx
         for u in buffer_updates(ctx.analysis):
-            if id(u.stmt) in done:
+            if id(u.stmt) in done or u.reset:
                 continue
             done.add(id(u.stmt))
             where = f"`{u.cls.name.value}.{u.method}`" + (" (called from forward)" if u.method not in ENTRIES else "")
             what = ", ".join(f"`{code(ctx, v)}`" for v in u.values)
+            if u.reset:
+                continue  # a reset that keeps the history: AD106's
             if u.cache:
                 self._cache(u, where, what)
                 continue

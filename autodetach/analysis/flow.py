@@ -1239,7 +1239,7 @@ class Scope:
             node = self.new_node(base, stmt, arg.value, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
                                                             uses=val.uses), kind="container")
             node.loss = True
-            node.meter = (f"{cls}.{meth}", where, line, whole)
+            node.meter = (f"{cls}.{meth}", where, line, whole, dict(summary.guessed).get(line))
             self.env[base] = Val(heads=frozenset({node}), loss=True)
             break
         return Val()

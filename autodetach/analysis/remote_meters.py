@@ -25,6 +25,7 @@ class RemoteStore:
     line: int  # the store in this file
     whole: bool
     callers: list  # (file, line, name)
+    callee: str = ""  # the imported function out of sight the value goes through (summaries' guessed)
 
 
 def remote_meter_stores(analysis) -> list:
@@ -51,7 +52,7 @@ def remote_meter_stores(analysis) -> list:
         for pos, line, whole in s.accum:
             callers = [(f, ln, arg) for f, ln, p, arg in sites if p == pos]
             if callers:
-                out.append(RemoteStore(cls, meth, line, whole, callers))
+                out.append(RemoteStore(cls, meth, line, whole, callers, dict(s.guessed).get(line, "")))
     return out
 
 

@@ -57,6 +57,9 @@ class Summary:
     # with gradients off (`@torch.no_grad()`, a return inside `with torch.no_grad():`).
     no_graph: bool = False
     grad_off: bool = False  # the whole body runs with gradients off (a decorator)
+    # with accum: (store line, callee) where the value added comes through an imported
+    # function out of sight (`hvd.allreduce(val)`), taken to keep the argument's graph
+    guessed: tuple = ()
     # Per element of the returned tuples, as arg_flow per parameter (`return g_loss, d_loss`
     # where d_loss is built on `fake.detach()`); with `params`, the parameter names. () when unknown.
     elem_flow: tuple = ()
@@ -99,6 +102,7 @@ class _Fn:
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
         self.others: set = set()
+        self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
         self.off = _fn_grad(func) > 0
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
 
@@ -368,6 +372,8 @@ class _Fn:
         accum = self.accumulated()
         if accum:
             extra["arg_names"] = tuple(arg.arg for arg in self.fn.args.args[1:])
+            if self.guessed:
+                extra["guessed"] = tuple(sorted(self.guessed.items()))
         if not returns or all(ret is None for ret in returns):
             return Summary("const", 0, events, stores, accum, **extra)
         tuples = [ret for ret in returns if isinstance(ret, ast.Tuple)]
@@ -446,6 +452,22 @@ class _Fn:
                 out.append((index, found[0], True))  # each value it takes is kept as it is
         return tuple(out)
 
+    def _unseen_call(self, value, name: str):
+        """The name of an imported function `value` calls on the argument
+        (`hvd.allreduce(val.cpu(), ...)`), whose result this file cannot show."""
+        if not isinstance(value, ast.Call):
+            return None
+        callee = _dotted(value.func)
+        root = (callee or "").split(".")[0]
+        if not callee or root in ("self", "super") or root in self.params or root in self.others or \
+                callee in self.funcs or callee.startswith(SAFE_PREFIXES + NUMPY + ("math.", "statistics.")) or \
+                callee in CUT_CALLS or "." not in callee or \
+                any(w in callee.rsplit(".", 1)[-1].lower() for w in ("item", "scalar", "float", "numpy", "list")):
+            return None  # a method of the object, a local helper, torch (followed), a builtin
+        if any(self.kind(arg) == "graph" and _mentions(arg, name, self.assigned) for arg in value.args):
+            return callee
+        return None
+
     def _adds(self, name: str):
         """(line, whole) where argument `name` is added into `self` state:
         whole when the argument itself is added, not its elements; else None."""
@@ -472,6 +494,12 @@ class _Fn:
                     continue
                 self.memo.clear()
                 if self.kind(value) == "graph" and _mentions(value, name, self.assigned):
+                    return node.lineno, _whole(value, name)
+                callee = self._unseen_call(value, name)
+                if callee:
+                    # `self.sum += hvd.allreduce(val.cpu())`: a library call out of sight, taken to
+                    # keep its argument's graph (collectives, gathers are differentiable): an inference
+                    self.guessed[node.lineno] = callee
                     return node.lineno, _whole(value, name)
             return None
         finally:

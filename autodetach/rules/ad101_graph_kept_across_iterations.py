@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.backwarded import holds_element
+from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.factories import factory_notes
@@ -23,7 +24,12 @@ class GraphKeptAcrossIterations(GraphRule):
     later one while still attached to their graph: kept in an outer
     variable, appended to a list, stored on an attribute, or folded into a
     running statistic (`ema = 0.9 * ema + 0.1 * out`). It points at the
-    tensor, where it is stored, and the backward that reaches it.
+    tensor, where it is stored, and the backward that reaches it. It also
+    finds, with no training loop in sight, a module whose forward updates
+    tensor state it keeps (a registered buffer) from this call's graph:
+    `self.running_mean.mul_(0.9).add_(0.1 * x.mean(0))`, or
+    `self.avg = 0.9 * self.avg + 0.1 * h.mean(0)`. That the input carries a
+    graph is inferred, and only for a module with parameters of its own.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -67,7 +73,8 @@ class GraphKeptAcrossIterations(GraphRule):
     name = "graph-kept-across-iterations"
     summary = "a tensor carrying a graph outlives its iteration (crash on the next backward, or a leak)"
     fix_safety = UNSAFE
-    tokens = BACKWARD_TOKENS
+    # a module that updates its buffers from its graph, or keeps values computed from its parameters
+    tokens = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(")
 
     VALID = [
         Valid("""
@@ -84,6 +91,21 @@ class GraphKeptAcrossIterations(GraphRule):
                 loss.backward()
                 opt.step()
         """, note="stored detached"),
+        Valid("""
+            import torch
+            from torch import nn
+
+            class Norm(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.ones(n))
+                    self.register_buffer("running_mean", torch.zeros(n))
+
+                def forward(self, x):
+                    with torch.no_grad():
+                        self.running_mean.mul_(0.9).add_(0.1 * x.mean(0))
+                    return x * self.weight
+        """, note="a running statistic updated under no_grad"),
         Valid("""
             import torch
             from torch import nn
@@ -170,6 +192,36 @@ class GraphKeptAcrossIterations(GraphRule):
                 opt.step()
         """, unsafe=True, note="a module that keeps its last output", line=15, column=21,
             message="stores a tensor that carries this call's graph"),
+        Invalid("""
+            import torch
+            from torch import nn
+
+            class Norm(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.ones(n))
+                    self.register_buffer("running_mean", torch.zeros(n))
+
+                def forward(self, x):
+                    mean = x.mean(0)
+                    self.running_mean.mul_(0.9).add_(0.1 * mean)
+                    return (x - mean) * self.weight
+        """, """
+            import torch
+            from torch import nn
+
+            class Norm(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.ones(n))
+                    self.register_buffer("running_mean", torch.zeros(n))
+
+                def forward(self, x):
+                    mean = x.mean(0)
+                    self.running_mean.mul_(0.9).add_((0.1 * mean).detach())
+                    return (x - mean) * self.weight
+        """, unsafe=True, note="a buffer updated in place from the input's graph (inferred)", line=12, column=9,
+            message="updates `self.running_mean` in place"),
         Invalid("""
             import torch
             from torch import nn
@@ -281,6 +333,7 @@ class GraphKeptAcrossIterations(GraphRule):
             self.report(src if edit else link.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached",
                         related=[(second, "this backward reaches the previous iteration")] + path_note(ctx, conflict))
+        self._buffer_updates(done)  # first: a cache of a parameter's values gets no .detach()
         for cls, key, store, read in analysis.stateful_attrs:
             if store.stmt is None or id(store.stmt) in done:
                 continue
@@ -335,6 +388,49 @@ class GraphKeptAcrossIterations(GraphRule):
                 fix = UNSAFE
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")
+
+    def _buffer_updates(self, done: set) -> None:
+        """Tensor state a module's forward updates in place from this call's graph."""
+        ctx = self.ctx
+        for u in buffer_updates(ctx.analysis):
+            if id(u.stmt) in done or u.reset:
+                continue
+            done.add(id(u.stmt))
+            where = f"`{u.cls.name.value}.{u.method}`" + (" (called from forward)" if u.method not in ENTRIES else "")
+            what = ", ".join(f"`{code(ctx, v)}`" for v in u.values)
+            if u.reset:
+                continue  # a reset that keeps the history: AD106's
+            if u.cache:
+                self._cache(u, where, what)
+                continue
+            how = f"sets `{u.key}` to {what}, from its old value and" if u.rebind else \
+                f"updates `{u.key}` in place with {what}, which carries"
+            msg = (f"{where} {how} this call's graph "
+                   f"(line {line(ctx, u.stmt)}): the module keeps the history, each call's update stacks onto "
+                   f"the last, so every step's graph stays alive (memory grows) and a loss that reads "
+                   f"`{u.key}` walks into freed graphs. Update it from detached values (or under "
+                   f"`torch.no_grad()`)")
+            if OWN not in u.origins:
+                names = ", ".join(f"`{p}`" for p in u.inputs) or "forward's input"
+                msg += (f"; inferred: {names} carries a graph (an earlier layer's output, as when this module "
+                        f"is part of a trained network)")
+            edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v)]
+            self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
+                        fix_title="Update it from detached values")
+
+    def _cache(self, u, where, what) -> None:
+        ctx = self.ctx
+        params = ", ".join(f"`{p}`" for p in u.params) or "the module's parameters"
+        msg = (f"{where} keeps {what}, computed from {params}, in `{u.key}` (line {line(ctx, u.stmt)}) and "
+               f"returns the kept tensor on later calls: after the first backward frees its graph, the next "
+               f"training step's backward walks into it (and it holds the values from before the optimizer "
+               f"step). Do not keep values computed from trained parameters across calls (or keep them "
+               f"detached where the parameters are not trained)")
+        conditions = sorted({c for p in u.params for c in [grad_condition(ctx, u.cls, p)] if c})
+        if conditions:
+            msg += "; this holds when " + " and ".join(f"`{c}`" for c in conditions) + " is true (the parameter's "\
+                   "requires_grad)"
+        self.report(u.stmt, msg)
 
 
 def _reset_after_backward(ctx, scope, leak) -> bool:

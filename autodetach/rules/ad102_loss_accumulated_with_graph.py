@@ -13,7 +13,7 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, detach, line
+from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
 class LossAccumulatedWithGraph(GraphRule):
@@ -23,7 +23,10 @@ class LossAccumulatedWithGraph(GraphRule):
     ## What it does
     Finds `total_loss += loss`, `total = total + loss` and
     `losses.append(loss)` in a loop, where the loss carries its graph and the
-    accumulator is never backwarded.
+    accumulator is never backwarded. With no loop in sight, a step function
+    that backwards its loss and adds it in place into a tensor reached
+    through an argument or `self` (`stats.device_stat("loss").add_(loss)`):
+    the tensor outlives the call, an inference the report states.
 
     Not reported: sums over the sub-iterations of one optimizer step
     (`for sub_i in range(iter_size)`, no step inside), reset by every step,
@@ -495,6 +498,26 @@ class LossAccumulatedWithGraph(GraphRule):
                               fix_title=f"Accumulate {how}")
             if guesses and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
+        self._step_accumulators(done)
+
+    def _step_accumulators(self, done: set) -> None:
+        """A step function adding its backwarded loss in place into a tensor it
+        reaches through an argument (or `self`): no loop in sight."""
+        from ..analysis.step_accumulators import step_accumulators
+
+        ctx = self.ctx
+        for acc in step_accumulators(ctx.analysis):
+            if id(acc.stmt) in done or _already_cut(acc.value):
+                continue
+            done.add(id(acc.stmt))
+            whose = "the object" if acc.root == "self" else f"the argument `{acc.root}`"
+            msg = (f"`{code(ctx, acc.target)}` adds `{code(ctx, acc.value)}` in place with its graph "
+                   f"(line {line(ctx, acc.stmt)}; `{acc.loss}` is backwarded here): it is reached through {whose}, "
+                   f"so it outlives this step and keeps every step's graph alive until it is reset, and memory "
+                   f"grows; add `.detach()` of it instead; inferred: the accumulator lives across calls of this "
+                   f"function, and is never backwarded itself" + _UNSAFE_NOTE)
+            self.report(acc.value, msg, edits=[Edit(acc.value, detach(acc.value))], fix=UNSAFE,
+                        fix_title="Add `.detach()`")
 
     def _remote_meters(self) -> None:
         """A meter class of this file whose callers, in other files, feed it
@@ -517,13 +540,17 @@ class LossAccumulatedWithGraph(GraphRule):
                    f"{os.path.basename(caller_file)} (line {caller_line}){more} "
                    f"with `{arg}`, which a backward there shows to carry a graph, so every iteration's graph "
                    f"stays alive and memory grows; add `.detach()` of it instead; inferred: what the callers pass "
-                   f"is read from their code in another file" + _UNSAFE_NOTE)
+                   f"is read from their code in another file" +
+                   (f"; `{store.callee}(...)`, out of sight, keeps the graph of what it is given" if store.callee
+                    else "") + _UNSAFE_NOTE)
             self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
 
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""
         ctx = self.ctx
-        method, where, store, whole = node.meter
+        method, where, store, whole, callee = node.meter
+        if callee:
+            guesses = guesses + [f"`{callee}(...)`, out of sight, keeps the graph of what it is given"]
         what = "its argument" if whole else "the entries of its argument"
         msg = (f"`{leak.key}` keeps `{ctx.code(src).strip()}` with its graph (line {line(ctx, node.stmt)}): "
                f"`{method}` adds {what} into the object's state ({where}, line {store}), so every "

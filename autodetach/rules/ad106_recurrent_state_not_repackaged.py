@@ -38,7 +38,11 @@ class RecurrentStateNotRepackaged(GraphRule):
     a trainer method that another method's loop calls once per pass
     (`train_stream` -> `self.train_chunk`) is detached at the start of the
     called method. With `retain_graph=True` on the backward, the chained
-    state is reported too.
+    state is reported too. And a module's reset method that zeroes, in
+    place, state its forward stores a graph in (`self.v_mem.zero_()`): the
+    zeros keep the old history, and the next forward reads them; the fix
+    cuts it after the reset (`.zero_().detach_()`), which changes no
+    gradient (the zeroed values pass none back).
 
     ## Why it matters
     Truncated backpropagation through time must cut the state at each batch.
@@ -86,7 +90,8 @@ class RecurrentStateNotRepackaged(GraphRule):
     name = "recurrent-state-not-repackaged"
     summary = "recurrent state from the previous batch reaches this batch's backward; detach it"
     fix_safety = SAFE
-    tokens = BACKWARD_TOKENS + ("LSTM(", "GRU(", "RNN(")  # model files: state kept in forward
+    # model files: state kept in forward, or reset in place
+    tokens = BACKWARD_TOKENS + ("LSTM(", "GRU(", "RNN(", ".zero_()")
 
     VALID = [
         Valid("""
@@ -296,9 +301,33 @@ class RecurrentStateNotRepackaged(GraphRule):
         """, unsafe=True, note="the file never binds torch: the helper comes with `import torch`"),
     ]
 
+    def _resets(self) -> None:
+        """`self.h.zero_()` in a reset method, where forward stores a graph in
+        `self.h`: the zeros keep the old history (analysis.buffer_updates)."""
+        from ..analysis.buffer_updates import OWN, buffer_updates
+
+        ctx = self.ctx
+        for u in buffer_updates(ctx.analysis):
+            if not u.reset:
+                continue
+            call = u.values[0]
+            msg = (f"`{u.cls.name.value}.{u.method}` resets `{code(ctx, call.func.value)}` in place "
+                   f"(line {line(ctx, u.stmt)}), but forward stores a tensor that carries its call's graph in "
+                   f"`{u.key}`: `{call.func.attr.value}` keeps the old history, so the next forward that reads the "
+                   f"state links into the previous, already freed graph (\"backward through the graph a second "
+                   f"time\"). Cut it after the reset: `{code(ctx, call)}.detach_()`")
+            fix = SAFE
+            if OWN not in u.origins:
+                msg += ("; inferred: forward's input carries a graph (an earlier layer's output)"
+                        " (so the fix is unsafe: check it with --verify)")
+                fix = UNSAFE
+            new = cst.Call(func=cst.Attribute(value=call, attr=cst.Name("detach_")))
+            self.report(call, msg, edits=[Edit(call, new)], fix=fix, fix_title="Detach the state after the reset")
+
     def finish(self) -> None:
         ctx = self.ctx
         analysis = ctx.analysis
+        self._resets()
         groups: dict = {}  # anchor -> [(key, link, diagnosis)], one report per anchor
         for diagnosis in analysis.diagnoses_for(self.kind):
             conflict, link = diagnosis.conflict, diagnosis.link

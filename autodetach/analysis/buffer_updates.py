@@ -1,0 +1,518 @@
+"""Tensor state on a module updated in place, in forward, from this call's graph.
+
+    class BatchNorm(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(n))
+            self.register_buffer("running_mean", torch.zeros(n))
+
+        def forward(self, x):
+            mean = x.mean(0)
+            self.running_mean.mul_(0.9).add_(0.1 * mean)   # the buffer gains mean's graph
+            return (x - mean) * self.weight
+
+An in-place update (`add_`, `copy_`, `buf[...] = v`, `buf += v`) of a tensor
+kept on the module, with a value that carries a graph, gives the buffer a
+history: the next call's update stacks onto it, so every training step's
+graph stays referenced for as long as the module lives (memory grows), and
+a loss that reads the buffer (in eval mode, or a later forward) walks into
+graphs already freed. The same holds for `self.buf = f(self.buf, value)`.
+
+Where the value comes from: the module's own parameters (`self.weight`,
+`self.layer(x)`: certain in training) or forward's inputs, which carry a
+graph when an earlier layer has parameters: an inference the finding names.
+Inputs count only for a module that has trainable parameters of its own (a
+part of a trained network, not an observation normaliser fed raw data).
+Nothing here needs a training loop in the file: the module is the bug.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+IN_PLACE = {"add_", "sub_", "mul_", "div_", "copy_", "lerp_", "addcmul_", "addcdiv_", "fill_", "mean_",
+            "clamp_", "pow_", "sqrt_", "exp_", "set_", "index_add_", "scatter_add_", "masked_fill_",
+            "index_copy_", "scatter_"}
+CUT_METHODS = {"detach", "item", "tolist", "numpy", "size", "dim", "numel", "argmax", "argmin", "eq", "ne",
+               "gt", "lt", "ge", "le", "long", "int", "bool", "byte", "nonzero", "sign", "round", "floor",
+               "ceil", "isnan", "isinf", "isfinite", "argsort", "multinomial", "bernoulli", "zeros_like",
+               "new_zeros", "new_ones", "new_empty", "new_full", "detach_"}
+CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim", "training"}
+CUT_CALLS = {"float", "int", "bool", "len", "str", "isinstance", "range", "type", "print", "getattr", "hasattr"}
+CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn", "rand", "arange", "eye",
+                "linspace", "zeros_like", "ones_like", "empty_like", "full_like", "Tensor", "FloatTensor"}
+CASTS = {"to", "type_as", "type", "cuda", "cpu", "float", "double", "half", "contiguous", "view_as", "expand_as",
+         "reshape_as"}
+# torch functions whose results are integers (or not tensors): no graph
+INTEGER_RESULTS = {"randint", "randperm", "no_grad", "one_hot", "argmax", "argmin", "argsort", "nonzero",
+                   "bucketize", "searchsorted", "multinomial", "bernoulli", "eq", "ne", "gt", "lt", "ge", "le",
+                   "isnan", "isinf", "isfinite"}
+ENTRIES = ("forward", "__call__")
+INPUT, OWN = "input", "param"
+
+
+@dataclass
+class BufferUpdate:
+    cls: cst.ClassDef
+    method: str  # the method that updates it (forward or a helper forward calls)
+    stmt: cst.CSTNode  # the statement
+    key: str  # `self.running_mean`
+    values: list  # the argument expressions that carry the graph (to detach)
+    origins: frozenset  # INPUT and/or OWN
+    inputs: tuple  # forward's parameters the value comes from (INPUT)
+    rebind: bool = False  # `self.avg = m * self.avg + (1 - m) * x`, not in place
+    cache: bool = False  # a value from the parameters kept and returned by later calls (no fix)
+    params: tuple = ()  # the module's parameters the value reads (`self.freqs`)
+    reset: bool = False  # `self.h.zero_()` in another method: values is [the reset call]
+
+
+def buffer_updates(analysis) -> list:
+    return analysis.memo("_buffer_updates", lambda: _find(analysis))
+
+
+def _find(analysis) -> list:
+    ctx = analysis.ctx
+    out = []
+    for cls in ctx.module.body:
+        if isinstance(cls, cst.ClassDef):
+            out += _class_updates(ctx, cls)
+    return out
+
+
+def _class_updates(ctx, cls) -> list:
+    methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+    buffers, params = _state(ctx, cls, methods)
+    if not buffers and not params:
+        return []
+    entry = next((methods[n] for n in ENTRIES if n in methods), None)
+    if entry is None:
+        return []
+    out: list = []
+    # (method name, tainted parameter -> origins), forward first, then the helpers it feeds
+    todo = [(entry.name.value, {p.name.value: frozenset({INPUT}) for p in entry.params.params[1:]})]
+    seen = set()
+    stored: dict = {}  # `self.X` that forward (or a helper) stores a graph in -> origins
+    walked = set()
+    while todo:
+        name, env = todo.pop(0)
+        sig = (name, tuple(sorted((k, tuple(sorted(v))) for k, v in env.items())))
+        if sig in seen or len(seen) > 20:
+            continue
+        seen.add(sig)
+        walker = _Walk(ctx, cls, name, buffers, params, env, methods)
+        fn = methods[name]
+        walker.block(fn.body, quiet=_quiet_fn(ctx, fn))
+        out += walker.found
+        todo += walker.calls
+        for key, got in walker.env.items():
+            if key.startswith("self.") and got:
+                stored[key] = stored.get(key, frozenset()) | got
+                walked.add(name)
+    # inputs count only for a part of a trained network
+    if not params:
+        out = [u for u in out if OWN in u.origins]
+        stored = {k: v for k, v in stored.items() if OWN in v}
+    out += _resets(ctx, cls, methods, stored, walked)
+    done, unique = set(), []
+    for u in out:
+        if id(u.stmt) not in done:
+            done.add(id(u.stmt))
+            unique.append(u)
+    return unique
+
+
+RESETS = {"zero_", "fill_", "uniform_", "normal_"}  # values of their own, no graph
+
+
+def _resets(ctx, cls, methods, stored, walked) -> list:
+    """`self.h.zero_()` in a reset method, for state forward stores a graph in:
+    the in-place reset keeps the tensor's history (zeros with a grad_fn), so
+    the next forward that reads it links into the freed graph of the last
+    batch. `for b in self.buffers(): b.zero_()` resets every buffer."""
+    out = []
+    if not stored:
+        return out
+    for name, m in methods.items():
+        if name in ENTRIES or name == "__init__" or name in walked:
+            continue
+        every = {n.target.value for n in nodes(m) if isinstance(n, cst.For) and isinstance(n.target, cst.Name)
+                 and isinstance(n.iter, cst.Call) and dotted(n.iter.func) == "self.buffers"}
+        cut = {dotted(n.func.value) for n in nodes(m) if isinstance(n, cst.Call) and
+               isinstance(n.func, cst.Attribute) and n.func.attr.value in ("detach_", "requires_grad_")}
+        for n in nodes(m):
+            if not isinstance(n, cst.SimpleStatementLine):
+                continue
+            for small in n.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and
+                        call.func.attr.value in RESETS) or \
+                        any(not isinstance(a.value, (cst.Integer, cst.Float, cst.UnaryOperation)) for a in call.args):
+                    continue
+                base = dotted(call.func.value)
+                keys = [base] if base in stored else sorted(stored) if base in every else []
+                if not keys or base in cut:
+                    continue
+                got = frozenset().union(*(stored[k] for k in keys))
+                out.append(BufferUpdate(cls, name, n, keys[0], [call], got, (), reset=True))
+    return out
+
+
+def _state(ctx, cls, methods) -> tuple:
+    """(tensor state keys kept on the module, its own parameters and layers)."""
+    buffers, params = set(), set()
+    imports = ctx.imports
+    for base in cls.bases:
+        q = imports.qualify(base.value) or ""
+        if q.startswith("torch.nn.") and q.split(".")[-1] not in ("Module", "ModuleList", "ModuleDict", "Sequential"):
+            params |= {"self.weight", "self.bias"}  # `class SNLinear(nn.Linear)`
+    for m in methods.values():
+        for n in nodes(m):
+            if isinstance(n, cst.Call) and dotted(n.func) == "self.register_buffer" and n.args and \
+                    isinstance(n.args[0].value, cst.SimpleString):
+                buffers.add("self." + n.args[0].value.evaluated_value)
+            elif isinstance(n, cst.Call) and dotted(n.func) == "self.register_parameter" and n.args and \
+                    isinstance(n.args[0].value, cst.SimpleString):
+                params.add("self." + n.args[0].value.evaluated_value)
+        if m.name.value != "__init__":
+            continue
+        for n in nodes(m):
+            if not isinstance(n, cst.Assign) or len(n.targets) != 1:
+                continue
+            key = dotted(n.targets[0].target)
+            if key is None or not key.startswith("self.") or not isinstance(n.value, cst.Call):
+                continue
+            call = n.value
+            while isinstance(call.func, cst.Attribute) and call.func.attr.value in ("to", "cuda", "float", "double") \
+                    and isinstance(call.func.value, cst.Call):
+                call = call.func.value
+            q = imports.qualify(call.func) or ""
+            last = q.split(".")[-1]
+            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                flag = _grad_flag(call)
+                if not (isinstance(flag, cst.Name) and flag.value == "False"):
+                    params.add(key)
+            elif q.startswith("torch.nn.") and last[:1].isupper() and q.count(".") == 2 and \
+                    not last.endswith("Loss") and last not in ("Identity", "Dropout", "ReLU", "Tanh", "Sigmoid"):
+                params.add(key)  # a layer: calling it uses its weights
+            elif q.startswith("torch.") and last in CONSTRUCTORS and not _requires_grad(call):
+                buffers.add(key)
+    return buffers - params, params
+
+
+def _grad_flag(call):
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
+
+
+def grad_condition(ctx, cls, key):
+    """The `requires_grad=` expression of `self.key = nn.Parameter(..., requires_grad=expr)` in
+    `__init__` when it is not the literal True (the parameter is trained only when it holds)."""
+    for m in cls.body.body:
+        if not (isinstance(m, cst.FunctionDef) and m.name.value == "__init__"):
+            continue
+        for n in nodes(m):
+            if isinstance(n, cst.Assign) and len(n.targets) == 1 and dotted(n.targets[0].target) == key and \
+                    isinstance(n.value, cst.Call):
+                flag = _grad_flag(n.value)
+                if flag is not None and not (isinstance(flag, cst.Name) and flag.value == "True"):
+                    return ctx.code(flag).strip()
+    return None
+
+
+def _requires_grad(call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "requires_grad" for a in call.args)
+
+
+def _quiet_fn(ctx, fn) -> bool:
+    return any(_grad_off(ctx, d.decorator) for d in fn.decorators)
+
+
+def _grad_off(ctx, expr) -> bool:
+    call = expr.func if isinstance(expr, cst.Call) else expr
+    name = ctx.imports.qualify(call) or dotted(call) or ""
+    if name.endswith(("no_grad", "inference_mode")):
+        return True
+    if name.endswith("set_grad_enabled") and isinstance(expr, cst.Call) and expr.args:
+        return isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False"
+    return False
+
+
+class _Walk:
+    """One method's statements in order, with which names carry a graph."""
+
+    def __init__(self, ctx, cls, name, buffers, params, env, methods):
+        self.ctx, self.cls, self.name = ctx, cls, name
+        self.buffers, self.params, self.methods = buffers, params, methods
+        self.env = dict(env)  # name -> origins
+        self.inputs = {k: (k,) for k in env}  # name -> forward parameters it comes from
+        self.found: list = []
+        self.calls: list = []
+        self.reads: set = set()  # state read by the statements walked so far
+        self.puse: dict = {}  # name -> the module parameters it is computed from
+        self.returned: set = set()
+        self.guards: list = []  # the tests of the `if`/`while` statements around the one walked
+        self.defs: dict = {}  # local name -> the value last assigned to it  # `self.X` (or `self.X[k]`) returned by the statements walked so far
+
+    # --- what an expression carries ---------------------------------------
+    def carries(self, e) -> frozenset:
+        if e is None:
+            return frozenset()
+        if isinstance(e, cst.Name):
+            return self.env.get(e.value, frozenset())
+        if isinstance(e, cst.Attribute):
+            key = dotted(e)
+            if e.attr.value in CUT_ATTRS:
+                return frozenset()
+            if key is not None and key.startswith("self.") and key.count(".") == 1:
+                if key in self.env:
+                    return self.env[key]
+                return frozenset({OWN}) if key in self.params else frozenset()
+            return self.carries(e.value)
+        if isinstance(e, cst.Call):
+            func = e.func
+            key = dotted(func) or ""
+            if isinstance(func, cst.Attribute) and func.attr.value in CUT_METHODS:
+                return frozenset()
+            if isinstance(func, cst.Attribute) and func.attr.value in CASTS:
+                return self.carries(func.value)  # `x.to(other)`: other gives a dtype or device only
+            if key in CUT_CALLS:
+                return frozenset()
+            q = self.ctx.imports.qualify(func) or ""
+            if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS | INTEGER_RESULTS:
+                return frozenset()
+            got = frozenset()
+            if key in self.params:
+                got |= {OWN}  # `self.linear(x)`
+            if isinstance(func, cst.Attribute) and not key.startswith("self."):
+                got |= self.carries(func.value)  # `x.mean(0)`
+            for a in e.args:
+                got |= self.carries(a.value)
+            return got
+        if isinstance(e, (cst.Comparison, cst.SimpleString, cst.Integer, cst.Float, cst.Lambda)):
+            return frozenset()
+        if isinstance(e, cst.Subscript):
+            return self.carries(e.value)
+        got = frozenset()
+        for child in _exprs(e):
+            got |= self.carries(child)
+        return got
+
+    def param_sources(self, e) -> set:
+        out = set()
+        for n in nodes(e):
+            if isinstance(n, cst.Attribute) and dotted(n) in self.params:
+                out.add(dotted(n))
+            elif isinstance(n, cst.Name):
+                out |= self.puse.get(n.value, set())
+        return out
+
+    def sources(self, e) -> tuple:
+        return tuple(sorted({p for n in nodes(e) if isinstance(n, cst.Name) for p in self.inputs.get(n.value, ())}))
+
+    # --- statements ---------------------------------------------------------
+    def block(self, block, quiet: bool) -> None:
+        for stmt in getattr(block, "body", ()):
+            self.stmt(stmt, quiet)
+
+    def stmt(self, stmt, quiet: bool) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(stmt, small, quiet)
+            return
+        if isinstance(stmt, cst.With):
+            off = quiet or any(_grad_off(self.ctx, item.item) for item in stmt.items)
+            self.block(stmt.body, off)
+            return
+        if isinstance(stmt, cst.For):
+            got = self.carries(stmt.iter)
+            for n in nodes(stmt.target):
+                if isinstance(n, cst.Name):
+                    self._bind(n.value, got, stmt.iter)
+            self.block(stmt.body, quiet)
+            return
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return
+        test = getattr(stmt, "test", None)
+        if test is not None:
+            self.guards.append(test)
+        try:
+            self._parts(stmt, quiet)
+        finally:
+            if test is not None:
+                self.guards.pop()
+
+    def _parts(self, stmt, quiet) -> None:
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            part = getattr(stmt, field, None)
+            if part is None:
+                continue
+            for sub in part if isinstance(part, (list, tuple)) else [part]:
+                if isinstance(sub, (cst.If, cst.Else, cst.ExceptHandler, cst.Finally)):
+                    self.stmt(sub, quiet) if isinstance(sub, cst.If) else self.block(sub.body, quiet)
+                else:
+                    self.block(sub, quiet)
+
+    def _bind(self, name, got, expr) -> None:
+        if got:
+            self.env[name] = got
+            self.inputs[name] = self.sources(expr) if expr is not None else ()
+            self.puse[name] = self.param_sources(expr) if expr is not None else set()
+        else:
+            self.env.pop(name, None)
+
+    def small(self, stmt, small, quiet) -> None:
+        if isinstance(small, cst.Return) and small.value is not None:
+            for n in nodes(small.value):
+                key = dotted(n.value if isinstance(n, cst.Subscript) else n) \
+                    if isinstance(n, (cst.Attribute, cst.Subscript)) else None
+                if key is not None and key.startswith("self.") and key.count(".") == 1 and key not in self.params:
+                    self.returned.add(key)  # an early return of kept state: a cache
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                self.assign(stmt, target.target, small.value, quiet)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self.assign(stmt, small.target, small.value, quiet)
+        elif isinstance(small, cst.AugAssign):
+            key = self._state_key(small.target)
+            got = frozenset() if quiet else self.carries(small.value)
+            if key is not None and got and not self._reset(key, rebinds_only=True):
+                self.report(stmt, key, [small.value], got)
+            elif isinstance(small.target, cst.Name) and got:
+                self.env[small.target.value] = self.env.get(small.target.value, frozenset()) | got
+                self.inputs[small.target.value] = self.sources(small.value)
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not quiet:
+            self.in_place(stmt, small.value)
+        for n in nodes(small):
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                    dotted(n.func.value) == "self" and n.func.attr.value in self.methods:
+                self.helper(n, quiet)
+            if isinstance(n, cst.Attribute) and dotted(n) in self.buffers:
+                self.reads.add(dotted(n))
+
+    def assign(self, stmt, target, value, quiet) -> None:
+        got = frozenset() if quiet else self.carries(value)
+        base = target.value if isinstance(target, cst.Subscript) else target
+        if OWN in got and dotted(base) in self.returned and dotted(base) not in self.buffers and \
+                not self._grad_guarded(value):
+            # `if key in self.cache: return self.cache[key]` ... `self.cache[key] = f(self.freqs)`
+            self.report(stmt, dotted(base), [value], frozenset({OWN}), cache=True)
+            return
+        if isinstance(target, cst.Subscript):
+            key = self._state_key(target)
+            if key is not None and got and not self._reset(key, rebinds_only=True):
+                self.report(stmt, key, [value], got)  # `self.buf[:] = v`
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) and \
+                len(value.elements) == len(target.elements) else None
+            for i, el in enumerate(target.elements):
+                sub = values[i].value if values else value
+                self.assign(stmt, el.value, sub, quiet)
+            return
+        key = dotted(target)
+        if key is None:
+            return
+        if key in self.buffers and got and key not in self.env and key not in self.reads and not self._reset(key) and \
+                any(dotted(n) == key for n in nodes(value) if isinstance(n, cst.Attribute)):
+            # `self.avg = m * self.avg + (1 - m) * x`; not recurrent state stepped within this call,
+            # nor state another method resets (the caller manages it, as for an LSTM's), nor state this
+            # call read before (memory that feeds the output: recurrent state)
+            self.report(stmt, key, [value], got, rebind=True)
+        if isinstance(target, cst.Name) or key.startswith("self."):
+            self._bind(key, got, value)
+            self.defs[key] = value
+
+    def _grad_guarded(self, value) -> bool:
+        """The store runs only when the parameters it reads are not trained
+        (`if not self.learned_freq`, `if not self.freqs.requires_grad`)."""
+        flags = {"requires_grad"}
+        for p in self.param_sources(value):
+            cond = grad_condition(self.ctx, self.cls, p)
+            if cond:
+                flags |= {n.value for n in nodes(cst.parse_expression(cond)) if isinstance(n, cst.Name)}
+        words = set()
+        for test in self.guards:
+            for n in nodes(test):
+                if isinstance(n, cst.Name):
+                    words.add(n.value)
+                    if n.value in self.defs:
+                        words |= {x.value for x in nodes(self.defs[n.value]) if isinstance(x, cst.Name)}
+                elif isinstance(n, cst.Attribute):
+                    words.add(n.attr.value)
+        return bool(words & flags)
+
+    def _reset(self, key, rebinds_only=False) -> bool:
+        """Another method sets `key` anew (the caller manages the state, once per
+        step or epoch); unless rebinds_only, resetting it in place counts too
+        (`zero_()` keeps the history, but the state is then recurrent, the
+        caller's to cut)."""
+        for name, m in self.methods.items():
+            if name in ("__init__", self.name) or name in ENTRIES:
+                continue
+            for n in nodes(m):
+                if isinstance(n, cst.AssignTarget) and dotted(n.target) == key:
+                    return True
+                if not rebinds_only and isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                        n.func.attr.value in ("zero_", "fill_", "detach_", "copy_") and dotted(n.func.value) == key:
+                    return True
+        return False
+
+    def in_place(self, stmt, call) -> None:
+        """`self.buf.mul_(m).add_(v)`, `self.buf[i].copy_(v)`: the chain's arguments."""
+        args, cur = [], call
+        while isinstance(cur, cst.Call) and isinstance(cur.func, cst.Attribute) and \
+                cur.func.attr.value in IN_PLACE:
+            args += [a.value for a in cur.args if a.keyword is None or a.keyword.value in ("other", "src", "value")]
+            cur = cur.func.value
+        if cur is call:
+            return
+        key = self._state_key(cur)
+        if key is None:
+            return
+        values = [a for a in args if self.carries(a)]
+        got = frozenset().union(*(self.carries(a) for a in values)) if values else frozenset()
+        if got and not self._reset(key, rebinds_only=True):
+            self.report(stmt, key, values, got)
+
+    def _state_key(self, e):
+        while isinstance(e, cst.Subscript):
+            e = e.value
+        key = dotted(e)
+        return key if key in self.buffers else None
+
+    def helper(self, call, quiet) -> None:
+        fn = self.methods[call.func.attr.value]
+        params = [p.name.value for p in fn.params.params][1:]
+        env = {}
+        for i, a in enumerate(call.args):
+            name = a.keyword.value if a.keyword is not None else (params[i] if i < len(params) else None)
+            got = frozenset() if quiet else self.carries(a.value)
+            if name in params and got:
+                env[name] = got
+        self.calls.append((fn.name.value, env))
+
+    def report(self, stmt, key, values, got, rebind=False, cache=False) -> None:
+        inputs = tuple(sorted({p for v in values for p in self.sources(v)}))
+        used = tuple(sorted({p for v in values for p in self.param_sources(v)}))
+        self.found.append(BufferUpdate(self.cls, self.name, stmt, key, values, got, inputs, rebind, cache, used))
+
+
+def _exprs(e) -> list:
+    """The direct sub-expressions of `e` (operands, elements, arguments)."""
+    out = []
+    for n in nodes(e):
+        if n is e:
+            continue
+        if isinstance(n, cst.BaseExpression):
+            out.append(n)
+    # only the top level: nodes() is a pre-order walk; keep those whose parent is e
+    top, skip = [], set()
+    for n in out:
+        if id(n) in skip:
+            continue
+        top.append(n)
+        skip |= {id(x) for x in nodes(n) if x is not n}
+    return top

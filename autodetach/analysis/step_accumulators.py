@@ -1,0 +1,143 @@
+"""A step function that adds its backwarded loss, in place, into a tensor
+that outlives the call.
+
+    def take_training_step(model, batch, stats, scaler):
+        loss = criterion(model(batch))
+        stats.device_stat("average_loss").add_(loss)
+        scaler.scale(loss).backward()
+
+No loop is in sight: the function runs once per step, called from elsewhere.
+The accumulator is reached through an argument (or `self`), so it lives
+across the calls, and an in-place `add_` gives it the loss's graph each
+step: every step's graph stays referenced until the accumulator is reset.
+The backward in the function proves the loss carries a graph; that the
+accumulator outlives the call is inferred from where it comes from, and the
+finding says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+ADDS = {"add_", "sub_"}
+NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+CUTS = {"detach", "item", "tolist", "numpy", "data", "detach_"}
+
+
+@dataclass
+class StepAccumulator:
+    stmt: cst.CSTNode
+    target: cst.BaseExpression  # what is added into (`stats.device_stat("average_loss")`)
+    value: cst.BaseExpression  # what is added (`loss`)
+    root: str  # the argument (or `self`) the target is reached through
+    loss: str  # the backwarded name it carries
+
+
+def step_accumulators(analysis) -> list:
+    return analysis.memo("_step_accumulators", lambda: _find(analysis.ctx))
+
+
+def _find(ctx) -> list:
+    out = []
+    for fn in nodes(ctx.module):
+        if isinstance(fn, cst.FunctionDef):
+            out += _in_function(ctx, fn)
+    return out
+
+
+def _in_function(ctx, fn) -> list:
+    body = [n for n in nodes(fn, skip=NESTED) if n is not fn]
+    backwarded = set()
+    for n in body:
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "backward":
+            base = n.func.value
+            if isinstance(base, cst.Call) and len(base.args) == 1:  # scaler.scale(loss).backward()
+                base = base.args[0].value
+            if isinstance(base, cst.Name):
+                backwarded.add(base.value)
+    if not backwarded:
+        return []
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
+    rebound = {t.value for n in body if isinstance(n, cst.AssignTarget) for t in nodes(n.target)
+               if isinstance(t, cst.Name)}
+    roots = (params - rebound - backwarded) | ({"self"} if "self" in params else set())
+    # names that carry a backwarded loss's graph: the losses and what is computed from them
+    graph = set(backwarded)
+    for n in body:
+        if isinstance(n, cst.Assign) and _carries(n.value, graph):
+            graph |= {t.value for tgt in n.targets for t in nodes(tgt.target) if isinstance(t, cst.Name)}
+    out = []
+    for n in body:
+        if not isinstance(n, cst.SimpleStatementLine):
+            continue
+        for small in n.body:
+            found = _accumulation(small)
+            if found is None:
+                continue
+            target, value = found
+            root = _root(target)
+            loss = _carries(value, graph)
+            cut = any(isinstance(x, cst.Attribute) and x.attr.value in CUTS for x in nodes(target))
+            if root in roots and loss and not cut and not _quiet(ctx, n) and not _carries(target, backwarded):
+                out.append(StepAccumulator(n, target, value, root, loss))
+    return out
+
+
+def _accumulation(small):
+    """(target, value) of `target.add_(value)` as a statement, or `t[k] += value` /
+    `t.attr += value` (an element or attribute of a longer-lived object)."""
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        call = small.value
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ADDS and call.args and \
+                call.args[0].keyword is None:
+            return call.func.value, call.args[0].value
+    if isinstance(small, cst.AugAssign) and isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)) and \
+            isinstance(small.target, (cst.Subscript, cst.Attribute)) and not _self_attr(small.target):
+        return small.target, small.value
+    return None
+
+
+def _self_attr(target) -> bool:
+    """`self.total += loss`: the flow's own business (a step method's state)."""
+    return isinstance(target, cst.Attribute) and dotted(target.value) == "self"
+
+
+def _root(e):
+    while True:
+        if isinstance(e, cst.Call):
+            e = e.func
+        elif isinstance(e, (cst.Attribute, cst.Subscript)):
+            e = e.value
+        else:
+            break
+    return e.value if isinstance(e, cst.Name) else None
+
+
+def _carries(e, names: set):
+    """The first of `names` that `e` reads without a cut, else None."""
+    cut = set()
+    for n in nodes(e):
+        if isinstance(n, cst.Attribute) and n.attr.value in CUTS:
+            cut |= {id(x) for x in nodes(n.value)}
+        if isinstance(n, cst.Call) and dotted(n.func) in ("float", "int", "len", "bool"):
+            cut |= {id(x) for x in nodes(n)}
+    for n in nodes(e):
+        if isinstance(n, cst.Name) and n.value in names and id(n) not in cut:
+            return n.value
+    return None
+
+
+def _quiet(ctx, stmt) -> bool:
+    cur = ctx.parent(stmt)
+    while cur is not None and not isinstance(cur, cst.FunctionDef):
+        if isinstance(cur, cst.With):
+            for item in cur.items:
+                call = item.item.func if isinstance(item.item, cst.Call) else item.item
+                if (dotted(call) or "").endswith(("no_grad", "inference_mode")):
+                    return True
+        cur = ctx.parent(cur)
+    return False

@@ -1,0 +1,47 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ITERS = 6
+
+
+class DeviceStats:
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.stats = {}
+
+    def device_stat(self, name):
+        if name not in self.stats:
+            self.stats[name] = torch.zeros((), device=self.device)
+        return self.stats[name]
+
+    def flush(self):
+        values = {k: v.item() for k, v in self.stats.items()}
+        for v in self.stats.values():
+            v.zero_()
+        return values
+
+
+def take_training_step(model, optimizer, batch, stats):
+    x, y = batch
+    loss = F.mse_loss(model(x), y)
+    stats.device_stat("loss").add_(loss)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+def main():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    stats = DeviceStats()
+    for step in range(ITERS):
+        take_training_step(model, optimizer, (torch.randn(8, 5), torch.randn(8, 1)), stats)
+        if step % 2 == 1:
+            print(f"{step} loss {stats.flush()['loss'] / 2:.6f}")
+    print(f"checksum {sum(p.sum().item() for p in model.parameters()):.6f}")
+
+
+if __name__ == "__main__":
+    main()

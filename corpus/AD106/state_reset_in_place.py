@@ -1,0 +1,48 @@
+# expect-before: error Trying to backward through the graph a second time
+# A leaky integrator layer keeps its membrane state on the module: forward
+# reads it and stores the new state, which carries this batch's graph, and
+# the training loop calls reset_states() between samples. The reset zeroes
+# the buffer in place, which keeps its history: the next sample's forward
+# reads zeros that still hang from the previous sample's freed graph.
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+torch.manual_seed(0)
+
+
+class LeakyLayer(nn.Module):
+    def __init__(self, n_in, n_out, decay=0.9):
+        super().__init__()
+        self.fc = nn.Linear(n_in, n_out)
+        self.decay = decay
+        self.register_buffer("v_mem", torch.zeros(1, n_out))
+
+    def reset_states(self):
+        self.v_mem.zero_()
+
+    def forward(self, x):
+        v = self.decay * self.v_mem + self.fc(x)
+        self.v_mem = v
+        return torch.tanh(v)
+
+
+def train(layer, head, optimizer, samples):
+    for it, seq in enumerate(samples):
+        layer.reset_states()
+        out = torch.stack([head(layer(x)) for x in seq])
+        loss = F.mse_loss(out, torch.ones_like(out))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        print(f"{it} loss {loss.item():.6f}")
+
+
+layer, head = LeakyLayer(3, 8), nn.Linear(8, 1)
+optimizer = torch.optim.SGD(list(layer.parameters()) + list(head.parameters()), lr=0.05)
+samples = [[torch.randn(1, 3) for _ in range(5)] for _ in range(ITERS)]
+train(layer, head, optimizer, samples)
+print(f"checksum {sum(p.sum().item() for p in layer.parameters()):.6f}")

@@ -256,3 +256,23 @@ def test_all_three_dying_alike_is_unverifiable_whatever_their_process_ids():
     # and so is after dying where the reference ran
     ok = Run("reference", {"status": "ok", "events": []}, returncode=0)
     assert judge(runs[0], runs[1], ok).verdict == "regressed"
+
+
+def test_a_fix_whose_run_stops_in_another_file_is_not_regressed():
+    """A legacy package: fixing utils.py removes its error, and the run then
+    stops at model.py's own legacy error, which this fix does not touch."""
+    from autodetach.verify.integrate import moved_on
+
+    d = {"verdict": "regressed", "details": "after fails differently",
+         "runs": {"before": {"error": "TypeError at pkg/utils.py:10: iteration over a 0-d tensor"},
+                  "after": {"error": "RuntimeError at pkg/model.py:29: Legacy autograd function"}}}
+    out = moved_on(d, "/x/pkg/utils.py")
+    assert out["verdict"] == "unverifiable"
+    assert "utils.py (line 10)" in out["details"] and "pkg/model.py:29" in out["details"]
+    # after failing in the rewritten file itself stays a regression
+    d["runs"]["after"]["error"] = "RuntimeError at pkg/utils.py:12: boom"
+    assert moved_on(d, "/x/pkg/utils.py")["verdict"] == "regressed"
+    # and so does an original that stopped elsewhere
+    d["runs"]["before"]["error"] = "TypeError at pkg/train.py:3: x"
+    d["runs"]["after"]["error"] = "RuntimeError at pkg/model.py:29: y"
+    assert moved_on(d, "/x/pkg/utils.py")["verdict"] == "regressed"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -416,12 +417,37 @@ def plan_targets(results, files, settings) -> list:
     return targets
 
 
+_AT = re.compile(r" at (\S+?):(\d+): ")
+
+
+def moved_on(d: dict, path: str) -> dict:
+    """A verdict `regressed` because the after run stops elsewhere, while the
+    original stopped in the rewritten file and after does not: the fix
+    removed that error and the run went on to another file's (often one
+    that other findings there fix, in a legacy package). That is not shown
+    to be worse: unverifiable, saying where each run stopped."""
+    runs = d.get("runs") or {}
+    b = _AT.search(str((runs.get("before") or {}).get("error", "")))
+    a = _AT.search(str((runs.get("after") or {}).get("error", "")))
+    if d.get("verdict") != REGRESSED or not a or not b:
+        return d
+    name = os.path.basename(path)
+    if os.path.basename(b.group(1)) != name or os.path.basename(a.group(1)) == name:
+        return d
+    d = dict(d, verdict=UNVERIFIABLE)
+    d["details"] = (f"the fix removes the error the original meets in {name} (line {b.group(2)}); the after run then "
+                    f"stops in another file, {a.group(1)}:{a.group(2)}, which this fix does not touch: "
+                    + str(runs["after"]["error"]) + " (fix that file too, or verify the tree with --run)")
+    return d
+
+
 def _verdicts(j: Judgement, runs: dict, scratch: Scratch, path: str, pairs, entry: Optional[str] = None) -> dict:
     """id(finding) -> its verdict, for (finding, span) pairs judged by `j`."""
     out = {}
     for f, span in pairs:
         d = span_verdict(j, reached(runs, scratch, path, span), f.code, missing_uses(runs, scratch, path, span),
                          budget_note(runs))
+        d = moved_on(d, path)
         if entry is not None:
             d["entry_point"] = entry
         out[id(f)] = d

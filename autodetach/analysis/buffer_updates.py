@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..imports import dotted
+from .flow import grad_mode
 from .walk import nodes
 
 IN_PLACE = {"add_", "sub_", "mul_", "div_", "copy_", "lerp_", "addcmul_", "addcdiv_", "fill_", "mean_",
@@ -105,7 +106,7 @@ def _class_updates(ctx, cls) -> list:
         seen.add(sig)
         walker = _Walk(ctx, cls, name, buffers, params, env, methods)
         fn = methods[name]
-        walker.block(fn.body, quiet=_quiet_fn(ctx, fn))
+        walker.block(fn.body, quiet=any(grad_mode(d.decorator, ctx.imports) == 1 for d in fn.decorators))
         out += walker.found
         todo += walker.calls
         for key, got in walker.env.items():
@@ -226,20 +227,6 @@ def _requires_grad(call) -> bool:
     return any(a.keyword is not None and a.keyword.value == "requires_grad" for a in call.args)
 
 
-def _quiet_fn(ctx, fn) -> bool:
-    return any(_grad_off(ctx, d.decorator) for d in fn.decorators)
-
-
-def _grad_off(ctx, expr) -> bool:
-    call = expr.func if isinstance(expr, cst.Call) else expr
-    name = ctx.imports.qualify(call) or dotted(call) or ""
-    if name.endswith(("no_grad", "inference_mode")):
-        return True
-    if name.endswith("set_grad_enabled") and isinstance(expr, cst.Call) and expr.args:
-        return isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False"
-    return False
-
-
 class _Walk:
     """One method's statements in order, with which names carry a graph."""
 
@@ -323,7 +310,7 @@ class _Walk:
                 self.small(stmt, small, quiet)
             return
         if isinstance(stmt, cst.With):
-            off = quiet or any(_grad_off(self.ctx, item.item) for item in stmt.items)
+            off = quiet or any(grad_mode(item.item, self.ctx.imports) == 1 for item in stmt.items)
             self.block(stmt.body, off)
             return
         if isinstance(stmt, cst.For):

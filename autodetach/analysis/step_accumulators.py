@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..imports import dotted
+from .flow import grad_mode
 from .walk import nodes
 
 ADDS = {"add_", "sub_"}
@@ -134,10 +135,7 @@ def _carries(e, names: set):
 def _quiet(ctx, stmt) -> bool:
     cur = ctx.parent(stmt)
     while cur is not None and not isinstance(cur, cst.FunctionDef):
-        if isinstance(cur, cst.With):
-            for item in cur.items:
-                call = item.item.func if isinstance(item.item, cst.Call) else item.item
-                if (dotted(call) or "").endswith(("no_grad", "inference_mode")):
-                    return True
+        if isinstance(cur, cst.With) and any(grad_mode(item.item, ctx.imports) == 1 for item in cur.items):
+            return True
         cur = ctx.parent(cur)
     return False

@@ -1135,26 +1135,10 @@ class Scope:
             if summary.arity and "graph" in summary.elems and args.graph:
                 # `loss, mse, reg = total_loss(...)` from losses.py: the whole is not known
                 # to carry the graph, but the elements the summary says hang from it do
-                return self._some_through(args, summary, qualified or key)
+                return self._through(args, summary, qualified or key, known=False)
         if args.graph:
             args.uncertain = True
         return None
-
-    def _some_through(self, args: Val, summary, name: str) -> Val:
-        """A project-local function returning a tuple of which some elements
-        are known to carry the arguments' graph, some cut, some unknown."""
-        whole = Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                    nontrivial=True, unknown=args.unknown, uncertain=True)
-        elems = []
-        for kind in summary.elems[:summary.arity]:
-            if kind in ("cut", "const"):
-                elems.append(Val(ghosts=args.heads | args.ghosts))
-            else:
-                elems.append(Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                                 nontrivial=True, unknown=args.unknown, uncertain=kind != "graph",
-                                 loss=_looks_like_loss(name)))
-        whole.elems = elems
-        return whole
 
     def _elems(self, func, call, args, shape, whole, cut, skip, from_args=None) -> list:
         """Per returned element: the graph of the arguments it hangs from (its
@@ -1286,17 +1270,24 @@ class Scope:
             method = found[0] if len(found) == 1 else None
         return method
 
-    def _through(self, args: Val, summary, name: str) -> Val:
-        """A project-local function that returns its arguments' graph."""
+    def _through(self, args: Val, summary, name: str, known: bool = True) -> Val:
+        """A project-local function that returns its arguments' graph; with
+        `known` False, a tuple of which only the elements the summary marks
+        `graph` are known to (the whole and the other elements stay uncertain)."""
         args.nontrivial = True
-        args.loss = _looks_like_loss(name)
+        loss = _looks_like_loss(name)
+        if known:
+            args.loss = loss
+        else:
+            args.uncertain = True
         if summary.arity:
             # an element the callee returns cut (`ckpt["step"]` of a torch.load) carries none of it
-            cut = [kind in ("cut", "const") for kind in summary.elems] if summary.elems else []
-            args.elems = [Val(ghosts=args.heads | args.ghosts) if index < len(cut) and cut[index]
+            kinds = summary.elems or ()
+            args.elems = [Val(ghosts=args.heads | args.ghosts) if i < len(kinds) and kinds[i] in ("cut", "const")
                           else Val(heads=args.heads, ghosts=args.ghosts, modules=args.modules, uses=args.uses,
-                                   nontrivial=True, unknown=args.unknown, loss=args.loss)
-                          for index in range(summary.arity)]
+                                   nontrivial=True, unknown=args.unknown, loss=loss,
+                                   uncertain=not known and (i >= len(kinds) or kinds[i] != "graph"))
+                          for i in range(summary.arity)]
         return args
 
     def _external(self, func, qualified, key) -> bool:

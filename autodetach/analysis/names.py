@@ -31,7 +31,7 @@ RECURRENT = {"torch.nn.RNN": "tensor", "torch.nn.GRU": "tensor", "torch.nn.LSTM"
 
 OPTIMIZER_PREFIX = "torch.optim."
 # `trainer = nn.parallel.DataParallel(trainer)`: still a module, called on tensors
-WRAPPERS = {"torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+WRAPPERS = {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
             "torch.nn.parallel.data_parallel.DataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}
 
 
@@ -154,6 +154,14 @@ class _Collector(cst.CSTVisitor):
         qualified = self.imports.qualify(func) or name
         return qualified.split(".")[0] not in _LIBRARIES
 
+    def _wrapped_key(self, call) -> Optional[str]:
+        """`DataParallel(net, device_ids=...)`: the key of the wrapped module, or None."""
+        if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+            return None
+        if self.imports.qualify(call.func) not in WRAPPERS:
+            return None
+        return _key(call.args[0].value) or ""
+
     def _bind(self, target, value) -> None:
         key = _key(target)
         if key is None:
@@ -165,7 +173,13 @@ class _Collector(cst.CSTVisitor):
         while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train"):
             call = call.func.value
-        if isinstance(call, cst.Call) and _key(call.func) in self.table.classes:
+        inner = self._wrapped_key(call)
+        if inner is not None:
+            # `self.model = DDP(self.model)`: the wrapper runs the inner module's forward
+            for table in (self.table.instances, self.table.foreign_instances):
+                if inner in table:
+                    table[key] = table[inner]
+        elif isinstance(call, cst.Call) and _key(call.func) in self.table.classes:
             self.table.instances[key] = _key(call.func)
         elif isinstance(call, cst.Call) and _key(call.func) is not None and (
                 _key(call.func)[:1].isupper() or self._module_class(call.func)):
@@ -178,9 +192,9 @@ class _Collector(cst.CSTVisitor):
         elif kind == "leaf":
             self.table.leaves.add(key)
         else:
-            if kind == "param" and key not in self.table.modules and isinstance(call, cst.Call) and \
-                    self.imports.qualify(call.func) in WRAPPERS:
-                self.table.wrapped.add(key)
+            if kind == "param" and key not in self.table.modules and inner is not None and \
+                    key not in self.table.instances and key not in self.table.foreign_instances:
+                self.table.wrapped.add(key)  # a class we cannot see
             self.table.modules[key] = kind
             if kind in ("tensor", "tuple"):
                 self.table.recurrent[key] = kind

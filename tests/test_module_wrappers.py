@@ -31,6 +31,6 @@ def test_a_wrapped_class_of_this_file_stays_known():
 
 
 def test_a_wrapped_unknown_model_stays_unseen():
-    t = table("import torch.nn as nn\n\nnet = nn.DataParallel(build(cfg))\n")
+    t = table("from torch.nn.parallel import DataParallel\n\nnet = DataParallel(build(cfg))\n")
     assert "net" in t.wrapped
     assert "net" not in t.foreign_instances

@@ -31,7 +31,7 @@ RECURRENT = {"torch.nn.RNN": "tensor", "torch.nn.GRU": "tensor", "torch.nn.LSTM"
 
 OPTIMIZER_PREFIX = "torch.optim."
 # `trainer = nn.parallel.DataParallel(trainer)`: still a module, called on tensors
-WRAPPERS = {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+WRAPPERS = {"torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
             "torch.nn.parallel.data_parallel.DataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"}
 
 
@@ -158,7 +158,7 @@ class _Collector(cst.CSTVisitor):
         """`DataParallel(net, device_ids=...)`: the key of the wrapped module, or None."""
         if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
             return None
-        if self.imports.qualify(call.func) not in WRAPPERS:
+        if self.imports.qualify(call.func) not in WRAPPERS | {"torch.nn.DataParallel"}:
             return None
         return _key(call.args[0].value) or ""
 
@@ -192,8 +192,8 @@ class _Collector(cst.CSTVisitor):
         elif kind == "leaf":
             self.table.leaves.add(key)
         else:
-            if kind == "param" and key not in self.table.modules and inner is not None and \
-                    key not in self.table.instances and key not in self.table.foreign_instances:
+            if kind == "param" and key not in self.table.modules and self.imports.qualify(call.func) in WRAPPERS \
+                    and key not in self.table.instances and key not in self.table.foreign_instances:
                 self.table.wrapped.add(key)  # a class we cannot see
             self.table.modules[key] = kind
             if kind in ("tensor", "tuple"):

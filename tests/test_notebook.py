@@ -286,6 +286,30 @@ def test_api_split_refuses_cross_cell_edits(tmp_path):
     assert notebook.split(book, "with c:\n    a = 1\n    b = 2\n") is None
 
 
+def test_an_import_removed_at_the_end_of_a_cell_next_to_a_fix_in_the_next(tmp_path):
+    """AD202 drops the last `Variable(...)` and with it the import, the last
+    line of the cell above: the line diff saw one edit across two cells and
+    left the whole notebook unfixed ("its safe fix did not apply here")."""
+    nb = make(tmp_path / "t.ipynb", [
+        "import torch\nfrom torch.autograd import Variable",
+        "md:data",
+        "a = Variable(torch.LongTensor([0, 1]))\nb = Variable(torch.ones(2))\nprint(a, b)"])
+    r = run_cli(["--no-cache", "--fix", nb], select="AD202")
+    assert r.code == 0, r.out + r.err
+    assert _sources(nb) == ["import torch", "data", "a = torch.LongTensor([0, 1])\nb = torch.ones(2)\nprint(a, b)"]
+    again = run_cli(["--no-cache", "--fix", nb], select="AD202")
+    assert again.code == 0 and "Fixed" not in again.out
+
+
+def test_api_split_follows_lines_across_a_cell_boundary(tmp_path):
+    nb = make(tmp_path / "t.ipynb", ["x = 1\ny = 2", "z = 3\nw = 4"])
+    book = notebook.read(raw(nb))
+    assert notebook.split(book, "x = 1\nz = 5\nw = 4\n") == {0: "x = 1", 1: "z = 5\nw = 4"}
+    assert notebook.split(book, "x = 1\ny = 7\nz = 8\nw = 4\n") == {0: "x = 1\ny = 7", 1: "z = 8\nw = 4"}
+    # a line inserted at the boundary could belong to either cell
+    assert notebook.split(book, "x = 1\ny = 7\nq = 0\nz = 8\nw = 4\n") is None
+
+
 # ------------------------------------------------------------------ corpus
 
 def _pairs():

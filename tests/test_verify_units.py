@@ -294,3 +294,18 @@ def test_a_script_that_needs_arguments_says_so():
     assert "the following arguments are required: --lr" in j.details, j.details
     assert "--run" in j.details, j.details
     assert "the following arguments are required" in j.runs["before"]["error"]
+
+
+def test_an_after_run_ended_by_the_backstop_is_not_fixed():
+    """Lightning's loop runs in library code: the backstop ended the after
+    run, so `print(model.total)` in main never ran, and the verdict was
+    `fixed` (uses outside the class are not followed)."""
+    from autodetach.verify.compare import Judgement
+    from autodetach.verify.integrate import span_verdict
+
+    j = Judgement("fixed", "after completes, stays flat", equivalent=True)
+    d = span_verdict(j, True, "AD102", [], {"before": None, "after": "backstop", "reference": "backstop"})
+    assert d["verdict"] == "partial" and d["file_verdict"] == "fixed", d
+    assert "did not reach the program's end" in d["details"] and "backstop" in d["details"]
+    d = span_verdict(j, True, "AD102", [], {"before": None, "after": "loops", "reference": "backstop"})
+    assert d["verdict"] == "fixed", d

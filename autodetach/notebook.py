@@ -282,6 +282,16 @@ def cell_diff(path: str, book: Notebook, changed: dict) -> str:
     return "".join(out)
 
 
+def patch(path: str, book: Notebook, changed: dict, old: bytes, new: bytes) -> str:
+    """What `--diff` prints for a notebook: each changed cell's diff as `# `
+    lines (for reading; `git apply` and `patch` skip them), then the patch
+    of the file's JSON, so a tree's whole output applies."""
+    from .runner import unified_diff
+
+    shown = "".join(f"# {line}\n" for line in cell_diff(path, book, changed).splitlines())
+    return shown + unified_diff(path, old, new)
+
+
 _LINE_REF = re.compile(r"\bline (\d+)\b")
 
 
@@ -401,7 +411,7 @@ def _process(data: bytes, path: str, rules, opts: Options, diff: bool) -> FileRe
             result.new_source = with_sources(book, kept)
             result.fixed = fixed
             if diff:
-                result.diff = cell_diff(path, book, kept)
+                result.diff = patch(path, book, kept, data, result.new_source)
     result.findings = sorted((_map(layout, f) for f in findings), key=lambda f: (f.cell, f.line, f.column, f.code))
     return result
 

@@ -256,13 +256,33 @@ def test_hand_written_json_keeps_every_other_byte(tmp_path):
     assert raw(nb).decode() != text
 
 
-def test_diff_is_per_cell_and_writes_nothing(tmp_path):
+def test_diff_shows_cells_and_applies_with_the_tree(tmp_path):
+    """`--diff` shows each changed cell (as `#` lines, which `git apply` and
+    `patch` skip), then the patch of the notebook's JSON. Before, the cell
+    diffs alone made `git apply` refuse the whole tree's output, the `.py`
+    files' patches too ("train.ipynb:cell 3: No such file or directory")."""
+    import shutil
+    import subprocess
+
     nb = make(tmp_path / "t.ipynb", ["md:x", MODEL, TRAIN])
+    (tmp_path / "m.py").write_text(MODEL + "\n" + TRAIN + "\n")
     before = raw(nb)
-    r = run_cli(["--no-cache", "--diff", nb], select="AD102")
+    r = run_cli(["--no-cache", "--diff", "."], select="AD102", cwd=tmp_path)
     assert r.code == 1 and raw(nb) == before
-    assert r.lines[:2] == [f"--- a/{nb}:cell 3", f"+++ b/{nb}:cell 3"], r.out
-    assert "-    total += loss" in r.lines and "+    total += loss.item()" in r.lines
+    assert "# --- a/t.ipynb:cell 3" in r.lines and "# +++ b/t.ipynb:cell 3" in r.lines, r.out
+    assert "# -    total += loss" in r.lines and "# +    total += loss.item()" in r.lines
+    assert "--- a/t.ipynb" in r.lines and "--- a/m.py" in r.lines
+    (tmp_path / "fix.patch").write_text(r.out)
+    fixed = run_cli(["--no-cache", "--fix", nb], select="AD102")
+    assert fixed.code == 0
+    want = raw(nb)
+    (tmp_path / "t.ipynb").write_bytes(before)
+    if shutil.which("git"):
+        app = subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, capture_output=True)
+        assert app.returncode == 0, app.stderr
+        assert raw(nb) == want and "loss.item()" in (tmp_path / "m.py").read_text()
+    else:
+        pytest.skip("git is not installed: applying the diff is not checked")
 
 
 def test_a_fix_across_cells_or_magics_is_dropped_alone(tmp_path):

@@ -10,6 +10,7 @@ into the changed cells' `source` only, spliced into the file's text so the
 rest of it keeps every byte (nbjson)."""
 from __future__ import annotations
 
+import ast
 import copy
 import difflib
 import json
@@ -131,6 +132,7 @@ def split(book: Notebook, new_virtual: str) -> Optional[dict]:
     for k, c in enumerate(book.cells):
         owner.extend([k] * c.count)
     parts = [[] for _ in book.cells]
+    crossed = set()
     sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
@@ -139,7 +141,15 @@ def split(book: Notebook, new_virtual: str) -> Optional[dict]:
             continue
         cells = {owner[i] for i in range(i1, i2)}
         if len(cells) > 1:
-            return None
+            # An import dropped at the end of one cell next to an edit at the
+            # top of the next: one block for the line diff, two edits here.
+            placed = _across(old[i1:i2], new[j1:j2], owner[i1:i2])
+            if placed is None:
+                return None
+            for k, line in placed:
+                parts[k].append(line)
+            crossed.update(cells)
+            continue
         k = cells.pop() if cells else (owner[i1] if i1 < len(owner) else len(book.cells) - 1)
         parts[k].extend(new[j1:j2])
     out = {}
@@ -147,10 +157,61 @@ def split(book: Notebook, new_virtual: str) -> Optional[dict]:
         text = "".join(parts[k])
         if text == _with_newline(c.masked.text):
             continue
+        if k in crossed and _parses(c.masked.text) and not _parses(text):
+            return None  # the lines fell apart differently (a `with` around both cells' code)
         if not c.source.endswith("\n") and text.endswith("\n"):
             text = text[:-1]  # Jupyter keeps no newline after a cell's last line
         out[c.index] = text
     return out
+
+
+def _across(old: list, new: list, owner: list):
+    """[(cell, new line)] for a block of changed lines whose old lines lie in
+    several cells: each new line goes to the cell of the old line it edits
+    (alike by difflib's ratio), a new line between two old lines of one cell
+    to that cell. None when a new line could belong to two cells, or when
+    the block is too large to pair line by line."""
+    m, n = len(old), len(new)
+    if m * n > 2500:
+        return None
+    ratio = [[difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for b in new] for a in old]
+    alike = [[r if r >= 0.6 else 0.0 for r in row] for row in ratio]
+    # the most alike chain of pairs in order (old and new lines both ascending)
+    best = [[0.0] * (n + 1) for _ in range(m + 1)]
+    for i in range(m - 1, -1, -1):
+        for j in range(n - 1, -1, -1):
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], best[i + 1][j + 1] + alike[i][j] if alike[i][j] else 0)
+    pairs, i, j = {}, 0, 0
+    while i < m and j < n:
+        if alike[i][j] and best[i][j] == best[i + 1][j + 1] + alike[i][j]:
+            pairs[j] = i
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    out = []
+    prev = -1  # the last old line passed
+    for j, line in enumerate(new):
+        if j in pairs:
+            prev = pairs[j]
+            out.append((owner[prev], line))
+            continue
+        nxt = min((i for i in pairs.values() if i > prev), default=None)
+        before = owner[prev] if prev >= 0 else None
+        after = owner[nxt] if nxt is not None else None
+        if before is None or after is None or before != after:
+            return None  # at the edge of the block, or between two cells
+        out.append((before, line))
+    return out
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _styles(text: str):
@@ -219,6 +280,16 @@ def cell_diff(path: str, book: Notebook, changed: dict) -> str:
         name = f"{shown}:cell {c.index + 1}"
         out.extend(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}"))
     return "".join(out)
+
+
+def patch(path: str, book: Notebook, changed: dict, old: bytes, new: bytes) -> str:
+    """What `--diff` prints for a notebook: each changed cell's diff as `# `
+    lines (for reading; `git apply` and `patch` skip them), then the patch
+    of the file's JSON, so a tree's whole output applies."""
+    from .runner import unified_diff
+
+    shown = "".join(f"# {line}\n" for line in cell_diff(path, book, changed).splitlines())
+    return shown + unified_diff(path, old, new)
 
 
 _LINE_REF = re.compile(r"\bline (\d+)\b")
@@ -340,7 +411,7 @@ def _process(data: bytes, path: str, rules, opts: Options, diff: bool) -> FileRe
             result.new_source = with_sources(book, kept)
             result.fixed = fixed
             if diff:
-                result.diff = cell_diff(path, book, kept)
+                result.diff = patch(path, book, kept, data, result.new_source)
     result.findings = sorted((_map(layout, f) for f in findings), key=lambda f: (f.cell, f.line, f.column, f.code))
     return result
 

@@ -27,6 +27,7 @@ class Decoded:
     text: str
     encoding: str
     bom: bool
+    cr: bool = False  # lines end in a lone CR (classic Mac OS): read as LF, written back as CR
 
 
 def decode(data: bytes) -> Decoded:
@@ -37,11 +38,17 @@ def decode(data: bytes) -> Decoded:
         encoding = "utf-8"
     if encoding == "utf-8-sig":
         encoding = "utf-8"
-    # newline="" semantics: keep \r\n and \r exactly.
-    return Decoded(data.decode(encoding), encoding, bom)
+    # newline="" semantics: keep \r\n and \r exactly; but libcst does not
+    # round-trip a file whose only line ends are lone CRs, so those read as LF.
+    text = data.decode(encoding)
+    if "\r" in text and "\n" not in text:
+        return Decoded(text.replace("\r", "\n"), encoding, bom, cr=True)
+    return Decoded(text, encoding, bom)
 
 
 def encode(text: str, dec: Decoded) -> bytes:
+    if dec.cr:
+        text = text.replace("\n", "\r")
     data = text.encode(dec.encoding)
     return (BOM + data) if dec.bom else data
 

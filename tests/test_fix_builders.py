@@ -20,3 +20,15 @@ def test_detach_binds_to_the_whole_expression(src, expected):
     out = cst.Module(body=[]).code_for_node(detach(expr))
     assert out == expected
     cst.parse_expression(out)
+
+
+def test_ad202_message_shows_the_code_its_fix_writes():
+    """The message told the user to write `h.sum(1) * 0.5.detach()`, which
+    detaches the constant only; the fix itself writes the parentheses."""
+    from autodetach import check_code, fix_code
+
+    src = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(h):\n    return Variable(h.sum(1) * 0.5)\n"
+    found = [f for f in check_code(src) if f.code == "AD202"]
+    assert len(found) == 1
+    assert "use `(h.sum(1) * 0.5).detach()`" in found[0].message, found[0].message
+    assert "return (h.sum(1) * 0.5).detach()" in fix_code(src)[0]

@@ -256,13 +256,33 @@ def test_hand_written_json_keeps_every_other_byte(tmp_path):
     assert raw(nb).decode() != text
 
 
-def test_diff_is_per_cell_and_writes_nothing(tmp_path):
+def test_diff_shows_cells_and_applies_with_the_tree(tmp_path):
+    """`--diff` shows each changed cell (as `#` lines, which `git apply` and
+    `patch` skip), then the patch of the notebook's JSON. Before, the cell
+    diffs alone made `git apply` refuse the whole tree's output, the `.py`
+    files' patches too ("train.ipynb:cell 3: No such file or directory")."""
+    import shutil
+    import subprocess
+
     nb = make(tmp_path / "t.ipynb", ["md:x", MODEL, TRAIN])
+    (tmp_path / "m.py").write_text(MODEL + "\n" + TRAIN + "\n")
     before = raw(nb)
-    r = run_cli(["--no-cache", "--diff", nb], select="AD102")
+    r = run_cli(["--no-cache", "--diff", "."], select="AD102", cwd=tmp_path)
     assert r.code == 1 and raw(nb) == before
-    assert r.lines[:2] == [f"--- a/{nb}:cell 3", f"+++ b/{nb}:cell 3"], r.out
-    assert "-    total += loss" in r.lines and "+    total += loss.item()" in r.lines
+    assert "# --- a/t.ipynb:cell 3" in r.lines and "# +++ b/t.ipynb:cell 3" in r.lines, r.out
+    assert "# -    total += loss" in r.lines and "# +    total += loss.item()" in r.lines
+    assert "--- a/t.ipynb" in r.lines and "--- a/m.py" in r.lines
+    (tmp_path / "fix.patch").write_text(r.out)
+    fixed = run_cli(["--no-cache", "--fix", nb], select="AD102")
+    assert fixed.code == 0
+    want = raw(nb)
+    (tmp_path / "t.ipynb").write_bytes(before)
+    if shutil.which("git"):
+        app = subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, capture_output=True)
+        assert app.returncode == 0, app.stderr
+        assert raw(nb) == want and "loss.item()" in (tmp_path / "m.py").read_text()
+    else:
+        pytest.skip("git is not installed: applying the diff is not checked")
 
 
 def test_a_fix_across_cells_or_magics_is_dropped_alone(tmp_path):
@@ -284,6 +304,30 @@ def test_api_split_refuses_cross_cell_edits(tmp_path):
     book = notebook.read(raw(nb))
     assert notebook.split(book, "a = 1\nb = 3\n") == {1: "b = 3"}
     assert notebook.split(book, "with c:\n    a = 1\n    b = 2\n") is None
+
+
+def test_an_import_removed_at_the_end_of_a_cell_next_to_a_fix_in_the_next(tmp_path):
+    """AD202 drops the last `Variable(...)` and with it the import, the last
+    line of the cell above: the line diff saw one edit across two cells and
+    left the whole notebook unfixed ("its safe fix did not apply here")."""
+    nb = make(tmp_path / "t.ipynb", [
+        "import torch\nfrom torch.autograd import Variable",
+        "md:data",
+        "a = Variable(torch.LongTensor([0, 1]))\nb = Variable(torch.ones(2))\nprint(a, b)"])
+    r = run_cli(["--no-cache", "--fix", nb], select="AD202")
+    assert r.code == 0, r.out + r.err
+    assert _sources(nb) == ["import torch", "data", "a = torch.LongTensor([0, 1])\nb = torch.ones(2)\nprint(a, b)"]
+    again = run_cli(["--no-cache", "--fix", nb], select="AD202")
+    assert again.code == 0 and "Fixed" not in again.out
+
+
+def test_api_split_follows_lines_across_a_cell_boundary(tmp_path):
+    nb = make(tmp_path / "t.ipynb", ["x = 1\ny = 2", "z = 3\nw = 4"])
+    book = notebook.read(raw(nb))
+    assert notebook.split(book, "x = 1\nz = 5\nw = 4\n") == {0: "x = 1", 1: "z = 5\nw = 4"}
+    assert notebook.split(book, "x = 1\ny = 7\nz = 8\nw = 4\n") == {0: "x = 1\ny = 7", 1: "z = 8\nw = 4"}
+    # a line inserted at the boundary could belong to either cell
+    assert notebook.split(book, "x = 1\ny = 7\nq = 0\nz = 8\nw = 4\n") is None
 
 
 # ------------------------------------------------------------------ corpus

@@ -86,3 +86,19 @@ def test_unnamed_file_that_cannot_be_linked_is_copied_whole(tmp_path):
     finally:
         os.close(fd)
         shutil.rmtree(target)
+
+
+def test_old_mac_newlines_are_fixed_and_kept(tmp_path):
+    """A file whose lines end in a lone CR (classic Mac OS): libcst does not
+    round-trip it, so its findings were marked fixable ([*]) and never fixed,
+    without a word. Now it is read with LF and written back with CR."""
+    from autodetach.engine import Options, process_bytes
+    from autodetach.registry import by_code
+
+    body = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(h):\n    return Variable(h.data)\n"
+    data = body.replace("\n", "\r").encode()
+    res = process_bytes(data, "m.py", [by_code()["AD201"]], Options(fix=True))
+    assert res.new_source == body.replace("Variable(h.data)", "h.detach()").replace("\n", "\r").encode()
+    assert [f.line for f in process_bytes(data, "m.py", [by_code()["AD201"]], Options()).findings] == [6]
+    clean = "import torch\r\rdef f(h):\r    return h.detach()\r".encode()
+    assert process_bytes(clean, "m.py", [by_code()["AD201"]], Options(fix=True)).new_source is None

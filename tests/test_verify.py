@@ -141,6 +141,26 @@ def test_backstop_is_named_and_the_unrun_use_makes_it_partial():
     assert code == 1
 
 
+@pytest.mark.slow
+def test_a_backstopped_run_is_tried_longer_and_runs_to_its_end(tmp_path):
+    """60 steps in a loop the rewrite cannot wrap (as in Lightning's fit):
+    the backstop ended the runs at 50 steps and the print after never ran.
+    The longer try runs it to its end: fixed."""
+    body = ("import torch\ntorch.manual_seed(0)\nm = torch.nn.Linear(3, 1)\n"
+            "opt = torch.optim.SGD(m.parameters(), lr=0.01)\ntotal = 0\n"
+            "def step():\n    global total\n    loss = m(torch.randn(4, 3)).pow(2).mean()\n    opt.zero_grad()\n"
+            "    loss.backward()\n    opt.step()\n    total += loss\n"
+            "exec('for i in range(60):\\n    step()\\n')\nprint(float(total))\n")
+    orig, patched = tmp_path / "long.py", tmp_path / "long.patched.py"
+    orig.write_text(body)
+    patched.write_text(body.replace("total += loss\n", "total += loss.item()\n"))
+    code, out, err = cli("verify", str(orig), str(patched), "--output-format", "json", cwd=str(tmp_path))
+    doc = json.loads(out)
+    rw = doc["rewrites"][0]
+    assert rw["verdict"] in ("fixed", "equivalent"), rw["details"]
+    assert "backstop" not in set(rw["budget"].values()), rw
+
+
 def _long_corpus_case(tmp_path, case, old_text, new_text):
     """A corpus case with 500 iterations (far past the budget), and a patch of it."""
     with open(os.path.join(ROOT, "corpus", case), encoding="utf-8") as fh:

@@ -276,3 +276,36 @@ def test_a_fix_whose_run_stops_in_another_file_is_not_regressed():
     d["runs"]["before"]["error"] = "TypeError at pkg/train.py:3: x"
     d["runs"]["after"]["error"] = "RuntimeError at pkg/model.py:29: y"
     assert moved_on(d, "/x/pkg/utils.py")["verdict"] == "regressed"
+
+
+def test_a_script_that_needs_arguments_says_so():
+    """A training script with a required argparse option exits with status 2
+    in every run: the details named only `SystemExit ...: 2`, not argparse's
+    message nor how to pass arguments."""
+    from autodetach.verify.compare import Run, judge
+
+    def exited(name):
+        return Run(name, {"status": "error", "exception": {"type": "SystemExit", "message": "2",
+                                                           "file": "run.py", "line": 12}}, returncode=1,
+                   stderr="usage: run.py [-h] --lr LR\nrun.py: error: the following arguments are required: --lr\n")
+
+    j = judge(exited("before"), exited("after"), exited("reference"))
+    assert j.verdict == "unverifiable", j.details
+    assert "the following arguments are required: --lr" in j.details, j.details
+    assert "--run" in j.details, j.details
+    assert "the following arguments are required" in j.runs["before"]["error"]
+
+
+def test_an_after_run_ended_by_the_backstop_is_not_fixed():
+    """Lightning's loop runs in library code: the backstop ended the after
+    run, so `print(model.total)` in main never ran, and the verdict was
+    `fixed` (uses outside the class are not followed)."""
+    from autodetach.verify.compare import Judgement
+    from autodetach.verify.integrate import span_verdict
+
+    j = Judgement("fixed", "after completes, stays flat", equivalent=True)
+    d = span_verdict(j, True, "AD102", [], {"before": None, "after": "backstop", "reference": "backstop"})
+    assert d["verdict"] == "partial" and d["file_verdict"] == "fixed", d
+    assert "did not reach the program's end" in d["details"] and "backstop" in d["details"]
+    d = span_verdict(j, True, "AD102", [], {"before": None, "after": "loops", "reference": "backstop"})
+    assert d["verdict"] == "fixed", d

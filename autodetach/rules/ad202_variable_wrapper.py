@@ -512,12 +512,12 @@ class VariableWrapper(Rule):
                 f"with no graph, so use it directly",
                 replacement=bracket_safe(self.ctx, node, new), fix_title="Remove the `Variable` wrapper")
             return
+        new = method_call(parenthesize_if_needed(arg), "detach")
         self.report(
             node,
             f"`Variable({src})` returns a detached alias on PyTorch >= 0.4, and `{src}` may carry "
-            f"a graph: dropping the wrapper would reconnect it; use `{src}.detach()`",
-            replacement=bracket_safe(self.ctx, node, method_call(parenthesize_if_needed(arg), "detach")),
-            fix_title="Replace with `.detach()`")
+            f"a graph: dropping the wrapper would reconnect it; use `{_shown(new)}`",
+            replacement=bracket_safe(self.ctx, node, new), fix_title="Replace with `.detach()`")
 
     def _leaf(self, node, arg, src, flag) -> None:
         imp = self.ctx.imports
@@ -532,11 +532,11 @@ class VariableWrapper(Rule):
                 isinstance(root.func, cst.Attribute) and root.func.attr.value in NEW_METHODS)):
             new = cst.Call(func=cst.Attribute(parenthesize_if_needed(arg), cst.Name("requires_grad_")),
                            args=flag_args)
-            how = f"use `{src}.requires_grad_({flag_src})`"
+            how = f"use `{_shown(new)}`"
         else:
             new = cst.Call(func=cst.Attribute(method_call(parenthesize_if_needed(arg), "detach"),
                                               cst.Name("requires_grad_")), args=flag_args)
-            how = f"use `{src}.detach().requires_grad_({flag_src})`"
+            how = f"use `{_shown(new)}`"
         self.report(
             node,
             f"`Variable({src}, requires_grad=...)` makes a new leaf; {how}",
@@ -647,3 +647,8 @@ class VariableWrapper(Rule):
 
 def _dotted(node) -> str:
     return dotted(node) or ""
+
+
+def _shown(node) -> str:
+    """The code a fix writes, as the message quotes it (parentheses included)."""
+    return cst.Module(body=[]).code_for_node(node)

@@ -13,7 +13,8 @@ import sys
 import click
 
 from .compare import GOOD, UNVERIFIABLE, judge
-from .integrate import Verifier, budget_note, diff_spans, entry_point, missing_uses, reached, span_verdict
+from .integrate import (Target, Verifier, _rerun_longer, budget_note, diff_spans, entry_point, missing_uses,
+                        reached, span_verdict)
 from .isolate import SANDBOXES
 from .report import isolation_line, render_rows
 from .sandbox import find_tree_root
@@ -57,6 +58,11 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
             isolation = v.isolation.as_dict()
             scratch, reqs = v.plan({path: (old, new, spans)}, root, None if run_cmd else path)
             runs = v.execute([reqs])[0]
+            # beyond the budget or ended by the backstop: one longer try, as for --verify
+            one = Target(None, path, old, new, [], spans=spans, script=None if run_cmd else path, scratch=scratch,
+                         runs=runs)
+            _rerun_longer(v, [one])
+            runs = one.runs
             j = judge(runs["before"], runs["after"], runs["reference"])
             verdicts = [span_verdict(j, reached(runs, scratch, path, s), None, missing_uses(runs, scratch, path, s),
                                      budget_note(runs)) for s in spans]

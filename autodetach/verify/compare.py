@@ -121,7 +121,18 @@ class Run:
         where = ""
         if exc.get("line"):
             where = f" at {exc['file']}:{exc['line']}" if exc.get("file") else f" at line {exc['line']}"
-        return f"{exc.get('type', 'error')}{where}: {first}"
+        out = f"{exc.get('type', 'error')}{where}: {first}"
+        said = self.exit_message()
+        return f"{out} ({said})" if said else out
+
+    def exit_message(self) -> str:
+        """What a program that exited with an error status printed last
+        (argparse's `error: the following arguments are required`)."""
+        exc = self.exception or {}
+        if exc.get("type") != "SystemExit" or not str(exc.get("message") or "").isdigit():
+            return ""  # sys.exit("text") carries its own message
+        tail = self.stderr.strip().splitlines()[-1:]
+        return tail[0].strip()[:200] if tail else ""
 
     def summary(self) -> dict:
         rec = self.record or {}
@@ -285,8 +296,13 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
                 # one the fix addresses (a missing data file), or comes first.
                 # The original's failure: its lines are the user's (a fix that
                 # adds lines moves the same error further down).
+                hint = ""
+                if before.exit_message() and not before.events():
+                    # argparse and the like: the program stopped before training
+                    script = (before.exception or {}).get("file") or "SCRIPT"
+                    hint = f"; it exited before training: give it arguments with --run \"python {script} ARGS\""
                 return J(UNVERIFIABLE, f"every run fails the same way, the reference too: {before.failure()}; "
-                                       "the fix could not be shown to make a difference")
+                                       "the fix could not be shown to make a difference" + hint)
             return J(REGRESSED, f"the fix does not remove the error: {before.failure()}")
         if before.failed:
             return J(REGRESSED, f"after fails differently: {after.failure()} (before: {before.failure()})")

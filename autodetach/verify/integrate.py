@@ -306,6 +306,13 @@ def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None, mi
         d["details"] = (f"lines using the rewritten value never ran in the after run: {', '.join(missing)}"
                         f" (file: {j.verdict}: {d['details']})")
         return d
+    if was_reached and (budget or {}).get("after") == "backstop" and j.verdict in GOOD:
+        # Uses outside the file (`model.total` in main) are not followed: a
+        # program that did not reach its end is not shown fixed.
+        d["file_verdict"] = j.verdict
+        d["verdict"] = PARTIAL
+        d["details"] = f"the after run did not reach the program's end (file: {j.verdict}: {d['details']})"
+        return d
     if not was_reached and j.verdict not in (REGRESSED, UNVERIFIABLE):
         d["file_verdict"] = j.verdict
         d["verdict"] = UNREACHED
@@ -510,18 +517,23 @@ def _rerun_longer(v: Verifier, scripts: list) -> None:
         return all(reached(t.runs, t.scratch, t.path, sp) and not missing_uses(t.runs, t.scratch, t.path, sp)
                    for sp in t.spans)
 
+    def backstopped(runs):
+        return sum(bool(x.record and x.record.get("stopped_by") == "backstop") for x in runs.values())
+
     longer, which = [], []
     for t in scripts:
         stopped = any(x.record and x.record.get("stopped_by_budget") for x in t.runs.values())
-        if stopped and not all_reached(t):
+        # a loop in library code (Lightning's fit) ended by the backstop: the code after it never ran
+        if (stopped and not all_reached(t)) or backstopped(t.runs):
             _, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, t.scratch.tree_root, t.script, tag="-long",
                              steps=min(10 * v.steps, 100), scratch=t.scratch)
             longer.append(reqs)
             which.append(t)
     for t, runs in zip(which, v.execute(longer)):
+        more = sum(reached(runs, t.scratch, t.path, sp) for sp in t.spans) > \
+            sum(reached(t.runs, t.scratch, t.path, sp) for sp in t.spans)
         if all(x.completed or x.failed for x in runs.values()) and \
-                sum(reached(runs, t.scratch, t.path, sp) for sp in t.spans) > \
-                sum(reached(t.runs, t.scratch, t.path, sp) for sp in t.spans):
+                (more or backstopped(runs) < backstopped(t.runs)):
             t.runs = runs
 
 

@@ -1,9 +1,11 @@
 """AD104: retain_graph=True where nothing traverses the graph again."""
 from __future__ import annotations
 
+import libcst as cst
+
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
-from ..rule import Invalid, Valid
+from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, code, without_arg
 
 
@@ -199,6 +201,9 @@ class RetainGraphUnneeded(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         for found in ctx.analysis.diagnoses_for(self.kind):
+            if found.last is not None:
+                self._last(found)
+                continue
             ev = found.event
             call = ev.call
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
@@ -222,6 +227,33 @@ class RetainGraphUnneeded(GraphRule):
                               fix_title="Drop `retain_graph=True`", **extra)
             if inferred and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
+
+
+    def _last(self, found) -> None:
+        """Every iteration of the loop but the last needs the retain (the
+        next one walks the graph again); the last keeps it for nothing."""
+        ctx, ev, last = self.ctx, found.event, found.last
+        call = ev.call
+        loop = f"`for {code(ctx, last.loop.target)} in {code(ctx, last.loop.iter)}`"
+        when = f" ({last.why} when `{last.index}` is `{last.last}`)" if last.why else ""
+        msg = (f"`{code(ctx, call)}` retains the graph on the last iteration of {loop} too{when}: the "
+               f"earlier iterations need it for the next one's backward, but nothing after the loop "
+               f"backwards that graph, which stays in memory until the next step replaces it")
+        if last.not_last:
+            msg += f"; retain only while `{last.not_last}`"
+        else:
+            msg += "; retain on every iteration but the last (loop with `enumerate` to know which)"
+        extra = {"fix": UNSAFE} if found.inferred else {}
+        if found.inferred:
+            msg += "; inferred: " + "; ".join(found.inferred)
+        edits = []
+        if last.edit is not None:
+            node, text = last.edit
+            new = cst.parse_expression(text)
+            edits = [Edit(node, new.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else new)]
+        rep = self.report(call, msg, edits=edits, fix_title="Retain on every iteration but the last", **extra)
+        if found.inferred and edits and not rep.message.endswith(_UNSAFE_NOTE):
+            rep.message += _UNSAFE_NOTE
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

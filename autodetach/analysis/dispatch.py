@@ -46,20 +46,40 @@ def unreachable_callers(ctx, fn: cst.FunctionDef):
 
 
 def _unreachable(tree, mine: str) -> set:
-    """ids of the methods of this file's ancestors of class `mine` that
-    `mine` overrides (and nothing calls through `super()`)."""
+    """ids of the methods of this file's classes whose `self` cannot be an
+    instance of class `mine`: those of its ancestors that `mine` overrides
+    (and nothing calls through `super()`), and every method of a class
+    unrelated to it (built on nothing, or only on such classes of this file,
+    and with no subclass here that could mix the two)."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    cls = classes.get(mine)
-    if cls is None:
-        return set()
-    own = {item.name for item in cls.body if isinstance(item, _DEFS)}
-    supers = _super_calls(tree)
     out = set()
-    for base in _ancestors(cls, classes):
-        for item in classes[base].body:
-            if isinstance(item, _DEFS) and item.name in own and item.name not in supers:
-                out.add(id(item))
+    cls = classes.get(mine)
+    if cls is not None:
+        own = {item.name for item in cls.body if isinstance(item, _DEFS)}
+        supers = _super_calls(tree)
+        for base in _ancestors(cls, classes):
+            for item in classes[base].body:
+                if isinstance(item, _DEFS) and item.name in own and item.name not in supers:
+                    out.add(id(item))
+    derived = {b.id for node in classes.values() for b in node.bases if isinstance(b, ast.Name)}
+    for name, node in classes.items():
+        if name != mine and name not in derived and _unrelated(node, classes, mine, 0):
+            out |= {id(item) for item in node.body if isinstance(item, _DEFS)}
     return out
+
+
+def _unrelated(cls, classes, mine: str, depth: int) -> bool:
+    """Is `cls` built on nothing but `object` and classes of this file that
+    are not `mine` (so no instance of it is one of `mine`)?"""
+    for base in cls.bases:
+        name = base.id if isinstance(base, ast.Name) else None
+        if name == "object":
+            continue
+        if name is None or name == mine or name not in classes or depth > 5:
+            return False
+        if not _unrelated(classes[name], classes, mine, depth + 1):
+            return False
+    return not cls.keywords
 
 
 def _on_self(call) -> bool:

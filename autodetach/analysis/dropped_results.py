@@ -21,30 +21,71 @@ import ast
 import os
 from typing import Optional
 
+import libcst as cst
+
+from ..imports import dotted
 from .callers import parsed
 from .project_index import files_mentioning
 
 _CUTS = ("item", "detach", "tolist")
 _NUMBERS = ("float", "int", "bool", "str")
+# methods frameworks call by name and whose result they may backward
+_HOOKS = ("forward", "training_step", "validation_step", "test_step", "predict_step", "compute_loss",
+          "training_step_end", "closure", "backward")
 
 
-def dropped_by_callers(analysis, name: str) -> Optional[list]:
-    """Notes when every project call of the function `name` drops its result;
-    None when one may keep it, a reference hands the function on, or no call
-    is found."""
+def dropped_by_callers(analysis, fn) -> Optional[list]:
+    """Notes when every project call of the function `fn` drops its result;
+    None when one may keep it, a reference hands the function on, no call
+    is found, or code out of sight may call it by contract (a framework's
+    hook: `training_step`, `compute_loss`, a method of a class built on a
+    framework's class)."""
     ctx = analysis.ctx
-    if not ctx.path or not os.path.isfile(ctx.path):
+    if not ctx.path or not os.path.isfile(ctx.path) or not _ours(ctx, fn):
         return None
+    name = fn.name.value
     memo = analysis.table("_dropped_by_callers")
     if name not in memo:
         memo[name] = _judge(ctx.path, name)
     return memo[name]
 
 
+def _ours(ctx, fn) -> bool:
+    """Is `fn` called only by the project's code? A module-level function, or
+    a method that is private (`_train_step`), or public in a class built on
+    nothing but `nn.Module` and this file's classes, and not a hook a
+    framework calls (`forward`, `training_step`, `compute_loss`)."""
+    holder = ctx.enclosing(fn, (cst.FunctionDef, cst.ClassDef))
+    if holder is None:
+        return True
+    if isinstance(holder, cst.FunctionDef):
+        return False  # a nested function: handed on or called where it is defined
+    name = fn.name.value
+    if name.startswith("__") or name in _HOOKS:
+        return False
+    return name.startswith("_") or _plain_class(ctx, holder, 0)
+
+
+def _plain_class(ctx, cls, depth) -> bool:
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    for base in cls.bases:
+        if base.keyword is not None:
+            return False  # a metaclass
+        key = dotted(base.value)
+        if key == "object" or ctx.imports.qualify(base.value) == "torch.nn.Module":
+            continue
+        if key in classes and depth < 5 and _plain_class(ctx, classes[key], depth + 1):
+            continue
+        return False
+    return True
+
+
 def _judge(path: str, name: str) -> Optional[list]:
-    paths = list(files_mentioning(path, name.encode()))
-    if os.path.realpath(path) not in {os.path.realpath(p) for p in paths}:
-        paths.append(path)
+    paths, seen = [], set()
+    for p in list(files_mentioning(path, name.encode())) + [path]:
+        if os.path.realpath(p) not in seen:
+            seen.add(os.path.realpath(p))
+            paths.append(p)
     sites = []
     for file, tree in parsed(paths, must=name):
         parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

@@ -692,12 +692,6 @@ class Scope:
         key = dotted(for_in.target) if isinstance(for_in.target, (cst.Name, cst.Attribute)) else None
         if key:
             self.env[key] = Val(heads=iterated.heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
-        elif isinstance(for_in.target, (cst.Tuple, cst.List)):
-            # `for pred, y in zip(preds, ys)`: each name may hold what is iterated
-            elem = self._loop_elem(for_in.iter, iterated)
-            for part in for_in.target.elements:
-                if isinstance(part.value, cst.Name):
-                    self.env[part.value.value] = Val(heads=elem.heads, ghosts=elem.ghosts, unknown=elem.unknown)
         value = self.expr(expr.elt)
         self.env = saved
         return value.join(Val(ghosts=iterated.ghosts))

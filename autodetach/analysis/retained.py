@@ -141,23 +141,11 @@ def _judged_as_step(analysis, scope, ev) -> bool:
 
 def _dropped(analysis, ev):
     """Notes when the function holding `ev` returns its graph and every project
-    call drops the result (dropped_results); None otherwise. Only for a
-    module-level function or a method named as private (`_train_step`):
-    a framework may call another method (`training_step`, `compute_loss`) and
-    backward what it returns, out of sight."""
+    call drops the result (dropped_results); None otherwise."""
     from .dropped_results import dropped_by_callers
 
-    ctx = analysis.ctx
-    fn = ctx.enclosing(ev.call, cst.FunctionDef)
-    if fn is None:
-        return None
-    name = fn.name.value
-    holder = ctx.enclosing(fn, (cst.FunctionDef, cst.ClassDef))
-    if holder is not None and not (name.startswith("_") and not name.startswith("__")):
-        return None
-    if isinstance(holder, cst.FunctionDef):
-        return None  # a nested function: handed on or called where it is defined
-    return dropped_by_callers(analysis, name)
+    fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
+    return dropped_by_callers(analysis, fn) if fn is not None else None
 
 
 def _last_walk(ev) -> bool:

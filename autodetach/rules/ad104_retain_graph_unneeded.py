@@ -69,6 +69,20 @@ class RetainGraphUnneeded(GraphRule):
     values built outside the closure. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
+
+    In a loop whose iterations share a graph (per-task gradients for
+    gradient surgery: `for i in range(n): losses[i].backward(retain_graph=True)`),
+    every iteration but the last needs the retain. When the last one retains
+    too (no test, or a test that is always true, such as `if i < n:` with a
+    dead `else`) and nothing after the loop backwards the graph, the finding
+    says so; the fix retains only while `i < n - 1`, rewriting the test when
+    the two arms differ only in the retain, or else the retain's value. It
+    is unsafe when the losses are handed in (the caller may backward them
+    again) or when the fix reads `len()` of what `enumerate` walks. A step
+    method (`_train_step`) that returns its retained loss is judged by its
+    callers: when every call in the project drops the result (a bare call,
+    `_ = ...`, a name read only through `.item()`), the retain is unneeded,
+    as an inference (callers out of sight may backward it: unsafe).
     """
 
     code = "AD104"
@@ -120,6 +134,22 @@ class RetainGraphUnneeded(GraphRule):
             def step(loss):
                 loss.backward(retain_graph=True)
         """, note="the graph comes from outside: unknown"),
+        Valid("""
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+            opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+            for step in range(3):
+                h = trunk(torch.randn(2, 4))
+                losses = [head(h).mean() for head in heads]
+                opt.zero_grad()
+                for i in range(len(losses)):
+                    if i < len(losses) - 1:
+                        losses[i].backward(retain_graph=True)
+                    else:
+                        losses[i].backward()
+                opt.step()
+        """, note="per-task backwards: the last task's backward frees the shared graph"),
     ]
     INVALID = [
         Invalid("""
@@ -196,6 +226,41 @@ class RetainGraphUnneeded(GraphRule):
                     self.opt.step()
         """, unsafe=True, line=12, column=9, message="an argument of `enc_update()`",
             note="`out` may be a decoder's output the caller backwards again (`dec_update(out)`): unsafe"),
+    ]
+
+    INVALID += [
+        Invalid("""
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+            opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+            for step in range(3):
+                h = trunk(torch.randn(2, 4))
+                losses = [head(h).mean() for head in heads]
+                opt.zero_grad()
+                for i in range(3):
+                    if i < 3:
+                        losses[i].backward(retain_graph=True)
+                    else:
+                        losses[i].backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+            opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+            for step in range(3):
+                h = trunk(torch.randn(2, 4))
+                losses = [head(h).mean() for head in heads]
+                opt.zero_grad()
+                for i in range(3):
+                    if i < 2:
+                        losses[i].backward(retain_graph=True)
+                    else:
+                        losses[i].backward()
+                opt.step()
+        """, note="the test is always true: the last task retains too", line=11, column=13,
+            message="on the last iteration"),
     ]
 
     def finish(self) -> None:

@@ -38,7 +38,7 @@ def train(model, optimizer, n_tasks, steps):
         ys = [x[:, :1] * k for k in (1.0, -2.0, 0.5)]
         optimizer.zero_grad()
         preds = model(x)
-        losses = [((pred - y) ** 2).mean() for pred, y in zip(preds, ys)]
+        losses = [((preds[k] - ys[k]) ** 2).mean() for k in range(n_tasks)]
         grads = []
         for i in range(n_tasks):
             if i < n_tasks:

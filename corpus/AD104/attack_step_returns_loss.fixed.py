@@ -5,8 +5,8 @@
 # patch under no_grad and returns the loss; `generate` keeps it in `_` until
 # the next step. No later backward uses the graph, so the retain only keeps
 # the model's activations of one batch alive on top of the next one. That
-# every caller drops the result is read from the project's calls (code out of
-# sight could call `_train_step` too): the fix is unsafe.
+# every caller drops the result is inferred from the project's calls (code
+# out of sight could call `_train_step` too): the fix is unsafe.
 import os
 
 import torch

@@ -31,9 +31,10 @@ _CUTS = ("detach", "item", "tolist", "numpy", "cpu_numpy")
 _BACKWARDS = ("backward", "manual_backward")
 
 
-def callers_reuse(analysis, fn: cst.FunctionDef, params: set) -> bool:
+def callers_reuse(analysis, fn: cst.FunctionDef, params: set, skip=None) -> bool:
     """Does a project call of `fn` pass, for one of `params`, a value that a
-    later backward of that caller reaches?"""
+    later backward of that caller reaches? `skip(caller, calls)` leaves out
+    callers that cannot reach `fn` (dispatch.unreachable_callers)."""
     ctx = analysis.ctx
     if not params or not ctx.path or not os.path.isfile(ctx.path):
         return False
@@ -42,14 +43,15 @@ def callers_reuse(analysis, fn: cst.FunctionDef, params: set) -> bool:
     if order and order[0] in ("self", "cls"):
         order = order[1:]
     memo = analysis.table("_callers_reuse")
-    key = (name, tuple(order), frozenset(params))
+    key = (name, tuple(order), frozenset(params), skip is not None)
     if key not in memo:
-        memo[key] = _reuse(ctx.path, name, order, params)
+        memo[key] = _reuse(ctx.path, name, order, params, skip)
     return memo[key]
 
 
-def _reuse(path: str, name: str, order: list, params: set) -> bool:
-    return any(_caller_reuses(caller, calls, order, params) for caller, calls in callers(path, name, also=(path,)))
+def _reuse(path: str, name: str, order: list, params: set, skip=None) -> bool:
+    return any(_caller_reuses(caller, calls, order, params) for caller, calls in callers(path, name, also=(path,))
+               if skip is None or not skip(caller, calls))
 
 
 def _caller_reuses(caller, calls: list, order: list, params: set) -> bool:

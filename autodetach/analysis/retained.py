@@ -24,6 +24,7 @@ class UnneededRetain:
     event: object  # the backward (or autograd.grad) event with retain_graph=True
     emptied: list = field(default_factory=list)  # inferred: the `self` attributes it came from, emptied after
     inferred: list = field(default_factory=list)  # other inferences the verdict rests on, in words
+    last: object = None  # last_iteration.LastRetain: only the last iteration of its loop retains for nothing
 
 
 def unneeded_retains(analysis) -> list:
@@ -39,19 +40,24 @@ def unneeded_retains(analysis) -> list:
     on_self = {found[6].call for found in self_graphs(analysis)}
     escapes: dict = {}  # call -> event of a closure whose graph escapes only by its return
     escaped: dict = {}  # call -> whether its lone walk needs it for another reason
+    last_free: dict = {}  # call -> whether no walk of its loop's last iteration needs the retain
     for scope in analysis.scopes:
         returned = closure(h for r in scope.returns for h in r.heads)
         for ev in scope.events:
-            if ev.kind not in ("backward", "grad") or ev.retain is not True or ev.create_graph:
+            if ev.kind not in ("backward", "grad") or ev.retain is False or ev.create_graph:
                 continue
             if ev.retain_arg is None or ev.retain_arg.keyword is None:
                 continue
             calls[ev.call] = ev
+            if ev.retain is None:  # a test: only its value on a loop's last iteration is worked out
+                verdict[ev.call] = True
             hook = _lightning_hook(analysis, scope, ev)
             if hook:
                 verdict.setdefault(ev.call, False)
                 if hook not in notes.setdefault(ev.call, []):
                     notes[ev.call].append(hook)
+                continue
+            if _judged_as_step(analysis, scope, ev):
                 continue
             own = {n for n in ev.reach if not n.leaf}
             state = None if ev.target.heads else _state_emptied(ctx, scope)
@@ -65,12 +71,24 @@ def unneeded_retains(analysis) -> list:
             if escape and _holder_walk(ctx, scope, ev):
                 escapes[ev.call] = ev  # judged below, where the closure is walked at its calls
                 escape = False
+            dropped = _dropped(analysis, ev) if escape else None
+            if dropped:
+                escape = False  # returned, but every caller found drops the result
             needed = (not ev.target.heads or ev.target.unknown or escape or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                              for o in scope.events)
                       or walked_again(analysis, ev, own))  # the next iteration walks it again
+            if _last_walk(ev):
+                unseen = (not ev.target.heads or ev.target.unknown) and not _argument_target(ctx, ev)
+                last_free[ev.call] = last_free.get(ev.call, True) and not (
+                    unseen or escape or ev.call in on_self
+                    or (bool(kept) and cut_reads is None) or any(n.kind == "stored" for n in ev.reach)
+                    or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
+                           and not _exclusive(o, ev) for o in scope.events))
+            if ev.retain is None:
+                continue
             verdict[ev.call] = verdict.get(ev.call, False) or needed
             if ev.call in escapes and scope.name == _holder_name(ctx, ev):
                 escaped[ev.call] = needed  # the lone walk's verdict, without its return
@@ -82,7 +100,7 @@ def unneeded_retains(analysis) -> list:
             if not needed:
                 why = notes.setdefault(ev.call, [])
                 found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
-                    + _unseen_origins(ctx, scope, ev, own)
+                    + _unseen_origins(ctx, scope, ev, own) + (dropped or [])
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():
         walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)
@@ -95,8 +113,98 @@ def unneeded_retains(analysis) -> list:
             verdict[call] = True
         else:
             notes.setdefault(call, []).extend(judged)
-    return [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
-            for call, needed in verdict.items() if not needed]
+    out = [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
+           for call, needed in verdict.items() if not needed]
+    for call, free in last_free.items():
+        if free and verdict.get(call) and call not in escapes:
+            found = _last_iteration(analysis, calls[call])
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _judged_as_step(analysis, scope, ev) -> bool:
+    """A walk of a step method (its own, or inlined where a caller calls it)
+    that sees no graph in the loss, when the method returns it and its
+    callers drop it: the walk as the body of the caller's loop (arguments
+    unknown, so the loss a graph) judges it."""
+    fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
+    if fn is None or fn not in analysis.step_methods or ev.target.heads:
+        return False
+    if getattr(scope, "caller_loop", False) and scope.name == fn.name.value:
+        return False  # the walk that judges
+
+    judged = any(getattr(s, "caller_loop", False) and s.name == fn.name.value and
+                 any(e.call is ev.call for e in s.events) for s in analysis.scopes)
+    return judged and bool(_dropped(analysis, ev))
+
+
+def _dropped(analysis, ev):
+    """Notes when the function holding `ev` returns its graph and every project
+    call drops the result (dropped_results); None otherwise."""
+    from .dropped_results import dropped_by_callers
+
+    fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
+    return dropped_by_callers(analysis, fn) if fn is not None else None
+
+
+def _last_walk(ev) -> bool:
+    """Is `ev` in the second walk of its innermost loop, which stands for the
+    iterations after the first, the last among them?"""
+    return bool(ev.loops) and bool(ev.tag) and ev.tag[-1] == (id(ev.loops[-1]), 2)
+
+
+def _exclusive(a, b) -> bool:
+    """Are two events in different arms of one `if` (never both in one pass)?"""
+    arms = dict(a.branch)
+    return any(key in arms and arms[key] != arm for key, arm in b.branch)
+
+
+def _last_iteration(analysis, ev):
+    """The finding for a retain that every iteration of its loop but the last
+    needs (the next one walks the graph again), when the last iteration
+    retains too and nothing after the loop backwards the graph."""
+    from .last_iteration import last_retain
+
+    found = last_retain(analysis, ev)
+    if found is None:
+        return None
+    from .caller_reuse import callers_reuse
+    from .dispatch import unreachable_callers
+
+    own = {n for n in ev.reach if not n.leaf}
+    handed = _argument_target(analysis.ctx, ev)
+    fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
+    if _callers_reuse(analysis, ev, own) or \
+            handed and callers_reuse(analysis, fn, handed, unreachable_callers(analysis.ctx, fn)):
+        return None
+    why = list(found.inferred)
+    notes = _flow_notes(analysis, ev.reach) + _caller_graphs(analysis, ev, own)
+    if handed:
+        listed = ", ".join(f"`{p}`" for p in sorted(handed))
+        notes.append(f"the loss is {listed}, handed to `{fn.name.value}()`: the caller's graph, which it may "
+                     f"backward again after this call (the project's calls that were found do not; callers "
+                     f"out of sight may)")
+    for note in notes:
+        if note not in why:
+            why.append(note)
+    return UnneededRetain(ev, [], why, found)
+
+
+def _argument_target(ctx, ev) -> set:
+    """The parameters a backward's target reads when it reads nothing else
+    but its loop's names (`losses[i]` with `losses` handed in): a graph the
+    walk cannot see, which only the caller built."""
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    if fn is None or not ev.loops or not isinstance(ev.loops[-1], cst.For) or ev.target_expr is None:
+        return set()
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
+    loop_names = {x.value for x in nodes(ev.loops[-1].target) if isinstance(x, cst.Name)}
+    skip = {id(x.attr) for x in nodes(ev.target_expr) if isinstance(x, cst.Attribute)}
+    read = {x.value for x in nodes(ev.target_expr) if isinstance(x, cst.Name) and id(x) not in skip}
+    if not read & params or read - params - loop_names:
+        return set()
+    return read & params
 
 
 def _holder_name(ctx, ev):

@@ -1,9 +1,11 @@
 """AD104: retain_graph=True where nothing traverses the graph again."""
 from __future__ import annotations
 
+import libcst as cst
+
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
-from ..rule import Invalid, Valid
+from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, code, without_arg
 
 
@@ -67,6 +69,20 @@ class RetainGraphUnneeded(GraphRule):
     values built outside the closure. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
+
+    In a loop whose iterations share a graph (per-task gradients for
+    gradient surgery: `for i in range(n): losses[i].backward(retain_graph=True)`),
+    every iteration but the last needs the retain. When the last one retains
+    too (no test, or a test that is always true, such as `if i < n:` with a
+    dead `else`) and nothing after the loop backwards the graph, the finding
+    says so; the fix retains only while `i < n - 1`, rewriting the test when
+    the two arms differ only in the retain, or else the retain's value. It
+    is unsafe when the losses are handed in (the caller may backward them
+    again) or when the fix reads `len()` of what `enumerate` walks. A step
+    method (`_train_step`) that returns its retained loss is judged by its
+    callers: when every call in the project drops the result (a bare call,
+    `_ = ...`, a name read only through `.item()`), the retain is unneeded,
+    as an inference (callers out of sight may backward it: unsafe).
     """
 
     code = "AD104"
@@ -118,6 +134,22 @@ class RetainGraphUnneeded(GraphRule):
             def step(loss):
                 loss.backward(retain_graph=True)
         """, note="the graph comes from outside: unknown"),
+        Valid("""
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+            opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+            for step in range(3):
+                h = trunk(torch.randn(2, 4))
+                losses = [head(h).mean() for head in heads]
+                opt.zero_grad()
+                for i in range(len(losses)):
+                    if i < len(losses) - 1:
+                        losses[i].backward(retain_graph=True)
+                    else:
+                        losses[i].backward()
+                opt.step()
+        """, note="per-task backwards: the last task's backward frees the shared graph"),
     ]
     INVALID = [
         Invalid("""
@@ -196,9 +228,47 @@ class RetainGraphUnneeded(GraphRule):
             note="`out` may be a decoder's output the caller backwards again (`dec_update(out)`): unsafe"),
     ]
 
+    INVALID += [
+        Invalid("""
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+            opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+            for step in range(3):
+                h = trunk(torch.randn(2, 4))
+                losses = [head(h).mean() for head in heads]
+                opt.zero_grad()
+                for i in range(3):
+                    if i < 3:
+                        losses[i].backward(retain_graph=True)
+                    else:
+                        losses[i].backward()
+                opt.step()
+        """, """
+            import torch
+            from torch import nn
+            trunk = nn.Linear(4, 4); heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+            opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+            for step in range(3):
+                h = trunk(torch.randn(2, 4))
+                losses = [head(h).mean() for head in heads]
+                opt.zero_grad()
+                for i in range(3):
+                    if i < 2:
+                        losses[i].backward(retain_graph=True)
+                    else:
+                        losses[i].backward()
+                opt.step()
+        """, note="the test is always true: the last task retains too", line=11, column=13,
+            message="on the last iteration"),
+    ]
+
     def finish(self) -> None:
         ctx = self.ctx
         for found in ctx.analysis.diagnoses_for(self.kind):
+            if found.last is not None:
+                self._last(found)
+                continue
             ev = found.event
             call = ev.call
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
@@ -222,6 +292,33 @@ class RetainGraphUnneeded(GraphRule):
                               fix_title="Drop `retain_graph=True`", **extra)
             if inferred and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
+
+
+    def _last(self, found) -> None:
+        """Every iteration of the loop but the last needs the retain (the
+        next one walks the graph again); the last keeps it for nothing."""
+        ctx, ev, last = self.ctx, found.event, found.last
+        call = ev.call
+        loop = f"`for {code(ctx, last.loop.target)} in {code(ctx, last.loop.iter)}`"
+        when = f" ({last.why} when `{last.index}` is `{last.last}`)" if last.why else ""
+        msg = (f"`{code(ctx, call)}` retains the graph on the last iteration of {loop} too{when}: the "
+               f"earlier iterations need it for the next one's backward, but nothing after the loop "
+               f"backwards that graph, which stays in memory until the next step replaces it")
+        if last.not_last:
+            msg += f"; retain only while `{last.not_last}`"
+        else:
+            msg += "; retain on every iteration but the last (loop with `enumerate` to know which)"
+        extra = {"fix": UNSAFE} if found.inferred else {}
+        if found.inferred:
+            msg += "; inferred: " + "; ".join(found.inferred)
+        edits = []
+        if last.edit is not None:
+            node, text = last.edit
+            new = cst.parse_expression(text)
+            edits = [Edit(node, new.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else new)]
+        rep = self.report(call, msg, edits=edits, fix_title="Retain on every iteration but the last", **extra)
+        if found.inferred and edits and not rep.message.endswith(_UNSAFE_NOTE):
+            rep.message += _UNSAFE_NOTE
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

@@ -1,8 +1,11 @@
 # expect-before: runs
 # Gradient accumulation with a codebook normalised once per optimizer step,
 # before the micro-batch loop: every micro-batch backward walks the shared
-# normalisation graph again, so all of them keep it (retain_graph=True is
-# needed, even on the last, because the next micro-batch reuses it).
+# normalisation graph again, so each keeps it for the next micro-batch. The
+# last one has no next: after the loop the optimizer steps and the next step
+# normalises the codebook anew, so its retain only keeps the normalisation
+# and the last micro-batch's graph alive until then. Retain on every
+# micro-batch but the last.
 import os
 
 import torch

@@ -1,0 +1,139 @@
+"""Does every caller of a function drop what it returns?
+
+    def _train_step(self, images, target):
+        loss = self._loss(images, target)
+        loss.backward(retain_graph=True)       # the last backward of the graph
+        self._optimizer.step()
+        return loss
+
+    for images, target in loader:
+        _ = self._train_step(images, target)   # the only call: the result is dropped
+
+The graph leaves the function by its return, which would make the retain
+look needed (the caller might backward the loss again); when every call of
+the function in the project's files drops the result (a bare call, `_ =`,
+a name never read again or read only through a cut such as `.item()`), no
+caller does. Code out of sight may still call it: an inference the message
+states. Read with stdlib `ast` (callers.py)."""
+from __future__ import annotations
+
+import ast
+import os
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .callers import parsed
+from .project_index import files_mentioning
+
+_CUTS = ("item", "detach", "tolist")
+_NUMBERS = ("float", "int", "bool", "str")
+# methods frameworks call by name and whose result they may backward
+_HOOKS = ("forward", "training_step", "validation_step", "test_step", "predict_step", "compute_loss",
+          "training_step_end", "closure", "backward")
+
+
+def dropped_by_callers(analysis, fn) -> Optional[list]:
+    """Notes when every project call of the function `fn` drops its result;
+    None when one may keep it, a reference hands the function on, no call
+    is found, or code out of sight may call it by contract (a framework's
+    hook: `training_step`, `compute_loss`, a method of a class built on a
+    framework's class)."""
+    ctx = analysis.ctx
+    if not ctx.path or not os.path.isfile(ctx.path) or not _ours(ctx, fn):
+        return None
+    name = fn.name.value
+    memo = analysis.table("_dropped_by_callers")
+    if name not in memo:
+        memo[name] = _judge(ctx.path, name)
+    return memo[name]
+
+
+def _ours(ctx, fn) -> bool:
+    """Is `fn` called only by the project's code? A module-level function, or
+    a method that is private (`_train_step`), or public in a class built on
+    nothing but `nn.Module` and this file's classes, and not a hook a
+    framework calls (`forward`, `training_step`, `compute_loss`)."""
+    holder = ctx.enclosing(fn, (cst.FunctionDef, cst.ClassDef))
+    if holder is None:
+        return True
+    if isinstance(holder, cst.FunctionDef):
+        return False  # a nested function: handed on or called where it is defined
+    name = fn.name.value
+    if name.startswith("__") or name in _HOOKS:
+        return False
+    return name.startswith("_") or _plain_class(ctx, holder, 0)
+
+
+def _plain_class(ctx, cls, depth) -> bool:
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    for base in cls.bases:
+        if base.keyword is not None:
+            return False  # a metaclass
+        key = dotted(base.value)
+        if key == "object" or ctx.imports.qualify(base.value) == "torch.nn.Module":
+            continue
+        if key in classes and depth < 5 and _plain_class(ctx, classes[key], depth + 1):
+            continue
+        return False
+    return True
+
+
+def _judge(path: str, name: str) -> Optional[list]:
+    paths, seen = [], set()
+    for p in list(files_mentioning(path, name.encode())) + [path]:
+        if os.path.realpath(p) not in seen:
+            seen.add(os.path.realpath(p))
+            paths.append(p)
+    sites = []
+    for file, tree in parsed(paths, must=name):
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            ref = isinstance(node, ast.Name) and node.id == name or \
+                isinstance(node, ast.Attribute) and node.attr == name
+            if not ref:
+                continue
+            call = parents.get(id(node))
+            if not isinstance(call, ast.Call) or call.func is not node:
+                return None  # handed on as a value: its calls are out of sight
+            if not _dropped(call, parents):
+                return None
+            sites.append(f"{os.path.basename(file)}:{call.lineno}")
+    if not sites:
+        return None
+    listed = ", ".join(sites[:4]) + (", ..." if len(sites) > 4 else "")
+    return [f"the graph leaves `{name}()` by its return, and its project calls ({listed}) drop the result: "
+            f"code out of sight may call it and backward the result again"]
+
+
+def _dropped(call, parents) -> bool:
+    up = parents.get(id(call))
+    if isinstance(up, ast.Expr):
+        return True
+    if isinstance(up, ast.Attribute) and up.attr in _CUTS and isinstance(parents.get(id(up)), ast.Call):
+        return True
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
+        return True
+    if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
+        target = up.targets[0].id
+        if target == "_":
+            return True
+        fn = up
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            fn = parents.get(id(fn))
+        return fn is not None and _reads_cut_only(fn, target, parents)
+    return False
+
+
+def _reads_cut_only(fn, target: str, parents) -> bool:
+    """Is `target` read in `fn` only through a cut (`loss.item()`)?"""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == target and isinstance(node.ctx, ast.Load):
+            up = parents.get(id(node))
+            if isinstance(up, ast.Attribute) and up.attr in _CUTS and isinstance(parents.get(id(up)), ast.Call):
+                continue
+            if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
+                continue
+            return False
+    return True

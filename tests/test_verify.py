@@ -445,3 +445,38 @@ def test_findings_that_need_the_project_are_verified(tmp_path):
         v = f.get("verification") or {}
         assert v.get("verdict") == "fixed", (f["line"], f["code"], v.get("details"))
     assert (proj / "trainer.py").read_text() == open(os.path.join(DATA, "trainerproj", "trainer.py")).read()
+
+
+TWO_FIXES = """import torch
+
+torch.manual_seed(0)
+net = torch.nn.Linear(8, 4)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(16, 8)
+prev, running = None, 0.0
+for i in range(4):
+    opt.zero_grad()
+    h = net(x)
+    loss = h.pow(2).mean()
+    if prev is not None:
+        loss = loss + 0.1 * (h.mean() - prev.mean()) ** 2
+    loss.backward()
+    opt.step()
+    prev = h
+    running += loss
+print(float(running))
+"""
+
+
+def test_a_fix_alone_leaving_the_error_another_fix_removes_is_not_regressed(tmp_path):
+    """AD101 (prev) removes the crash and changes the numbers by a small cut
+    (2e-6: `changed` on the CPU's tight bound); AD102 (running) alone leaves
+    the crash, which is AD101's to remove: unverifiable, not regressed."""
+    path = tmp_path / "two.py"
+    path.write_text(TWO_FIXES)
+    code, out, err = cli("--no-cache", "--verify", "--unsafe-fixes", "--output-format", "json", str(path),
+                         cwd=str(tmp_path))
+    verdicts = {f["code"]: f["verification"] for f in json.loads(out)["findings"]}
+    assert verdicts["AD101"]["verdict"] == "changed", verdicts["AD101"]
+    assert verdicts["AD102"]["verdict"] == "unverifiable", verdicts["AD102"]
+    assert "which the other fixes in this file remove" in verdicts["AD102"]["details"]

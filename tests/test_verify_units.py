@@ -309,3 +309,22 @@ def test_an_after_run_ended_by_the_backstop_is_not_fixed():
     assert "did not reach the program's end" in d["details"] and "backstop" in d["details"]
     d = span_verdict(j, True, "AD102", [], {"before": None, "after": "loops", "reference": "backstop"})
     assert d["verdict"] == "fixed", d
+
+
+def _stepped(name, value, device="cpu", shim=False):
+    from autodetach.verify.compare import Run
+
+    ev = {"kind": "step", "opt": 0, "params": [["0.0", "w", value, [value, 1.0]]]}
+    return Run(name, {"status": "ok", "events": [ev], "device": device, "cpu_shim": shim}, returncode=0)
+
+
+def test_cpu_runs_must_agree_to_a_millionth():
+    # A cut worth 2e-6 on a CPU run is a change (a GradScaler project's AD101 fix passed as "matches" at 1e-4).
+    assert compare.divergence(_stepped("after", 0.500002), _stepped("reference", 0.5)) is not None
+    assert compare.divergence(_stepped("after", 0.5000000001), _stepped("reference", 0.5)) is None
+
+
+def test_gpu_runs_keep_the_looser_bound():
+    assert compare.divergence(_stepped("after", 0.500002, "cuda"), _stepped("reference", 0.5, "cuda")) is None
+    shim = compare.divergence(_stepped("after", 0.500002, "cuda", True), _stepped("reference", 0.5, "cuda", True))
+    assert shim is not None  # the cuda->cpu shim runs on the CPU

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .compare import CHANGED, GOOD, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge
+from .compare import CHANGED, GOOD, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge, same_error
 from .child import package_module
 from .forkserver import ServerPool, shared_pool
 from .isolate import hide_environ, resolve
@@ -556,8 +556,14 @@ def attribute(v: Verifier, judged: list, settings) -> dict:
                                              t.script or t.path)})
             meta.append((t, code, one))
     verdicts = {}
+    whole = {id(t): j for t, j in judged}
     for (t, code, one), extra in zip(meta, v.execute(plans)):
         j = judge(t.runs["before"], extra["after"], t.runs["reference"])
+        if j.verdict == REGRESSED and whole[id(t)].verdict == CHANGED and same_error(t.runs["before"], extra["after"]):
+            # Alone it leaves the original error, which the other rules' fixes remove: not a regression.
+            j = Judgement(UNVERIFIABLE, f"alone, its rewrites leave the original error ({t.runs['before'].failure()}), "
+                                        "which the other fixes in this file remove; with all of them the run "
+                                        "completes: its own effect could not be shown", runs=j.runs)
         mixed = dict(t.runs, after=extra["after"])
         pairs = [(f, _finding_span(f, t.old, one)) for f in t.fixed if f.code == code]
         for key, d in _verdicts(j, mixed, t.scratch, t.path, pairs, t.entry).items():

@@ -801,6 +801,22 @@ def syntax_error_finding(path: str, exc: Exception) -> Finding:
     )
 
 
+def unparsed_finding(path: str, text: str) -> Optional[Finding]:
+    """AD000 for a file no rule admits, when Python cannot parse it (Python 2
+    code in a tree being migrated), else None: the stdlib parser is cheap."""
+    where = _python_error(text)
+    if where is None:
+        return None
+    try:
+        cst.parse_module(text)
+        return None  # syntax newer than this Python (PEP 695 on 3.11): libcst reads it, the rules would too
+    except Exception:  # noqa: BLE001 - any failure of libcst's parser means the file is unreadable
+        pass
+    line, col, msg = where
+    return Finding(path=path, line=line, column=col, end_line=line, end_column=col,
+                   code="AD000", name="syntax-error", message=f"cannot parse: {msg}")
+
+
 def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) -> FileResult:
     """Everything for one file. Never raises."""
     result = FileResult(path=path, old_source=data)
@@ -818,7 +834,13 @@ def process_bytes(data: bytes, path: str, rules: Sequence[type], opts: Options) 
     # text it sees, where a fix may have written another rule's tokens.
     rules = [r for r in rules if r.code not in opts.ignore]
     if not prefilter(text, rules):
-        result.skipped = True
+        # No rule can match, but a file that does not parse is still reported
+        # (Python 2 code in a tree being migrated): the stdlib parser is cheap.
+        bad = unparsed_finding(path, text)
+        if bad is not None:
+            result.findings.append(bad)
+        else:
+            result.skipped = True
         return result
     try:
         findings, new_text, n = check_source(text, path, rules, opts)

@@ -169,6 +169,18 @@ def test_no_chart_without_matplotlib(tmp_path, monkeypatch):
     assert svg is None and "pip install 'autodetach[report]'" in note
 
 
+def test_a_python2_file_no_rule_admits_is_unparseable():
+    """A Python 2 helper with no torch in it: never parsed by the rules, so
+    the report called it unchanged; it is a file 2to3 must convert first."""
+    from autodetach.migrate.work import migrate_file
+
+    settings = Settings(codes=[r.code for r in all_rules()])
+    rec, new = migrate_file("util.py", b"def f(x):\n    print 'x', x\n", settings)
+    assert new is None and rec["status"] == "failed" and rec["python2"], rec
+    rec, new = migrate_file("ok.py", b"def f(x):\n    return x\n", settings)
+    assert new is None and rec["status"] == "unchanged", rec
+
+
 def test_python2_hint():
     assert python2_hint(PY2, "Missing parentheses in call to 'print'")
     assert python2_hint("try:\n    pass\nexcept IOError, e:\n    pass\n", "invalid syntax")

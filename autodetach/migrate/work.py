@@ -8,7 +8,8 @@ from collections import Counter
 import libcst as cst
 
 from .. import notebook
-from ..engine import Options, crash_message, decode_error_finding, fix_code, prefilter, syntax_error_finding
+from ..engine import (Options, crash_message, decode_error_finding, fix_code, prefilter, syntax_error_finding,
+                      unparsed_finding)
 from ..registry import by_code
 from ..suppress import skip_file
 from ..textio import decode, encode
@@ -86,6 +87,9 @@ def migrate_file(path: str, data: bytes, settings) -> tuple:
     # The whole selection: fix_code applies the pre-filter to each pass's text.
     rules = [table[c] for c in settings.codes if c not in ignored]
     if not prefilter(text, rules):
+        bad = unparsed_finding(path, text)
+        if bad is not None:
+            rec.update(status="failed", parse_error=[bad.line, bad.message], python2=python2_hint(text, bad.message))
         return rec, None
     try:
         new_text, report = fix_code(text, select=[r.code for r in rules], unsafe=settings.unsafe)

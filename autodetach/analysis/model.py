@@ -605,12 +605,16 @@ class Analysis:
         from .flow import Val
         from .graph import GNode
 
+        from .buffer_updates import graph_inputs
+
         if not self.sites.backward_in and not self.sites.module_level_backward:
             return []
         out = []
         for cls in self.ctx.module.body:
             if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
                 continue
+            if not graph_inputs(self, cls):
+                continue  # no parameters, no parts, fed by no trained module: raw data (an input normaliser)
             methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
             fwd = methods.get("forward")
             if fwd is None:

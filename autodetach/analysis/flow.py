@@ -160,6 +160,7 @@ class Scope:
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
+        self.step_outputs: list = []  # (return stmt, key, expr, Val, no_grad) per entry a step method returns
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
@@ -420,7 +421,8 @@ class Scope:
             self.expr(small_stmt.value, stmt=stmt)
         elif isinstance(small_stmt, cst.Return):
             if small_stmt.value is not None:
-                val = self.expr(small_stmt.value)
+                val = self._step_output(small_stmt.value, stmt) if self.loop_owner and not self.inlining \
+                    else self.expr(small_stmt.value)
                 # computed with gradients off, what comes back carries no graph;
                 # a name handed back as it is (`return x`) keeps what it holds
                 quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
@@ -1541,6 +1543,22 @@ class Scope:
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
+
+    def _step_output(self, value, stmt) -> Val:
+        """What a framework's step method returns, entry by entry when it is a
+        dict (analysis.lightning_outputs: what the framework keeps of it)."""
+        from .lightning_outputs import entries
+
+        found = entries(self, value)
+        if not found:
+            return self.expr(value)
+        out = Val()
+        for key, expr in found:
+            val = self.expr(expr)
+            self.step_outputs.append((stmt, key, expr, val, bool(self.no_grad)))
+            out = out.join(val)
+        out.mapping = True
+        return out
 
     def framework_backward(self, value, stmt) -> None:
         """`return loss` (or `{"loss": loss, ...}`) from a LightningModule's

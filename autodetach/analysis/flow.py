@@ -1125,7 +1125,7 @@ class Scope:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
-        if summary is not None and summary.step_params and summary.backward_params:
+        if summary is not None and (summary.step_params and summary.backward_params or summary.multi_steps):
             self.step_helper(call, stmt, summary, qualified or key)
         elif summary is not None and summary.backward_args and args.graph:
             self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
@@ -1634,6 +1634,16 @@ class Scope:
         if names is None:
             return
         bound = {param: call.args[index].value for param, index in names.items()}
+        if summary.multi_steps:
+            from .multi_steps import expand
+
+            if expand(self, call, stmt, summary, bound, name):
+                return
+            if not (summary.step_params and summary.backward_params):
+                for value in bound.values():
+                    self.expr(value)
+                self.event("unknown_step", call, stmt, helper=name)
+                return
         target = Val()
         for param in summary.backward_params:
             if param in bound:

@@ -226,7 +226,8 @@ class Analysis:
         elif isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls and \
                 self.names.class_method(cls, func.attr.value) is None:
             found = self._foreign_base_method(cls, func.attr.value)
-        return found if found is not None and found.step_params and found.backward_params else None
+        return found if found is not None and (found.step_params and found.backward_params or found.multi_steps) \
+            else None
 
     def _foreign_base_method(self, cls, meth, depth=0):
         """Summary of `meth` in a base class of `cls` imported from another file of the project."""

@@ -51,6 +51,9 @@ def test_entry_kept_for_the_epoch_end_is_reported_with_a_safe_fix():
 
 def test_a_name_bound_to_a_dict_literal_is_read_through():
     assert [line for line, _, _ in _found('out = {"loss": loss, "part": part}\n        return out')] == [17]
+    # entries computed in the literal: as the walk saw them built, not computed again at the return
+    assert [line for line, _, _ in _found('out = {"loss": loss, "p": part * 2, "n": len(x)}\n'
+                                          '        part = None\n        return out')] == [17]
     # an entry added later is not seen: nothing said
     assert _found('out = {"loss": loss}\n        out["part"] = part\n        return out') == []
 

@@ -161,6 +161,7 @@ class Scope:
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
         self.step_outputs: list = []  # (return stmt, key, expr, Val, no_grad) per entry a step method returns
+        self.dict_vals: dict = {}  # id(value of a dict literal's entry) -> its Val, in a framework's step method
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
@@ -683,7 +684,10 @@ class Scope:
         for elem in expr.elements:
             if isinstance(elem, cst.DictElement):
                 self.expr(elem.key)
-            out = out.join(self.expr(elem.value))
+            val = self.expr(elem.value)
+            if self.loop_owner:
+                self.dict_vals[id(elem.value)] = val  # a step output built before its return (lightning_outputs)
+            out = out.join(val)
         out.mapping = True
         return out
 
@@ -1554,7 +1558,8 @@ class Scope:
             return self.expr(value)
         out = Val()
         for key, expr in found:
-            val = self.expr(expr)
+            val = self.dict_vals.get(id(expr)) if isinstance(value, cst.Name) else None
+            val = self.expr(expr) if val is None else val  # `out = {...}; return out`: the Val it was built with
             self.step_outputs.append((stmt, key, expr, val, bool(self.no_grad)))
             out = out.join(val)
         out.mapping = True

@@ -48,7 +48,7 @@ class KeptOutput:
 def entries(scope, value) -> list:
     """(key, value expression) per entry of the dict a step method returns: a
     dict literal, `dict(k=v)`, or a name bound once in the method to a dict
-    literal of names (read again at the return). [] for anything else."""
+    literal (its entries as the walk saw them built). [] for anything else."""
     if isinstance(value, cst.Dict):
         return _literal(value)
     if isinstance(value, cst.Call) and dotted(value.func) == "dict" and value.args and \
@@ -67,18 +67,11 @@ def entries(scope, value) -> list:
         if not (isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Dict)):
             return []
         found = _literal(assign.value)
-        if not all(isinstance(expr, (cst.Name, cst.Attribute)) for _, expr in found):
-            return []  # read again at the return: only what reading twice cannot change
         if any(isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == value.value
                and isinstance(ctx.parent(n), cst.AssignTarget) for n in nodes(fn)):
-            return []  # `out["x"] = ...` adds entries the literal does not show
-        names = {dotted(expr) for _, expr in found}
-        after = False
-        for n in nodes(fn):  # an entry's name rebound after the dict is built: not the value it holds
-            if n is assign:
-                after = True
-            elif after and isinstance(n, cst.AssignTarget) and dotted(n.target) in names:
-                return []
+            return []  # `out["x"] = ...` adds (or replaces) entries the literal does not show
+        if any(id(expr) not in scope.dict_vals for _, expr in found):
+            return []  # the walk did not see the literal built (another branch, gradients off)
         return found
     return []
 

@@ -357,11 +357,11 @@ class _Walk:
         self.calls: list = []
         self.reads: set = set()  # state read by the statements walked so far
         self.puse: dict = {}  # name -> the module parameters it is computed from
-        self.returned: set = set()
+        self.returned: set = set()  # `self.X` (or `self.X[k]`) returned by the statements walked so far
         self.guards: list = []  # the tests of the `if`/`while` statements around the one walked
         self.defs: dict = {}  # local name -> the value last assigned to it
         self.parts: set = set()  # `self.X` holding a module of this file (see _owners)
-        self.fed: set = set()  # those of them called with an argument from the parameters  # `self.X` (or `self.X[k]`) returned by the statements walked so far
+        self.fed: set = set()  # those of them called with an argument from the parameters
 
     # --- what an expression carries ---------------------------------------
     def carries(self, e) -> frozenset:

@@ -210,3 +210,70 @@ def test_in_place_reset_of_state_forward_stores_a_graph_in_keeps_its_history():
 def test_reset_that_cuts_or_rebinds_the_state_is_left_alone():
     assert _ad106(RESET.replace("{reset}", "self.v.zero_().detach_()")) == []
     assert _ad106(RESET.replace("{reset}", "self.v = torch.zeros_like(self.v)")) == []
+
+
+CORE = """
+import torch
+from torch import nn
+
+class Core(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("stored_mean", torch.zeros(n))
+
+    def forward(self, x, gain):
+        mean = x.mean(0)
+        self.stored_mean[:] = self.stored_mean * 0.9 + mean * 0.1
+        return (x - mean) * gain
+
+class Norm(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(n))
+        self.core = Core(n)
+
+    def forward(self, x):
+        return self.core({arg})
+"""
+
+
+def test_part_without_parameters_fed_from_its_owner_parameters_is_reported():
+    found = _found(CORE.replace("{arg}", "x, self.gain.view(1, -1)"))
+    assert [line for line, _ in found] == [12]
+    assert "`Core`, without parameters of its own, is such a part: `Norm`" in found[0][1]
+
+
+def test_part_fed_only_its_owner_raw_input_is_left_alone():
+    assert _found(CORE.replace("{arg}", "x, 2.0")) == []
+
+
+def test_part_after_a_layer_in_a_sequential_is_reported():
+    src = CORE.split("class Norm")[0] + "\nnet = nn.Sequential(nn.Linear(4, 4), Core(4))\n"
+    found = _found(src)
+    assert [line for line, _ in found] == [12]
+    assert "nn.Sequential after `Linear`" in found[0][1]
+    assert _found(CORE.split("class Norm")[0] + "\nnet = nn.Sequential(nn.Flatten(), Core(4))\n") == []
+
+
+INIT_RESET = HEAD + """
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        self.running_mean.zero_()
+
+    def forward(self, x):
+        mean = x.mean(0)
+        self.running_mean = 0.9 * self.running_mean + 0.1 * mean
+        return x * self.weight
+"""
+
+
+def test_reset_that_only_init_calls_is_initialisation():
+    found = _found(INIT_RESET)
+    assert [line for line, _ in found] == [19]
+    assert "from its old value" in found[0][1]
+    assert _ad106(INIT_RESET) == []
+    # called from another method as well: the caller manages the state between steps
+    again = INIT_RESET.replace("    def forward", "    def new_epoch(self):\n        self.reset_parameters()\n\n"
+                                                   "    def forward")
+    assert _found(again) == []

@@ -224,3 +224,31 @@ def test_cut_reference_next_to_the_live_term_is_not_a_partial_cut():
     # a relativistic loss: D on the detached fake is only the mean it is compared with
     term = "adv = -(D(fake) - D(fake.detach()).mean()).mean()"
     assert _found(PARTIAL.format(term=term), "AD109") == []
+
+
+def test_a_parameter_list_name_bound_in_two_methods_owns_nothing_known():
+    # `mana_params` of `split_params` is not the caller's `mana_params, work_params = ...`
+    table = _names("""
+    import torch
+    from torch import nn
+
+    class Gen(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.manager = nn.Linear(4, 4)
+            self.worker = nn.Linear(4, 4)
+
+        def split_params(self):
+            mana_params = list(self.manager.parameters())
+            work_params = list(self.worker.parameters())
+            return mana_params, work_params
+
+    class Trainer:
+        def __init__(self):
+            self.gen = Gen()
+            mana_params, work_params = self.gen.split_params()
+            self.mana_opt = torch.optim.Adam(mana_params)
+            self.gen_opt = torch.optim.Adam(list(self.gen.worker.parameters()))
+    """)
+    assert table.optimizers["self.mana_opt"].owns is None
+    assert table.optimizers["self.gen_opt"].owns == frozenset({"self.gen.worker"})

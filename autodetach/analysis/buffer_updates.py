@@ -21,8 +21,12 @@ graphs already freed. The same holds for `self.buf = f(self.buf, value)`.
 Where the value comes from: the module's own parameters (`self.weight`,
 `self.layer(x)`: certain in training) or forward's inputs, which carry a
 graph when an earlier layer has parameters: an inference the finding names.
-Inputs count only for a module that has trainable parameters of its own (a
-part of a trained network, not an observation normaliser fed raw data).
+Inputs count only for a module that has trainable parameters of its own, or
+that a module of this file with parameters holds as a part (a custom batch
+norm whose gain and bias live in the module around it): a part of a trained
+network, not an observation normaliser fed raw data. A method that `__init__`
+calls (`reset_parameters`) runs before any forward: its in-place reset is
+initialisation, not the caller managing recurrent state.
 Nothing here needs a training loop in the file: the module is the bug.
 """
 from __future__ import annotations
@@ -69,6 +73,7 @@ class BufferUpdate:
     cache: bool = False  # a value from the parameters kept and returned by later calls (no fix)
     params: tuple = ()  # the module's parameters the value reads (`self.freqs`)
     reset: bool = False  # `self.h.zero_()` in another method: values is [the reset call]
+    owner: str = ""  # a module of this file with parameters that holds this one as a part (inferred)
 
 
 def buffer_updates(analysis) -> list:
@@ -78,13 +83,123 @@ def buffer_updates(analysis) -> list:
 def _find(analysis) -> list:
     ctx = analysis.ctx
     out = []
-    for cls in ctx.module.body:
-        if isinstance(cls, cst.ClassDef):
-            out += _class_updates(ctx, cls)
+    classes = [c for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+    owners = _owners(ctx, classes)
+    for cls in classes:
+        out += _class_updates(ctx, cls, owners.get(cls.name.value, ""))
     return out
 
 
-def _class_updates(ctx, cls) -> list:
+def graph_inputs(analysis, cls) -> bool:
+    """Do the inputs of module class `cls` (a ClassDef of this file) carry a graph,
+    as far as this file tells: it has trainable parameters of its own, or a module
+    with parameters feeds it (`_owners`)? A module without either is taken to be
+    fed raw data."""
+    ctx = analysis.ctx
+
+    def build():
+        classes = [c for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+        owned = _owners(ctx, classes)
+        out = set(owned)
+        for c in classes:
+            methods = {m.name.value: m for m in c.body.body if isinstance(m, cst.FunctionDef)}
+            if _state(ctx, c, methods)[1] or _builds_parts(ctx, methods.get("__init__")):
+                out.add(c.name.value)
+        return out
+
+    return cls.name.value in analysis.memo("_graph_input_classes", build)
+
+
+def _builds_parts(ctx, init) -> bool:
+    """Does `__init__` keep on `self` something built by a call that is not a
+    tensor constructor (a module of the project, a layer: parameters may be in it)?"""
+    for n in nodes(init) if init is not None else ():
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and \
+                any((dotted(t.target) or "").startswith("self.") for t in n.targets):
+            q = ctx.imports.qualify(n.value.func) or dotted(n.value.func) or ""
+            if not (q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS) and \
+                    q.split(".")[-1] not in CUT_CALLS | {"list", "dict", "set", "tuple", "deque", "defaultdict"}:
+                return True
+    return False
+
+
+def _owners(ctx, classes) -> dict:
+    """Class name -> where a module of this file with trainable parameters feeds it
+    values that carry their graph (a part of a trained network): a class whose
+    forward calls it (`self.bn(x, gain=self.gain.view(...))`, an argument from its
+    own parameters or layers), or an `nn.Sequential` that puts it after a layer.
+    A part fed only its owner's raw input (an observation normaliser at the front
+    of a policy) does not count."""
+    names = {c.name.value: c for c in classes}
+    out: dict = {}
+    for cls in classes:
+        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        buffers, params = _state(ctx, cls, methods)
+        init = methods.get("__init__")
+        parts = {}
+        for n in nodes(init) if init is not None else ():
+            if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.value, cst.Call) and \
+                    isinstance(n.value.func, cst.Name) and n.value.func.value in names and \
+                    n.value.func.value != cls.name.value:
+                key = dotted(n.targets[0].target)
+                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                    parts[key] = n.value.func.value
+        entry = next((methods[m] for m in ENTRIES if m in methods), None)
+        if not parts or not params or entry is None:
+            continue
+        walker = _Walk(ctx, cls, entry.name.value, buffers, params | set(parts),
+                       {p.name.value: frozenset({INPUT}) for p in entry.params.params[1:]}, methods)
+        walker.parts = set(parts)
+        walker.block(entry.body, quiet=False)
+        for key in walker.fed:
+            out.setdefault(parts[key], cls.name.value)
+    for call in nodes(ctx.module):
+        if not (isinstance(call, cst.Call) and (ctx.imports.qualify(call.func) or "") == "torch.nn.Sequential"):
+            continue
+        layer = ""
+        for arg in call.args:
+            value = arg.value
+            func = value.func if isinstance(value, cst.Call) else None
+            if isinstance(func, cst.Name) and func.value in names:
+                if layer:
+                    out.setdefault(func.value, layer)
+                continue
+            q = (ctx.imports.qualify(func) or "") if func is not None else ""
+            if _is_layer(q) and q.split(".")[-1] not in NO_WEIGHTS:
+                layer = "nn.Sequential after `" + q.split(".")[-1] + "`"
+    return out
+
+
+def _is_layer(q: str) -> bool:
+    """`torch.nn.Linear`: a layer whose call runs weights of its own."""
+    last = q.split(".")[-1]
+    return q.startswith("torch.nn.") and last[:1].isupper() and q.count(".") == 2 and not last.endswith("Loss") \
+        and last not in ("Identity", "Dropout", "ReLU", "Tanh", "Sigmoid")
+
+
+# layers without weights, for what comes before a part in an nn.Sequential
+NO_WEIGHTS = {"Flatten", "GELU", "LeakyReLU", "ELU", "SiLU", "Softmax", "LogSoftmax", "MaxPool1d", "MaxPool2d",
+              "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool2d", "Upsample", "Unflatten"}
+
+
+def _init_called(methods) -> set:
+    """Methods only `__init__` calls (`self.reset_parameters()`): they run before
+    any forward. One that another method calls too resets state between steps."""
+    def called(m):
+        return {n.func.attr.value for n in nodes(m) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+                and dotted(n.func.value) == "self"}
+
+    init = methods.get("__init__")
+    if init is None:
+        return set()
+    out = called(init)
+    for name, m in methods.items():
+        if name != "__init__":
+            out -= called(m) - {name}
+    return out
+
+
+def _class_updates(ctx, cls, owner="") -> list:
     methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
     buffers, params = _state(ctx, cls, methods)
     if not buffers and not params:
@@ -114,9 +229,12 @@ def _class_updates(ctx, cls) -> list:
                 stored[key] = stored.get(key, frozenset()) | got
                 walked.add(name)
     # inputs count only for a part of a trained network
-    if not params:
+    if not params and not owner:
         out = [u for u in out if OWN in u.origins]
         stored = {k: v for k, v in stored.items() if OWN in v}
+    elif not params:
+        for u in out:
+            u.owner = owner
     out += _resets(ctx, cls, methods, stored, walked)
     done, unique = set(), []
     for u in out:
@@ -137,8 +255,9 @@ def _resets(ctx, cls, methods, stored, walked) -> list:
     out = []
     if not stored:
         return out
+    init = _init_called(methods)
     for name, m in methods.items():
-        if name in ENTRIES or name == "__init__" or name in walked:
+        if name in ENTRIES or name == "__init__" or name in walked or name in init:
             continue
         every = {n.target.value for n in nodes(m) if isinstance(n, cst.For) and isinstance(n.target, cst.Name)
                  and isinstance(n.iter, cst.Call) and dotted(n.iter.func) == "self.buffers"}
@@ -196,8 +315,7 @@ def _state(ctx, cls, methods) -> tuple:
                 flag = _grad_flag(call)
                 if not (isinstance(flag, cst.Name) and flag.value == "False"):
                     params.add(key)
-            elif q.startswith("torch.nn.") and last[:1].isupper() and q.count(".") == 2 and \
-                    not last.endswith("Loss") and last not in ("Identity", "Dropout", "ReLU", "Tanh", "Sigmoid"):
+            elif _is_layer(q):
                 params.add(key)  # a layer: calling it uses its weights
             elif q.startswith("torch.") and last in CONSTRUCTORS and not _requires_grad(call):
                 buffers.add(key)
@@ -239,9 +357,11 @@ class _Walk:
         self.calls: list = []
         self.reads: set = set()  # state read by the statements walked so far
         self.puse: dict = {}  # name -> the module parameters it is computed from
-        self.returned: set = set()
+        self.returned: set = set()  # `self.X` (or `self.X[k]`) returned by the statements walked so far
         self.guards: list = []  # the tests of the `if`/`while` statements around the one walked
-        self.defs: dict = {}  # local name -> the value last assigned to it  # `self.X` (or `self.X[k]`) returned by the statements walked so far
+        self.defs: dict = {}  # local name -> the value last assigned to it
+        self.parts: set = set()  # `self.X` holding a module of this file (see _owners)
+        self.fed: set = set()  # those of them called with an argument from the parameters
 
     # --- what an expression carries ---------------------------------------
     def carries(self, e) -> frozenset:
@@ -273,8 +393,8 @@ class _Walk:
             got = frozenset()
             if key in self.params:
                 got |= {OWN}  # `self.linear(x)`
-            if isinstance(func, cst.Attribute) and not key.startswith("self."):
-                got |= self.carries(func.value)  # `x.mean(0)`
+            if isinstance(func, cst.Attribute) and (not key.startswith("self.") or key.count(".") > 1):
+                got |= self.carries(func.value)  # `x.mean(0)`, `self.gain.view(-1)`
             for a in e.args:
                 got |= self.carries(a.value)
             return got
@@ -378,6 +498,9 @@ class _Walk:
                 self.helper(n, quiet)
             if isinstance(n, cst.Attribute) and dotted(n) in self.buffers:
                 self.reads.add(dotted(n))
+            if self.parts and isinstance(n, cst.Call) and dotted(n.func) in self.parts and not quiet and \
+                    any(OWN in self.carries(a.value) for a in n.args):
+                self.fed.add(dotted(n.func))
 
     def assign(self, stmt, target, value, quiet) -> None:
         got = frozenset() if quiet else self.carries(value)
@@ -436,8 +559,9 @@ class _Walk:
         step or epoch); unless rebinds_only, resetting it in place counts too
         (`zero_()` keeps the history, but the state is then recurrent, the
         caller's to cut)."""
+        init = _init_called(self.methods)
         for name, m in self.methods.items():
-            if name in ("__init__", self.name) or name in ENTRIES:
+            if name in ("__init__", self.name) or name in ENTRIES or name in init:
                 continue
             for n in nodes(m):
                 if isinstance(n, cst.AssignTarget) and dotted(n.target) == key:

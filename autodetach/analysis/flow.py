@@ -160,6 +160,8 @@ class Scope:
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
+        self.step_outputs: list = []  # (return stmt, key, expr, Val, no_grad) per entry a step method returns
+        self.dict_vals: dict = {}  # id(value of a dict literal's entry) -> its Val, in a framework's step method
         self.leaf_nodes: dict = {}
         self.free_reads: dict = {}  # self.X read before this scope writes it
         self.for_targets: list = []  # (loop variable, what it iterates), innermost last
@@ -420,7 +422,8 @@ class Scope:
             self.expr(small_stmt.value, stmt=stmt)
         elif isinstance(small_stmt, cst.Return):
             if small_stmt.value is not None:
-                val = self.expr(small_stmt.value)
+                val = self._step_output(small_stmt.value, stmt) if self.loop_owner and not self.inlining \
+                    else self.expr(small_stmt.value)
                 # computed with gradients off, what comes back carries no graph;
                 # a name handed back as it is (`return x`) keeps what it holds
                 quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
@@ -681,7 +684,10 @@ class Scope:
         for elem in expr.elements:
             if isinstance(elem, cst.DictElement):
                 self.expr(elem.key)
-            out = out.join(self.expr(elem.value))
+            val = self.expr(elem.value)
+            if self.loop_owner:
+                self.dict_vals[id(elem.value)] = val  # a step output built before its return (lightning_outputs)
+            out = out.join(val)
         out.mapping = True
         return out
 
@@ -1123,7 +1129,7 @@ class Scope:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
-        if summary is not None and summary.step_params and summary.backward_params:
+        if summary is not None and (summary.step_params and summary.backward_params or summary.multi_steps):
             self.step_helper(call, stmt, summary, qualified or key)
         elif summary is not None and summary.backward_args and args.graph:
             self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
@@ -1542,6 +1548,23 @@ class Scope:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
 
+    def _step_output(self, value, stmt) -> Val:
+        """What a framework's step method returns, entry by entry when it is a
+        dict (analysis.lightning_outputs: what the framework keeps of it)."""
+        from .lightning_outputs import entries
+
+        found = entries(self, value)
+        if not found:
+            return self.expr(value)
+        out = Val()
+        for key, expr in found:
+            val = self.dict_vals.get(id(expr)) if isinstance(value, cst.Name) else None
+            val = self.expr(expr) if val is None else val  # `out = {...}; return out`: the Val it was built with
+            self.step_outputs.append((stmt, key, expr, val, bool(self.no_grad)))
+            out = out.join(val)
+        out.mapping = True
+        return out
+
     def framework_backward(self, value, stmt) -> None:
         """`return loss` (or `{"loss": loss, ...}`) from a LightningModule's
         `training_step`: the framework backwards it once the method returns."""
@@ -1616,6 +1639,16 @@ class Scope:
         if names is None:
             return
         bound = {param: call.args[index].value for param, index in names.items()}
+        if summary.multi_steps:
+            from .multi_steps import expand
+
+            if expand(self, call, stmt, summary, bound, name):
+                return
+            if not (summary.step_params and summary.backward_params):
+                for value in bound.values():
+                    self.expr(value)
+                self.event("unknown_step", call, stmt, helper=name)
+                return
         target = Val()
         for param in summary.backward_params:
             if param in bound:

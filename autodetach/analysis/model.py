@@ -226,7 +226,8 @@ class Analysis:
         elif isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls and \
                 self.names.class_method(cls, func.attr.value) is None:
             found = self._foreign_base_method(cls, func.attr.value)
-        return found if found is not None and found.step_params and found.backward_params else None
+        return found if found is not None and (found.step_params and found.backward_params or found.multi_steps) \
+            else None
 
     def _foreign_base_method(self, cls, meth, depth=0):
         """Summary of `meth` in a base class of `cls` imported from another file of the project."""
@@ -605,12 +606,16 @@ class Analysis:
         from .flow import Val
         from .graph import GNode
 
+        from .buffer_updates import graph_inputs
+
         if not self.sites.backward_in and not self.sites.module_level_backward:
             return []
         out = []
         for cls in self.ctx.module.body:
             if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
                 continue
+            if not graph_inputs(self, cls):
+                continue  # no parameters, no parts, fed by no trained module: raw data (an input normaliser)
             methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
             fwd = methods.get("forward")
             if fwd is None:

@@ -323,6 +323,10 @@ class _ParamLists(cst.CSTVisitor):
         self.table = table
         self.imports = imports
         self.env: dict = {}
+        # Plain names bound in more than one place to different (or unknown) parameters: the env is
+        # one for the file, so `mana_params` of `split_params` must not stand for the caller's
+        # `mana_params, work_params = self.gen.split_params()`: such a name owns nothing known.
+        self.mixed: set = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
         owned = None
@@ -330,8 +334,18 @@ class _ParamLists(cst.CSTVisitor):
             key = _key(target.target)
             if key is not None:
                 owned = _owned(node.value, self.table, self.env, self.imports) if owned is None else owned
-                if owned is not None:
+                if "." not in key and (key in self.mixed or owned is None and key in self.env or
+                                       owned is not None and self.env.get(key, owned) != owned):
+                    self.mixed.add(key)
+                    self.env.pop(key, None)
+                elif owned is not None:
                     self.env[key] = owned
+            elif isinstance(target.target, (cst.Tuple, cst.List)):
+                for el in target.target.elements:  # `a, b = f()`: what they own is not known
+                    name = _key(el.value)
+                    if name is not None and "." not in name:
+                        self.mixed.add(name)
+                        self.env.pop(name, None)
 
 
 def build_names(module: cst.Module, imports) -> NameTable:

@@ -82,7 +82,10 @@ def stale_graphs(analysis) -> list:
                 part = next((p for m in sorted(earliest.modules) for p in [_steps(analysis, step, m)]
                              if isinstance(p, str)), None)
                 helpers = [step.helper] if step.helper else []  # a step run by a helper of another file
+                paired = id(step) in analysis.table("multi_step_events")  # analysis.multi_steps
                 note = "; ".join(filter(None, [scope.phase_note] + [
+                    f"`{h}` (read from another file) is taken to backward each loss of the list it is handed "
+                    "and step the optimizer paired with it, in turn" if paired else
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
                     "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, []))) or None
                 out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))

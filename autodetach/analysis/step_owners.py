@@ -27,7 +27,11 @@ def stepped_by_idiom(analysis, scope, step, node, later) -> Optional[object]:
     `later` is the backward after the step: it must be another call (not one
     helper's backward run twice) and the step not one a helper runs."""
     optimizer = analysis.names.optimizers.get(step.opt) if step.opt else None
-    if optimizer is None or optimizer.owns is not None or step.kind != "step" or step.helper:
+    # a helper that steps optimizers in turn was expanded pair by pair (analysis.multi_steps):
+    # its events say which backward each step follows, as for code in sight
+    multi = analysis.table("multi_step_events")
+    if optimizer is None or optimizer.owns is not None or step.kind != "step" or \
+            (step.helper and id(step) not in multi):
         return None
     zeros = [e for e in scope.events if e.kind == "zero" and e.opt == step.opt and e.tag == step.tag
              and e.seq < step.seq and not other_arm(e.branch, step.branch)]
@@ -36,7 +40,7 @@ def stepped_by_idiom(analysis, scope, step, node, later) -> Optional[object]:
     cleared = max(zeros, key=lambda e: e.seq)
     for ev in scope.events:
         if ev.kind == "backward" and cleared.seq < ev.seq < step.seq and ev.tag == step.tag \
-                and ev.call is not later.call and not ev.helper \
+                and ev.call is not later.call and (not ev.helper or id(ev) in multi) \
                 and not other_arm(ev.branch, step.branch) and node in ev.reach and reaches(analysis, ev, node):
             return ev
     return None

@@ -71,6 +71,11 @@ class Summary:
     step_params: tuple = ()
     # `self.X` the method reads or calls (X); None when `self` escapes (`f(self)`, `super()`, getattr)
     self_attrs: Optional[tuple] = None
+    # A helper stepping optimizers in turn (`for opt, loss in zip(opts, losses): loss.backward(); opt.step()`):
+    # (optimizers parameter, losses parameter, retain, zeroes) per such loop, where retain is True, False,
+    # None (not a literal) or "last" (`retain_graph=i < len(opts) - 1`: all but the last), and zeroes says
+    # that `opt.zero_grad()` comes before the backward.
+    multi_steps: tuple = ()
 
 
 def _dotted(node) -> Optional[str]:
@@ -369,6 +374,10 @@ class _Fn:
                      grad_off=self.off)
         if arg_backwards:
             extra.update(self._step_helper(arg_backwards))
+        multi = _multi_steps(self.fn)
+        if multi:
+            extra["multi_steps"] = multi
+            extra.setdefault("params", tuple(arg.arg for arg in self.fn.args.args if arg.arg != "self"))
         accum = self.accumulated()
         if accum:
             extra["arg_names"] = tuple(arg.arg for arg in self.fn.args.args[1:])
@@ -584,6 +593,63 @@ def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:
                    for value in assigned.get(node.id, ()) if value is not expr):
                 return True
     return False
+
+
+def _multi_steps(fn) -> tuple:
+    """(optimizers, losses, retain) for each `for [i,] (opt, loss) in [enumerate(]zip(opts, losses)[)]:`
+    of `fn` over two of its parameters whose body backwards `loss` and then steps `opt`."""
+    names = [arg.arg for arg in fn.args.args + fn.args.kwonlyargs]
+    out = []
+    for node in _own_nodes(fn):
+        if not isinstance(node, ast.For):
+            continue
+        it, target, index = node.iter, node.target, None
+        if isinstance(it, ast.Call) and _dotted(it.func) == "enumerate" and len(it.args) == 1 and \
+                isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name):
+            it, index, target = it.args[0], target.elts[0].id, target.elts[1]
+        if not (isinstance(it, ast.Call) and _dotted(it.func) == "zip" and len(it.args) == 2 and
+                all(isinstance(a, ast.Name) and a.id in names for a in it.args) and
+                isinstance(target, ast.Tuple) and len(target.elts) == 2 and
+                all(isinstance(e, ast.Name) for e in target.elts)):
+            continue
+        bound = {e.id: a.id for e, a in zip(target.elts, it.args)}
+        backward = step = zero = None
+        for sub in ast.walk(node):
+            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and
+                    isinstance(sub.func.value, ast.Name) and sub.func.value.id in bound):
+                continue
+            if sub.func.attr == "backward" and backward is None:
+                backward = sub
+            elif sub.func.attr == "step" and step is None:
+                step = sub
+            elif sub.func.attr == "zero_grad" and zero is None:
+                zero = sub
+        if backward is None or step is None or backward.func.value.id == step.func.value.id or \
+                (backward.lineno, backward.col_offset) > (step.lineno, step.col_offset):
+            continue
+        retain = _retain(backward)
+        if retain is None and index is not None and _all_but_last(backward, index):
+            retain = "last"
+        zeroes = zero is not None and zero.func.value.id == step.func.value.id and \
+            (zero.lineno, zero.col_offset) < (backward.lineno, backward.col_offset)
+        out.append((bound[step.func.value.id], bound[backward.func.value.id], retain, zeroes))
+    return tuple(out)
+
+
+def _all_but_last(call, index) -> bool:
+    """`retain_graph=i < len(x) - 1` (or `True if i < len(x) - 1 else False`, `i != len(x) - 1`)."""
+    value = next((k.value for k in call.keywords if k.arg in ("retain_graph", "retain_variables")), None)
+    if isinstance(value, ast.IfExp) and isinstance(value.body, ast.Constant) and value.body.value is True and \
+            isinstance(value.orelse, ast.Constant) and value.orelse.value is False:
+        value = value.test
+    if not (isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.left, ast.Name) and
+            value.left.id == index):
+        return False
+    right = value.comparators[0]
+    minus_one = isinstance(right, ast.BinOp) and isinstance(right.op, ast.Sub) and \
+        isinstance(right.right, ast.Constant) and right.right.value == 1 and isinstance(right.left, ast.Call) and \
+        _dotted(right.left.func) == "len"
+    return minus_one and isinstance(value.ops[0], (ast.Lt, ast.NotEq))
 
 
 def _retain(call) -> Optional[bool]:

@@ -28,8 +28,13 @@ class GraphKeptAcrossIterations(GraphRule):
     finds, with no training loop in sight, a module whose forward updates
     tensor state it keeps (a registered buffer) from this call's graph:
     `self.running_mean.mul_(0.9).add_(0.1 * x.mean(0))`, or
-    `self.avg = 0.9 * self.avg + 0.1 * h.mean(0)`. That the input carries a
-    graph is inferred, and only for a module with parameters of its own.
+    `self.avg = 0.9 * self.avg + 0.1 * h.mean(0)`, `self.stored_mean[:] = ...`.
+    That the input carries a graph is inferred, and only for a module with
+    parameters of its own, or one without that a module of the file with
+    parameters feeds from them (a batch-norm core handed its owner's gain and
+    bias) or an `nn.Sequential` puts after a layer. A reset in a method only
+    `__init__` calls (`reset_parameters`) is initialisation, not the caller
+    managing recurrent state.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -414,6 +419,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 names = ", ".join(f"`{p}`" for p in u.inputs) or "forward's input"
                 msg += (f"; inferred: {names} carries a graph (an earlier layer's output, as when this module "
                         f"is part of a trained network)")
+                if u.owner:
+                    msg += (f", and `{u.cls.name.value}`, without parameters of its own, is such a part: "
+                            f"`{u.owner}`, which has parameters, builds it")
             edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v)]
             self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                         fix_title="Update it from detached values")

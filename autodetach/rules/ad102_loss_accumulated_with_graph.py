@@ -77,7 +77,11 @@ class LossAccumulatedWithGraph(GraphRule):
     (`getattr(algos, name)(...)`, `REGISTRY[name](...)`, a factory), looked
     up among the project's classes that define the step; the loop of an
     evaluation function whose calls in this file run outside
-    `torch.no_grad()`.
+    `torch.no_grad()`; the entries besides `"loss"` of the dict a Lightning
+    `training_step` returns, when the module overrides
+    `training_epoch_end(self, outputs)`: Lightning 1.x keeps every step's
+    output for that hook until the epoch ends and detaches only `"loss"`
+    (fixed by returning the entry detached).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -499,6 +503,32 @@ class LossAccumulatedWithGraph(GraphRule):
             if guesses and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
         self._step_accumulators(done)
+        self._kept_outputs(done)
+
+    def _kept_outputs(self, done: set) -> None:
+        """Entries of a Lightning `training_step` output that Lightning 1.x keeps
+        for `training_epoch_end(outputs)` with their graph (analysis.lightning_outputs)."""
+        from ..analysis.lightning_outputs import kept_outputs
+
+        ctx = self.ctx
+        for kept in kept_outputs(ctx.analysis):
+            if id(kept.expr) in done or _already_cut(kept.expr):
+                continue
+            done.add(id(kept.expr))
+            src = code(ctx, kept.expr)
+            msg = (f"`training_step` returns `{src}` as `\"{kept.key}\"` with its graph (line {line(ctx, kept.stmt)}), "
+                   f"and `{kept.cls}` overrides `{kept.hook}(outputs)`, so Lightning (1.x; 2.0 removed the hook) "
+                   f"keeps every step's output until the epoch ends, detaching only `\"loss\"`: every batch's graph "
+                   f"stays alive and memory grows; return `.detach()` of it instead")
+            fix = SAFE
+            notes = factory_notes(ctx.analysis, closure(kept.heads))
+            if kept.uncertain:
+                notes.append("its graph comes through code that cannot be seen")
+            if notes:
+                msg += "; inferred: " + "; ".join(notes) + _UNSAFE_NOTE
+                fix = UNSAFE
+            self.report(kept.expr, msg, edits=[Edit(kept.expr, detach(kept.expr))], fix=fix,
+                        fix_title="Return `.detach()`")
 
     def _step_accumulators(self, done: set) -> None:
         """A step function adding its backwarded loss in place into a tensor it

@@ -38,7 +38,10 @@ class StaleGraphAfterStep(GraphRule):
     walks that same graph; and a loop
     over the losses of one forward (`for opt, loss in zip(opts, losses)`)
     that backwards with `retain_graph` and steps inside the loop, before the
-    next loss's backward through the shared graph.
+    next loss's backward through the shared graph. Such a loop in a helper
+    of another file (a base class's `optimize_multi(opts, losses)`) is
+    followed at its call, `self.optimize_multi(self.gen_opt, [mana_loss,
+    work_loss])`, pair by pair, when the call shows the lists' elements.
 
     A value carried from one iteration into the next through a method of a
     class of another file (`action, logp = agent.get_action(state)`) links
@@ -95,8 +98,9 @@ class StaleGraphAfterStep(GraphRule):
     summary = "a loss built before optimizer.step() is backwarded after the step modified its parameters"
     fix_safety = UNSAFE
     # a backward after or before the step; or a step helper of another file handed an
-    # optimizer attribute (`update_params(self.q1_optim, q1_loss)`), which runs both
-    tokens = BACKWARD_TOKENS + ("_optim,", "_optimizer,", "_opt,")
+    # optimizer attribute (`update_params(self.q1_optim, q1_loss)`), which runs both, or
+    # a list of them (`self.optimize_multi(self.opts, [loss_a, loss_b])`)
+    tokens = BACKWARD_TOKENS + ("_optim,", "_optimizer,", "_opt,", "opts,", "optimizers,")
 
     VALID = [
         Valid("""

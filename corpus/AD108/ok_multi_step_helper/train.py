@@ -1,0 +1,38 @@
+# expect-before: runs
+# The hierarchical generator trained through the base class's
+# `optimize_multi` (base.py), which steps each optimizer after the backward of
+# its own loss, in turn. The two losses come from separate forward passes,
+# and the worker's acts on a detached goal: the worker's backward walks no
+# manager weight, so the manager's step before it changes nothing it saved.
+import os
+
+import torch
+
+from base import BaseInstructor
+from models import HierGenerator
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+torch.manual_seed(0)
+
+
+class HierInstructor(BaseInstructor):
+    def __init__(self, features=8):
+        super().__init__()
+        self.gen = HierGenerator(features, 4)
+        mana_params, work_params = self.gen.split_params()
+        mana_opt = torch.optim.Adam(mana_params, lr=1e-2)
+        work_opt = torch.optim.Adam(work_params, lr=1e-2)
+        self.gen_opt = [mana_opt, work_opt]
+
+    def pretrain_generator(self, batches):
+        for it, (x, target) in enumerate(batches):
+            mana_loss = self.gen.manager_loss(x, target)
+            work_loss = self.gen.worker_loss(x, target)
+            self.optimize_multi(self.gen_opt, [mana_loss, work_loss])
+            print(f"{it} manager {mana_loss.item():.6f} worker {work_loss.item():.6f}")
+
+
+if __name__ == "__main__":
+    instructor = HierInstructor()
+    instructor.pretrain_generator([(torch.randn(16, 8), torch.randn(16, 8)) for _ in range(ITERS)])
+    print(f"checksum {sum(p.sum().item() for p in instructor.gen.parameters()):.6f}")

@@ -75,9 +75,14 @@ def _stale(analysis) -> list:
 
 
 def _starved(analysis) -> list:
+    from .dead_terms import dead_terms
     from .starved import starved_steps
 
-    return starved_steps(analysis)
+    found = starved_steps(analysis)
+    cuts = {id(f.cut.stmt) for f in found if f.cut.stmt is not None}
+    # a whole term of a loss cut from the graph (a constant): one finding per cut, where
+    # starved.py has not already named its statement
+    return found + [d for d in dead_terms(analysis) if id(d.stmt) not in cuts]
 
 
 FINDERS = {

@@ -26,7 +26,11 @@ class DetachBlocksLearning(GraphRule):
     that teaches nothing (in a forward that returns `loss`, the caller's
     backward is inferred from the name). A cut that shifts a value on purpose
     (`task + reg - reg.detach()`, a straight-through estimator) or a constant
-    from a model the loss does not train (a teacher) is left alone.
+    from a model the loss does not train (a teacher) is left alone. And a
+    cut argument of a method that steps: `self.update_critic(obs.detach(), ...)`
+    where `update_critic` (of this class or a base class in another file)
+    zeroes and steps `self.encoder_opt` around a backward whose loss reaches
+    `self.encoder` only through `obs`.
 
     ## Why it matters
     Nothing fails: the loop runs, the loss prints, and the model silently
@@ -53,9 +57,10 @@ class DetachBlocksLearning(GraphRule):
     name = "detach-blocks-learning"
     summary = "an optimizer steps parameters whose only path to the loss is cut by a detach"
     fix_safety = NONE
-    # a backward near the step, or a loss returned with a cut term (`return out, loss` in a forward)
+    # a backward near the step, a loss returned with a cut term (`return out, loss` in a forward),
+    # or a cut argument of a base class's step method (`self.update_critic(obs.detach(), ...)`)
     tokens = BACKWARD_TOKENS + (".detach()", ".item()", ".data", "torch.tensor(", "as_tensor(", "from_numpy(")
-    also_tokens = (("backward", "loss", "training_step"),)
+    also_tokens = (("backward", "loss", "training_step", ".detach()"),)
 
     VALID = [
         Valid("""
@@ -167,6 +172,9 @@ class DetachBlocksLearning(GraphRule):
             if hasattr(found, "term"):
                 self._dead_term(found)
                 continue
+            if hasattr(found, "param"):
+                self._cut_argument(found)
+                continue
             step, backward, cut = found.step, found.backward, found.cut
             mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
             where = cut.stmt if cut.stmt is not None else backward.stmt
@@ -202,6 +210,17 @@ class DetachBlocksLearning(GraphRule):
                 f"and never learn{'s' if one else ''}"
         msg += ". Cut inside the term only what must not learn (a teacher's output, a target)"
         self.report(found.cut, msg, related=[(found.site, "the loss it adds a constant to")])
+
+    def _cut_argument(self, found) -> None:
+        """A cut argument of a method that steps what only it reaches (analysis.cut_arguments)."""
+        ctx = self.ctx
+        where = f" (defined in {found.where}: read from there, an inference)" if found.where else ""
+        msg = (f"`self.{found.method}`{where} zeroes and steps `{found.opt}`, which updates {_names(found.modules)}, "
+               f"around a backward whose loss reaches them only through its argument `{found.param}`; "
+               f"`{code(ctx, found.arg)}` hands it in cut, so {_names(found.modules)} "
+               f"get{'s' if len(found.modules) == 1 else ''} no gradient from that loss. Pass the value uncut "
+               f"where {_names(found.modules)} should learn from it")
+        self.report(found.arg, msg, related=[(found.call, "the call whose step gets no gradient")])
 
 
 def _names(modules) -> str:

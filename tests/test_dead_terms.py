@@ -145,3 +145,32 @@ def test_amp_scaled_backward_of_a_trainer_is_reported():
             self.scaler.step(self.opt)
     """
     assert found(src) == [("AD109", 16)]
+
+
+def test_vq_commitment_term_reading_the_input_live_is_not_reported():
+    # `mse(q.detach(), z)` is not a function of the cut alone: `z` (an argument) is live
+    src = """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+
+    class VQ(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.Embedding(8, 4)
+
+        def forward(self, latents):
+            q = self.embedding.weight[torch.argmin(torch.cdist(latents, self.embedding.weight), 1)]
+            commitment_loss = F.mse_loss(q.detach(), latents)
+            embedding_loss = F.mse_loss(q, latents.detach())
+            vq_loss = commitment_loss * 0.25 + embedding_loss
+            q = latents + (q - latents).detach()
+            return q, vq_loss
+    """
+    assert found(src) == []
+
+
+def test_term_scaled_by_a_learned_weight_is_not_reported():
+    # uncertainty weighting: the cut term still trains `log_var` through the product
+    src = DISTILL.replace("at_loss = {term} * beta", "at_loss = {term} * snet.log_var.exp()")
+    assert found(src.format(term="crit_at(feat_s, feat_t).detach()")) == []

@@ -289,6 +289,39 @@ def _cuts(expr, analysis) -> list:
     return out
 
 
+def _spine(expr, analysis):
+    """(cut, what it cuts) when the term is a function of the cut alone:
+    the cut itself, or reductions, conversions and moves of it
+    (`torch.mean(torch.tensor(xs).to(self.device))`, `kl.item()`,
+    `crit(s, t).detach()`) whose other arguments are settings; else None
+    (`mse(q.detach(), z)` reads `z` live)."""
+    for _ in range(DEPTH):
+        own = _cuts(expr, analysis)
+        if own and own[0][0] is expr:
+            return own[0]
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and all(_setting(a.value) for a in expr.args[1:]):
+            if isinstance(expr.func, cst.Attribute) and (analysis.ctx.imports.qualify(expr.func) or "") \
+                    .startswith("torch.") and expr.args:
+                expr = expr.args[0].value  # torch.mean(x, dim=1)
+            elif isinstance(expr.func, cst.Attribute) and all(_setting(a.value) for a in expr.args):
+                expr = expr.func.value  # x.mean(), x.to(self.device)
+            else:
+                return None
+        else:
+            return None
+    return None
+
+
+def _setting(expr) -> bool:
+    """A number, a string, a dotted setting (`self.device`, `cfg.dim`, `torch.float32`)."""
+    if isinstance(expr, cst.UnaryOperation):
+        return _setting(expr.expression)
+    return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.Attribute)) or \
+        isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")
+
+
 def _has_cut(node, analysis) -> bool:
     return bool(_cuts(node, analysis))
 
@@ -375,7 +408,7 @@ def _judge(analysis, vals, site, loss_expr, returned, terms, stepped) -> list:
                                                                   if analysis.names.has_params(m)}
     out = []
     for term in dead:
-        for cut, inner in _cuts(term, analysis):
+        for cut, inner in [_spine(term, analysis)] if _spine(term, analysis) else []:
             val = vals.get(id(inner))
             if val is None or not (val.heads or val.modules):
                 continue

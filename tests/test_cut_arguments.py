@@ -75,3 +75,27 @@ def test_cut_observation_to_a_step_of_other_modules_is_not_reported():
 
 def test_cut_of_a_value_not_from_the_encoder_is_not_reported():
     assert found("self.update_critic(target.detach(), target)") == []
+
+
+def test_loss_through_a_helper_that_uses_the_encoder_is_not_reported():
+    src = AGENT.replace("loss = (self.critic(obs) - target).pow(2).mean()",
+                        "loss = self.critic_loss(obs, target)").replace(
+        "    def update_actor(self, obs):",
+        "    def critic_loss(self, obs, target):\n"
+        "        return (self.critic(self.encoder(obs)) - target).pow(2).mean()\n\n"
+        "    def update_actor(self, obs):")
+    base, sub = textwrap.dedent(src).split("class Agent(Base):")
+    assert "critic_loss" in base
+    findings = autodetach.check_code(textwrap.dedent(src).replace("{call}", "self.update_critic(obs.detach(), t)"),
+                                     select=["AD109"])
+    assert [f.line for f in findings if "update_critic" in f.message] == []
+
+
+def test_critic_built_around_the_encoder_is_not_reported(tmp_path):
+    src = textwrap.dedent(AGENT).replace("self.critic = nn.Linear(4, 1)",
+                                         "self.critic = nn.Sequential(self.encoder, nn.Linear(4, 1))")
+    base, sub = src.split("class Agent(Base):")
+    (tmp_path / "base.py").write_text(base)
+    text = "from base import Base\n\nclass Agent(Base):" + sub.replace("{call}", "self.update_critic(obs.detach(), t)")
+    findings, _, _ = check_source(text, str(tmp_path / "train.py"), [by_code()["AD109"]], Options())
+    assert findings == []

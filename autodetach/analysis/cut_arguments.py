@@ -121,6 +121,12 @@ class _Classes:
         return [item for cls, _ in self.chain for item in cls.body
                 if isinstance(item, ast.FunctionDef) and item.name == "__init__"]
 
+    def touches(self, name, mods) -> bool:
+        """Does the method `name` of the class read any of `mods`?"""
+        found = self.method(name)
+        return found is not None and any(_dotted(n) in mods for n in ast.walk(found[0])
+                                         if isinstance(n, ast.Attribute))
+
     def returns_from(self, name) -> set:
         """`self.X` modules the method `name` returns a value of."""
         found = self.method(name)
@@ -281,6 +287,17 @@ def _owned(inits) -> dict:
     return out
 
 
+def _holds(inits, key, mods) -> bool:
+    """`self.critic = Critic(self.encoder, ...)` in `__init__`: `key` is built around one of `mods`."""
+    for init in inits:
+        for node in ast.walk(init):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    any(_dotted(t) == key for t in node.targets):
+                if any(_dotted(n) in mods for n in ast.walk(node.value) if isinstance(n, ast.Attribute)):
+                    return True
+    return False
+
+
 def _judge(analysis, source, fn, call, found) -> list:
     method, inits, path = found
     deps = _Deps(method)
@@ -308,6 +325,8 @@ def _judge(analysis, source, fn, call, found) -> list:
         mods = owned[opt]
         if reach & mods or not reach - {m for m in reach if m.startswith("self.")}:
             continue  # the loss reaches the modules itself, or through no argument
+        if any(source.touches(key[5:], mods) or _holds(inits, key, mods) for key in reach if key.startswith("self.")):
+            continue  # through a helper method that uses them, or a module built around them
         through = [p for p in reach if not p.startswith("self.")]
         # every argument the loss hangs from reaches `mods` only cut, and one is a cut of them
         cut = None

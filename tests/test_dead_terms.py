@@ -174,3 +174,24 @@ def test_term_scaled_by_a_learned_weight_is_not_reported():
     # uncertainty weighting: the cut term still trains `log_var` through the product
     src = DISTILL.replace("at_loss = {term} * beta", "at_loss = {term} * snet.log_var.exp()")
     assert found(src.format(term="crit_at(feat_s, feat_t).detach()")) == []
+
+
+def test_lightning_step_returning_a_loss_dict_with_a_cut_term_is_reported():
+    src = """
+    import torch
+    import pytorch_lightning as pl
+    from torch import nn
+
+    class Student(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(4, 3)
+            self.teacher = nn.Linear(4, 3)
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            out = self.net(x)
+            kd = (out.log_softmax(1) - self.teacher(x).log_softmax(1)).pow(2).mean()
+            return {"loss": nn.functional.cross_entropy(out, y) + 0.5 * kd.detach()}
+    """
+    assert found(src) == [("AD109", 16)]

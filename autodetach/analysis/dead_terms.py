@@ -121,7 +121,12 @@ def _returned(value) -> list:
     if isinstance(value, (cst.Tuple, cst.List)):
         items = [e.value for e in value.elements]
     elif isinstance(value, cst.Dict):
+        # `{"loss": ce + kd}` (Lightning's training_step): the key names it
+        keyed = [e.value for e in value.elements if isinstance(e, cst.DictElement) and
+                 isinstance(e.key, cst.SimpleString) and looks_like_loss(e.key.evaluated_value or "")]
         items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        return keyed + [v for v in items if v not in keyed and isinstance(v, (cst.Name, cst.Attribute)) and
+                        looks_like_loss(dotted(v) or "")]
     else:
         items = [value]
     return [v for v in items if isinstance(v, (cst.Name, cst.Attribute)) and looks_like_loss(dotted(v) or "")]

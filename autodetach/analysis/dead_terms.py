@@ -351,7 +351,7 @@ def _walk(analysis, fn) -> Optional[dict]:
             params = [p.name.value for p in fn.params.params] + [p.name.value for p in fn.params.kwonly_params]
             body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
             scope = Recording(analysis, body, params=params, name=fn.name.value).grad_from(fn)
-            scope.method_class = analysis._method_class.get(fn)
+            scope.method_class = _class_of(analysis, fn)
         scope.run()
     except (GiveUp, RecursionError):
         return None
@@ -361,11 +361,15 @@ def _walk(analysis, fn) -> Optional[dict]:
 def _own_modules(analysis, fn) -> set:
     """`self.X` modules with parameters of the nn.Module class whose method
     `fn` is: what `model.parameters()` hands its optimizer."""
-    cls = analysis._method_class.get(fn)
+    cls = _class_of(analysis, fn)
     if cls is None or cls not in analysis.names.module_classes:
         return set()
     return {key for key in analysis.names.modules if key.startswith("self.") and key.count(".") == 1 and
             analysis.names.has_params(key) and _defined_in(analysis, cls, key)}
+
+
+def _class_of(analysis, fn):
+    return next((cls for (cls, _), method in analysis.names.methods.items() if method is fn), None)
 
 
 def _defined_in(analysis, cls, key) -> bool:
@@ -413,21 +417,20 @@ def _judge(analysis, vals, site, loss_expr, returned, terms, stepped) -> list:
                                                                   if analysis.names.has_params(m)}
     out = []
     for term in dead:
-        for cut, inner in [_spine(term, analysis)] if _spine(term, analysis) else []:
-            val = vals.get(id(inner))
-            if val is None or not (val.heads or val.modules):
-                continue
-            if _graph_names([inner], vals) & live_names:
-                break  # `a + (b - a).detach()`, `reg - reg.detach()`: a value shifted on purpose
-            lost = param_modules(analysis, closure(val.heads, through_ghosts=True)) | \
-                {m for m in val.modules if analysis.names.has_params(m)}
-            hit = lost & trained
-            only = frozenset(m for m in lost & stepped if not _within(m, trained))
-            if not hit and not only:
-                break  # cut from modules this loss does not train (a teacher, a target network)
-            out.append(DeadTerm(site, returned, term, cut, frozenset(hit), only,
-                                stmt=_statement(analysis.ctx, cut), loss=analysis.ctx.module.code_for_node(loss_expr)))
-            break
+        spine = _spine(term, analysis)
+        val = vals.get(id(spine[1])) if spine else None
+        if val is None or not (val.heads or val.modules):
+            continue  # not a function of the cut alone, or nothing with a graph was cut
+        if _graph_names([spine[1]], vals) & live_names:
+            continue  # `a + (b - a).detach()`, `reg - reg.detach()`: a value shifted on purpose
+        lost = param_modules(analysis, closure(val.heads, through_ghosts=True)) | \
+            {m for m in val.modules if analysis.names.has_params(m)}
+        hit = lost & trained
+        only = frozenset(m for m in lost & stepped if not _within(m, trained))
+        if not hit and not only:
+            continue  # cut from modules this loss does not train (a teacher, a target network)
+        out.append(DeadTerm(site, returned, term, spine[0], frozenset(hit), only,
+                            stmt=_statement(analysis.ctx, spine[0]), loss=analysis.ctx.module.code_for_node(loss_expr)))
     return out
 
 

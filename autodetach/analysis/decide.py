@@ -75,9 +75,19 @@ def _stale(analysis) -> list:
 
 
 def _starved(analysis) -> list:
+    from .cut_arguments import cut_arguments
+    from .dead_terms import dead_terms
     from .starved import starved_steps
 
-    return starved_steps(analysis)
+    found = starved_steps(analysis)
+    cuts = {id(f.cut.stmt) for f in found if f.cut.stmt is not None}
+    # a whole term of a loss cut from the graph (a constant): one finding per cut, where
+    # starved.py has not already named its statement
+    found += [d for d in dead_terms(analysis) if id(d.stmt) not in cuts]
+    # a cut argument of a method that steps the modules only that argument reaches; a method
+    # of this file is walked at the call already (starved.py names its step)
+    stepped = {f.step.opt for f in found if hasattr(f, "step")}
+    return found + [c for c in cut_arguments(analysis) if c.opt not in stepped]
 
 
 FINDERS = {

@@ -484,7 +484,9 @@ class Scope:
                 # hang from the old ones (which stay in the container beside it)
                 heads = val.heads
                 kept = frozenset(head for head in old.heads if head.name != key or head.stmt is not stmt)
-            node = self.new_node(key, stmt, expr, Val(heads=heads, ghosts=val.ghosts, uses=val.uses), kind="container")
+            # the modules called here stay on the store: `feats[i] = self.proj(x)` reaches `self.proj`
+            stored = Val(heads=heads, ghosts=val.ghosts, modules=val.modules, uses=val.uses)
+            node = self.new_node(key, stmt, expr, stored, kind="container")
             node.loss = val.loss
             self.env[key] = Val(heads=frozenset({node}) | kept, loss=val.loss)
         elif key is not None and not val.graph and val.ghosts and key in self.env:

@@ -61,7 +61,7 @@ def _unpacked(fn: cst.FunctionDef, given: set) -> dict:
     """Names the body unpacks from a parameter, which stand for what the
     caller passed as well as the parameter does: `[encoder, head] = models`,
     `opt_g, opt_d = optimizers`, `model = models[0]`; judged by the same
-    evidence as arguments. Only a name bound once in the function, by a
+    evidence as arguments (`snet = nets["snet"]` too). Only a name bound once in the function, by a
     statement at its top level (not in a loop or a branch), so it stands for
     the same element everywhere. Name -> the parameter."""
     found: dict = {}
@@ -83,11 +83,17 @@ def _unpacked(fn: cst.FunctionDef, given: set) -> dict:
             if type(target) in (cst.Tuple, cst.List) and type(value) is cst.Name and value.value in given:
                 for el in target.elements:
                     bind(el.value, not isinstance(el, cst.StarredElement), value.value)
-            elif type(target) is cst.Name and type(value) is cst.Subscript and type(value.value) is cst.Name \
-                    and value.value.value in given and len(value.slice) == 1 \
-                    and isinstance(value.slice[0].slice, cst.Index) \
-                    and type(value.slice[0].slice.value) is cst.Integer:
-                bind(target, True, value.value.value)
+                continue
+            pairs = [(target, value)]
+            if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) and \
+                    len(target.elements) == len(value.elements):
+                pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]  # s, t = n["s"], n["t"]
+            for target, value in pairs:
+                if type(target) is cst.Name and type(value) is cst.Subscript and type(value.value) is cst.Name \
+                        and value.value.value in given and len(value.slice) == 1 \
+                        and isinstance(value.slice[0].slice, cst.Index) \
+                        and type(value.slice[0].slice.value) in (cst.Integer, cst.SimpleString):
+                    bind(target, True, value.value.value)
     counts: dict = {}
     for n in nodes(fn.body):
         t = type(n)

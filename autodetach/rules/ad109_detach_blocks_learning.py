@@ -20,7 +20,17 @@ class DetachBlocksLearning(GraphRule):
     term of the loss runs another model on a value cut from the stepped ones
     (`bce(netD(fake.detach()), ones) + l1(fake, real)` in the generator
     step): the other terms still train the generator, the adversarial one
-    sends it nothing.
+    sends it nothing. And a whole term of the loss cut from the trained
+    graph: `criterion(student, teacher).detach() * beta` or
+    `beta * torch.tensor(step_terms).mean()` added to the loss is a constant
+    that teaches nothing (in a forward that returns `loss`, the caller's
+    backward is inferred from the name). A cut that shifts a value on purpose
+    (`task + reg - reg.detach()`, a straight-through estimator) or a constant
+    from a model the loss does not train (a teacher) is left alone. And a
+    cut argument of a method that steps: `self.update_critic(obs.detach(), ...)`
+    where `update_critic` (of this class or a base class in another file)
+    zeroes and steps `self.encoder_opt` around a backward whose loss reaches
+    `self.encoder` only through `obs`.
 
     ## Why it matters
     Nothing fails: the loop runs, the loss prints, and the model silently
@@ -47,7 +57,10 @@ class DetachBlocksLearning(GraphRule):
     name = "detach-blocks-learning"
     summary = "an optimizer steps parameters whose only path to the loss is cut by a detach"
     fix_safety = NONE
-    tokens = BACKWARD_TOKENS  # both need a backward after or before the step
+    # a backward near the step, a loss returned with a cut term (`return out, loss` in a forward),
+    # or a cut argument of a base class's step method (`self.update_critic(obs.detach(), ...)`)
+    tokens = BACKWARD_TOKENS + (".detach()", ".item()", ".data", "torch.tensor(", "as_tensor(", "from_numpy(")
+    also_tokens = (("backward", "loss", "training_step", ".detach()"),)
 
     VALID = [
         Valid("""
@@ -97,6 +110,19 @@ class DetachBlocksLearning(GraphRule):
                 loss.backward()
                 opt.step()
         """, note="a TD target cut from the stepped model on purpose: no other model runs on it"),
+        Valid("""
+            import torch
+            from torch import nn
+            net = nn.Linear(4, 2)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for i in range(3):
+                task = net(torch.randn(2, 4)).pow(2).mean()
+                reg = net.weight.pow(2).sum()
+                loss = task + reg - reg.detach()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="a whole term cut on purpose: the regulariser's gradient without its value"),
     ]
     INVALID = [
         Invalid("""
@@ -124,11 +150,31 @@ class DetachBlocksLearning(GraphRule):
                 g_loss.backward()
                 optG.step()
         """, line=7, column=5, message="reaches them only"),
+        Invalid("""
+            import torch
+            from torch import nn
+            student = nn.Linear(4, 4); teacher = nn.Linear(4, 4)
+            opt = torch.optim.SGD(student.parameters(), lr=0.1)
+            for i in range(3):
+                x = torch.randn(2, 4)
+                out_s, out_t = student(x), teacher(x)
+                distill = (out_s - out_t).pow(2).mean().detach() * 0.5
+                loss = out_s.pow(2).mean() + distill
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, line=8, column=15, message="as a whole term"),
     ]
 
     def finish(self) -> None:
         ctx = self.ctx
         for found in ctx.analysis.diagnoses_for(self.kind):
+            if hasattr(found, "term"):
+                self._dead_term(found)
+                continue
+            if hasattr(found, "param"):
+                self._cut_argument(found)
+                continue
             step, backward, cut = found.step, found.backward, found.cut
             mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
             where = cut.stmt if cut.stmt is not None else backward.stmt
@@ -145,3 +191,37 @@ class DetachBlocksLearning(GraphRule):
                    f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it")
             self.report(where, msg, related=[(step.call, "this step gets no gradient"),
                                              (backward.call, "the backward it follows")])
+
+    def _dead_term(self, found) -> None:
+        """A whole term of the loss cut from its graph (analysis.dead_terms)."""
+        ctx = self.ctx
+        cut = f"`{code(ctx, found.cut)}`"
+        if found.returned:
+            where = (f"the loss `{found.loss}` returned at line {line(ctx, found.site)} (its caller backwards it: "
+                     "inferred from its name)")
+        else:
+            where = f"the loss `{found.loss}` backwarded at line {line(ctx, found.site)}"
+        msg = f"{where} adds {cut} as a whole term: cut from its graph it is a constant and sends no gradient"
+        if found.lost:
+            msg += f" to {_names(found.lost)}, which the loss's other terms train"
+        if found.only:
+            one = len(found.only) == 1
+            msg += f"; {_names(found.only)} reach{'es' if one else ''} the loss only through it " \
+                f"and never learn{'s' if one else ''}"
+        msg += ". Cut inside the term only what must not learn (a teacher's output, a target)"
+        self.report(found.cut, msg, related=[(found.site, "the loss it adds a constant to")])
+
+    def _cut_argument(self, found) -> None:
+        """A cut argument of a method that steps what only it reaches (analysis.cut_arguments)."""
+        ctx = self.ctx
+        where = f" (defined in {found.where}: read from there, an inference)" if found.where else ""
+        msg = (f"`self.{found.method}`{where} zeroes and steps `{found.opt}`, which updates {_names(found.modules)}, "
+               f"around a backward whose loss reaches them only through its argument `{found.param}`; "
+               f"`{code(ctx, found.arg)}` hands it in cut, so {_names(found.modules)} "
+               f"get{'s' if len(found.modules) == 1 else ''} no gradient from that loss. Pass the value uncut "
+               f"where {_names(found.modules)} should learn from it")
+        self.report(found.arg, msg, related=[(found.call, "the call whose step gets no gradient")])
+
+
+def _names(modules) -> str:
+    return ", ".join(f"`{m}`" for m in sorted(modules))

@@ -169,6 +169,7 @@ class Scope:
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
+        self.arg_vals: dict = {}  # id(call) -> {argument index: its Val}, from the call's last walk
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
         self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
@@ -412,6 +413,7 @@ class Scope:
                             nontrivial=nontrivial)
                 node = self.new_node(key, stmt, small_stmt.value, total, kind="accum")
                 node.loss = rhs.loss
+                node.opaque = rhs.uncertain
                 self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
@@ -626,6 +628,14 @@ class Scope:
         return self.expr(expr.value)
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
+        if isinstance(expr.operator, cst.Multiply) and (isinstance(expr.left, (cst.List, cst.Tuple)) or
+                                                        isinstance(expr.right, (cst.List, cst.Tuple))):
+            # `[None] * self.batch_size`: a literal repeated a number of times holds its elements only
+            literal, count = (expr.left, expr.right) if isinstance(expr.left, (cst.List, cst.Tuple)) else \
+                (expr.right, expr.left)
+            times = self.expr(count)
+            value = self.expr(literal)
+            return dataclasses.replace(value, ghosts=value.ghosts | times.heads | times.ghosts, elems=None)
         value = self.expr(expr.left).join(self.expr(expr.right))
         if isinstance(expr.operator, cst.Modulo) and \
                 isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
@@ -1026,12 +1036,15 @@ class Scope:
         as arguments): a module argument is kept by name, not evaluated."""
         args = Val()
         module_args = set()
-        for arg in call.args:
+        each = self.arg_vals[id(call)] = {}  # index -> what that argument holds (_cut_args)
+        for index, arg in enumerate(call.args):
             arg_key = dotted(arg.value)
             if arg_key is not None and self.names.is_module(arg_key):
                 module_args.add(arg_key)
+                each[index] = Val()
                 continue
-            args = args.join(self.expr(arg.value))
+            each[index] = self.expr(arg.value)
+            args = args.join(each[index])
         if isinstance(func, cst.Attribute) and qualified is None:
             # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
             args = self.expr(func.value).join(args)
@@ -1131,14 +1144,52 @@ class Scope:
             if summary.result in ("cut", "const"):
                 return Val(ghosts=args.heads | args.ghosts)
             if summary.result == "graph" and args.graph:
-                return self._through(args, summary, qualified or key)
+                return self._cut_args(call, summary, self._through(args, summary, qualified or key))
             if summary.arity and "graph" in summary.elems and args.graph:
                 # `loss, mse, reg = total_loss(...)` from losses.py: the whole is not known
                 # to carry the graph, but the elements the summary says hang from it do
-                return self._through(args, summary, qualified or key, known=False)
+                return self._cut_args(call, summary, self._through(args, summary, qualified or key, known=False))
         if args.graph:
             args.uncertain = True
+            if summary is not None and not summary.events and summary.arg_flow is not None:
+                # `model.seq_bleu(out, ref)` that reads `out.data` only: whatever else it returns,
+                # not the graph of the arguments it cuts
+                narrowed = self._cut_args(call, summary, args)
+                if narrowed is not args:
+                    return narrowed if narrowed.graph else Val(ghosts=narrowed.heads | narrowed.ghosts)
         return None
+
+    def _cut_args(self, call: cst.Call, summary, value: Val) -> Val:
+        """`errD, ... = d_loss(netD, real, fake, mu)` of another file that detaches `fake`
+        and `mu` itself: the result (per element, with `elem_flow`) drops the graph of the
+        arguments the summary says it cuts (`arg_flow`). Only arguments given by name are
+        told apart; a graph another argument also brings stays."""
+        params = summary.params
+        bound = _bind(call, params) if params and summary.arg_flow is not None else None
+        if not bound or len(summary.arg_flow) != len(params) or any(name not in params for name in bound):
+            return value
+        each = self.arg_vals.get(id(call))
+        if each is None:
+            return value
+        parts = {name: each[index] for name, index in bound.items() if index in each}
+
+        def narrow(val: Val, flow) -> Val:
+            cut = frozenset(head for name, part in parts.items() if flow[params.index(name)] in ("cut", "const")
+                            for head in part.heads)
+            kept = frozenset(head for name, part in parts.items()
+                             if flow[params.index(name)] not in ("cut", "const") for head in part.heads)
+            drop = (cut - kept) & val.heads
+            if not drop:
+                return val
+            return dataclasses.replace(val, heads=val.heads - drop, ghosts=val.ghosts | drop,
+                                       uses={head: reads for head, reads in val.uses.items() if head not in drop})
+
+        if value.elems is not None and len(summary.elem_flow) == len(value.elems):
+            value.elems = [narrow(elem, flow) if len(flow) == len(params) else elem
+                           for elem, flow in zip(value.elems, summary.elem_flow)]
+        out = narrow(value, summary.arg_flow)
+        out.elems = value.elems
+        return out
 
     def _elems(self, func, call, args, shape, whole, cut, skip, from_args=None) -> list:
         """Per returned element: the graph of the arguments it hangs from (its

@@ -22,7 +22,7 @@ CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 # (a checkpoint's tensors, read back by torch.load, are new: no graph)
 CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "torch.load"}
 # Calls that pass their arguments' graph through.
-SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.")
+SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.", "nn.parallel.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
 NUMPY = ("np.", "numpy.")
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
@@ -105,6 +105,16 @@ class _Fn:
         self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
         self.off = _fn_grad(func) > 0
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
+        self.rebound = _rebound(func, self.params)
+        # names the body binds (loop and `with` targets too): any other name it reads is a global
+        self.bound = {node.id for node in ast.walk(func) if isinstance(node, ast.Name) and
+                      isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
+
+    def _param(self, expr: ast.Name) -> bool:
+        """Does this read of a parameter see the value the caller handed in? Not
+        after `fake = fake.detach()` at the top of the body (the reassigned value decides)."""
+        reads = self.rebound.get(expr.id)
+        return reads is None or id(expr) in reads
 
     def kind(self, expr, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
@@ -113,9 +123,9 @@ class _Fn:
         if isinstance(expr, ast.Constant):
             return "const"
         if isinstance(expr, ast.Name):
-            if expr.id in self.params:
+            if expr.id in self.params and self._param(expr):
                 return "graph"
-            if expr.id in self.others:
+            if expr.id in self.others and self._param(expr):
                 return "const"
             return self._name_kind(expr.id, depth)
         if isinstance(expr, ast.Attribute):
@@ -155,6 +165,8 @@ class _Fn:
 
     def _name_kind(self, key: str, depth) -> str:
         vals = self.assigned.get(key)
+        if not vals and self.delegates and key not in self.bound:
+            return "const"  # per parameter: a global (an imported module, a constant) holds no graph of it
         if not vals:
             return "unknown"  # a loop variable, a global: not followed
         memo = self.memo.get(key)
@@ -196,6 +208,11 @@ class _Fn:
             if isinstance(root, ast.Name) and root.id in self.others:
                 # `net(x)`, `self.criterion(x, y)`: the callee holds no graph of the parameter asked about
                 return _join(args) if args else "const"
+            if isinstance(root, ast.Name) and all(kind in ("cut", "const") for kind in args) and \
+                    self.kind(root, depth + 1) in ("cut", "const"):
+                # `score(tokens, ref)`, `utils.calc_bleu(seq, ref)` on values that hold none of the
+                # parameter asked about: whatever the callee does, its result holds none of it either
+                return _join(args) if args else "const"
         if name in ("tuple", "list", "sum", "max", "min") and call.args:
             return _join(args)
         if self._distribution(call):
@@ -209,6 +226,9 @@ class _Fn:
             # x.__class__(**{...}), type(x)(...): a new object built from the arguments only
             return _join(args) if args else "const"
         if isinstance(func, ast.Name) and self._is_layer(func.id):
+            if self.delegates:
+                # per parameter: a layer built here holds no graph of the parameter asked about
+                return _join(args) if args else "const"
             return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
             return "unknown"  # another helper: not followed
@@ -672,6 +692,25 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
     return out
 
 
+def _function_summary(walker: _Fn) -> Summary:
+    """A module-level function's summary; for one that cuts something
+    (`cond = conditions.detach()`), which parameters the result and each
+    element of a returned tuple hang from (arg_flow, elem_flow, params)."""
+    out = walker.summary()
+    fn = walker.fn
+    if out.events or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.args[:1] and \
+            fn.args.args[0].arg in ("self", "cls"):
+        return out
+    if not (walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS)
+                                for node in _own_nodes(fn))):
+        return out
+    flow = walker.arg_flow()
+    if flow is None:
+        return out
+    return replace(out, arg_flow=flow, elem_flow=walker.elem_flow() if out.arity else (),
+                   params=tuple(arg.arg for arg in fn.args.args))
+
+
 NETS = " nets"  # key, in a class's method table, of the attributes that may hold networks
 
 
@@ -749,6 +788,21 @@ def _names(target) -> list:
     if isinstance(target, (ast.Tuple, ast.List)):
         return [name for elem in target.elts for name in _names(elem)]
     return []
+
+
+def _rebound(func, params) -> dict:
+    """Parameters a statement of the body's top level assigns before anything
+    else reads them (`fake = fake.detach()`): name -> ids of the reads, in that
+    assignment's value, that still see the argument."""
+    out: dict = {}
+    seen: set = set()
+    for stmt in func.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if name in params and name not in seen and name not in out:
+                out[name] = {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
+        seen.update(node.id for node in ast.walk(stmt) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+    return out
 
 
 def _own_nodes(func) -> list:
@@ -984,7 +1038,7 @@ class OwnSummaries(Mapping):
             tree = self._parse()
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             dists = _dist_names(tree)
-            self._funcs = {name: _Fn(fn, funcs, dists=dists).summary() for name, fn in funcs.items()}
+            self._funcs = {name: _function_summary(_Fn(fn, funcs, dists=dists)) for name, fn in funcs.items()}
         return self._funcs
 
     def _call_table(self) -> dict:

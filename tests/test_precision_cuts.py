@@ -217,3 +217,36 @@ def test_local_bound_in_a_branch_does_not_outlive_a_step_method_call():
     # kept on `self`, the same value does reach the next call
     stored = STEP.format(store="self.last = flipped").replace("self.dis(flipped)", "self.dis(self.last)")
     assert autodetach.check_code(textwrap.dedent(stored), select=["AD1"]) != []
+
+
+PENALTY = """
+import torch
+
+net_g = torch.nn.Linear(4, 6)
+net_d = torch.nn.Linear(6, 1)
+opt_d = torch.optim.SGD(net_d.parameters(), lr=0.1)
+for it in range(3):
+    fake = net_g(torch.randn(8, 4))
+    loss_d = net_d(fake).mean()
+    opt_d.zero_grad()
+    loss_d.backward()
+    interp = fake.requires_grad_(True) * 0.5
+    grad = torch.autograd.grad(net_d(interp).sum(), {inputs}, create_graph=True)[0]
+    penalty = grad.pow(2).mean()
+    {penalty}
+    opt_d.step()
+"""
+
+
+def test_autograd_grad_runs_only_the_graph_built_on_its_inputs():
+    # `grad` stops at `interp`: the freed graph of `fake` below it is not run
+    src = PENALTY.format(inputs="interp", penalty="")
+    assert [f.code for f in autodetach.check_code(textwrap.dedent(src), select=["AD1"])] == []
+    src = PENALTY.format(inputs="net_d.weight", penalty="")
+    assert [f.code for f in autodetach.check_code(textwrap.dedent(src), select=["AD1"])] == []
+    # toward `net_g`'s weight it runs through `fake`'s freed graph (torch raises), named or aliased
+    for inputs in ("net_g.weight", "[net_g.weight]", "list(net_g.parameters())"):
+        src = PENALTY.format(inputs=inputs, penalty="")
+        assert [f.code for f in autodetach.check_code(textwrap.dedent(src), select=["AD1"])] != [], inputs
+    src = PENALTY.format(inputs="p", penalty="").replace("    interp =", "    p = net_g.weight\n    interp =")
+    assert [f.code for f in autodetach.check_code(textwrap.dedent(src), select=["AD1"])] != []

@@ -1579,7 +1579,11 @@ class Scope:
                            retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)
         if "inputs" in kwargs and kind == "backward":
-            reach = self._toward_inputs(reach, kwargs["inputs"].value)
+            reach = self._toward_inputs(reach, kwargs["inputs"].value, target.modules)
+        elif kind == "grad" and (len(pos) > 1 or "inputs" in kwargs):
+            # `autograd.grad(D(interp).sum(), interp)` runs only the graph built on its inputs
+            reach = self._toward_inputs(reach, pos[1].value if len(pos) > 1 else kwargs["inputs"].value,
+                                        target.modules)
         event.reach = frozenset(reach)
         if self.no_grad:
             return Val()
@@ -1615,7 +1619,7 @@ class Scope:
                 self.freed[node] = event
                 self.freed_any.add(node)
 
-    def _toward_inputs(self, reach, inputs) -> set:
+    def _toward_inputs(self, reach, inputs, direct=frozenset()) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
         graph between the loss and those inputs: the nodes of the named modules
         (or tensors) and those built on them. The whole graph when the inputs
@@ -1638,7 +1642,12 @@ class Scope:
                 if key is not None and self.names.is_module(key):
                     mods.add(key)
                 elif key is not None and self.lookup_key(key).heads:
-                    tensors.update(self.lookup_key(key).heads)
+                    heads = self.lookup_key(key).heads
+                    tensors.update(heads)
+                    # a parameter read by name (`p = net.weight`): what its module runs is built on it
+                    mods.update(m for node in closure(heads) if node.leaf for m in node.modules)
+                elif key is not None and "." in key and self.names.is_module(key.rpartition(".")[0]):
+                    mods.add(key.rpartition(".")[0])  # `net_g.weight`: the graph of `net_g`'s runs
                 else:
                     unknown[0] = True
                 return False
@@ -1646,6 +1655,12 @@ class Scope:
 
         walk(inputs, enter)
         if unknown[0] or not (mods or tensors):
+            return reach
+        # an input this graph does not show being used (a parameter read by the caller, which
+        # built the graph handed in): where the pass stops cannot be told
+        ran = set(direct) | {m for node in reach for m in node.modules}
+        if any(node not in reach for node in tensors) or \
+                any(not any(m == k or m.startswith(k + ".") for m in ran) for k in mods):
             return reach
         memo: dict = {}
 
@@ -1706,7 +1721,9 @@ class Scope:
         # Walk from the root; stop at freed nodes that hold saved tensors.
         # Never through code we cannot see: a freed node counts when some
         # path to it is certain, whichever path the walk meets first.
-        stack = [head for head in target.heads if not head.uncertain]
+        # only what the pass runs (`inputs=`: the graph built on them)
+        reach = event.reach
+        stack = [head for head in target.heads if not head.uncertain and head in reach]
         prev: dict = {head: None for head in stack}
         links = []
         while stack:
@@ -1715,7 +1732,7 @@ class Scope:
                 links.append(node)
                 continue
             for parent in node.parents:
-                if parent not in prev and not parent.uncertain:
+                if parent not in prev and not parent.uncertain and parent in reach:
                     prev[parent] = node
                     stack.append(parent)
         if not links:

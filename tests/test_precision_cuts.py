@@ -250,3 +250,54 @@ def test_autograd_grad_runs_only_the_graph_built_on_its_inputs():
         assert [f.code for f in autodetach.check_code(textwrap.dedent(src), select=["AD1"])] != [], inputs
     src = PENALTY.format(inputs="p", penalty="").replace("    interp =", "    p = net_g.weight\n    interp =")
     assert [f.code for f in autodetach.check_code(textwrap.dedent(src), select=["AD1"])] != []
+
+
+EVAL_MODEL = """
+import numpy as np
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def evaluate(self, batches, criterion):
+        losses = []
+        for x in batches:
+            losses.append(criterion(self.forward(x), x).data[0])
+        return {ret}
+"""
+
+EVAL_LOOP = """
+import torch
+from models import Net
+
+net = Net()
+crit = torch.nn.MSELoss()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+for epoch in range(3):
+    loss = crit(net(torch.randn(2, 4)), torch.randn(2, 4))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    val_loss = net.evaluate([torch.randn(2, 4)], crit)
+    history.append(val_loss)
+"""
+
+
+def test_method_summary_says_whether_the_module_graph_reaches_the_result():
+    assert summarize(textwrap.dedent(EVAL_MODEL.format(ret="np.sum(losses)")))["Net.evaluate"].self_flow == "cut"
+    assert summarize(textwrap.dedent(EVAL_MODEL.format(ret="self.forward(x).sum()")))["Net.evaluate"].self_flow \
+        == "graph"
+
+
+def test_evaluate_method_returning_numbers_is_not_kept_graph(tmp_path):
+    files = {"models.py": EVAL_MODEL.format(ret="np.sum(losses)"), "train.py": EVAL_LOOP}
+    assert _findings(tmp_path, files) == []
+    files["models.py"] = EVAL_MODEL.format(ret="self.forward(x).pow(2).mean()")
+    assert [code for code, _, _ in _findings(tmp_path, files)] != []

@@ -954,6 +954,12 @@ class Scope:
         out = self._module_call(call, base, method_parts(self.analysis, base, func.attr.value))
         own = self._own_method(func)
         if own is None:
+            from .quiet_methods import self_cut
+
+            if out.graph and not out.heads and out.modules <= {base} and self_cut(self.analysis, base, func.attr.value):
+                # `val_loss = model.evaluate(loader, criterion)` handed no graph, whose class's method
+                # returns none of the module's own (numbers from `loss.data[0]`)
+                return Val(ghosts=out.ghosts)
             return self._quiet_method(out, base, func.attr.value)
         if own.name.value not in self.inlining and \
                 not self.analysis.function_summary(own).has_events:

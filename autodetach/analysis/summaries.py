@@ -71,6 +71,9 @@ class Summary:
     step_params: tuple = ()
     # `self.X` the method reads or calls (X); None when `self` escapes (`f(self)`, `super()`, getattr)
     self_attrs: Optional[tuple] = None
+    # The kind of the result when only `self` (its parameters, its state) carries a graph and no
+    # argument does: "cut" for `evaluate(...)` that returns `np.sum([loss.data[0] ...])`. None: not worked out.
+    self_flow: Optional[str] = None
 
 
 def _dotted(node) -> Optional[str]:
@@ -98,6 +101,7 @@ class _Fn:
         self.classes = classes or {}  # class name -> {method name: FunctionDef}, for delegation
         self.cls = cls  # the class of this method
         self.delegates = False  # per-argument mode: follow `self.m(...)` / `Base.m(self, ...)`
+        self.own = False  # self_flow: `self` is the one source of a graph
         self.params = {arg.arg for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
@@ -196,6 +200,8 @@ class _Fn:
             return "cut"  # recursion: decided by the other returns
         if (name or "").startswith(("torch.", "th.")) and name.endswith("_like"):
             return "cut"  # torch.ones_like(pred): a new tensor of its shape
+        if self.own and (name or "").split(".")[0] == "self":
+            return "graph"  # the module's own run, asked about in self_flow
         if self.delegates:
             hit = self._delegate(call, name, depth)
             if hit is not None:
@@ -306,6 +312,24 @@ class _Fn:
             self.params, self.others, self.delegates = saved, set(), False
             self.memo.clear()
         return tuple(out)
+
+    def self_flow(self) -> Optional[str]:
+        """The kind of the result when `self` alone carries a graph: any call on
+        `self` (`self.forward(x)`, `self.net(x)`) is taken to return its graph."""
+        args = [arg.arg for arg in self.fn.args.args]
+        if args[:1] != ["self"] or self.fn.args.vararg or self.fn.args.kwarg:
+            return None
+        if not hasattr(self, "_returns"):
+            self._collect()
+        returns = [ret for ret in self._returns if ret is not None]
+        saved, self.delegates, self.own = self.params, True, True
+        try:
+            self.params, self.others = {"self"}, set(args[1:])
+            self.memo.clear()
+            return _join([self.kind(ret) for ret in returns]) if returns else "const"
+        finally:
+            self.params, self.others, self.delegates, self.own = saved, set(), False, False
+            self.memo.clear()
 
     def elem_flow(self, depth=0) -> tuple:
         """Per element of the returned tuples (all of one length): per parameter
@@ -669,6 +693,7 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
             node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
            for node in own):
         out["arg_flow"] = walker.arg_flow()
+        out["self_flow"] = walker.self_flow()
         if method.name == "forward":
             # `g_loss, d_loss = loss_fn(G, D, real, x)`: which arguments each element hangs from
             out["elem_flow"] = walker.elem_flow()

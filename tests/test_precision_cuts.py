@@ -301,3 +301,17 @@ def test_evaluate_method_returning_numbers_is_not_kept_graph(tmp_path):
     assert _findings(tmp_path, files) == []
     files["models.py"] = EVAL_MODEL.format(ret="self.forward(x).pow(2).mean()")
     assert [code for code, _, _ in _findings(tmp_path, files)] != []
+
+
+def test_container_filled_by_index_holds_what_is_stored():
+    src = """
+import torch
+
+
+def decode(h, steps):
+    preds = torch.zeros(steps, 4).to(device)
+    for t in range(steps):
+        preds[t] = h.detach() * 0 + h
+    return preds, steps
+"""
+    assert summarize(textwrap.dedent(src))["decode"].elem_flow[0][0] != "cut"

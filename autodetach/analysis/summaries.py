@@ -812,6 +812,8 @@ def _names(target) -> list:
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
         return [name for elem in target.elts for name in _names(elem)]
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return [target.value.id]  # `preds[:, t] = out`: the container holds what is stored in it
     return []
 
 

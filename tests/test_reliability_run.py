@@ -89,11 +89,11 @@ class Trainer:
     def step(self, x, extra):
         first = self.net(x).sum()
         if extra:
-            second_a = self.net(x).mean()
-            second_b = self.net(x).max()
+            self.second_a = self.net(x).mean()
+            self.second_b = self.net(x).max()
         loss = first
         if extra:
-            loss += second_a + second_b
+            loss += self.second_a + self.second_b
         self.opt.zero_grad()
         loss.backward()
         self.opt.step()

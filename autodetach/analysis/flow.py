@@ -171,6 +171,7 @@ class Scope:
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
+        self.arg_vals: dict = {}  # id(call) -> {argument index: its Val}, from the call's last walk
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
         self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
@@ -414,6 +415,7 @@ class Scope:
                             nontrivial=nontrivial)
                 node = self.new_node(key, stmt, small_stmt.value, total, kind="accum")
                 node.loss = rhs.loss
+                node.opaque = rhs.uncertain
                 self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
@@ -631,6 +633,14 @@ class Scope:
         return self.expr(expr.value)
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
+        if isinstance(expr.operator, cst.Multiply) and (isinstance(expr.left, (cst.List, cst.Tuple)) or
+                                                        isinstance(expr.right, (cst.List, cst.Tuple))):
+            # `[None] * self.batch_size`: a literal repeated a number of times holds its elements only
+            literal, count = (expr.left, expr.right) if isinstance(expr.left, (cst.List, cst.Tuple)) else \
+                (expr.right, expr.left)
+            times = self.expr(count)
+            value = self.expr(literal)
+            return dataclasses.replace(value, ghosts=value.ghosts | times.heads | times.ghosts, elems=None)
         value = self.expr(expr.left).join(self.expr(expr.right))
         if isinstance(expr.operator, cst.Modulo) and \
                 isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
@@ -952,6 +962,12 @@ class Scope:
         out = self._module_call(call, base, method_parts(self.analysis, base, func.attr.value))
         own = self._own_method(func)
         if own is None:
+            from .quiet_methods import self_cut
+
+            if out.graph and not out.heads and out.modules <= {base} and self_cut(self.analysis, base, func.attr.value):
+                # `val_loss = model.evaluate(loader, criterion)` handed no graph, whose class's method
+                # returns none of the module's own (numbers from `loss.data[0]`)
+                return Val(ghosts=out.ghosts)
             return self._quiet_method(out, base, func.attr.value)
         if own.name.value not in self.inlining and \
                 not self.analysis.function_summary(own).has_events:
@@ -1034,12 +1050,15 @@ class Scope:
         as arguments): a module argument is kept by name, not evaluated."""
         args = Val()
         module_args = set()
-        for arg in call.args:
+        each = self.arg_vals[id(call)] = {}  # index -> what that argument holds (_cut_args)
+        for index, arg in enumerate(call.args):
             arg_key = dotted(arg.value)
             if arg_key is not None and self.names.is_module(arg_key):
                 module_args.add(arg_key)
+                each[index] = Val()
                 continue
-            args = args.join(self.expr(arg.value))
+            each[index] = self.expr(arg.value)
+            args = args.join(each[index])
         if isinstance(func, cst.Attribute) and qualified is None:
             # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
             args = self.expr(func.value).join(args)
@@ -1139,14 +1158,52 @@ class Scope:
             if summary.result in ("cut", "const"):
                 return Val(ghosts=args.heads | args.ghosts)
             if summary.result == "graph" and args.graph:
-                return self._through(args, summary, qualified or key)
+                return self._cut_args(call, summary, self._through(args, summary, qualified or key))
             if summary.arity and "graph" in summary.elems and args.graph:
                 # `loss, mse, reg = total_loss(...)` from losses.py: the whole is not known
                 # to carry the graph, but the elements the summary says hang from it do
-                return self._through(args, summary, qualified or key, known=False)
+                return self._cut_args(call, summary, self._through(args, summary, qualified or key, known=False))
         if args.graph:
             args.uncertain = True
+            if summary is not None and not summary.events and summary.arg_flow is not None:
+                # `model.seq_bleu(out, ref)` that reads `out.data` only: whatever else it returns,
+                # not the graph of the arguments it cuts
+                narrowed = self._cut_args(call, summary, args)
+                if narrowed is not args:
+                    return narrowed if narrowed.graph else Val(ghosts=narrowed.heads | narrowed.ghosts)
         return None
+
+    def _cut_args(self, call: cst.Call, summary, value: Val) -> Val:
+        """`errD, ... = d_loss(netD, real, fake, mu)` of another file that detaches `fake`
+        and `mu` itself: the result (per element, with `elem_flow`) drops the graph of the
+        arguments the summary says it cuts (`arg_flow`). Only arguments given by name are
+        told apart; a graph another argument also brings stays."""
+        params = summary.params
+        bound = _bind(call, params) if params and summary.arg_flow is not None else None
+        if not bound or len(summary.arg_flow) != len(params) or any(name not in params for name in bound):
+            return value
+        each = self.arg_vals.get(id(call))
+        if each is None:
+            return value
+        parts = {name: each[index] for name, index in bound.items() if index in each}
+
+        def narrow(val: Val, flow) -> Val:
+            cut = frozenset(head for name, part in parts.items() if flow[params.index(name)] in ("cut", "const")
+                            for head in part.heads)
+            kept = frozenset(head for name, part in parts.items()
+                             if flow[params.index(name)] not in ("cut", "const") for head in part.heads)
+            drop = (cut - kept) & val.heads
+            if not drop:
+                return val
+            return dataclasses.replace(val, heads=val.heads - drop, ghosts=val.ghosts | drop,
+                                       uses={head: reads for head, reads in val.uses.items() if head not in drop})
+
+        if value.elems is not None and len(summary.elem_flow) == len(value.elems):
+            value.elems = [narrow(elem, flow) if len(flow) == len(params) else elem
+                           for elem, flow in zip(value.elems, summary.elem_flow)]
+        out = narrow(value, summary.arg_flow)
+        out.elems = value.elems
+        return out
 
     def _elems(self, func, call, args, shape, whole, cut, skip, from_args=None) -> list:
         """Per returned element: the graph of the arguments it hangs from (its
@@ -1536,7 +1593,11 @@ class Scope:
                            retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)
         if "inputs" in kwargs and kind == "backward":
-            reach = self._toward_inputs(reach, kwargs["inputs"].value)
+            reach = self._toward_inputs(reach, kwargs["inputs"].value, target.modules)
+        elif kind == "grad" and (len(pos) > 1 or "inputs" in kwargs):
+            # `autograd.grad(D(interp).sum(), interp)` runs only the graph built on its inputs
+            reach = self._toward_inputs(reach, pos[1].value if len(pos) > 1 else kwargs["inputs"].value,
+                                        target.modules)
         event.reach = frozenset(reach)
         if self.no_grad:
             return Val()
@@ -1589,7 +1650,7 @@ class Scope:
                 self.freed[node] = event
                 self.freed_any.add(node)
 
-    def _toward_inputs(self, reach, inputs) -> set:
+    def _toward_inputs(self, reach, inputs, direct=frozenset()) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
         graph between the loss and those inputs: the nodes of the named modules
         (or tensors) and those built on them. The whole graph when the inputs
@@ -1612,7 +1673,12 @@ class Scope:
                 if key is not None and self.names.is_module(key):
                     mods.add(key)
                 elif key is not None and self.lookup_key(key).heads:
-                    tensors.update(self.lookup_key(key).heads)
+                    heads = self.lookup_key(key).heads
+                    tensors.update(heads)
+                    # a parameter read by name (`p = net.weight`): what its module runs is built on it
+                    mods.update(m for node in closure(heads) if node.leaf for m in node.modules)
+                elif key is not None and "." in key and self.names.is_module(key.rpartition(".")[0]):
+                    mods.add(key.rpartition(".")[0])  # `net_g.weight`: the graph of `net_g`'s runs
                 else:
                     unknown[0] = True
                 return False
@@ -1620,6 +1686,12 @@ class Scope:
 
         walk(inputs, enter)
         if unknown[0] or not (mods or tensors):
+            return reach
+        # an input this graph does not show being used (a parameter read by the caller, which
+        # built the graph handed in): where the pass stops cannot be told
+        ran = set(direct) | {m for node in reach for m in node.modules}
+        if any(node not in reach for node in tensors) or \
+                any(not any(m == k or m.startswith(k + ".") for m in ran) for k in mods):
             return reach
         memo: dict = {}
 
@@ -1690,7 +1762,9 @@ class Scope:
         # Walk from the root; stop at freed nodes that hold saved tensors.
         # Never through code we cannot see: a freed node counts when some
         # path to it is certain, whichever path the walk meets first.
-        stack = [head for head in target.heads if not head.uncertain]
+        # only what the pass runs (`inputs=`: the graph built on them)
+        reach = event.reach
+        stack = [head for head in target.heads if not head.uncertain and head in reach]
         prev: dict = {head: None for head in stack}
         links = []
         while stack:
@@ -1699,7 +1773,7 @@ class Scope:
                 links.append(node)
                 continue
             for parent in node.parents:
-                if parent not in prev and not parent.uncertain:
+                if parent not in prev and not parent.uncertain and parent in reach:
                     prev[parent] = node
                     stack.append(parent)
         if not links:

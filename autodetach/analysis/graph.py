@@ -50,6 +50,9 @@ class GNode:
     meter: Optional[tuple] = None  # (Class.method, file, line, argument) of `meter.update(loss)` (AD102)
     sibling: Optional[str] = None  # "comes from the same call as a proven loss" (AD102's message)
     module_state: Optional[tuple] = None  # (module, attribute, path): a module's self state (AD106)
+    # an accumulation of a value that came through code not followed (`total += score(out)`): it may
+    # be a number, so `.detach()` of it is no proven fix
+    opaque: bool = False
 
     # Sets of nodes are walked in hash order, and the analysis takes the
     # first path or link it meets: an address-based hash made the findings

@@ -478,7 +478,10 @@ class Analysis:
                 scope.caller_loop = True
                 scope.framework = framework_steps(self).get(method) and FRAMEWORK
                 scope.loop_owner = lightning_steps(self).get(method) and FRAMEWORK
-                scope.fresh[id(loop)] = {p: Val(unknown=True) for p in params if p != "self"}
+                # each call starts without the last call's locals: a name bound only in an `if`
+                # (`dec_flipped = ...` under `if lambda_dis:`) never reaches the next call
+                scope.fresh[id(loop)] = {**{name: Val() for name in _locals(method)},
+                                         **{p: Val(unknown=True) for p in params if p != "self"}}
                 scope.body = [loop]
                 out.append(scope.run())
             except (GiveUp, RecursionError):
@@ -713,3 +716,25 @@ def _assigns(fn, key) -> bool:
 
 def _body(fn) -> list:
     return list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+
+
+def _locals(method) -> set:
+    """Plain names a method binds in its own body (no `global`/`nonlocal` ones)."""
+    out, shared = set(), set()
+    for node in nodes(method.body):
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            shared.update(item.name.value for item in node.names)
+        elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
+            out.update(_target_names(node.name if isinstance(node, cst.AsName) else node.target))
+    return out - shared
+
+
+def _target_names(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for elem in target.elements for name in _target_names(elem.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+

@@ -86,3 +86,13 @@ def _results(analysis, base, meth):
     n = arity.pop()
     out = tuple("cut" if all(s.elems[i] in ("cut", "const") for s in found) else "graph" for i in range(n))
     return out if "cut" in out else None
+
+
+def self_cut(analysis, base: Optional[str], meth: str) -> bool:
+    """Does `base.meth(...)` of a project class return none of the module's own
+    graph (`evaluate()` that sums `loss.data[0]` values)? Every class that may
+    run `meth` must say so (`Summary.self_flow`); what the arguments hand in is
+    the caller's to tell."""
+    found = project_methods(analysis, base, meth)
+    return bool(found) and not any(s.events for s in found) and \
+        all(s.self_flow in ("cut", "const") for s in found)

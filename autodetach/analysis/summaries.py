@@ -22,7 +22,7 @@ CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 # (a checkpoint's tensors, read back by torch.load, are new: no graph)
 CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "torch.load"}
 # Calls that pass their arguments' graph through.
-SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.")
+SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.", "nn.parallel.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
 NUMPY = ("np.", "numpy.")
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
@@ -76,6 +76,9 @@ class Summary:
     # None (not a literal) or "last" (`retain_graph=i < len(opts) - 1`: all but the last), and zeroes says
     # that `opt.zero_grad()` comes before the backward.
     multi_steps: tuple = ()
+    # The kind of the result when only `self` (its parameters, its state) carries a graph and no
+    # argument does: "cut" for `evaluate(...)` that returns `np.sum([loss.data[0] ...])`. None: not worked out.
+    self_flow: Optional[str] = None
 
 
 def _dotted(node) -> Optional[str]:
@@ -103,6 +106,7 @@ class _Fn:
         self.classes = classes or {}  # class name -> {method name: FunctionDef}, for delegation
         self.cls = cls  # the class of this method
         self.delegates = False  # per-argument mode: follow `self.m(...)` / `Base.m(self, ...)`
+        self.own = False  # self_flow: `self` is the one source of a graph
         self.params = {arg.arg for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
         self.memo: dict = {}  # local name -> kind, once decided
@@ -110,6 +114,16 @@ class _Fn:
         self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
         self.off = _fn_grad(func) > 0
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
+        self.rebound = _rebound(func, self.params)
+        # names the body binds (loop and `with` targets too): any other name it reads is a global
+        self.bound = {node.id for node in ast.walk(func) if isinstance(node, ast.Name) and
+                      isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
+
+    def _param(self, expr: ast.Name) -> bool:
+        """Does this read of a parameter see the value the caller handed in? Not
+        after `fake = fake.detach()` at the top of the body (the reassigned value decides)."""
+        reads = self.rebound.get(expr.id)
+        return reads is None or id(expr) in reads
 
     def kind(self, expr, depth=0) -> str:
         """cut | graph | const | unknown, for one expression."""
@@ -118,9 +132,9 @@ class _Fn:
         if isinstance(expr, ast.Constant):
             return "const"
         if isinstance(expr, ast.Name):
-            if expr.id in self.params:
+            if expr.id in self.params and self._param(expr):
                 return "graph"
-            if expr.id in self.others:
+            if expr.id in self.others and self._param(expr):
                 return "const"
             return self._name_kind(expr.id, depth)
         if isinstance(expr, ast.Attribute):
@@ -160,6 +174,8 @@ class _Fn:
 
     def _name_kind(self, key: str, depth) -> str:
         vals = self.assigned.get(key)
+        if not vals and self.delegates and key not in self.bound:
+            return "const"  # per parameter: a global (an imported module, a constant) holds no graph of it
         if not vals:
             return "unknown"  # a loop variable, a global: not followed
         memo = self.memo.get(key)
@@ -189,6 +205,8 @@ class _Fn:
             return "cut"  # recursion: decided by the other returns
         if (name or "").startswith(("torch.", "th.")) and name.endswith("_like"):
             return "cut"  # torch.ones_like(pred): a new tensor of its shape
+        if self.own and (name or "").split(".")[0] == "self":
+            return "graph"  # the module's own run, asked about in self_flow
         if self.delegates:
             hit = self._delegate(call, name, depth)
             if hit is not None:
@@ -200,6 +218,11 @@ class _Fn:
                 return "graph"  # the parameter asked about is the network called
             if isinstance(root, ast.Name) and root.id in self.others:
                 # `net(x)`, `self.criterion(x, y)`: the callee holds no graph of the parameter asked about
+                return _join(args) if args else "const"
+            if isinstance(root, ast.Name) and all(kind in ("cut", "const") for kind in args) and \
+                    self.kind(root, depth + 1) in ("cut", "const"):
+                # `score(tokens, ref)`, `utils.calc_bleu(seq, ref)` on values that hold none of the
+                # parameter asked about: whatever the callee does, its result holds none of it either
                 return _join(args) if args else "const"
         if name in ("tuple", "list", "sum", "max", "min") and call.args:
             return _join(args)
@@ -214,6 +237,9 @@ class _Fn:
             # x.__class__(**{...}), type(x)(...): a new object built from the arguments only
             return _join(args) if args else "const"
         if isinstance(func, ast.Name) and self._is_layer(func.id):
+            if self.delegates:
+                # per parameter: a layer built here holds no graph of the parameter asked about
+                return _join(args) if args else "const"
             return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
             return "unknown"  # another helper: not followed
@@ -291,6 +317,24 @@ class _Fn:
             self.params, self.others, self.delegates = saved, set(), False
             self.memo.clear()
         return tuple(out)
+
+    def self_flow(self) -> Optional[str]:
+        """The kind of the result when `self` alone carries a graph: any call on
+        `self` (`self.forward(x)`, `self.net(x)`) is taken to return its graph."""
+        args = [arg.arg for arg in self.fn.args.args]
+        if args[:1] != ["self"] or self.fn.args.vararg or self.fn.args.kwarg:
+            return None
+        if not hasattr(self, "_returns"):
+            self._collect()
+        returns = [ret for ret in self._returns if ret is not None]
+        saved, self.delegates, self.own = self.params, True, True
+        try:
+            self.params, self.others = {"self"}, set(args[1:])
+            self.memo.clear()
+            return _join([self.kind(ret) for ret in returns]) if returns else "const"
+        finally:
+            self.params, self.others, self.delegates, self.own = saved, set(), False, False
+            self.memo.clear()
 
     def elem_flow(self, depth=0) -> tuple:
         """Per element of the returned tuples (all of one length): per parameter
@@ -715,6 +759,7 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
             node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
            for node in own):
         out["arg_flow"] = walker.arg_flow()
+        out["self_flow"] = walker.self_flow()
         if method.name == "forward":
             # `g_loss, d_loss = loss_fn(G, D, real, x)`: which arguments each element hangs from
             out["elem_flow"] = walker.elem_flow()
@@ -736,6 +781,25 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
                             keys.append(key)
         out["stores_graph"] = tuple(keys)
     return out
+
+
+def _function_summary(walker: _Fn) -> Summary:
+    """A module-level function's summary; for one that cuts something
+    (`cond = conditions.detach()`), which parameters the result and each
+    element of a returned tuple hang from (arg_flow, elem_flow, params)."""
+    out = walker.summary()
+    fn = walker.fn
+    if out.events or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.args[:1] and \
+            fn.args.args[0].arg in ("self", "cls"):
+        return out
+    if not (walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS)
+                                for node in _own_nodes(fn))):
+        return out
+    flow = walker.arg_flow()
+    if flow is None:
+        return out
+    return replace(out, arg_flow=flow, elem_flow=walker.elem_flow() if out.arity else (),
+                   params=tuple(arg.arg for arg in fn.args.args))
 
 
 NETS = " nets"  # key, in a class's method table, of the attributes that may hold networks
@@ -814,7 +878,24 @@ def _names(target) -> list:
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
         return [name for elem in target.elts for name in _names(elem)]
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        return [target.value.id]  # `preds[:, t] = out`: the container holds what is stored in it
     return []
+
+
+def _rebound(func, params) -> dict:
+    """Parameters a statement of the body's top level assigns before anything
+    else reads them (`fake = fake.detach()`): name -> ids of the reads, in that
+    assignment's value, that still see the argument."""
+    out: dict = {}
+    seen: set = set()
+    for stmt in func.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if name in params and name not in seen and name not in out:
+                out[name] = {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
+        seen.update(node.id for node in ast.walk(stmt) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+    return out
 
 
 def _own_nodes(func) -> list:
@@ -1050,7 +1131,7 @@ class OwnSummaries(Mapping):
             tree = self._parse()
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             dists = _dist_names(tree)
-            self._funcs = {name: _Fn(fn, funcs, dists=dists).summary() for name, fn in funcs.items()}
+            self._funcs = {name: _function_summary(_Fn(fn, funcs, dists=dists)) for name, fn in funcs.items()}
         return self._funcs
 
     def _call_table(self) -> dict:

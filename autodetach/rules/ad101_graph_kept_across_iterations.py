@@ -388,6 +388,11 @@ class GraphKeptAcrossIterations(GraphRule):
             if held:
                 msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
             notes = factory_notes(ctx.analysis, closure([node]))
+            if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
+                # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
+                # number, and `.detach()` of a number raises
+                notes = notes + [f"`{ctx.code(src).strip()}` is a tensor with a graph (it comes through "
+                                 f"code that was not followed)"]
             if notes:
                 msg += "; inferred: " + "; ".join(notes) + " (so the fix is unsafe: check it with --verify)"
                 fix = UNSAFE

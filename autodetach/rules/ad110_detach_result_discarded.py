@@ -208,6 +208,12 @@ class DetachResultDiscarded(Rule):
         """, note="in place: cuts h itself"),
         Valid("""
             import torch
+            from mmf.common.report import Report
+            report = Report(batch, model(batch))
+            report.detach()
+        """, note="an object of a class not from torch: its own detach(), which may work in place"),
+        Valid("""
+            import torch
             print(h.detach())
             y = h.detach()
             hidden = tuple(s.detach() for s in hidden)
@@ -524,6 +530,14 @@ class DetachResultDiscarded(Rule):
                     return True
                 value_qualified = ctx.imports.qualify(value.func)
                 if value_qualified is not None and value_qualified.startswith(_FOREIGN):
+                    return True
+                # `report = Report(batch, output)` of a class not from torch: its own `detach()`
+                # (mmf's Report detaches its items in place and returns itself)
+                names = ctx.analysis.names
+                local = dotted(value.func)
+                if value_qualified is not None and not value_qualified.startswith("torch") and \
+                        value_qualified.rsplit(".", 1)[-1][:1].isupper() or \
+                        local in names.classes and local not in names.module_classes:
                     return True
         return False
 

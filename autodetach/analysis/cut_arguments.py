@@ -25,6 +25,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .summaries import _dotted
 
 CUTS = {"detach", "item", "tolist", "numpy", "cpu"}
 NO_GRAD = {"torch.no_grad", "no_grad", "torch.inference_mode", "inference_mode"}
@@ -182,17 +183,6 @@ def _imported(path, tree, key, aliases) -> Optional[tuple]:
         if parent == base:
             break
         base = parent
-    return None
-
-
-def _dotted(node) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
     return None
 
 

@@ -1971,18 +1971,24 @@ def _constant_index(target: cst.Subscript) -> bool:
 
 def _uncertain_below(head) -> bool:
     """Does `head` hang from code we cannot see? Not past a value that a
-    backward proves to carry a graph (analysis.backwarded)."""
-    seen, stack = set(), [head]
+    backward proves to carry a graph (analysis.backwarded), and not when it
+    holds such a value through seen code: a dict of losses from an unseen
+    helper, its `loss["loss"]` backwarded, keeps that graph whatever the rest holds."""
+    seen, stack, uncertain = set(), [head], False
     while stack:
         node = stack.pop()
         if node in seen:
             continue
         seen.add(node)
+        if node.proven and node is not head:
+            return False
         if node.uncertain:
-            return True
+            uncertain = True
+            if node is not head:
+                continue  # what an unseen call returns may be cut: not followed
         if not node.proven:
             stack.extend(node.parents)
-    return False
+    return uncertain
 
 
 def _retain_of(pos, kwargs, retain_pos) -> tuple:

@@ -156,7 +156,7 @@ def _read(path):
 
 def _imported(path, tree, key, aliases) -> Optional[tuple]:
     """(file, class name) of a base class imported from a project file."""
-    from .project import SEARCH_UP, SKIP, _module_file
+    from .project import SKIP, module_file_up
 
     head, _, rest = key.partition(".")
     full = None
@@ -174,16 +174,8 @@ def _imported(path, tree, key, aliases) -> Optional[tuple]:
     parts = full.split(".")
     if parts[0] in SKIP or len(parts) < 2:
         return None
-    base = os.path.dirname(os.path.abspath(path))
-    for _ in range(SEARCH_UP + 1):
-        found = _module_file(base, parts[:-1])
-        if found is not None:
-            return found, parts[-1]
-        parent = os.path.dirname(base)
-        if parent == base:
-            break
-        base = parent
-    return None
+    found = module_file_up(os.path.dirname(os.path.abspath(path)), parts[:-1])
+    return (found, parts[-1]) if found is not None else None
 
 
 class _Deps:

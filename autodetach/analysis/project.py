@@ -150,6 +150,20 @@ def _module_file(base: str, parts: list) -> Optional[str]:
     return None
 
 
+def module_file_up(base: str, parts: list) -> Optional[str]:
+    """The file of module `parts` (an absolute import) in `base` or up to
+    SEARCH_UP directories above it (the project root is not known), or None."""
+    for _ in range(SEARCH_UP + 1):
+        found = _module_file(base, parts)
+        if found is not None:
+            return found
+        parent = os.path.dirname(base)
+        if parent == base:
+            break
+        base = parent
+    return None
+
+
 def relative_imports(module: cst.Module) -> dict:
     """local name -> (level, module, name) for `from .x import name` (the
     import table's, which reads them inside functions and guards too)."""
@@ -207,17 +221,11 @@ class Project:
         parts = qualified_class.split(".")
         if parts[0] in SKIP:
             return None
-        base = self.dir
-        for _ in range(SEARCH_UP + 1):
-            f = _module_file(base, parts[:-1])
-            if f is not None:
-                found, f = find(f, f"{parts[-1]}.{meth}")
-                return (found, f) if found is not None else None
-            parent = os.path.dirname(base)
-            if parent == base:
-                break
-            base = parent
-        return None
+        f = module_file_up(self.dir, parts[:-1])
+        if f is None:
+            return None
+        found, f = find(f, f"{parts[-1]}.{meth}")
+        return (found, f) if found is not None else None
 
     def _in_module(self, base: str, parts: list) -> Optional[Summary]:
         # a.b.f: function f of a/b.py (or of a/b/__init__.py)

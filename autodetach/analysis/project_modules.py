@@ -23,7 +23,7 @@ import os
 from ..imports import dotted
 from .callers import tree_of
 from .names import PARAMLESS_PREFIXES
-from .project import SEARCH_UP, SKIP, _module_file
+from .project import SKIP, module_file_up
 from .roles import looks_like_loss
 from .summaries import _aliases as _imports, _dotted
 
@@ -58,16 +58,8 @@ def is_module_class(here: str, qualified: str, hops: int = 2, layers: bool = Tru
     """Is the project class `qualified` (`networks.ActorNetwork`) an nn.Module
     (that builds layers with parameters, unless `layers` is False)?"""
     parts = qualified.split(".")
-    base = here
-    for _ in range(SEARCH_UP + 1):
-        path = _module_file(base, parts[:-1])
-        if path is not None:
-            return _in_file(path, parts[-1], hops, set(), layers)
-        parent = os.path.dirname(base)
-        if parent == base:
-            break
-        base = parent
-    return False
+    path = module_file_up(here, parts[:-1])
+    return path is not None and _in_file(path, parts[-1], hops, set(), layers)
 
 
 def _in_file(path: str, name: str, hops: int, seen: set, layers: bool) -> bool:

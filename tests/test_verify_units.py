@@ -328,3 +328,20 @@ def test_gpu_runs_keep_the_looser_bound():
     assert compare.divergence(_stepped("after", 0.500002, "cuda"), _stepped("reference", 0.5, "cuda")) is None
     shim = compare.divergence(_stepped("after", 0.500002, "cuda", True), _stepped("reference", 0.5, "cuda", True))
     assert shim is not None  # the cuda->cpu shim runs on the CPU
+
+
+def test_verdict_follows_the_findings_own_fix_safety():
+    # AD102's class says safe, but a detach whose graph was inferred is an unsafe fix: when it repairs a
+    # crash and diverges from the reference it is "fixed (not equivalent)", not "changed". An AD101 detach
+    # marked safe (nothing backwards the value) claims equivalence: diverging is "changed".
+    from autodetach.verify.compare import Divergence, Judgement
+    from autodetach.verify.integrate import span_verdict
+
+    j = Judgement("changed", "params differ at step 2", repair="the original's error is gone",
+                  divergence=Divergence(2, "w", "0.5 vs 0.6"))
+    assert span_verdict(j, True, "AD102", [], None, "unsafe")["verdict"] == "fixed"
+    assert span_verdict(j, True, "AD102", [], None, "unsafe")["equivalent"] is False
+    assert span_verdict(j, True, "AD102", [], None, "safe")["verdict"] == "changed"
+    assert span_verdict(j, True, "AD101", [], None, "safe")["verdict"] == "changed"
+    assert span_verdict(j, True, "AD101", [], None, "unsafe")["verdict"] == "fixed"
+    assert span_verdict(j, True, "AD106", [], None, "safe")["verdict"] == "fixed"  # a truncation

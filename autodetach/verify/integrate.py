@@ -279,18 +279,23 @@ def reached(runs: dict, scratch: Scratch, path: str, span: Span) -> bool:
 TRUNCATIONS = frozenset({"AD106"})
 
 
-def allows_change(code: str) -> bool:
-    """Whether a rule's rewrite may change the parameter trajectory: unsafe
-    fixes and the truncations may, safe fixes claim equivalence."""
+def allows_change(code: str, fix: Optional[str] = None) -> bool:
+    """Whether a rewrite may change the parameter trajectory: unsafe fixes
+    and the truncations may, safe fixes claim equivalence. `fix` is the
+    finding's own safety (an AD102 detach is unsafe where its graph was
+    inferred, an AD101 detach safe where nothing backwards it); without it,
+    the rule's."""
     from ..findings import UNSAFE
     from ..registry import by_code
 
-    return code in TRUNCATIONS or getattr(by_code().get(code), "fix_safety", None) == UNSAFE
+    if code in TRUNCATIONS:
+        return True
+    return (fix if fix is not None else getattr(by_code().get(code), "fix_safety", None)) == UNSAFE
 
 
 def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None, missing: Optional[list] = None,
-                 budget: Optional[dict] = None) -> dict:
-    if code is not None and allows_change(code):
+                 budget: Optional[dict] = None, fix: Optional[str] = None) -> dict:
+    if code is not None and allows_change(code, fix):
         j = j.accepting_change()
     d = j.as_dict()
     d["reached"] = was_reached
@@ -453,7 +458,7 @@ def _verdicts(j: Judgement, runs: dict, scratch: Scratch, path: str, pairs, entr
     out = {}
     for f, span in pairs:
         d = span_verdict(j, reached(runs, scratch, path, span), f.code, missing_uses(runs, scratch, path, span),
-                         budget_note(runs))
+                         budget_note(runs), f.fix)
         d = moved_on(d, path)
         if entry is not None:
             d["entry_point"] = entry

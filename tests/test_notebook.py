@@ -190,6 +190,18 @@ def test_verify_reports_and_writes_a_notebook_as_without_it(tmp_path):
     assert run_cli(["--no-cache", nb]).code == 0  # nothing left
 
 
+def test_verify_says_why_a_notebook_fix_has_no_verdict(tmp_path):
+    # Before: "Verification: nothing to verify (no fix was computed)." under a notebook's fixable finding.
+    nb = make(tmp_path / "t.ipynb", [MODEL, "h = torch.zeros(2)\nh = Variable(h.data)\n"])
+    text = run_cli(["--no-cache", "--verify", nb], cwd=tmp_path)
+    assert "no fix was computed" not in text.out, text.out
+    assert "t.ipynb:cell 2:2" in text.out and "unverifiable" in text.out, text.out
+    doc = json.loads(run_cli(["--no-cache", "--verify", "--output-format", "json", nb], cwd=tmp_path).out)
+    [f] = doc["findings"]
+    assert f["verification"]["verdict"] == "unverifiable", f
+    assert "does not run notebooks" in f["verification"]["details"]
+
+
 def test_fix_writes_only_the_changed_cell(tmp_path):
     nb = tmp_path / "t.ipynb"
     book = new_notebook()

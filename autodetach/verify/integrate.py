@@ -635,6 +635,15 @@ def _notebook_unverified(r, path, settings, write, verified_only) -> None:
     r.findings, r.fixed, r.diff, r.new_source = res.findings, res.fixed, res.diff, res.new_source
     r.errors.extend(res.errors)
     r.write_failed = r.write_failed or res.write_failed
+    from ..findings import SAFE
+
+    for f in r.findings:  # each rewrite gets a verdict, saying why this one has none
+        if f.fixed or (f.fixable and (f.fix == SAFE or settings.unsafe)):
+            f.verification = unverifiable(NOTEBOOK)
+
+
+NOTEBOOK = ("--verify does not run notebooks yet: this fix is not verified (export the notebook with `jupyter "
+            "nbconvert --to script` and verify the script)")
 
 
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",

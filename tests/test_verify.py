@@ -127,7 +127,8 @@ def test_long_running_code_after_the_loop_is_bounded_by_the_timeout():
     doc = json.loads(out)
     assert doc["file"]["runs"]["after"]["status"] == "timeout"
     assert all(r["wall_s"] < 30 for r in doc["file"]["runs"].values())
-    assert doc["verdict"] == "regressed"
+    # every run timed out, the reference too: nothing got worse, nothing was shown (it was "regressed")
+    assert doc["verdict"] == "unverifiable" and "every run timed out" in doc["details"], doc["details"]
     assert code == 1
 
 
@@ -159,6 +160,56 @@ def test_a_backstopped_run_is_tried_longer_and_runs_to_its_end(tmp_path):
     rw = doc["rewrites"][0]
     assert rw["verdict"] in ("fixed", "equivalent"), rw["details"]
     assert "backstop" not in set(rw["budget"].values()), rw
+
+
+LIGHTNING_FIT = """\
+import torch
+import pytorch_lightning as pl
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Net(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 1)
+        self.running = 0.0
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self.layer(x), y)
+        self.running = self.running + loss
+        return loss
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.01)
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    ds = TensorDataset(torch.randn(16, 4), torch.randn(16, 1))
+    net = Net()
+    trainer = pl.Trainer(max_epochs=EPOCHS, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, accelerator="cpu")
+    trainer.fit(net, DataLoader(ds, batch_size=4))
+    print("done", float(net.running))
+"""
+
+
+@pytest.mark.slow
+def test_a_lightning_fit_beyond_the_longer_budget_is_not_tried_again(tmp_path):
+    """trainer.fit's loop is library code: the backstop ends it at 50 steps.
+    A fit of 4000 steps cannot end within the longer try's 500 either; it
+    doubled --verify's time for nothing. Not tried, and the verdict says why."""
+    pytest.importorskip("pytorch_lightning")
+    body = LIGHTNING_FIT.replace("EPOCHS", "1000")
+    orig, patched = tmp_path / "fit.py", tmp_path / "fit.patched.py"
+    orig.write_text(body)
+    patched.write_text(body.replace("self.running + loss", "(self.running + loss).detach()"))
+    code, out, err = cli("verify", str(orig), str(patched), "--output-format", "json", cwd=str(tmp_path))
+    rw = json.loads(out)["rewrites"][0]
+    assert rw["budget"]["after"] == "backstop", rw
+    assert rw["longer_budget"].startswith("not tried with a longer budget: the Trainer plans 4000"), rw
+    assert rw["verdict"] == "partial" and "not tried" in rw["details"], rw
 
 
 def _long_corpus_case(tmp_path, case, old_text, new_text):

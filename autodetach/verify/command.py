@@ -66,6 +66,10 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
             j = judge(runs["before"], runs["after"], runs["reference"])
             verdicts = [span_verdict(j, reached(runs, scratch, path, s), None, missing_uses(runs, scratch, path, s),
                                      budget_note(runs)) for s in spans]
+            if one.longer:
+                for d in verdicts:
+                    d["longer_budget"] = one.longer
+                    d["details"] = f"{d['details']} ({one.longer})"
         file_verdict = j.as_dict()
     if output_format == "json":
         doc = {"original": original, "patched": patched, "entry_point": entry, "verdict": file_verdict["verdict"],

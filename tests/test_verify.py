@@ -343,6 +343,7 @@ def test_run_command_verifies_library_code(tmp_path):
     assert v["verdict"] == "fixed", v["details"]
     assert "lib.py:9" in v["runs"]["before"]["error"]
     assert v["runs"]["after"]["steps"] >= 3
+    assert v["entry_point"] == "the --run command: python train.py"  # it said nothing of what ran
 
 
 def test_legacy_cuda_code_runs_under_the_cpu_shim(tmp_path):

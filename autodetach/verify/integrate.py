@@ -483,7 +483,7 @@ def verify_tree(v: Verifier, targets: list, settings) -> dict:
     j = judge(runs["before"], runs["after"], runs["reference"])
     verdicts = {}
     for t in targets:
-        verdicts.update(_verdicts(j, runs, scratch, t.path, zip(t.fixed, t.spans)))
+        verdicts.update(_verdicts(j, runs, scratch, t.path, zip(t.fixed, t.spans), f"the --run command: {v.run_cmd}"))
     return verdicts
 
 

@@ -268,9 +268,9 @@ def with_sources(book: Notebook, changed: dict) -> bytes:
 def cell_diff(path: str, book: Notebook, changed: dict) -> str:
     """A unified diff per changed cell, headed `a/PATH:cell N`. For reading:
     `git apply` cannot apply it to the notebook's JSON."""
-    from .runner import display_path
+    from .runner import patch_path
 
-    shown = display_path(path)
+    shown = patch_path(path)
     out = []
     for c in book.cells:
         if c.index not in changed:

@@ -114,11 +114,22 @@ def _split_lines(data: bytes) -> list:
     return out
 
 
+def patch_path(path: str) -> str:
+    """The name in a patch header: relative to the working directory, or for
+    a file outside it the absolute path without its root, as `git diff
+    --no-index` writes it (`a//tmp/x.py` is an invalid path to `git apply`);
+    such a patch applies from `/`."""
+    shown = display_path(path)
+    if os.path.isabs(shown):
+        shown = os.path.splitdrive(shown)[1].replace(os.sep, "/").lstrip("/")
+    return shown
+
+
 def unified_diff(path: str, old: bytes, new: bytes) -> str:
     """A git-style diff of the raw bytes (so `git apply` and `patch -p1`
     apply it whatever the file's encoding or newlines). Bytes that are not
     UTF-8 come back as surrogate escapes; write with errors="surrogateescape"."""
-    name = display_path(path).encode("utf-8", "surrogateescape")
+    name = patch_path(path).encode("utf-8", "surrogateescape")
     out = []
     for line in difflib.diff_bytes(difflib.unified_diff, _split_lines(old), _split_lines(new),
                                    b"a/" + name, b"b/" + name):

@@ -287,6 +287,27 @@ def test_diff_applies_with_git_apply_and_patch(tmp_path, variant):
         pytest.skip("neither git nor patch is installed: applying the diff is not checked")
 
 
+def test_diff_of_a_file_outside_the_working_directory_applies_from_root(tmp_path):
+    # `autodetach --diff /abs/path/mod.py` from elsewhere printed `--- a//abs/path/mod.py`: git apply said
+    # "invalid path". The name is the one `git diff --no-index` writes: the absolute path without its root.
+    proj, here = tmp_path / "proj", tmp_path / "here"
+    here.mkdir()
+    _git_repo(proj, {"mod.py": BAD.encode()})
+    target = str(proj / "mod.py")
+    res = run_cli(["--diff", target], cwd=here)
+    assert res.code == 1, res
+    name = target.lstrip("/")
+    assert res.out.startswith(f"--- a/{name}\n+++ b/{name}\n@@ "), res.out
+    (tmp_path / "fix.patch").write_text(res.out)
+    if shutil.which("git"):
+        chk = subprocess.run(["git", "apply", "--check", str(tmp_path / "fix.patch")], cwd="/", capture_output=True)
+        assert chk.returncode == 0, chk.stderr
+    if shutil.which("patch"):
+        dry = subprocess.run(["patch", "-p1", "--dry-run", "-i", str(tmp_path / "fix.patch")], cwd="/",
+                             capture_output=True)
+        assert dry.returncode == 0, dry.stdout + dry.stderr
+
+
 def test_diff_exit_0_when_nothing_to_fix(tmp_path):
     write(tmp_path / "ok.py", CLEAN)
     res = run_cli(["--diff", "ok.py"], cwd=tmp_path)

@@ -190,6 +190,29 @@ def test_verify_reports_and_writes_a_notebook_as_without_it(tmp_path):
     assert run_cli(["--no-cache", nb]).code == 0  # nothing left
 
 
+def test_verify_says_why_a_notebook_fix_has_no_verdict(tmp_path):
+    # Before: "Verification: nothing to verify (no fix was computed)." under a notebook's fixable finding.
+    nb = make(tmp_path / "t.ipynb", [MODEL, "h = torch.zeros(2)\nh = Variable(h.data)\n"])
+    text = run_cli(["--no-cache", "--verify", nb], cwd=tmp_path)
+    assert "no fix was computed" not in text.out, text.out
+    assert "t.ipynb:cell 2:2" in text.out and "unverifiable" in text.out, text.out
+    doc = json.loads(run_cli(["--no-cache", "--verify", "--output-format", "json", nb], cwd=tmp_path).out)
+    [f] = doc["findings"]
+    assert f["verification"]["verdict"] == "unverifiable", f
+    assert "does not run notebooks" in f["verification"]["details"]
+
+
+def test_verify_command_on_notebooks_says_they_are_not_run(tmp_path):
+    # `autodetach verify a.ipynb b.ipynb` said "no entry point: no main guard or top-level training code".
+    nb = make(tmp_path / "t.ipynb", [MODEL, "h = torch.zeros(2)\nh = Variable(h.data)\n"])
+    patched = tmp_path / "p.ipynb"
+    patched.write_bytes(raw(nb).replace(b"Variable(h.data)", b"h.detach()"))
+    res = run_cli(["verify", nb, str(patched), "--output-format", "json"], cwd=tmp_path, select=None, jobs=None)
+    doc = json.loads(res.out)
+    assert doc["verdict"] == "unverifiable" and "notebooks are not run as scripts" in doc["details"], doc
+    assert "no main guard" not in res.out
+
+
 def test_fix_writes_only_the_changed_cell(tmp_path):
     nb = tmp_path / "t.ipynb"
     book = new_notebook()

@@ -328,3 +328,76 @@ def test_gpu_runs_keep_the_looser_bound():
     assert compare.divergence(_stepped("after", 0.500002, "cuda"), _stepped("reference", 0.5, "cuda")) is None
     shim = compare.divergence(_stepped("after", 0.500002, "cuda", True), _stepped("reference", 0.5, "cuda", True))
     assert shim is not None  # the cuda->cpu shim runs on the CPU
+
+
+def test_verdict_follows_the_findings_own_fix_safety():
+    # AD102's class says safe, but a detach whose graph was inferred is an unsafe fix: when it repairs a
+    # crash and diverges from the reference it is "fixed (not equivalent)", not "changed". An AD101 detach
+    # marked safe (nothing backwards the value) claims equivalence: diverging is "changed".
+    from autodetach.verify.compare import Divergence, Judgement
+    from autodetach.verify.integrate import span_verdict
+
+    j = Judgement("changed", "params differ at step 2", repair="the original's error is gone",
+                  divergence=Divergence(2, "w", "0.5 vs 0.6"))
+    assert span_verdict(j, True, "AD102", [], None, "unsafe")["verdict"] == "fixed"
+    assert span_verdict(j, True, "AD102", [], None, "unsafe")["equivalent"] is False
+    assert span_verdict(j, True, "AD102", [], None, "safe")["verdict"] == "changed"
+    assert span_verdict(j, True, "AD101", [], None, "safe")["verdict"] == "changed"
+    assert span_verdict(j, True, "AD101", [], None, "unsafe")["verdict"] == "fixed"
+    assert span_verdict(j, True, "AD106", [], None, "safe")["verdict"] == "fixed"  # a truncation
+
+
+def _backstopped(name, progress, opt_steps=50):
+    from autodetach.verify.compare import Run
+
+    rec = {"status": "budget", "stopped_by": "backstop", "stopped_by_budget": True, "opt_steps": opt_steps,
+           "progress": progress, "events": []}
+    return Run(name, rec, returncode=0)
+
+
+def test_no_longer_try_where_the_trainer_cannot_finish_within_it():
+    # A Lightning fit of 1600 steps, ended by the backstop at 50: the ten times longer try (500) was ended
+    # there too, and doubled --verify's time for nothing. A fit of 160 steps can finish in it: tried.
+    from autodetach.verify.integrate import beyond_reach
+
+    far = {n: _backstopped(n, [50, 1600]) for n in ("before", "after", "reference")}
+    why = beyond_reach(far, 10)
+    assert why and "plans 1600 optimizer steps" in why and "500" in why, why
+    endless = {n: _backstopped(n, [50, None]) for n in ("before", "after")}
+    assert "trains without end" in beyond_reach(endless, 10)
+    near = {n: _backstopped(n, [50, 160]) for n in ("before", "after")}
+    assert beyond_reach(near, 10) is None
+    unknown = {n: _backstopped(n, None) for n in ("before", "after")}  # a loop that does not say: tried
+    assert beyond_reach(unknown, 10) is None
+    mixed = {"before": _backstopped("before", [50, 1600]), "after": _backstopped("after", None)}
+    assert beyond_reach(mixed, 10) is None
+
+
+def test_every_run_timed_out_is_unverifiable_not_regressed():
+    # A Lightning project on a busy machine: before, after and reference all hit --timeout, and the rewrite
+    # was "regressed: the fix does not remove the error: timed out", although nothing got worse.
+    from autodetach.verify.compare import Run, judge
+
+    def slow(name):
+        return Run(name, None, returncode=None, timed_out=True, wall=120.0)
+
+    j = judge(slow("before"), slow("after"), slow("reference"))
+    assert j.verdict == "unverifiable" and "every run timed out" in j.details and "--timeout" in j.details, j
+    ok = Run("reference", {"status": "ok", "events": []}, returncode=0)
+    assert judge(slow("before"), slow("after"), ok).verdict == "regressed"  # the reference ran: the fix did not
+
+
+def test_a_longer_try_cut_by_the_timeout_does_not_replace_the_first_runs():
+    # A Lightning fit: the first runs ended at the backstop (50 steps, the after run flat); the longer try
+    # (500 steps) ran past --timeout in all three, replaced them, and the verdict became "regressed: the fix
+    # does not remove the error: timed out".
+    from autodetach.verify.compare import Run
+    from autodetach.verify.integrate import longer_kept
+
+    first = {n: _backstopped(n, None) for n in ("before", "after", "reference")}
+    late = {n: Run(n, None, timed_out=True, wall=120.0) for n in first}
+    keep, note = longer_kept(first, late, False, 50)
+    assert not keep and "ran past --timeout" in note, note
+    ended = {n: Run(n, {"status": "ok", "events": []}, returncode=0) for n in first}
+    keep, note = longer_kept(first, ended, False, 50)
+    assert keep and note == "tried again with a budget of 50 steps", note

@@ -43,6 +43,26 @@ class StepBudgetReached(SystemExit):
         super().__init__(0)
 
 
+def loop_progress(frame) -> "tuple | None":
+    """(optimizer steps done, steps planned) by the library loop the backstop
+    ends, where the loop says: a Lightning Trainer (`global_step`,
+    `estimated_stepping_batches`, infinite for `max_epochs=-1`), found as
+    `self` (or its `trainer`) of a frame on the stack. None elsewhere."""
+    while frame is not None:
+        obj = frame.f_locals.get("self")
+        try:  # a LightningModule's `trainer` raises when it has none
+            held = getattr(obj, "trainer", None)
+        except Exception:
+            held = None
+        for cand in (obj, getattr(obj, "_trainer", None), held):
+            if cand is not None and hasattr(type(cand), "estimated_stepping_batches") and \
+                    hasattr(type(cand), "global_step"):
+                planned = cand.estimated_stepping_batches
+                return int(cand.global_step), (None if planned == float("inf") else int(planned))
+        frame = frame.f_back
+    return None
+
+
 class _Holder:
     """What the saved-tensors pack hook stores instead of the tensor."""
 
@@ -64,6 +84,7 @@ class Recorder:
         # only a backstop, much later. Otherwise it ends the run at the budget.
         self.backstop = self.steps_budget * (BACKSTOP if cfg.get("loops") else 1)
         self.stopped_by = None  # "loops" or "backstop"
+        self.progress = None  # at the backstop: (steps done, steps planned) by a library's loop, where it says
         self.loops = LoopBudget(self)
         self.retain = bool(cfg.get("retain"))
         self.measure_graph = cfg.get("measure_graph", True)
@@ -266,6 +287,10 @@ class Recorder:
     def _backstop(self) -> None:
         self.stopped = True
         self.stopped_by = "backstop"
+        try:
+            self.progress = loop_progress(sys._getframe(1))
+        except Exception:
+            self.progress = None
         raise StepBudgetReached()
 
     def on_step(self, optimizer) -> None:
@@ -314,6 +339,7 @@ class Recorder:
             "exception": self.exception,
             "stopped_by_budget": self.stopped,
             "stopped_by": self.stopped_by,
+            "progress": self.progress,
             "loops_cut": self.loops.cut,
             "losses": self.losses,
             "events": self.events,

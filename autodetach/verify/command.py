@@ -42,12 +42,14 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
     if not spans:
         click.echo(f"autodetach: error: {patched} is identical to {original}", err=True)
         return 2
-    entry = "--run" if run_cmd else (entry_point(old) or entry_point(new))
+    book = any(p.lower().endswith(".ipynb") for p in (original, patched))
+    entry = "--run" if run_cmd else (None if book else entry_point(old) or entry_point(new))
     isolation = None
     if entry is None:
-        verdicts = [{"verdict": UNVERIFIABLE,
-                     "details": "no entry point: no main guard or top-level training code (use --run CMD)"}
-                    for _ in spans]
+        why = ("notebooks are not run as scripts: export both with `jupyter nbconvert --to script` and verify "
+               "the scripts, or give --run CMD that executes the notebook" if book
+               else "no entry point: no main guard or top-level training code (use --run CMD)")
+        verdicts = [{"verdict": UNVERIFIABLE, "details": why} for _ in spans]
         file_verdict = {"verdict": UNVERIFIABLE, "details": verdicts[0]["details"]}
     else:
         path = os.path.abspath(original)
@@ -66,6 +68,10 @@ def verify_command(original, patched, run_cmd, device, steps, timeout, output_fo
             j = judge(runs["before"], runs["after"], runs["reference"])
             verdicts = [span_verdict(j, reached(runs, scratch, path, s), None, missing_uses(runs, scratch, path, s),
                                      budget_note(runs)) for s in spans]
+            if one.longer:
+                for d in verdicts:
+                    d["longer_budget"] = one.longer
+                    d["details"] = f"{d['details']} ({one.longer})"
         file_verdict = j.as_dict()
     if output_format == "json":
         doc = {"original": original, "patched": patched, "entry_point": entry, "verdict": file_verdict["verdict"],

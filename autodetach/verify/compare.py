@@ -316,6 +316,11 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
                     hint = f"; it exited before training: give it arguments with --run \"python {script} ARGS\""
                 return J(UNVERIFIABLE, f"every run fails the same way, the reference too: {before.failure()}; "
                                        "the fix could not be shown to make a difference" + hint)
+            if after.status == "timeout" and reference is not None and reference.status == "timeout":
+                # a slow program (or a busy machine), not a fix that made anything worse
+                return J(UNVERIFIABLE, f"every run timed out, the reference too (after {after.wall:.0f} s): the "
+                                       "runs showed nothing; raise --timeout, or verify with --run \"CMD\" and a "
+                                       "short training")
             return J(REGRESSED, f"the fix does not remove the error: {before.failure()}")
         if before.failed:
             return J(REGRESSED, f"after fails differently: {after.failure()} (before: {before.failure()})")

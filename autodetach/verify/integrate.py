@@ -279,18 +279,23 @@ def reached(runs: dict, scratch: Scratch, path: str, span: Span) -> bool:
 TRUNCATIONS = frozenset({"AD106"})
 
 
-def allows_change(code: str) -> bool:
-    """Whether a rule's rewrite may change the parameter trajectory: unsafe
-    fixes and the truncations may, safe fixes claim equivalence."""
+def allows_change(code: str, fix: Optional[str] = None) -> bool:
+    """Whether a rewrite may change the parameter trajectory: unsafe fixes
+    and the truncations may, safe fixes claim equivalence. `fix` is the
+    finding's own safety (an AD102 detach is unsafe where its graph was
+    inferred, an AD101 detach safe where nothing backwards it); without it,
+    the rule's."""
     from ..findings import UNSAFE
     from ..registry import by_code
 
-    return code in TRUNCATIONS or getattr(by_code().get(code), "fix_safety", None) == UNSAFE
+    if code in TRUNCATIONS:
+        return True
+    return (fix if fix is not None else getattr(by_code().get(code), "fix_safety", None)) == UNSAFE
 
 
 def span_verdict(j: Judgement, was_reached: bool, code: Optional[str] = None, missing: Optional[list] = None,
-                 budget: Optional[dict] = None) -> dict:
-    if code is not None and allows_change(code):
+                 budget: Optional[dict] = None, fix: Optional[str] = None) -> dict:
+    if code is not None and allows_change(code, fix):
         j = j.accepting_change()
     d = j.as_dict()
     d["reached"] = was_reached
@@ -380,6 +385,7 @@ class Target:
     script: Optional[str] = None  # what runs: the file itself, or a script that imports it
     scratch: Optional[Scratch] = None
     runs: dict = field(default_factory=dict)  # name -> Run
+    longer: Optional[str] = None  # what the longer budget's try did, or why there was none
 
 
 NO_ENTRY = "no entry point: the file has no main guard or top-level training code (use --run CMD)"
@@ -448,13 +454,17 @@ def moved_on(d: dict, path: str) -> dict:
     return d
 
 
-def _verdicts(j: Judgement, runs: dict, scratch: Scratch, path: str, pairs, entry: Optional[str] = None) -> dict:
+def _verdicts(j: Judgement, runs: dict, scratch: Scratch, path: str, pairs, entry: Optional[str] = None,
+              longer: Optional[str] = None) -> dict:
     """id(finding) -> its verdict, for (finding, span) pairs judged by `j`."""
     out = {}
     for f, span in pairs:
         d = span_verdict(j, reached(runs, scratch, path, span), f.code, missing_uses(runs, scratch, path, span),
-                         budget_note(runs))
+                         budget_note(runs), f.fix)
         d = moved_on(d, path)
+        if longer:
+            d["longer_budget"] = longer
+            d["details"] = f"{d['details']} ({longer})"
         if entry is not None:
             d["entry_point"] = entry
         out[id(f)] = d
@@ -473,7 +483,7 @@ def verify_tree(v: Verifier, targets: list, settings) -> dict:
     j = judge(runs["before"], runs["after"], runs["reference"])
     verdicts = {}
     for t in targets:
-        verdicts.update(_verdicts(j, runs, scratch, t.path, zip(t.fixed, t.spans)))
+        verdicts.update(_verdicts(j, runs, scratch, t.path, zip(t.fixed, t.spans), f"the --run command: {v.run_cmd}"))
     return verdicts
 
 
@@ -504,7 +514,7 @@ def verify_scripts(v: Verifier, targets: list, settings) -> dict:
     judged = []
     for t in scripts:
         j = judge(t.runs["before"], t.runs["after"], t.runs["reference"])
-        verdicts.update(_verdicts(j, t.runs, t.scratch, t.path, zip(t.fixed, t.spans), t.entry))
+        verdicts.update(_verdicts(j, t.runs, t.scratch, t.path, zip(t.fixed, t.spans), t.entry, t.longer))
         judged.append((t, j))
     verdicts.update(attribute(v, judged, settings))
     return verdicts
@@ -520,21 +530,71 @@ def _rerun_longer(v: Verifier, scripts: list) -> None:
     def backstopped(runs):
         return sum(bool(x.record and x.record.get("stopped_by") == "backstop") for x in runs.values())
 
+    steps = min(10 * v.steps, 100)
     longer, which = [], []
     for t in scripts:
         stopped = any(x.record and x.record.get("stopped_by_budget") for x in t.runs.values())
         # a loop in library code (Lightning's fit) ended by the backstop: the code after it never ran
-        if (stopped and not all_reached(t)) or backstopped(t.runs):
-            _, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, t.scratch.tree_root, t.script, tag="-long",
-                             steps=min(10 * v.steps, 100), scratch=t.scratch)
-            longer.append(reqs)
-            which.append(t)
+        if stopped and not all_reached(t):
+            pass  # lines to reach: a longer run may reach them
+        elif backstopped(t.runs):
+            t.longer = beyond_reach(t.runs, steps / v.steps)
+            if t.longer:
+                continue  # everything reached, and the longer run would be ended there too
+        else:
+            continue
+        _, reqs = v.plan({t.path: (t.old, t.new, t.spans)}, t.scratch.tree_root, t.script, tag="-long",
+                         steps=steps, scratch=t.scratch)
+        longer.append(reqs)
+        which.append(t)
     for t, runs in zip(which, v.execute(longer)):
         more = sum(reached(runs, t.scratch, t.path, sp) for sp in t.spans) > \
             sum(reached(t.runs, t.scratch, t.path, sp) for sp in t.spans)
-        if all(x.completed or x.failed for x in runs.values()) and \
-                (more or backstopped(runs) < backstopped(t.runs)):
+        keep, t.longer = longer_kept(t.runs, runs, more, steps)
+        if keep:
             t.runs = runs
+
+
+def longer_kept(first: dict, runs: dict, more: bool, steps: int) -> tuple:
+    """(whether the longer try's runs replace the first ones, what it did).
+    Kept when they reach more lines or fewer end at the backstop; never when
+    one ran past --timeout that did not the first time: a longer run cut by
+    the clock shows less, not a failure (it was "regressed: timed out")."""
+    def backstopped(rs):
+        return sum(bool(x.record and x.record.get("stopped_by") == "backstop") for x in rs.values())
+
+    late = [n for n, x in runs.items() if x.status == "timeout" and first.get(n) and first[n].status != "timeout"]
+    if late:
+        return False, (f"a longer budget ({steps} steps) ran past --timeout ({', '.join(sorted(late))}); "
+                       "the first runs are judged")
+    if all(x.completed or x.failed for x in runs.values()) and (more or backstopped(runs) < backstopped(first)):
+        return True, f"tried again with a budget of {steps} steps" + (
+            ", still ended by the backstop" if backstopped(runs) else "")
+    return False, f"a longer budget ({steps} steps) reached no more"
+
+
+def beyond_reach(runs: dict, ratio: float) -> Optional[str]:
+    """Why a longer budget (`ratio` times the steps) cannot get a backstopped
+    program to its end, where its library loop says how long it trains
+    (Lightning's Trainer); None where it might, or nothing says."""
+    plans = []
+    for r in runs.values():
+        rec = r.record or {}
+        if rec.get("stopped_by") != "backstop":
+            continue
+        progress, done = rec.get("progress"), rec.get("opt_steps") or 0
+        if not progress or not done:
+            return None
+        planned, most = progress[1], int(done * ratio)
+        if planned is not None and planned <= most:
+            return None
+        plans.append((planned, most))
+    if not plans:
+        return None
+    planned, most = plans[0]
+    what = "trains without end" if planned is None else f"plans {planned} optimizer steps"
+    return (f"not tried with a longer budget: the Trainer {what}, more than the {most} a longer run may make; "
+            f"to see the program's end, verify with --run \"CMD\" and a short training")
 
 
 def attribute(v: Verifier, judged: list, settings) -> dict:
@@ -566,7 +626,7 @@ def attribute(v: Verifier, judged: list, settings) -> dict:
                                         "completes: its own effect could not be shown", runs=j.runs)
         mixed = dict(t.runs, after=extra["after"])
         pairs = [(f, _finding_span(f, t.old, one)) for f in t.fixed if f.code == code]
-        for key, d in _verdicts(j, mixed, t.scratch, t.path, pairs, t.entry).items():
+        for key, d in _verdicts(j, mixed, t.scratch, t.path, pairs, t.entry, t.longer).items():
             d["isolated"] = f"verified with only the {code} rewrites applied"
             verdicts[key] = d
     return verdicts
@@ -630,6 +690,15 @@ def _notebook_unverified(r, path, settings, write, verified_only) -> None:
     r.findings, r.fixed, r.diff, r.new_source = res.findings, res.fixed, res.diff, res.new_source
     r.errors.extend(res.errors)
     r.write_failed = r.write_failed or res.write_failed
+    from ..findings import SAFE
+
+    for f in r.findings:  # each rewrite gets a verdict, saying why this one has none
+        if f.fixed or (f.fixable and (f.fix == SAFE or settings.unsafe)):
+            f.verification = unverifiable(NOTEBOOK)
+
+
+NOTEBOOK = ("--verify does not run notebooks yet: this fix is not verified (export the notebook with `jupyter "
+            "nbconvert --to script` and verify the script)")
 
 
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",

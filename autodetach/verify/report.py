@@ -19,7 +19,8 @@ def _rows(results) -> list:
             details = " ".join(str(v.get("details", "")).split())
             if len(details) > DETAILS_WIDTH:
                 details = details[:DETAILS_WIDTH - 3] + "..."
-            rows.append((f"{f.path}:{f.line}", f.code, v.get("verdict", "?"), details))
+            where = f"{f.path}:cell {f.cell}" if f.cell is not None else f.path
+            rows.append((f"{where}:{f.line}", f.code, v.get("verdict", "?"), details))
     rows.sort(key=lambda x: (x[0].rsplit(":", 1)[0], int(x[0].rsplit(":", 1)[1]), x[1]))
     return rows
 

@@ -710,7 +710,11 @@ class Scope:
         key = dotted(for_in.target) if isinstance(for_in.target, (cst.Name, cst.Attribute)) else None
         if key:
             self.env[key] = Val(heads=iterated.heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
-        value = self.expr(expr.elt)
+        if isinstance(expr, cst.DictComp):
+            self.expr(expr.key)
+            value = self.expr(expr.value)  # `{k: total[k] + losses[k] for k in total}`: the values
+        else:
+            value = self.expr(expr.elt)
         self.env = saved
         return value.join(Val(ghosts=iterated.ghosts))
 
@@ -1857,7 +1861,7 @@ _EXPR = {
     cst.Tuple: Scope._sequence, cst.List: Scope._sequence, cst.Set: Scope._sequence,
     cst.Dict: Scope._dict,
     cst.ListComp: Scope._comprehension, cst.GeneratorExp: Scope._comprehension, cst.SetComp: Scope._comprehension,
-    cst.DictComp: Scope._unknown,
+    cst.DictComp: Scope._comprehension,
     cst.IfExp: Scope._if_exp,
     cst.NamedExpr: Scope._named,
     cst.StarredElement: Scope._starred,

@@ -1827,6 +1827,8 @@ class Scope:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue
+            if any(node.meter is not None and node.name != key for node in closure(head.parents)):
+                continue  # read back out of a meter that keeps graphs: reported once, at the meter's update
             if containers.last_consumed(head, self.events):
                 continue  # `losses[-1].backward()` frees what the list keeps
             reached = any(head in event.reach or any(old in event.reach for old in older)

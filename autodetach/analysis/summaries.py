@@ -540,6 +540,9 @@ class _Fn:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr in ("add_", "sub_") and node.args:
                     value, target = node.args[0], node.func.value  # `self.sum.add_(val)`: `+=` in place
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and _rebuilt(node):
+                    # `self.avg[k] = self.avg[k] * n + val`, `self.ema = 0.99 * self.ema + 0.01 * val`
+                    value, target = node.value, node.targets[0]
                 if value is None or id(node) in self.quiet:
                     continue
                 base = target.value if isinstance(target, ast.Subscript) else target
@@ -623,6 +626,19 @@ def _whole(expr, name: str) -> bool:
     """Is `name` itself read in `e` (`val * n`), not only its elements (`loss[key]`)?"""
     inside = {id(node.value) for node in ast.walk(expr) if isinstance(node, ast.Subscript)}
     return any(isinstance(node, ast.Name) and node.id == name and id(node) not in inside for node in ast.walk(expr))
+
+
+def _rebuilt(node: ast.Assign) -> bool:
+    """Does the assignment store, into `self` state, a sum that reads that
+    same state (a running total or average written out: `s = s * n + v`)?"""
+    target = node.targets[0]
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    want = _dotted(target.value if isinstance(target, ast.Subscript) else target)
+    if not want or not want.startswith("self.") or not isinstance(node.value, ast.BinOp) or \
+            not isinstance(node.value.op, (ast.Add, ast.Sub)):
+        return False
+    return any(isinstance(n, ast.Attribute) and _dotted(n) == want for n in ast.walk(node.value))
 
 
 def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:

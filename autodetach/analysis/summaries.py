@@ -114,6 +114,7 @@ class _Fn:
         self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
         self.off = _fn_grad(func) > 0
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
+        self.backwarded: set = set()  # names the body calls .backward() on (summary)
         self.rebound = _rebound(func, self.params)
         # names the body binds (loop and `with` targets too): any other name it reads is a global
         self.bound = {node.id for node in ast.walk(func) if isinstance(node, ast.Name) and
@@ -136,7 +137,11 @@ class _Fn:
                 return "graph"
             if expr.id in self.others and self._param(expr):
                 return "const"
-            return self._name_kind(expr.id, depth)
+            found = self._name_kind(expr.id, depth)
+            if found == "unknown" and not self.delegates and expr.id in self.backwarded and \
+                    not any(self.kind(value, depth + 1) in ("cut", "const") for value in self.assigned.get(expr.id, ())):
+                return "graph"  # not when a value bound to it is a number (`loss = loss.item()` after it)
+            return found
         if isinstance(expr, ast.Attribute):
             if expr.attr in CUT_ATTRS:
                 return "cut"
@@ -412,6 +417,8 @@ class _Fn:
                 # `out.append(h)`: the list holds what is appended
                 self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
         self._returns = returns
+        # `loss.backward()` here proves that `loss` carries a graph, whatever computed it
+        self.backwarded = {b.func.value.id for b in backwards if isinstance(b.func.value, ast.Name)}
         arg_backwards = [backward for backward in backwards if self._depends(backward.func.value)]
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,

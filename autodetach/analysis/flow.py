@@ -809,6 +809,15 @@ class Scope:
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
+        if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
+            # `stats[key].update(value)`: a meter of a dict (or list) of meters
+            from .meter_containers import meter_method
+
+            holder = dotted(func.value.value)
+            held = meter_method(self.analysis, holder, meth) if holder else None
+            if held is not None:
+                self.expr(func.value)
+                return self._meter_add(call, stmt, holder, meth, held)
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)

@@ -174,7 +174,8 @@ def _own_package(base: str, parts: list) -> Optional[str]:
         return None
     for _ in range(SEARCH_UP + 1):
         parent = os.path.dirname(base)
-        if os.path.isfile(os.path.join(base, "__init__.py")) and not os.path.isfile(os.path.join(parent, "__init__.py")):
+        package = os.path.isfile(os.path.join(base, "__init__.py"))
+        if package and not os.path.isfile(os.path.join(parent, "__init__.py")):
             return _module_file(base, parts[1:])  # base is the top-level package
         if parent == base:
             break

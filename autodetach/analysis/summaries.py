@@ -138,8 +138,9 @@ class _Fn:
             if expr.id in self.others and self._param(expr):
                 return "const"
             found = self._name_kind(expr.id, depth)
+            values = self.assigned.get(expr.id, ())
             if found == "unknown" and not self.delegates and expr.id in self.backwarded and \
-                    not any(self.kind(value, depth + 1) in ("cut", "const") for value in self.assigned.get(expr.id, ())):
+                    not any(self.kind(value, depth + 1) in ("cut", "const") for value in values):
                 return "graph"  # not when a value bound to it is a number (`loss = loss.item()` after it)
             return found
         if isinstance(expr, ast.Attribute):

@@ -87,6 +87,10 @@ def _starved(analysis) -> list:
     # a cut argument of a method that steps the modules only that argument reaches; a method
     # of this file is walked at the call already (starved.py names its step)
     stepped = {f.step.opt for f in found if hasattr(f, "step")}
+    # a layer its class's forward cuts from every output, though the class hands it to an optimizer
+    from .cut_submodules import cut_submodules
+
+    found += cut_submodules(analysis)
     return found + [c for c in cut_arguments(analysis) if c.opt not in stepped]
 
 

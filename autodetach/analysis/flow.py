@@ -710,7 +710,11 @@ class Scope:
         key = dotted(for_in.target) if isinstance(for_in.target, (cst.Name, cst.Attribute)) else None
         if key:
             self.env[key] = Val(heads=iterated.heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
-        value = self.expr(expr.elt)
+        if isinstance(expr, cst.DictComp):
+            self.expr(expr.key)
+            value = self.expr(expr.value)  # `{k: total[k] + losses[k] for k in total}`: the values
+        else:
+            value = self.expr(expr.elt)
         self.env = saved
         return value.join(Val(ghosts=iterated.ghosts))
 
@@ -805,6 +809,15 @@ class Scope:
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
+        if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
+            # `stats[key].update(value)`: a meter of a dict (or list) of meters
+            from .meter_containers import meter_method
+
+            holder = dotted(func.value.value)
+            held = meter_method(self.analysis, holder, meth) if holder else None
+            if held is not None:
+                self.expr(func.value)
+                return self._meter_add(call, stmt, holder, meth, held)
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)
@@ -1823,6 +1836,8 @@ class Scope:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue
+            if any(node.meter is not None and node.name != key for node in closure(head.parents)):
+                continue  # read back out of a meter that keeps graphs: reported once, at the meter's update
             if containers.last_consumed(head, self.events):
                 continue  # `losses[-1].backward()` frees what the list keeps
             reached = any(head in event.reach or any(old in event.reach for old in older)
@@ -1857,7 +1872,7 @@ _EXPR = {
     cst.Tuple: Scope._sequence, cst.List: Scope._sequence, cst.Set: Scope._sequence,
     cst.Dict: Scope._dict,
     cst.ListComp: Scope._comprehension, cst.GeneratorExp: Scope._comprehension, cst.SetComp: Scope._comprehension,
-    cst.DictComp: Scope._unknown,
+    cst.DictComp: Scope._comprehension,
     cst.IfExp: Scope._if_exp,
     cst.NamedExpr: Scope._named,
     cst.StarredElement: Scope._starred,

@@ -153,11 +153,30 @@ def _module_file(base: str, parts: list) -> Optional[str]:
 def module_file_up(base: str, parts: list) -> Optional[str]:
     """The file of module `parts` (an absolute import) in `base` or up to
     SEARCH_UP directories above it (the project root is not known), or None."""
+    start = base
     for _ in range(SEARCH_UP + 1):
         found = _module_file(base, parts)
         if found is not None:
             return found
         parent = os.path.dirname(base)
+        if parent == base:
+            break
+        base = parent
+    return _own_package(start, parts)
+
+
+def _own_package(base: str, parts: list) -> Optional[str]:
+    """`TTS.utils.audio` read inside the checkout of the package TTS itself,
+    whose directory has another name (the repository's root is the package,
+    installed by its setup.py): the file under the top-level package above
+    `base`, the import's first name taken for it, or None."""
+    if len(parts) < 2:
+        return None
+    for _ in range(SEARCH_UP + 1):
+        parent = os.path.dirname(base)
+        package = os.path.isfile(os.path.join(base, "__init__.py"))
+        if package and not os.path.isfile(os.path.join(parent, "__init__.py")):
+            return _module_file(base, parts[1:])  # base is the top-level package
         if parent == base:
             break
         base = parent
@@ -197,7 +216,8 @@ class Project:
                 if parent == base:
                     break
                 base = parent
-            return None
+            f = _own_package(self.dir, parts[:-1])
+            return find(f, parts[-1])[0] if f is not None else None
         if key:
             if self._rel is None:
                 self._rel = relative_imports(self.module)

@@ -64,11 +64,28 @@ def files_mentioning(path: str, needle: bytes, up: bool = True) -> list:
     return hit
 
 
-def classes_with_method(path: str, meth: str) -> list:
+def project_root(path: str) -> str:
+    """The directory up to UP levels above the file's that holds a
+    repository marker (setup.py, .git), else the file's own directory."""
+    directory = os.path.dirname(os.path.abspath(path))
+    probe = directory
+    for _ in range(UP + 1):
+        if any(os.path.exists(os.path.join(probe, m)) for m in MARKERS):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return directory
+
+
+def classes_with_method(path: str, meth: str, whole: bool = False) -> list:
     """(class, summary, file) for each class that defines `meth` in the file's
-    directory and below (where a script imports its classes from)."""
+    directory and below (where a script imports its classes from); with
+    `whole`, below the project's root (an object handed in by a caller)."""
     out = []
-    for f in files_mentioning(path, f"def {meth}(".encode(), up=False):
+    start = os.path.join(project_root(path), "_") if whole else path
+    for f in files_mentioning(start, f"def {meth}(".encode(), up=False):
         for name, s in summaries_of(f).items():
             cls, dot, m = name.partition(".")
             if dot and m == meth:

@@ -49,6 +49,9 @@ def mark(table, analysis) -> None:
             continue
         if is_module_class(here, qualified):
             table.modules[key] = "param"
+    for key in list(table.wrapped):
+        if _wraps_factory_module(ctx, here, key):
+            table.wrapped.discard(key)  # DDP(build_model(args)): the factory's class is seen
     for key, src in _aliases(ctx.module):
         if src in table.modules and key not in table.modules and key not in table.optimizers:
             table.modules[key] = table.modules[src]  # `self.actor = actor` after `actor = ActorNetwork()`
@@ -77,6 +80,60 @@ def _in_file(path: str, name: str, hops: int, seen: set, layers: bool) -> bool:
         return hops > 0 and src is not None and is_module_class(os.path.dirname(path), src, hops - 1, layers)
     return _module_bases(path, cls, classes, imports, hops, seen) and \
         (not layers or _has_layers(cls, classes, imports, 0))
+
+
+def _wraps_factory_module(ctx, here: str, key: str) -> bool:
+    """`model = DDP(build_model(args).to(device))` where `build_model`, a
+    function of another project file, returns an object of one of that file's
+    nn.Module classes (that builds layers) in every `return`."""
+    import libcst as cst
+
+    from .names import _key
+    from .walk import nodes
+
+    for node in nodes(ctx.module):
+        if type(node) is not cst.Assign or not isinstance(node.value, cst.Call) or not node.value.args or \
+                not any(_key(t.target) == key for t in node.targets):
+            continue
+        inner = node.value.args[0].value
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
+                inner.func.attr.value in ("to", "cuda", "cpu", "train", "float", "half", "double"):
+            inner = inner.func.value
+        if not isinstance(inner, cst.Call):
+            return False
+        qualified = ctx.imports.qualify(inner.func)
+        if not qualified or "." not in qualified or qualified.split(".")[0] in SKIP:
+            return False
+        return _factory_of_module(here, qualified)
+    return False
+
+
+def _factory_of_module(here: str, qualified: str) -> bool:
+    parts = qualified.split(".")
+    path = module_file_up(here, parts[:-1])
+    tree = tree_of(path)[1] if path is not None else None
+    if tree is None:
+        return False
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == parts[-1]), None)
+    if fn is None:
+        return False
+    returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    imports = _imports(tree)
+    if not returns:
+        return False
+    for value in returns:
+        name = _dotted(value.func) if isinstance(value, ast.Call) else None
+        if name is None:
+            return False
+        if name in classes:
+            if not _in_file(path, name, 2, set(), True):
+                return False
+        elif name.split(".")[0] not in imports or \
+                not is_module_class(os.path.dirname(path), imports[name.split(".")[0]] +
+                                    name[len(name.split(".")[0]):]):
+            return False
+    return True
 
 
 def _has_layers(cls, classes: dict, imports: dict, depth: int) -> bool:

@@ -80,6 +80,34 @@ def _find_runtime_objects(analysis) -> dict:
     return out
 
 
+def handed_objects(analysis) -> dict:
+    """key -> how, for `self.agent = agent` in `__init__`, `agent` a parameter
+    whose class the caller chooses (not a module, optimizer or known class)."""
+    return analysis.memo("_handed_objects", lambda: _find_handed(analysis))
+
+
+def _find_handed(analysis) -> dict:
+    names = analysis.names
+    out: dict = {}
+    for cls in analysis.ctx.module.body:
+        if not isinstance(cls, cst.ClassDef):
+            continue
+        init = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"), None)
+        if init is None:
+            continue
+        params = {p.name.value for p in init.params.params[1:]}
+        for n in _assigns(init.body.body):
+            if len(n.targets) != 1 or not isinstance(n.value, cst.Name) or n.value.value not in params:
+                continue
+            key = dotted(n.targets[0].target)
+            if key is None or not key.startswith("self.") or key in names.instances or \
+                    key in names.foreign_instances or names.is_module(key) or key in names.optimizers or \
+                    names.is_module(n.value.value) or n.value.value in names.optimizers:
+                continue
+            out.setdefault(key, f"handed to `{cls.name.value}.__init__` as `{n.value.value}`")
+    return out
+
+
 def _trains(cls, summary, path) -> bool:
     """The method runs backward or steps, itself or in another method of its class."""
     from .project import summaries_of
@@ -95,14 +123,17 @@ def runtime_method(analysis, base: str, meth: str) -> Optional[tuple]:
     if analysis.ctx.path in (None, "<string>"):
         return None
     how = runtime_objects(analysis).get(base) if meth not in OPTIMIZER_METHODS else None
+    handed = how is None and meth not in OPTIMIZER_METHODS and base in handed_objects(analysis)
+    if handed:
+        how = handed_objects(analysis)[base]
     if how is None:
         return None
     from .project_index import classes_with_method
 
-    every = classes_with_method(analysis.ctx.path, meth)
+    every = classes_with_method(analysis.ctx.path, meth, whole=handed)
     found = [(cls, s, f) for cls, s, f in every if _trains(cls, s, f)]
-    if not found:
-        return None
+    if not found or handed and len(found) < len(every):
+        return None  # an object handed in: every project class with the method must train in it
     arity = {s.arity for _, s, _ in found}
     arity = arity.pop() if len(arity) == 1 else 0
     elems = ()
@@ -114,7 +145,8 @@ def runtime_method(analysis, base: str, meth: str) -> Optional[tuple]:
     where = graph[0][1] if graph else found[0][2]
     names = ", ".join(f"{cls} ({os.path.basename(f)})" for cls, f in graph[:3]) + \
         (f" and {len(graph) - 3} more" if len(graph) > 3 else "")
-    note = (f"`{base}` is built by a class chosen at run time (`{how}`); of the {len(found)} project classes "
+    built = f"is {how} (its class is the caller's)" if handed else f"is built by a class chosen at run time (`{how}`)"
+    note = (f"`{base}` {built}; of the {len(found)} project classes "
             f"whose `{meth}()` runs backward, {len(graph)} return a value that carries its graph"
             + (f": {names}" if graph else ""))
     numbers = [cls for cls, s, _ in every if s.arity == arity and len(s.elems) == arity and arity and

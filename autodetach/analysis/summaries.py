@@ -114,6 +114,7 @@ class _Fn:
         self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
         self.off = _fn_grad(func) > 0
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
+        self.backwarded: set = set()  # names the body calls .backward() on (summary)
         self.rebound = _rebound(func, self.params)
         # names the body binds (loop and `with` targets too): any other name it reads is a global
         self.bound = {node.id for node in ast.walk(func) if isinstance(node, ast.Name) and
@@ -136,7 +137,12 @@ class _Fn:
                 return "graph"
             if expr.id in self.others and self._param(expr):
                 return "const"
-            return self._name_kind(expr.id, depth)
+            found = self._name_kind(expr.id, depth)
+            values = self.assigned.get(expr.id, ())
+            if found == "unknown" and not self.delegates and expr.id in self.backwarded and \
+                    not any(self.kind(value, depth + 1) in ("cut", "const") for value in values):
+                return "graph"  # not when a value bound to it is a number (`loss = loss.item()` after it)
+            return found
         if isinstance(expr, ast.Attribute):
             if expr.attr in CUT_ATTRS:
                 return "cut"
@@ -412,6 +418,8 @@ class _Fn:
                 # `out.append(h)`: the list holds what is appended
                 self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
         self._returns = returns
+        # `loss.backward()` here proves that `loss` carries a graph, whatever computed it
+        self.backwarded = {b.func.value.id for b in backwards if isinstance(b.func.value, ast.Name)}
         arg_backwards = [backward for backward in backwards if self._depends(backward.func.value)]
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
@@ -540,6 +548,9 @@ class _Fn:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr in ("add_", "sub_") and node.args:
                     value, target = node.args[0], node.func.value  # `self.sum.add_(val)`: `+=` in place
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and _rebuilt(node):
+                    # `self.avg[k] = self.avg[k] * n + val`, `self.ema = 0.99 * self.ema + 0.01 * val`
+                    value, target = node.value, node.targets[0]
                 if value is None or id(node) in self.quiet:
                     continue
                 base = target.value if isinstance(target, ast.Subscript) else target
@@ -623,6 +634,19 @@ def _whole(expr, name: str) -> bool:
     """Is `name` itself read in `e` (`val * n`), not only its elements (`loss[key]`)?"""
     inside = {id(node.value) for node in ast.walk(expr) if isinstance(node, ast.Subscript)}
     return any(isinstance(node, ast.Name) and node.id == name and id(node) not in inside for node in ast.walk(expr))
+
+
+def _rebuilt(node: ast.Assign) -> bool:
+    """Does the assignment store, into `self` state, a sum that reads that
+    same state (a running total or average written out: `s = s * n + v`)?"""
+    target = node.targets[0]
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    want = _dotted(target.value if isinstance(target, ast.Subscript) else target)
+    if not want or not want.startswith("self.") or not isinstance(node.value, ast.BinOp) or \
+            not isinstance(node.value.op, (ast.Add, ast.Sub)):
+        return False
+    return any(isinstance(n, ast.Attribute) and _dotted(n) == want for n in ast.walk(node.value))
 
 
 def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:

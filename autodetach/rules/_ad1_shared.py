@@ -11,7 +11,12 @@ BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_b
                    "def training_step")  # Lightning backwards what training_step returns
 
 
-def detach(expr: cst.BaseExpression) -> cst.Call:
+def detach(expr: cst.BaseExpression) -> cst.BaseExpression:
+    # a dict or list has no .detach(): cut what the comprehension stores, element by element
+    if isinstance(expr, cst.DictComp):
+        return expr.with_changes(value=detach(expr.value))
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return expr.with_changes(elt=detach(expr.elt))
     inner = parenthesize_if_needed(expr)
     return cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("detach")))
 

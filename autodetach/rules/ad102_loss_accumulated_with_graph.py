@@ -100,7 +100,8 @@ class LossAccumulatedWithGraph(GraphRule):
     summary = "a loss kept across iterations with its graph (for logging); use `.item()`"
     fix_safety = SAFE
     # a running loss total whose backward is in another file (`trainer.train_step(...)`)
-    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss")  # a meter of losses, fed by another file
+    # a meter of losses, fed by another file; a list of losses a step method of another file returns
+    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(")
 
     VALID = [
         Valid("""

@@ -175,6 +175,9 @@ class DetachBlocksLearning(GraphRule):
             if hasattr(found, "param"):
                 self._cut_argument(found)
                 continue
+            if hasattr(found, "submodule"):
+                self._cut_submodule(found)
+                continue
             step, backward, cut = found.step, found.backward, found.cut
             mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
             where = cut.stmt if cut.stmt is not None else backward.stmt
@@ -221,6 +224,17 @@ class DetachBlocksLearning(GraphRule):
                f"get{'s' if len(found.modules) == 1 else ''} no gradient from that loss. Pass the value uncut "
                f"where {_names(found.modules)} should learn from it")
         self.report(found.arg, msg, related=[(found.call, "the call whose step gets no gradient")])
+
+
+    def _cut_submodule(self, found) -> None:
+        """A layer its class's forward cuts from every output (analysis.cut_submodules)."""
+        ctx = self.ctx
+        msg = (f"`{found.cls}.forward` runs `{found.submodule}` but cuts every path from it to what it returns "
+               f"(`{code(ctx, found.cut)}`, line {line(ctx, found.cut)}), while `{found.method}` (line "
+               f"{line(ctx, found.group)}) hands `{found.submodule}.parameters()` to an optimizer: they get no "
+               f"gradient and never learn. Drop the cut where `{found.submodule}` should learn; inferred: read "
+               f"from the class alone, not from the loop that trains it")
+        self.report(found.cut, msg, related=[(found.group, "its parameters go to an optimizer here")])
 
 
 def _names(modules) -> str:

@@ -1,0 +1,34 @@
+# expect-before: runs
+# As dict_comprehension_totals, the epoch's per-term totals are a dict rebuilt
+# by a comprehension at every step, but from the losses' values
+# (`losses[k].item()`): the totals are numbers and keep no graph.
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+def train(model, loader, optimizer):
+    totals = {"mse": torch.tensor(0.0), "l1": torch.tensor(0.0)}
+    for x, y in loader:
+        out = model(x)
+        losses = {"mse": F.mse_loss(out, y), "l1": F.l1_loss(out, y)}
+        optimizer.zero_grad()
+        (losses["mse"] + 0.5 * losses["l1"]).backward()
+        optimizer.step()
+        totals = {k: totals[k] + losses[k].item() * x.size(0) for k in totals}
+        print(f"loss {losses['mse'].item():.6f}")
+    return {k: float(v) / len(loader) for k, v in totals.items()}
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    data = [(torch.randn(8, 6), torch.randn(8, 2)) for _ in range(ITERS)]
+    means = train(model, data, opt)
+    print(" ".join(f"{k} {v:.6f}" for k, v in sorted(means.items())))
+    print(f"checksum {sum(p.sum().item() for p in model.parameters()):.6f}")

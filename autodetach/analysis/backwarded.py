@@ -66,29 +66,42 @@ def _proven(body) -> tuple:
         # exact types: isinstance on libcst's ABCs is slow
         if type(loop) is not cst.For and type(loop) is not cst.While:
             continue
-        inner = list(nodes(loop.body, skip=_SKIP))
-        wanted = {t for n in inner if type(n) is cst.Call for t in _targets(n)}
-        if not wanted:
-            continue
-        lines = _statement_lines(loop.body)
-        for key, whole in wanted:
-            if whole:
-                found = [stmt for stmt, small in lines if _assigns(small, key)]
+        _unit(loop.body, stmts, adds, holders, ordered=False)
+    if isinstance(body, cst.IndentedBlock):
+        # a function's body run once per call (`train_step`: `loss = ...; loss.backward(); return loss`):
+        # the one binding of the name, before the backward, is what it backwards
+        _unit(body, stmts, adds, holders, ordered=True)
+    return stmts, adds, holders
+
+
+def _unit(suite, stmts, adds, holders, ordered) -> None:
+    inner = list(nodes(suite, skip=_SKIP))
+    calls = [n for n in inner if type(n) is cst.Call]
+    wanted = {t for n in calls for t in _targets(n)}
+    if not wanted:
+        return
+    where = {id(n): i for i, n in enumerate(inner)} if ordered else None
+    lines = _statement_lines(suite)
+    for key, whole in wanted:
+        found = [stmt for stmt, small in lines if _assigns(small, key)]
+        if ordered and len(found) == 1:
+            first = min(where[id(n)] for n in calls if (key, whole) in _targets(n))
+            if where.get(id(found[0]), first) >= first:
+                continue  # backwarded before it is bound here: a parameter's value
+        if whole:
+            if len(found) == 1 and not _rebinds_elsewhere(inner, key):
+                stmts.add((id(found[0]), key))
+        else:
+            adding = [n for n in calls if isinstance(n.func, cst.Attribute)
+                      and n.func.attr.value in _ADDS and dotted(n.func.value) == key]
+            if len(adding) == 1 and not found and not ordered:
+                adds.add(id(adding[0]))
+            elif not adding:
+                # `loss = compute_loss(...)`, then `loss["total"].backward()`: the one container
+                # bound in the loop holds the backwarded element
                 if len(found) == 1 and not _rebinds_elsewhere(inner, key):
                     stmts.add((id(found[0]), key))
-            else:
-                calls = [n for n in inner if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
-                         and n.func.attr.value in _ADDS and dotted(n.func.value) == key]
-                if len(calls) == 1 and not any(_assigns(small, key) for _, small in lines):
-                    adds.add(id(calls[0]))
-                elif not calls:
-                    # `loss = compute_loss(...)`, then `loss["total"].backward()`: the one container
-                    # bound in the loop holds the backwarded element
-                    found = [stmt for stmt, small in lines if _assigns(small, key)]
-                    if len(found) == 1 and not _rebinds_elsewhere(inner, key):
-                        stmts.add((id(found[0]), key))
-                        holders.add((id(found[0]), key))
-    return stmts, adds, holders
+                    holders.add((id(found[0]), key))
 
 
 def _all(body):

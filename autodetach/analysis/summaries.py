@@ -375,6 +375,9 @@ class _Fn:
                         self.assigned.setdefault(name, []).append(self._value(node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
+            elif isinstance(node, ast.For) and _over_parameters(node.iter):
+                for name in _names(node.target):
+                    self.assigned.setdefault(name, []).append(node.iter)
             elif isinstance(node, ast.Return):
                 self._returns.append(self._value(node))
 
@@ -406,6 +409,9 @@ class _Fn:
                         stores = True
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
+            elif isinstance(node, ast.For) and _over_parameters(node.iter):
+                for name in _names(node.target):
+                    self.assigned.setdefault(name, []).append(node.iter)
             elif isinstance(node, ast.Return):
                 returns.append(self._value(node))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS \
@@ -439,9 +445,11 @@ class _Fn:
             return Summary("const", 0, events, stores, accum, **extra)
         tuples = [ret for ret in returns if isinstance(ret, ast.Tuple)]
         elems: tuple = ()
+        backed = _backwarded_names(self.fn)
         if tuples and len({len(ret.elts) for ret in tuples}) == 1:
-            elems = tuple(_join([self.kind(ret.elts[index]) for ret in tuples]) for index in range(len(tuples[0].elts)))
-        kinds = [self.kind(ret) if ret is not None else "const" for ret in returns]
+            elems = tuple(_join([self._backed_kind(ret.elts[index], backed) for ret in tuples])
+                          for index in range(len(tuples[0].elts)))
+        kinds = [self._backed_kind(ret, backed) if ret is not None else "const" for ret in returns]
         arity = {len(ret.elts) if isinstance(ret, ast.Tuple) else 0 for ret in returns if ret is not None}
         bare = [ret for ret in returns if isinstance(ret, ast.Name) and ret.id in self.params]
         # strict: a parameter handed back as it is may be a tensor with its graph
@@ -455,6 +463,16 @@ class _Fn:
         else:
             result = "const"
         return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, elems=elems, **extra)
+
+    def _backed_kind(self, expr, backed: set) -> str:
+        """The kind of a returned value; a name the body backwards carries a
+        graph, whatever unseen code added to it (`mse(out, y) + reg(model)`),
+        unless an assignment cuts it (`loss = loss.item()` after the backward)."""
+        kind = self.kind(expr)
+        if kind == "unknown" and isinstance(expr, ast.Name) and expr.id in backed and \
+                not any(self.kind(value) in ("cut", "const") for value in self.assigned.get(expr.id, ())):
+            return "graph"
+        return kind
 
     def _step_helper(self, arg_backwards) -> dict:
         """backward_params and step_params of a function that backwards what it
@@ -895,6 +913,34 @@ def _self_keys(target) -> list:
         return [elem_key for elem in target.elts for elem_key in _self_keys(elem)]
     key = _dotted(target) if isinstance(target, ast.Attribute) else None
     return [key] if key and key.count(".") == 1 and key.startswith("self.") else []
+
+
+def _backwarded_names(fn) -> set:
+    """Local names the body runs a backward on: `loss.backward()`,
+    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`, `self.manual_backward(loss)`."""
+    out = set()
+    for node in _own_nodes(fn):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr == "backward" and not node.args:
+            target = node.func.value
+            if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and \
+                    target.func.attr == "scale" and len(target.args) == 1:
+                target = target.args[0]
+        elif node.func.attr in ("backward", "manual_backward") and node.args:
+            target = node.args[0]
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out
+
+
+def _over_parameters(expr) -> bool:
+    """`for p in model.parameters()`: every element is a leaf that requires grad,
+    so what is computed from it carries a graph (an L2 penalty summed from 0)."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+        expr.func.attr in ("parameters", "named_parameters")
 
 
 def _names(target) -> list:

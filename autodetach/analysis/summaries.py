@@ -425,7 +425,7 @@ class _Fn:
                 self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
         self._returns = returns
         # `loss.backward()` here proves that `loss` carries a graph, whatever computed it
-        self.backwarded = {b.func.value.id for b in backwards if isinstance(b.func.value, ast.Name)}
+        self.backwarded = _backwarded_names(self.fn)  # scaler.scale(loss).backward() and the like too
         arg_backwards = [backward for backward in backwards if self._depends(backward.func.value)]
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
@@ -445,11 +445,9 @@ class _Fn:
             return Summary("const", 0, events, stores, accum, **extra)
         tuples = [ret for ret in returns if isinstance(ret, ast.Tuple)]
         elems: tuple = ()
-        backed = _backwarded_names(self.fn)
         if tuples and len({len(ret.elts) for ret in tuples}) == 1:
-            elems = tuple(_join([self._backed_kind(ret.elts[index], backed) for ret in tuples])
-                          for index in range(len(tuples[0].elts)))
-        kinds = [self._backed_kind(ret, backed) if ret is not None else "const" for ret in returns]
+            elems = tuple(_join([self.kind(ret.elts[index]) for ret in tuples]) for index in range(len(tuples[0].elts)))
+        kinds = [self.kind(ret) if ret is not None else "const" for ret in returns]
         arity = {len(ret.elts) if isinstance(ret, ast.Tuple) else 0 for ret in returns if ret is not None}
         bare = [ret for ret in returns if isinstance(ret, ast.Name) and ret.id in self.params]
         # strict: a parameter handed back as it is may be a tensor with its graph
@@ -463,16 +461,6 @@ class _Fn:
         else:
             result = "const"
         return Summary(result, arity.pop() if len(arity) == 1 else 0, events, stores, accum, elems=elems, **extra)
-
-    def _backed_kind(self, expr, backed: set) -> str:
-        """The kind of a returned value; a name the body backwards carries a
-        graph, whatever unseen code added to it (`mse(out, y) + reg(model)`),
-        unless an assignment cuts it (`loss = loss.item()` after the backward)."""
-        kind = self.kind(expr)
-        if kind == "unknown" and isinstance(expr, ast.Name) and expr.id in backed and \
-                not any(self.kind(value) in ("cut", "const") for value in self.assigned.get(expr.id, ())):
-            return "graph"
-        return kind
 
     def _step_helper(self, arg_backwards) -> dict:
         """backward_params and step_params of a function that backwards what it
@@ -922,18 +910,24 @@ def _backwarded_names(fn) -> set:
     for node in _own_nodes(fn):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
-        if node.func.attr == "backward" and not node.args:
+        if node.func.attr not in ("backward", "manual_backward"):
+            continue
+        targets = []
+        if node.func.attr == "backward":
             target = node.func.value
             if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and \
                     target.func.attr == "scale" and len(target.args) == 1:
                 target = target.args[0]
-        elif node.func.attr in ("backward", "manual_backward") and node.args:
-            target = node.args[0]
-        else:
-            continue
-        if isinstance(target, ast.Name):
-            out.add(target.id)
+            targets.append(target)
+        if node.args and (node.func.attr == "manual_backward" or not _grad_like(node.args[0])):
+            targets.append(node.args[0])  # accelerator.backward(loss); not out.backward(grad_out)
+        out.update(target.id for target in targets if isinstance(target, ast.Name))
     return out
+
+
+def _grad_like(expr) -> bool:
+    name = (_dotted(expr) or "").split(".")[-1].lower()
+    return not name or "grad" in name or name in ("gradient", "ones", "g")
 
 
 def _over_parameters(expr) -> bool:

@@ -704,15 +704,41 @@ class Scope:
         return out
 
     def _comprehension(self, expr, stmt) -> Val:
-        for_in = expr.for_in
-        iterated = self.expr(for_in.iter)
+        """`[f(a, b) for a, b in zip(xs, ys)]`, and a dict's values (`{k: f(v) for k, v in d.items()}`)."""
         saved = dict(self.env)
-        key = dotted(for_in.target) if isinstance(for_in.target, (cst.Name, cst.Attribute)) else None
-        if key:
-            self.env[key] = Val(heads=iterated.heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
-        value = self.expr(expr.elt)
+        for_in, ghosts, guessed = expr.for_in, frozenset(), False
+        while for_in is not None:  # `for a, b in zip(xs, ys)`, then `for c in cs`
+            iterated = self.expr(for_in.iter)
+            ghosts |= iterated.ghosts
+            guessed = self._bind_comp(for_in.target, self._loop_elem(for_in.iter, iterated)) or guessed
+            for_in = for_in.inner_for_in
+        if isinstance(expr, cst.DictComp):
+            self.expr(expr.key)
+            value = self.expr(expr.value)
+        else:
+            value = self.expr(expr.elt)
         self.env = saved
-        return value.join(Val(ghosts=iterated.ghosts))
+        out = value.join(Val(ghosts=ghosts))
+        if guessed and out.graph:
+            out.uncertain = True  # `for k, v in out.items()`: which entries hold the graph is not known
+        return out
+
+    def _bind_comp(self, target, elem: Val) -> bool:
+        """A comprehension's variable holds one element (no node: nothing is stored);
+        a tuple target takes `zip`'s and `enumerate`'s elements position by position.
+        True when a tuple target's parts all took the whole value (no elements known)."""
+        key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if key:
+            self.env[key] = Val(heads=elem.heads, ghosts=elem.ghosts, unknown=elem.unknown)
+            return False
+        guessed = False
+        if isinstance(target, (cst.Tuple, cst.List)):
+            parts = [e.value for e in target.elements]
+            known = elem.elems is not None and len(elem.elems) == len(parts)
+            guessed = not known and elem.graph
+            for i, part in enumerate(parts):
+                guessed = self._bind_comp(part, elem.elems[i] if known else elem) or guessed
+        return guessed
 
     def _unknown(self, expr, stmt) -> Val:
         return Val(unknown=True)
@@ -1170,6 +1196,11 @@ class Scope:
                 # not the graph of the arguments it cuts
                 narrowed = self._cut_args(call, summary, args)
                 if narrowed is not args:
+                    notes = self.analysis.table("object_flow_notes")  # read by the rules as an inference
+                    cut = [p for p, k in zip(summary.params, summary.arg_flow) if k == "cut"
+                           and p in (_bind(call, summary.params) or {})]
+                    notes[id(call)] = (f"`{qualified or key}()` is read from its code (another file): it cuts "
+                                       + ", ".join(f"`{p}`" for p in cut) + " from its result")
                     return narrowed if narrowed.graph else Val(ghosts=narrowed.heads | narrowed.ghosts)
         return None
 
@@ -1577,8 +1608,8 @@ class Scope:
             inputs_val = self.expr(pos[1].value) if kind == "grad" and len(pos) > 1 else Val()
         else:
             base_val = self.expr(func.value)
-            if base_val.graph or not pos:
-                target_expr = func.value
+            if base_val.graph or not pos or type(func.value) is cst.Subscript:
+                target_expr = func.value  # `self.rep[task].backward(grad)`: an element is a tensor
             else:
                 target_expr = pos[0].value  # accelerator.backward(loss)
             kind = "backward"
@@ -1857,7 +1888,7 @@ _EXPR = {
     cst.Tuple: Scope._sequence, cst.List: Scope._sequence, cst.Set: Scope._sequence,
     cst.Dict: Scope._dict,
     cst.ListComp: Scope._comprehension, cst.GeneratorExp: Scope._comprehension, cst.SetComp: Scope._comprehension,
-    cst.DictComp: Scope._unknown,
+    cst.DictComp: Scope._comprehension,
     cst.IfExp: Scope._if_exp,
     cst.NamedExpr: Scope._named,
     cst.StarredElement: Scope._starred,

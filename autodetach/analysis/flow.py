@@ -171,6 +171,7 @@ class Scope:
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
+        self.refreshed: dict = {}  # id(loop) -> `self.X` other code may store between iterations: read afresh
         self.arg_vals: dict = {}  # id(call) -> {argument index: its Val}, from the call's last walk
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
@@ -274,6 +275,9 @@ class Scope:
         it_key = dotted(loop.iter) if isinstance(loop, cst.For) else None
         for iteration in (1, 2):
             self.env.update(self.fresh.get(id(loop), {}))
+            for key in self.refreshed.get(id(loop), ()) if iteration == 2 else ():
+                self.env.pop(key, None)
+                self.bound.discard(key)
             self.loop_stack.append((loop, iteration))
             if target and it_key:
                 self.for_targets.append((target, it_key))
@@ -889,8 +893,9 @@ class Scope:
         if found is not None and found[0].events:
             return self._foreign_step(call, base, meth, found)
         method = self.names.method(base, meth)
-        if method is None and base == "self" and self.self_class:
-            method = self.names.class_method(self.self_class, meth)  # self.backward_step(loss)
+        if method is None and base == "self" and (self.self_class or self.method_class):
+            # self.backward_step(loss); `self._update(loss)` of the class whose method is walked
+            method = self.names.class_method(self.self_class or self.method_class, meth)
         if method is None and base == "self":
             helper = self.analysis.step_helper(func, self.self_class or self.method_class or
                                                self.analysis.class_of_stmt(self.cur_stmt))

@@ -304,3 +304,68 @@ def test_state_a_phase_method_stored_is_stale_after_the_step():
 def test_phase_method_run_again_after_the_step_is_left_alone():
     found = check_code(textwrap.dedent(AD108_PHASE.replace("{refresh}", "        self.forward()\n")))
     assert [(f.code, f.line) for f in found if f.code in ("AD101", "AD108")] == []
+
+
+AD108_ARMS = """
+import torch
+from torch import nn
+
+
+def train(model, optimizer, batches, method):
+    for x in batches:
+        losses = [model(x).mean(), model(x).pow(2).mean()]
+        optimizer.zero_grad()
+        if method == "a":
+            for i in range(2):
+                if i == 0:
+                    losses[i].backward(retain_graph=True)
+                else:
+                    losses[i].backward()
+            optimizer.step()
+        elif method == "b":
+            for i in range(2):
+                if i == 0:
+                    losses[i].backward(retain_graph=True)
+                else:
+                    losses[i].backward()
+            optimizer.step()
+"""
+
+
+def test_step_in_another_arm_is_not_before_the_inner_loop():
+    assert _codes(AD108_ARMS, "AD108") == []
+
+
+WEIGHTS = """
+import torch
+
+
+class MetaWeights:
+    def __init__(self, model, n):
+        self.model = model
+        self.meta_weights = torch.tensor([0.1] * n, requires_grad=True)
+"""
+
+WEIGHTED = """
+import torch
+from torch import nn
+from weights import MetaWeights
+
+model = nn.Linear(4, 2)
+meta = MetaWeights(model, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in [torch.randn(3, 4) for _ in range(3)]:
+    out = model(x)
+    losses = [out[:, 0].mean(), out[:, 1].mean()]
+    weighted = [w * losses[i] for i, w in enumerate(meta.meta_weights)]
+    optimizer.zero_grad()
+    for i in range(2):
+        weighted[i].backward(retain_graph=True)
+    optimizer.step()
+"""
+
+
+def test_attribute_of_another_files_object_is_not_its_constructors_graph(tmp_path):
+    # `meta.meta_weights` does not hang from the `model` handed to `MetaWeights(...)`, built before the loop
+    found = _check(tmp_path, {"weights.py": WEIGHTS, "train.py": WEIGHTED})
+    assert [(f.code, f.line) for f in found] == [("AD104", 15)]

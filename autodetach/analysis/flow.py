@@ -634,6 +634,10 @@ class Scope:
             return Val(heads=frozenset({self.leaf(base, {base})}))
         if key is not None and key in self.names.leaves:
             return Val(heads=frozenset({self.leaf(key, {key})}))
+        if base is not None and base in self.names.foreign_instances and not self.names.is_module(base):
+            # `autol.meta_weights` of `autol = AutoLambda(model, ...)` (another file's class, not a module):
+            # what the object holds is not followed, and is not the graph of what built it
+            return Val(unknown=True)
         return self.expr(expr.value)
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:

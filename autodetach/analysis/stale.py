@@ -53,8 +53,8 @@ def stale_graphs(analysis) -> list:
             for step in steps:
                 if step.seq > backward.seq or (step.exits and step.branch != backward.branch[:len(step.branch)]):
                     continue
-                if step.tag == backward.tag and _other_arm(step.branch, backward.branch):
-                    continue  # `if ...: step` and `else: backward` never run in one pass
+                if backward.tag[:len(step.tag)] == step.tag and _other_arm(step.branch, backward.branch):
+                    continue  # `if ...: step` and `else: backward` never run in one pass (nor its inner loops)
                 fits = (_this_pass(backward.tag) if step.tag == backward.tag
                         else _after_inner_loop(step, backward) or _before_inner_loop(step, backward)
                         or _before_loop(scope, step, backward))

@@ -28,6 +28,8 @@ from .callers import arguments, callers
 from .summaries import _dotted as _key
 
 _CUTS = ("detach", "item", "tolist", "numpy", "cpu_numpy")
+# names whose calls found by name are mostly torch's own (`loss.backward()`, `opt.step()`)
+_COMMON = {"backward", "forward", "step", "zero_grad", "__call__", "__init__", "train", "update"}
 _BACKWARDS = ("backward", "manual_backward")
 
 
@@ -49,18 +51,48 @@ def callers_reuse(analysis, fn: cst.FunctionDef, params: set, skip=None) -> bool
     return memo[key]
 
 
-def _reuse(path: str, name: str, order: list, params: set, skip=None) -> bool:
-    return any(_caller_reuses(caller, calls, order, params) for caller, calls in callers(path, name, also=(path,))
-               if skip is None or not skip(caller, calls))
+def _reuse(path: str, name: str, order: list, params: set, skip=None, depth: int = 0) -> bool:
+    for caller, calls in callers(path, name, also=(path,)):
+        if skip is not None and skip(caller, calls):
+            continue
+        if _caller_reuses(caller, calls, order, params):
+            return True
+        # `pc_backward(self, objectives)` hands its own argument on to `_pack_grad(objectives)`:
+        # its callers' backwards count too (`optimizer.pc_backward(losses)`, then `sum(losses).backward()`)
+        handed = _handed_params(caller, calls, order, params)
+        if handed and depth < 3 and caller.name != name and caller.name not in _COMMON:
+            mine = [a.arg for a in caller.args.args]
+            if mine and mine[0] in ("self", "cls"):
+                mine = mine[1:]
+            if _reuse(path, caller.name, mine, handed, None, depth + 1):
+                return True
+    return False
 
 
-def _caller_reuses(caller, calls: list, order: list, params: set) -> bool:
+def _seeds(calls: list, order: list, params: set) -> set:
     seeds: set = set()
     for call in calls:
         args = arguments(call, order)
         for param in params:
             if param in args:
                 seeds |= _reads(args[param])
+    return seeds
+
+
+def _handed_params(caller, calls: list, order: list, params: set) -> set:
+    """The caller's own parameters that the values it hands in for `params` read."""
+    own = {a.arg for a in caller.args.args + caller.args.kwonlyargs} - {"self", "cls"}
+    seeds, deps, seen = list(_seeds(calls, order, params)), _deps(caller), set()
+    while seeds:
+        key = seeds.pop()
+        if key not in seen:
+            seen.add(key)
+            seeds.extend(deps.get(key, ()))
+    return seen & own
+
+
+def _caller_reuses(caller, calls: list, order: list, params: set) -> bool:
+    seeds = _seeds(calls, order, params)
     if not seeds:
         return False
     deps = _deps(caller)

@@ -171,6 +171,7 @@ class Scope:
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
+        self.refreshed: dict = {}  # id(loop) -> `self.X` other code may store between iterations: read afresh
         self.arg_vals: dict = {}  # id(call) -> {argument index: its Val}, from the call's last walk
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
@@ -274,6 +275,9 @@ class Scope:
         it_key = dotted(loop.iter) if isinstance(loop, cst.For) else None
         for iteration in (1, 2):
             self.env.update(self.fresh.get(id(loop), {}))
+            for key in self.refreshed.get(id(loop), ()) if iteration == 2 else ():
+                self.env.pop(key, None)
+                self.bound.discard(key)
             self.loop_stack.append((loop, iteration))
             if target and it_key:
                 self.for_targets.append((target, it_key))
@@ -630,6 +634,10 @@ class Scope:
             return Val(heads=frozenset({self.leaf(base, {base})}))
         if key is not None and key in self.names.leaves:
             return Val(heads=frozenset({self.leaf(key, {key})}))
+        if base is not None and base in self.names.foreign_instances and not self.names.is_module(base):
+            # `autol.meta_weights` of `autol = AutoLambda(model, ...)` (another file's class, not a module):
+            # what the object holds is not followed, and is not the graph of what built it
+            return Val(unknown=True)
         return self.expr(expr.value)
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
@@ -704,19 +712,41 @@ class Scope:
         return out
 
     def _comprehension(self, expr, stmt) -> Val:
-        for_in = expr.for_in
-        iterated = self.expr(for_in.iter)
+        """`[f(a, b) for a, b in zip(xs, ys)]`, and a dict's values (`{k: f(v) for k, v in d.items()}`)."""
         saved = dict(self.env)
-        key = dotted(for_in.target) if isinstance(for_in.target, (cst.Name, cst.Attribute)) else None
-        if key:
-            self.env[key] = Val(heads=iterated.heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
+        for_in, ghosts, guessed = expr.for_in, frozenset(), False
+        while for_in is not None:  # `for a, b in zip(xs, ys)`, then `for c in cs`
+            iterated = self.expr(for_in.iter)
+            ghosts |= iterated.ghosts
+            guessed = self._bind_comp(for_in.target, self._loop_elem(for_in.iter, iterated)) or guessed
+            for_in = for_in.inner_for_in
         if isinstance(expr, cst.DictComp):
             self.expr(expr.key)
-            value = self.expr(expr.value)  # `{k: total[k] + losses[k] for k in total}`: the values
+            value = self.expr(expr.value)
         else:
             value = self.expr(expr.elt)
         self.env = saved
-        return value.join(Val(ghosts=iterated.ghosts))
+        out = value.join(Val(ghosts=ghosts))
+        if guessed and out.graph:
+            out.uncertain = True  # `for k, v in out.items()`: which entries hold the graph is not known
+        return out
+
+    def _bind_comp(self, target, elem: Val) -> bool:
+        """A comprehension's variable holds one element (no node: nothing is stored);
+        a tuple target takes `zip`'s and `enumerate`'s elements position by position.
+        True when a tuple target's parts all took the whole value (no elements known)."""
+        key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if key:
+            self.env[key] = Val(heads=elem.heads, ghosts=elem.ghosts, unknown=elem.unknown)
+            return False
+        guessed = False
+        if isinstance(target, (cst.Tuple, cst.List)):
+            parts = [e.value for e in target.elements]
+            known = elem.elems is not None and len(elem.elems) == len(parts)
+            guessed = not known and elem.graph
+            for i, part in enumerate(parts):
+                guessed = self._bind_comp(part, elem.elems[i] if known else elem) or guessed
+        return guessed
 
     def _unknown(self, expr, stmt) -> Val:
         return Val(unknown=True)
@@ -876,8 +906,9 @@ class Scope:
         if found is not None and found[0].events:
             return self._foreign_step(call, base, meth, found)
         method = self.names.method(base, meth)
-        if method is None and base == "self" and self.self_class:
-            method = self.names.class_method(self.self_class, meth)  # self.backward_step(loss)
+        if method is None and base == "self" and (self.self_class or self.method_class):
+            # self.backward_step(loss); `self._update(loss)` of the class whose method is walked
+            method = self.names.class_method(self.self_class or self.method_class, meth)
         if method is None and base == "self":
             helper = self.analysis.step_helper(func, self.self_class or self.method_class or
                                                self.analysis.class_of_stmt(self.cur_stmt))
@@ -1183,6 +1214,11 @@ class Scope:
                 # not the graph of the arguments it cuts
                 narrowed = self._cut_args(call, summary, args)
                 if narrowed is not args:
+                    notes = self.analysis.table("object_flow_notes")  # read by the rules as an inference
+                    cut = [p for p, k in zip(summary.params, summary.arg_flow) if k == "cut"
+                           and p in (_bind(call, summary.params) or {})]
+                    notes[id(call)] = (f"`{qualified or key}()` is read from its code (another file): it cuts "
+                                       + ", ".join(f"`{p}`" for p in cut) + " from its result")
                     return narrowed if narrowed.graph else Val(ghosts=narrowed.heads | narrowed.ghosts)
         return None
 
@@ -1590,8 +1626,8 @@ class Scope:
             inputs_val = self.expr(pos[1].value) if kind == "grad" and len(pos) > 1 else Val()
         else:
             base_val = self.expr(func.value)
-            if base_val.graph or not pos:
-                target_expr = func.value
+            if base_val.graph or not pos or type(func.value) is cst.Subscript:
+                target_expr = func.value  # `self.rep[task].backward(grad)`: an element is a tensor
             else:
                 target_expr = pos[0].value  # accelerator.backward(loss)
             kind = "backward"

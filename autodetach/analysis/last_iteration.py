@@ -154,6 +154,9 @@ def _bound(ctx, loop):
     if it.func.value == "enumerate" and len(args) == 1 and isinstance(target, (cst.Tuple, cst.List)) and \
             len(target.elements) == 2 and isinstance(target.elements[0].value, cst.Name):
         seq = args[0].value
+        if isinstance(seq, cst.Call) and isinstance(seq.func, cst.Attribute) and not seq.args and \
+                seq.func.attr.value in ("values", "keys", "items"):
+            seq = seq.func.value  # `enumerate(losses.values())`: as many as the dict has entries
         if not isinstance(seq, (cst.Name, cst.Attribute)):
             return None
         text = _code(ctx, seq)

@@ -464,6 +464,7 @@ class Analysis:
     def _step_methods(self) -> list:
         from .flow import Val
         from .lightning import FRAMEWORK, framework_steps, lightning_steps
+        from .phases import sibling_stores
 
         out = []
         for method in self.step_methods:
@@ -482,6 +483,9 @@ class Analysis:
                 # (`dec_flipped = ...` under `if lambda_dis:`) never reaches the next call
                 scope.fresh[id(loop)] = {**{name: Val() for name in _locals(method)},
                                          **{p: Val(unknown=True) for p in params if p != "self"}}
+                # `self.fake` that a sibling step method (`update_D` calling `self.forward()`) stores too:
+                # the next call may read the sibling's value, not this call's (analysis.phases)
+                scope.refreshed[id(loop)] = sibling_stores(self, method, self.step_methods[method])
                 scope.body = [loop]
                 out.append(scope.run())
             except (GiveUp, RecursionError):

@@ -167,6 +167,9 @@ class _Collector(cst.CSTVisitor):
         if key is None:
             return
         src = _key(value)
+        if src is None and type(value) is cst.Subscript:
+            own = entry_keys(value)  # `self.classifier = self.nets["classifier"]`: that entry, one module
+            src = own[0] if len(own) == 2 else None
         if src is not None:
             self.aliases.append((key, src))  # self.model = model
         call = value

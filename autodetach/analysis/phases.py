@@ -66,8 +66,9 @@ def _stores_model_output(fn, table) -> bool:
     """Does `fn` call a module and assign to a `self.` attribute?"""
     calls = stores = False
     for n in nodes(fn):
-        if isinstance(n, cst.Call) and table.is_module(dotted(n.func)):
-            calls = True
+        if isinstance(n, cst.Call) and (table.is_module(dotted(n.func)) or type(n.func) is cst.Attribute and
+                                        table.is_module(dotted(n.func.value))):
+            calls = True  # `self.gen(z)`, `self.gen.forward_a(z)`
         elif isinstance(n, cst.AssignTarget) and (dotted(n.target) or "").startswith("self."):
             stores = True
         elif isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Tuple) and any(
@@ -123,12 +124,60 @@ def _pairs(analysis) -> list:
                 scope.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (no loop the analysis follows "
                                  f"calls both; it reads `{shared[0]}`, which only `{a_name}` stores)")
                 out.append(scope)
+        out.extend(_stored_before(analysis, cls, methods, facts))
+    return out
+
+
+def _stored_before(analysis, cls, methods: dict, facts: dict) -> list:
+    """`update_EG()` that steps and then backwards `self.fake_B`, which only
+    `forward()` (a phase method with no backward or step, that `update_EG`
+    does not call) stores: whatever runs in between, `forward` ran before
+    `update_EG` began, so its graph was built before the step. Walked as
+    `self.forward(); self.update_EG()`."""
+    from .flow import GiveUp, Scope
+
+    sites = analysis.sites
+    out = []
+    helpers = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)
+               and not m.name.value.startswith("__") and m.params.params
+               and m.params.params[0].name.value == "self" and m not in sites.events_in
+               and _stores_model_output(m, analysis.names)}
+    if not helpers:
+        return out
+    every = {m.name.value: _facts(m) for m in cls.body.body if isinstance(m, cst.FunctionDef)
+             and not m.name.value.startswith("__")}
+    for b_name, b in methods.items():
+        if not facts[b_name]["steps"]:
+            continue
+        calls = _called(every, b_name)  # `self.backward_G()` reads what `update_G` hands it
+        reads = set().union(*(every[n]["reads"] for n in calls))
+        stores = set().union(*(every[n]["stores"] for n in calls))
+        for a_name in sorted(helpers):
+            if a_name in calls or b_name in _called(every, a_name):
+                continue
+            shared = sorted(reads & every[a_name]["stores"] - stores
+                            - _stored_elsewhere({n: f for n, f in every.items() if n not in calls}, a_name, b_name))
+            if not shared:
+                continue
+            try:
+                scope = Scope(analysis, [_call_stmt(a_name), _call_stmt(b_name)], params=["self"],
+                              name=f"{a_name}+{b_name}")
+                scope.self_class = cls.name.value
+                scope.run()
+            except (GiveUp, RecursionError):
+                continue
+            scope.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (it reads `{shared[0]}`, which "
+                                f"only `{a_name}` stores)")
+            out.append(scope)
     return out
 
 
 def _facts(fn) -> dict:
     reads, stores, calls, steps = set(), set(), set(), False
     targets = {id(n.target) for n in nodes(fn) if isinstance(n, (cst.AssignTarget, cst.AugAssign))}
+    # `self.fake_B, self.aux = ...`: each element of a tuple target is stored
+    targets |= {id(e.value) for n in nodes(fn) if isinstance(n, cst.AssignTarget)
+                and isinstance(n.target, (cst.Tuple, cst.List)) for e in n.target.elements}
     for n in nodes(fn):
         if isinstance(n, cst.Attribute):
             key = dotted(n)
@@ -141,6 +190,17 @@ def _facts(fn) -> dict:
             if isinstance(n.func, cst.Attribute) and n.func.attr.value == "step":
                 steps = True
     return {"reads": reads, "stores": stores, "calls": calls, "steps": steps}
+
+
+def _called(facts: dict, name: str) -> set:
+    """`name` and the methods of the class it calls on `self`, transitively."""
+    out, todo = {name}, [name]
+    while todo:
+        for callee in facts[todo.pop()]["calls"]:
+            if callee in facts and callee not in out:
+                out.add(callee)
+                todo.append(callee)
+    return out
 
 
 def _stored_elsewhere(facts, a_name, b_name) -> set:
@@ -172,3 +232,23 @@ def _event_methods(analysis, scope) -> set:
 def _call_stmt(name: str):
     call = cst.Call(func=cst.Attribute(value=cst.Name("self"), attr=cst.Name(name)))
     return cst.SimpleStatementLine(body=[cst.Expr(value=call)])
+
+
+def sibling_stores(analysis, method, cls_name) -> frozenset:
+    """The `self.X` that another step method of the class (`update_D`, which
+    calls `self.forward()`) stores, directly or through the methods it calls,
+    when `method` does not call it: a driver that calls both each iteration
+    refreshes them between two calls of `method`."""
+    cls = next((c for c in analysis.ctx.module.body if isinstance(c, cst.ClassDef) and c.name.value == cls_name), None)
+    if cls is None:
+        return frozenset()
+    every = {m.name.value: _facts(m) for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+    mine = _called(every, method.name.value) if method.name.value in every else set()
+    out: set = set()
+    for other, owner in analysis.step_methods.items():
+        name = other.name.value
+        if owner != cls_name or other is method or name not in every or name in mine:
+            continue
+        out |= set().union(*(every[n]["stores"] for n in _called(every, name)))
+    return frozenset(k for k in out if k.startswith("self."))
+

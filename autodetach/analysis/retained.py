@@ -81,7 +81,8 @@ def unneeded_retains(analysis) -> list:
                              for o in scope.events)
                       or walked_again(analysis, ev, own))  # the next iteration walks it again
             if _last_walk(ev):
-                unseen = (not ev.target.heads or ev.target.unknown) and not _argument_target(ctx, ev)
+                unseen = (not ev.target.heads or ev.target.unknown) and not _argument_target(ctx, ev) \
+                    and not _self_target(analysis, ev)
                 last_free[ev.call] = last_free.get(ev.call, True) and not (
                     unseen or escape or ev.call in on_self
                     or (bool(kept) and cut_reads is None) or any(n.kind == "stored" for n in ev.reach)
@@ -174,6 +175,7 @@ def _last_iteration(analysis, ev):
 
     own = {n for n in ev.reach if not n.leaf}
     handed = _argument_target(analysis.ctx, ev)
+    held = _self_target(analysis, ev) if not handed else set()
     fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
     if _callers_reuse(analysis, ev, own) or \
             handed and callers_reuse(analysis, fn, handed, unreachable_callers(analysis.ctx, fn)):
@@ -185,10 +187,56 @@ def _last_iteration(analysis, ev):
         notes.append(f"the loss is {listed}, handed to `{fn.name.value}()`: the caller's graph, which it may "
                      f"backward again after this call (the project's calls that were found do not; callers "
                      f"out of sight may)")
+    if held:
+        listed = ", ".join(f"`{k}`" for k in sorted(held))
+        notes.append(f"the loss is read from {listed}, a graph built out of sight (no code in this file stores it); "
+                     f"nothing in this file backwards it after the loop, and code elsewhere is not followed")
     for note in notes:
         if note not in why:
             why.append(note)
     return UnneededRetain(ev, [], why, found)
+
+
+def _self_target(analysis, ev) -> set:
+    """`for tn, task in enumerate(self.task_name): self.rep[task].backward(g, retain_graph=True)`:
+    the `self.X` a backward's target reads, with nothing else but its loop's names, when
+    no code of this file stores `self.X` (another file's class fills it: a graph the walk
+    cannot see) and no other backward of this file reads it, bar one in another arm."""
+    ctx = analysis.ctx
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    if fn is None or not ev.loops or not isinstance(ev.loops[-1], cst.For) or ev.target_expr is None \
+            or not fn.params.params or fn.params.params[0].name.value != "self":
+        return set()
+    loop_names = {x.value for x in nodes(ev.loops[-1].target) if isinstance(x, cst.Name)}
+    keys = {k for x in nodes(ev.target_expr) if isinstance(x, cst.Attribute) and type(x.value) is cst.Name
+            and x.value.value == "self" for k in [dotted(x)]}
+    if not keys or _plain_names(ev.target_expr) - loop_names - {"self"} or \
+            any(isinstance(x, cst.Call) for x in nodes(ev.target_expr)):
+        return set()
+    memo = analysis.table("_self_stores")
+    if "keys" not in memo:
+        memo["keys"] = {dotted(t) for x in nodes(ctx.module) if isinstance(x, (cst.AssignTarget, cst.AugAssign))
+                        for t in nodes(x.target) if isinstance(t, cst.Attribute)}
+    if keys & memo["keys"]:
+        return set()
+    attrs = {k.split(".")[1] for k in keys}
+    for scope in analysis.scopes:
+        mine = any(o is ev for o in scope.events)
+        for o in scope.events:
+            if o.kind not in ("backward", "grad") or o.call is ev.call:
+                continue
+            other = ctx.enclosing(o.call, cst.FunctionDef)
+            if other is fn:
+                # this method: a later backward may walk the graph again (`self.rep.backward()` in the
+                # other arm of an `if` never runs with it); an earlier one is another graph's
+                if (mine and o.seq > ev.seq or o.target_expr is not None and
+                        keys & {dotted(x) for x in nodes(o.target_expr) if isinstance(x, cst.Attribute)}) \
+                        and not _exclusive(o, ev):
+                    return set()
+            elif attrs & {x.attr.value for x in nodes(other if other is not None else o.stmt)
+                          if isinstance(x, cst.Attribute)}:
+                return set()  # other code that reads `.X` (`self._rep_penalty()`, `model.rep`) may backward it
+    return keys
 
 
 def _argument_target(ctx, ev) -> set:
@@ -199,12 +247,25 @@ def _argument_target(ctx, ev) -> set:
     if fn is None or not ev.loops or not isinstance(ev.loops[-1], cst.For) or ev.target_expr is None:
         return set()
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
-    loop_names = {x.value for x in nodes(ev.loops[-1].target) if isinstance(x, cst.Name)}
-    skip = {id(x.attr) for x in nodes(ev.target_expr) if isinstance(x, cst.Attribute)}
-    read = {x.value for x in nodes(ev.target_expr) if isinstance(x, cst.Name) and id(x) not in skip}
-    if not read & params or read - params - loop_names:
+    loop = ev.loops[-1]
+    loop_names = {x.value for x in nodes(loop.target) if isinstance(x, cst.Name)}
+    read = _plain_names(ev.target_expr)
+    if read - params - loop_names:
         return set()
-    return read & params
+    # `for obj in objectives: obj.backward(...)`, `for i, l in enumerate(losses)`: the elements of a list handed in
+    over = _plain_names(loop.iter) - _ITER_BUILTINS if read & loop_names else set()
+    if over - params:
+        over = set()
+    return (read & params) | over
+
+
+_ITER_BUILTINS = {"enumerate", "zip", "range", "len", "list", "reversed"}
+
+
+def _plain_names(expr) -> set:
+    """Names an expression reads, not the attribute names after a dot (`x.values`: `x`)."""
+    skip = {id(x.attr) for x in nodes(expr) if isinstance(x, cst.Attribute)}
+    return {x.value for x in nodes(expr) if isinstance(x, cst.Name) and id(x) not in skip}
 
 
 def _holder_name(ctx, ev):

@@ -53,10 +53,11 @@ def stale_graphs(analysis) -> list:
             for step in steps:
                 if step.seq > backward.seq or (step.exits and step.branch != backward.branch[:len(step.branch)]):
                     continue
-                if step.tag == backward.tag and _other_arm(step.branch, backward.branch):
-                    continue  # `if ...: step` and `else: backward` never run in one pass
+                if backward.tag[:len(step.tag)] == step.tag and _other_arm(step.branch, backward.branch):
+                    continue  # `if ...: step` and `else: backward` never run in one pass (nor its inner loops)
                 fits = (_this_pass(backward.tag) if step.tag == backward.tag
-                        else _after_inner_loop(step, backward) or _before_loop(scope, step, backward))
+                        else _after_inner_loop(step, backward) or _before_inner_loop(step, backward)
+                        or _before_loop(scope, step, backward))
                 if fits is None:
                     continue
                 stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
@@ -65,7 +66,7 @@ def stale_graphs(analysis) -> list:
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
                 idiom = None
-                if not stale and step.tag == backward.tag and step.kind == "step":
+                if not stale and backward.tag[:len(step.tag)] == step.tag and step.kind == "step":
                     # the optimizer's parameters are unknown: the backward it applies tells
                     for n in sorted(backward.reach, key=lambda x: x.seq):
                         if not n.leaf and n.seq < step.seq and fits(n) and n.modules \
@@ -106,6 +107,15 @@ def _after_inner_loop(step, backward):
     if len(step.tag) <= len(backward.tag) or step.tag[:len(backward.tag)] != backward.tag:
         return None
     return lambda n: n.iteration[:len(backward.tag)] == backward.tag or backward.tag[:len(n.iteration)] == n.iteration
+
+
+def _before_inner_loop(step, backward):
+    """A step before a loop the backward is in (`loss_a.backward(); opt.step()`, then
+    `for out in outs: crit(out).backward()`): the graphs of the step's pass built
+    before it are at risk. Returns a test, or None."""
+    if len(step.tag) >= len(backward.tag) or backward.tag[:len(step.tag)] != step.tag:
+        return None
+    return lambda n: n.iteration[:len(step.tag)] == step.tag
 
 
 def _before_loop(scope, step, backward):

@@ -225,6 +225,12 @@ class _Fn:
             if isinstance(root, ast.Name) and root.id in self.others:
                 # `net(x)`, `self.criterion(x, y)`: the callee holds no graph of the parameter asked about
                 return _join(args) if args else "const"
+            if isinstance(func, ast.Call):
+                # `nn.BCELoss()(logits, labels)`: a callable built here from values that hold none of the
+                # parameter asked about; its result hangs from them and the arguments only
+                built = self.kind(func, depth + 1)
+                if built != "unknown":
+                    return _join([built] + args)
             if isinstance(root, ast.Name) and all(kind in ("cut", "const") for kind in args) and \
                     self.kind(root, depth + 1) in ("cut", "const"):
                 # `score(tokens, ref)`, `utils.calc_bleu(seq, ref)` on values that hold none of the

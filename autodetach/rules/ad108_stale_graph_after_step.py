@@ -392,8 +392,8 @@ class StaleGraphAfterStep(GraphRule):
 
 def _when(step, backward) -> str:
     """Where the step ran, seen from the backward."""
-    if step.tag == backward.tag:
-        return ""
+    if step.tag == backward.tag or backward.tag[:len(step.tag)] == step.tag:
+        return ""  # the same pass, or before the loop the backward is in
     if len(step.tag) > len(backward.tag) and step.tag[:len(backward.tag)] == backward.tag:
         return ", in the loop before it"
     return ", in the previous iteration"

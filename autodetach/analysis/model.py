@@ -143,6 +143,13 @@ class Analysis:
             src = self.names.name_aliases[key]
             qualified = self.ctx.imports.aliases.get(src)
             key = src
+        if not qualified:
+            from .project import find
+            from .star_imports import star_file
+
+            path = star_file(self, key)  # `from evaluation import *`
+            if path is not None:
+                return find(path, key)[0]
         return self.project.lookup(qualified, None if qualified else key)
 
     def foreign_method(self, base, meth):
@@ -154,6 +161,13 @@ class Analysis:
         if key not in cache:
             if func is not None:
                 cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
+                if cache[key] is None and isinstance(func, cst.Name):
+                    from .project import find
+                    from .star_imports import star_file
+
+                    path = star_file(self, func.value)  # `from trainer import *`
+                    found = find(path, f"{func.value}.{meth}") if path is not None else (None, None)
+                    cache[key] = found if found[0] is not None else None
             else:
                 from .runtime_classes import runtime_method
 

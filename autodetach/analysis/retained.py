@@ -316,6 +316,9 @@ def _reads_arguments(ctx, ev, own) -> bool:
                for n in own if n.stmt is not None for x in nodes(n.stmt))
 
 
+NUMBER_CALLS = {"range", "len", "int", "float", "bool", "round", "str", "isinstance", "print"}
+
+
 def _caller_graphs(analysis, ev, own) -> list:
     """A note when the loss reads a tensor argument of the function holding
     the backward: the caller built that argument and may backward through
@@ -339,6 +342,10 @@ def _caller_graphs(analysis, ev, own) -> list:
             up = ctx.parent(x)
             if isinstance(up, cst.Call) and up.func is x or isinstance(up, cst.Param):
                 continue  # `model(x)`: the argument is called, not a tensor handed in
+            call = ctx.parent(up) if isinstance(up, cst.Arg) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in NUMBER_CALLS \
+                    and analysis.ctx.imports.qualify(call.func) is None:
+                continue  # `range(n)`, `len(xs)`: a count, not a graph handed in
             if names.is_module(x.value) or x.value in names.optimizers:
                 continue
             read.add(x.value)

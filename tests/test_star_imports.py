@@ -110,3 +110,12 @@ def mixed(out, y):
     assert table["soft"].result == "graph"
     assert table["mixed"].result == "unknown"
     assert table["loop_a"].result == "unknown" and table["loop_b"].result == "unknown"
+
+
+def test_star_import_through_a_package_init(tmp_path):
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("from .metrics import *\n")
+    assert _codes(tmp_path, "accuracy(out, out.detach())", imports="from utils import *",
+                  where="utils/metrics.py") == []
+    assert _codes(tmp_path, "soft(out, out.detach())", imports="from utils import *",
+                  where="utils/metrics.py") == ["AD101"]

@@ -121,3 +121,41 @@ def test_own_method_setting_state_anew_resets_it(reset):
 ])
 def test_method_that_may_keep_the_state_is_no_reset(reset):
     assert _codes(LEARNER.format(reset=reset)) != []
+
+
+def _ad104(text):
+    findings, _, _ = check_source(textwrap.dedent(text), "train.py", all_rules(), Options())
+    return [(f.fix, f.message) for f in findings if f.code == "AD104"]
+
+
+RETAIN = """
+import torch
+import torch.nn as nn
+
+
+class Algo:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def update(self, batches, recurrent):
+        for x in batches:
+            if recurrent:
+                memory = x
+            out, memory = self.model(x, memory)
+            loss = out.pow(2).mean()
+            self.opt.zero_grad()
+            loss.backward(retain_graph=True)
+            self.opt.step()
+"""
+
+
+def test_retain_judged_through_same_test_is_unsafe():
+    # with `recurrent` false the memory carries the graph on: the retain is needed then; that
+    # the two tests agree is read from the code, so dropping it is an unsafe fix
+    text = RETAIN.replace("            out, memory = self.model(x, memory)",
+                          "            if recurrent:\n                out, memory = self.model(x, memory)\n"
+                          "            else:\n                out = self.model(x, None)[0]")
+    found = _ad104(text)
+    assert len(found) == 1 and found[0][0] == "unsafe" and "take the same arm" in found[0][1]
+

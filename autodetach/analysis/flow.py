@@ -184,6 +184,7 @@ class Scope:
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
         self.same_arms: dict = {}  # same_test.py: test chain -> {name: (joined value, value per arm)}
+        self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -893,6 +894,11 @@ class Scope:
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if own is not None:
             for key in self_resets.reset_keys(self.analysis, own):
+                if key in self.env and self.env[key].heads:
+                    note = f"`self.{own.name.value}()` sets `{key}` anew (read from its body; an override in " \
+                        "a subclass is not followed)"
+                    if note not in self.arm_notes:
+                        self.arm_notes.append(note)
                 self.env[key] = Val()  # self.init_hidden(n): `self.hidden = torch.zeros(...)` there
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                 and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}"):

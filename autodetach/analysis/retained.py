@@ -100,7 +100,7 @@ def unneeded_retains(analysis) -> list:
             if not needed:
                 why = notes.setdefault(ev.call, [])
                 found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
-                    + _unseen_origins(ctx, scope, ev, own) + (dropped or [])
+                    + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():
         walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)

@@ -118,6 +118,11 @@ def restore(scope, key: tuple, arm: int) -> None:
     join get the value that arm gave them."""
     for name, (joined, vals) in scope.same_arms.get(key, {}).items():
         if arm in vals and scope.env.get(name) is joined:
+            if joined.heads - vals[arm].heads:
+                note = f"the `if`s on `{' / '.join(key)}` take the same arm (its names are not rebound in " \
+                    f"`{scope.name}()`)"
+                if note not in scope.arm_notes:
+                    scope.arm_notes.append(note)
             scope.env[name] = vals[arm]
 
 

@@ -78,20 +78,6 @@ def test_local_definition_shadows_the_star_import(tmp_path):
     assert _codes(tmp_path, "accuracy(out, out.detach())", imports=imports) == ["AD101"]
 
 
-def test_star_imported_meter_class_is_followed(tmp_path):
-    meter = '''
-    class AverageMeter:
-        def __init__(self):
-            self.sum = 0
-
-        def update(self, val, n=1):
-            self.sum += val * n
-    '''
-    imports = "from utils import *\nmeter = AverageMeter()"
-    assert _codes(tmp_path, "0\n    meter.update(loss, 8)", imports=imports, metrics=meter, where="utils.py") == \
-        ["AD102"]
-
-
 def test_summary_follows_float_helpers_only():
     table = summarize(textwrap.dedent(METRICS) + '''
 

@@ -160,14 +160,9 @@ class Analysis:
         key = (base, meth)
         if key not in cache:
             if func is not None:
+                # (a class through `from utils import *` is not followed: its meters then judged the
+                # `n` of `update(val, n)` by a module output's elements, all taken to carry a graph)
                 cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
-                if cache[key] is None and isinstance(func, cst.Name):
-                    from .project import find
-                    from .star_imports import star_file
-
-                    path = star_file(self, func.value)  # `from trainer import *`
-                    found = find(path, f"{func.value}.{meth}") if path is not None else (None, None)
-                    cache[key] = found if found[0] is not None else None
             else:
                 from .runtime_classes import runtime_method
 

@@ -120,8 +120,12 @@ for it in range(3):
 
 def test_helper_on_cut_values_holds_none_of_its_parameter():
     summary = summarize(textwrap.dedent(SCORE))["seq_score"]
-    assert summary.result == "unknown"  # `overlap` is not followed
-    assert summary.arg_flow == ("cut", "unknown")  # but it is handed only `logits.data`
+    assert summary.result == "cut"  # `overlap` of this file returns a number whatever it is handed
+    assert summary.arg_flow == ("cut", "cut")
+    # a scorer out of sight: the result is not known, but it is handed only `logits.data`
+    unseen = summarize(textwrap.dedent(SCORE).replace("return overlap(", "return scorer.overlap("))["seq_score"]
+    assert unseen.result == "unknown"
+    assert unseen.arg_flow[0] == "cut"
 
 
 def test_score_helper_returning_a_number_is_not_a_kept_graph(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from . import keyed
 
 
 def add_entry(scope, s: cst.AugAssign, stmt) -> None:
@@ -23,8 +24,15 @@ def add_entry(scope, s: cst.AugAssign, stmt) -> None:
             not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign)):
         return
     old = scope.lookup_key(key)
-    node = scope.new_node(key, stmt, s.value, Val(heads=old.heads | rhs.heads, ghosts=rhs.ghosts, modules=rhs.modules,
-                                                  uses=rhs.uses), kind="accum")
+    # `losses["g_loss"] += ae_loss` where every entry was stored under a constant key: that entry
+    # only grows, the others stay beside it (keyed.py)
+    mine = keyed.entry(old, target)
+    node = scope.new_node(key, stmt, s.value, Val(heads=(old if mine is None else mine).heads | rhs.heads,
+                                                  ghosts=rhs.ghosts, modules=rhs.modules, uses=rhs.uses), kind="accum")
     node.loss = True  # a running sum per name: the values summed are losses or metrics
-    scope.env[key] = Val(heads=frozenset({node}), loss=True)
+    if mine is not None:
+        node.item = keyed.key_of(target)
+        scope.env[key] = Val(heads=frozenset({node}) | keyed.others(old.heads, node.item), loss=True)
+    else:
+        scope.env[key] = Val(heads=frozenset({node}), loss=True)
     scope.bound.add(key)

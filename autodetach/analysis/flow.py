@@ -21,7 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from . import containers, model_containers, phases
+from . import containers, keyed, model_containers, phases, same_test, self_resets
 from .bounded import within_step
 from .one_call import one_call
 from .graph import GNode, closure
@@ -184,6 +184,8 @@ class Scope:
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
+        self.same_arms: dict = {}  # same_test.py: test chain -> {name: (joined value, value per arm)}
+        self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -319,9 +321,12 @@ class Scope:
         `none_in`: (arm, name) pairs where a test proved the name None."""
         base_env, base_freed, base_branch = dict(self.env), dict(self.freed), self.branch
         self.branch_nodes[id(node)] = node
-        envs, freeds = [], []
+        envs, freeds, kept = [], [], []
+        same = same_test.chain(self, node)  # an earlier `if` on the same fixed test took the same arm
         for i, arm in enumerate(arms):
             self.env, self.freed = dict(base_env), dict(base_freed)
+            if same is not None:
+                same_test.restore(self, same, i)
             for none_arm, key in none_in:
                 if none_arm == i and key in self.env:
                     self.env[key] = Val()
@@ -334,6 +339,7 @@ class Scope:
                 continue
             envs.append(self.env)
             freeds.append(self.freed)
+            kept.append(i)
         self.branch = base_branch
         if not envs:
             envs, freeds = [dict(base_env)], [dict(base_freed)]
@@ -342,6 +348,8 @@ class Scope:
             for name, value in env.items():
                 merged[name] = merged[name].join(value) if name in merged and merged[name] is not value else value
         self.env = merged
+        if same is not None and kept:
+            same_test.record(self, same, kept, envs, merged)
         common = set(base_freed)
         all_freed = [set(freed) for freed in freeds]
         if len(freeds) >= 2 and all_freed:
@@ -485,15 +493,19 @@ class Scope:
         if key is not None and val.graph and not self.no_grad:
             old = self.lookup_key(key)
             heads, kept = old.heads | val.heads, frozenset()
+            item = keyed.key_of(target)
             if _constant_index(target):
                 # `log["loss"] = loss`: the entry is replaced, so the new value does not
                 # hang from the old ones (which stay in the container beside it)
                 heads = val.heads
                 kept = frozenset(head for head in old.heads if head.name != key or head.stmt is not stmt)
+                if item is not None:
+                    kept = keyed.others(kept, item)  # the key's earlier entry is gone
             # the modules called here stay on the store: `feats[i] = self.proj(x)` reaches `self.proj`
             stored = Val(heads=heads, ghosts=val.ghosts, modules=val.modules, uses=val.uses)
             node = self.new_node(key, stmt, expr, stored, kind="container")
             node.loss = val.loss
+            node.item = item
             self.env[key] = Val(heads=frozenset({node}) | kept, loss=val.loss)
         elif key is not None and not val.graph and val.ghosts and key in self.env:
             # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
@@ -681,6 +693,9 @@ class Scope:
         last = containers.last_elem(value, expr)
         if last is not None:
             return last
+        one = keyed.entry(value, expr)  # `losses["d_loss"]`: that entry only
+        if one is not None:
+            return one
         if value.elems is not None and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
                 and isinstance(expr.slice[0].slice.value, cst.Integer):
             index = int(expr.slice[0].slice.value.value)
@@ -921,6 +936,14 @@ class Scope:
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
+        if own is not None:
+            for key in self_resets.reset_keys(self.analysis, own):
+                if key in self.env and self.env[key].heads:
+                    note = f"`self.{own.name.value}()` sets `{key}` anew (read from its body; an override in " \
+                        "a subclass is not followed)"
+                    if note not in self.arm_notes:
+                        self.arm_notes.append(note)
+                self.env[key] = Val()  # self.init_hidden(n): `self.hidden = torch.zeros(...)` there
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
                 and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}"):
             # not `self.critic1(x)` where `self` is a module too: that runs the part alone

@@ -53,6 +53,9 @@ class GNode:
     # an accumulation of a value that came through code not followed (`total += score(out)`): it may
     # be a number, so `.detach()` of it is no proven fix
     opaque: bool = False
+    # a container's store under a constant string key (`losses["d_loss"] = d_loss`): the key's
+    # value (keyed.py), so that a read of another key does not see this entry
+    item: Optional[str] = None
 
     # Sets of nodes are walked in hash order, and the analysis takes the
     # first path or link it meets: an address-based hash made the findings

@@ -101,7 +101,7 @@ def unneeded_retains(analysis) -> list:
             if not needed:
                 why = notes.setdefault(ev.call, [])
                 found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
-                    + _unseen_origins(ctx, scope, ev, own) + (dropped or [])
+                    + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():
         walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)
@@ -377,6 +377,9 @@ def _reads_arguments(ctx, ev, own) -> bool:
                for n in own if n.stmt is not None for x in nodes(n.stmt))
 
 
+NUMBER_CALLS = {"range", "len", "int", "float", "bool", "round", "str", "isinstance", "print"}
+
+
 def _caller_graphs(analysis, ev, own) -> list:
     """A note when the loss reads a tensor argument of the function holding
     the backward: the caller built that argument and may backward through
@@ -400,6 +403,10 @@ def _caller_graphs(analysis, ev, own) -> list:
             up = ctx.parent(x)
             if isinstance(up, cst.Call) and up.func is x or isinstance(up, cst.Param):
                 continue  # `model(x)`: the argument is called, not a tensor handed in
+            call = ctx.parent(up) if isinstance(up, cst.Arg) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in NUMBER_CALLS \
+                    and analysis.ctx.imports.qualify(call.func) is None:
+                continue  # `range(n)`, `len(xs)`: a count, not a graph handed in
             if names.is_module(x.value) or x.value in names.optimizers:
                 continue
             read.add(x.value)

@@ -94,8 +94,9 @@ def _dotted(node) -> Optional[str]:
 
 class _Fn:
     def __init__(self, func, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None,
-                 dists=frozenset()) -> None:
+                 dists=frozenset(), helpers=None) -> None:
         self.fn = func
+        self.helpers = {} if helpers is None else helpers  # name -> no return of it carries a graph
         self.dists = dists  # names the file binds to torch.distributions or its classes
         # (id(method), class) -> its arg_flow, shared by the delegations of one
         # file: without it, methods that hand work to each other are re-walked
@@ -254,7 +255,8 @@ class _Fn:
                 return _join(args) if args else "const"
             return "graph"  # `crit = nn.MSELoss(); crit(out, y)`, `fc = nn.Linear(..); fc(x)`
         if name in self.funcs and name != self.fn.name:
-            return "unknown"  # another helper: not followed
+            # another helper of this file: followed only when none of its returns can carry a graph
+            return "cut" if self._helper_cut(name) else "unknown"
         if isinstance(func, ast.Attribute) and not (name or "").startswith(SAFE_PREFIXES):
             # a method on a value: x.sum(), out.view(...); model.forward is unknown
             base = self.kind(func.value, depth + 1)
@@ -262,6 +264,18 @@ class _Fn:
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
         return "unknown"
+
+    def _helper_cut(self, name: str) -> bool:
+        """Does every return of the file's function `name` hold no graph, whatever its
+        arguments (`return float(tp) / (float(tp + fn) + 1e-6)`)?"""
+        if name not in self.helpers:
+            self.helpers[name] = False  # in progress: a cycle of helpers is not followed
+            walker = _Fn(self.funcs[name], self.funcs, dists=self.dists, helpers=self.helpers)
+            walker._collect()
+            returns = walker._returns
+            self.helpers[name] = bool(returns) and all(ret is not None for ret in returns) and \
+                all(walker.kind(ret) in ("cut", "const") for ret in returns)
+        return self.helpers[name]
 
     def _distribution(self, expr) -> bool:
         """Is `expr` a torch.distributions object: `Categorical(p)` with the class
@@ -1201,7 +1215,9 @@ class OwnSummaries(Mapping):
             tree = self._parse()
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             dists = _dist_names(tree)
-            self._funcs = {name: _function_summary(_Fn(fn, funcs, dists=dists)) for name, fn in funcs.items()}
+            helpers: dict = {}
+            self._funcs = {name: _function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers))
+                           for name, fn in funcs.items()}
         return self._funcs
 
     def _call_table(self) -> dict:

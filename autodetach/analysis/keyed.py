@@ -1,0 +1,58 @@
+"""Entries of a dict of losses told apart by their constant keys.
+
+    losses["d_loss"] = d_loss
+    losses["d_loss"].backward()
+    ...
+    losses["g_loss"] = gan_loss_g(d_gen)
+    losses["g_loss"].backward()
+
+The container hangs from every value stored in it, so a read of one key
+used to see them all: `losses["d_loss"].backward()` seemed to walk G's loss
+and the previous iteration's entries. A store under a constant string key
+replaces that key's entry; its node records the key (GNode.item), and a read
+of a constant string key sees only the entries stored under it, when every
+entry the container holds was stored under a known key and one of them is
+that key. Otherwise (an entry stored under a computed key, appended, or
+handed in by unseen code, or the key never stored here) the read sees the
+whole container, as before. Integer indices are not told apart: `pop(0)`
+or `insert` move a list's elements."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+import libcst as cst
+
+
+def key_of(target: cst.Subscript) -> Optional[str]:
+    """The constant string key of `d["loss"]` (quotes and prefixes normalised), or None."""
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    index = target.slice[0].slice.value
+    if not isinstance(index, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    try:
+        value = ast.literal_eval(cst.Module([]).code_for_node(index))
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def others(heads, key: str) -> frozenset:
+    """The entries a store under `key` keeps: every head not stored under it."""
+    return frozenset(head for head in heads if head.item != key)
+
+
+def entry(value, target: cst.Subscript):
+    """The Val a read `d["key"]` sees, when the entries tell it; else None."""
+    from .flow import Val
+
+    key = key_of(target)
+    if key is None or not value.heads or any(head.item is None for head in value.heads):
+        return None
+    mine = frozenset(head for head in value.heads if head.item == key)
+    if not mine:
+        return None
+    return Val(heads=mine, ghosts=value.ghosts, modules=value.modules,
+               uses={head: reads for head, reads in value.uses.items() if head in mine},
+               nontrivial=value.nontrivial, unknown=value.unknown, loss=value.loss)

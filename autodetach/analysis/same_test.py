@@ -1,0 +1,135 @@
+"""Two `if`s on one fixed test take the same arm: values follow their arm.
+
+    if self.model.recurrent:
+        memory = exps.memory[inds]            # set again each batch
+    for i in range(n):
+        if self.model.recurrent:
+            dist, value, memory = self.model(obs, memory)   # read here
+        else:
+            dist, value = self.model(obs)
+
+The flow walk joins the arms of the first `if`, so in the second `memory`
+seemed to be either the fresh value or the one the previous batch left (a
+graph kept across iterations). When both tests are the same text and read
+only names the walked function never rebinds (`self.model.recurrent`, an
+argument, a name bound once at the function's top level), the arm taken is
+the same: at the start of an arm of the second `if`, a name that still holds
+the value the first `if`'s join made gets back the value the same arm gave
+it. Tests with calls, subscripts or loop variables are not matched (flow.py
+calls `chain`, `restore` and `record` from `branch_run`).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+def _targets(node) -> list:
+    """Dotted names an assignment-like node binds (tuple targets unpacked)."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [name for elem in node.elements for name in _targets(elem.value)]
+    if isinstance(node, cst.StarredElement):
+        return _targets(node.value)
+    key = dotted(node)
+    return [key] if key else []
+
+
+def _assigned(body) -> tuple:
+    """(every dotted name the statements bind, with a count; the names bound
+    once by a plain `x = ...` directly in the body)."""
+    counts: dict = {}
+    top: set = set()
+    for stmt in body:
+        for node in nodes(stmt):
+            found = []
+            if isinstance(node, cst.AssignTarget):
+                found = _targets(node.target)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+                found = _targets(node.target)
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                found = _targets(node.target)
+            elif isinstance(node, cst.AsName):
+                found = _targets(node.name)
+            elif isinstance(node, cst.NamedExpr):
+                found = _targets(node.target)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                found = [node.name.value]
+            elif isinstance(node, cst.Global) or isinstance(node, cst.Nonlocal):
+                found = [item.name.value for item in node.names]
+            for key in found:
+                counts[key] = counts.get(key, 0) + 1
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
+                isinstance(stmt.body[0], cst.Assign):
+            for target in stmt.body[0].targets:
+                if isinstance(target.target, cst.Name):
+                    top.add(target.target.value)
+    return counts, top
+
+
+def _stable(test, counts: dict, top: set) -> bool:
+    """Does `test` read only names the body does not rebind between two runs of it?"""
+    for node in nodes(test):
+        if isinstance(node, (cst.Call, cst.Subscript, cst.Lambda, cst.NamedExpr, cst.Await, cst.BaseComp)):
+            return False
+    reads = [node for node in nodes(test) if isinstance(node, (cst.Name, cst.Attribute))]
+    for node in reads:
+        key = dotted(node)
+        if key is None:
+            return False
+        parts = key.split(".")
+        for end in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            n = counts.get(prefix, 0)
+            if n == 0 or prefix in ("True", "False", "None"):
+                continue
+            if not (end == 1 and n == 1 and prefix in top):
+                return False
+    return True
+
+
+def chain(scope, stmt) -> Optional[tuple]:
+    """The texts of an `if`/`elif` chain whose tests are all stable in the
+    walked function, or None."""
+    if not isinstance(stmt, cst.If):
+        return None
+    memo = scope.analysis.table("_same_test")
+    key = (id(scope.body), id(stmt))
+    if key not in memo:
+        body_key = ("body", id(scope.body))
+        if body_key not in memo:
+            inside = {id(node) for stmt_ in scope.body for node in nodes(stmt_)}
+            memo[body_key] = (scope.body, inside, _assigned(scope.body))
+        _, inside, (counts, top) = memo[body_key]
+        tests, cur = [], stmt
+        while isinstance(cur, cst.If):
+            tests.append(cur.test)
+            cur = cur.orelse
+        ok = id(stmt) in inside and all(_stable(test, counts, top) for test in tests)
+        code = scope.analysis.ctx.code
+        memo[key] = (stmt, tuple(code(test).strip() for test in tests) if ok else None)
+    return memo[key][1]
+
+
+def restore(scope, key: tuple, arm: int) -> None:
+    """At the start of arm `arm`: names still holding an earlier same-test
+    join get the value that arm gave them."""
+    for name, (joined, vals) in scope.same_arms.get(key, {}).items():
+        if arm in vals and scope.env.get(name) is joined:
+            if joined.heads - vals[arm].heads:
+                note = f"the `if`s on `{' / '.join(key)}` take the same arm (its names are not rebound in " \
+                    f"`{scope.name}()`)"
+                if note not in scope.arm_notes:
+                    scope.arm_notes.append(note)
+            scope.env[name] = vals[arm]
+
+
+def record(scope, key: tuple, arms: list, envs: list, merged: dict) -> None:
+    """After the join: per name the arms disagree on, the joined value and each arm's."""
+    store = scope.same_arms.setdefault(key, {})
+    for name, joined in merged.items():
+        vals = {arm: env[name] for arm, env in zip(arms, envs) if name in env}
+        if len(vals) == len(arms) and len({id(val) for val in vals.values()}) > 1:
+            store[name] = (joined, vals)

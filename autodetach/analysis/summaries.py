@@ -12,6 +12,7 @@ steps an optimizer (then the caller's analysis treats it as unseen code)."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
@@ -115,9 +116,13 @@ class _Fn:
         self.off = _fn_grad(func) > 0
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
         self.rebound = _rebound(func, self.params)
-        # names the body binds (loop and `with` targets too): any other name it reads is a global
-        self.bound = {node.id for node in ast.walk(func) if isinstance(node, ast.Name) and
-                      isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
+
+    @functools.cached_property
+    def bound(self) -> set:
+        """Names the body binds (loop and `with` targets too): any other name it
+        reads is a global. Asked only when delegating: worked out then."""
+        return {node.id for node in ast.walk(self.fn) if isinstance(node, ast.Name) and
+                isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
 
     def _param(self, expr: ast.Name) -> bool:
         """Does this read of a parameter see the value the caller handed in? Not
@@ -604,8 +609,13 @@ def _quiet_nodes(fn, off: bool) -> set:
                 quiet = mode > 0 if mode else quiet
         if quiet:
             out.add(id(n))
-        stack.extend((child, quiet) for child in ast.iter_child_nodes(n))
+            stack.extend((child, True) for child in ast.iter_child_nodes(n))
+        else:  # only a `with` statement turns gradients off: expressions hold none
+            stack.extend((child, False) for child in ast.iter_child_nodes(n) if isinstance(child, _BODIES))
     return out
+
+
+_BODIES = (ast.stmt, ast.excepthandler, getattr(ast, "match_case", ast.stmt))  # what can hold a statement
 
 
 def _no_graph(e):
@@ -895,6 +905,8 @@ def _rebound(func, params) -> dict:
             if name in params and name not in seen and name not in out:
                 out[name] = {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
         seen.update(node.id for node in ast.walk(stmt) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+        if params <= seen:  # every parameter read: no later statement adds one
+            break
     return out
 
 
@@ -1073,6 +1085,14 @@ def class_state(cls, aliases) -> tuple:
     return tuple(out)
 
 
+def methods_named(table, meth: str) -> list:
+    """(key, summary) of every `C.meth` of a summary table, in its order
+    (of an OwnSummaries: summarising the classes up to the last of them)."""
+    if isinstance(table, OwnSummaries):
+        return table.methods_named(meth)
+    return [(key, s) for key, s in table.items() if "." in key and key.partition(".")[2] == meth]
+
+
 def summarize(text: str) -> dict:
     """name -> Summary for the module's functions (`f`) and methods (`C.m`);
     under IMPORTS, local name -> (level, module, name) of its `from` imports
@@ -1183,14 +1203,21 @@ class OwnSummaries(Mapping):
             if tree is None:
                 self._all = {}
             else:
-                out: dict = {IMPORTS: {alias.asname or alias.name: (n.level, n.module or "", alias.name)
-                                       for n in tree.body if isinstance(n, ast.ImportFrom) for alias in n.names}}
+                out: dict = {IMPORTS: self._imports()}
                 out.update(self._functions())
                 out[CALLS] = self._call_table()
                 self._run(len(self._steps))
                 out.update(self._classes)
                 self._all = out
         return self._all
+
+    def _imports(self) -> dict:
+        if self._imps is None:
+            self._imps = {alias.asname or alias.name: (n.level, n.module or "", alias.name)
+                          for n in self._parse().body if isinstance(n, ast.ImportFrom) for alias in n.names}
+        return self._imps
+
+    _imps: Optional[dict] = None
 
     def class_keys(self) -> list:
         """The `C.m` keys, in the order the whole table lists them; nothing is summarised."""
@@ -1221,7 +1248,22 @@ class OwnSummaries(Mapping):
                 raise KeyError(key)
             self._run(end)
             return self._classes[key]
+        if self._all is None and isinstance(key, str):
+            # a function, the re-exports or the call table: no class is summarised
+            if self._parse() is None:
+                raise KeyError(key)
+            if key == IMPORTS:
+                return self._imports()
+            if key == CALLS:
+                return self._call_table()
+            if "." not in key:
+                return self._functions()[key]
         return self._whole()[key]
+
+    def methods_named(self, meth: str) -> list:
+        """(key, summary) of every `C.meth`, in the table's order, summarising
+        the classes up to the last of them only."""
+        return [(key, self[key]) for key in self.class_keys() if key.partition(".")[2] == meth]
 
     def __iter__(self):
         return iter(self._whole())

@@ -216,3 +216,23 @@ def test_project_memo_keeps_the_newest_texts(tmp_path, monkeypatch):
     assert len(project._LAZY) == 2 and os.path.realpath(paths[0]) not in project._MEMO  # the oldest went
     again = project.summaries_of(paths[0])
     assert again is not first and _same(dict(again.items()), summarize(SOURCE))
+
+
+def test_one_table_looked_up_from_threads():
+    import threading
+
+    whole = summarize(SOURCE)
+    keys = [k for k in whole if "." in k and not k.startswith(" ")]
+    for _ in range(5):
+        lazy, got = OwnSummaries(SOURCE), {}
+
+        def look(order):
+            for k in order:
+                got.setdefault(k, set()).add(repr(lazy[k]))
+
+        threads = [threading.Thread(target=look, args=(keys[i:] + keys[:i],)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == {k: {repr(whole[k])} for k in keys}

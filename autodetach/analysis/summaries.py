@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
@@ -1111,6 +1112,9 @@ class OwnSummaries(Mapping):
     few methods of its own classes, once per fix pass."""
 
     def __init__(self, text: str) -> None:
+        # The project memo shares a table between the files that look it up
+        # (and a caller's threads): one lookup runs the steps at a time.
+        self._lock = threading.RLock()
         self._text = text
         self._tree = None
         self._parsed = False
@@ -1127,6 +1131,10 @@ class OwnSummaries(Mapping):
         self._targets: dict = {}
 
     def _parse(self):
+        with self._lock:
+            return self._parse_locked()
+
+    def _parse_locked(self):
         if not self._parsed:
             self._parsed = True
             try:
@@ -1198,6 +1206,10 @@ class OwnSummaries(Mapping):
     _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
 
     def _whole(self) -> dict:
+        with self._lock:
+            return self._whole_locked()
+
+    def _whole_locked(self) -> dict:
         if self._all is None:
             tree = self._parse()
             if tree is None:
@@ -1240,6 +1252,10 @@ class OwnSummaries(Mapping):
         return memo[cls]
 
     def __getitem__(self, key):
+        with self._lock:
+            return self._get(key)
+
+    def _get(self, key):
         if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
             if self._parse() is None:
                 raise KeyError(key)

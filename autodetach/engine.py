@@ -287,17 +287,19 @@ def _gc_paused():
 
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
     """One pass (see _run_rules)."""
-    try:
-        with _gc_paused():
+    with _gc_paused():
+        try:
             return _run_rules(text, path, rules, opts, verify)
-    finally:
-        if getattr(_CARRY, "value", None) is None:
-            from .analysis.walk import forget
+        finally:
+            if getattr(_CARRY, "value", None) is None:
+                from .analysis.walk import forget
 
-            # The analysis's cached children and node lists hold this pass's
-            # tree. A pass that hands its tree on keeps them: the next pass
-            # reuses the untouched statements' nodes, and so their entries.
-            forget()
+                # The analysis's cached children and node lists hold this
+                # pass's tree. A pass that hands its tree on keeps them: the
+                # next pass reuses the untouched statements' nodes, and so
+                # their entries. Dropped before the collector is back on, so
+                # that it does not scan the tree they would keep alive.
+                forget()
 
 
 def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):

@@ -15,9 +15,11 @@ import libcst as cst
 
 from ..imports import ImportTable
 from ..textio import write_atomic
-from .summaries import IMPORTS, Summary, summarize
+from .summaries import IMPORTS, OwnSummaries, Summary, summarize
 
 _MEMO: dict = {}  # realpath -> ((size, mtime_ns), summaries)
+_LAZY: dict = {}  # realpath -> characters, of the tables in _MEMO, oldest first
+LAZY_CHARS = 1_000_000  # about 40 MB of stdlib-ast trees
 _ORIGINALS: Optional[str] = None  # a --fix run's folder of the files it rewrote, as read
 _DEPS: dict = {}  # realpath -> [size, mtime_ns] of files read since the last take_deps()
 SEARCH_UP = 3  # parent directories searched for an absolute import
@@ -85,8 +87,17 @@ def summaries_of(path: str) -> dict:
         kept = _from_original(real)
         if kept is not None:
             return kept
-    out = summarize(text)
+    # Summarised as looked up (a caller asks for one function or class of a
+    # big file): the table keeps the file's tree until then, so only the
+    # last LAZY_CHARS of text read stay in the memo.
+    out = OwnSummaries(text)
     _MEMO[real] = (stamp, out)
+    _LAZY.pop(real, None)
+    _LAZY[real] = len(text)
+    while sum(_LAZY.values()) > LAZY_CHARS and len(_LAZY) > 1:
+        oldest = next(iter(_LAZY))
+        del _LAZY[oldest]
+        _MEMO.pop(oldest, None)
     return out
 
 

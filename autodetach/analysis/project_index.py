@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from .project import summaries_of
+from .summaries import methods_named
 
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 MAX_FILES = 3000
@@ -86,8 +87,6 @@ def classes_with_method(path: str, meth: str, whole: bool = False) -> list:
     out = []
     start = os.path.join(project_root(path), "_") if whole else path
     for f in files_mentioning(start, f"def {meth}(".encode(), up=False):
-        for name, s in summaries_of(f).items():
-            cls, dot, m = name.partition(".")
-            if dot and m == meth:
-                out.append((cls, s, f))
+        for name, s in methods_named(summaries_of(f), meth):
+            out.append((name.partition(".")[0], s, f))
     return out

@@ -17,6 +17,7 @@ from typing import Optional
 
 from .project import summaries_of
 from .project_index import project_files
+from .summaries import methods_named
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
 _INDEX: dict = {}  # directory -> {method name: files that define it}
@@ -69,7 +70,7 @@ def project_methods(analysis, base: Optional[str], meth: str):
         # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
         return None
     return [s for f in _defining(analysis.ctx.path, meth)
-            for name, s in summaries_of(f).items() if "." in name and name.split(".", 1)[1] == meth]
+            for _, s in methods_named(summaries_of(f), meth)]
 
 
 def _results(analysis, base, meth):

@@ -12,6 +12,8 @@ steps an optimizer (then the caller's analysis treats it as unseen code)."""
 from __future__ import annotations
 
 import ast
+import functools
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
@@ -117,9 +119,13 @@ class _Fn:
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
         self.backwarded: set = set()  # names the body calls .backward() on (summary)
         self.rebound = _rebound(func, self.params)
-        # names the body binds (loop and `with` targets too): any other name it reads is a global
-        self.bound = {node.id for node in ast.walk(func) if isinstance(node, ast.Name) and
-                      isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
+
+    @functools.cached_property
+    def bound(self) -> set:
+        """Names the body binds (loop and `with` targets too): any other name it
+        reads is a global. Asked only when delegating: worked out then."""
+        return {node.id for node in ast.walk(self.fn) if isinstance(node, ast.Name) and
+                isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
 
     def _param(self, expr: ast.Name) -> bool:
         """Does this read of a parameter see the value the caller handed in? Not
@@ -641,8 +647,13 @@ def _quiet_nodes(fn, off: bool) -> set:
                 quiet = mode > 0 if mode else quiet
         if quiet:
             out.add(id(n))
-        stack.extend((child, quiet) for child in ast.iter_child_nodes(n))
+            stack.extend((child, True) for child in ast.iter_child_nodes(n))
+        else:  # only a `with` statement turns gradients off: expressions hold none
+            stack.extend((child, False) for child in ast.iter_child_nodes(n) if isinstance(child, _BODIES))
     return out
+
+
+_BODIES = (ast.stmt, ast.excepthandler, getattr(ast, "match_case", ast.stmt))  # what can hold a statement
 
 
 def _no_graph(e):
@@ -979,6 +990,8 @@ def _rebound(func, params) -> dict:
             if name in params and name not in seen and name not in out:
                 out[name] = {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
         seen.update(node.id for node in ast.walk(stmt) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+        if params <= seen:  # every parameter read: no later statement adds one
+            break
     return out
 
 
@@ -1157,6 +1170,14 @@ def class_state(cls, aliases) -> tuple:
     return tuple(out)
 
 
+def methods_named(table, meth: str) -> list:
+    """(key, summary) of every `C.meth` of a summary table, in its order
+    (of an OwnSummaries: summarising the classes up to the last of them)."""
+    if isinstance(table, OwnSummaries):
+        return table.methods_named(meth)
+    return [(key, s) for key, s in table.items() if "." in key and key.partition(".")[2] == meth]
+
+
 def summarize(text: str) -> dict:
     """name -> Summary for the module's functions (`f`) and methods (`C.m`);
     under IMPORTS, local name -> (level, module, name) of its `from` imports
@@ -1175,6 +1196,9 @@ class OwnSummaries(Mapping):
     few methods of its own classes, once per fix pass."""
 
     def __init__(self, text: str) -> None:
+        # The project memo shares a table between the files that look it up
+        # (and a caller's threads): one lookup runs the steps at a time.
+        self._lock = threading.RLock()
         self._text = text
         self._tree = None
         self._parsed = False
@@ -1191,6 +1215,10 @@ class OwnSummaries(Mapping):
         self._targets: dict = {}
 
     def _parse(self):
+        with self._lock:
+            return self._parse_locked()
+
+    def _parse_locked(self):
         if not self._parsed:
             self._parsed = True
             try:
@@ -1264,19 +1292,30 @@ class OwnSummaries(Mapping):
     _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
 
     def _whole(self) -> dict:
+        with self._lock:
+            return self._whole_locked()
+
+    def _whole_locked(self) -> dict:
         if self._all is None:
             tree = self._parse()
             if tree is None:
                 self._all = {}
             else:
-                out: dict = {IMPORTS: {alias.asname or alias.name: (n.level, n.module or "", alias.name)
-                                       for n in tree.body if isinstance(n, ast.ImportFrom) for alias in n.names}}
+                out: dict = {IMPORTS: self._imports()}
                 out.update(self._functions())
                 out[CALLS] = self._call_table()
                 self._run(len(self._steps))
                 out.update(self._classes)
                 self._all = out
         return self._all
+
+    def _imports(self) -> dict:
+        if self._imps is None:
+            self._imps = {alias.asname or alias.name: (n.level, n.module or "", alias.name)
+                          for n in self._parse().body if isinstance(n, ast.ImportFrom) for alias in n.names}
+        return self._imps
+
+    _imps: Optional[dict] = None
 
     def class_keys(self) -> list:
         """The `C.m` keys, in the order the whole table lists them; nothing is summarised."""
@@ -1299,6 +1338,10 @@ class OwnSummaries(Mapping):
         return memo[cls]
 
     def __getitem__(self, key):
+        with self._lock:
+            return self._get(key)
+
+    def _get(self, key):
         if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
             if self._parse() is None:
                 raise KeyError(key)
@@ -1307,7 +1350,22 @@ class OwnSummaries(Mapping):
                 raise KeyError(key)
             self._run(end)
             return self._classes[key]
+        if self._all is None and isinstance(key, str):
+            # a function, the re-exports or the call table: no class is summarised
+            if self._parse() is None:
+                raise KeyError(key)
+            if key == IMPORTS:
+                return self._imports()
+            if key == CALLS:
+                return self._call_table()
+            if "." not in key:
+                return self._functions()[key]
         return self._whole()[key]
+
+    def methods_named(self, meth: str) -> list:
+        """(key, summary) of every `C.meth`, in the table's order, summarising
+        the classes up to the last of them only."""
+        return [(key, self[key]) for key in self.class_keys() if key.partition(".")[2] == meth]
 
     def __iter__(self):
         return iter(self._whole())

@@ -162,4 +162,3 @@ def holds_element(node, names) -> bool:
             return True
         todo.extend(parent for parent in current.parents if parent.name in names)
     return False
-

@@ -322,7 +322,7 @@ class GraphKeptAcrossIterations(GraphRule):
             src = link.expr
             what = code(ctx, src) if src is not None else link.name
             stored = f"stored in `{link.name}`" if link.name else "kept"
-            second, first = conflict.second.call, conflict.first.call
+            second = conflict.second.call
             msg = (f"`{what}` is {stored} (line {line(ctx, link.stmt)}) and reaches the loss of a later "
                    f"iteration: {backward_text(ctx, conflict.second)} (line {line(ctx, second)}) walks into "
                    f"the previous iteration's graph, already freed by {backward_text(ctx, conflict.first)}. "

@@ -522,7 +522,6 @@ class VariableWrapper(Rule):
     def _leaf(self, node, arg, src, flag) -> None:
         imp = self.ctx.imports
         root = _chain_root(arg)
-        flag_src = "" if is_true(flag) else self.ctx.code(flag)
         flag_args = [] if is_true(flag) else [cst.Arg(flag)]
         if (is_true(flag) and isinstance(arg, cst.Call) and imp.qualify(arg.func) in GRAD_FACTORIES
                 and kwarg(arg, "requires_grad") is None and not any(a.star for a in arg.args)):

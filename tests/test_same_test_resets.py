@@ -159,3 +159,33 @@ def test_retain_judged_through_same_test_is_unsafe():
     found = _ad104(text)
     assert len(found) == 1 and found[0][0] == "unsafe" and "take the same arm" in found[0][1]
 
+
+
+CALLED_STEP = '''
+import torch.nn as nn
+
+
+class Trainer:
+    def train(self, batches, cls=False):
+        if self.kind == "gan":
+            self._train_gan(cls, batches)
+
+    def _train_gan(self, cls, batches):
+        criterion = nn.BCELoss()
+        for real, wrong in batches:
+            real_loss = criterion(self.discriminator(real), real)
+            if cls:
+                wrong_loss = criterion(self.discriminator(wrong), real)
+            d_loss = real_loss
+            if {second}:
+                d_loss = d_loss + wrong_loss
+            d_loss.backward()
+            self.optim_d.step()
+'''
+
+
+def test_the_same_test_holds_in_a_step_walked_inline_from_its_caller():
+    from autodetach.engine import check_code
+
+    # before: AD101 on `wrong_loss`, read in `train()`'s walk of the step as the previous batch's
+    assert not [f for f in check_code(CALLED_STEP.format(second="cls")) if f.code.startswith("AD1")]

@@ -103,6 +103,12 @@ def chain(scope, stmt) -> Optional[tuple]:
             inside = {id(node) for stmt_ in scope.body for node in nodes(stmt_)}
             memo[body_key] = (scope.body, inside, _assigned(scope.body))
         _, inside, (counts, top) = memo[body_key]
+        func = None if id(stmt) in inside else _enclosing(scope, stmt)
+        if func is not None:
+            # an `if` of a function walked inline (`self._train_gan(cls)` from `train()`):
+            # stable in one run of that function, its parameters bound once by the call
+            inside = {id(node) for node in nodes(func.body)}
+            counts, top = _assigned(func.body.body)
         tests, cur = [], stmt
         while isinstance(cur, cst.If):
             tests.append(cur.test)
@@ -111,6 +117,18 @@ def chain(scope, stmt) -> Optional[tuple]:
         code = scope.analysis.ctx.code
         memo[key] = (stmt, tuple(code(test).strip() for test in tests) if ok else None)
     return memo[key][1]
+
+
+def _enclosing(scope, stmt) -> Optional[cst.FunctionDef]:
+    """The innermost function of the file holding `stmt` (built once per file)."""
+    memo = scope.analysis.table("_same_test_funcs")
+    if not memo:
+        memo[None] = None
+        for func in nodes(scope.analysis.ctx.module):
+            if isinstance(func, cst.FunctionDef):
+                for node in nodes(func.body):
+                    memo[id(node)] = func  # pre-order: an inner function's nodes are mapped last
+    return memo.get(id(stmt))
 
 
 def restore(scope, key: tuple, arm: int) -> None:

@@ -82,9 +82,10 @@ def test_conventions(case):
         # AD102: the list's last entry is backwarded, so a detached entry would fail.
         # AD101: a loss sum backwarded (retained) every step: detaching it leaves nothing to backward.
         # AD110: a no-op `x.detach()` statement whose assignment would cut a later loss of x's own model.
+        # AD104: a retain on the last task of `for obj in objectives` (no index to test without rewriting the loop).
         assert (case.code, first.startswith("# expect-before: error")) in (
             ("AD109", False), ("AD105", True), ("AD108", True), ("AD107", True), ("AD102", False), ("AD101", True),
-            ("AD110", True))
+            ("AD110", True), ("AD104", False))
         assert case.code in ("AD101", "AD105", "AD107", "AD108", "AD110") or first == "# expect-before: runs"
     if case.name.startswith("ok_"):
         assert first == "# expect-before: runs"

@@ -1,5 +1,4 @@
 # expect-before: error modified by an inplace operation
-# autodetach-test: unsafe
 # A domain-adaptation solver keeps its networks in a dict (`self.nets`) and
 # names them again as attributes (`self.classifier = self.nets["classifier"]`);
 # each optimizer is built from one entry. One forward through both networks

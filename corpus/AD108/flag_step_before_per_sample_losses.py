@@ -1,5 +1,4 @@
 # expect-before: error modified by an inplace operation
-# autodetach-test: unsafe
 # A slot-filling trainer (the shape of a BiLSTM tagger plus a slot-name
 # predictor): one optimizer over both models, its parameter groups chosen in
 # an if/else. `train_step` runs the tagger once, backwards the tagging loss

@@ -1,5 +1,4 @@
 # expect-before: error modified by an inplace operation
-# autodetach-test: unsafe
 # A GAN model class in the DRIT/MSGAN shape: `forward()` runs the encoder and
 # the generator and keeps the fakes on `self`; the training script calls
 # `update_D()` (which calls `forward()` and steps the discriminator on detached

@@ -6,7 +6,7 @@
 # retain_graph=True. Nothing backwards that graph again: the generator loss
 # runs its own discriminator forwards on the fakes. So the retain only keeps
 # every stage's discriminator graph alive until the next iteration. That the
-# helper cuts the fakes is read from another file, so the fix is unsafe.
+# helper cuts the fakes is inferred from another file, so the fix is unsafe.
 import os
 
 import torch

@@ -7,7 +7,7 @@
 # representation into the shared encoder with retain_graph=True. The
 # representations share the encoder's graph, so every task but the last needs
 # the retain; the last one keeps the graph alive until the next batch. The
-# graph is built out of sight (arch.py), so the fix is unsafe.
+# graph is built out of sight (arch.py, inferred), so the fix is unsafe.
 import os
 
 import torch

@@ -185,7 +185,8 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection.")
 @click.option("--output-format", type=click.Choice(output.FORMATS), default="full", show_default=True)
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report here.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
+              help="Worker processes (0: all cores); with --verify also the runs at once (at most the cores).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where files are analysed: the local process pool, or a dask cluster "
                    "(the dask extra; docs/scale.md).")
@@ -235,7 +236,8 @@ def check(**options):
         with _VerifyProgress(args.progress) as progress:
             results = verify_results(results, files, settings, write=args.fix and not args.diff,
                                      verified_only=args.verified_only, run_cmd=args.run_cmd, device=args.device,
-                                     steps=args.steps, timeout=args.timeout, sandbox=args.sandbox, progress=progress)
+                                     steps=args.steps, timeout=args.timeout, sandbox=args.sandbox, progress=progress,
+                                     jobs=min(args.jobs or os.cpu_count() or 1, os.cpu_count() or 1))
         _finish(results, files, settings, args, bad_paths, signals)
 
 

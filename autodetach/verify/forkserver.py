@@ -304,8 +304,10 @@ class ServerPool:
                     return None
                 if self.free:
                     return self.free.pop()
-                # A second server costs a torch import: only for a long queue.
-                if not self.servers or (len(self.servers) < self.size and self.waiting > 4 * len(self.servers)):
+                # Every server busy: another one (a torch import) up to `size`. run_many lets at most `size`
+                # runs in, so the old test for a long queue (more than 4 waiting per server) never passed
+                # and every run went through one server, one at a time.
+                if len(self.servers) < self.size:
                     s = ForkServer(iso=self.iso)
                     self.servers.append(s)
                     return s
@@ -393,9 +395,10 @@ _SHARED: dict = {}  # sandbox kind -> pool
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_pool(iso: Optional[Isolation] = None) -> ServerPool:
+def shared_pool(iso: Optional[Isolation] = None, size: Optional[int] = None) -> ServerPool:
     """One pool per process and sandbox, closed at exit: repeated
-    verifications (tests, a batch) pay the torch import once."""
+    verifications (tests, a batch) pay the torch import once. `size`: the
+    runs at once from now on (default: up to 3, within the cores)."""
     iso = iso or Isolation("none", "--sandbox none")
     with _SHARED_LOCK:
         pool = _SHARED.get(iso.kind)
@@ -404,6 +407,8 @@ def shared_pool(iso: Optional[Isolation] = None) -> ServerPool:
 
             pool = _SHARED[iso.kind] = ServerPool(size=max(1, min(3, os.cpu_count() or 1)), iso=iso)
             atexit.register(pool.close)
+        if size:
+            pool.size = max(1, size)
         return pool
 
 

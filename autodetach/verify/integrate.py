@@ -165,9 +165,8 @@ class Verifier:
         self.limits = Limits(timeout=float(timeout))
         self.run_cmd = run_cmd
         self.own_pool = False
-        if pool is None and jobs:
-            pool, self.own_pool = ServerPool(size=jobs, iso=self.isolation), True
-        self.pool = pool or shared_pool(self.isolation)
+        # jobs: runs at once, through the process's shared servers (each costs a torch import once)
+        self.pool = pool or shared_pool(self.isolation, jobs)
         self.scratches: list = []
         self.progress = None  # called with (name, script, RunOutcome) as each run ends, from the pool's threads
         self.planned = None  # called with the number of runs of each batch before it starts
@@ -766,10 +765,11 @@ NOTEBOOK = ("--verify does not run notebooks yet: this fix is not verified (expo
 
 
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
-                   steps=5, timeout=120, sandbox="auto", progress=None):
+                   steps=5, timeout=120, sandbox="auto", progress=None, jobs=None):
     """Fill each fixed finding's `verification`; with write=True write the
     fixed files (only the verified rewrites when verified_only). `progress`:
-    an object with planned(n) and done(name, script, outcome), or None."""
+    an object with planned(n) and done(name, script, outcome), or None;
+    `jobs`: runs at once (default: up to 3)."""
     from ..runner import display_path
 
     real = {display_path(p): p for p in files}
@@ -779,7 +779,7 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
     targets = plan_targets([r for r in results if not r.path.lower().endswith(".ipynb")], files, settings)
     if not targets:
         return results
-    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox) as v:
+    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox, jobs=jobs) as v:
         if progress is not None:
             v.planned, v.progress = progress.planned, progress.done
         run = verify_tree if run_cmd else verify_scripts

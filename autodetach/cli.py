@@ -2,12 +2,17 @@
 
 Exit codes: 0 nothing left to report; 1 findings remain (or --diff has a
 diff); 2 usage or configuration error, an internal error on some file, or a
-file that could not be read or written. Every error is one line on stderr,
+file that could not be read or written; 130 (SIGINT, Ctrl-C) or 143 (SIGTERM)
+--verify was interrupted: its runs were stopped and the report was still
+written, the rewrites not verified marked `interrupted` (a second signal
+ends at once, 130, without a report). Every error is one line on stderr,
 never a traceback."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Optional
 
@@ -55,6 +60,86 @@ def _progress(enabled: bool):
                     console=Console(stderr=True), transient=True)
 
 
+class _Signals:
+    """While --verify runs: the first SIGTERM or SIGINT stops the runs (their
+    process groups are killed) and the report is still written, the rewrites
+    not verified marked `interrupted`; `got` holds the signal for the exit
+    status (128 + it). A second one ends at once."""
+
+    def __init__(self) -> None:
+        self.got: list = []
+        self.old: dict = {}
+
+    def _on(self, signum, frame) -> None:
+        if self.got:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            raise KeyboardInterrupt
+        self.got.append(signum)
+        click.echo(f"autodetach: interrupted ({signal.Signals(signum).name}): stopping the runs; the report "
+                   "marks the rewrites not verified `interrupted` (again to quit at once)", err=True)
+        from .verify.integrate import interrupt
+
+        interrupt()
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.old[sig] = signal.signal(sig, self._on)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self.old.items():
+            signal.signal(sig, old)
+        return False
+
+
+class _VerifyProgress:
+    """--verify's progress on stderr, run by run: a bar on a terminal, and
+    with --progress elsewhere one line per run (a log shows it advancing)."""
+
+    def __init__(self, enabled: Optional[bool]) -> None:
+        tty = sys.stderr.isatty()
+        self.on = tty if enabled is None else enabled
+        self.bar = self.task = None
+        self.total = self.count = 0
+        self.lock = threading.Lock()
+        if self.on and tty:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("verifying: runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                TextColumn("{task.description}"), console=Console(stderr=True), transient=True)
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.__enter__()
+            self.task = self.bar.add_task("", total=0)
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
+
+    def planned(self, n: int) -> None:
+        with self.lock:
+            self.total += n
+            if self.bar is not None:
+                self.bar.update(self.task, total=self.total)
+
+    def done(self, name: str, script: str, outcome) -> None:
+        if not self.on:
+            return
+        with self.lock:
+            self.count += 1
+            what = "interrupted" if outcome.interrupted else ("timed out" if outcome.timed_out else
+                                                             f"{outcome.wall:.1f} s")
+            if self.bar is not None:
+                self.bar.update(self.task, advance=1, description=f"{script} {name}: {what}")
+            else:
+                click.echo(f"autodetach: verify: run {self.count}/{self.total}: {script} {name}: {what}", err=True)
+
+
 def _check_paths(paths) -> tuple:
     """(the paths that can be checked, one error line for each other one)."""
     good, bad = [], []
@@ -100,7 +185,8 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--extend-select", multiple=True, help="Codes or prefixes to enable on top of the selection.")
 @click.option("--output-format", type=click.Choice(output.FORMATS), default="full", show_default=True)
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report here.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: all cores).")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
+              help="Worker processes (0: all cores); with --verify also the runs at once (at most the cores).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where files are analysed: the local process pool, or a dask cluster "
                    "(the dask extra; docs/scale.md).")
@@ -142,18 +228,27 @@ def check(**options):
     settings = _settings(args, cfg, paths)
     files = list(iter_files(paths, exclude=cfg.exclude, root=cfg.root))
     results = _analyse(files, settings, args)
-    if args.verify:
-        from .verify.integrate import verify_results
+    if not args.verify:
+        _finish(results, files, settings, args, bad_paths)
+    from .verify.integrate import verify_results
 
-        results = verify_results(results, files, settings, write=args.fix and not args.diff,
-                                 verified_only=args.verified_only, run_cmd=args.run_cmd, device=args.device,
-                                 steps=args.steps, timeout=args.timeout, sandbox=args.sandbox)
+    with _Signals() as signals:
+        with _VerifyProgress(args.progress) as progress:
+            results = verify_results(results, files, settings, write=args.fix and not args.diff,
+                                     verified_only=args.verified_only, run_cmd=args.run_cmd, device=args.device,
+                                     steps=args.steps, timeout=args.timeout, sandbox=args.sandbox, progress=progress,
+                                     jobs=min(args.jobs or os.cpu_count() or 1, os.cpu_count() or 1))
+        _finish(results, files, settings, args, bad_paths, signals)
 
+
+def _finish(results, files, settings: Settings, args: Args, bad_paths, signals=None) -> None:
+    """Write the report and exit with the status it calls for."""
     findings = [f for r in results for f in r.findings if not f.fixed]
     errors = [e for r in results for e in r.errors]
     fixed = sum(r.fixed for r in results if not r.write_failed) if settings.fix else 0
     emit(results, Totals(findings, errors, fixed, len(files)), args, settings.unsafe)
-
+    if signals is not None and signals.got:
+        sys.exit(128 + signals.got[0])
     if bad_paths or errors or any(r.crashed for r in results):
         sys.exit(EXIT_ERROR)
     if args.exit_zero:

@@ -171,6 +171,23 @@ def test_fork_server_and_fresh_interpreter_agree(tmp_path):
     assert fork.series("live_nodes") == fresh.series("live_nodes")
 
 
+@pytest.mark.slow
+def test_a_pool_runs_as_many_at_once_as_its_size(tmp_path):
+    # Three runs of 3 s through a pool of two: the second run finds the first
+    # server busy and starts another (the old rule, "more than 4 waiting per
+    # server", never held under run_many's limit: one server, runs in turn).
+    script = write(tmp_path, "nap.py", """\
+        import time
+        time.sleep(3)
+    """)
+    old = open(script, "rb").read()
+    with ServerPool(2, use_fork=True) as pool, Verifier(steps=3, pool=pool, sandbox="none") as v:
+        scratch, reqs = v.plan({script: (old, old, [])}, str(tmp_path), script)
+        runs = v.execute([reqs])[0]
+        assert len(pool.servers) == 2
+    assert all(r.status == "ok" for r in runs.values()), {n: r.status for n, r in runs.items()}
+
+
 def test_cuda_shim_maps_devices(tmp_path):
     script = write(tmp_path, "legacy.py", """\
         import torch

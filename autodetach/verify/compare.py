@@ -13,7 +13,8 @@ Order of precedence (the first that applies):
   partial      (per rewrite, set by the caller) fixed or equivalent, but some
                lines that use the rewritten value never ran in the after run;
   unreached    (per rewrite, set by the caller) the rewritten line never ran;
-  unverifiable no entry point, or the runs could not be set up."""
+  unverifiable no entry point, or the runs could not be set up;
+  interrupted  (set by the caller) verification was stopped before the runs ended."""
 from __future__ import annotations
 
 import re
@@ -27,7 +28,8 @@ REGRESSED = "regressed"
 UNREACHED = "unreached"
 PARTIAL = "partial"
 UNVERIFIABLE = "unverifiable"
-VERDICTS = (FIXED, EQUIVALENT, PARTIAL, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE)
+INTERRUPTED = "interrupted"  # verification was stopped (SIGTERM, Ctrl-C) before this rewrite's runs ended
+VERDICTS = (FIXED, EQUIVALENT, PARTIAL, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE, INTERRUPTED)
 GOOD = (FIXED, EQUIVALENT)
 
 # CPU runs repeat bit for bit: every fixed or equivalent verdict of the corpus
@@ -62,6 +64,7 @@ class Run:
     stdout: str = ""
     stderr: str = ""
     wall: float = 0.0
+    interrupted: bool = False
 
     @property
     def status(self) -> str:

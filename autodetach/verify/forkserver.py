@@ -30,8 +30,8 @@ from typing import Optional
 
 from . import isolate
 from .isolate import Isolation
-from .sandbox import (PKG_PARENT, ENV_FIXED, package_dir, RunOutcome, RunRequest, finish, kill_group, run_fresh,
-                      scratch_base)
+from .sandbox import (PKG_PARENT, ENV_FIXED, package_dir, RunOutcome, RunRequest, finish, kill_group, not_run,
+                      run_fresh, scratch_base, stopped)
 
 
 # ------------------------------------------------------------------ server
@@ -54,6 +54,10 @@ def _child(req: dict) -> None:
     """In the forked child. Never returns."""
     code = 4
     try:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.setsid()
         _die_with_parent()
         from .sandbox import Limits, may_use_cuda
@@ -93,18 +97,32 @@ def _child(req: dict) -> None:
 
 
 def _wait(pid: int, timeout: float):
+    """(exit code, timed out, stopped): the client closing our stdin (it was
+    interrupted, or it died) stops the run at once."""
+    import select
+
     deadline = time.monotonic() + timeout
     delay = 0.002
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status), False
-        if time.monotonic() > deadline:
+            return os.waitstatus_to_exitcode(status), False, False
+        late = time.monotonic() > deadline
+        if late or _STOP or select.select([0], [], [], delay)[0]:
             kill_group(pid)
             _, status = os.waitpid(pid, 0)
-            return os.waitstatus_to_exitcode(status), True
-        time.sleep(delay)
+            return os.waitstatus_to_exitcode(status), late and not _STOP, bool(not late or _STOP)
         delay = min(delay * 1.5, 0.05)
+
+
+_STOP: list = []  # set by SIGTERM: stop the run and leave
+_BUSY: list = []  # a run is going
+
+
+def _on_term(signum, frame) -> None:
+    _STOP.append(signum)
+    if not _BUSY:
+        os._exit(128 + signum)
 
 
 def serve(client_ns: str = "") -> None:
@@ -139,6 +157,11 @@ def serve(client_ns: str = "") -> None:
 
     gc.collect()
     gc.freeze()
+    import signal
+
+    # A terminal's Ctrl-C is the client's to handle; it ends us by closing stdin.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_term)
     out = sys.stdout
     out.write(json.dumps({"ready": True, "import_s": time.perf_counter() - t0}) + "\n")
     out.flush()
@@ -151,13 +174,18 @@ def serve(client_ns: str = "") -> None:
         out.flush()
         sys.stderr.flush()
         t = time.perf_counter()
+        _BUSY.append(True)
         pid = os.fork()
         if pid == 0:
             _child(req)
-        rc, timed_out = _wait(pid, float((req.get("limits") or {}).get("timeout", 120)))
+        rc, timed_out, stopped = _wait(pid, float((req.get("limits") or {}).get("timeout", 120)))
         isolate.kill_descendants(contained)  # daemons the run left (double fork, setsid)
-        out.write(json.dumps({"rc": rc, "timed_out": timed_out, "wall": time.perf_counter() - t}) + "\n")
+        _BUSY.clear()
+        out.write(json.dumps({"rc": rc, "timed_out": timed_out, "wall": time.perf_counter() - t,
+                              "interrupted": stopped}) + "\n")
         out.flush()
+        if stopped:
+            break
 
 
 # ------------------------------------------------------------------ client
@@ -177,9 +205,11 @@ class ForkServer:
         if self.iso.isolated:
             argv = isolate.wrap(self.iso, argv + [isolate.pid_namespace()], [scratch_base()], PKG_PARENT,
                                 env.get("HOME"), die_with_parent=False)
+        # Its own session: a terminal's Ctrl-C or `timeout`'s SIGTERM to our group reaches the client,
+        # which stops the runs and still writes its report (closing stdin ends a server).
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-            cwd=PKG_PARENT, text=True, bufsize=1)
+            cwd=PKG_PARENT, text=True, bufsize=1, start_new_session=True)
         self.lock = threading.Lock()
         self.import_s: Optional[float] = None
         self._ready = False
@@ -218,15 +248,24 @@ class ForkServer:
             try:
                 self.proc.stdin.write(json.dumps(msg) + "\n")
                 self.proc.stdin.flush()
-            except (BrokenPipeError, OSError) as exc:
+            except (BrokenPipeError, OSError, ValueError) as exc:  # ValueError: stdin closed by stop()
                 raise ForkServerError(f"the fork server is gone: {exc}") from exc
             line = self._readline(req.limits.timeout + 30)
             if not line:
                 raise ForkServerError("the fork server exited")
             ans = json.loads(line)
             out = finish(req, ans["rc"], ans["timed_out"], time.perf_counter() - t0)
+            out.interrupted = bool(ans.get("interrupted"))
             out.record = isolate.explain(out.record, self.iso)
             return out
+
+    def stop(self) -> None:
+        """Interrupted: closing stdin makes the server kill its run (its
+        process group and what it left) and exit. From a signal handler too."""
+        try:
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            pass
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -256,14 +295,19 @@ class ServerPool:
         self.free: list = []
         self.cv = threading.Condition()
         self.waiting = 0
+        self.stopping = False
 
     def _acquire(self) -> Optional[ForkServer]:
         with self.cv:
             while True:
+                if self.stopping:
+                    return None
                 if self.free:
                     return self.free.pop()
-                # A second server costs a torch import: only for a long queue.
-                if not self.servers or (len(self.servers) < self.size and self.waiting > 4 * len(self.servers)):
+                # Every server busy: another one (a torch import) up to `size`. run_many lets at most `size`
+                # runs in, so the old test for a long queue (more than 4 waiting per server) never passed
+                # and every run went through one server, one at a time.
+                if len(self.servers) < self.size:
                     s = ForkServer(iso=self.iso)
                     self.servers.append(s)
                     return s
@@ -278,6 +322,8 @@ class ServerPool:
             self.cv.notify()
 
     def run(self, req: RunRequest) -> RunOutcome:
+        if self.stopping or stopped():
+            return not_run()
         if not self.use_fork or req.command is not None:
             return run_fresh(req, self.iso)
         with self.cv:
@@ -287,23 +333,43 @@ class ServerPool:
         finally:
             with self.cv:
                 self.waiting -= 1
+        if s is None:
+            return not_run()
         try:
+            if self.stopping:
+                return not_run()
             return s.run(req)
         except ForkServerError:
-            return run_fresh(req, self.iso)
+            return not_run() if self.stopping else run_fresh(req, self.iso)
         finally:
             self._release(s)
 
-    def run_many(self, reqs: list) -> list:
+    def stop(self) -> None:
+        """Interrupted: no new run starts, the runs in flight are killed
+        (each comes back `interrupted`), the servers exit."""
+        with self.cv:
+            self.stopping = True
+            self.cv.notify_all()
+        for s in list(self.servers):
+            s.stop()
+
+    def run_many(self, reqs: list, done=None) -> list:
+        """Each request's outcome, in order; `done(i, outcome)` as each ends."""
         out: list = [None] * len(reqs)
         if len(reqs) <= 1:
-            return [self.run(r) for r in reqs]
+            for i, r in enumerate(reqs):
+                out[i] = self.run(r)
+                if done is not None:
+                    done(i, out[i])
+            return out
 
         sem = threading.Semaphore(self.size)
 
         def go(i):
             with sem:
                 out[i] = self.run(reqs[i])
+            if done is not None:
+                done(i, out[i])
 
         threads = [threading.Thread(target=go, args=(i,)) for i in range(len(reqs))]
         for t in threads:
@@ -329,9 +395,10 @@ _SHARED: dict = {}  # sandbox kind -> pool
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_pool(iso: Optional[Isolation] = None) -> ServerPool:
+def shared_pool(iso: Optional[Isolation] = None, size: Optional[int] = None) -> ServerPool:
     """One pool per process and sandbox, closed at exit: repeated
-    verifications (tests, a batch) pay the torch import once."""
+    verifications (tests, a batch) pay the torch import once. `size`: the
+    runs at once from now on (default: up to 3, within the cores)."""
     iso = iso or Isolation("none", "--sandbox none")
     with _SHARED_LOCK:
         pool = _SHARED.get(iso.kind)
@@ -340,6 +407,8 @@ def shared_pool(iso: Optional[Isolation] = None) -> ServerPool:
 
             pool = _SHARED[iso.kind] = ServerPool(size=max(1, min(3, os.cpu_count() or 1)), iso=iso)
             atexit.register(pool.close)
+        if size:
+            pool.size = max(1, size)
         return pool
 
 

@@ -9,13 +9,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .compare import CHANGED, GOOD, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge, same_error
+from .compare import (CHANGED, GOOD, INTERRUPTED, PARTIAL, REGRESSED, UNREACHED, UNVERIFIABLE, Judgement, Run, judge,
+                      same_error)
 from .child import package_module
 from .forkserver import ServerPool, shared_pool
 from .isolate import hide_environ, resolve
 from .loops import rewrite_file, rewrite_tree
 from .uses import uses as find_uses
-from .sandbox import Limits, RunRequest, Scratch, child_env, find_tree_root
+from .sandbox import Limits, RunRequest, Scratch, child_env, find_tree_root, stop_fresh, stopped
 
 MAX_ATTRIBUTION = 4  # rule codes re-run one by one when a file's verdict is bad
 
@@ -164,19 +165,25 @@ class Verifier:
         self.limits = Limits(timeout=float(timeout))
         self.run_cmd = run_cmd
         self.own_pool = False
-        if pool is None and jobs:
-            pool, self.own_pool = ServerPool(size=jobs, iso=self.isolation), True
-        self.pool = pool or shared_pool(self.isolation)
+        # jobs: runs at once, through the process's shared servers (each costs a torch import once)
+        self.pool = pool or shared_pool(self.isolation, jobs)
         self.scratches: list = []
+        self.progress = None  # called with (name, script, RunOutcome) as each run ends, from the pool's threads
+        self.planned = None  # called with the number of runs of each batch before it starts
 
     def close(self) -> None:
+        _ACTIVE.discard(self)
         for s in self.scratches:
             s.close()
         self.scratches = []
         if self.own_pool:
             self.pool.close()
 
+    def stop(self) -> None:
+        self.pool.stop()
+
     def __enter__(self):
+        _ACTIVE.add(self)
         return self
 
     def __exit__(self, *exc):
@@ -237,11 +244,50 @@ class Verifier:
     def execute(self, plans: list) -> list:
         """plans: list of dict name -> RunRequest. Returns dicts name -> Run."""
         flat = [(i, name, req) for i, reqs in enumerate(plans) for name, req in reqs.items()]
-        outs = self.pool.run_many([req for _, _, req in flat])
+        where = {s.dir: s for s in self.scratches}
+
+        def done(k, o):
+            i, name, req = flat[k]
+            root = req.cfg.get("root") or ""
+            scratch = where.get(os.path.dirname(root))
+            if scratch is not None and not o.interrupted:  # each run's wall seconds, for the report
+                scratch.times[os.path.basename(root).split("-", 1)[-1]] = round(o.wall, 3)
+            if self.progress is not None:
+                self.progress(name, os.path.basename((req.cfg.get("argv") or [""])[0]) or "--run", o)
+
+        if flat and self.planned is not None:
+            self.planned(len(flat))
+        outs = self.pool.run_many([req for _, _, req in flat], done)
         result: list = [dict() for _ in plans]
         for (i, name, _), o in zip(flat, outs):
-            result[i][name] = Run(name, o.record, o.returncode, o.timed_out, o.stdout, o.stderr, o.wall)
+            result[i][name] = Run(name, o.record, o.returncode, o.timed_out, o.stdout, o.stderr, o.wall,
+                                  o.interrupted)
         return result
+
+
+_ACTIVE: set = set()  # the verifiers running now: interrupt() stops them
+
+
+def interrupt() -> None:
+    """SIGTERM or Ctrl-C (from a signal handler): no run starts any more,
+    the runs in flight are killed with their process groups; the verifier
+    then judges what finished and marks the rest interrupted."""
+    stop_fresh()
+    for v in list(_ACTIVE):
+        v.stop()
+
+
+def interrupted_verdict(runs: Optional[dict] = None) -> dict:
+    done = sorted(n for n, r in (runs or {}).items() if not r.interrupted)
+    d = {"verdict": INTERRUPTED, "details": "interrupted before its runs ended: not verified"
+         + (f" (finished: {', '.join(done)})" if done else "")}
+    if done:
+        d["runs"] = {n: runs[n].summary() for n in done}
+    return d
+
+
+def cut_short(runs: dict) -> bool:
+    return any(r is not None and r.interrupted for r in runs.values())
 
 
 def missing_uses(runs: dict, scratch: Scratch, path: str, span: Span) -> list:
@@ -479,9 +525,16 @@ def verify_tree(v: Verifier, targets: list, settings) -> dict:
     for t in targets:
         t.spans = [_finding_span(f, t.old, t.new) for f in t.fixed]
     scratch, reqs = v.plan({t.path: (t.old, t.new, t.spans) for t in targets}, root, None)
+    for t in targets:
+        t.scratch = scratch
     runs = v.execute([reqs])[0]
-    j = judge(runs["before"], runs["after"], runs["reference"])
     verdicts = {}
+    if cut_short(runs):
+        for t in targets:
+            for f in t.fixed:
+                verdicts[id(f)] = interrupted_verdict(runs)
+        return verdicts
+    j = judge(runs["before"], runs["after"], runs["reference"])
     for t in targets:
         verdicts.update(_verdicts(j, runs, scratch, t.path, zip(t.fixed, t.spans), f"the --run command: {v.run_cmd}"))
     return verdicts
@@ -513,6 +566,9 @@ def verify_scripts(v: Verifier, targets: list, settings) -> dict:
     _rerun_longer(v, scripts)
     judged = []
     for t in scripts:
+        if cut_short(t.runs):
+            verdicts.update({id(f): interrupted_verdict(t.runs) for f in t.fixed})
+            continue
         j = judge(t.runs["before"], t.runs["after"], t.runs["reference"])
         verdicts.update(_verdicts(j, t.runs, t.scratch, t.path, zip(t.fixed, t.spans), t.entry, t.longer))
         judged.append((t, j))
@@ -533,9 +589,11 @@ def _rerun_longer(v: Verifier, scripts: list) -> None:
     steps = min(10 * v.steps, 100)
     longer, which = [], []
     for t in scripts:
-        stopped = any(x.record and x.record.get("stopped_by_budget") for x in t.runs.values())
+        if stopped() or cut_short(t.runs):
+            continue
+        budget = any(x.record and x.record.get("stopped_by_budget") for x in t.runs.values())
         # a loop in library code (Lightning's fit) ended by the backstop: the code after it never ran
-        if stopped and not all_reached(t):
+        if budget and not all_reached(t):
             pass  # lines to reach: a longer run may reach them
         elif backstopped(t.runs):
             t.longer = beyond_reach(t.runs, steps / v.steps)
@@ -548,6 +606,9 @@ def _rerun_longer(v: Verifier, scripts: list) -> None:
         longer.append(reqs)
         which.append(t)
     for t, runs in zip(which, v.execute(longer)):
+        if cut_short(runs):  # the first runs are judged: without the longer try a verdict is only weaker
+            t.longer = f"a longer budget ({steps} steps) was interrupted; the first runs are judged"
+            continue
         more = sum(reached(runs, t.scratch, t.path, sp) for sp in t.spans) > \
             sum(reached(t.runs, t.scratch, t.path, sp) for sp in t.spans)
         keep, t.longer = longer_kept(t.runs, runs, more, steps)
@@ -618,6 +679,8 @@ def attribute(v: Verifier, judged: list, settings) -> dict:
     verdicts = {}
     whole = {id(t): j for t, j in judged}
     for (t, code, one), extra in zip(meta, v.execute(plans)):
+        if cut_short(extra):
+            continue  # interrupted: the whole file's verdict stands for its rewrites
         j = judge(t.runs["before"], extra["after"], t.runs["reference"])
         if j.verdict == REGRESSED and whole[id(t)].verdict == CHANGED and same_error(t.runs["before"], extra["after"]):
             # Alone it leaves the original error, which the other rules' fixes remove: not a regression.
@@ -702,9 +765,11 @@ NOTEBOOK = ("--verify does not run notebooks yet: this fix is not verified (expo
 
 
 def verify_results(results, files, settings, write=False, verified_only=False, run_cmd=None, device="auto",
-                   steps=5, timeout=120, sandbox="auto"):
+                   steps=5, timeout=120, sandbox="auto", progress=None, jobs=None):
     """Fill each fixed finding's `verification`; with write=True write the
-    fixed files (only the verified rewrites when verified_only)."""
+    fixed files (only the verified rewrites when verified_only). `progress`:
+    an object with planned(n) and done(name, script, outcome), or None;
+    `jobs`: runs at once (default: up to 3)."""
     from ..runner import display_path
 
     real = {display_path(p): p for p in files}
@@ -714,13 +779,18 @@ def verify_results(results, files, settings, write=False, verified_only=False, r
     targets = plan_targets([r for r in results if not r.path.lower().endswith(".ipynb")], files, settings)
     if not targets:
         return results
-    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox) as v:
+    with Verifier(device=device, steps=steps, timeout=timeout, run_cmd=run_cmd, sandbox=sandbox, jobs=jobs) as v:
+        if progress is not None:
+            v.planned, v.progress = progress.planned, progress.done
         run = verify_tree if run_cmd else verify_scripts
         verdicts = run(v, targets, settings)
     for t in targets:
+        times = dict(t.scratch.times) if t.scratch is not None else {}
         for f in t.fixed:
             f.verification = verdicts.get(id(f)) or unverifiable("not verified")
             f.verification["sandbox"] = v.isolation.as_dict()
+            if times:  # every run of the file (longer budget, attribution too): where the time went
+                f.verification["run_seconds"] = dict(times, total=round(sum(times.values()), 3))
         chosen, data = chosen_fixes(t, verified_only, settings)
         apply_fixes(t, chosen, data, write, verified_only, settings)
     return results

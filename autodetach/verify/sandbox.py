@@ -206,6 +206,7 @@ class Scratch:
         self.pristine = os.path.join(self.dir, "pristine")
         self.mentions_cuda = copy_tree(self.tree_root, self.pristine)
         self.n = 0
+        self.times: dict = {}  # run name -> wall seconds
 
     def new_run(self, name: str, replace: Optional[dict] = None) -> str:
         """A fresh copy of the tree; `replace` maps paths (inside the original
@@ -250,6 +251,40 @@ class RunOutcome:
     record: Optional[dict]
     stdout: str = ""
     stderr: str = ""
+    interrupted: bool = False  # stopped (or never started) because verification was interrupted
+
+
+# Interrupted (SIGTERM, Ctrl-C): no run starts any more; the fresh ones in flight are killed.
+_STOPPED: list = []
+_LIVE: dict = {}  # pid -> (Popen, isolated) of the fresh runs in flight
+
+
+def stopped() -> bool:
+    return bool(_STOPPED)
+
+
+def not_run() -> RunOutcome:
+    return RunOutcome(None, False, 0.0, None, interrupted=True)
+
+
+def stop_fresh() -> None:
+    """Stop every fresh run (from a signal handler too): their outcomes come
+    back interrupted, and nothing starts after."""
+    _STOPPED.append(True)
+    for proc, isolated in list(_LIVE.values()):
+        _end(proc, isolated)
+
+
+def _end(proc, isolated: bool) -> None:
+    """Kill a fresh run: without a sandbox its reaper first kills what the run
+    left (SIGTERM), then the process group goes."""
+    if not isolated:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    kill_group(proc.pid)
 
 
 def _tail(path: str, n: int = 4000) -> str:
@@ -335,28 +370,30 @@ def run_fresh(req: RunRequest, iso=None) -> RunOutcome:
     req = dataclasses.replace(req, limits=dataclasses.replace(req.limits, processes=None))
     cuda = may_use_cuda(req.cfg.get("device"))
     t0 = time.perf_counter()
+    if stopped():
+        return not_run()
     with open(req.stdout, "wb") as out, open(req.stderr, "wb") as err:
         proc = subprocess.Popen(argv, cwd=req.cwd, env=env, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
                                 preexec_fn=lambda: req.limits.apply(cuda))
+        _LIVE[proc.pid] = (proc, iso.isolated)
         try:
+            if stopped():  # interrupted while it started
+                _end(proc, iso.isolated)
             rc = proc.wait(timeout=req.limits.timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
-            if not iso.isolated:  # the reaper kills what the run left, then exits
-                try:
-                    proc.send_signal(signal.SIGTERM)
-                    proc.wait(timeout=5)
-                except (OSError, subprocess.TimeoutExpired):
-                    pass
-            kill_group(proc.pid)
+            _end(proc, iso.isolated)  # the reaper kills what the run left, then exits
             rc = proc.wait()
             timed_out = True
         except BaseException:  # Ctrl-C: the run is in its own session; end it too
             kill_group(proc.pid)
             proc.wait()
             raise
+        finally:
+            _LIVE.pop(proc.pid, None)
     out = finish(req, rc, timed_out, time.perf_counter() - t0)
+    out.interrupted = stopped()
     out.record = explain(out.record, iso)
     return out
 

@@ -181,6 +181,7 @@ class Scope:
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
+        self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
@@ -269,6 +270,11 @@ class Scope:
 
     def loop(self, loop) -> None:
         if isinstance(loop, cst.For):
+            from .unrolled import positions
+
+            each = positions(loop)
+            if each is not None:
+                return self._unrolled(loop, each)
             iterated = self.expr(loop.iter)
             it_elem = self._loop_elem(loop.iter, iterated)
         self.loops[id(loop)] = loop
@@ -292,6 +298,21 @@ class Scope:
                 self.for_targets.pop()
             self.loop_stack.pop()
         self.find_leaks(loop)
+        if loop.orelse is not None:
+            self.block(self._block_of(loop.orelse.body))
+
+    def _unrolled(self, loop, each: list) -> None:
+        """`for h, v in zip([losses, accs], [loss, acc]): h.append(v)`: the body once
+        per position, its loop variables standing for that position's elements."""
+        saved = dict(self.unrolled)
+        body = self._block_of(loop.body)
+        for binding in each:
+            for name, element in binding.items():
+                self.env[name] = self.expr(element)
+                self.bound.add(name)
+            self.unrolled.update(binding)
+            self.block(body)
+        self.unrolled = saved
         if loop.orelse is not None:
             self.block(self._block_of(loop.orelse.body))
 
@@ -506,11 +527,19 @@ class Scope:
             node = self.new_node(key, stmt, expr, stored, kind="container")
             node.loss = val.loss
             node.item = item
+            node.holder = item is not None  # a string key: a dict, never a tensor (no `.item()` of it)
             self.env[key] = Val(heads=frozenset({node}) | kept, loss=val.loss)
         elif key is not None and not val.graph and val.ghosts and key in self.env:
             # `hidden[i] = repackage_hidden(hidden[i])`, `out["loss"] = out["loss"].detach()`:
-            # the part that carried the graph is cut; which parts did is not tracked.
+            # the part that carried the graph is cut; which parts did is not tracked,
+            # unless every entry was stored under a constant key: then only this key's is gone
             old = self.env[key]
+            item = keyed.key_of(target)
+            if item is not None and old.heads and all(head.item is not None for head in old.heads):
+                gone = old.heads - keyed.others(old.heads, item)
+                self.env[key] = Val(heads=keyed.others(old.heads, item), ghosts=old.ghosts | gone | val.ghosts,
+                                    loss=old.loss)
+                return
             self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
 
     def _assign_name(self, target, val: Val, stmt, expr, kind) -> None:
@@ -844,6 +873,8 @@ class Scope:
         `_named_method`) or the object's class (`_class_method`) says what it
         does; None: treat it as an ordinary callee."""
         base, meth = dotted(func.value) or model_containers.elem_key(func.value, self.names), func.attr.value
+        if base in self.unrolled and dotted(self.unrolled[base]):
+            base = dotted(self.unrolled[base])  # `h.append(v)` unrolled: `losses.append(v)`
         event = _EVENT_METHODS.get(meth)
         if event is not None:
             out = event(self, call, stmt, self.handed.get(base, base))
@@ -863,6 +894,14 @@ class Scope:
             if held is not None:
                 self.expr(func.value)
                 return self._meter_add(call, stmt, holder, meth, held)
+        if known is None and base is not None and meth not in CUT_METHODS:
+            # a star-imported meter class, or one out of sight (analysis.unseen_meters)
+            from .unseen_meters import meter_guess, strong
+
+            guess = meter_guess(self.analysis, base, meth, self.body)
+            if guess is not None:
+                return self._meter_add(call, stmt, base, meth, guess[:3], guess[3],
+                                       lambda value: strong(self, value))
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)
@@ -995,14 +1034,21 @@ class Scope:
 
     def _container_add(self, call: cst.Call, stmt, base: str, meth: str) -> Val:
         """`losses.append(loss)`: the container now holds the argument's graph."""
-        args = [self.expr(arg.value) for arg in call.args]
+        # an unrolled loop's variable stands for its element (`[loss, acc]`): read and fixed there
+        exprs = [self.unrolled.get(arg.value.value, arg.value) if type(arg.value) is cst.Name else arg.value
+                 for arg in call.args]
+        args = [self.expr(expr) for expr in exprs]
         val = Val()
         for arg in args:
             val = val.join(arg)
+        if any(expr is not arg.value for expr, arg in zip(exprs, call.args)) and not val.loss:
+            # through an unrolled loop only a loss is taken for kept (`[loss, acc]`: `acc` may be a
+            # number from code the analysis reads as a graph)
+            val = Val(ghosts=val.heads | val.ghosts)
         proven = id(call) in self.proven[1]
         if (val.graph or proven) and not self.no_grad:
             old = self.lookup_key(base)
-            expr = call.args[-1].value if call.args else None
+            expr = exprs[-1] if exprs else None
             elem = containers.append_elem(self, base, meth, val, proven, stmt, expr)
             node = self.new_node(base, stmt, expr, Val(heads=old.heads | elem.heads, ghosts=val.ghosts,
                                                        uses=val.uses), kind="container")
@@ -1333,9 +1379,11 @@ class Scope:
                            else Val(heads=frozenset({node})) for index in range(summary.arity)]
         return value
 
-    def _meter_add(self, call, stmt, base, meth, meter) -> Val:
+    def _meter_add(self, call, stmt, base, meth, meter, note=None, strong=None) -> Val:
         """`meter.update(loss)`: the method adds its argument into the
-        object's state, so the object is a container of what it is given."""
+        object's state, so the object is a container of what it is given.
+        With `note` (what was inferred about the meter), only an argument
+        that `strong` accepts counts."""
         summary, where, cls = meter
         vals = [(call_arg, self.expr(call_arg.value)) for call_arg in call.args]
         pos = [(call_arg, value) for call_arg, value in vals if call_arg.keyword is None and not call_arg.star]
@@ -1352,7 +1400,7 @@ class Scope:
             if self.no_grad:
                 continue
             given = by_place.get(index) or ([pos[index]] if isinstance(index, int) and index < len(pos) else [])
-            hit = [(arg, val) for arg, val in given if val.graph]
+            hit = [(arg, val) for arg, val in given if val.graph and (strong is None or strong(arg.value))]
             if not hit:
                 continue
             arg, val = hit[0]
@@ -1360,7 +1408,7 @@ class Scope:
             node = self.new_node(base, stmt, arg.value, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
                                                             uses=val.uses), kind="container")
             node.loss = True
-            node.meter = (f"{cls}.{meth}", where, line, whole, dict(summary.guessed).get(line))
+            node.meter = (f"{cls}.{meth}", where, line, whole, dict(summary.guessed).get(line), note)
             self.env[base] = Val(heads=frozenset({node}), loss=True)
             break
         return Val()

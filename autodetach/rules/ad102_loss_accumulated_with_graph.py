@@ -81,7 +81,15 @@ class LossAccumulatedWithGraph(GraphRule):
     `training_step` returns, when the module overrides
     `training_epoch_end(self, outputs)`: Lightning 1.x keeps every step's
     output for that hook until the epoch ends and detaches only `"loss"`
-    (fixed by returning the entry detached).
+    (fixed by returning the entry detached). A meter whose class comes through
+    `from utils import *` (read there), or from code out of sight (a library, a
+    package the import search does not reach), given a name the same loop
+    backwards: the second is inferred to keep what `update` / `add` / `append` /
+    `accumulate` / `push` / `record` / `log` is given, as meters do, when the
+    object's state is read (`losses.avg`, printed, handed on); known metric and
+    logging libraries are left alone. A list kept through a loop over literal
+    lists (`for hist, v in zip([losses, accs], [loss, acc]): hist.append(v)`),
+    walked once per position and fixed at the element (`[loss.detach(), acc]`).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -89,7 +97,8 @@ class LossAccumulatedWithGraph(GraphRule):
     accumulation). Unsafe where the finding rests on an inference, which the
     message names: what a meter's method keeps, results of the same call as
     the backwarded loss, an evaluation function's callers in other files,
-    what a meter's callers in other files pass, a loss object built by
+    what a meter's callers in other files pass, what a meter out of sight
+    keeps, a loss object built by
     another file's factory, the candidate classes of an object whose class
     is chosen at run time (no fix at all when some of them return numbers).
     """
@@ -489,6 +498,11 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg + f"keep detached tensors instead (`{ctx.code(src).strip()}` holds the "
                                        "backwarded loss as an element: detach each tensor in it)")
                 continue
+            if isinstance(src, (cst.DictComp, cst.ListComp, cst.SetComp)):
+                # `totals = {k: totals[k] + losses[k] for k in totals}`: a dict has no `.detach()`
+                self.report(src, msg + "keep detached values instead (`.detach()` of each value it builds: "
+                                       "no fix is offered)")
+                continue
             if _mixed(ctx, node.stmt):
                 self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")
                 continue
@@ -579,12 +593,15 @@ class LossAccumulatedWithGraph(GraphRule):
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""
         ctx = self.ctx
-        method, where, store, whole, callee = node.meter
+        method, where, store, whole, callee, note = node.meter
         if callee:
             guesses = guesses + [f"`{callee}(...)`, out of sight, keeps the graph of what it is given"]
+        if note:
+            guesses = [note] + guesses
         what = "its argument" if whole else "the entries of its argument"
+        into = f"({where}, line {store})" if store is not None else "(its code is not read)"
         msg = (f"`{leak.key}` keeps `{ctx.code(src).strip()}` with its graph (line {line(ctx, node.stmt)}): "
-               f"`{method}` adds {what} into the object's state ({where}, line {store}), so every "
+               f"`{method}` adds {what} into the object's state {into}, so every "
                f"iteration's graph stays alive and memory grows; pass ")
         if isinstance(src, LITERALS):
             new = _detach_inside(ctx, src, _graph_reads(node))
@@ -593,7 +610,8 @@ class LossAccumulatedWithGraph(GraphRule):
         if new is None:
             self.report(src, msg + "detached tensors instead")
             return
-        msg += (f"`.detach()` instead; inferred: what `{method}` keeps is read from its code, and the object's "
+        kept = f"what `{method}` keeps is read from its code" if store is not None else guesses.pop(0)
+        msg += (f"`.detach()` instead; inferred: {kept}, and the object's "
                 f"later uses are not followed" + "".join("; " + g for g in guesses))
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
         if not rep.message.endswith(_UNSAFE_NOTE):

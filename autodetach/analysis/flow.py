@@ -21,7 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from . import containers, keyed, model_containers, phases, same_test, self_resets
+from . import containers, first_iteration, keyed, model_containers, phases, same_test, self_resets
 from .bounded import within_step
 from .one_call import one_call
 from .graph import GNode, closure
@@ -393,6 +393,12 @@ class Scope:
                 orelse = None
         if len(arms) == 1:
             arms.append([])  # the branch not taken
+        if len(arms) == 2 and not isinstance(stmt.orelse, cst.If):
+            # `if i > 0:` on a loop's index: its first iteration takes one arm, later ones the other
+            taken = first_iteration.arm(self, stmt.test)
+            if taken is not None:
+                self.block(arms[0] if taken else arms[1])
+                return
         none_in = ()
         if none_check is not None:
             # `if state is not None: state = state.detach()`: where the test

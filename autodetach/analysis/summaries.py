@@ -119,6 +119,7 @@ class _Fn:
         self.quiet = _quiet_nodes(func, self.off)  # ids of nodes that run with gradients off
         self.backwarded: set = set()  # names the body calls .backward() on (summary)
         self.rebound = _rebound(func, self.params)
+        self.loop_reads: dict = {}  # id of a read -> the loop value it sees (`dr = dr.float()` atop the body)
 
     @functools.cached_property
     def bound(self) -> set:
@@ -140,6 +141,8 @@ class _Fn:
         if isinstance(expr, ast.Constant):
             return "const"
         if isinstance(expr, ast.Name):
+            if id(expr) in self.loop_reads:
+                return self.kind(self.loop_reads[id(expr)], depth + 1)
             if expr.id in self.params and self._param(expr):
                 return "graph"
             if expr.id in self.others and self._param(expr):
@@ -401,11 +404,25 @@ class _Fn:
                         self.assigned.setdefault(name, []).append(self._value(node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
-            elif isinstance(node, ast.For) and _over_parameters(node.iter):
-                for name in _names(node.target):
-                    self.assigned.setdefault(name, []).append(node.iter)
+            elif isinstance(node, ast.For):
+                self._loop(node)
             elif isinstance(node, ast.Return):
                 self._returns.append(self._value(node))
+
+    def _loop(self, node: ast.For) -> None:
+        """What a `for` binds: an element of what it iterates (`for dr, dg in zip(real, fake)`: an
+        element of the argument). A name rebound atop the body (`dr = dr.float()`) holds the loop's
+        value only in that statement's reads."""
+        if _over_parameters(node.iter):
+            for name in _names(node.target):
+                self.assigned.setdefault(name, []).append(node.iter)
+            return
+        for name, value in _loop_binds(node.target, node.iter):
+            reads = _top_rebind(node.body, name)
+            if reads is None:
+                self.assigned.setdefault(name, []).append(value)
+            else:
+                self.loop_reads.update(dict.fromkeys(reads, value))
 
     def _is_layer(self, name: str) -> bool:
         vals = self.assigned.get(name) or []
@@ -435,9 +452,8 @@ class _Fn:
                         stores = True
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
-            elif isinstance(node, ast.For) and _over_parameters(node.iter):
-                for name in _names(node.target):
-                    self.assigned.setdefault(name, []).append(node.iter)
+            elif isinstance(node, ast.For):
+                self._loop(node)
             elif isinstance(node, ast.Return):
                 returns.append(self._value(node))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS \
@@ -966,6 +982,37 @@ def _over_parameters(expr) -> bool:
     so what is computed from it carries a graph (an L2 penalty summed from 0)."""
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
         expr.func.attr in ("parameters", "named_parameters")
+
+
+def _loop_binds(target, it) -> list:
+    """(name, value) pairs a `for` binds: `zip(a, b)` hands out a's and b's elements position by
+    position, `enumerate(a)` and `d.items()` a's (d's) as the second name; otherwise each name holds
+    an element of what is iterated (the kind of a container is that of its elements)."""
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(it, ast.Call) and not it.keywords and \
+            not any(isinstance(arg, ast.Starred) for arg in it.args):
+        name = _dotted(it.func)
+        if name == "zip" and len(it.args) == len(target.elts):
+            return [pair for elt, arg in zip(target.elts, it.args) for pair in _loop_binds(elt, arg)]
+        if name == "enumerate" and len(it.args) == 1 and len(target.elts) == 2:
+            return _loop_binds(target.elts[1], it.args[0])
+        if isinstance(it.func, ast.Attribute) and it.func.attr == "items" and not it.args and len(target.elts) == 2:
+            return _loop_binds(target.elts[1], it.func.value)
+    return [(name, it) for name in _names(target)]
+
+
+def _top_rebind(body, name: str):
+    """Ids of the reads of `name` in the first statement of a loop body that mentions it, when that
+    statement is `name = ...` (`dr = dr.float()`): later reads see the rebound value only. None
+    when the first mention is anything else."""
+    for stmt in body:
+        hits = [node for node in ast.walk(stmt) if isinstance(node, ast.Name) and node.id == name]
+        if not hits:
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id == name:
+            return {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
+        return None
+    return None
 
 
 def _names(target) -> list:

@@ -228,6 +228,16 @@ class DetachResultDiscarded(Rule):
             model(x).detach()
         """, note="the forward call has effects (hooks, BatchNorm statistics)"),
         Valid("""
+            import torch
+            from torch_geometric.nn import TGNMemory
+            memory = TGNMemory(100, 16, 100, 100).to(device)
+            opt = torch.optim.Adam(memory.parameters())
+            for batch in loader:
+                z, last = memory(batch.n_id)
+                z.sum().backward()
+                memory.detach()
+        """, note="a module's own detach() (nn.Module has none): it may work in place"),
+        Valid("""
             import io
             import torch
             wrapper = io.TextIOWrapper(buf)
@@ -519,11 +529,15 @@ class DetachResultDiscarded(Rule):
     def _foreign(self, stmt, base) -> bool:
         ctx = self.ctx
         qualified = ctx.imports.qualify(base)
-        if qualified is not None and not qualified.startswith("torch"):
+        if qualified is not None and not _torch(qualified):
             return True
         key = dotted(base)
         if key is None:
             return False
+        if ctx.analysis.names.is_module(key):
+            # nn.Module has no `detach()`: a module's is its class's own method (TGNMemory.detach
+            # detaches its state in place), not Tensor.detach
+            return True
         for kind, value, path, node in _seen(ctx, ctx.bindings.scope_of(stmt), key):
             if kind in ("assign", "with") and path == () and isinstance(value, cst.Call):
                 if _builtin(ctx, value.func, "open"):
@@ -535,7 +549,7 @@ class DetachResultDiscarded(Rule):
                 # (mmf's Report detaches its items in place and returns itself)
                 names = ctx.analysis.names
                 local = dotted(value.func)
-                if value_qualified is not None and not value_qualified.startswith("torch") and \
+                if value_qualified is not None and not _torch(value_qualified) and \
                         value_qualified.rsplit(".", 1)[-1][:1].isupper() or \
                         local in names.classes and local not in names.module_classes:
                     return True
@@ -623,7 +637,7 @@ class DetachResultDiscarded(Rule):
         if chain.methods != ["detach"] or dotted(chain.base) != var or key is None:
             return self._emit(stmt, f"{head}; assign the detached values back")
         qualified = ctx.imports.qualify(iterable)
-        if qualified is not None and not qualified.startswith("torch"):
+        if qualified is not None and not _torch(qualified):
             return
         scope = ctx.bindings.scope_of(stmt)
         kind = self._kind(stmt, key, scope)
@@ -652,6 +666,11 @@ class DetachResultDiscarded(Rule):
 
 
 # --- small helpers ----------------------------------------------------------
+
+def _torch(qualified: str) -> bool:
+    """From torch itself (`torch_geometric.nn.TGNMemory` is not)."""
+    return qualified == "torch" or qualified.startswith("torch.")
+
 
 def _requires_grad_kw(call: cst.Call) -> bool:
     for arg in call.args:

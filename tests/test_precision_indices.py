@@ -180,3 +180,57 @@ def test_only_sys_modules_of_the_own_name_is_a_self_alias():
     assert aliases("import sys, lib\nlib = sys.modules[__name__]\n") == set()  # also an import
     assert local_key("lib.Meter", frozenset({"lib"})) == "Meter"
     assert local_key("lib.a.Meter", frozenset({"lib"})) == "lib.a.Meter"
+
+
+NET = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        logits = self.fc(x)
+        _, pred = logits.topk(1, 1)
+        return logits, pred, x.shape[0], [v.item() for v in x.sum(1)]
+"""
+
+KEEPER = """
+import torch
+import torch.nn.functional as F
+from models import Net
+
+
+class Trainer:
+    def __init__(self):
+        self.net = Net()
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+        self.preds, self.count, self.sums, self.kept = [], 0, [], []
+
+    def fit(self, batches):
+        for x, y in batches:
+            logits, pred, n, sums = self.net(x)
+            loss = F.cross_entropy(logits, y)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            self.preds.append(pred)
+            self.count += n
+            self.sums.extend(sums)
+            self.kept.append({kept})
+"""
+
+
+def test_elements_of_a_forward_tuple_that_hold_no_graph(tmp_path):
+    # the indices, the count and the list of floats: only the logits carry the graph
+    files = {"models.py": NET, "train.py": KEEPER.format(kept="logits")}
+    assert _findings(tmp_path, files) == [("AD101", 23)]
+    files = {"models.py": NET, "train.py": KEEPER.format(kept="loss.item()")}
+    assert _findings(tmp_path, files) == []
+    # the same class in the same file, called through a plain name
+    own = NET + KEEPER.split("from models import Net\n")[1].format(kept="logits")
+    imports = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+    own = own.replace("import torch.nn as nn\n", imports)
+    assert [code for code, _ in _findings(tmp_path, {"train.py": own})] == ["AD101"]

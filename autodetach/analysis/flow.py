@@ -21,7 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from . import containers, first_iteration, keyed, model_containers, phases, same_test, self_resets
+from . import containers, first_iteration, forward_extras, keyed, model_containers, phases, same_test, self_resets
 from .bounded import within_step
 from .one_call import one_call
 from .graph import GNode, closure
@@ -1520,6 +1520,11 @@ class Scope:
         summary = self.analysis.forward_elems(key)
         if summary is not None and not any(arg.star for arg in call.args):
             value.elems = self._forward_elems(call, summary, each, value, mods)
+        elif summary is None:
+            cuts = forward_extras.cut_positions(self.analysis, key)  # `self.net(x)`: its count, its indices
+            if cuts is not None:
+                value.elems = [Val(ghosts=value.heads | value.ghosts) if cut else dataclasses.replace(value)
+                               for cut in cuts]
         return value
 
     def _object_forward(self, call: cst.Call, summary) -> Val:
@@ -1562,7 +1567,12 @@ class Scope:
             own = frozenset({self.new_node(None, stmt, call, run, kind="module" if mods else "op")})
         runs: dict = {}
         out = []
-        for flow in summary.elem_flow:
+        # what the forward's code says each element is: a count, an index, a list of numbers hold no graph
+        kinds = summary.elems if len(summary.elems) == len(summary.elem_flow) else ()
+        for position, flow in enumerate(summary.elem_flow):
+            if kinds and kinds[position] in ("cut", "const"):
+                out.append(Val(ghosts=whole.heads | whole.ghosts))
+                continue
             heads = set(own)
             for index, val in bound.items():
                 if not val.graph or index < len(flow) and flow[index] in ("cut", "const"):

@@ -17,6 +17,7 @@ from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
 from .bound_optimizers import infer_bound_optimizers
 from .roles import infer_attr_roles, infer_roles
+from .self_module import local_func, local_key, self_aliases
 from .walk import nodes as walk_nodes, walk
 
 # Constructors whose instances hold no parameters: their output carries a
@@ -111,6 +112,7 @@ class _Collector(cst.CSTVisitor):
         self.table = table
         self.pending_opts: list = []
         self.aliases: list = []
+        self.self_aliases: frozenset = frozenset()  # `d2l = sys.modules[__name__]` (self_module)
 
     # --- classes and functions -------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -182,8 +184,8 @@ class _Collector(cst.CSTVisitor):
             for table in (self.table.instances, self.table.foreign_instances):
                 if inner in table:
                     table[key] = table[inner]
-        elif isinstance(call, cst.Call) and _key(call.func) in self.table.classes:
-            self.table.instances[key] = _key(call.func)
+        elif isinstance(call, cst.Call) and local_func(call.func, self.self_aliases) in self.table.classes:
+            self.table.instances[key] = local_func(call.func, self.self_aliases)
         elif isinstance(call, cst.Call) and _key(call.func) is not None and (
                 _key(call.func)[:1].isupper() or self._module_class(call.func)):
             self.table.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
@@ -237,7 +239,7 @@ class _Collector(cst.CSTVisitor):
                 arg.keyword and arg.keyword.value == "requires_grad" and
                 isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args):
                 return "leaf"
-        if fname is not None and fname in self.table.module_classes:
+        if local_key(fname, self.self_aliases) in self.table.module_classes:
             return "param"
         return None
 
@@ -355,6 +357,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     table = NameTable()
     # Two passes: classes first so that `Net()` is known wherever it appears.
     col = _Collector(imports, table)
+    col.self_aliases = self_aliases(module, imports)
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
             col.visit_ClassDef(stmt)
@@ -394,6 +397,10 @@ def build_names(module: cst.Module, imports) -> NameTable:
             col.visit_ClassDef(node)
 
     walk(module, enter)
+    for alias in col.self_aliases:  # `d2l.evaluate_loss(...)`: this file's own function
+        for stmt in module.body:
+            if isinstance(stmt, cst.FunctionDef):
+                table.functions.setdefault(f"{alias}.{stmt.name.value}", stmt)
     for _ in range(2):
         for key, src in col.aliases:
             if src not in table.modules and key not in table.modules:

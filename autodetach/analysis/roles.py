@@ -129,6 +129,8 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 f = n.func
                 if type(f) is cst.Name and f.value in names:
                     use[f.value].add("()")
+                    if n.args:
+                        use[f.value].add("(x)")  # called on something: `get_params()` alone builds values
                 elif type(f) is cst.Attribute:
                     if f.attr.value in ("backward", "manual_backward"):
                         backward[0] = True
@@ -168,8 +170,10 @@ def infer_roles(module: cst.Module, imports, table) -> None:
             elif "()" in u and looks_like_loss(key):
                 table.modules[key] = "paramless"
                 table.inferred[key] = f"`{key}` is a loss function (by its name)"
-            elif "()" in u and not FUNC_NAME.search(key):
-                local_mods.append(key)  # decided below: needs a training context
+            elif "(x)" in u and not FUNC_NAME.search(key):
+                # decided below: needs a training context; a parameter only ever called with no
+                # arguments (`params = get_params()`) is a factory, not a network run on tensors
+                local_mods.append(key)
         trains = bool(local_opts) or backward[0]
         for key in list(local_mods):
             if key not in table.modules:

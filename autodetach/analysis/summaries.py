@@ -19,7 +19,13 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
-               "argsort", "multinomial", "bernoulli", "long", "int", "bool"}
+               "argsort", "multinomial", "bernoulli", "long", "int", "bool", "eq", "ne", "gt", "lt", "ge", "le",
+               "nonzero", "count_nonzero", "sign", "isnan", "isinf", "isfinite", "byte", "short", "char"}
+CUT_FUNCS = {f"torch.{k}" for k in ("argmax", "argmin", "argsort", "nonzero", "count_nonzero", "eq", "ne", "gt",
+                                    "lt", "ge", "le", "isnan", "isinf", "isfinite", "sign", "randint", "randperm")}
+# (values, indices) pairs, as flow.py reads them: always, or when a dimension is given
+WITH_INDICES = {"sort", "topk", "kthvalue", "mode", "cummax", "cummin"}
+WITH_INDICES_DIM = {"max", "min", "median", "nanmedian"}
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 # (a checkpoint's tensors, read back by torch.load, are new: no graph)
 CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "torch.load"}
@@ -211,7 +217,7 @@ class _Fn:
         name = _dotted(func)
         if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
             return "cut"
-        if name in CUT_CALLS or (name or "").startswith(NUMPY):
+        if name in CUT_CALLS or name in CUT_FUNCS or (name or "").startswith(NUMPY):
             return "cut"  # a numpy array never carries a graph
         if (name or "").split(".")[-1] == "Variable":
             return "cut"  # Variable(x) is a detached alias today, as flow.py takes it (repackage_hidden of 0.3)
@@ -400,8 +406,7 @@ class _Fn:
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    for name in _names(target) + _self_keys(target):
-                        self.assigned.setdefault(name, []).append(self._value(node))
+                    self._assign(target, self._value(node))
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 self.assigned.setdefault(node.target.id, []).append(self._value(node))
             elif isinstance(node, ast.For):
@@ -423,6 +428,16 @@ class _Fn:
                 self.assigned.setdefault(name, []).append(value)
             else:
                 self.loop_reads.update(dict.fromkeys(reads, value))
+
+    def _assign(self, target, value) -> None:
+        """What each name of `target` is bound to: the whole value, or, for a
+        tuple target, the matching element (`a, b = x.detach(), y`) and the
+        indices of a (values, indices) call (`_, pred = out.topk(1)`), which
+        never carry a graph."""
+        for name, part in _pairs(target, value):
+            self.assigned.setdefault(name, []).append(part)
+        for name in _self_keys(target):
+            self.assigned.setdefault(name, []).append(value)
 
     def _is_layer(self, name: str) -> bool:
         vals = self.assigned.get(name) or []
@@ -446,8 +461,7 @@ class _Fn:
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    for name in _names(target) + _self_keys(target):
-                        self.assigned.setdefault(name, []).append(self._value(node))
+                    self._assign(target, self._value(node))
                     if isinstance(target, ast.Attribute) and _dotted(target.value) == "self":
                         stores = True
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -1013,6 +1027,36 @@ def _top_rebind(body, name: str):
             return {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
         return None
     return None
+
+
+_INDICES = ast.Constant(value=0)  # what the indices of a (values, indices) call hold: no graph
+
+
+def _with_indices(call) -> bool:
+    """`x.topk(k)`, `x.max(1)`, `torch.sort(x)`: a call that returns (values, indices)."""
+    if not isinstance(call, ast.Call):
+        return False
+    name = _dotted(call.func) or ""
+    if name.startswith(("torch.", "th.")) and name.count(".") == 1:
+        meth, dims = name.split(".")[1], 2
+    elif isinstance(call.func, ast.Attribute):
+        meth, dims = call.func.attr, 1
+    else:
+        return False
+    if meth in WITH_INDICES:
+        return True
+    return meth in WITH_INDICES_DIM and (len(call.args) >= dims or any(k.arg == "dim" for k in call.keywords))
+
+
+def _pairs(target, value) -> list:
+    """(name, the expression it is bound to) for an assignment's target."""
+    if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) and \
+                not any(isinstance(e, ast.Starred) for e in value.elts):
+            return [pair for t, v in zip(target.elts, value.elts) for pair in _pairs(t, v)]
+        if len(target.elts) == 2 and _with_indices(value):
+            return _pairs(target.elts[0], value) + [(name, _INDICES) for name in _names(target.elts[1])]
+    return [(name, value) for name in _names(target)]
 
 
 def _names(target) -> list:

@@ -1,0 +1,36 @@
+"""What each element of a module's returned tuple is, for `self.net(x)`: the
+forward (this file's class, or a project class read with `ast`) returns the
+logits with a count, the indices of `topk` or a list of floats
+(`return logits, idx, x.shape[0], [v.item() for v in x]`). The summary's
+kind per element (summaries.Summary.elems) says which hold no graph, so a
+trainer keeping them across steps keeps no graph (and a `.detach()` of the
+int or the list would crash). Only elements read as cut or constant are
+changed; the others keep the whole call's graph."""
+from __future__ import annotations
+
+from typing import Optional
+
+
+def forward_summary(analysis, key: Optional[str]):
+    """The summary of the forward of `key`'s class, when it has no events, else None."""
+    if not key:
+        return None
+    names = analysis.names
+    if key in names.instances:
+        found = analysis._own_summaries.get(f"{names.instances[key]}.forward")
+    elif key in names.foreign_instances:
+        hit = analysis.foreign_method(key, "forward")
+        found = hit[0] if hit is not None else None
+    else:
+        return None
+    return found if found is not None and not found.events else None
+
+
+def cut_positions(analysis, key: Optional[str]) -> Optional[tuple]:
+    """Per element of the forward's returned tuple, True where it holds no
+    graph; None when no element is known to."""
+    summary = forward_summary(analysis, key)
+    if summary is None or not summary.elems:
+        return None
+    cuts = tuple(kind in ("cut", "const") for kind in summary.elems)
+    return cuts if any(cuts) else None

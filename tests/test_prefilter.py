@@ -160,3 +160,15 @@ def test_ad104_is_admitted_by_the_old_keyword():
     assert sorted(f.code for f in report.findings) == ["AD104", "AD205"]
     fixed = process_bytes(src, "a.py", all_rules(), Options(fix=True))
     assert b"    loss.backward()\n" in fixed.new_source and fixed.findings == []
+
+
+def test_prefilter_asked_again_for_the_same_text():
+    # process_bytes and check_source ask for the same text in turn: the
+    # second answer is the remembered one, for that selection only.
+    text = "x shared y"
+    first = prefilter(text, [_A, _Tokenless, _B])
+    first.clear()  # a caller's change does not reach the next answer
+    assert prefilter(text, [_A, _Tokenless, _B]) == [_A, _Tokenless, _B]
+    assert prefilter(text, [_B]) == [_B]
+    assert prefilter(text, [_C]) == []
+    assert prefilter("alpha", [_A, _Tokenless, _B]) == [_A, _Tokenless]

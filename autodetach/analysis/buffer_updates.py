@@ -138,7 +138,7 @@ def _owners(ctx, classes) -> dict:
         init = methods.get("__init__")
         parts = {}
         for n in nodes(init) if init is not None else ():
-            if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.value, cst.Call) and \
+            if type(n) is cst.Assign and len(n.targets) == 1 and isinstance(n.value, cst.Call) and \
                     isinstance(n.value.func, cst.Name) and n.value.func.value in names and \
                     n.value.func.value != cls.name.value:
                 key = dotted(n.targets[0].target)
@@ -154,7 +154,7 @@ def _owners(ctx, classes) -> dict:
         for key in walker.fed:
             out.setdefault(parts[key], cls.name.value)
     for call in nodes(ctx.module):
-        if not (isinstance(call, cst.Call) and (ctx.imports.qualify(call.func) or "") == "torch.nn.Sequential"):
+        if not (type(call) is cst.Call and (ctx.imports.qualify(call.func) or "") == "torch.nn.Sequential"):
             continue
         layer = ""
         for arg in call.args:
@@ -291,16 +291,18 @@ def _state(ctx, cls, methods) -> tuple:
             params |= {"self.weight", "self.bias"}  # `class SNLinear(nn.Linear)`
     for m in methods.values():
         for n in nodes(m):
-            if isinstance(n, cst.Call) and dotted(n.func) == "self.register_buffer" and n.args and \
+            if type(n) is not cst.Call:  # exact type: isinstance on libcst's ABCs is slow here
+                continue
+            if dotted(n.func) == "self.register_buffer" and n.args and \
                     isinstance(n.args[0].value, cst.SimpleString):
                 buffers.add("self." + n.args[0].value.evaluated_value)
-            elif isinstance(n, cst.Call) and dotted(n.func) == "self.register_parameter" and n.args and \
+            elif dotted(n.func) == "self.register_parameter" and n.args and \
                     isinstance(n.args[0].value, cst.SimpleString):
                 params.add("self." + n.args[0].value.evaluated_value)
         if m.name.value != "__init__":
             continue
         for n in nodes(m):
-            if not isinstance(n, cst.Assign) or len(n.targets) != 1:
+            if type(n) is not cst.Assign or len(n.targets) != 1:
                 continue
             key = dotted(n.targets[0].target)
             if key is None or not key.startswith("self.") or not isinstance(n.value, cst.Call):

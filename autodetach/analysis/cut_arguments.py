@@ -66,7 +66,7 @@ def cut_arguments(analysis) -> list:
 def _calls(fn):
     from .walk import nodes
 
-    return [n for n in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if isinstance(n, cst.Call)]
+    return [n for n in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if type(n) is cst.Call]
 
 
 def _cut_arg(expr):

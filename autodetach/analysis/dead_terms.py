@@ -58,7 +58,7 @@ def dead_terms(analysis) -> list:
     out = []
     seen = set()
     module = analysis.ctx.module
-    for fn in [module] + [n for n in nodes(module) if isinstance(n, cst.FunctionDef)]:
+    for fn in [module] + [n for n in nodes(module) if type(n) is cst.FunctionDef]:
         sites = _sites(fn, analysis)
         if not sites or not _has_cut(fn, analysis):
             continue
@@ -90,15 +90,16 @@ def _sites(fn, analysis) -> list:
     statements), not in nested functions."""
     out = []
     for node in nodes(fn if isinstance(fn, cst.Module) else fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+        t = type(node)  # exact types: isinstance on libcst's ABCs is slow in this loop
+        if t is cst.Call and type(node.func) is cst.Attribute and \
                 node.func.attr.value in ("backward", "manual_backward"):
             loss = _backward_loss(node)
             if loss is not None:
                 out.append((node, loss, False))
-        elif isinstance(node, cst.Call) and analysis.ctx.imports.qualify(node.func) == "torch.autograd.backward" \
+        elif t is cst.Call and analysis.ctx.imports.qualify(node.func) == "torch.autograd.backward" \
                 and node.args and node.args[0].keyword is None:
             out.append((node, node.args[0].value, False))
-        elif isinstance(node, cst.Return) and node.value is not None and not isinstance(fn, cst.Module):
+        elif t is cst.Return and node.value is not None and not isinstance(fn, cst.Module):
             for value in _returned(node.value):
                 out.append((node, value, True))
     return out

@@ -158,8 +158,8 @@ def _accumulates(fn) -> bool:
 
 
 def _switches_grad(fn, imports) -> bool:
-    return any(isinstance(n, (cst.Call, cst.Decorator)) and _is_no_grad(n if isinstance(n, cst.Call) else
-                                                                         n.decorator, imports)
+    return any((type(n) is cst.Call or type(n) is cst.Decorator) and _is_no_grad(n if type(n) is cst.Call else
+                                                                                 n.decorator, imports)
                for n in nodes(fn, skip=(cst.ClassDef,)))
 
 
@@ -196,7 +196,7 @@ def _backwards_result(owner, call) -> bool:
     owner_nodes = nodes(owner.body if isinstance(owner, cst.FunctionDef) else owner, skip=_SKIP)
     bound = set()
     for node in owner_nodes:
-        if isinstance(node, cst.Assign) and node.value is call:
+        if type(node) is cst.Assign and node.value is call:
             for target in node.targets:
                 bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
             break
@@ -205,7 +205,7 @@ def _backwards_result(owner, call) -> bool:
     bound.discard(None)
     for _ in range(2):  # `total = val_loss + reg`: what is computed from the result, too
         for node in owner_nodes:
-            if isinstance(node, cst.Assign) and _names(node.value) & bound:
+            if type(node) is cst.Assign and _names(node.value) & bound:
                 for target in node.targets:
                     bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
         bound.discard(None)

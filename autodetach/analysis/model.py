@@ -715,7 +715,7 @@ def _trains_inside(loop) -> bool:
 def _reaches_backward(fn, methods, backward_in, depth=3) -> bool:
     """Does `fn` run a backward through `self.m()` calls, up to `depth` deep
     (`optimize_parameters` -> `update_G` -> `backward_G`)?"""
-    calls = {key[5:] for n in nodes(fn) if isinstance(n, cst.Call)
+    calls = {key[5:] for n in nodes(fn) if type(n) is cst.Call
              for key in [dotted(n.func)] if key and key.startswith("self.") and key.count(".") == 1}
     found = [methods[callee] for callee in calls if callee in methods and methods[callee] is not fn]
     if any(m in backward_in for m in found):

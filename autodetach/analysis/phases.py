@@ -66,8 +66,8 @@ def _stores_model_output(fn, table) -> bool:
     """Does `fn` call a module and assign to a `self.` attribute?"""
     calls = stores = False
     for n in nodes(fn):
-        if isinstance(n, cst.Call) and (table.is_module(dotted(n.func)) or type(n.func) is cst.Attribute and
-                                        table.is_module(dotted(n.func.value))):
+        if type(n) is cst.Call and (table.is_module(dotted(n.func)) or type(n.func) is cst.Attribute and
+                                    table.is_module(dotted(n.func.value))):
             calls = True  # `self.gen(z)`, `self.gen.forward_a(z)`
         elif isinstance(n, cst.AssignTarget) and (dotted(n.target) or "").startswith("self."):
             stores = True
@@ -174,16 +174,17 @@ def _stored_before(analysis, cls, methods: dict, facts: dict) -> list:
 
 def _facts(fn) -> dict:
     reads, stores, calls, steps = set(), set(), set(), False
-    targets = {id(n.target) for n in nodes(fn) if isinstance(n, (cst.AssignTarget, cst.AugAssign))}
+    targets = {id(n.target) for n in nodes(fn) if type(n) is cst.AssignTarget or type(n) is cst.AugAssign}
     # `self.fake_B, self.aux = ...`: each element of a tuple target is stored
-    targets |= {id(e.value) for n in nodes(fn) if isinstance(n, cst.AssignTarget)
+    targets |= {id(e.value) for n in nodes(fn) if type(n) is cst.AssignTarget
                 and isinstance(n.target, (cst.Tuple, cst.List)) for e in n.target.elements}
     for n in nodes(fn):
-        if isinstance(n, cst.Attribute):
+        t = type(n)  # exact types: isinstance on libcst's ABCs is slow here
+        if t is cst.Attribute:
             key = dotted(n)
             if key and key.startswith("self.") and key.count(".") == 1:
                 (stores if id(n) in targets else reads).add(key)
-        elif isinstance(n, cst.Call):
+        elif t is cst.Call:
             key = dotted(n.func) or ""
             if key.startswith("self.") and key.count(".") == 1:
                 calls.add(key[5:])

@@ -183,7 +183,7 @@ def _handed_modules(module, table) -> set:
 
     out = set()
     for node in nodes(module):
-        if isinstance(node, cst.Call) and any(table.is_module(dotted(arg.value)) for arg in node.args):
+        if type(node) is cst.Call and any(table.is_module(dotted(arg.value)) for arg in node.args):
             key = dotted(node.func)
             if key:
                 out.add(key)
@@ -198,7 +198,7 @@ def _aliases(module) -> list:
 
     out = []
     for node in nodes(module):
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        if type(node) is cst.Assign and len(node.targets) == 1:
             key, src = dotted(node.targets[0].target), dotted(node.value)
             if key and src:
                 out.append((key, src))

@@ -45,7 +45,7 @@ def step_accumulators(analysis) -> list:
 def _find(ctx) -> list:
     out = []
     for fn in nodes(ctx.module):
-        if isinstance(fn, cst.FunctionDef):
+        if type(fn) is cst.FunctionDef:
             out += _in_function(ctx, fn)
     return out
 
@@ -54,7 +54,7 @@ def _in_function(ctx, fn) -> list:
     body = [n for n in nodes(fn, skip=NESTED) if n is not fn]
     backwarded = set()
     for n in body:
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "backward":
+        if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value == "backward":
             base = n.func.value
             if isinstance(base, cst.Call) and len(base.args) == 1:  # scaler.scale(loss).backward()
                 base = base.args[0].value
@@ -63,7 +63,7 @@ def _in_function(ctx, fn) -> list:
     if not backwarded:
         return []
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
-    rebound = {t.value for n in body if isinstance(n, cst.AssignTarget) for t in nodes(n.target)
+    rebound = {t.value for n in body if type(n) is cst.AssignTarget for t in nodes(n.target)
                if isinstance(t, cst.Name)}
     roots = (params - rebound - backwarded) | ({"self"} if "self" in params else set())
     # names that carry a backwarded loss's graph: the losses and what is computed from them

@@ -170,6 +170,8 @@ class Scope:
         self.method_class = None  # the class that defines the walked function, if a method
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
+        self.driver_note = None  # the call order read from another file's driver loop (analysis.drivers)
+        self.driver_keeps = False  # that driver hands its instance on (returns it, passes it, stores it)
         self.fresh: dict = {}  # id(loop) -> env values rebound at each iteration (a method's arguments)
         self.refreshed: dict = {}  # id(loop) -> `self.X` other code may store between iterations: read afresh
         self.arg_vals: dict = {}  # id(call) -> {argument index: its Val}, from the call's last walk
@@ -187,6 +189,7 @@ class Scope:
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
         self.same_arms: dict = {}  # same_test.py: test chain -> {name: (joined value, value per arm)}
         self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
+        self.consts: dict = {}  # parameter of an inlined call -> the literal bool it was given (never rebound)
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -379,6 +382,16 @@ class Scope:
         self.freed = {freed_node: (base_freed.get(freed_node) or freeds[0].get(freed_node)) for freed_node in common}
 
     def if_(self, stmt: cst.If) -> None:
+        known = self._known_test(stmt.test)
+        if known is not None:
+            # `if not join_train:` in a method inlined with `join_train=True`: one arm runs
+            if known:
+                self.block(self._block_of(stmt.body))
+            elif isinstance(stmt.orelse, cst.If):
+                self.if_(stmt.orelse)
+            elif stmt.orelse is not None:
+                self.block(self._block_of(stmt.orelse.body))
+            return
         self.expr(stmt.test)
         arms = [self._block_of(stmt.body)]
         none_check = _none_check(stmt.test)
@@ -1628,12 +1641,14 @@ class Scope:
                 self.handed.pop(param, None)
             self._hand_module(param, value)
         self.inlining.add(func.name.value)
-        saved_returns, saved_grad = self.returns, self.no_grad
+        saved_returns, saved_grad, saved_consts = self.returns, self.no_grad, self.consts
         self.returns = []
+        self.consts = _literal_params(func, params, given)
         try:
             self.grad_from(func).block(self._block_of(func.body))
         finally:
             self.inlining.discard(func.name.value)
+            self.consts = saved_consts
             self.no_grad = saved_grad
             self.handed = saved_handed
         out = Val()
@@ -1651,6 +1666,17 @@ class Scope:
                 else:
                     del self.env[key]
         return out
+
+    def _known_test(self, test):
+        """True or False when the test reads only a parameter given a literal bool."""
+        if not self.consts:
+            return None
+        flip = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, flip = test.expression, not flip
+        if isinstance(test, cst.Name) and test.value in self.consts:
+            return self.consts[test.value] != flip
+        return None
 
     def _prove_inside(self, func) -> None:
         """The bindings a backward proves in an inlined function's loops count here too."""
@@ -2230,3 +2256,29 @@ def _hands_back(func, qualified) -> bool:
         return True
     base = dotted(func.value) or ""
     return meth == "setup" and base.split(".")[-1].lower().endswith("fabric")
+
+
+_BOOLS = {"True": True, "False": False, "None": False}
+
+
+def _literal_params(func, params, given) -> dict:
+    """Parameters of an inlined call bound to `True`, `False` or `None` (given, or
+    the default when not given) that the function never rebinds."""
+    out = {}
+    defaults = {p.name.value: p.default for p in func.params.params + func.params.kwonly_params
+                if p.default is not None}
+    for name in params + [p.name.value for p in func.params.kwonly_params]:
+        value = given.get(name, defaults.get(name) if name not in given else None)
+        if isinstance(value, cst.Name) and value.value in _BOOLS:
+            out[name] = _BOOLS[value.value]
+    if out:
+        for node in nodes(func.body):
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem,
+                                 cst.NamedExpr)):
+                target = getattr(node, "target", None) or getattr(node, "asname", None)
+                for x in nodes(target) if target is not None else ():
+                    if isinstance(x, cst.Name):
+                        out.pop(x.value, None)
+            elif isinstance(node, (cst.Global, cst.Nonlocal)):
+                return {}
+    return out

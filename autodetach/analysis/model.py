@@ -9,6 +9,7 @@ from functools import cached_property
 import libcst as cst
 
 from ..imports import dotted
+from .drivers import driver_walks
 from .flow import GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
@@ -105,6 +106,7 @@ class Analysis:
         # them; GraphRule.report words them): a loop in the caller, an eval function
         self.caller_loop_stmts: dict = {}
         self.eval_stmts: dict = {}
+        self.driver_stmts: dict = {}  # statements of a finding seen only in a driver's order (analysis.drivers)
         self.framework_stmts: dict = {}  # the same, for a loop a framework runs (analysis.lightning): no assumption
         # the analysis modules' per-file answers, by table name (see table, memo)
         self.tables: dict = {}
@@ -415,6 +417,7 @@ class Analysis:
                          [p.name.value for p in fn.params.kwonly_params]
                 out.append(self._walk(_body(fn), params, fn.name.value, module_env, self._owner_class(fn), fn))
         out.extend(self._step_methods())
+        out.extend(driver_walks(self))  # another file's loop calls a trainer class's methods in order
         out.extend(self._eval_functions(module_env))
         return [s for s in out if s is not None]
 
@@ -570,6 +573,11 @@ class Analysis:
                         self._mark_caller_loop(item, scope.name)
                     if scope.eval_note is not None:
                         self._mark(item, self.eval_stmts, scope.eval_note())
+                    if scope.driver_note is not None:
+                        self._mark(item, self.driver_stmts, scope.driver_note)
+                        for ev in (getattr(item, "first", None), getattr(item, "second", None)):
+                            if ev is not None:  # the two backwards of a conflict, where AD105 reports
+                                self.driver_stmts[id(ev.stmt)] = scope.driver_note
         return out
 
     def _framework_step(self, item, scope) -> None:

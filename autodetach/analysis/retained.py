@@ -57,7 +57,7 @@ def unneeded_retains(analysis) -> list:
                 if hook not in notes.setdefault(ev.call, []):
                     notes[ev.call].append(hook)
                 continue
-            if _judged_as_step(analysis, scope, ev):
+            if _judged_as_step(analysis, scope, ev) or _judged_by_drivers(analysis, scope, ev):
                 continue
             own = {n for n in ev.reach if not n.leaf}
             state = None if ev.target.heads else _state_emptied(ctx, scope)
@@ -65,7 +65,9 @@ def unneeded_retains(analysis) -> list:
                 emptied[ev.call] = state
                 verdict.setdefault(ev.call, False)
                 continue
-            kept = [n for n in own if _kept_on_self(scope, n)]
+            # a driver that drops its instance when it ends leaves nothing on `self` to backward later
+            kept = [n for n in own if _kept_on_self(scope, n)] if scope.driver_note is None or scope.driver_keeps \
+                else []
             cut_reads = _read_through_cuts(ctx, kept) if kept and not _reads_arguments(ctx, ev, own) else None
             escape = bool(own & returned)
             if escape and _holder_walk(ctx, scope, ev):
@@ -100,7 +102,7 @@ def unneeded_retains(analysis) -> list:
                 verdict[ev.call] = True
             if not needed:
                 why = notes.setdefault(ev.call, [])
-                found = _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
+                found = ([scope.driver_note] if scope.driver_note else []) + _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():
@@ -138,6 +140,23 @@ def _judged_as_step(analysis, scope, ev) -> bool:
     judged = any(getattr(s, "caller_loop", False) and s.name == fn.name.value and
                  any(e.call is ev.call for e in s.events) for s in analysis.scopes)
     return judged and bool(_dropped(analysis, ev))
+
+
+def _judged_by_drivers(analysis, scope, ev) -> bool:
+    """A lone walk of a method that drivers in other files call in order
+    (analysis.drivers), when no code of this file calls it: those walks
+    judge its retain, since they show what runs between two of its calls."""
+    from .drivers import driven_methods
+
+    if scope.driver_note is not None:
+        return False
+    fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
+    walks = driven_methods(analysis).get(fn) if fn is not None else None
+    if not walks or not all(any(e.call is ev.call for e in w.events) for w in walks):
+        return False
+    name = fn.name.value
+    return not any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == name
+                   for n in nodes(analysis.ctx.module))
 
 
 def _dropped(analysis, ev):

@@ -198,6 +198,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
 def infer_attr_roles(module: cst.Module, table) -> None:
     """`self.G = G` in `__init__`, then `self.G(z)` in a training method;
     `opt_g, opt_d = self.optimizers()` (PyTorch Lightning)."""
+    from .lightning_optimizers import configured_owners
     from .names import Optimizer
 
     for cls in module.body:
@@ -206,6 +207,7 @@ def infer_attr_roles(module: cst.Module, table) -> None:
         use: dict = {}
         trains = [False]
         lightning_opts: list = []
+        unpacked_at: dict = {}  # `opt_g, opt_d = self.optimizers()`: key -> (position, count)
         assigned: set = set()  # only attributes the class sets: not its methods (self.log)
 
         def enter(n):
@@ -230,11 +232,13 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             elif t is cst.Assign and isinstance(n.value, cst.Call) and dotted(n.value.func) == "self.optimizers":
                 for tgt in n.targets:
                     els = tgt.target.elements if isinstance(tgt.target, (cst.Tuple, cst.List)) else [tgt.target]
-                    for el in els:
+                    for pos, el in enumerate(els):
                         # a tuple's cst.Element holds the target; a bare cst.Name's .value is its text
                         k = dotted(el.value if isinstance(el, cst.Element) else el)
                         if k is not None:
                             lightning_opts.append(k)
+                            if isinstance(el, cst.Element):
+                                unpacked_at[k] = (pos, len(els))
             return None
 
         walk(cls.body, enter, skip=(cst.ClassDef,))
@@ -264,7 +268,14 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             if owns and table.optimizers[key].owns is None:
                 table.optimizers[key] = Optimizer(key, frozenset(owns), None)
                 table.inferred[key] += "; it steps " + ", ".join(f"`{m}`" for m in sorted(owns)) + " (paired by name)"
+        configured = configured_owners(cls, table) if unpacked_at else None
         for key in lightning_opts:
+            pos, count = unpacked_at.get(key, (None, None))
+            if configured is not None and count == len(configured) and configured[pos]:
+                # the order `configure_optimizers` returns them in: Lightning's contract, not a guess
+                table.optimizers[key] = Optimizer(key, configured[pos], None)
+                table.inferred.pop(key, None)
+                continue
             if key in table.optimizers:
                 continue
             owns = pair(key, mods)

@@ -109,16 +109,26 @@ def helper_note(*events) -> str:
 
 class GraphRule(Rule):
     """An AD1xx rule. A finding that rests on roles inferred from usage or
-    naming (`analysis.roles`) says so, and its fix becomes unsafe."""
+    naming (`analysis.roles`) says so, and its fix becomes unsafe. Only the
+    inferences its fix rests on count: a rule whose fix does not depend on
+    which parameters an optimizer steps (`owners = False`: a dropped retain,
+    judged by the backwards that follow) leaves out what was inferred about
+    optimizers."""
+
+    owners = True  # does the fix rest on what each optimizer steps?
 
     def report(self, node, message, *args, **kw):
         rep = super().report(node, message, *args, **kw)
         analysis = self.ctx.analysis
         inferred = analysis.names.inferred
+        if not self.owners and inferred:
+            opts = analysis.names.optimizers
+            inferred = {k: v for k, v in inferred.items() if k not in opts}
         marks = analysis.caller_loop_stmts
         evals = analysis.eval_stmts
         framework = analysis.framework_stmts
-        if (not inferred and not marks and not evals and not framework) or node is None:
+        drivers = analysis.driver_stmts
+        if (not inferred and not marks and not evals and not framework and not drivers) or node is None:
             return rep
         around = [node] + [n for n, _ in rep.related if n is not None]
         facts = sorted({framework[id(s)] for s in _statements(self.ctx, around) if id(s) in framework})
@@ -130,6 +140,7 @@ class GraphRule(Rule):
             notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +
                          " is taken to run once per iteration of a loop, keeping `self` between calls")
         notes.extend(sorted({evals[id(s)] for s in _statements(self.ctx, around) if id(s) in evals}))
+        notes.extend(sorted({drivers[id(s)] for s in _statements(self.ctx, around) if id(s) in drivers}))
         if notes:
             rep.message += ("; " if "; inferred: " in rep.message else "; inferred: ") + "; ".join(notes)
             if rep.edits:

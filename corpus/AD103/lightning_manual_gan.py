@@ -1,10 +1,10 @@
 # expect-before: error Trying to backward through the graph a second time
-# autodetach-test: unsafe
 # PyTorch Lightning, manual optimisation (`self.manual_backward`): a GAN step
 # trains D on `fake` without detach, then G's loss reuses `fake`; D's backward
-# freed G's part of the graph. Which optimizer steps which network is
-# inferred from `self.optimizers()` and the names (`opt_d`/`self.D`), so the
-# fix is unsafe (checked by the tests against the retain_graph reference).
+# freed G's part of the graph. Which optimizer steps which network is read
+# from the order `configure_optimizers` returns them in, which
+# `self.optimizers()` keeps (Lightning's contract), so the fix is safe
+# (checked by the tests against the retain_graph reference).
 import os
 
 import pytorch_lightning as pl

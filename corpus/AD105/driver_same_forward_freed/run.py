@@ -1,0 +1,12 @@
+def train(iters):
+    from __main__ import SeriesGAN  # the script that runs: train.py, or its fixed copy
+
+    gan = SeriesGAN()
+    for step in range(iters):
+        gan.next_batch()
+        gan.zero_grads()
+        gan.forward_all()
+        gan.train_generator()
+        gan.train_embedder(joint=True)
+        print(step, f"{gan.e_loss.item():.6f} {gan.g_loss.item():.6f}")
+    return gan

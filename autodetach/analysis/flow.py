@@ -1980,7 +1980,8 @@ class Scope:
             # `autograd.grad(..., create_graph=True)` right in the loop builds the terms of one loss (a
             # gradient penalty summed over outputs): no step; a loop around it runs such steps
             if not any(loop in event.loops for event in self.events if event.kind == "backward" or
-                       event.kind == "grad" and not (event.create_graph and event.loops and event.loops[-1] is loop)) and \
+                       event.kind == "grad" and
+                       not (event.create_graph and event.loops and event.loops[-1] is loop)) and \
                     id(loop) not in self.training_loops and not evaluates:
                 continue  # not a training loop
             if _uncertain_below(head):

@@ -102,7 +102,8 @@ def unneeded_retains(analysis) -> list:
                 verdict[ev.call] = True
             if not needed:
                 why = notes.setdefault(ev.call, [])
-                found = ([scope.driver_note] if scope.driver_note else []) + _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
+                found = ([scope.driver_note] if scope.driver_note else []) + \
+                    _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():

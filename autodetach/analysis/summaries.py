@@ -1079,7 +1079,8 @@ def _rebound(func, params) -> dict:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             if name in params and name not in seen and name not in out:
-                out[name] = {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
+                out[name] = {id(node) for node in ast.walk(stmt.value)
+                           if isinstance(node, ast.Name) and node.id == name}
         seen.update(node.id for node in ast.walk(stmt) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
         if params <= seen:  # every parameter read: no later statement adds one
             break

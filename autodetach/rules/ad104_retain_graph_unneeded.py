@@ -293,7 +293,6 @@ class RetainGraphUnneeded(GraphRule):
             if inferred and not rep.message.endswith(_UNSAFE_NOTE):
                 rep.message += _UNSAFE_NOTE
 
-
     def _last(self, found) -> None:
         """Every iteration of the loop but the last needs the retain (the
         next one walks the graph again); the last keeps it for nothing."""

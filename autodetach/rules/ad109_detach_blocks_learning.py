@@ -225,7 +225,6 @@ class DetachBlocksLearning(GraphRule):
                f"where {_names(found.modules)} should learn from it")
         self.report(found.arg, msg, related=[(found.call, "the call whose step gets no gradient")])
 
-
     def _cut_submodule(self, found) -> None:
         """A layer its class's forward cuts from every output (analysis.cut_submodules)."""
         ctx = self.ctx

@@ -198,6 +198,17 @@ class Bindings:
         return scope
 
 
+def target_names(target) -> list:
+    """The names an assignment or loop target binds (`a, (b, *c)` -> a, b, c)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for elem in target.elements for name in target_names(elem.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
 def _inside(scope_node, path: list) -> bool:
     """Whether the node at path[0], reached through path[-1] (a child of
     `scope_node`), is evaluated inside that scope."""

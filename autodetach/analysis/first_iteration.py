@@ -15,6 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
+from .bindings import target_names
 from .walk import nodes
 
 _OPS = {
@@ -93,11 +94,7 @@ def _counts_from_zero(loop: cst.For, name: str) -> bool:
 
 
 def _names(target) -> set:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for elem in target.elements for n in _names(elem.value)}
-    return set()
+    return set(target_names(target))
 
 
 def _rebinds(body, name: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .bindings import target_names
 from .walk import nodes
 
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -187,13 +188,7 @@ def _assignments(body) -> dict:
 
 
 def _target_names(target) -> set:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for e in target.elements for name in _target_names(e.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
+    return set(target_names(target))
 
 
 def _value_reads(value) -> list:

@@ -9,6 +9,7 @@ from functools import cached_property
 import libcst as cst
 
 from ..imports import dotted
+from .bindings import target_names
 from .drivers import driver_walks
 from .flow import GiveUp, Scope
 from .graph import reset_ids
@@ -746,16 +747,5 @@ def _locals(method) -> set:
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             shared.update(item.name.value for item in node.names)
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
-            out.update(_target_names(node.name if isinstance(node, cst.AsName) else node.target))
+            out.update(target_names(node.name if isinstance(node, cst.AsName) else node.target))
     return out - shared
-
-
-def _target_names(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for elem in target.elements for name in _target_names(elem.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-

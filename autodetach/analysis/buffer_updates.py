@@ -37,7 +37,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .flow import grad_mode
-from .walk import nodes
+from .walk import class_methods, nodes
 
 IN_PLACE = {"add_", "sub_", "mul_", "div_", "copy_", "lerp_", "addcmul_", "addcdiv_", "fill_", "mean_",
             "clamp_", "pow_", "sqrt_", "exp_", "set_", "index_add_", "scatter_add_", "masked_fill_",
@@ -102,7 +102,7 @@ def graph_inputs(analysis, cls) -> bool:
         owned = _owners(ctx, classes)
         out = set(owned)
         for c in classes:
-            methods = {m.name.value: m for m in c.body.body if isinstance(m, cst.FunctionDef)}
+            methods = class_methods(c)
             if _state(ctx, c, methods)[1] or _builds_parts(ctx, methods.get("__init__")):
                 out.add(c.name.value)
         return out
@@ -133,7 +133,7 @@ def _owners(ctx, classes) -> dict:
     names = {c.name.value: c for c in classes}
     out: dict = {}
     for cls in classes:
-        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        methods = class_methods(cls)
         buffers, params = _state(ctx, cls, methods)
         init = methods.get("__init__")
         parts = {}
@@ -200,7 +200,7 @@ def _init_called(methods) -> set:
 
 
 def _class_updates(ctx, cls, owner="") -> list:
-    methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+    methods = class_methods(cls)
     buffers, params = _state(ctx, cls, methods)
     if not buffers and not params:
         return []

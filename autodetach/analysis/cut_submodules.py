@@ -30,7 +30,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import class_methods, nodes
 
 _CUT_CALLS = ("detach",)
 _CUT_ATTRS = ("data",)
@@ -55,7 +55,7 @@ def _find(analysis) -> list:
     for cls in analysis.ctx.module.body:
         if not isinstance(cls, cst.ClassDef) or cls.name.value not in names.module_classes:
             continue
-        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        methods = class_methods(cls)
         forward = methods.get("forward")
         if forward is None:
             continue

@@ -23,7 +23,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import class_methods, nodes
 
 _NOT_PARTS = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.ParameterList",
               "torch.nn.ParameterDict"}
@@ -73,7 +73,7 @@ def _class_info(analysis, cls_name: str):
     cls = found[0]
     if [imports.qualify(b.value) for b in cls.bases] != ["torch.nn.Module"] or cls.keywords:
         return None
-    methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+    methods = class_methods(cls)
     values: dict = {}
     for node in nodes(cls):
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):

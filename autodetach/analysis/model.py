@@ -14,7 +14,7 @@ from .drivers import driver_walks
 from .flow import GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
-from .walk import nodes, walk
+from .walk import class_methods, nodes, walk
 
 BACKWARD_ATTRS = {"backward", "manual_backward"}
 
@@ -451,7 +451,7 @@ class Analysis:
         for cls in self.ctx.module.body:
             if not isinstance(cls, cst.ClassDef):
                 continue
-            methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            methods = class_methods(cls)
             reachable = {**self._inherited(cls.name.value), **methods}  # a base's `take_step()` runs here too
             for name, m in methods.items():
                 if name.startswith("__") or not m.params.params or m.params.params[0].name.value != "self":
@@ -641,7 +641,7 @@ class Analysis:
                 continue
             if not graph_inputs(self, cls):
                 continue  # no parameters, no parts, fed by no trained module: raw data (an input normaliser)
-            methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            methods = class_methods(cls)
             fwd = methods.get("forward")
             if fwd is None:
                 continue
@@ -673,7 +673,7 @@ class Analysis:
         for cls in self.ctx.module.body:
             if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
                 continue
-            methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+            methods = class_methods(cls)
             init, fwd = methods.get("__init__"), methods.get("forward")
             if init is None or fwd is None:
                 continue

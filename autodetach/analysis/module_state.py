@@ -16,7 +16,7 @@ import os
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import class_methods, nodes
 
 WRAPPERS = ("to", "cuda", "cpu", "train", "double", "float", "half")
 
@@ -107,7 +107,7 @@ def forward_states(analysis) -> list:
     for cls in analysis.ctx.module.body:
         if not isinstance(cls, cst.ClassDef) or cls.name.value not in names.module_classes:
             continue
-        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        methods = class_methods(cls)
         fwd = methods.get("forward")
         if fwd is None:
             continue

@@ -27,6 +27,7 @@ import libcst as cst
 from ..imports import dotted
 from .walk import nodes
 
+
 def _targets(node) -> list:
     """Dotted names an assignment-like node binds (tuple targets unpacked)."""
     if isinstance(node, (cst.Tuple, cst.List)):

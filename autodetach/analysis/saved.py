@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .names import PARAMLESS_PREFIXES
-from .walk import nodes
+from .walk import class_methods, nodes
 
 NO_SAVE_ON_RAW = {"torch.nn.Linear", "torch.nn.Embedding"}
 ALWAYS_SAVE_PREFIXES = ("Conv", "LazyConv", "BatchNorm", "LayerNorm", "GroupNorm", "RNN", "LSTM", "GRU")
@@ -204,7 +204,7 @@ def _class_attr(analysis, cls_name: str, attr: str) -> Optional[cst.Call]:
     """The one `self.attr = Layer(...)` of the class, when `forward` calls `self.attr`."""
     key = "self." + attr
     for cls in analysis.ctx.class_defs(cls_name):
-        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        methods = class_methods(cls)
         fwd = methods.get("forward")
         if fwd is None or not any(isinstance(n, cst.Call) and dotted(n.func) == key for n in nodes(fwd)):
             return None

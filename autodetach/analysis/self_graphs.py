@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .graph import GNode, closure
-from .walk import nodes
+from .walk import class_methods, nodes
 
 
 def self_graphs(analysis) -> list:
@@ -42,7 +42,7 @@ def _find(analysis) -> list:
     for cls in analysis.ctx.module.body:
         if not isinstance(cls, cst.ClassDef):
             continue
-        methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+        methods = class_methods(cls)
         loops = [scope for scope in analysis.scopes for m in methods.values()
                  if scope.body and _body(m) and scope.body[0] is _body(m)[0] and scope.free_reads]
         if not loops:

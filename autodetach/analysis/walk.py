@@ -339,3 +339,8 @@ def keep_parents(parts: dict, stmts) -> None:
         items = list(out.items())
         for stmt, lo, hi in made:
             parts[id(stmt)] = (stmt, dict(items[lo:hi]))
+
+
+def class_methods(cls: cst.ClassDef) -> dict:
+    """A class's own methods by name (the last definition of a name wins)."""
+    return {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}

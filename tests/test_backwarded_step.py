@@ -82,3 +82,25 @@ def test_a_trainer_keeping_a_step_loss_with_an_unseen_term_is_reported():
     codes = [f.code for f in check_code(TRAINER.format(acc="loss"))]
     assert "AD102" in codes
     assert "AD102" not in [f.code for f in check_code(TRAINER.format(acc="loss.item()"))]
+
+
+def _loop_proven(src):
+    stmts, _, holders = proven_bindings(_body(src))
+    return {key for _, key in stmts}, {key for _, key in holders}
+
+
+def test_in_a_loop_the_last_straight_line_binding_before_the_backward_is_proven():
+    # `losses = dict()`, then the helper's dict: the backwarded element is the helper's
+    src = ("def train(self):\n    for x in data:\n        losses = dict()\n"
+           "        losses, extra = self.step(losses, x)\n        losses['total'].backward()\n"
+           "        s += losses['total']\n")
+    assert _loop_proven(src) == ({"losses"}, {"losses"})
+
+
+def test_in_a_loop_a_binding_under_an_if_or_after_a_backward_is_not_proven():
+    under_if = ("def train(self):\n    for x in data:\n        losses = f(x)\n"
+                "        if cond:\n            losses = g(x)\n        losses['total'].backward()\n")
+    assert _loop_proven(under_if) == (set(), set())
+    between = ("def train(self):\n    for x in data:\n        loss = f(x)\n        loss.backward()\n"
+               "        loss = g(x)\n        loss.backward()\n")
+    assert _loop_proven(between) == (set(), set())

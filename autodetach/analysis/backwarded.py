@@ -84,6 +84,8 @@ def _unit(suite, stmts, adds, holders, ordered) -> None:
     lines = _statement_lines(suite)
     for key, whole in wanted:
         found = [stmt for stmt, small in lines if _assigns(small, key)]
+        if len(found) > 1 and not ordered:
+            found = _last_straight(suite, found, [n for n in calls if (key, whole) in _targets(n)])
         if ordered and len(found) == 1:
             first = min(where[id(n)] for n in calls if (key, whole) in _targets(n))
             if where.get(id(found[0]), first) >= first:
@@ -102,6 +104,23 @@ def _unit(suite, stmts, adds, holders, ordered) -> None:
                 if len(found) == 1 and not _rebinds_elsewhere(inner, key):
                     stmts.add((id(found[0]), key))
                     holders.add((id(found[0]), key))
+
+
+def _last_straight(suite, found, backwards) -> list:
+    """`losses = dict()`, `losses, extra = self.step(losses, x)`, `losses["total"].backward()`:
+    when every binding is a statement of the loop body itself (none under an `if`, a `with` or
+    an inner loop) and every backward comes after the last of them, the last one is what is
+    backwarded. Otherwise all of them (not proven)."""
+    top = list(getattr(suite, "body", ()))
+    index = {id(stmt): i for i, stmt in enumerate(top)}
+    if not all(id(stmt) in index for stmt in found):
+        return found
+    last = max(index[id(stmt)] for stmt in found)
+    for call in backwards:
+        at = next((i for i, stmt in enumerate(top) if any(n is call for n in nodes(stmt, skip=_SKIP))), None)
+        if at is None or at <= last:
+            return found
+    return [top[last]]
 
 
 def _all(body):

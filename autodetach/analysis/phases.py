@@ -90,8 +90,6 @@ def phase_pairs(analysis) -> list:
 
 
 def _pairs(analysis) -> list:
-    from .flow import GiveUp, Scope
-
     sites = analysis.sites
     out = []
     for cls in analysis.ctx.module.body:
@@ -114,12 +112,8 @@ def _pairs(analysis) -> list:
                                 - facts[b_name]["stores"] - _stored_elsewhere(facts, a_name, b_name))
                 if not shared or _driven_together(analysis, a_name, b_name):
                     continue
-                body = [_call_stmt(a_name), _call_stmt(b_name)]
-                try:
-                    scope = Scope(analysis, body, params=["self"], name=f"{a_name}+{b_name}")
-                    scope.self_class = cls.name.value
-                    scope.run()
-                except (GiveUp, RecursionError):
+                scope = _walk_pair(analysis, cls, a_name, b_name)
+                if scope is None:
                     continue
                 scope.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (no loop the analysis follows "
                                  f"calls both; it reads `{shared[0]}`, which only `{a_name}` stores)")
@@ -128,14 +122,25 @@ def _pairs(analysis) -> list:
     return out
 
 
+def _walk_pair(analysis, cls, a_name: str, b_name: str):
+    """`self.a(); self.b()` walked as methods of `cls`; None when the walk gives up."""
+    from .flow import GiveUp, Scope
+
+    try:
+        scope = Scope(analysis, [_call_stmt(a_name), _call_stmt(b_name)], params=["self"], name=f"{a_name}+{b_name}")
+        scope.self_class = cls.name.value
+        scope.run()
+    except (GiveUp, RecursionError):
+        return None
+    return scope
+
+
 def _stored_before(analysis, cls, methods: dict, facts: dict) -> list:
     """`update_EG()` that steps and then backwards `self.fake_B`, which only
     `forward()` (a phase method with no backward or step, that `update_EG`
     does not call) stores: whatever runs in between, `forward` ran before
     `update_EG` began, so its graph was built before the step. Walked as
     `self.forward(); self.update_EG()`."""
-    from .flow import GiveUp, Scope
-
     sites = analysis.sites
     out = []
     helpers = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)
@@ -159,12 +164,8 @@ def _stored_before(analysis, cls, methods: dict, facts: dict) -> list:
                             - _stored_elsewhere({n: f for n, f in every.items() if n not in calls}, a_name, b_name))
             if not shared:
                 continue
-            try:
-                scope = Scope(analysis, [_call_stmt(a_name), _call_stmt(b_name)], params=["self"],
-                              name=f"{a_name}+{b_name}")
-                scope.self_class = cls.name.value
-                scope.run()
-            except (GiveUp, RecursionError):
+            scope = _walk_pair(analysis, cls, a_name, b_name)
+            if scope is None:
                 continue
             scope.phase_note = (f"`{b_name}` is taken to run after `{a_name}` (it reads `{shared[0]}`, which "
                                 f"only `{a_name}` stores)")
@@ -252,4 +253,3 @@ def sibling_stores(analysis, method, cls_name) -> frozenset:
             continue
         out |= set().union(*(every[n]["stores"] for n in _called(every, name)))
     return frozenset(k for k in out if k.startswith("self."))
-

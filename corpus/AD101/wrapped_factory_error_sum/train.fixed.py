@@ -14,14 +14,16 @@ from torch.nn.parallel import DataParallel
 from models import build_model
 
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+# DataParallel scatters to the GPU wherever there is one: keep everything there.
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def main():
     torch.manual_seed(0)
-    model = DataParallel(build_model(16).to("cpu"))
+    model = DataParallel(build_model(16).to(DEVICE))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-    data = [(torch.randn(8, 6), torch.randn(8, 1)) for _ in range(ITERS)]
-    train_ae = torch.tensor(0.0)
+    data = [(torch.randn(8, 6).to(DEVICE), torch.randn(8, 1).to(DEVICE)) for _ in range(ITERS)]
+    train_ae = torch.tensor(0.0, device=DEVICE)
     for x, y in data:
         out, _ = model(x)
         loss = nn.functional.mse_loss(out, y)

@@ -12,11 +12,13 @@ from torch.nn.parallel import DataParallel
 from nets import Regressor
 
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+# DataParallel scatters to the GPU wherever there is one: keep everything there.
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 class Trainer:
     def __init__(self, lr):
-        self.model = Regressor()
+        self.model = Regressor().to(DEVICE)
         self.model = DataParallel(self.model)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=lr)
         self.total = 0.0
@@ -37,7 +39,7 @@ class Trainer:
 
 if __name__ == "__main__":
     torch.manual_seed(0)
-    data = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(ITERS)]
+    data = [(torch.randn(8, 4).to(DEVICE), torch.randn(8, 1).to(DEVICE)) for _ in range(ITERS)]
     trainer = Trainer(0.05)
     print(f"mean {trainer.fit(data):.6f}")
     print(f"checksum {sum(p.sum().item() for p in trainer.model.parameters()):.6f}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .keyed import key_of
 from .walk import nodes
 
 TERMINAL = {"print", "str", "repr", "format", "float", "int", "bool", "round", "len", "isinstance", "hash"}
@@ -22,6 +23,7 @@ FLOAT_MODULES = ("math.", "statistics.", "numpy.", "logging.")
 LOG_METHODS = {"info", "debug", "warning", "error", "critical", "log", "add_scalar", "add_scalars",
                "log_metric", "log_metrics", "set_postfix", "set_description"}
 LOGGERS = ("log", "writer", "wandb", "mlflow", "pbar", "tqdm", "bar", "tracker")
+_MAPPING = {"items", "values", "keys"}
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 MAX_DEPTH = 4
 
@@ -140,6 +142,20 @@ class _Uses:
             return False  # an unknown function: it may need a tensor
         param = _param_for(fn, call, arg)
         return param is not None and self.name_ok(fn, param, kind, depth + 1)
+
+
+def read_as_mapping(ctx, stmt, name: str) -> bool:
+    """Is variable `name` read as a dict in the function holding `stmt` (`losses["kl"]`,
+    `losses.items()`)? A tensor has neither: `.detach()` of it would fail."""
+    scope = ctx.enclosing(stmt, cst.FunctionDef) or ctx.module
+    for n in nodes(scope):
+        if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == name:
+            if key_of(n) is not None:
+                return True
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _MAPPING \
+                and isinstance(n.func.value, cst.Name) and n.func.value.value == name:
+            return True
+    return False
 
 
 def _reads(ctx, scope, name: str) -> list:

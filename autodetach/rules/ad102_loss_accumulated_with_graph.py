@@ -8,7 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
 from ..analysis.factories import factory_notes
 from ..analysis.graph import closure
-from ..analysis.uses import float_ok
+from ..analysis.uses import float_ok, read_as_mapping
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
@@ -497,6 +497,11 @@ class LossAccumulatedWithGraph(GraphRule):
                 # `epoch_loss.append(loss)` where `loss["total"].backward()`: a dict or list, no .detach()
                 self.report(src, msg + f"keep detached tensors instead (`{ctx.code(src).strip()}` holds the "
                                        "backwarded loss as an element: detach each tensor in it)")
+                continue
+            if isinstance(src, cst.Name) and read_as_mapping(ctx, node.stmt, src.value):
+                # `history.append(losses)` where `losses["kl"]` is read: a dict has no `.detach()`
+                self.report(src, msg + f"keep detached tensors instead (`{src.value}` is read as a dict: "
+                                       "detach each tensor in it)")
                 continue
             if isinstance(src, (cst.DictComp, cst.ListComp, cst.SetComp)):
                 # `totals = {k: totals[k] + losses[k] for k in totals}`: a dict has no `.detach()`

@@ -4,7 +4,7 @@ import textwrap
 
 import libcst as cst
 
-from autodetach.analysis.rebound_reads import reads_rebound
+from autodetach.analysis.rebound_reads import cut_chain, reads_rebound
 from autodetach.context import FileContext
 from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
@@ -150,3 +150,24 @@ def test_a_later_read_of_the_kept_loss_keeps_the_retain(tmp_path):
     shared = MODEL.replace("(-self.netD(self.fake).mean()).backward()",
                            "(self.d_loss - self.netD(self.fake).mean()).backward()")
     assert _ad104(tmp_path, {"model.py": shared}) == []
+
+
+def _chains(src: str) -> list:
+    module = cst.parse_module(textwrap.dedent(src))
+    ctx = FileContext(module, "m.py", module.code)
+    return [cut_chain(ctx, node) for node in _walk(module)
+            if isinstance(node, cst.Attribute) and node.attr.value == "logit"]
+
+
+def test_a_chain_of_calls_that_ends_in_a_cut():
+    assert _chains("""
+    a = self.logit.mean().item()
+    b = self.logit.detach()
+    c = self.logit.abs().mean(dim=1).cpu().numpy()
+    """) == [True, True, True]
+    assert _chains("""
+    a = self.logit.mean() + 1
+    self.logit.mean().backward()
+    kept.append(self.logit.mean())
+    d = self.logit.mean().cpu()
+    """) == [False, False, False, False]

@@ -143,3 +143,25 @@ def _calls_from(tree, name: str, mine: str, bases=None) -> bool:
 def _names(node, name: str) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == name or \
         isinstance(node, cst.Name) and node.value == name
+
+
+def cut_chain(ctx, read) -> bool:
+    """`self.logit.mean().item()`, `self.loss.detach().cpu()`: a chain of method
+    calls on the read that ends in a cut; the values between are temporaries."""
+    from .flow import CUT_ATTRS, CUT_METHODS
+
+    node = read
+    while True:
+        up = ctx.parent(node)
+        if not (isinstance(up, cst.Attribute) and up.value is node):
+            return False
+        if up.attr.value in CUT_METHODS or up.attr.value in CUT_ATTRS:
+            return True
+        call = ctx.parent(up)
+        if not (isinstance(call, cst.Call) and call.func is up) or up.attr.value in _KEEPS:
+            return False
+        node = call
+
+
+# methods whose result may be stored or hand the graph on elsewhere
+_KEEPS = {"backward", "register_hook", "retain_grad", "append", "extend", "add_", "copy_"}

@@ -16,7 +16,7 @@ from .closures import judged_at_calls, reads_outside
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
-from .rebound_reads import entry_key, judged_in_file, reads_rebound
+from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .walk import nodes
 
 
@@ -386,6 +386,8 @@ def _read_through_cuts(ctx, kept) -> list:
                 continue
             if isinstance(up, (cst.Tuple, cst.List, cst.Element)) and _in_target(ctx, up):
                 continue
+            if cut_chain(ctx, read):
+                continue  # `self.logit.mean().item()`
             if reads_rebound(ctx, read, entry or key):
                 rebound = True
                 continue  # reads what its own function just stored there: a new graph, not the kept one

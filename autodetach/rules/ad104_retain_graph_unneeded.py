@@ -75,8 +75,9 @@ class RetainGraphUnneeded(GraphRule):
     self.backward_D()`), when it returns nothing and no other project file
     calls it; a read of `self.X` (or of an entry, `self.loss["g"]`) that
     follows a new store of it in the same function reads a new graph, not
-    the kept one. Unsafe: that no other file reads those attributes is
-    inferred.
+    the kept one, and so does a chain of calls ending in a cut
+    (`self.logit.mean().item()`). Unsafe: that no other file reads those
+    attributes is inferred.
 
     In a loop whose iterations share a graph (per-task gradients for
     gradient surgery: `for i in range(n): losses[i].backward(retain_graph=True)`),

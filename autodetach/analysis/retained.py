@@ -16,6 +16,7 @@ from .closures import judged_at_calls, reads_outside
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
+from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .walk import nodes
 
 
@@ -59,6 +60,8 @@ def unneeded_retains(analysis) -> list:
                 continue
             if _judged_as_step(analysis, scope, ev) or _judged_by_drivers(analysis, scope, ev):
                 continue
+            if judged_in_file(analysis, scope, ev):
+                continue  # the walks of its callers in this file, which inline it, judge it
             own = {n for n in ev.reach if not n.leaf}
             state = None if ev.target.heads else _state_emptied(ctx, scope)
             if state:
@@ -372,15 +375,25 @@ def _read_through_cuts(ctx, kept) -> list:
     out = []
     for key in sorted({n.name for n in kept}):
         reads = [attr for attr in nodes(ctx.module) if isinstance(attr, cst.Attribute) and _key(attr) == key]
+        rebound = False
         for read in reads:
             up = ctx.parent(read)
+            entry = entry_key(up) if isinstance(up, cst.Subscript) and up.value is read else None
+            if entry:  # `self.loss["g"]`: one entry of a dict kept on `self`, judged on its own
+                read, up = up, ctx.parent(up)
             if isinstance(up, cst.AssignTarget) or isinstance(up, cst.Attribute) and up.value is read and \
                     (up.attr.value in CUT_ATTRS or up.attr.value in CUT_METHODS or up.attr.value == "backward"):
                 continue
             if isinstance(up, (cst.Tuple, cst.List, cst.Element)) and _in_target(ctx, up):
                 continue
+            if cut_chain(ctx, read):
+                continue  # `self.logit.mean().item()`
+            if reads_rebound(ctx, read, entry or key):
+                rebound = True
+                continue  # reads what its own function just stored there: a new graph, not the kept one
             return None
-        out.append(f"`{key}` stays on `self` after the backward, and this file reads it only through a cut "
+        how = "a cut or after its own function stored a new value there" if rebound else "a cut"
+        out.append(f"`{key}` stays on `self` after the backward, and this file reads it only through {how} "
                    "(code in other files is not seen)")
     return out
 

@@ -69,6 +69,15 @@ class RetainGraphUnneeded(GraphRule):
     values built outside the closure. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
+    A method that backwards what another one stored on `self` (`def
+    backward_D(self): self.D_loss.backward(retain_graph=True)`) is judged
+    where the methods of its file that call it run it (`self.forward_D();
+    self.backward_D()`), when it returns nothing and no other project file
+    calls it; a read of `self.X` (or of an entry, `self.loss["g"]`) that
+    follows a new store of it in the same function reads a new graph, not
+    the kept one, and so does a chain of calls ending in a cut
+    (`self.logit.mean().item()`). Unsafe: that no other file reads those
+    attributes is inferred.
 
     In a loop whose iterations share a graph (per-task gradients for
     gradient surgery: `for i in range(n): losses[i].backward(retain_graph=True)`),

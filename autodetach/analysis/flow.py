@@ -1902,6 +1902,12 @@ class Scope:
                 self.event("step", call, stmt, opt=opt, helper=name)
             else:
                 self.event("unknown_step", call, stmt, helper=name)
+        for attr in summary.self_steps:
+            # a base class's method stepping `self.optimizer_E` (analysis.base_optimizers says what it owns)
+            opt = "self." + attr
+            event = self.event("step" if opt in self.names.optimizers else "unknown_step", call, stmt, opt=opt,
+                               helper=name)
+            self.analysis.table("own_step_events")[id(event)] = True  # its note (analysis.stale)
 
     def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str) -> None:
         """A project function that runs backward on what it is given

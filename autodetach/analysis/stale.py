@@ -87,11 +87,20 @@ def stale_graphs(analysis) -> list:
                 note = "; ".join(filter(None, [scope.phase_note] + [
                     f"`{h}` (read from another file) is taken to backward each loss of the list it is handed "
                     "and step the optimizer paired with it, in turn" if paired else
+                    _own_step_note(analysis, h, step.opt) if id(step) in analysis.table("own_step_events") else
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
                     "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, []))) or None
                 out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))
                 break
     return out
+
+
+def _own_step_note(analysis, helper, opt) -> str:
+    """A base class's method of another file that steps `self.X` (Summary.self_steps)."""
+    note = (f"`{helper}` (read from another file) is taken to backward the loss it builds from its arguments "
+            f"and to step `{opt}`, as its code does")
+    owners = analysis.names.inferred.get(opt)
+    return f"{note}; {owners}" if owners else note
 
 
 def _this_pass(tag):

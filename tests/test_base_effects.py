@@ -167,3 +167,62 @@ def test_lower_case_function_is_no_module(tmp_path):
     gen = GEN + "\n\ndef build():\n    return 3\n"
     files = {"gen_model.py": gen, "train.py": "from gen_model import *\nm = build()\nprint(m + 1)\n"}
     assert _check(tmp_path, files, "train.py") == []
+
+
+FACTOR = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def factor_init():
+    PermD = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 2))
+    return PermD, torch.optim.Adam(PermD.parameters())
+
+
+def factor_loss_fn(w_tc, PermD, optim_PermD, ones, zeros, **kwargs):
+    z = kwargs['z']
+    dz_true = PermD(z)
+    vae_tc_loss = (dz_true[:, 0] - dz_true[:, 1]).mean() * w_tc
+    dz_perm = PermD(z[torch.randperm(z.size(0))].detach())
+    d_loss = (F.cross_entropy(dz_true, zeros) + F.cross_entropy(dz_perm, ones)) * 0.5
+    optim_PermD.zero_grad()
+    d_loss.backward(retain_graph=True)
+    optim_PermD.step(){fresh}
+    return vae_tc_loss, d_loss
+"""
+
+FACTOR_TRAIN = """
+import torch
+from torch import nn
+from factor import factor_init, factor_loss_fn
+
+enc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+PermD, optim_PermD = factor_init()
+optim_G = torch.optim.Adam(enc.parameters())
+ones, zeros = torch.ones(8, dtype=torch.long), torch.zeros(8, dtype=torch.long)
+for x in [torch.randn(8, 4)] * 3:
+    z = enc(x)
+    tc, d = factor_loss_fn(1.0, PermD, optim_PermD, ones, zeros, z=z)
+    loss = z.pow(2).mean() + {term}
+    optim_G.zero_grad()
+    loss.backward()
+    optim_G.step()
+"""
+
+
+def test_loss_function_returns_a_term_built_before_its_step(tmp_path):
+    # the optimizer comes from a factory: what it steps is read from the loss function's own backward
+    files = {"factor.py": FACTOR.format(fresh=""), "train.py": FACTOR_TRAIN.format(term="tc")}
+    found = [f for f in _check(tmp_path, files, "train.py") if f.code == "AD108"]
+    assert [f.line for f in found] == [15]
+    assert "returns a value it built from `PermD` before it steps `optim_PermD`" in found[0].message
+    assert found[0].fix == "none"
+
+
+def test_loss_function_term_built_after_its_step_or_not_backwarded(tmp_path):
+    fresh = "\n    dz_true = PermD(z)\n    vae_tc_loss = dz_true.mean() * w_tc"
+    files = {"factor.py": FACTOR.format(fresh=fresh), "train.py": FACTOR_TRAIN.format(term="tc")}
+    assert [f for f in _check(tmp_path, files, "train.py") if f.code == "AD108"] == []
+    files = {"factor.py": FACTOR.format(fresh=""), "train.py": FACTOR_TRAIN.format(term="tc.item()")}
+    assert [f for f in _check(tmp_path, files, "train.py") if f.code == "AD108"] == []

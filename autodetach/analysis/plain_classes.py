@@ -29,13 +29,15 @@ def mark_plain(table, analysis) -> None:
     """Give the module role to `key = cls(...)` (lower-case, or star-imported)
     where cls is an nn.Module class of a project file that builds layers."""
     from .project import SKIP
-    from .project_modules import is_module_class, _in_file
+    from .project_modules import _handed_modules, _in_file, is_module_class
+    from .roles import looks_like_loss
     from .star_imports import star_file
 
     ctx = analysis.ctx
     if not ctx.path or not os.path.isfile(ctx.path):
         return
     here = os.path.dirname(os.path.abspath(ctx.path))
+    handed = None
     for node in nodes(ctx.module):
         if type(node) is not cst.Assign or len(node.targets) != 1:
             continue
@@ -44,10 +46,15 @@ def mark_plain(table, analysis) -> None:
         while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _WRAPS:
             call = call.func.value
         if not key or not isinstance(call, cst.Call) or key in table.modules or key in table.optimizers \
-                or key in table.leaves or key in table.instances:
-            continue
+                or key in table.leaves or key in table.instances or key in table.foreign_instances:
+            continue  # a capitalised class is analysis.project_modules' to judge
         name = dotted(call.func)
-        if not name or name in table.classes or name in table.functions:
+        if not name or name in table.classes or name in table.functions or looks_like_loss(key) or \
+                looks_like_loss(name):
+            continue  # a loss object keeps the handling of its forward's summary
+        if handed is None:
+            handed = _handed_modules(ctx.module, table)
+        if key in handed:
             continue
         qualified = ctx.imports.qualify(call.func)
         if qualified and "." in qualified and qualified.split(".")[0] not in SKIP:

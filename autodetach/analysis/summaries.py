@@ -80,6 +80,11 @@ class Summary:
     # with backward_params, a method's `self.X.step()` (X, in order): a base class's
     # `update_encoding(self, z)` that backwards a loss on z and steps `self.optimizer_E`
     self_steps: tuple = ()
+    # with step_params: (element index, or -1 for the whole result, module parameter, optimizer parameter)
+    # for a returned value computed from `P(...)` before the helper's `opt.step()`, where the loss it
+    # backwards before that step also runs P (FactorVAE's `vae_tc_loss` from `PermD(z)`, then
+    # `optim_PermD.step()`): the caller's later backward of it walks P's weights saved before the step
+    stale_returns: tuple = ()
     # `self.X` the method reads or calls (X); None when `self` escapes (`f(self)`, `super()`, getattr)
     self_attrs: Optional[tuple] = None
     # A helper stepping optimizers in turn (`for opt, loss in zip(opts, losses): loss.backward(); opt.step()`):
@@ -461,6 +466,52 @@ class _Fn:
                     return True
         return False
 
+    def _stale_returns(self, stepped, arg_backwards) -> tuple:
+        """Summary.stale_returns: returned values built from a module parameter's
+        call before the step of an optimizer parameter that trains it."""
+        steps = [node for node in _own_nodes(self.fn) if isinstance(node, ast.Call) and
+                 isinstance(node.func, ast.Attribute) and node.func.attr == "step" and not node.args and
+                 isinstance(node.func.value, ast.Name) and node.func.value.id in stepped]
+        if len(steps) != 1 or any(isinstance(node, (ast.For, ast.While)) for node in _own_nodes(self.fn)):
+            return ()  # one step, no loop: the order of the lines is the order they run
+        step = steps[0]
+        called = {node.func.id for node in _own_nodes(self.fn) if isinstance(node, ast.Call) and
+                  isinstance(node.func, ast.Name) and node.func.id in self.params} - set(stepped)
+        before: dict = {}
+        after: set = set()
+        for node in _own_nodes(self.fn):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in _names(target):
+                        if node.lineno < step.lineno:
+                            before.setdefault(name, []).append(node.value)
+                        else:
+                            after.add(name)
+        saved_assigned, saved_params = self.assigned, self.params
+        out = []
+        try:
+            self.assigned = before
+            for module in sorted(called):
+                self.params = {module}
+                trained = [b for b in arg_backwards if b.lineno < step.lineno and self._live_depends(b.func.value)]
+                if not trained:
+                    continue  # the step applies no backward through this module
+                for ret in self._returns:
+                    if ret is None or ret.lineno < step.lineno:
+                        continue
+                    elts = list(enumerate(ret.elts)) if isinstance(ret, ast.Tuple) else [(-1, ret)]
+                    for index, elt in elts:
+                        names = {n.id for n in ast.walk(elt) if isinstance(n, ast.Name)}
+                        direct = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == module
+                                     for n in ast.walk(elt))
+                        if not direct and not names & after and self._live_depends(elt) and \
+                                (index, module, step.func.value.id) not in out:
+                            out.append((index, module, step.func.value.id))
+        finally:
+            self.assigned, self.params = saved_assigned, saved_params
+        return tuple(out)
+
     def _live_depends(self, expr, seen=None) -> bool:
         """_depends, except through a cut: `.detach()`, `.data`, `.item()`."""
         seen = set() if seen is None else seen
@@ -568,7 +619,9 @@ class _Fn:
                     backed.append(name)
         finally:
             self.params = saved
+        stale = self._stale_returns(stepped, arg_backwards) if stepped else ()
         return {"backward_params": tuple(backed), "step_params": tuple(stepped), "self_steps": tuple(own),
+                "stale_returns": stale,
                 "params": tuple(arg.arg for arg in self.fn.args.args if arg.arg != "self")}
 
     def _value(self, node):

@@ -64,7 +64,11 @@ class StaleGraphAfterStep(GraphRule):
     backwards a loss on its argument and steps `self.optimizer_E`; the
     message says what was read there. A model built by a lower-case or
     star-imported class of the project (`genmodel = styletransfer()`) is a
-    module too.
+    module too. A loss function of another file that trains a discriminator
+    inside (`factorvae_loss_fn(w, PermD, optim_PermD, ..., z=z)` steps
+    `optim_PermD` after building the term it returns from `PermD(z)`) makes
+    the caller's backward of that term stale; the order is read from its
+    code, and reported without a fix.
 
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old

@@ -30,4 +30,4 @@ for start in range(ITERS):
     gen_cls_loss.backward()
     gen_trainer.step()
     print(f"{start} loss {recon_loss.item():.6f} {gen_cls_loss.item():.6f}")
-print(f"checksum {sum(p.sum().item() for p in genmodel.parameters()):.6f}")
+print(f"checksum {sum(p.sum().item() for p in genmodel.aed_params):.6f}")

@@ -1283,7 +1283,9 @@ class Scope:
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
         if summary is not None and (summary.step_params and summary.backward_params or summary.multi_steps):
-            self.step_helper(call, stmt, summary, qualified or key)
+            result = self.step_helper(call, stmt, summary, qualified or key)
+            if result is not None:
+                return result  # what it returns was built before its step
         elif summary is not None and summary.backward_args and args.graph:
             self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
         if summary is not None and not summary.events:
@@ -1867,7 +1869,7 @@ class Scope:
 
         return {node for node in reach if runs(node)}
 
-    def step_helper(self, call: cst.Call, stmt, summary, name: str) -> None:
+    def step_helper(self, call: cst.Call, stmt, summary, name: str) -> Optional[Val]:
         """`update_params(self.q1_optim, q1_loss)` of another file (or a base class's
         `self.take_optimisation_step(opt, net, loss)`): a backward through the
         arguments it backwards, then a step of the optimizer handed to it."""
@@ -1895,13 +1897,58 @@ class Scope:
         self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
         if target.graph:
             self.helper_backward(call, stmt, target, summary.backward_retain, name)
+        result, trains = self._stale_returns(call, stmt, summary, bound)
         for param in summary.step_params:
             key = dotted(bound[param]) if param in bound else None
             opt = self.handed.get(key, key)
             if opt in self.names.optimizers:
                 self.event("step", call, stmt, opt=opt, helper=name)
+            elif opt and trains.get(param):
+                # what it steps is read from the helper: the loss it backwards before the step runs them
+                event = self.event("step", call, stmt, opt=opt, helper=name)
+                self.analysis.table("helper_owns")[id(event)] = trains[param]
             else:
                 self.event("unknown_step", call, stmt, helper=name)
+        for attr in summary.self_steps:
+            # a base class's method stepping `self.optimizer_E` (analysis.base_optimizers says what it owns)
+            opt = "self." + attr
+            event = self.event("step" if opt in self.names.optimizers else "unknown_step", call, stmt, opt=opt,
+                               helper=name)
+            self.analysis.table("own_step_events")[id(event)] = True  # its note (analysis.stale)
+        return result
+
+    def _stale_returns(self, call, stmt, summary, bound) -> tuple:
+        """A step helper's result built before its step (Summary.stale_returns): a node
+        per such element, from the modules handed for its module parameter, hanging from
+        the arguments' graph, made before the step event. (the result or None, and the
+        module keys each stepped optimizer parameter trains)."""
+        if not summary.stale_returns or self.no_grad:
+            return None, {}
+        args = Val()
+        for value in bound.values():
+            args = args.join(self.expr(value))
+        nodes: dict = {}
+        trains: dict = {}
+        where = self.cur_stmt.suite if isinstance(self.cur_stmt, _SuiteLine) else self.cur_stmt
+        for index, module, opt in summary.stale_returns:
+            key = dotted(bound[module]) if module in bound else None
+            if not key or opt not in bound:
+                continue
+            trains.setdefault(opt, set()).add(key)
+            node = self.new_node(None, where, call, Val(heads=args.heads, modules=frozenset({key}), nontrivial=True),
+                                 kind="op", trivial=False)
+            node.loss = True
+            nodes[index] = node
+            self.analysis.table("helper_stale_nodes")[node] = (
+                f"`{dotted(call.func)}` (read from its code, another file) returns a value it built from `{key}` "
+                f"before it steps `{dotted(bound[opt])}` on a loss that runs `{key}`")
+        if not nodes:
+            return None, {}
+        if -1 in nodes:
+            return Val(heads=frozenset({nodes[-1]}), loss=True), trains
+        return Val(heads=frozenset(nodes.values()), loss=True,
+                   elems=[Val(heads=frozenset({nodes[i]}), loss=True) if i in nodes else Val()
+                          for i in range(summary.arity)] if summary.arity else None), trains
 
     def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str) -> None:
         """A project function that runs backward on what it is given

@@ -126,10 +126,14 @@ class Analysis:
     @cached_property
     def names(self):
         from .caller_owners import widen
+        from .base_optimizers import add_base_optimizers
+        from .plain_classes import mark_plain
         from .project_modules import mark
 
         table = build_names(self.ctx.module, self.ctx.imports)
         mark(table, self)  # objects of another file's nn.Module classes
+        mark_plain(table, self)  # the same, built by a lower-case or star-imported name
+        add_base_optimizers(table, self)  # `self.opt_E` a base class of another file builds
         widen(table, self.ctx)
         return table
 
@@ -238,8 +242,8 @@ class Analysis:
         elif isinstance(func, cst.Attribute) and dotted(func.value) == "self" and cls and \
                 self.names.class_method(cls, func.attr.value) is None:
             found = self._foreign_base_method(cls, func.attr.value)
-        return found if found is not None and (found.step_params and found.backward_params or found.multi_steps) \
-            else None
+        return found if found is not None and ((found.step_params or found.self_steps) and found.backward_params
+                                               or found.multi_steps) else None
 
     def _foreign_base_method(self, cls, meth, depth=0):
         """Summary of `meth` in a base class of `cls` imported from another file of the project."""

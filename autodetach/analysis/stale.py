@@ -87,11 +87,22 @@ def stale_graphs(analysis) -> list:
                 note = "; ".join(filter(None, [scope.phase_note] + [
                     f"`{h}` (read from another file) is taken to backward each loss of the list it is handed "
                     "and step the optimizer paired with it, in turn" if paired else
+                    _own_step_note(analysis, h, step.opt) if id(step) in analysis.table("own_step_events") else
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
-                    "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, []))) or None
+                    "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, [])
+                    + sorted({analysis.table("helper_stale_nodes")[n] for n in stale
+                              if n in analysis.table("helper_stale_nodes")}))) or None
                 out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))
                 break
     return out
+
+
+def _own_step_note(analysis, helper, opt) -> str:
+    """A base class's method of another file that steps `self.X` (Summary.self_steps)."""
+    note = (f"`{helper}` (read from another file) is taken to backward the loss it builds from its arguments "
+            f"and to step `{opt}`, as its code does")
+    owners = analysis.names.inferred.get(opt)
+    return f"{note}; {owners}" if owners else note
 
 
 def _this_pass(tag):
@@ -279,6 +290,9 @@ def _steps(analysis, step, module):
     opt = step.opt
     if analysis.owner_uses(opt, module) is True:
         return True
+    owns = analysis.table("helper_owns").get(id(step))
+    if owns and any(module == m or module.startswith(m + ".") for m in owns):
+        return True  # read from the helper that steps it (flow.Scope._stale_returns)
     if any(analysis.owner_uses(opt, m) is True for m in callers_module(analysis, module)):
         return True
     optimizer = analysis.names.optimizers.get(opt)

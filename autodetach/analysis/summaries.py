@@ -77,6 +77,14 @@ class Summary:
     # parameters it calls `.step()` on (`opt.step()`, `scaler.step(opt)`). Names, self left out.
     backward_params: tuple = ()
     step_params: tuple = ()
+    # with backward_params, a method's `self.X.step()` (X, in order): a base class's
+    # `update_encoding(self, z)` that backwards a loss on z and steps `self.optimizer_E`
+    self_steps: tuple = ()
+    # with step_params: (element index, or -1 for the whole result, module parameter, optimizer parameter)
+    # for a returned value computed from `P(...)` before the helper's `opt.step()`, where the loss it
+    # backwards before that step also runs P (FactorVAE's `vae_tc_loss` from `PermD(z)`, then
+    # `optim_PermD.step()`): the caller's later backward of it walks P's weights saved before the step
+    stale_returns: tuple = ()
     # `self.X` the method reads or calls (X); None when `self` escapes (`f(self)`, `super()`, getattr)
     self_attrs: Optional[tuple] = None
     # A helper stepping optimizers in turn (`for opt, loss in zip(opts, losses): loss.backward(); opt.step()`):
@@ -434,6 +442,9 @@ class _Fn:
         tuple target, the matching element (`a, b = x.detach(), y`) and the
         indices of a (values, indices) call (`_, pred = out.topk(1)`), which
         never carry a graph."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                target.value.id in _numpy_names(self.fn):
+            return  # `ssim = np.zeros(n)`, then `ssim[i] = f(x)`: a numpy array holds no graph
         for name, part in _pairs(target, value):
             self.assigned.setdefault(name, []).append(part)
         for name in _self_keys(target):
@@ -453,6 +464,71 @@ class _Fn:
                 if node.id in self.params or \
                         any(self._depends(value, seen) for value in self.assigned.get(node.id, ())):
                     return True
+        return False
+
+    def _stale_returns(self, stepped, arg_backwards) -> tuple:
+        """Summary.stale_returns: returned values built from a module parameter's
+        call before the step of an optimizer parameter that trains it."""
+        steps = [node for node in _own_nodes(self.fn) if isinstance(node, ast.Call) and
+                 isinstance(node.func, ast.Attribute) and node.func.attr == "step" and not node.args and
+                 isinstance(node.func.value, ast.Name) and node.func.value.id in stepped]
+        if len(steps) != 1 or any(isinstance(node, (ast.For, ast.While)) for node in _own_nodes(self.fn)):
+            return ()  # one step, no loop: the order of the lines is the order they run
+        step = steps[0]
+        called = {node.func.id for node in _own_nodes(self.fn) if isinstance(node, ast.Call) and
+                  isinstance(node.func, ast.Name) and node.func.id in self.params} - set(stepped)
+        before: dict = {}
+        after: set = set()
+        for node in _own_nodes(self.fn):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in _names(target):
+                        if node.lineno < step.lineno:
+                            before.setdefault(name, []).append(node.value)
+                        else:
+                            after.add(name)
+        saved_assigned, saved_params = self.assigned, self.params
+        out = []
+        try:
+            self.assigned = before
+            for module in sorted(called):
+                self.params = {module}
+                trained = [b for b in arg_backwards if b.lineno < step.lineno and self._live_depends(b.func.value)]
+                if not trained:
+                    continue  # the step applies no backward through this module
+                for ret in self._returns:
+                    if ret is None or ret.lineno < step.lineno:
+                        continue
+                    elts = list(enumerate(ret.elts)) if isinstance(ret, ast.Tuple) else [(-1, ret)]
+                    for index, elt in elts:
+                        names = {n.id for n in ast.walk(elt) if isinstance(n, ast.Name)}
+                        direct = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == module
+                                     for n in ast.walk(elt))
+                        if not direct and not names & after and self._live_depends(elt) and \
+                                (index, module, step.func.value.id) not in out:
+                            out.append((index, module, step.func.value.id))
+        finally:
+            self.assigned, self.params = saved_assigned, saved_params
+        return tuple(out)
+
+    def _live_depends(self, expr, seen=None) -> bool:
+        """_depends, except through a cut: `.detach()`, `.data`, `.item()`."""
+        seen = set() if seen is None else seen
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("detach", "item", "tolist", "numpy"):
+                continue
+            if isinstance(node, ast.Attribute) and node.attr == "data":
+                continue
+            if isinstance(node, ast.Name) and node.id not in seen:
+                seen.add(node.id)
+                if node.id in self.params or \
+                        any(self._live_depends(value, seen) for value in self.assigned.get(node.id, ())):
+                    return True
+            stack.extend(ast.iter_child_nodes(node))
         return False
 
     def summary(self) -> Summary:
@@ -522,22 +598,30 @@ class _Fn:
         """backward_params and step_params of a function that backwards what it
         is given and steps an optimizer it is given."""
         names = [arg.arg for arg in self.fn.args.args + self.fn.args.kwonlyargs if arg.arg != "self"]
-        stepped = []
+        stepped, own = [], []
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step":
                 target = node.func.value if not node.args else node.args[0]  # opt.step() / scaler.step(opt)
                 if isinstance(target, ast.Name) and target.id in names and target.id not in stepped:
                     stepped.append(target.id)
+                key = _dotted(target) or ""
+                if key.startswith("self.") and key.count(".") == 1 and key[5:] not in own and \
+                        self.fn.args.args and self.fn.args.args[0].arg == "self":
+                    own.append(key[5:])
         saved = self.params
         backed = []
+        # only `self.X.step()`: what it backwards is read past cuts (`D(x.detach())` backwards no graph of x)
+        depends = self._live_depends if own and not stepped else self._depends
         try:
             for name in names:
                 self.params = {name}
-                if any(self._depends(backward.func.value) for backward in arg_backwards):
+                if any(depends(backward.func.value) for backward in arg_backwards):
                     backed.append(name)
         finally:
             self.params = saved
-        return {"backward_params": tuple(backed), "step_params": tuple(stepped),
+        stale = self._stale_returns(stepped, arg_backwards) if stepped else ()
+        return {"backward_params": tuple(backed), "step_params": tuple(stepped), "self_steps": tuple(own),
+                "stale_returns": stale,
                 "params": tuple(arg.arg for arg in self.fn.args.args if arg.arg != "self")}
 
     def _value(self, node):
@@ -1085,6 +1169,27 @@ def _rebound(func, params) -> dict:
         if params <= seen:  # every parameter read: no later statement adds one
             break
     return out
+
+
+def _numpy_names(func) -> frozenset:
+    """Names every plain assignment of `func` binds to a numpy call (`ssim = np.zeros(n)`)."""
+    out = func.__dict__.get(_NUMPY_NAMES)
+    if out is None:
+        plain: dict = {}
+        for node in _own_nodes(func):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        plain.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(node.target, ast.Name):
+                plain.setdefault(node.target.id, []).append(None)
+        out = func.__dict__[_NUMPY_NAMES] = frozenset(
+            name for name, values in plain.items()
+            if all(isinstance(v, ast.Call) and (_dotted(v.func) or "").startswith(NUMPY) for v in values))
+    return out
+
+
+_NUMPY_NAMES = "_autodetach_numpy_names"
 
 
 def _own_nodes(func) -> list:

@@ -134,7 +134,7 @@ class GraphRule(Rule):
         facts = sorted({framework[id(s)] for s in _statements(self.ctx, around) if id(s) in framework})
         if facts:
             rep.message += " (" + "; ".join(facts) + ")"
-        notes = inferred_notes(self.ctx, inferred, around) if inferred else []
+        notes = [n for n in (inferred_notes(self.ctx, inferred, around) if inferred else []) if n not in rep.message]
         methods = {marks[id(n)] for n in _statements(self.ctx, around) if id(n) in marks}
         if methods:
             notes.append("the loop is in the caller: " + ", ".join(f"`{m}`" for m in sorted(methods)) +

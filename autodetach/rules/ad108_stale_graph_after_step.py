@@ -57,6 +57,19 @@ class StaleGraphAfterStep(GraphRule):
     `adapt(net, inner, x)`) steps the caller's module when the file hands
     that parameter only one.
 
+    A trainer whose base class lives in another file is read there: the
+    optimizers its `__init__` builds on `self` and what they own
+    (`self.optimizer_E = Adam(Q_params)`, `Q_params` a list of the encoder's
+    parameters), and a base method such as `self.update_encoding(z)` that
+    backwards a loss on its argument and steps `self.optimizer_E`; the
+    message says what was read there. A model built by a lower-case or
+    star-imported class of the project (`genmodel = styletransfer()`) is a
+    module too. A loss function of another file that trains a discriminator
+    inside (`factorvae_loss_fn(w, PermD, optim_PermD, ..., z=z)` steps
+    `optim_PermD` after building the term it returns from `PermD(z)`) makes
+    the caller's backward of that term stale; the order is read from its
+    code, and reported without a fix.
+
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old
     values: since PyTorch 1.5 the backward raises "one of the variables
@@ -378,6 +391,13 @@ class StaleGraphAfterStep(GraphRule):
         for node in sorted((n for n in backward.reach if not n.leaf and n.seq < step.seq), key=lambda x: x.seq):
             if node in stale or any(p in redo for p in node.parents):
                 redo.append(node)
+        # a value built after the step from one redone here (`recon = P(z)` between the step and
+        # `loss = f(recon)`) would keep the old graph: copying `z = Q(x)` before the loss fixes nothing
+        tainted = set(redo)
+        for node in sorted((n for n in backward.reach if not n.leaf and n.seq > step.seq and n is not heads[0]),
+                           key=lambda x: x.seq):
+            if any(p in tainted for p in node.parents):
+                return []
         block = ctx.parent(head)
         for node in redo:
             stmt = node.stmt

@@ -32,6 +32,8 @@ from typing import Optional
 
 import libcst as cst
 
+from .summaries import _dotted
+
 OPTIMIZERS = {"SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "Rprop", "ASGD", "NAdam",
               "RAdam", "LBFGS", "SparseAdam"}
 
@@ -141,13 +143,3 @@ def _union(parts) -> Optional[set]:
         return None
     return set().union(*parts)
 
-
-def _dotted(node) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None

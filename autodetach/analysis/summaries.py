@@ -455,14 +455,15 @@ class _Fn:
         return bool(vals) and all(isinstance(value, ast.Call) and (_dotted(value.func) or "").startswith(LAYER_PREFIXES)
                                   for value in vals)
 
-    def _depends(self, expr, seen=None) -> bool:
-        """Is `e` computed (by name) from an argument?"""
+    def _depends(self, expr, seen=None, live=False) -> bool:
+        """Is `e` computed (by name) from an argument? With `live`, not through
+        a cut (`.detach()`, `.data`, `.item()`)."""
         seen = set() if seen is None else seen
-        for node in ast.walk(expr):
+        for node in (_live_nodes(expr) if live else ast.walk(expr)):
             if isinstance(node, ast.Name) and node.id not in seen:
                 seen.add(node.id)
                 if node.id in self.params or \
-                        any(self._depends(value, seen) for value in self.assigned.get(node.id, ())):
+                        any(self._depends(value, seen, live) for value in self.assigned.get(node.id, ())):
                     return True
         return False
 
@@ -494,7 +495,8 @@ class _Fn:
             self.assigned = before
             for module in sorted(called):
                 self.params = {module}
-                trained = [b for b in arg_backwards if b.lineno < step.lineno and self._live_depends(b.func.value)]
+                trained = [b for b in arg_backwards
+                           if b.lineno < step.lineno and self._depends(b.func.value, live=True)]
                 if not trained:
                     continue  # the step applies no backward through this module
                 for ret in self._returns:
@@ -505,31 +507,12 @@ class _Fn:
                         names = {n.id for n in ast.walk(elt) if isinstance(n, ast.Name)}
                         direct = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == module
                                      for n in ast.walk(elt))
-                        if not direct and not names & after and self._live_depends(elt) and \
+                        if not direct and not names & after and self._depends(elt, live=True) and \
                                 (index, module, step.func.value.id) not in out:
                             out.append((index, module, step.func.value.id))
         finally:
             self.assigned, self.params = saved_assigned, saved_params
         return tuple(out)
-
-    def _live_depends(self, expr, seen=None) -> bool:
-        """_depends, except through a cut: `.detach()`, `.data`, `.item()`."""
-        seen = set() if seen is None else seen
-        stack = [expr]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in ("detach", "item", "tolist", "numpy"):
-                continue
-            if isinstance(node, ast.Attribute) and node.attr == "data":
-                continue
-            if isinstance(node, ast.Name) and node.id not in seen:
-                seen.add(node.id)
-                if node.id in self.params or \
-                        any(self._live_depends(value, seen) for value in self.assigned.get(node.id, ())):
-                    return True
-            stack.extend(ast.iter_child_nodes(node))
-        return False
 
     def summary(self) -> Summary:
         returns, events, stores = [], False, False
@@ -611,11 +594,11 @@ class _Fn:
         saved = self.params
         backed = []
         # only `self.X.step()`: what it backwards is read past cuts (`D(x.detach())` backwards no graph of x)
-        depends = self._live_depends if own and not stepped else self._depends
+        live = bool(own and not stepped)
         try:
             for name in names:
                 self.params = {name}
-                if any(depends(backward.func.value) for backward in arg_backwards):
+                if any(self._depends(backward.func.value, live=live) for backward in arg_backwards):
                     backed.append(name)
         finally:
             self.params = saved
@@ -1190,6 +1173,20 @@ def _numpy_names(func) -> frozenset:
 
 
 _NUMPY_NAMES = "_autodetach_numpy_names"
+
+
+def _live_nodes(expr):
+    """The nodes of `expr`, less those under a cut: `.detach()`, `.data`, `.item()`."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("detach", "item", "tolist", "numpy"):
+            continue
+        if isinstance(node, ast.Attribute) and node.attr == "data":
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _own_nodes(func) -> list:

@@ -22,7 +22,7 @@ import libcst as cst
 from ..imports import dotted
 from .walk import nodes
 
-_WRAPS = ("to", "cuda", "cpu", "train", "float", "half", "double")
+from .saved import _WRAPPERS as _WRAPS  # `.to()`/`.cuda()`/`.train()` return the module
 
 
 def mark_plain(table, analysis) -> None:

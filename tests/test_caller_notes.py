@@ -1,5 +1,7 @@
 """AD104's note that the loss reads an argument of its function (a graph the
 caller handed in) is not given for an argument read only as a count."""
+from pathlib import Path
+
 import pytest
 
 from autodetach.engine import Options, check_source
@@ -34,3 +36,12 @@ def test_count_argument_is_no_handed_graph(read):
 def test_tensor_argument_is_noted(read):
     found = _messages(read)
     assert len(found) == 1 and "the loss reads `n_steps`, an argument of `train()`" in found[0]
+
+
+def test_unsafe_note_said_once():
+    """AD101 marks the fix unsafe for a value from code not followed, and the caller notes do too:
+    the message says so once, after every note."""
+    path = Path(__file__).parent.parent / "corpus" / "AD101" / "metric_helper_star_soft" / "train.py"
+    findings, _, _ = check_source(path.read_text(), str(path), select_rules(select=["AD101"]), Options())
+    unsafe = "(so the fix is unsafe: check it with --verify)"
+    assert findings and all(f.message.count(unsafe) == 1 and f.message.endswith(unsafe) for f in findings)

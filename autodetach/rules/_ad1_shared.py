@@ -142,10 +142,13 @@ class GraphRule(Rule):
         notes.extend(sorted({evals[id(s)] for s in _statements(self.ctx, around) if id(s) in evals}))
         notes.extend(sorted({drivers[id(s)] for s in _statements(self.ctx, around) if id(s) in drivers}))
         if notes:
+            # the rule may have said the fix is unsafe already: say it once, after every note
+            unsafe = " (so the fix is unsafe: check it with --verify)"
+            rep.message = rep.message.replace(unsafe, "")
             rep.message += ("; " if "; inferred: " in rep.message else "; inferred: ") + "; ".join(notes)
             if rep.edits:
                 rep.fix = UNSAFE
-                rep.message += " (so the fix is unsafe: check it with --verify)"
+                rep.message += unsafe
         return rep
 
 

@@ -186,6 +186,14 @@ def nodes(node, skip=None):
     return out
 
 
+def of_types(node, types: frozenset) -> list:
+    """The nodes below (and including) `node` whose exact type is in `types`,
+    in pre-order (a shared list: do not change it). A whole-file pass that
+    reads a few node types loops over these instead of calling a function
+    per node; worked out once while the nodes live (`by_nodes`)."""
+    return by_nodes(("of_types", types), node, lambda n: [x for x in nodes(n) if type(x) in types])
+
+
 # Every child, trivia included, in the order libcst's own visitors see them:
 # the order of the fields `_visit_and_replace_children` visits (read from its
 # source once per node type; tests check it against libcst's visitors).

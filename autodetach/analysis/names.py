@@ -509,7 +509,7 @@ def _self_attrs(table: NameTable, cls: str, depth: int = 0) -> set:
         if owner != cls:
             continue
         for node in walk_nodes(fn):
-            if isinstance(node, cst.AssignTarget):
+            if type(node) is cst.AssignTarget:
                 key = dotted(node.target)
                 if key and key.startswith("self.") and key.count(".") == 1:
                     out.add(key[5:])

@@ -135,14 +135,18 @@ def walk(node, enter=None, leave=None, skip=None, leave_types=None) -> None:
         return
     if leave is None or leave_types is not None:  # a stack of nodes, markers (n,) only where asked
         stack = [node]
-        pop, extend, cached = stack.pop, stack.extend, _KIDS.get
+        pop, extend, cached, skipped = stack.pop, stack.extend, _KIDS.get, _SKIPPED.get
         while stack:
             n = pop()
             if type(n) is tuple:
                 leave(n[0])
                 continue
-            if skip is not None and n is not node and _skipped(type(n), skip):
-                continue
+            if skip is not None and n is not node:
+                s = skipped((type(n), skip))  # _skipped(type(n), skip), inlined
+                if s is None:
+                    s = _skipped(type(n), skip)
+                if s:
+                    continue
             if enter is not None and enter(n) is False:
                 continue
             if leave_types is not None and type(n) in leave_types:

@@ -58,6 +58,9 @@ class ImportTable:
         # local name -> (level, module, name) for `from .x import name`, in functions
         # too (`from .loss import GANLoss` in `__init__`); a module-level import wins
         self.relative: dict = {}
+        # dotted text -> its qualified name: rules and analyses qualify the same
+        # few names thousands of times a pass (emptied when an import is added)
+        self._qualified: dict = {}
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
@@ -88,6 +91,7 @@ class ImportTable:
                     self._collect(block.body, top=False)
 
     def _add(self, stmt, node, top: bool) -> None:
+        self._qualified.clear()
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = _module_name(alias.name)
@@ -129,6 +133,13 @@ class ImportTable:
         text = dotted(node)
         if text is None:
             return None
+        memo = self._qualified
+        if text in memo:
+            return memo[text]
+        out = memo[text] = self._qualify(text)
+        return out
+
+    def _qualify(self, text: str) -> Optional[str]:
         head, _, rest = text.partition(".")
         if head in self.aliases:
             full = self.aliases[head] + ("." + rest if rest else "")

@@ -102,3 +102,18 @@ def test_concrete_node_types_have_no_subclasses():
                 and not inspect.isabstract(c) and not n.startswith("Base")]
     assert cst.Call in concrete and cst.Assign in concrete and cst.FunctionDef in concrete
     assert [c.__name__ for c in concrete if c.__subclasses__()] == []
+
+
+@pytest.mark.parametrize("src", list(_sources()))
+def test_of_types_is_the_walk_filtered(src):
+    # build_names and the optimizer passes loop over these lists instead of
+    # walking the file: the same nodes in the same order, kept while they live.
+    module = cst.parse_module(src)
+    types = frozenset({cst.Call, cst.Assign, cst.For, cst.FunctionDef})
+    seen = []
+    walk.walk(module, lambda n: seen.append(n) if type(n) in types else None)
+    got = walk.of_types(module, types)
+    assert [id(n) for n in got] == [id(n) for n in seen]
+    assert walk.of_types(module, types) is got
+    names = [n for n in walk.nodes(module) if type(n) is cst.Name]
+    assert [id(n) for n in walk.of_types(module, frozenset({cst.Name}))] == [id(n) for n in names]

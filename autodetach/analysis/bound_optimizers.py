@@ -14,10 +14,13 @@ import libcst as cst
 
 from ..imports import dotted
 from .roles import MODULE_METHODS
-from .walk import walk
+from .walk import of_types
 
 
 BOTH = {"state_dict", "load_state_dict"}  # methods of modules and optimizers alike
+
+
+_READ = frozenset({cst.Assign, cst.Call})
 
 
 def infer_bound_optimizers(module: cst.Module, table) -> None:
@@ -26,24 +29,22 @@ def infer_bound_optimizers(module: cst.Module, table) -> None:
     built: dict = {}  # name -> the call whose result it is bound to
     use: dict = {}
 
-    def enter(n):
+    for n in of_types(module, _READ):
         t = type(n)
-        if t is cst.Assign and type(n.value) is cst.Call:
-            for target in n.targets:
-                tgt = target.target
-                els = [e.value for e in tgt.elements] if type(tgt) in (cst.Tuple, cst.List) else [tgt]
-                for el in els:
-                    if type(el) is cst.Name:
-                        built.setdefault(el.value, n.value)
-        elif t is cst.Call:
+        if t is cst.Assign:
+            if type(n.value) is cst.Call:
+                for target in n.targets:
+                    tgt = target.target
+                    els = [e.value for e in tgt.elements] if type(tgt) in (cst.Tuple, cst.List) else [tgt]
+                    for el in els:
+                        if type(el) is cst.Name:
+                            built.setdefault(el.value, n.value)
+        else:
             f = n.func
             if type(f) is cst.Name:
                 use.setdefault(f.value, set()).add("()")
             elif type(f) is cst.Attribute and type(f.value) is cst.Name:
                 use.setdefault(f.value.value, set()).add(f.attr.value)
-        return None
-
-    walk(module, enter)
     for key, call in built.items():
         if key in table.optimizers or key in table.modules or key in table.leaves:
             continue

@@ -281,9 +281,9 @@ def _cuts(expr, analysis) -> list:
     """(cut node, what it cuts) inside `expr`, outermost first."""
     out = []
     for node in nodes(expr, skip=(cst.Lambda,)):
-        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        if type(node) is cst.Attribute and node.attr.value == "data":
             out.append((node, node.value))
-        elif isinstance(node, cst.Call):
+        elif type(node) is cst.Call:
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value in CUT_METHODS and not node.args:
                 out.append((node, func.value))

@@ -44,7 +44,7 @@ def unguarded_evals(analysis) -> dict:
         return {}
     # `self.interpolation(data, track_gradient=False)` sets the mode itself
     called = {fn: {(dotted(n.func) or "").rpartition(".")[2] for n in nodes(fn.body, skip=_SKIP)
-                   if isinstance(n, cst.Call)} for fn in candidates}
+                   if type(n) is cst.Call} for fn in candidates}
     wanted = set().union(*called.values())  # only functions a candidate calls need the check
     switches = {fn.name.value for fn in sites.functions if fn.name.value in wanted and _switches_grad(fn, imports)}
     candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not called[fn] & switches]

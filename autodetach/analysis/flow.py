@@ -2232,7 +2232,7 @@ def _names_in(expr) -> set:
     out = set()
 
     def enter(node):
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        if type(node) is cst.Name or type(node) is cst.Attribute:
             key = dotted(node)
             if key is not None:
                 out.add(key)
@@ -2246,13 +2246,13 @@ def _names_in(expr) -> set:
 def _declared_outer(func) -> set:
     """Names a function declares `nonlocal` or `global`: its stores outlive it."""
     return {declared.name.value for node in nodes(func, skip=(cst.FunctionDef, cst.ClassDef))
-            if isinstance(node, (cst.Nonlocal, cst.Global)) for declared in node.names}
+            if type(node) is cst.Nonlocal or type(node) is cst.Global for declared in node.names}
 
 
 def _assigned_names(func) -> set:
     out = set()
     for node in nodes(func, skip=(cst.FunctionDef, cst.ClassDef)):
-        if isinstance(node, cst.AssignTarget):
+        if type(node) is cst.AssignTarget:
             out.update(_names_in(node.target))
     return out
 

@@ -28,6 +28,7 @@ from .walk import class_methods, nodes
 _NOT_PARTS = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.ParameterList",
               "torch.nn.ParameterDict"}
 _BUILTIN_ATTRS = {"training"}
+_ASSIGNS = (cst.Assign, cst.AnnAssign, cst.AugAssign)  # exact types: isinstance on libcst's ABCs is slow
 
 
 def method_parts(analysis, base: str, meth: str) -> Optional[frozenset]:
@@ -76,8 +77,8 @@ def _class_info(analysis, cls_name: str):
     methods = class_methods(cls)
     values: dict = {}
     for node in nodes(cls):
-        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        if type(node) in _ASSIGNS:
+            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
             for target in targets:
                 key = dotted(target)
                 if key is not None and key.startswith("self.") and key.count(".") == 1:

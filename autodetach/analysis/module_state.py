@@ -48,10 +48,10 @@ def _wrapped(analysis, cls) -> list:
     init, fwd = names.methods.get((cls, "__init__")), names.methods.get((cls, "forward"))
     if init is None or fwd is None:
         return []
-    called = {dotted(n.func) for n in nodes(fwd) if isinstance(n, cst.Call)}
+    called = {dotted(n.func) for n in nodes(fwd) if type(n) is cst.Call}
     out = []
     for node in nodes(init):
-        if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        if type(node) is not cst.Assign or len(node.targets) != 1:
             continue
         target = dotted(node.targets[0].target)
         call = node.value

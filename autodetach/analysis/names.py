@@ -18,7 +18,7 @@ from .optimizer_roles import infer_optimizer_attrs
 from .bound_optimizers import infer_bound_optimizers
 from .roles import infer_attr_roles, infer_roles
 from .self_module import local_func, local_key, self_aliases
-from .walk import nodes as walk_nodes, walk
+from .walk import nodes as walk_nodes, of_types
 
 # Constructors whose instances hold no parameters: their output carries a
 # graph only when an input does.
@@ -353,6 +353,10 @@ class _ParamLists(cst.CSTVisitor):
                         self.env.pop(name, None)
 
 
+# The node types build_names's enter (and model_containers.collect) read.
+_READ = frozenset({cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.FunctionDef, cst.ClassDef})
+
+
 def build_names(module: cst.Module, imports) -> NameTable:
     table = NameTable()
     # Two passes: classes first so that `Net()` is known wherever it appears.
@@ -396,7 +400,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
         elif node_type is cst.ClassDef:
             col.visit_ClassDef(node)
 
-    walk(module, enter)
+    for node in of_types(module, _READ):  # every node the two enters look at, in the walk's order
+        enter(node)
     for alias in col.self_aliases:  # `d2l.evaluate_loss(...)`: this file's own function
         for stmt in module.body:
             if isinstance(stmt, cst.FunctionDef):
@@ -504,7 +509,7 @@ def _self_attrs(table: NameTable, cls: str, depth: int = 0) -> set:
         if owner != cls:
             continue
         for node in walk_nodes(fn):
-            if isinstance(node, cst.AssignTarget):
+            if type(node) is cst.AssignTarget:
                 key = dotted(node.target)
                 if key and key.startswith("self.") and key.count(".") == 1:
                     out.add(key[5:])

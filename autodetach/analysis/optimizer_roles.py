@@ -13,7 +13,10 @@ import libcst as cst
 
 from ..imports import dotted
 from .roles import FUNC_NAME, MODULE_METHODS, OPT_NAME, looks_like_loss, side
-from .walk import walk
+from .walk import of_types
+
+
+_CALL = frozenset({cst.Call})
 
 
 def infer_optimizer_attrs(module: cst.Module, table) -> None:
@@ -21,19 +24,15 @@ def infer_optimizer_attrs(module: cst.Module, table) -> None:
 
     use: dict = {}
 
-    def enter(n):
-        if type(n) is cst.Call:
-            f = n.func
-            key = dotted(f)
-            if key is not None:
-                use.setdefault(key, set()).add("()")
-            if type(f) is cst.Attribute:
-                base = dotted(f.value)
-                if base is not None and "." in base:
-                    use.setdefault(base, set()).add(f.attr.value)
-        return None
-
-    walk(module, enter)
+    for n in of_types(module, _CALL):
+        f = n.func
+        key = dotted(f)
+        if key is not None:
+            use.setdefault(key, set()).add("()")
+        if type(f) is cst.Attribute:
+            base = dotted(f.value)
+            if base is not None and "." in base:
+                use.setdefault(base, set()).add(f.attr.value)
     found = []
     for key, u in use.items():
         if key in table.optimizers or key in table.modules or key in table.leaves or key.startswith("self."):

@@ -38,34 +38,40 @@ def _targets(node) -> list:
     return [key] if key else []
 
 
+# what each binding node binds, by exact type (libcst's concrete node classes have no
+# subclasses; `isinstance` against them goes through ABCMeta, the bulk of this walk's cost)
+_BINDS = {
+    cst.AssignTarget: lambda node: _targets(node.target),
+    cst.AugAssign: lambda node: _targets(node.target),
+    cst.AnnAssign: lambda node: _targets(node.target),
+    cst.For: lambda node: _targets(node.target),
+    cst.CompFor: lambda node: _targets(node.target),
+    cst.AsName: lambda node: _targets(node.name),
+    cst.NamedExpr: lambda node: _targets(node.target),
+    cst.FunctionDef: lambda node: [node.name.value],
+    cst.ClassDef: lambda node: [node.name.value],
+    cst.Global: lambda node: [item.name.value for item in node.names],
+    cst.Nonlocal: lambda node: [item.name.value for item in node.names],
+}
+
+
 def _assigned(body) -> tuple:
     """(every dotted name the statements bind, with a count; the names bound
     once by a plain `x = ...` directly in the body)."""
     counts: dict = {}
     top: set = set()
+    binds = _BINDS.get
     for stmt in body:
         for node in nodes(stmt):
-            found = []
-            if isinstance(node, cst.AssignTarget):
-                found = _targets(node.target)
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-                found = _targets(node.target)
-            elif isinstance(node, (cst.For, cst.CompFor)):
-                found = _targets(node.target)
-            elif isinstance(node, cst.AsName):
-                found = _targets(node.name)
-            elif isinstance(node, cst.NamedExpr):
-                found = _targets(node.target)
-            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                found = [node.name.value]
-            elif isinstance(node, cst.Global) or isinstance(node, cst.Nonlocal):
-                found = [item.name.value for item in node.names]
-            for key in found:
+            get = binds(type(node))
+            if get is None:
+                continue
+            for key in get(node):
                 counts[key] = counts.get(key, 0) + 1
-        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and \
-                isinstance(stmt.body[0], cst.Assign):
+        if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
+                type(stmt.body[0]) is cst.Assign:
             for target in stmt.body[0].targets:
-                if isinstance(target.target, cst.Name):
+                if type(target.target) is cst.Name:
                     top.add(target.target.value)
     return counts, top
 
@@ -108,8 +114,10 @@ def chain(scope, stmt) -> Optional[tuple]:
         if func is not None:
             # an `if` of a function walked inline (`self._train_gan(cls)` from `train()`):
             # stable in one run of that function, its parameters bound once by the call
-            inside = {id(node) for node in nodes(func.body)}
-            counts, top = _assigned(func.body.body)
+            func_key = ("func", id(func))
+            if func_key not in memo:
+                memo[func_key] = (func, {id(node) for node in nodes(func.body)}, _assigned(func.body.body))
+            _, inside, (counts, top) = memo[func_key]
         tests, cur = [], stmt
         while isinstance(cur, cst.If):
             tests.append(cur.test)

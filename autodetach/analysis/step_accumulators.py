@@ -69,11 +69,11 @@ def _in_function(ctx, fn) -> list:
     # names that carry a backwarded loss's graph: the losses and what is computed from them
     graph = set(backwarded)
     for n in body:
-        if isinstance(n, cst.Assign) and _carries(n.value, graph):
-            graph |= {t.value for tgt in n.targets for t in nodes(tgt.target) if isinstance(t, cst.Name)}
+        if type(n) is cst.Assign and _carries(n.value, graph):
+            graph |= {t.value for tgt in n.targets for t in nodes(tgt.target) if type(t) is cst.Name}
     out = []
     for n in body:
-        if not isinstance(n, cst.SimpleStatementLine):
+        if type(n) is not cst.SimpleStatementLine:
             continue
         for small in n.body:
             found = _accumulation(small)

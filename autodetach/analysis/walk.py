@@ -135,14 +135,18 @@ def walk(node, enter=None, leave=None, skip=None, leave_types=None) -> None:
         return
     if leave is None or leave_types is not None:  # a stack of nodes, markers (n,) only where asked
         stack = [node]
-        pop, extend, cached = stack.pop, stack.extend, _KIDS.get
+        pop, extend, cached, skipped = stack.pop, stack.extend, _KIDS.get, _SKIPPED.get
         while stack:
             n = pop()
             if type(n) is tuple:
                 leave(n[0])
                 continue
-            if skip is not None and n is not node and _skipped(type(n), skip):
-                continue
+            if skip is not None and n is not node:
+                s = skipped((type(n), skip))  # _skipped(type(n), skip), inlined
+                if s is None:
+                    s = _skipped(type(n), skip)
+                if s:
+                    continue
             if enter is not None and enter(n) is False:
                 continue
             if leave_types is not None and type(n) in leave_types:
@@ -184,6 +188,14 @@ def nodes(node, skip=None):
         _NODES.clear()
     _NODES[key] = (node, out)
     return out
+
+
+def of_types(node, types: frozenset) -> list:
+    """The nodes below (and including) `node` whose exact type is in `types`,
+    in pre-order (a shared list: do not change it). A whole-file pass that
+    reads a few node types loops over these instead of calling a function
+    per node; worked out once while the nodes live (`by_nodes`)."""
+    return by_nodes(("of_types", types), node, lambda n: [x for x in nodes(n) if type(x) in types])
 
 
 # Every child, trivia included, in the order libcst's own visitors see them:

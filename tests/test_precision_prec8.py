@@ -284,3 +284,78 @@ def test_list_row_is_reported_without_fix():
 
 def test_tensor_row_still_fixed():
     assert [fix for _, fix in fixes(ROW.format(row="loss * 2"))] == ["unsafe"]
+
+
+# -- variants for the next batch -------------------------------------------------------------------
+
+def test_absolute_star_reexport_and_two_level_base(tmp_path):
+    pkg = tmp_path / "lib"
+    (pkg / "models").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from lib.models import *\n")
+    (pkg / "models" / "__init__.py").write_text("from .gan import *\n")
+    (pkg / "models" / "gan.py").write_text(textwrap.dedent("""
+        class Root:
+            def critic_loss(self, fake, real):
+                return self.critic(fake.detach()).mean() - self.critic(real).mean()
+        class Middle(Root):
+            pass
+        class GAN(Middle):
+            pass
+    """))
+    summary, where = find(str(pkg / "__init__.py"), "GAN.critic_loss")
+    assert summary is not None and where.endswith("gan.py")
+
+
+def test_plain_annotated_helper_in_a_sibling_module(tmp_path):
+    (tmp_path / "logs.py").write_text(textwrap.dedent("""
+        from typing import Dict
+        def to_floats(losses) -> Dict[str, float]:
+            out = {}
+            for k in losses:
+                out[k] = losses[k].detach().cpu().item()
+            return out
+    """))
+    src = """
+        import torch
+        from logs import to_floats
+        def train(model, opt, data):
+            history = []
+            for x, y in data:
+                out = model(x)
+                losses = {"mse": (out - y).pow(2).mean()}
+                opt.zero_grad()
+                losses["mse"].backward()
+                opt.step()
+                history.append(to_floats(losses))
+            return history
+    """
+    assert found(src, path=tmp_path / "train.py") == []
+
+
+def test_per_key_entries_in_a_step_called_in_a_loop():
+    src = """
+        import torch
+        import torch.nn as nn
+        class Step:
+            def __init__(self, keys):
+                self.keys = keys
+                self.net = nn.Linear(4, 1)
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+                self.parts = {}
+            def __call__(self, batch):
+                self.opt.zero_grad()
+                for k in self.keys:
+                    self.parts[k] = self.net(batch[k]).pow(2).mean()
+                sum(self.parts.values()).backward()
+                self.opt.step()
+        step = Step(["a", "b"])
+        for _ in range(3):
+            step({"a": torch.randn(2, 4), "b": torch.randn(2, 4)})
+    """
+    assert found(src) == []
+
+
+def test_tuple_and_mixed_list_rows_get_no_detach():
+    # main offered `row.detach()` (unsafe) for both: a tuple or list has no .detach()
+    assert fixes(ROW.format(row="(loss, out.sum())")) == [("AD102", "none")]
+    assert fixes(ROW.format(row="[loss, 1]")) == [("AD102", "none")]

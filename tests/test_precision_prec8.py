@@ -359,3 +359,15 @@ def test_tuple_and_mixed_list_rows_get_no_detach():
     # main offered `row.detach()` (unsafe) for both: a tuple or list has no .detach()
     assert fixes(ROW.format(row="(loss, out.sum())")) == [("AD102", "none")]
     assert fixes(ROW.format(row="[loss, 1]")) == [("AD102", "none")]
+
+
+def test_object_of_modules_only_is_a_module():
+    module, ctx = _ctx("""
+        import torch.nn as nn
+        from lib import Wrapper, Trainer
+        enc, disc = nn.Linear(4, 2), nn.Linear(2, 1)
+        model = Wrapper(enc, disc)
+        trainer = Trainer(enc, optimizer, loader)
+    """)
+    names = ctx.analysis.names
+    assert names.is_module("model") and not names.is_module("trainer")

@@ -241,10 +241,12 @@ class _Collector(cst.CSTVisitor):
                 return "leaf"
         if local_key(fname, self.self_aliases) in self.table.module_classes:
             return "param"
-        if fname and fname.split(".")[-1][:1].isupper() and not is_torch(qualified or "") and any(
-                arg.keyword is None and self.table.modules.get(_key(arg.value) or "") == "param" for arg in call.args):
+        positional = [arg for arg in call.args if arg.keyword is None]
+        if fname and fname.split(".")[-1][:1].isupper() and not is_torch(qualified or "") and positional and all(
+                not arg.star and self.table.modules.get(_key(arg.value) or "") == "param" for arg in positional):
             # `model = ARGVA(encoder, discriminator)` of a class not read here: an object built of
-            # modules holds their parameters (a module itself, as nn.Module wrappers are)
+            # modules only holds their parameters (a module itself, as nn.Module wrappers are);
+            # not `Trainer(model, optimizer, loader)`
             return "param"
         return None
 

@@ -13,6 +13,7 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
+from ..analysis.plain_values import not_tensor, why as plain_why
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -508,6 +509,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg + "keep detached values instead (`.detach()` of each value it builds: "
                                        "no fix is offered)")
                 continue
+            if not_tensor(ctx, src):
+                self.report(src, msg + f"keep detached values instead; {plain_why(ctx, src)}")
+                continue
             if _mixed(ctx, node.stmt):
                 self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")
                 continue
@@ -532,7 +536,7 @@ class LossAccumulatedWithGraph(GraphRule):
 
         ctx = self.ctx
         for kept in kept_outputs(ctx.analysis):
-            if id(kept.expr) in done or _already_cut(kept.expr):
+            if id(kept.expr) in done or _already_cut(kept.expr) or not_tensor(ctx, kept.expr):
                 continue
             done.add(id(kept.expr))
             src = code(ctx, kept.expr)
@@ -557,7 +561,7 @@ class LossAccumulatedWithGraph(GraphRule):
 
         ctx = self.ctx
         for acc in step_accumulators(ctx.analysis):
-            if id(acc.stmt) in done or _already_cut(acc.value):
+            if id(acc.stmt) in done or _already_cut(acc.value) or not_tensor(ctx, acc.value):
                 continue
             done.add(id(acc.stmt))
             whose = "the object" if acc.root == "self" else f"the argument `{acc.root}`"
@@ -611,7 +615,7 @@ class LossAccumulatedWithGraph(GraphRule):
         if isinstance(src, LITERALS):
             new = _detach_inside(ctx, src, _graph_reads(node))
         else:
-            new = detach(src) if whole else None  # `.detach()` of a dict of losses would fail
+            new = detach(src) if whole and not not_tensor(ctx, src) else None  # `.detach()` of a dict would fail
         if new is None:
             self.report(src, msg + "detached tensors instead")
             return
@@ -669,7 +673,7 @@ def _detach_inside(ctx, src, reads):
         value = el.value
         if isinstance(value, LITERALS):
             new = _detach_inside(ctx, value, reads)
-        elif _already_cut(value) or not any(
+        elif _already_cut(value) or not_tensor(ctx, value) or not any(
                 id(n) in reads or (isinstance(n, cst.Call) and names.is_module(dotted(n.func)) and
                                    names.has_params(dotted(n.func))) for n in nodes(value)):
             new = None

@@ -517,6 +517,7 @@ class Scope:
             call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
             val = Val(heads=frozenset({call_node}))
         siblings = self._siblings(elems, val, stmt, expr)
+        aside = self._aside(elems, val, stmt, expr)
         for index, part in enumerate(elems):
             sub = val
             if val.elems is not None and index < len(val.elems):
@@ -524,6 +525,28 @@ class Scope:
             if index in siblings:
                 sub = siblings[index]
             self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
+            if index in aside:
+                for head in self.env.get(aside[index], Val()).heads:
+                    head.aside = head.name == aside[index] and head.stmt is stmt
+
+    def _aside(self, elems, val: Val, stmt, expr) -> dict:
+        """`loss, dist = criterion(out, y)` with `loss.backward()`, `criterion` a function whose
+        code is not read (a parameter, a library, a loss module): the backward shows `loss` a graph; the
+        other results may be numbers (Deep_Metric's losses return `.item()`s). Not a module's
+        outputs, nor a call whose results are known element-wise. index -> key."""
+        if self.no_grad or val.elems is not None or not val.graph or not isinstance(expr, cst.Call):
+            return {}
+        callee = dotted(expr.func)
+        if callee is None or self.names.has_params(callee) or callee in self.names.functions or \
+                self._own_method(expr.func) is not None:
+            return {}
+        from .backwarded import backwarded_keys
+
+        keys = [dotted(target) if type(target) is cst.Name else None for target in elems]
+        done = backwarded_keys(self.body)  # `loss` backwarded, even through `loss = reg(loss)` under an `if`
+        if not any(key in done for key in keys if key):
+            return {}
+        return {i: key for i, key in enumerate(keys) if key and key not in done}
 
     def _assign_starred(self, target: cst.StarredElement, val: Val, stmt, expr, kind) -> None:
         self.assign_target(target.value, val, stmt, expr, kind)

@@ -470,6 +470,8 @@ class LossAccumulatedWithGraph(GraphRule):
             src = node.expr
             if src is None or _already_cut(src):
                 continue
+            if _aside_only(node):
+                continue  # only an unread call's extra result, beside its backwarded loss
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
             if node.meter:
@@ -638,6 +640,13 @@ def _mixed(ctx, stmt) -> bool:
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
+
+
+def _aside_only(node) -> bool:
+    """The store adds only values that `flow._aside` marked (`dist` of `loss, dist = criterion(...)`,
+    code not read, `loss` backwarded): that they carry a graph is not shown."""
+    added = [p for p in node.parents if p.name != node.name]
+    return bool(added) and all(p.aside for p in added)
 
 
 def _sibling_notes(node) -> list:

@@ -146,10 +146,10 @@ class ImportTable:
         else:
             full = None
             for mod in self.star_modules:
-                if mod.startswith("torch"):
+                if is_torch(mod):  # torch itself, not torchvision / torch_geometric
                     full = f"{mod}.{text}"
                     break
-            if full is None and head in STAR_CONVENTIONS and any(not m.startswith("torch") for m in self.star_modules):
+            if full is None and head in STAR_CONVENTIONS and any(not is_torch(m) for m in self.star_modules):
                 # `from utils import *` where utils does `import torch`: the
                 # usual names are taken to mean what they always mean
                 full = STAR_CONVENTIONS[head] + ("." + rest if rest else "")
@@ -173,6 +173,11 @@ class ImportTable:
         return any(v.split(".")[0] == "torch" for v in self.aliases.values()) or any(
             m.startswith("torch") for m in self.star_modules
         )
+
+
+def is_torch(name: str) -> bool:
+    """Is the qualified name torch itself or inside it (not torchvision, torch_geometric)?"""
+    return name == "torch" or name.startswith("torch.")
 
 
 # Names a project module's `import *` hands on, by the universal convention.

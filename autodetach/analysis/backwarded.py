@@ -181,3 +181,12 @@ def holds_element(node, names) -> bool:
             return True
         todo.extend(parent for parent in current.parents if parent.name in names)
     return False
+
+
+def backwarded_keys(body) -> frozenset:
+    """The names some backward in `body` runs on (`loss.backward()`, `scaler.scale(loss)`,
+    `accelerator.backward(loss)`), bound once or not: the weaker fact `flow._aside` needs."""
+    def build(body):
+        return frozenset(key for n in (nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body))
+                         if type(n) is cst.Call for key, whole in _targets(n) if whole)
+    return by_nodes("backwarded_keys", body, build)

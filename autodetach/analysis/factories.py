@@ -4,12 +4,13 @@ of such an object returns is taken to carry its arguments' graph, an
 inference about code this file does not show. The rules name it."""
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 import libcst as cst
 
 from ..imports import dotted
-from .project import SKIP
+from .project import SKIP, module_file_up
 from .walk import nodes
 
 
@@ -30,8 +31,10 @@ def _find_built(analysis) -> dict:
             continue
         qualified = ctx.imports.qualify(n.value.func)
         if qualified is not None:
-            if qualified.split(".")[0] in SKIP or qualified.startswith(("torch", "builtins")) or "." not in qualified:
+            if qualified.split(".")[0] in SKIP + ("builtins",) or "." not in qualified:
                 continue
+            if qualified.startswith("torch") and not _in_project(ctx.path, qualified):
+                continue  # torchvision, torchaudio: a library (torch_geometric inside its own checkout is not)
             where = qualified.rpartition(".")[0]
         else:
             hit = ctx.imports.relative.get(func.split(".")[0])
@@ -46,6 +49,12 @@ def _find_built(analysis) -> dict:
             if key is not None:
                 out.setdefault(key, (func.split(".")[-1], where))
     return out
+
+
+def _in_project(path, qualified: str) -> bool:
+    if not path or path == "<string>":
+        return False
+    return module_file_up(os.path.dirname(os.path.abspath(path)), qualified.split(".")[:-1]) is not None
 
 
 def factory_note(analysis, call) -> Optional[str]:
@@ -64,7 +73,28 @@ def factory_note(analysis, call) -> Optional[str]:
         if hit is not None:
             return (f"`{func}(...)` is taken to return values that carry its arguments' graph (`{key}` is built "
                     f"by `{hit[0]}` of `{hit[1]}`, whose code is not followed)")
-    return None
+    return _unread_method_note(analysis, call)
+
+
+def _unread_method_note(analysis, call) -> Optional[str]:
+    """`evaluator.eval(out, y)` of an object this file does not build, `eval` no method of a
+    tensor or a container and not read here: that it hands back its arguments' graph is
+    only assumed (it may return numbers)."""
+    from .tensor_methods import BUILTIN_METHODS
+
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not call.args:
+        return None
+    base, meth = dotted(func.value), func.attr.value
+    names = analysis.names
+    if base is None or base == "self" or meth in BUILTIN_METHODS or names.is_module(base) or \
+            base in names.instances or names.method(base, meth) is not None or \
+            analysis.ctx.imports.qualify(func) is not None:
+        return None
+    if analysis.foreign_method(base, meth) is not None:
+        return None  # read from its class in another file of the project
+    return (f"`{base}.{meth}(...)` is taken to return values that carry its arguments' graph (`{meth}` is no "
+            f"tensor method, and its code is not followed)")
 
 
 def factory_notes(analysis, graph_nodes) -> list:

@@ -26,6 +26,7 @@ from .bounded import within_step
 from .one_call import one_call
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
+from .tensor_methods import BUILTIN_METHODS
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -516,6 +517,7 @@ class Scope:
             call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
             val = Val(heads=frozenset({call_node}))
         siblings = self._siblings(elems, val, stmt, expr)
+        aside = self._aside(elems, val, stmt, expr)
         for index, part in enumerate(elems):
             sub = val
             if val.elems is not None and index < len(val.elems):
@@ -523,6 +525,28 @@ class Scope:
             if index in siblings:
                 sub = siblings[index]
             self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
+            if index in aside:
+                for head in self.env.get(aside[index], Val()).heads:
+                    head.aside = head.name == aside[index] and head.stmt is stmt
+
+    def _aside(self, elems, val: Val, stmt, expr) -> dict:
+        """`loss, dist = criterion(out, y)` with `loss.backward()`, `criterion` a function whose
+        code is not read (a parameter, a library, a loss module): the backward shows `loss` a graph; the
+        other results may be numbers (Deep_Metric's losses return `.item()`s). Not a module's
+        outputs, nor a call whose results are known element-wise. index -> key."""
+        if self.no_grad or val.elems is not None or not val.graph or not isinstance(expr, cst.Call):
+            return {}
+        callee = dotted(expr.func)
+        if callee is None or self.names.has_params(callee) or callee in self.names.functions or \
+                self._own_method(expr.func) is not None:
+            return {}
+        from .backwarded import backwarded_keys
+
+        keys = [dotted(target) if type(target) is cst.Name else None for target in elems]
+        done = backwarded_keys(self.body)  # `loss` backwarded, even through `loss = reg(loss)` under an `if`
+        if not any(key in done for key in keys if key):
+            return {}
+        return {i: key for i, key in enumerate(keys) if key and key not in done}
 
     def _assign_starred(self, target: cst.StarredElement, val: Val, stmt, expr, kind) -> None:
         self.assign_target(target.value, val, stmt, expr, kind)
@@ -541,6 +565,10 @@ class Scope:
                 kept = frozenset(head for head in old.heads if head.name != key or head.stmt is not stmt)
                 if item is not None:
                     kept = keyed.others(kept, item)  # the key's earlier entry is gone
+            elif self._loop_index(target):
+                # `self.losses[t] = ...` in `for t in self.tasks`: one entry per task, replaced
+                # each time, never summed with the others (they stay beside it)
+                heads, kept = val.heads, old.heads
             # the modules called here stay on the store: `feats[i] = self.proj(x)` reaches `self.proj`
             stored = Val(heads=heads, ghosts=val.ghosts, modules=val.modules, uses=val.uses)
             node = self.new_node(key, stmt, expr, stored, kind="container")
@@ -560,6 +588,24 @@ class Scope:
                                     loss=old.loss)
                 return
             self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
+
+    def _loop_index(self, target: cst.Subscript) -> bool:
+        """`d[t]` where `t` is the variable of a `for` loop over the parts of one step
+        (`for t in self.tasks`): a loop inside another (a step method's calls count as
+        one) that runs no backward or step itself. Not `hist[epoch] = loss` in the
+        training loop, nor `hist[i]` of a loop over batches: those keep every entry."""
+        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        index = target.slice[0].slice.value
+        if not isinstance(index, cst.Name):
+            return False
+        for depth, (loop, _) in enumerate(self.loop_stack):
+            if isinstance(loop, cst.For) and any(type(n) is cst.Name and n.value == index.value
+                                                 for n in nodes(loop.target)):
+                return depth > 0 and not any(
+                    type(n) is cst.Call and type(n.func) is cst.Attribute and
+                    n.func.attr.value in ("backward", "step", "manual_backward") for n in nodes(loop.body))
+        return False
 
     def _assign_name(self, target, val: Val, stmt, expr, kind) -> None:
         """`x = ...`, `self.x = ...`: a new node for a value with a graph."""
@@ -1096,6 +1142,8 @@ class Scope:
         if own is None:
             from .quiet_methods import self_cut
 
+            out = self._foreign_cut(call, base, func.attr.value, out)
+
             if out.graph and not out.heads and out.modules <= {base} and self_cut(self.analysis, base, func.attr.value):
                 # `val_loss = model.evaluate(loader, criterion)` handed no graph, whose class's method
                 # returns none of the module's own (numbers from `loss.data[0]`)
@@ -1110,6 +1158,28 @@ class Scope:
                 cut = Val(ghosts=out.heads | out.ghosts)
                 out.elems = self._elems(own, call, out, shape, out, cut, 1)
         return out
+
+    def _foreign_cut(self, call: cst.Call, base: str, meth: str, out: Val) -> Val:
+        """`model.discriminator_loss(z)` of a module built from another file's class whose
+        method (read from its summary, inherited or re-exported) cuts `z`: the result keeps
+        the module's parameters, not the cut arguments' graph. Positional arguments only."""
+        from .method_cuts import cut_positions
+
+        found = self.analysis.foreign_method(base, meth)
+        each = self.arg_vals.get(id(call))
+        if found is None or found[0].events or each is None or \
+                any(arg.keyword is not None or arg.star for arg in call.args):
+            return out
+        cuts = cut_positions(found[1], meth, len(call.args))  # read from the method's text, not arg_flow
+        if not cuts:
+            return out
+        cut = frozenset(h for i in range(len(call.args)) if i in cuts for h in each[i].heads)
+        kept = frozenset(h for i in range(len(call.args)) if i not in cuts for h in each[i].heads)
+        drop = (cut - kept) & out.heads
+        if not drop:
+            return out
+        return dataclasses.replace(out, heads=out.heads - drop, ghosts=out.ghosts | drop,
+                                   uses={h: reads for h, reads in out.uses.items() if h not in drop})
 
     # ---------------------------------------------------------------- calls: the callee
     def callee(self, call: cst.Call, stmt, func, qualified) -> Val:
@@ -1159,6 +1229,11 @@ class Scope:
                 # naming (what `args` holds includes the object's own state)
                 return Val()
             args = self._own_result(own, call, args)
+        if module_args and not args.heads and qualified and qualified.split(".")[-1][:1].isupper() and \
+                self._external(func, qualified, key):
+            # `model = ARGVA(encoder, discriminator)` of a class we cannot see: building an object
+            # of modules runs none of them (a later method call on it runs them then)
+            return Val(ghosts=args.ghosts)
         if module_args:
             args.modules = args.modules | frozenset(module for module in module_args if self.names.has_params(module))
             args.nontrivial = True
@@ -1167,10 +1242,15 @@ class Scope:
             if out is not None:
                 return out
         if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
-                dotted(func.value) is not None and not self.lookup_key(dotted(func.value)).graph:
+                dotted(func.value) is not None:
+            args = self._foreign_cut(call, dotted(func.value), func.attr.value, args)
+        if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
+                dotted(func.value) is not None and (not self.lookup_key(dotted(func.value)).graph or
+                                                    func.attr.value not in BUILTIN_METHODS):
             # `agent.greedy_option(state)`, `nets.fan.get_heatmap(x)` of an object whose class is
             # in another file; a base that holds a graph is a tensor (`loss.mean()` is never
-            # looked up by name)
+            # looked up by name) unless the method is none of a tensor's or a container's
+            # (`loss_dict.to_float_lossdict()`)
             args = self._quiet_method(args, dotted(func.value), func.attr.value)
         if args.graph:
             args.nontrivial = True
@@ -1500,7 +1580,7 @@ class Scope:
         """A function whose body we cannot see (imported from elsewhere, a
         parameter, a callback): it might cut the graph."""
         if qualified is not None:
-            return not qualified.startswith(("torch", "math", "numpy", "builtins"))
+            return qualified.split(".")[0] not in ("torch", "math", "numpy", "builtins")
         if isinstance(func, cst.Name):
             return func.value not in _BUILTINS and key not in self.names.functions
         return False
@@ -1511,6 +1591,7 @@ class Scope:
         for arg in call.args:
             each.append(self.expr(arg.value))
             args = args.join(each[-1])
+        self.arg_vals[id(call)] = dict(enumerate(each))  # per argument (_foreign_cut)
         if self.no_grad:
             from .module_state import module_states
 

@@ -49,6 +49,9 @@ class GNode:
     unseen: Optional[str] = None  # why a graph is assumed where the code cannot show it (AD104)
     meter: Optional[tuple] = None  # (Class.method, file, line, argument) of `meter.update(loss)` (AD102)
     sibling: Optional[str] = None  # "comes from the same call as a proven loss" (AD102's message)
+    # `loss, dist = criterion(out, y)` of code not read, `loss` backwarded: `dist` is only assumed
+    # to carry a graph (it may be a number); AD102 does not report a store of it alone
+    aside: bool = False
     module_state: Optional[tuple] = None  # (module, attribute, path): a module's self state (AD106)
     # an accumulation of a value that came through code not followed (`total += score(out)`): it may
     # be a number, so `.detach()` of it is no proven fix

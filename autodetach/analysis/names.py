@@ -10,7 +10,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..imports import dotted
+from ..imports import is_torch, dotted
 from .model_containers import Facts, collect, entry_keys, infer_containers
 from .optimizer_owners import resolve_owners
 from .module_parts import extend_owners, module_parts
@@ -240,6 +240,13 @@ class _Collector(cst.CSTVisitor):
                 isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args):
                 return "leaf"
         if local_key(fname, self.self_aliases) in self.table.module_classes:
+            return "param"
+        positional = [arg for arg in call.args if arg.keyword is None]
+        if fname and fname.split(".")[-1][:1].isupper() and not is_torch(qualified or "") and positional and all(
+                not arg.star and self.table.modules.get(_key(arg.value) or "") == "param" for arg in positional):
+            # `model = ARGVA(encoder, discriminator)` of a class not read here: an object built of
+            # modules only holds their parameters (a module itself, as nn.Module wrappers are);
+            # not `Trainer(model, optimizer, loader)`
             return "param"
         return None
 

@@ -278,6 +278,22 @@ def find(path: str, name: str, hops: int = 2) -> tuple:
         return hit, path
     head, dot, rest = name.partition(".")
     src = table.get(IMPORTS, {}).get(head)
+    if src is None and dot and "." not in rest:
+        # a method the class inherits: its bases, here or imported (`class ARGVA(ARGA)`)
+        found = _inherited(path, head, rest, hops)
+        if found[0] is not None:
+            return found
+    if src is None and hops > 0:
+        # a package `__init__` that re-exports with `from .models import *`, last one first
+        from .reexports import star_imports
+
+        for level, mod in reversed(star_imports(path)):
+            f = _import_file(path, level, mod.split(".") if mod else [])
+            if f is not None and os.path.realpath(f) != os.path.realpath(path):
+                found = find(f, name, hops - 1)
+                if found[0] is not None:
+                    return found
+        return None, None
     if src is None or hops == 0:
         return None, None
     level, mod, orig = src
@@ -297,3 +313,42 @@ def find(path: str, name: str, hops: int = 2) -> tuple:
     if f is None or os.path.realpath(f) == os.path.realpath(path):
         return None, None
     return find(f, orig + dot + rest, hops - 1)
+
+
+def _import_file(path: str, level: int, parts: list) -> Optional[str]:
+    """The file a `from` import in `path` reads (relative, or absolute up the directories)."""
+    base = os.path.dirname(path)
+    if level:
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        return _module_file(base, parts) if parts else None
+    for _ in range(SEARCH_UP + 3):
+        f = _module_file(base, parts)
+        if f is not None or os.path.dirname(base) == base:
+            return f
+        base = os.path.dirname(base)
+    return None
+
+
+def _inherited(path: str, cls: str, meth: str, hops: int) -> tuple:
+    """(summary, file) of `meth` in the first base of `cls` (defined in `path`) that
+    has it, depth first as Python's lookup goes for single inheritance; (None, None)."""
+    from .reexports import class_bases
+
+    table = summaries_of(path)
+    todo, seen = [cls], {cls}
+    while todo:
+        for base in class_bases(path, todo.pop(0)) or ():
+            if "." in base or base in seen:
+                continue  # `nn.Module`, `models.Base`: not followed
+            seen.add(base)
+            hit = table.get(f"{base}.{meth}")
+            if hit is not None:
+                return hit, path
+            if class_bases(path, base) is not None:
+                todo.append(base)
+            elif hops > 0 and base in table.get(IMPORTS, {}):
+                found = find(path, f"{base}.{meth}", hops)  # a base imported from another file
+                if found[0] is not None:
+                    return found
+    return None, None

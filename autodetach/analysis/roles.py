@@ -209,13 +209,15 @@ def infer_attr_roles(module: cst.Module, table) -> None:
         lightning_opts: list = []
         unpacked_at: dict = {}  # `opt_g, opt_d = self.optimizers()`: key -> (position, count)
         assigned: set = set()  # only attributes the class sets: not its methods (self.log)
+        callables: set = set()  # attributes the class sets to a lambda: functions, not networks
 
         def enter(n):
             t = type(n)
             if t is cst.Call:
                 f = n.func
                 key = dotted(f)
-                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                if key is not None and key.startswith("self.") and key.count(".") == 1 and n.args:
+                    # called on something: `self.steps_gen()` with no argument runs no network
                     use.setdefault(key, set()).add("()")
                 if type(f) is cst.Attribute:
                     if f.attr.value in ("backward", "manual_backward", "step"):
@@ -223,6 +225,8 @@ def infer_attr_roles(module: cst.Module, table) -> None:
                     base = dotted(f.value)
                     if base is not None and base.startswith("self.") and base.count(".") == 1:
                         use.setdefault(base, set()).add(f.attr.value)
+            if t is cst.Assign and type(n.value) is cst.Lambda:
+                callables.update(dotted(tgt.target) for tgt in n.targets)  # `self.f = lambda: ...`
             if t is cst.AssignTarget:
                 targets = n.target.elements if type(n.target) in (cst.Tuple, cst.List) else (n.target,)
                 for tgt in targets:  # `self.G, self.D = G, D` sets both
@@ -246,7 +250,7 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             continue
         mods, self_opts = [], []
         for key, u in use.items():
-            if key not in assigned:
+            if key not in assigned or key in callables:
                 continue
             if key in table.modules or key in table.optimizers or key in table.leaves:
                 if table.modules.get(key) == "param":

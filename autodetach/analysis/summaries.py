@@ -941,6 +941,39 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
     return out
 
 
+PLAIN_TYPES = frozenset({"float", "int", "str", "bool", "None", "complex", "bytes"})
+PLAIN_GENERICS = frozenset({"Dict", "dict", "List", "list", "Tuple", "tuple", "Set", "set", "Sequence",
+                            "Mapping", "Optional", "Union", "Iterable"})
+
+
+def _plain_type(node, plain_classes: frozenset) -> bool:
+    """Does the annotation name a type that holds no tensor: `float`, `Dict[str, float]`,
+    `List[Tuple[int, str]]`, `Optional[float]`, a class of the file subclassing one?"""
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value is Ellipsis
+    if isinstance(node, ast.Name):
+        return node.id in PLAIN_TYPES or node.id in plain_classes
+    if isinstance(node, ast.Attribute):  # typing.Dict without arguments holds anything
+        return False
+    if isinstance(node, ast.Subscript):
+        head = _dotted(node.value) or ""
+        if head.split(".")[-1] not in PLAIN_GENERICS:
+            return False
+        inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return all(_plain_type(x, plain_classes) for x in inner)
+    return False
+
+
+def _plain_result(summary: Summary, fn, plain_classes: frozenset) -> Summary:
+    """A function annotated to return plain values (`-> float`, `-> FloatLossDict` where
+    `class FloatLossDict(Dict[str, float])`) returns no graph when its body cannot tell: the
+    annotation is believed only there (`-> float` on a function returning a loss tensor is common)."""
+    if summary.events or fn.returns is None or summary.result != "unknown" or \
+            not _plain_type(fn.returns, plain_classes):
+        return summary
+    return replace(summary, result="cut", no_graph=True, arity=0, elems=())
+
+
 def _function_summary(walker: _Fn) -> Summary:
     """A module-level function's summary; for one that cuts something
     (`cond = conditions.detach()`), which parameters the result and each
@@ -1438,7 +1471,8 @@ class OwnSummaries(Mapping):
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             dists = _dist_names(tree)
             helpers: dict = {}
-            self._funcs = {name: _function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers))
+            self._funcs = {name: _plain_result(_function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers)), fn,
+                                               self._plain_classes())
                            for name, fn in funcs.items()}
         return self._funcs
 
@@ -1482,8 +1516,20 @@ class OwnSummaries(Mapping):
             if calls:
                 out[key] = replace(out[key], self_calls=calls)
             out[key] = replace(out[key], self_attrs=_self_attrs(m))
+            out[key] = _plain_result(out[key], m, self._plain_classes())
 
     _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
+    _plain: Optional[frozenset] = None
+
+    def _plain_classes(self) -> frozenset:
+        """Classes of the file that subclass a container of plain values (`class
+        FloatLossDict(Dict[str, float])`): an object of one holds no tensor."""
+        if self._plain is None:
+            tree = self._parse()
+            self._plain = frozenset(cls.name for cls in (tree.body if tree is not None else ())
+                                    if isinstance(cls, ast.ClassDef) and cls.bases and
+                                    all(_plain_type(base, frozenset()) for base in cls.bases))
+        return self._plain
 
     def _whole(self) -> dict:
         with self._lock:

@@ -12,6 +12,7 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
+from ..analysis.plain_values import not_tensor, why as plain_why
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line
 
 
@@ -143,6 +144,21 @@ class GraphKeptAcrossIterations(GraphRule):
                 opt.step()
                 prev = out
         """, note="kept one iteration, never accumulated, never backwarded again"),
+        Valid("""
+            import torch
+            from torch import nn
+            shared, heads = nn.Linear(4, 2), nn.ModuleList([nn.Linear(2, 1), nn.Linear(2, 1)])
+            opt = torch.optim.SGD(list(shared.parameters()) + list(heads.parameters()), lr=0.1)
+            losses = {}
+            for step in range(3):
+                opt.zero_grad()
+                rep = shared(torch.randn(8, 4))
+                for t in range(2):
+                    losses[t] = heads[t](rep).pow(2).mean()
+                for t in range(2):
+                    losses[t].backward(retain_graph=t == 0)
+                opt.step()
+        """, note="one entry per task, replaced at each step: nothing is summed"),
     ]
     INVALID = [
         Invalid("""
@@ -327,7 +343,7 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"iteration: {backward_text(ctx, conflict.second)} (line {line(ctx, second)}) walks into "
                    f"the previous iteration's graph, already freed by {backward_text(ctx, conflict.first)}. "
                    f"Detach it where it is stored (this stops gradients flowing into earlier iterations)")
-            edit = _store_edit(src, link)
+            edit = _store_edit(ctx, src, link)
             if link.iteration[:len(conflict.second.tag)] == conflict.second.tag:
                 # read in the iteration whose loss it feeds (`loss += self.loss_dict[key]`): a
                 # .detach() there also cuts this iteration's own terms
@@ -348,7 +364,7 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"carries this call's graph in it (line {line(ctx, store.stmt)}): each call links to the "
                    f"previous call's graph, so the second backward walks into a freed graph (or memory grows). "
                    f"Store it detached")
-            edit = _store_edit(src, store)
+            edit = _store_edit(ctx, src, store)
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         for scope, leak in analysis.leaks:
@@ -361,7 +377,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue  # `total.backward(...); total = 0`: gradient accumulation over a window
             done.add(id(node.stmt))
             src = node.expr
-            edit = _store_edit(src, node)
+            edit = _store_edit(ctx, src, node)
             held = src is not None and holds_element(node, {leak.key, ctx.code(src).strip()})
             if held:
                 edit = None  # `outputs.append(output)` where `output["loss"].backward()`: no .detach() of a dict
@@ -387,6 +403,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 fix = SAFE
             if held:
                 msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
+            elif src is not None and edit is None and not_tensor(ctx, src):
+                msg += f"; {plain_why(ctx, src)}"
             notes = factory_notes(ctx.analysis, closure([node]))
             if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
@@ -427,7 +445,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 if u.owner:
                     msg += (f", and `{u.cls.name.value}`, without parameters of its own, is such a part: "
                             f"`{u.owner}`, which has parameters, builds it")
-            edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v)]
+            edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v) and not not_tensor(ctx, v)]
             self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                         fix_title="Update it from detached values")
 
@@ -472,12 +490,12 @@ def _rebinds(stmt, key) -> bool:
     return False
 
 
-def _store_edit(src, node):
+def _store_edit(ctx, src, node):
     if src is None or node.kind == "state" or node.name is None:
         return None
     if isinstance(src, (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.Imaginary, cst.BaseString)) \
-            or _already_cut(src):
-        return None  # `epoch += 1`: a literal holds no graph, detaching it would cut nothing
+            or _already_cut(src) or not_tensor(ctx, src):
+        return None  # `epoch += 1`, `stats = {...}`: no tensor, `.detach()` of it would raise
     return Edit(src, detach(src))
 
 

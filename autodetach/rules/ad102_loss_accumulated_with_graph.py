@@ -13,6 +13,7 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
+from ..analysis.plain_values import not_tensor, why as plain_why
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -469,6 +470,8 @@ class LossAccumulatedWithGraph(GraphRule):
             src = node.expr
             if src is None or _already_cut(src):
                 continue
+            if _aside_only(node):
+                continue  # only an unread call's extra result, beside its backwarded loss
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
             if node.meter:
@@ -508,6 +511,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg + "keep detached values instead (`.detach()` of each value it builds: "
                                        "no fix is offered)")
                 continue
+            if not_tensor(ctx, src):
+                self.report(src, msg + f"keep detached values instead; {plain_why(ctx, src)}")
+                continue
             if _mixed(ctx, node.stmt):
                 self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")
                 continue
@@ -532,7 +538,7 @@ class LossAccumulatedWithGraph(GraphRule):
 
         ctx = self.ctx
         for kept in kept_outputs(ctx.analysis):
-            if id(kept.expr) in done or _already_cut(kept.expr):
+            if id(kept.expr) in done or _already_cut(kept.expr) or not_tensor(ctx, kept.expr):
                 continue
             done.add(id(kept.expr))
             src = code(ctx, kept.expr)
@@ -557,7 +563,7 @@ class LossAccumulatedWithGraph(GraphRule):
 
         ctx = self.ctx
         for acc in step_accumulators(ctx.analysis):
-            if id(acc.stmt) in done or _already_cut(acc.value):
+            if id(acc.stmt) in done or _already_cut(acc.value) or not_tensor(ctx, acc.value):
                 continue
             done.add(id(acc.stmt))
             whose = "the object" if acc.root == "self" else f"the argument `{acc.root}`"
@@ -611,7 +617,7 @@ class LossAccumulatedWithGraph(GraphRule):
         if isinstance(src, LITERALS):
             new = _detach_inside(ctx, src, _graph_reads(node))
         else:
-            new = detach(src) if whole else None  # `.detach()` of a dict of losses would fail
+            new = detach(src) if whole and not not_tensor(ctx, src) else None  # `.detach()` of a dict would fail
         if new is None:
             self.report(src, msg + "detached tensors instead")
             return
@@ -634,6 +640,13 @@ def _mixed(ctx, stmt) -> bool:
 
 
 _UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
+
+
+def _aside_only(node) -> bool:
+    """The store adds only values that `flow._aside` marked (`dist` of `loss, dist = criterion(...)`,
+    code not read, `loss` backwarded): that they carry a graph is not shown."""
+    added = [p for p in node.parents if p.name != node.name]
+    return bool(added) and all(p.aside for p in added)
 
 
 def _sibling_notes(node) -> list:
@@ -669,7 +682,7 @@ def _detach_inside(ctx, src, reads):
         value = el.value
         if isinstance(value, LITERALS):
             new = _detach_inside(ctx, value, reads)
-        elif _already_cut(value) or not any(
+        elif _already_cut(value) or not_tensor(ctx, value) or not any(
                 id(n) in reads or (isinstance(n, cst.Call) and names.is_module(dotted(n.func)) and
                                    names.has_params(dotted(n.func))) for n in nodes(value)):
             new = None

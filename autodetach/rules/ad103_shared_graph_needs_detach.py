@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Invalid, Valid
+from ..analysis.plain_values import not_tensor
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, helper_note, path_note, code, detach, line
 
 
@@ -197,11 +198,12 @@ class SharedGraphNeedsDetach(GraphRule):
             edits = []
             from ..rule import Edit
             for target in names:
-                edits.append(Edit(target, detach(target)))
+                if not not_tensor(ctx, target):  # a number or container has no .detach()
+                    edits.append(Edit(target, detach(target)))
             helper = helper_note(first, second)
             if helper:
                 msg += f"; {helper} (so the fix is unsafe)"
-            self.report(names[0], msg, edits=edits, fix=UNSAFE if helper else SAFE,
+            self.report(names[0], msg, edits=edits, fix=(UNSAFE if helper else SAFE) if edits else None,
                         fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
                         related=[(link.stmt, "the shared tensor is computed here"),
                                  (other.call, "this backward needs the shared graph")] + path_note(ctx, conflict))

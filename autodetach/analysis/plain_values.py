@@ -1,0 +1,69 @@
+"""Is an expression provably not a tensor? A fix that rewrites it to `x.detach()`
+or `x.item()` would then crash (`dict` has no `.detach()`, `float` no `.item()`),
+so the AD1 fix builders refuse it. Provably: a literal or display (dict, list,
+tuple, set, string, number: `.detach()` of `[loss]` fails too), a comprehension that
+builds plain values (the fix detaches a comprehension's elements), a call of
+a built-in that returns one (`len`, `float`, `dict(...)`), `.item()` / `.tolist()`,
+or a local name whose every value (`name = ...`, `name += ...`) is one of those."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..imports import dotted
+
+PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "round", "dict", "list", "tuple", "set",
+                            "sorted", "repr", "format", "abs", "min", "max", "sum", "range", "enumerate", "zip"})
+PLAIN_METHODS = frozenset({"item", "tolist", "keys", "items", "values", "numpy", "format", "join", "split"})
+DISPLAYS = (cst.Dict, cst.List, cst.Tuple, cst.Set)
+NUMBERS = (cst.Integer, cst.Float, cst.Imaginary, cst.BaseString)
+
+
+def not_tensor(ctx, expr, depth: int = 0) -> bool:
+    """Does `expr` never hold a tensor that `.detach()` / `.item()` could take?
+    A container counts whatever it holds (`[loss]` has no `.detach()` either)."""
+    if depth > 4:
+        return False
+    if isinstance(expr, cst.DictComp):
+        return not_tensor(ctx, expr.value, depth + 1)  # the fix detaches what it stores, element by element
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return not_tensor(ctx, expr.elt, depth + 1)
+    if isinstance(expr, NUMBERS + DISPLAYS):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.expression, NUMBERS)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Name) and func.value in PLAIN_BUILTINS and func.value not in ("min", "max", "sum",
+                                                                                               "abs", "round"):
+            return ctx.imports.qualify(func) is None and not _shadowed(ctx, func)
+        if isinstance(func, cst.Name) and func.value in ("min", "max", "sum", "abs", "round"):
+            # plain when what they reduce is (`sum(losses)` of tensors is a tensor)
+            return bool(expr.args) and all(not_tensor(ctx, arg.value, depth + 1) for arg in expr.args) and \
+                not _shadowed(ctx, func)
+        return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS and \
+            func.attr.value in ("item", "tolist")
+    if isinstance(expr, cst.Name):
+        try:
+            values = ctx.bindings.values(expr)
+        except (KeyError, AttributeError):
+            return False
+        return bool(values) and all(v is not None and v is not expr and not_tensor(ctx, v, depth + 1)
+                                    for v in values)
+    return False
+
+
+def _shadowed(ctx, func: cst.Name) -> bool:
+    """A built-in's name the file binds itself (`def len(x)`, `sum = ...`)."""
+    try:
+        owner, found = ctx.bindings.lookup(func)
+    except (KeyError, AttributeError):
+        return True
+    return bool(found)
+
+
+def why(ctx, expr) -> str:
+    """The message's words for a refused fix."""
+    text = ctx.code(expr).strip()
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"`{text}` is not a tensor (a number, string or container), so `.detach()` / `.item()` of it " \
+        "would raise: no fix is offered"

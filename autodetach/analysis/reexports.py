@@ -1,0 +1,53 @@
+"""What `find` follows past a file's own definitions: the star re-exports of a
+package `__init__` (`from .models import *`) and the bases of a class, for a
+method the class inherits (`class ARGVA(ARGA)`, `discriminator_loss` defined
+in ARGA). Read with `ast`, once per file text."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .project import text_of
+
+_MEMO: dict = {}  # path -> (text, (stars, bases))
+
+
+def _facts(path: str) -> tuple:
+    text = text_of(path)
+    hit = _MEMO.get(path)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    stars, bases = [], {}
+    try:
+        tree = ast.parse(text or "")
+    except (SyntaxError, ValueError):
+        tree = None
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+            stars.append((node.level, node.module or ""))
+        elif isinstance(node, ast.ClassDef):
+            bases[node.name] = tuple(b for b in (_dotted(base) for base in node.bases) if b is not None)
+    out = (tuple(stars), bases)
+    _MEMO[path] = (text, out)
+    return out
+
+
+def _dotted(node) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id] + parts[::-1])
+    return None
+
+
+def star_imports(path: str) -> tuple:
+    """(level, module) of the file's module-level `from m import *`, in order."""
+    return _facts(path)[0]
+
+
+def class_bases(path: str, cls: str) -> Optional[tuple]:
+    """The dotted names of the bases of class `cls` defined in the file; None
+    when the file defines no such class."""
+    return _facts(path)[1].get(cls)

@@ -1,0 +1,1 @@
+from .meters import *

@@ -1,0 +1,1 @@
+from .models import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+from .autoencoder import AutoEncoder, AdversarialAutoEncoder  # noqa: F401

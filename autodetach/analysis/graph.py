@@ -49,6 +49,12 @@ class GNode:
     unseen: Optional[str] = None  # why a graph is assumed where the code cannot show it (AD104)
     meter: Optional[tuple] = None  # (Class.method, file, line, argument) of `meter.update(loss)` (AD102)
     sibling: Optional[str] = None  # "comes from the same call as a proven loss" (AD102's message)
+    # a store on `self` that a returned value holds but no method empties (self_storage.py): why the
+    # caller's use is not known (AD102's message; its fix is then unsafe)
+    returned: Optional[str] = None
+    # a dict or list proven only because the backwarded loss sums all its entries (backwarded.py):
+    # that each entry is a tensor with a graph is inferred (the rules' messages; fixes unsafe)
+    summed: Optional[str] = None
     module_state: Optional[tuple] = None  # (module, attribute, path): a module's self state (AD106)
     # an accumulation of a value that came through code not followed (`total += score(out)`): it may
     # be a number, so `.detach()` of it is no proven fix

@@ -1,10 +1,11 @@
 # expect-before: grows
-# A learned-optimizer style learner: each call unrolls a few steps of an
-# inner problem, backwards each step's loss (retaining, as the meta-training
-# may) and appends the loss to `self.losses`, a list made once in __init__
-# and never emptied. The list is returned, but it outlives the call: every
-# call adds its graphs to those of all earlier calls. What the caller does
-# with the returned list is inferred (not followed), so the fix is unsafe.
+# A learned-optimizer style learner: each call runs a few inner steps,
+# backwards each step's loss (retaining, as the meta-training may), appends
+# the loss to `self.losses`, a list made once in __init__ and never emptied,
+# and applies the summed grads with one optimizer step. The list is
+# returned, but it outlives the call: every call adds its graphs to those of
+# all earlier calls. What the caller does with the returned list is inferred
+# (not followed), so the fix is unsafe.
 # autodetach-test: unsafe
 import os
 
@@ -16,26 +17,25 @@ torch.manual_seed(0)
 
 
 class Learner:
-    def __init__(self, net, steps, retain=True):
+    def __init__(self, net, optimizer, steps, retain=True):
         self.net = net
+        self.optimizer = optimizer
         self.steps = steps
         self.retain = retain
         self.losses = []
 
     def __call__(self, x, y):
+        self.optimizer.zero_grad()
         for i in range(self.steps):
-            loss = nn.functional.mse_loss(self.net(x), y)
+            loss = nn.functional.mse_loss(self.net(x[i::self.steps]), y[i::self.steps])
             loss.backward(retain_graph=self.retain)
-            with torch.no_grad():
-                for p in self.net.parameters():
-                    p -= 0.01 * p.grad
-                    p.grad = None
             self.losses.append(loss)
+        self.optimizer.step()
         return self.losses
 
 
 net = nn.Sequential(nn.Linear(5, 10), nn.Tanh(), nn.Linear(10, 1))
-learner = Learner(net, steps=3)
+learner = Learner(net, torch.optim.SGD(net.parameters(), lr=0.01), steps=3)
 for it in range(ITERS):
     x, y = torch.randn(16, 5), torch.randn(16, 1)
     losses = learner(x, y)

@@ -1,8 +1,9 @@
-# expect-before: grows
+# expect-before: runs
 # A trainer keeps the step's loss on `self.batch_loss` in its batch step and
 # logs it in another method, `end_of_batch_log`, which appends it to the
-# epoch's statistics. The loss was backwarded: the list keeps every batch's
-# graph until the next epoch makes it again.
+# epoch's statistics. The loss was backwarded, so its saved tensors are
+# freed, but the list keeps every batch's loss with its graph nodes until the
+# next epoch makes the list again.
 import os
 
 import torch

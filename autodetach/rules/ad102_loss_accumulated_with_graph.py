@@ -68,8 +68,10 @@ class LossAccumulatedWithGraph(GraphRule):
     Lightning runs the method once per batch and backwards what it returns.
     Also: a loss that only its own `.backward()` shows to carry a
     graph (built by code that cannot be seen); `meter.update(loss)` into a
-    class of the file or the project whose method sums its argument into
-    `self` (`AverageMeter`), fixed by passing `.detach()`; such a meter
+    class of the file or the project whose method folds its argument into
+    `self` state (`self.sum += val * n`, a mean written out as
+    `self.v = (self.v * self.n + x) / (self.n + 1)`), the meter kept in a
+    name, on `self` or in a dict of meters, fixed by passing `.detach()`; such a meter
     class whose callers live in other files and pass a value that a backward
     there proves (reported at the store in the meter, where one `.detach()`
     serves every caller); per-name totals (`total[name] += loss`); what a
@@ -112,7 +114,8 @@ class LossAccumulatedWithGraph(GraphRule):
     another file's factory, the candidate classes of an object whose class
     is chosen at run time (no fix at all when some of them return numbers),
     the entries of a container summed into the loss, what the caller of a
-    method does with the list on `self` it returns.
+    method does with the list on `self` it returns, that an object whose
+    `.forward(x)` a training method calls on tensors is a module.
     """
 
     code = "AD102"

@@ -137,6 +137,8 @@ def unified_diff(path: str, old: bytes, new: bytes) -> str:
             line += b"\n\\ No newline at end of file\n"
         out.append(line)
     return b"".join(out).decode("utf-8", "surrogateescape")
+
+
 def _read(path: str, shown: str):
     """(bytes, None) or (None, a result saying the file cannot be read)."""
     try:

@@ -138,7 +138,8 @@ def main(args, loader):
 def test_a_wrapped_model_from_a_project_factory_is_seen(tmp_path):
     train = str(tmp_path / "train.py")
     _write(tmp_path, {"models.py": MODELS, "train.py": DDP.format(factory="build_model")})
-    assert _found(DDP.format(factory="build_model"), train) == [("AD101", 16)]
+    # a running absolute error of the prediction, kept for the log: AD102, like a loss total
+    assert _found(DDP.format(factory="build_model"), train) == [("AD102", 16)]
     # a factory whose class is not shown keeps the wrapped module unseen
     _write(tmp_path, {"train.py": DDP.format(factory="build_other")})
     assert _found(DDP.format(factory="build_other"), train) == []

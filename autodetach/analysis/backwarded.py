@@ -55,26 +55,28 @@ def _looks_like_grad(expr) -> bool:
 def proven_bindings(body) -> tuple:
     """({(id(statement), key)} of proven assignments, {id(call)} of proven
     appends, the part of the first that holds the backwarded value as an
-    element, not as itself) for the loops in `body` (outside nested functions).
+    element, not as itself, the part of that whose entries are only inferred
+    to carry it: summed into the backwarded loss) for the loops in `body`
+    (outside nested functions).
     Fresh sets (a scope adds to them); worked out once per body (walk.by_nodes)."""
     return tuple(set(part) for part in by_nodes("proven", body, _proven))
 
 
 def _proven(body) -> tuple:
-    stmts, adds, holders = set(), set(), set()
+    stmts, adds, holders, summed = set(), set(), set(), set()
     for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
         # exact types: isinstance on libcst's ABCs is slow
         if type(loop) is not cst.For and type(loop) is not cst.While:
             continue
-        _unit(loop.body, stmts, adds, holders, ordered=False)
+        _unit(loop.body, stmts, adds, holders, summed, ordered=False)
     if isinstance(body, cst.IndentedBlock):
         # a function's body run once per call (`train_step`: `loss = ...; loss.backward(); return loss`):
         # the one binding of the name, before the backward, is what it backwards
-        _unit(body, stmts, adds, holders, ordered=True)
-    return stmts, adds, holders
+        _unit(body, stmts, adds, holders, summed, ordered=True)
+    return stmts, adds, holders, summed
 
 
-def _unit(suite, stmts, adds, holders, ordered) -> None:
+def _unit(suite, stmts, adds, holders, summed, ordered) -> None:
     inner = list(nodes(suite, skip=_SKIP))
     calls = [n for n in inner if type(n) is cst.Call]
     wanted = {t for n in calls for t in _targets(n)}
@@ -93,6 +95,7 @@ def _unit(suite, stmts, adds, holders, ordered) -> None:
         if whole:
             if len(found) == 1 and not _rebinds_elsewhere(inner, key):
                 stmts.add((id(found[0]), key))
+                _summed_holders(found[0], lines, inner, stmts, holders, summed)
         else:
             adding = [n for n in calls if isinstance(n.func, cst.Attribute)
                       and n.func.attr.value in _ADDS and dotted(n.func.value) == key]
@@ -104,6 +107,52 @@ def _unit(suite, stmts, adds, holders, ordered) -> None:
                 if len(found) == 1 and not _rebinds_elsewhere(inner, key):
                     stmts.add((id(found[0]), key))
                     holders.add((id(found[0]), key))
+
+
+def _summed_holders(stmt, lines, inner, stmts, holders, summed) -> None:
+    """`loss = sum(parts.values()) + det_loss`, `sum([l for d in aux for l in d.values()])`: a dict or
+    list whose every entry the backwarded loss sums holds the loss's graph as elements. Each such
+    container bound once in the loop is proven as a holder (only the whole is proven by the
+    backward: that its entries carry a graph is an inference from their being summed into it)."""
+    small = next((small for line, small in lines if line is stmt and isinstance(small, cst.Assign)), None)
+    for name in _summed_names(small.value) if small is not None else ():
+        found = [s for s, small in lines if _assigns(small, name)]
+        if len(found) == 1 and found[0] is not stmt and not _rebinds_elsewhere(inner, name):
+            stmts.add((id(found[0]), name))
+            holders.add((id(found[0]), name))
+            summed.add((id(found[0]), name))
+
+
+_SUMS = {"sum", "torch.sum", "torch.stack", "torch.cat", "math.fsum"}
+
+
+def _summed_names(expr) -> set:
+    """Names whose every entry a reduction in `expr` takes: `sum(d.values())`, `sum(xs)`,
+    `torch.stack([v for v in d.values()])`, `sum(l for d in ds for l in d.values())`."""
+    out = set()
+    for call in nodes(expr, skip=_SKIP):
+        if type(call) is not cst.Call or dotted(call.func) not in _SUMS or not call.args:
+            continue
+        arg = call.args[0].value
+        if isinstance(arg, (cst.ListComp, cst.GeneratorExp)):
+            for_in, bound = arg.for_in, set()
+            while for_in is not None:
+                out |= _whole(for_in.iter) - bound  # `for l in d.values()` of an outer `for d in aux`
+                bound |= {n.value for n in nodes(for_in.target) if isinstance(n, cst.Name)}
+                for_in = for_in.inner_for_in
+        else:
+            out |= _whole(arg)
+    return out
+
+
+def _whole(expr) -> set:
+    """`d`, `d.values()`, `list(d.values())`: the container all of whose entries are read."""
+    if isinstance(expr, cst.Call) and dotted(expr.func) == "list" and len(expr.args) == 1:
+        expr = expr.args[0].value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+            expr.func.attr.value == "values" and not expr.args:
+        expr = expr.func.value
+    return {expr.value} if isinstance(expr, cst.Name) else set()
 
 
 def _last_straight(suite, found, backwards) -> list:

@@ -24,6 +24,7 @@ from ..imports import dotted
 from . import containers, first_iteration, forward_extras, keyed, model_containers, phases, same_test, self_resets
 from .bounded import within_step
 from .one_call import one_call
+from .self_storage import grows_on_self, log_helper
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
 from .tensor_methods import BUILTIN_METHODS
@@ -638,6 +639,8 @@ class Scope:
             node.loss = val.loss or _looks_like_loss(key)  # by its name: `output` is no loss, `losses` is
             if not val.graph:
                 node.ghosts = frozenset()  # a graph we could not follow: no cut is known either (AD109)
+            if (id(stmt), key) in self.proven[3]:
+                node.summed = f"the entries of `{key}` carry a graph (each is summed into the backwarded loss)"
         elif proven:
             node.proven, node.uncertain = True, False
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
@@ -1038,7 +1041,8 @@ class Scope:
                 self.analysis.function_summary(method).has_events:
             return self.inline(method, call, stmt, bound_self=True)
         own = self.plain_self_method(func, base)
-        if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own)):
+        if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
+                                log_helper(self, own)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if own is not None:
             for key in self_resets.reset_keys(self.analysis, own):
@@ -2104,7 +2108,12 @@ class Scope:
         evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
         for key, head, loop, older, outer in self._leak_candidates:
             if head in returned and not evaluates and not closure([head]) & self.freed_any:
-                continue  # the caller may backward it; not when a backward here freed its graph
+                cls = self.method_class or self.self_class
+                if not grows_on_self(self.analysis, cls, key):
+                    continue  # the caller may backward it; not when a backward here freed its graph
+                # kept on `self` and never emptied: every call's graphs stay, whatever the caller does
+                head.returned = (f"`{key}` is returned to the caller, which is not followed (it may backward "
+                                 f"it), but no method of `{cls}` but `__init__` binds or empties it")
             # `autograd.grad(..., create_graph=True)` right in the loop builds the terms of one loss (a
             # gradient penalty summed over outputs): no step; a loop around it runs such steps
             if not any(loop in event.loops for event in self.events if event.kind == "backward" or
@@ -2128,8 +2137,11 @@ class Scope:
             if one_call(self, key, head, loop, older, outer):
                 continue  # one per agent (or sub-step), started again at each call
             if not head.loss and (_looks_like_loss(key) or
-                                  (head.kind == "accum" and targets & closure(head.parents))):
-                head.loss = True  # named as one, or a sum of values computed from what is backwarded
+                                  (head.kind == "accum" and targets & closure(head.parents)) or
+                                  _metric_total(head)):
+                # named as one, a sum of values computed from what is backwarded, or a running
+                # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
+                head.loss = True
             self.leaks.append(Leak(key, head, loop, reached))
 
 
@@ -2260,6 +2272,32 @@ def _constant_index(target: cst.Subscript) -> bool:
     """`d["loss"]`, `buf[0]`: one fixed entry."""
     return len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) and \
         isinstance(target.slice[0].slice.value, (cst.SimpleString, cst.Integer))
+
+
+_REDUCTIONS = {"sum", "mean"}
+
+
+def _metric_total(head) -> bool:
+    """`total += (out - y).abs().sum()`: a `+=` of a whole reduction (no dim: one number per step)
+    of an error, a difference between what a network computed and something else: a running
+    error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error)."""
+    expr, stmt = head.expr, head.stmt
+    if head.kind != "accum" or not isinstance(expr, cst.Call) or not head.modules and \
+            not any(parent.kind == "module" or parent.modules for parent in closure(head.parents)):
+        return False
+    small = getattr(stmt, "body", (None,))[0]
+    if not isinstance(small, cst.AugAssign) or not isinstance(small.operator, cst.AddAssign):
+        return False
+    func = expr.func
+    name = dotted(func) or ""
+    if name in {"torch." + r for r in _REDUCTIONS}:
+        reduced_args = expr.args[1:]  # torch.sum(x): the first argument is what is reduced
+    elif isinstance(func, cst.Attribute) and func.attr.value in _REDUCTIONS:
+        reduced_args = expr.args  # x.sum()
+    else:
+        return False
+    return not reduced_args and any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Subtract)
+                                    for n in nodes(expr))
 
 
 def _uncertain_below(head) -> bool:

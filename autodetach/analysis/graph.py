@@ -52,6 +52,12 @@ class GNode:
     # `loss, dist = criterion(out, y)` of code not read, `loss` backwarded: `dist` is only assumed
     # to carry a graph (it may be a number); AD102 does not report a store of it alone
     aside: bool = False
+    # a store on `self` that a returned value holds but no method empties (self_storage.py): why the
+    # caller's use is not known (AD102's message; its fix is then unsafe)
+    returned: Optional[str] = None
+    # a dict or list proven only because the backwarded loss sums all its entries (backwarded.py):
+    # that each entry is a tensor with a graph is inferred (the rules' messages; fixes unsafe)
+    summed: Optional[str] = None
     module_state: Optional[tuple] = None  # (module, attribute, path): a module's self state (AD106)
     # an accumulation of a value that came through code not followed (`total += score(out)`): it may
     # be a number, so `.detach()` of it is no proven fix

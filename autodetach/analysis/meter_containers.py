@@ -1,6 +1,6 @@
 """Dicts and lists of meters: `stats[key] = AverageMeter()`, `{k:
 AverageMeter() for k in keys}`, `[AverageMeter() for _ in heads]`,
-`defaultdict(AverageMeter)`.
+`defaultdict(AverageMeter)`, `{"loss": Averager(), "acc": Averager()}`.
 
 `stats[key].update(value)` then adds `value` into one of the container's
 meters, when the meter class's `update` adds its argument into `self` state
@@ -43,6 +43,11 @@ def _held(analysis, value) -> Optional[cst.BaseExpression]:
         return _built(analysis, value.value)
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         return _built(analysis, value.elt)
+    if isinstance(value, (cst.Dict, cst.List, cst.Tuple)) and value.elements:
+        # `{"loss": Averager(), "acc": Averager()}`: every entry a meter of one class
+        built = [_built(analysis, getattr(el, "value", None)) for el in value.elements]
+        names = {dotted(cls) for cls in built if cls is not None}
+        return built[0] if len(names) == 1 and all(cls is not None for cls in built) else None
     if isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(".")[2] == "defaultdict" and \
             value.args and _is_class(analysis, value.args[0].value):
         return value.args[0].value

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..imports import dotted
 
 PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "round", "dict", "list", "tuple", "set",
                             "sorted", "repr", "format", "abs", "min", "max", "sum", "range", "enumerate", "zip"})

@@ -40,7 +40,9 @@ def mark(table, analysis) -> None:
     here = os.path.dirname(os.path.abspath(ctx.path))
     handed = _handed_modules(ctx.module, table)
     for key, func in list(table.foreign_instances.items()):
-        if key in table.modules or key in table.optimizers or key in table.leaves:
+        # a role inferred from `.forward(x)` alone (roles.py) gives way to the class's proof
+        guessed = key in table.modules and "its .forward() is called" in table.inferred.get(key, "")
+        if key in table.modules and not guessed or key in table.optimizers or key in table.leaves:
             continue
         qualified = ctx.imports.qualify(func)
         if not qualified or "." not in qualified or qualified.split(".")[0] in SKIP:
@@ -49,6 +51,8 @@ def mark(table, analysis) -> None:
             continue
         if is_module_class(here, qualified):
             table.modules[key] = "param"
+            if guessed:
+                table.inferred.pop(key, None)
     for key in list(table.wrapped):
         if _wraps_factory_module(ctx, here, key):
             table.wrapped.discard(key)  # DDP(build_model(args)): the factory's class is seen

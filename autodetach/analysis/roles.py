@@ -128,7 +128,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
             if type(n) is cst.Call:
                 f = n.func
                 if type(f) is cst.Name and f.value in names:
-                    use[f.value].add("()")
+                    use[f.value] |= {"()", "call"}
                     if n.args:
                         use[f.value].add("(x)")  # called on something: `get_params()` alone builds values
                 elif type(f) is cst.Attribute:
@@ -136,6 +136,8 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                         backward[0] = True
                     if type(f.value) is cst.Name and f.value.value in names:
                         use[f.value.value].add(f.attr.value)
+                        if f.attr.value == "forward" and n.args:
+                            use[f.value.value] |= {"()", "(x)"}  # `model.forward(x)` runs the module as `model(x)`
             elif type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value in names \
                     and n.attr.value in OPTIMIZER_ONLY:
                 use[n.value.value].add(n.attr.value)
@@ -181,7 +183,8 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                     local_mods.remove(key)
                     continue
                 table.modules[key] = "param"
-                table.inferred[key] = f"`{key}` is a module (called on tensors in a training function)"
+                how = "called" if "call" in use[key] else "its .forward() is called"
+                table.inferred[key] = f"`{key}` is a module ({how} on tensors in a training function)"
         for key in local_opts:
             owns = pair(key, local_mods)
             table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)
@@ -218,13 +221,15 @@ def infer_attr_roles(module: cst.Module, table) -> None:
                 key = dotted(f)
                 if key is not None and key.startswith("self.") and key.count(".") == 1 and n.args:
                     # called on something: `self.steps_gen()` with no argument runs no network
-                    use.setdefault(key, set()).add("()")
+                    use.setdefault(key, set()).update(("()", "call"))
                 if type(f) is cst.Attribute:
                     if f.attr.value in ("backward", "manual_backward", "step"):
                         trains[0] = True
                     base = dotted(f.value)
                     if base is not None and base.startswith("self.") and base.count(".") == 1:
                         use.setdefault(base, set()).add(f.attr.value)
+                        if f.attr.value == "forward" and n.args:
+                            use[base].add("()")  # `self.model.forward(x)`: the module run on tensors
             if t is cst.Assign and type(n.value) is cst.Lambda:
                 callables.update(dotted(tgt.target) for tgt in n.targets)  # `self.f = lambda: ...`
             if t is cst.AssignTarget:
@@ -263,7 +268,8 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             elif "()" in u and not looks_like_loss(key) and not FUNC_NAME.search(key.split(".")[-1]) \
                     and not u & {"step", "zero_grad"}:
                 table.modules[key] = "param"
-                table.inferred[key] = f"`{key}` is a module (called on tensors in a training class)"
+                how = "called" if "call" in u else "its .forward() is called"
+                table.inferred[key] = f"`{key}` is a module ({how} on tensors in a training class)"
                 mods.append(key)
         for key in self_opts:
             # `self.critic1_optim` handed to __init__ beside `self.critic1`: paired by name only

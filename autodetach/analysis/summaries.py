@@ -771,14 +771,15 @@ def _whole(expr, name: str) -> bool:
 
 
 def _rebuilt(node: ast.Assign) -> bool:
-    """Does the assignment store, into `self` state, a sum that reads that
-    same state (a running total or average written out: `s = s * n + v`)?"""
+    """Does the assignment store, into `self` state, arithmetic that reads that
+    same state (a running total or average written out: `s = s * n + v`,
+    `v = (v * n + x) / (n + 1)`)?"""
     target = node.targets[0]
     if not isinstance(target, (ast.Attribute, ast.Subscript)):
         return False
     want = _dotted(target.value if isinstance(target, ast.Subscript) else target)
     if not want or not want.startswith("self.") or not isinstance(node.value, ast.BinOp) or \
-            not isinstance(node.value.op, (ast.Add, ast.Sub)):
+            not isinstance(node.value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         return False
     return any(isinstance(n, ast.Attribute) and _dotted(n) == want for n in ast.walk(node.value))
 

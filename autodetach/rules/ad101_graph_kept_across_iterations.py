@@ -405,7 +405,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
             elif src is not None and edit is None and not_tensor(ctx, src):
                 msg += f"; {plain_why(ctx, src)}"
-            notes = factory_notes(ctx.analysis, closure([node]))
+            notes = factory_notes(ctx.analysis, closure([node])) + \
+                sorted({n.summed for n in closure([node]) if n.summed})
             if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
                 # number, and `.detach()` of a number raises

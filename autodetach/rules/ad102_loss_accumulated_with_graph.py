@@ -17,6 +17,7 @@ from ..analysis.plain_values import not_tensor, why as plain_why
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
+
 class LossAccumulatedWithGraph(GraphRule):
     """
     A running loss total (or a list of losses) that keeps every graph alive.
@@ -69,8 +70,10 @@ class LossAccumulatedWithGraph(GraphRule):
     Lightning runs the method once per batch and backwards what it returns.
     Also: a loss that only its own `.backward()` shows to carry a
     graph (built by code that cannot be seen); `meter.update(loss)` into a
-    class of the file or the project whose method sums its argument into
-    `self` (`AverageMeter`), fixed by passing `.detach()`; such a meter
+    class of the file or the project whose method folds its argument into
+    `self` state (`self.sum += val * n`, a mean written out as
+    `self.v = (self.v * self.n + x) / (self.n + 1)`), the meter kept in a
+    name, on `self` or in a dict of meters, fixed by passing `.detach()`; such a meter
     class whose callers live in other files and pass a value that a backward
     there proves (reported at the store in the meter, where one `.detach()`
     serves every caller); per-name totals (`total[name] += loss`); what a
@@ -91,6 +94,16 @@ class LossAccumulatedWithGraph(GraphRule):
     logging libraries are left alone. A list kept through a loop over literal
     lists (`for hist, v in zip([losses, accs], [loss, acc]): hist.append(v)`),
     walked once per position and fixed at the element (`[loss.detach(), acc]`).
+    A dict or list whose every entry the backwarded loss sums (`loss =
+    sum(parts.values())`) and that is kept whole or rebuilt into epoch totals
+    (that its entries carry a graph is inferred from the sum). A running error of
+    a network's output (`train_ae += (out - y).abs().sum()`: a whole reduction of
+    a difference), kept for the log like a loss total. A list on `self` that only
+    `__init__` makes and no method empties, returned by the method that appends
+    each step's loss (every call adds to what earlier calls kept, whatever the
+    caller does with it). A loss kept on `self` by the step (`self.batch_loss =
+    loss`) and added into `self` state by another method the step calls
+    (`self.end_of_batch_log()`).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -101,7 +114,10 @@ class LossAccumulatedWithGraph(GraphRule):
     what a meter's callers in other files pass, what a meter out of sight
     keeps, a loss object built by
     another file's factory, the candidate classes of an object whose class
-    is chosen at run time (no fix at all when some of them return numbers).
+    is chosen at run time (no fix at all when some of them return numbers),
+    the entries of a container summed into the loss, what the caller of a
+    method does with the list on `self` it returns, that an object whose
+    `.forward(x)` a training method calls on tensors is a module.
     """
 
     code = "AD102"
@@ -191,6 +207,23 @@ class LossAccumulatedWithGraph(GraphRule):
             for step in range(5):
                 print([l.item() for l in update(torch.randn(2, 4))])
         """, note="one loss per agent, in a list made again at every call"),
+        Valid("""
+            import torch
+            from torch import nn
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net
+                    self.losses = []
+
+                def __call__(self, x, retain):
+                    self.losses = []
+                    for i in range(3):
+                        loss = self.net(x).pow(2).mean()
+                        loss.backward(retain_graph=retain)
+                        self.losses.append(loss)
+                    return self.losses
+        """, note="a list on self started again at every call and returned: the caller decides"),
     ]
     INVALID = [
         Invalid("""
@@ -457,6 +490,69 @@ class LossAccumulatedWithGraph(GraphRule):
                     return {"loss": loss}
         """, note="Lightning backwards what training_step returns, once per batch", line=12, column=29,
             message="Lightning runs `training_step` once per batch"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 2)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            train_ae = torch.tensor(0.0)
+            for i in range(3):
+                x, y = torch.randn(2, 4), torch.randn(2, 2)
+                out = m(x)
+                loss = (out - y).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                train_ae += (out - y).abs().sum()
+            print(train_ae / 3)
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 2)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            train_ae = torch.tensor(0.0)
+            for i in range(3):
+                x, y = torch.randn(2, 4), torch.randn(2, 2)
+                out = m(x)
+                loss = (out - y).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                train_ae += (out - y).abs().sum().item()
+            print(train_ae / 3)
+        """, note="a running error of the network's output, kept for the log", line=13, column=17),
+        Invalid("""
+            import torch
+            from torch import nn
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net
+                    self.losses = []
+
+                def __call__(self, x, retain):
+                    for i in range(3):
+                        loss = self.net(x).pow(2).mean()
+                        loss.backward(retain_graph=retain)
+                        self.losses.append(loss)
+                    return self.losses
+        """, """
+            import torch
+            from torch import nn
+
+            class Learner:
+                def __init__(self, net):
+                    self.net = net
+                    self.losses = []
+
+                def __call__(self, x, retain):
+                    for i in range(3):
+                        loss = self.net(x).pow(2).mean()
+                        loss.backward(retain_graph=retain)
+                        self.losses.append(loss.detach())
+                    return self.losses
+        """, unsafe=True, note="a list on self that only __init__ makes: returned, but every call adds to it",
+            message="no method of `Learner` but `__init__` binds or empties it"),
     ]
 
     def finish(self) -> None:
@@ -499,7 +595,7 @@ class LossAccumulatedWithGraph(GraphRule):
             if holds_element(node, {leak.key, ctx.code(src).strip()}):
                 # `epoch_loss.append(loss)` where `loss["total"].backward()`: a dict or list, no .detach()
                 self.report(src, msg + f"keep detached tensors instead (`{ctx.code(src).strip()}` holds the "
-                                       "backwarded loss as an element: detach each tensor in it)")
+                                       "backwarded loss as an element: detach each tensor in it)" + _inferred(guesses))
                 continue
             if isinstance(src, cst.Name) and read_as_mapping(ctx, node.stmt, src.value):
                 # `history.append(losses)` where `losses["kl"]` is read: a dict has no `.detach()`
@@ -509,7 +605,7 @@ class LossAccumulatedWithGraph(GraphRule):
             if isinstance(src, (cst.DictComp, cst.ListComp, cst.SetComp)):
                 # `totals = {k: totals[k] + losses[k] for k in totals}`: a dict has no `.detach()`
                 self.report(src, msg + "keep detached values instead (`.detach()` of each value it builds: "
-                                       "no fix is offered)")
+                                       "no fix is offered)" + _inferred(guesses))
                 continue
             if not_tensor(ctx, src):
                 self.report(src, msg + f"keep detached values instead; {plain_why(ctx, src)}")
@@ -653,7 +749,12 @@ def _sibling_notes(node) -> list:
     """What `flow._siblings` inferred about the values the store hangs from."""
     from ..analysis.graph import closure
 
-    return sorted({n.sibling for n in closure([node]) if n.sibling})
+    return sorted({n.sibling for n in closure([node]) if n.sibling} | {n.summed for n in closure([node]) if n.summed} |
+                  ({node.returned} if node.returned else set()))
+
+
+def _inferred(guesses) -> str:
+    return "; inferred: " + "; ".join(guesses) if guesses else ""
 
 
 def _already_cut(src) -> bool:

@@ -31,6 +31,8 @@ def _blank_lines_bare(stmt):
     return stmt.with_changes(leading_lines=[
         ln.with_changes(indent=False, whitespace=cst.SimpleWhitespace(""))
         if ln.comment is None else ln for ln in lines])
+
+
 _LOOPS = (cst.For, cst.While)
 _MUTATORS = {"append", "extend", "insert", "add", "update", "add_", "copy_"}
 

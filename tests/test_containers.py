@@ -196,3 +196,59 @@ def test_a_sum_kept_across_iterations_is_not_a_stale_graph():
             opt.step()
     """
     assert _found(src, "AD108") == []
+
+
+COMP_OPTS = """
+import torch
+from torch import nn
+
+class Agent:
+    def __init__(self):
+        self.policy = nn.Linear(4, 2)
+        self.critics = NETS
+        self.critic_opts = OPTS
+        self.policy_opt = torch.optim.Adam(self.policy.parameters())
+
+    def update(self, obs, act, target):
+        policy_loss = -self.critics[0](torch.cat([obs, self.policy(obs)], 1)).mean()
+        q_loss = (self.critics[0](torch.cat([obs, act], 1)) - target).pow(2).mean()
+        self.critic_opts[0].zero_grad()
+        q_loss.backward()
+        self.critic_opts[0].step()
+        self.policy_opt.zero_grad()
+        policy_loss.backward()
+        self.policy_opt.step()
+"""
+
+
+def _comp(nets, opts):
+    return COMP_OPTS.replace("NETS", nets).replace("OPTS", opts)
+
+
+def test_optimizers_built_by_a_comprehension_step_the_list_they_iterate():
+    for nets in ("nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])", "[nn.Linear(6, 1), nn.Linear(6, 1)]",
+                 "nn.ModuleList([nn.Linear(6, 1), nn.Linear(6, 1)])"):
+        for opts in ("[torch.optim.Adam(c.parameters(), lr=1e-3) for c in self.critics]",
+                     "[torch.optim.SGD(net.parameters(), 0.1) for net in self.critics]"):
+            found = _found(_comp(nets, opts), "AD108")
+            assert len(found) == 1 and found[0].line == 19, (nets, opts)
+            assert "comprehension" in found[0].message and found[0].fix == "unsafe"
+
+
+def test_comprehension_optimizers_not_over_the_list_own_nothing_known():
+    nets = "nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])"
+    table = _names(_comp(nets, "[torch.optim.Adam(c.parameters()) for c in self.critics if c.training]"))
+    assert "self.critic_opts[]" not in table.optimizers or table.optimizers["self.critic_opts[]"].owns is None
+    # a comprehension over something else than the critics: no owner taken from it
+    table = _names(_comp(nets, "[torch.optim.Adam(c.parameters()) for c in self.others]"))
+    assert "self.critic_opts[]" not in table.optimizers or table.optimizers["self.critic_opts[]"].owns is None
+
+
+def test_policy_loss_built_after_the_comprehension_optimizers_step_is_fine():
+    src = _comp("nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])",
+                "[torch.optim.Adam(c.parameters()) for c in self.critics]")
+    moved = src.replace("        policy_loss = -self.critics[0](torch.cat([obs, self.policy(obs)], 1)).mean()\n", "")
+    moved = moved.replace("        self.policy_opt.zero_grad()\n",
+                          "        policy_loss = -self.critics[0](torch.cat([obs, self.policy(obs)], 1)).mean()\n"
+                          "        self.policy_opt.zero_grad()\n")
+    assert moved != src and _found(moved, "AD108") == []

@@ -17,7 +17,8 @@ A container is one of modules when its entries' `.parameters()` (or
 `.train()`, `.eval()`, ...) are read, or when what it is given are modules;
 one of optimizers when what it is given are optimizers (which entry steps
 which model is then unknown; when every one is built on an entry of one
-list of models, `opts.append(Adam(nets[i].parameters()))`, any entry is
+list of models, `opts.append(Adam(nets[i].parameters()))` or
+`opts = [Adam(n.parameters()) for n in nets]`, any entry is
 taken to step any of those models, an inference the message states), or
 when it is a tuple of optimizer
 constructors (entry i steps what constructor i is given; a function called
@@ -75,6 +76,7 @@ class Facts:
         self.entry_loops: list = []  # (base, loop variable, loop): the variable is an entry
         self.literals: list = []  # `x = (a, b)` / `x = [a, b]` assignments
         self.name_calls: list = []  # `f(...)` calls of plain names
+        self.comps: list = []  # (key, list comprehension) assignments
 
 
 def collect(facts: Facts, node) -> None:
@@ -111,6 +113,8 @@ def collect(facts: Facts, node) -> None:
 
 
 def _assign(facts: Facts, node: cst.Assign) -> None:
+    if len(node.targets) == 1 and type(node.value) is cst.ListComp and dotted(node.targets[0].target) is not None:
+        facts.comps.append((dotted(node.targets[0].target), node.value))
     if len(node.targets) == 1 and isinstance(node.value, (cst.List, cst.Tuple)) and node.value.elements:
         facts.literals.append(node)
         key = dotted(node.targets[0].target)
@@ -172,6 +176,8 @@ def infer_containers(facts: Facts, table, imports) -> None:
     for base, given in opt_lists:
         _entry_owners(table, base, given, imports)
     _optimizer_tuples(facts, table, imports)
+    for key, comp in facts.comps:
+        _optimizer_comp(table, key, comp, imports)
     for base, var, plain, _ in facts.entry_loops:
         # `for opt in self.optimizers: opt.step()`: the loop variable is an entry
         if var in table.modules or var in table.optimizers or (plain and base in facts.keys):
@@ -207,6 +213,33 @@ def _entry_owners(table, base, given, imports) -> None:
     what = ", ".join(f"`{m}`" for m in sorted(owned))
     table.inferred.setdefault(base + ANY, f"the entries of `{base}` step {what} (built from its entries' "
                                           "parameters; which entry steps which is not followed)")
+
+
+def _optimizer_comp(table, key, comp, imports) -> None:
+    """`opts = [Adam(net.parameters()) for net in self.nets]`: the entries of
+    `opts` step entries of `self.nets` (which entry steps which is not
+    followed, as for `opts.append(...)` in a loop; said in the message)."""
+    from .names import Optimizer
+
+    loop, elt = comp.for_in, comp.elt
+    if loop.inner_for_in is not None or comp.for_in.ifs or not isinstance(loop.target, cst.Name) or \
+            not _is_optimizer(elt, imports) or not elt.args or elt.args[0].keyword is not None:
+        return
+    first, base = elt.args[0].value, dotted(loop.iter)
+    func = first.func if isinstance(first, cst.Call) else None
+    if base is None or key in table.optimizers or key + ANY in table.optimizers or \
+            not (isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters") and
+                 not first.args and isinstance(func.value, cst.Name) and func.value.value == loop.target.value):
+        return
+    if table.modules.get(base + ANY) == "param":
+        owned = base + ANY
+    elif table.modules.get(base) == "param":
+        owned = base  # an nn.ModuleList: its entries are parts of it
+    else:
+        return
+    table.optimizers[key + ANY] = Optimizer(key + ANY, frozenset({owned}), None)
+    table.inferred.setdefault(key + ANY, f"the entries of `{key}` step `{owned}` (built by a comprehension over "
+                                         f"`{base}`; which entry steps which is not followed)")
 
 
 def _optimizer_tuples(facts: Facts, table, imports) -> None:

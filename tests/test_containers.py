@@ -196,3 +196,124 @@ def test_a_sum_kept_across_iterations_is_not_a_stale_graph():
             opt.step()
     """
     assert _found(src, "AD108") == []
+
+
+COMP_OPTS = """
+import torch
+from torch import nn
+
+class Agent:
+    def __init__(self):
+        self.policy = nn.Linear(4, 2)
+        self.critics = NETS
+        self.critic_opts = OPTS
+        self.policy_opt = torch.optim.Adam(self.policy.parameters())
+
+    def update(self, obs, act, target):
+        policy_loss = -self.critics[0](torch.cat([obs, self.policy(obs)], 1)).mean()
+        q_loss = (self.critics[0](torch.cat([obs, act], 1)) - target).pow(2).mean()
+        self.critic_opts[0].zero_grad()
+        q_loss.backward()
+        self.critic_opts[0].step()
+        self.policy_opt.zero_grad()
+        policy_loss.backward()
+        self.policy_opt.step()
+"""
+
+
+def _comp(nets, opts):
+    return COMP_OPTS.replace("NETS", nets).replace("OPTS", opts)
+
+
+def test_optimizers_built_by_a_comprehension_step_the_list_they_iterate():
+    for nets in ("nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])", "[nn.Linear(6, 1), nn.Linear(6, 1)]",
+                 "nn.ModuleList([nn.Linear(6, 1), nn.Linear(6, 1)])"):
+        for opts in ("[torch.optim.Adam(c.parameters(), lr=1e-3) for c in self.critics]",
+                     "[torch.optim.SGD(net.parameters(), 0.1) for net in self.critics]"):
+            found = _found(_comp(nets, opts), "AD108")
+            assert len(found) == 1 and found[0].line == 19, (nets, opts)
+            assert "comprehension" in found[0].message and found[0].fix == "unsafe"
+
+
+def test_comprehension_optimizers_not_over_the_list_own_nothing_known():
+    nets = "nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])"
+    table = _names(_comp(nets, "[torch.optim.Adam(c.parameters()) for c in self.critics if c.training]"))
+    assert "self.critic_opts[]" not in table.optimizers or table.optimizers["self.critic_opts[]"].owns is None
+    # a comprehension over something else than the critics: no owner taken from it
+    table = _names(_comp(nets, "[torch.optim.Adam(c.parameters()) for c in self.others]"))
+    assert "self.critic_opts[]" not in table.optimizers or table.optimizers["self.critic_opts[]"].owns is None
+
+
+def test_policy_loss_built_after_the_comprehension_optimizers_step_is_fine():
+    src = _comp("nn.ModuleList([nn.Linear(6, 1) for _ in range(2)])",
+                "[torch.optim.Adam(c.parameters()) for c in self.critics]")
+    moved = src.replace("        policy_loss = -self.critics[0](torch.cat([obs, self.policy(obs)], 1)).mean()\n", "")
+    moved = moved.replace("        self.policy_opt.zero_grad()\n",
+                          "        policy_loss = -self.critics[0](torch.cat([obs, self.policy(obs)], 1)).mean()\n"
+                          "        self.policy_opt.zero_grad()\n")
+    assert moved != src and _found(moved, "AD108") == []
+
+
+LOOP_FORWARD = """
+import torch
+from torch import nn
+
+class Agent:
+    def __init__(self):
+        self.policy = nn.Linear(4, 2)
+        self.critics = nn.ModuleList([nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1)) for _ in range(2)])
+        self.critic_opts = [torch.optim.Adam(c.parameters()) for c in self.critics]
+        self.policy_opt = torch.optim.Adam(self.policy.parameters())
+
+    def update(self, obs, act, target):
+        new_act = self.policy(obs)
+        FORWARD
+        policy_loss = -q.mean()
+        for i in range(2):
+            q_loss = (self.critics[i](torch.cat([obs, act], 1)) - target).pow(2).mean()
+            self.critic_opts[i].zero_grad()
+            q_loss.backward()
+            STEP
+        self.policy_opt.zero_grad()
+        policy_loss.backward()
+        self.policy_opt.step()
+"""
+
+FORWARDS = [
+    "q = torch.min(*[critic(torch.cat([obs, new_act], 1)) for critic in self.critics])",
+    "q = torch.cat([critic(torch.cat([obs, new_act], 1)) for critic in self.critics], 1)",
+    "q = sum(critic(torch.cat([obs, new_act], 1)) for critic in self.critics)",
+    "qs = []\n        for critic in self.critics:\n            qs.append(critic(torch.cat([obs, new_act], 1)))\n"
+    "        q = torch.cat(qs, 1)",
+]
+
+
+def test_forward_through_the_variable_of_a_loop_over_the_critics_is_stale_after_their_step():
+    for forward in FORWARDS:
+        src = LOOP_FORWARD.replace("FORWARD", forward).replace("STEP", "self.critic_opts[i].step()")
+        found = _found(src, "AD108")
+        assert [f.line for f in found] == [src.splitlines().index("        policy_loss.backward()") + 1], forward
+
+
+def test_loop_variable_forward_is_fine_when_nothing_it_runs_is_stepped():
+    for forward in FORWARDS:
+        src = LOOP_FORWARD.replace("FORWARD", forward).replace("STEP", "pass")
+        assert _found(src, "AD108") == [], forward
+
+
+def test_a_loop_variable_bound_elsewhere_is_not_an_entry():
+    src = LOOP_FORWARD.replace("FORWARD", FORWARDS[0]).replace("STEP", "self.critic_opts[i].step()")
+    assert _names(src).entry_of == {"c": "self.critics", "critic": "self.critics"}
+    bound = src.replace("        new_act = self.policy(obs)\n", "        new_act = self.policy(obs)\n        critic = None\n")
+    assert "critic" not in _names(bound).entry_of
+
+
+def test_zip_of_optimizers_and_critics_gives_the_loop_variable_the_lists_owner():
+    src = LOOP_FORWARD.replace("FORWARD", FORWARDS[0]).replace("STEP", "pass")
+    src = src.replace("        self.policy_opt.zero_grad()\n",
+                      "        for c_opt, net in zip(self.critic_opts, self.critics):\n"
+                      "            c_opt.step()\n        self.policy_opt.zero_grad()\n")
+    table = _names(src)
+    assert table.optimizers["c_opt"].owns == frozenset({"self.critics"}) and table.entry_of["net"] == "self.critics"
+    found = _found(src, "AD108")
+    assert len(found) == 1 and "which entry steps which is not followed" in found[0].message

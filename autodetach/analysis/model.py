@@ -709,6 +709,9 @@ class Analysis:
         optimizer = self.names.optimizers.get(opt)
         if optimizer is None or optimizer.owns is None:
             return None
+        root, dot, rest = module.partition(".")
+        if root in self.names.entry_of:  # `critic` of `for critic in self.critics` (model_containers)
+            module = self.names.entry_of[root] + dot + rest
         for owned in optimizer.owns:
             if module == owned or module.startswith(owned + "."):
                 return True

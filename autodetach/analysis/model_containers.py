@@ -17,7 +17,8 @@ A container is one of modules when its entries' `.parameters()` (or
 `.train()`, `.eval()`, ...) are read, or when what it is given are modules;
 one of optimizers when what it is given are optimizers (which entry steps
 which model is then unknown; when every one is built on an entry of one
-list of models, `opts.append(Adam(nets[i].parameters()))`, any entry is
+list of models, `opts.append(Adam(nets[i].parameters()))` or
+`opts = [Adam(n.parameters()) for n in nets]`, any entry is
 taken to step any of those models, an inference the message states), or
 when it is a tuple of optimizer
 constructors (entry i steps what constructor i is given; a function called
@@ -75,6 +76,8 @@ class Facts:
         self.entry_loops: list = []  # (base, loop variable, loop): the variable is an entry
         self.literals: list = []  # `x = (a, b)` / `x = [a, b]` assignments
         self.name_calls: list = []  # `f(...)` calls of plain names
+        self.comps: list = []  # (key, list comprehension) assignments
+        self.bound: set = set()  # plain names bound by `=` or as parameters
 
 
 def collect(facts: Facts, node) -> None:
@@ -94,6 +97,11 @@ def collect(facts: Facts, node) -> None:
                 facts.appended.setdefault(dotted(owner), []).append(node.args[0].value)
             elif type(owner) is cst.Subscript and entry_keys(owner):
                 facts.elem_uses.setdefault(entry_keys(owner)[0], set()).add(func.attr.value)
+    elif node_type is cst.CompFor and isinstance(node.target, cst.Name) and dotted(node.iter) is not None:
+        # `[critic(x) for critic in self.critics]`: the variable is an entry
+        facts.entry_loops.append((dotted(node.iter), node.target.value, False, node))
+    elif node_type is cst.Param:
+        facts.bound.add(node.name.value)
     elif node_type is cst.For and isinstance(node.target, (cst.Name, cst.Tuple)):
         entry = _entry_loop(node)
         if entry is not None:
@@ -108,9 +116,14 @@ def collect(facts: Facts, node) -> None:
             target = target.elements[0].value
         if base is not None and isinstance(target, cst.Name):
             facts.key_loops.append((base, target.value, node))
+    if node_type is cst.For or node_type is cst.CompFor:
+        facts.entry_loops.extend(base_var + (False, node) for base_var in _zipped(node))
 
 
 def _assign(facts: Facts, node: cst.Assign) -> None:
+    facts.bound.update(t.target.value for t in node.targets if type(t.target) is cst.Name)
+    if len(node.targets) == 1 and type(node.value) is cst.ListComp and dotted(node.targets[0].target) is not None:
+        facts.comps.append((dotted(node.targets[0].target), node.value))
     if len(node.targets) == 1 and isinstance(node.value, (cst.List, cst.Tuple)) and node.value.elements:
         facts.literals.append(node)
         key = dotted(node.targets[0].target)
@@ -127,6 +140,16 @@ def _assign(facts: Facts, node: cst.Assign) -> None:
             else:
                 facts.keys[base] = None
             facts.assigned.setdefault(base, []).append(node.value)
+
+
+def _zipped(loop) -> list:
+    """[(base, name)] for `for loss, opt, net in zip(losses, self.opts, self.nets)`."""
+    target, it = loop.target, loop.iter
+    if not (isinstance(target, cst.Tuple) and isinstance(it, cst.Call) and dotted(it.func) == "zip" and
+            len(it.args) == len(target.elements) and all(a.keyword is None and not a.star for a in it.args)):
+        return []
+    return [(dotted(a.value), e.value.value) for a, e in zip(it.args, target.elements)
+            if dotted(a.value) is not None and isinstance(e.value, cst.Name)]
 
 
 def _entry_loop(loop):
@@ -172,14 +195,40 @@ def infer_containers(facts: Facts, table, imports) -> None:
     for base, given in opt_lists:
         _entry_owners(table, base, given, imports)
     _optimizer_tuples(facts, table, imports)
+    for key, comp in facts.comps:
+        _optimizer_comp(table, key, comp, imports)
     for base, var, plain, _ in facts.entry_loops:
         # `for opt in self.optimizers: opt.step()`: the loop variable is an entry
         if var in table.modules or var in table.optimizers or (plain and base in facts.keys):
             continue
         if base + ANY in table.optimizers:
-            table.optimizers[var] = Optimizer(var, None, None)
+            # an entry steps what the list's entries step, when that is known (an inference: said)
+            owns = table.optimizers[base + ANY].owns
+            table.optimizers[var] = Optimizer(var, owns, None)
+            if owns and base + ANY in table.inferred:
+                table.inferred.setdefault(var, table.inferred[base + ANY])
         elif table.modules.get(base + ANY) == "param":
             table.modules[var] = "param"
+    _entries(facts, table)
+
+
+def _entries(facts: Facts, table) -> None:
+    """`for critic in self.critics: critic(x)` (or a comprehension): calling
+    the variable runs an entry of `self.critics`, so an optimizer of
+    `self.critics` steps what it saved. Only for a name that every loop of
+    the file binds to the same container of modules and nothing else binds."""
+    seen: dict = {}
+    for base, var, plain, _ in facts.entry_loops:
+        whole = base + ANY if table.modules.get(base + ANY) == "param" else base
+        if (plain and base in facts.keys) or table.modules.get(whole) != "param":
+            seen[var] = None
+        elif seen.setdefault(var, whole) != whole:
+            seen[var] = None
+    table.entry_of = {var: whole for var, whole in seen.items() if whole and var not in facts.bound}
+    called = {c.func.value for c in facts.name_calls}
+    for var in table.entry_of:
+        if var in called:  # `critic(x)`: a module (an entry of an nn.ModuleList is one too)
+            table.modules.setdefault(var, "param")
 
 
 def _entry_owners(table, base, given, imports) -> None:
@@ -207,6 +256,33 @@ def _entry_owners(table, base, given, imports) -> None:
     what = ", ".join(f"`{m}`" for m in sorted(owned))
     table.inferred.setdefault(base + ANY, f"the entries of `{base}` step {what} (built from its entries' "
                                           "parameters; which entry steps which is not followed)")
+
+
+def _optimizer_comp(table, key, comp, imports) -> None:
+    """`opts = [Adam(net.parameters()) for net in self.nets]`: the entries of
+    `opts` step entries of `self.nets` (which entry steps which is not
+    followed, as for `opts.append(...)` in a loop; said in the message)."""
+    from .names import Optimizer
+
+    loop, elt = comp.for_in, comp.elt
+    if loop.inner_for_in is not None or comp.for_in.ifs or not isinstance(loop.target, cst.Name) or \
+            not _is_optimizer(elt, imports) or not elt.args or elt.args[0].keyword is not None:
+        return
+    first, base = elt.args[0].value, dotted(loop.iter)
+    func = first.func if isinstance(first, cst.Call) else None
+    if base is None or key in table.optimizers or key + ANY in table.optimizers or \
+            not (isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters") and
+                 not first.args and isinstance(func.value, cst.Name) and func.value.value == loop.target.value):
+        return
+    if table.modules.get(base + ANY) == "param":
+        owned = base + ANY
+    elif table.modules.get(base) == "param":
+        owned = base  # an nn.ModuleList: its entries are parts of it
+    else:
+        return
+    table.optimizers[key + ANY] = Optimizer(key + ANY, frozenset({owned}), None)
+    table.inferred.setdefault(key + ANY, f"the entries of `{key}` step `{owned}` (built by a comprehension over "
+                                         f"`{base}`; which entry steps which is not followed)")
 
 
 def _optimizer_tuples(facts: Facts, table, imports) -> None:

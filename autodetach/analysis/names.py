@@ -76,6 +76,7 @@ class NameTable:
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
     wrapped: set = field(default_factory=set)  # modules known only as DataParallel(x): forward unseen
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
+    entry_of: dict = field(default_factory=dict)  # loop variable -> the module container it runs through
     functions_all: list = field(default_factory=list)  # every FunctionDef, methods included
     inferred: dict = field(default_factory=dict)  # name -> what was inferred about it, and why
     name_aliases: dict = field(default_factory=dict)  # `loss_fn = my_loss`: plain name -> plain name

@@ -8,6 +8,7 @@ import ast
 from typing import Optional
 
 from .project import text_of
+from .summaries import _dotted
 
 _MEMO: dict = {}  # path -> (text, (stars, bases))
 
@@ -30,16 +31,6 @@ def _facts(path: str) -> tuple:
     out = (tuple(stars), bases)
     _MEMO[path] = (text, out)
     return out
-
-
-def _dotted(node) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id] + parts[::-1])
-    return None
 
 
 def star_imports(path: str) -> tuple:

@@ -80,8 +80,12 @@ class Facts:
         self.bound: set = set()  # plain names bound by `=` or as parameters
 
 
+# The node types collect reads: names.build_names hands it only nodes of these types.
+COLLECTED = frozenset({cst.Assign, cst.Call, cst.CompFor, cst.Param, cst.For})
+
+
 def collect(facts: Facts, node) -> None:
-    """Called by names.build_names for every node of its one walk of the file."""
+    """Called by names.build_names for every node of COLLECTED types in its one walk of the file."""
     node_type = type(node)
     if node_type is cst.Assign:
         _assign(facts, node)

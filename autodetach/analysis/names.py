@@ -11,7 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import is_torch, dotted
-from .model_containers import Facts, collect, entry_keys, infer_containers
+from .model_containers import COLLECTED, Facts, collect, entry_keys, infer_containers
 from .optimizer_owners import resolve_owners
 from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
@@ -361,8 +361,9 @@ class _ParamLists(cst.CSTVisitor):
                         self.env.pop(name, None)
 
 
-# The node types build_names's enter (and model_containers.collect) read.
-_READ = frozenset({cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.FunctionDef, cst.ClassDef})
+# The node types build_names's enter reads, and those model_containers.collect reads.
+_READ = frozenset({cst.Call, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.FunctionDef, cst.ClassDef}) | \
+    COLLECTED
 
 
 def build_names(module: cst.Module, imports) -> NameTable:

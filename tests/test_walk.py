@@ -117,3 +117,16 @@ def test_of_types_is_the_walk_filtered(src):
     assert walk.of_types(module, types) is got
     names = [n for n in walk.nodes(module) if type(n) is cst.Name]
     assert [id(n) for n in walk.of_types(module, frozenset({cst.Name}))] == [id(n) for n in names]
+
+
+def test_collect_reads_only_the_node_types_build_names_hands_it():
+    """names.build_names walks only the node types in its list (walk.of_types): a type that
+    model_containers.collect starts to read must be in COLLECTED, or its facts are silently lost."""
+    import inspect
+    import re
+
+    from autodetach.analysis import model_containers, names
+
+    read = set(re.findall(r"node_type is cst\.(\w+)", inspect.getsource(model_containers.collect)))
+    assert read and read <= {t.__name__ for t in model_containers.COLLECTED}
+    assert model_containers.COLLECTED <= names._READ

@@ -10,9 +10,11 @@ from __future__ import annotations
 import libcst as cst
 
 
-PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "round", "dict", "list", "tuple", "set",
-                            "sorted", "repr", "format", "abs", "min", "max", "sum", "range", "enumerate", "zip"})
-PLAIN_METHODS = frozenset({"item", "tolist", "keys", "items", "values", "numpy", "format", "join", "split"})
+PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "dict", "list", "tuple", "set",
+                            "sorted", "repr", "format", "range", "enumerate", "zip"})
+# plain only when what they reduce is: `sum(losses)` of tensors is a tensor
+REDUCERS = frozenset({"min", "max", "sum", "abs", "round"})
+PLAIN_METHODS = frozenset({"item", "tolist"})
 DISPLAYS = (cst.Dict, cst.List, cst.Tuple, cst.Set)
 NUMBERS = (cst.Integer, cst.Float, cst.Imaginary, cst.BaseString)
 
@@ -32,15 +34,12 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         return isinstance(expr.expression, NUMBERS)
     if isinstance(expr, cst.Call):
         func = expr.func
-        if isinstance(func, cst.Name) and func.value in PLAIN_BUILTINS and func.value not in ("min", "max", "sum",
-                                                                                               "abs", "round"):
+        if isinstance(func, cst.Name) and func.value in PLAIN_BUILTINS:
             return ctx.imports.qualify(func) is None and not _shadowed(ctx, func)
-        if isinstance(func, cst.Name) and func.value in ("min", "max", "sum", "abs", "round"):
-            # plain when what they reduce is (`sum(losses)` of tensors is a tensor)
+        if isinstance(func, cst.Name) and func.value in REDUCERS:
             return bool(expr.args) and all(not_tensor(ctx, arg.value, depth + 1) for arg in expr.args) and \
                 not _shadowed(ctx, func)
-        return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS and \
-            func.attr.value in ("item", "tolist")
+        return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS
     if isinstance(expr, cst.Name):
         try:
             values = ctx.bindings.values(expr)

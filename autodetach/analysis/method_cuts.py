@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .project import text_of
+from .callers import tree_of
 
 _MEMO: dict = {}  # path -> (text, {method name: [FunctionDef in a class]})
 
@@ -18,15 +18,11 @@ NO_GRAPH_ATTRS = ("shape", "size", "device", "dtype", "dim", "ndim", "numel", "n
 
 
 def _methods(path: str) -> dict:
-    text = text_of(path)
+    text, tree = tree_of(path)
     hit = _MEMO.get(path)
     if hit is not None and hit[0] == text:
         return hit[1]
     out: dict = {}
-    try:
-        tree = ast.parse(text or "")
-    except (SyntaxError, ValueError):
-        tree = None
     for cls in tree.body if tree is not None else ():
         if isinstance(cls, ast.ClassDef):
             for fn in cls.body:

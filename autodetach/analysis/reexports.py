@@ -7,22 +7,18 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .project import text_of
+from .callers import tree_of
 from .summaries import _dotted
 
 _MEMO: dict = {}  # path -> (text, (stars, bases))
 
 
 def _facts(path: str) -> tuple:
-    text = text_of(path)
+    text, tree = tree_of(path)
     hit = _MEMO.get(path)
     if hit is not None and hit[0] == text:
         return hit[1]
     stars, bases = [], {}
-    try:
-        tree = ast.parse(text or "")
-    except (SyntaxError, ValueError):
-        tree = None
     for node in tree.body if tree is not None else ():
         if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
             stars.append((node.level, node.module or ""))

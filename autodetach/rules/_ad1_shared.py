@@ -10,6 +10,9 @@ from ._helpers import parenthesize_if_needed
 BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(",
                    "def training_step")  # Lightning backwards what training_step returns
 
+# said once, after every note, by whichever rule or shared note marks a fix unsafe
+UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
+
 
 def detach(expr: cst.BaseExpression) -> cst.BaseExpression:
     # a dict or list has no .detach(): cut what the comprehension stores, element by element
@@ -143,12 +146,11 @@ class GraphRule(Rule):
         notes.extend(sorted({drivers[id(s)] for s in _statements(self.ctx, around) if id(s) in drivers}))
         if notes:
             # the rule may have said the fix is unsafe already: say it once, after every note
-            unsafe = " (so the fix is unsafe: check it with --verify)"
-            rep.message = rep.message.replace(unsafe, "")
+            rep.message = rep.message.replace(UNSAFE_NOTE, "")
             rep.message += ("; " if "; inferred: " in rep.message else "; inferred: ") + "; ".join(notes)
             if rep.edits:
                 rep.fix = UNSAFE
-                rep.message += unsafe
+                rep.message += UNSAFE_NOTE
         return rep
 
 

@@ -13,7 +13,7 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.plain_values import not_tensor, why as plain_why
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line
+from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line
 
 
 class GraphKeptAcrossIterations(GraphRule):
@@ -413,7 +413,7 @@ class GraphKeptAcrossIterations(GraphRule):
                 notes = notes + [f"`{ctx.code(src).strip()}` is a tensor with a graph (it comes through "
                                  f"code that was not followed)"]
             if notes:
-                msg += "; inferred: " + "; ".join(notes) + " (so the fix is unsafe: check it with --verify)"
+                msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
                 fix = UNSAFE
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")

@@ -14,7 +14,7 @@ from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
 from ..analysis.plain_values import not_tensor, why as plain_why
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, detach, line
+from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line
 from ._helpers import method_call, parenthesize_if_needed
 
 
@@ -588,7 +588,7 @@ class LossAccumulatedWithGraph(GraphRule):
                     continue
                 msg += "keep `.detach()` of the tensors in it instead"
                 if guesses:
-                    msg += "; inferred: " + "; ".join(guesses) + _UNSAFE_NOTE
+                    msg += "; inferred: " + "; ".join(guesses) + UNSAFE_NOTE
                 self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                             fix_title="Accumulate `.detach()`")
                 continue
@@ -622,8 +622,8 @@ class LossAccumulatedWithGraph(GraphRule):
                 msg += "; inferred: " + "; ".join(guesses)
             rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE if guesses else None,
                               fix_title=f"Accumulate {how}")
-            if guesses and not rep.message.endswith(_UNSAFE_NOTE):
-                rep.message += _UNSAFE_NOTE
+            if guesses and not rep.message.endswith(UNSAFE_NOTE):
+                rep.message += UNSAFE_NOTE
         self._step_accumulators(done)
         self._kept_outputs(done)
 
@@ -647,7 +647,7 @@ class LossAccumulatedWithGraph(GraphRule):
             if kept.uncertain:
                 notes.append("its graph comes through code that cannot be seen")
             if notes:
-                msg += "; inferred: " + "; ".join(notes) + _UNSAFE_NOTE
+                msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
                 fix = UNSAFE
             self.report(kept.expr, msg, edits=[Edit(kept.expr, detach(kept.expr))], fix=fix,
                         fix_title="Return `.detach()`")
@@ -667,7 +667,7 @@ class LossAccumulatedWithGraph(GraphRule):
                    f"(line {line(ctx, acc.stmt)}; `{acc.loss}` is backwarded here): it is reached through {whose}, "
                    f"so it outlives this step and keeps every step's graph alive until it is reset, and memory "
                    f"grows; add `.detach()` of it instead; inferred: the accumulator lives across calls of this "
-                   f"function, and is never backwarded itself" + _UNSAFE_NOTE)
+                   f"function, and is never backwarded itself" + UNSAFE_NOTE)
             self.report(acc.value, msg, edits=[Edit(acc.value, detach(acc.value))], fix=UNSAFE,
                         fix_title="Add `.detach()`")
 
@@ -694,7 +694,7 @@ class LossAccumulatedWithGraph(GraphRule):
                    f"stays alive and memory grows; add `.detach()` of it instead; inferred: what the callers pass "
                    f"is read from their code in another file" +
                    (f"; `{store.callee}(...)`, out of sight, keeps the graph of what it is given" if store.callee
-                    else "") + _UNSAFE_NOTE)
+                    else "") + UNSAFE_NOTE)
             self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
 
     def _meter(self, leak, node, src, guesses) -> None:
@@ -721,8 +721,8 @@ class LossAccumulatedWithGraph(GraphRule):
         msg += (f"`.detach()` instead; inferred: {kept}, and the object's "
                 f"later uses are not followed" + "".join("; " + g for g in guesses))
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
-        if not rep.message.endswith(_UNSAFE_NOTE):
-            rep.message += _UNSAFE_NOTE
+        if not rep.message.endswith(UNSAFE_NOTE):
+            rep.message += UNSAFE_NOTE
 
 
 def _mixed(ctx, stmt) -> bool:
@@ -733,9 +733,6 @@ def _mixed(ctx, stmt) -> bool:
 
     mixed = ctx.analysis.mixed_results
     return bool(mixed) and bool(inferred_notes(ctx, {k: k for k in mixed}, [stmt]))
-
-
-_UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"
 
 
 def _aside_only(node) -> bool:

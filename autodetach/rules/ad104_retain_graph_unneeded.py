@@ -6,7 +6,7 @@ import libcst as cst
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Valid
-from ._ad1_shared import GraphRule, code, without_arg
+from ._ad1_shared import UNSAFE_NOTE, GraphRule, code, without_arg
 
 
 class RetainGraphUnneeded(GraphRule):
@@ -299,8 +299,8 @@ class RetainGraphUnneeded(GraphRule):
                 msg += "; inferred: " + "; ".join(inferred)
             rep = self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
                               fix_title="Drop `retain_graph=True`", **extra)
-            if inferred and not rep.message.endswith(_UNSAFE_NOTE):
-                rep.message += _UNSAFE_NOTE
+            if inferred and not rep.message.endswith(UNSAFE_NOTE):
+                rep.message += UNSAFE_NOTE
 
     def _last(self, found) -> None:
         """Every iteration of the loop but the last needs the retain (the
@@ -325,8 +325,7 @@ class RetainGraphUnneeded(GraphRule):
             new = cst.parse_expression(text)
             edits = [Edit(node, new.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else new)]
         rep = self.report(call, msg, edits=edits, fix_title="Retain on every iteration but the last", **extra)
-        if found.inferred and edits and not rep.message.endswith(_UNSAFE_NOTE):
-            rep.message += _UNSAFE_NOTE
+        if found.inferred and edits and not rep.message.endswith(UNSAFE_NOTE):
+            rep.message += UNSAFE_NOTE
 
 
-_UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

@@ -7,7 +7,7 @@ from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ._ad1_shared import GraphRule, BACKWARD_TOKENS, backward_text, path_note, body_child, code, line
+from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, body_child, code, line
 from ._helpers import insert_before, top_level_anchor
 from ..analysis.walk import nodes as nodes_of
 
@@ -318,8 +318,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                    f"time\"). Cut it after the reset: `{code(ctx, call)}.detach_()`")
             fix = SAFE
             if OWN not in u.origins:
-                msg += ("; inferred: forward's input carries a graph (an earlier layer's output)"
-                        " (so the fix is unsafe: check it with --verify)")
+                msg += "; inferred: forward's input carries a graph (an earlier layer's output)" + UNSAFE_NOTE
                 fix = UNSAFE
             new = cst.Call(func=cst.Attribute(value=call, attr=cst.Name("detach_")))
             self.report(call, msg, edits=[Edit(call, new)], fix=fix, fix_title="Detach the state after the reset")
@@ -618,7 +617,7 @@ def _infer(rep, notes) -> None:
     if rep.edits:
         rep.fix = UNSAFE
         if "fix is unsafe" not in rep.message:
-            rep.message += " (so the fix is unsafe: check it with --verify)"
+            rep.message += UNSAFE_NOTE
 
 
 def _assigned_none_before(ctx, loop, key) -> bool:

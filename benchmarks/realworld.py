@@ -17,7 +17,10 @@ The default run scores the development cases; `--held-out` scores only the
 held-out ones without a batch (marked in the manifest; do not tune on them);
 `--batch NAME` scores only the cases of that batch (a later held-out set).
 `--check-only` runs no tool: it checks that each case's file exists at its
-commit and that its lines lie inside the file. Prints JSON.
+commit and that its lines lie inside the file. `--fetch-plan N` runs no tool:
+it lists the `fetch` sources of repositories not yet mirrored, most needed
+first, at most N (one session may fetch 500 repositories; the manifest names
+more). Prints JSON.
 """
 from __future__ import annotations
 
@@ -227,6 +230,22 @@ def check_only(cases: list, root: str) -> dict:
             "checked": checked, "unavailable": unavailable}
 
 
+def fetch_plan(cases: list, mirror_root: str, limit: int) -> dict:
+    """Repositories to fetch, most needed first: those of the newest batch (held
+    out, so the unseen figure needs them), then of older batches and dev by how
+    many positives they hold, then the rest. Mirrored ones are skipped."""
+    newest = max((c["batch"] for c in cases if "batch" in c), default=None)
+    in_newest, positives = set(), {}
+    for c in cases:
+        positives[c["repo"]] = positives.get(c["repo"], 0) + (c["kind"] == "positive")
+        if newest is not None and c.get("batch") == newest:
+            in_newest.add(c["repo"])
+    repos = sorted(positives, key=lambda r: (r not in in_newest, -positives[r], r))
+    missing = [r for r in repos if git_dir(mirror_root, r) is None]
+    return {"repositories": len(repos), "mirrored": len(repos) - len(missing), "missing": len(missing),
+            "plan": [f"github:{r}" for r in missing[:limit]], "left_out": max(0, len(missing) - limit)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--manifest", default=DEFAULT_MANIFEST)
@@ -239,6 +258,9 @@ def main(argv=None) -> int:
     ap.add_argument("--check-only", action="store_true",
                     help="run no tool: check that each case's file is at its commit in the mirror "
                          "and its lines lie inside the file")
+    ap.add_argument("--fetch-plan", type=int, default=None, metavar="N",
+                    help="run no tool: list up to N repositories to fetch, most needed first "
+                         "(the newest batch, then by positives), skipping mirrored ones")
     ap.add_argument("--tolerance", type=int, default=None,
                     help="lines either side of a positive's line (default: the manifest's)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs the tool")
@@ -255,6 +277,10 @@ def main(argv=None) -> int:
 
     start = time.time()
     manifest = load_manifest(args.manifest)
+    if args.fetch_plan is not None:
+        json.dump(fetch_plan(manifest["cases"], args.mirror_root, args.fetch_plan), sys.stdout, indent=2)
+        print()
+        return 0
     tol = args.tolerance if args.tolerance is not None else manifest.get("tolerance", 3)
     cases = [c for c in manifest["cases"] if in_run(c, args.held_out, args.batch)]
     cases = select(cases, args.codes, args.ids, args.negatives)

@@ -246,3 +246,24 @@ def test_select_keeps_the_named_codes_and_ids():
     assert [c["id"] for c in realworld.select(cases, "AD108", None, False)] == ["a-gan", "b-acc"]
     assert [c["id"] for c in realworld.select(cases, "AD108", None, True)] == ["a-gan", "b-acc", "d-ok"]
     assert [c["id"] for c in realworld.select(cases, None, "c-,d-", False)] == ["c-acc", "d-ok"]
+
+
+def test_fetch_plan_puts_the_newest_batch_then_positives_first(tmp_path, mirror):
+    root, buggy, fixed = mirror
+    pos = {"kind": "positive", "code": "AD102", "commit": buggy, "line": 1}
+    cases = [
+        {"id": "a", "kind": "negative", "repo": "x/neg-only", "commit": buggy, "path": "p.py", "span": [1, 2]},
+        {"id": "b", **pos, "repo": "x/one-pos", "path": "p.py"},
+        {"id": "c", **pos, "repo": "x/two-pos", "path": "p.py"},
+        {"id": "d", **pos, "repo": "x/two-pos", "path": "q.py"},
+        {"id": "e", "kind": "negative", "repo": "x/new", "commit": buggy, "path": "p.py", "span": [1, 2],
+         "batch": "fresh-2026-12-09", "held_out": True},
+        {"id": "f", **pos, "repo": "x/old", "path": "p.py",
+         "batch": "fresh-2026-12-01", "held_out": True},
+        {"id": "g", **pos, "repo": "someone/trainer", "path": "p.py"},
+    ]
+    plan = realworld.fetch_plan(cases, str(root), 3)
+    assert plan["plan"] == ["github:x/new", "github:x/two-pos", "github:x/old"]
+    assert (plan["repositories"], plan["mirrored"], plan["missing"], plan["left_out"]) == (6, 1, 5, 2)
+    out = _run(_manifest(tmp_path, cases), root, "--fetch-plan", "10")
+    assert out["plan"][-1] == "github:x/neg-only"

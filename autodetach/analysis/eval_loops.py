@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .walk import children, nodes
+from .walk import children, nodes, of_types
 
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -50,7 +50,7 @@ def unguarded_evals(analysis) -> dict:
     candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not called[fn] & switches]
     by_name = {fn.name.value: fn for fn in candidates}
     calls: dict = {name: [] for name in by_name}
-    _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes)
+    _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes, analysis.ctx.parents)
     out = {}
     for name, fn in by_name.items():
         found = calls[name]
@@ -168,26 +168,42 @@ def _is_no_grad(expr, imports) -> bool:
     return imports.qualify(call) in NO_GRAD
 
 
-def _collect_calls(module, by_name, calls, imports, classes) -> None:
+_CALLS = frozenset({cst.Call})
+
+
+def _collect_calls(module, by_name, calls, imports, classes, parents) -> None:
     """For each call of a candidate (by its name: `f(...)`, `self.f(...)`,
-    `Cls.f(...)`): (call, under no_grad, its result backwarded in the caller)."""
-    stack = [(module, False, module)]
-    while stack:
-        node, guarded, owner = stack.pop()
-        t = type(node)  # exact types: isinstance on libcst's ABCs is slow here
-        if t is cst.FunctionDef:
-            owner = node
-            guarded = guarded or any(_is_no_grad(deco.decorator, imports) for deco in node.decorators)
-        if t is cst.With and any(_is_no_grad(i.item, imports) for i in node.items):
-            guarded = True
-        if t is cst.Call:
-            key = dotted(node.func) or ""
-            base, _, name = key.rpartition(".")
-            if name in by_name and by_name[name] is not owner and (not base or base in ("self", "cls")
-                                                                   or base in classes):
-                calls[name].append((node, guarded, _backwards_result(owner, node)))
-        for child in children(node):
-            stack.append((child, guarded, owner))
+    `Cls.f(...)`): (call, under no_grad, its result backwarded in the caller).
+    The calls come from the pass's shared list; only the few that match
+    climb their parents (a walk of the whole file per pass cost more)."""
+    found = []
+    for node in of_types(module, _CALLS):
+        key = dotted(node.func) or ""
+        base, _, name = key.rpartition(".")
+        if name in by_name and (not base or base in ("self", "cls") or base in classes):
+            found.append((node, name))
+    if not found:
+        return
+    out = []
+    for node, name in found:
+        owner, guarded, order = None, False, []
+        child, cur = node, parents.get(node)
+        while cur is not None:
+            t = type(cur)  # exact types: isinstance on libcst's ABCs is slow here
+            if t is cst.FunctionDef:
+                owner = owner or cur
+                guarded = guarded or any(_is_no_grad(deco.decorator, imports) for deco in cur.decorators)
+            elif t is cst.With and any(_is_no_grad(i.item, imports) for i in cur.items):
+                guarded = True
+            order.append(-next(k for k, c in enumerate(children(cur)) if c is child))
+            child, cur = cur, parents.get(cur)
+        owner = owner or module
+        if by_name[name] is not owner:
+            # the order of a walk that visits the last child first (the notes name the first calls)
+            out.append((tuple(reversed(order)), node, name, guarded, owner))
+    out.sort(key=lambda e: e[0])
+    for _, node, name, guarded, owner in out:
+        calls[name].append((node, guarded, _backwards_result(owner, node)))
 
 
 def _backwards_result(owner, call) -> bool:

@@ -14,7 +14,7 @@ from .drivers import driver_walks
 from .flow import GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
-from .walk import class_methods, nodes, walk
+from .walk import children, class_methods, nodes
 
 BACKWARD_ATTRS = {"backward", "manual_backward"}
 
@@ -41,7 +41,19 @@ class _Sites:
         self.uses: dict = {}
         self.functions: list = []
         self.loop_calls: dict = {None: []}
-        walk(analysis.ctx.module, self.enter, self.leave, leave_types=(cst.FunctionDef, cst.For, cst.While))
+        # The pass's shared pre-order list, not a walk of its own: enter only
+        # the five types read, and leave a def or loop after its last node.
+        closers: list = []  # (last node below, def or loop), innermost last
+        enter = self.enter
+        for n in nodes(analysis.ctx.module):
+            t = type(n)
+            if t is cst.Name or t is cst.Call:
+                enter(n)
+            elif t is cst.FunctionDef or t is cst.For or t is cst.While:
+                enter(n)
+                closers.append((_last(n), n))
+            while closers and closers[-1][0] is n:
+                self.leave(closers.pop()[1])
 
     def enter(self, node):
         node_type = type(node)
@@ -93,6 +105,15 @@ class _Sites:
                         self.backward_in.add(fn)
             elif is_bw:
                 self.module_level_backward = True
+
+
+def _last(node):
+    """The last node of `node`'s subtree in pre-order."""
+    kids = children(node)
+    while kids:
+        node = kids[-1]
+        kids = children(node)
+    return node
 
 
 class Analysis:

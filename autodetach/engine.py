@@ -14,7 +14,7 @@ from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from . import spans, suppress
+from . import spans, suppress, tabmask
 from .context import FileContext
 from .findings import NONE, SAFE, UNSAFE, FileResult, Finding
 from .rule import Report, Rule
@@ -355,8 +355,12 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         except cst.ParserSyntaxError as exc:
             if verify and parse_text == text:
                 raise RuntimeError(f"a fix produced code that does not parse: {exc}") from exc
-            exc.autodetach_text = parse_text  # what failed to parse, for the error's location
-            raise
+            tabbed = None if verify else tabmask.parse(parse_text)
+            if tabbed is None:
+                exc.autodetach_text = parse_text  # what failed to parse, for the error's location
+                raise
+            # Tabs libcst rejects: the rules read it masked, and no tree fix is written.
+            parse_text, module = tabbed
     ctx = FileContext(module, path, parse_text, parts=carry.parts if carry is not None else {})
     visitors = [r(ctx) for r in rules]
     visit_rules(module, visitors)

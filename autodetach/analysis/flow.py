@@ -1958,8 +1958,12 @@ class Scope:
         """`update_params(self.q1_optim, q1_loss)` of another file (or a base class's
         `self.take_optimisation_step(opt, net, loss)`): a backward through the
         arguments it backwards, then a step of the optimizer handed to it."""
-        names = _bind(call, summary.params)
-        if names is None:
+        names = _bind(call, summary.params, spread=True)
+        spread = [arg.value for arg in call.args if arg.star == "**"]
+        if names is None or spread and (summary.multi_steps or not all(
+                param in names for param in summary.backward_params + summary.step_params)):
+            # `helper(opt, **kw)`: followed only when what it backwards and steps is named
+            # at the call (a keyword given twice is a TypeError, so `**kw` cannot hold them)
             return
         bound = {param: call.args[index].value for param, index in names.items()}
         if summary.multi_steps:
@@ -1979,10 +1983,13 @@ class Scope:
         for param, value in bound.items():
             if param not in summary.backward_params:
                 self.expr(value)
+        rest = Val()
+        for value in spread:
+            rest = rest.join(self.expr(value))
         self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
         if target.graph:
             self.helper_backward(call, stmt, target, summary.backward_retain, name)
-        result, trains = self._stale_returns(call, stmt, summary, bound)
+        result, trains = self._stale_returns(call, stmt, summary, bound, rest)
         for param in summary.step_params:
             key = dotted(bound[param]) if param in bound else None
             opt = self.handed.get(key, key)
@@ -2002,14 +2009,14 @@ class Scope:
             self.analysis.table("own_step_events")[id(event)] = True  # its note (analysis.stale)
         return result
 
-    def _stale_returns(self, call, stmt, summary, bound) -> tuple:
+    def _stale_returns(self, call, stmt, summary, bound, rest) -> tuple:
         """A step helper's result built before its step (Summary.stale_returns): a node
         per such element, from the modules handed for its module parameter, hanging from
-        the arguments' graph, made before the step event. (the result or None, and the
-        module keys each stepped optimizer parameter trains)."""
+        the arguments' graph (`rest`: what a `**kw` holds), made before the step event.
+        (the result or None, and the module keys each stepped optimizer parameter trains)."""
         if not summary.stale_returns or self.no_grad:
             return None, {}
-        args = Val()
+        args = rest
         for value in bound.values():
             args = args.join(self.expr(value))
         nodes: dict = {}
@@ -2189,13 +2196,17 @@ GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "
 GRAD_ON = ("torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad")
 
 
-def _bind(call: cst.Call, params) -> Optional[dict]:
+def _bind(call: cst.Call, params, spread=False) -> Optional[dict]:
     """Parameter name -> index in `call.args`: positional arguments by place
-    (those past `params` are dropped), keywords by name. None with a `*`/`**`."""
-    if any(arg.star for arg in call.args):
+    (those past `params` are dropped), keywords by name. None with a `*`, and
+    with a `**` unless `spread` (it moves no positional argument; what it binds
+    is left out)."""
+    if any(arg.star == "*" or arg.star and not spread for arg in call.args):
         return None
     out = {}
     for index, arg in enumerate(call.args):
+        if arg.star:
+            continue
         if arg.keyword is not None:
             out[arg.keyword.value] = index
         elif index < len(params):

@@ -41,6 +41,7 @@ class _Sites:
         self.uses: dict = {}
         self.functions: list = []
         self.loop_calls: dict = {None: []}
+        self.calls: dict = {}  # function -> `self.m` / `f` it calls itself (events_through)
         # The pass's shared pre-order list, not a walk of its own: enter only
         # the five types read, and leave a def or loop after its last node.
         closers: list = []  # (last node below, def or loop), innermost last
@@ -86,6 +87,9 @@ class _Sites:
             key = dotted(func)
             if key is not None:
                 self.loop_calls[self.stack[-1] if self.stack else None].append(key)
+        if self.stack and (type(func) is cst.Name or type(func) is cst.Attribute and type(func.value) is cst.Name
+                           and func.value.value == "self"):
+            self.calls.setdefault(self.stack[-1], set()).add(dotted(func))
         is_bw = isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_ATTRS
         if not is_bw:
             qualified = self.analysis.ctx.imports.qualify(func)
@@ -318,7 +322,7 @@ class Analysis:
         summary = self._summaries.get(fn)
         if summary is None:
             sites = self.sites
-            summary = FunctionSummary(fn in sites.events_in, fn in sites.backward_in,
+            summary = FunctionSummary(fn in sites.events_in or fn in self._events_through, fn in sites.backward_in,
                                 frozenset(sites.uses.get(fn, ())))
             self._summaries[fn] = summary
         return summary
@@ -541,6 +545,30 @@ class Analysis:
             return scope.run()
         except (GiveUp, RecursionError):
             return None
+
+    @cached_property
+    def _events_through(self) -> set:
+        """Functions whose events lie in a function of this file they call
+        (`self.vae_base(...)` calling `self.loss_fn(...)`, whose helper steps):
+        walked at their call like those that step themselves."""
+        sites, out = self.sites, set()
+        changed = True
+        while changed:
+            changed = False
+            for fn, keys in sites.calls.items():
+                if fn in out or fn in sites.events_in:
+                    continue
+                cls = self._method_class.get(fn)
+                for key in keys:
+                    if key.startswith("self."):
+                        callee = self.names.class_method(cls, key[5:]) if cls else None
+                    else:
+                        callee = self.names.functions.get(key)
+                    if callee is not None and callee is not fn and (callee in sites.events_in or callee in out):
+                        out.add(fn)
+                        changed = True
+                        break
+        return out
 
     @cached_property
     def _method_class(self) -> dict:

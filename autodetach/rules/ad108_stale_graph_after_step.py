@@ -68,7 +68,10 @@ class StaleGraphAfterStep(GraphRule):
     inside (`factorvae_loss_fn(w, PermD, optim_PermD, ..., z=z)` steps
     `optim_PermD` after building the term it returns from `PermD(z)`) makes
     the caller's backward of that term stale; the order is read from its
-    code, and reported without a fix.
+    code, and reported without a fix. It is followed when the caller hands
+    its keywords on (`factorvae_loss_fn(w, PermD, optim_PermD, **kwargs)`,
+    the modules and optimizer named at the call), and from a method that
+    calls the method calling it (`self.vae_base()` calling `self.loss_fn()`).
 
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old

@@ -61,12 +61,27 @@ class ImportTable:
         # dotted text -> its qualified name: rules and analyses qualify the same
         # few names thousands of times a pass (emptied when an import is added)
         self._qualified: dict = {}
+        self.module = None
+        self._no_grad_helpers = None
 
     @classmethod
     def from_module(cls, module: cst.Module) -> "ImportTable":
         table = cls()
         table._collect(module.body, top=True)
+        table.module = module
         return table
+
+    def no_grad_helpers(self) -> frozenset:
+        """The module's functions that return `torch.no_grad()` (analysis.grad_helpers), worked out once."""
+        if self._no_grad_helpers is None:
+            from .analysis.flow import grad_mode
+            from .analysis.grad_helpers import no_grad_helpers
+
+            self._no_grad_helpers = frozenset()  # while they are worked out, none
+            if self.module is not None:
+                self._no_grad_helpers = no_grad_helpers(
+                    self.module, self, lambda call: grad_mode(call, self, helpers=False) == 1)
+        return self._no_grad_helpers
 
     def _collect(self, body, top: bool) -> None:
         for stmt in body:

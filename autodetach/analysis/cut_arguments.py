@@ -9,7 +9,7 @@ computing it from `self.encoder`, the encoder optimizer steps parameters
 whose only path to the loss is cut.
 
 Read with stdlib `ast` from the class's source (this file or the base
-class's file, through `project.text_of`, so the result cache follows it):
+class's file, through `callers.tree_of` (`project.text_of`), so the result cache follows it):
 the method's statements in order, what each local name hangs from (the
 method's parameters, `self.X` modules; nothing under `torch.no_grad()` or
 through a cut), its `zero_grad`/`backward`/`step` calls, and the
@@ -108,7 +108,7 @@ class _Classes:
                 continue
             other = _imported(path, tree, key, aliases if depth == 0 else None)
             if other is not None:
-                self._add(_parse(_read(other[0])), other[1], other[0], None, depth + 1)
+                self._add(_tree(other[0]), other[1], other[0], None, depth + 1)
 
     def method(self, name):
         """(FunctionDef, __init__ that sets the optimizers, file) of `name`, nearest first."""
@@ -148,10 +148,11 @@ def _parse(text):
         return None
 
 
-def _read(path):
-    from .project import text_of
+def _tree(path):
+    """Another project file's ast, parsed once per text (callers.tree_of)."""
+    from .callers import tree_of
 
-    return text_of(path)
+    return tree_of(path)[1]
 
 
 def _imported(path, tree, key, aliases) -> Optional[tuple]:

@@ -2242,10 +2242,11 @@ def _with_indices(call: cst.Call, func, qualified) -> bool:
                                              for arg in call.args))
 
 
-def grad_mode(e, imports) -> int:
+def grad_mode(e, imports, helpers: bool = True) -> int:
     """1: `e` (a `with` item or a decorator) turns gradients off
     (`torch.no_grad()`, `torch.no_grad`, `torch.inference_mode()`,
-    `torch.set_grad_enabled(False)`); -1: on (`torch.enable_grad()`,
+    `torch.set_grad_enabled(False)`, a call of a module function that
+    returns one: grad_helpers); -1: on (`torch.enable_grad()`,
     `torch.set_grad_enabled(True)`); 0: neither, or cannot tell."""
     call = e.func if isinstance(e, cst.Call) else e
     qualified = imports.qualify(call)
@@ -2257,6 +2258,9 @@ def grad_mode(e, imports) -> int:
         return 0 if flag is False else 1  # inference_mode(False) changes nothing
     if qualified in GRAD_ON:
         return -1
+    if helpers and isinstance(e, cst.Call) and not e.args and isinstance(e.func, cst.Name) and \
+            e.func.value not in imports.aliases and e.func.value in imports.no_grad_helpers():
+        return 1
     return 0
 
 

@@ -19,7 +19,8 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .project import _module_file, module_file_up, text_of
+from .callers import tree_of
+from .project import _module_file, module_file_up
 
 SKIP = ("torch", "numpy", "scipy", "sklearn", "matplotlib", "pandas", "tensorflow", "keras")
 
@@ -54,11 +55,9 @@ def star_files(analysis) -> list:
 
 def _defined(path: str) -> tuple:
     """(names the file defines at module level, files of its own star imports)."""
-    text = text_of(path)
-    try:
-        tree = ast.parse(text or "")
-    except (SyntaxError, ValueError):
-        return frozenset(), ()
+    tree = tree_of(path)[1]
+    if tree is None:
+        return frozenset(), ()  # unreadable or unparsable (an empty file parses: no names either)
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     here = os.path.dirname(os.path.abspath(path))
     stars = []

@@ -497,7 +497,18 @@ def _store_edit(ctx, src, node):
     if isinstance(src, (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.Imaginary, cst.BaseString)) \
             or _already_cut(src) or not_tensor(ctx, src):
         return None  # `epoch += 1`, `stats = {...}`: no tensor, `.detach()` of it would raise
+    if _unpacked(node.stmt, src):
+        return None  # `out, hidden = model(x, hidden)`: most often a tuple, and `.detach()` of a tuple raises
     return Edit(src, detach(src))
+
+
+def _unpacked(stmt, src) -> bool:
+    """`a, b = src`: the stored value is unpacked into several names."""
+    for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+        if isinstance(small, cst.Assign) and small.value is src and \
+                any(isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets):
+            return True
+    return False
 
 
 def _already_cut(src) -> bool:

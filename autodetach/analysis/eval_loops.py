@@ -192,10 +192,13 @@ def _collect_calls(module, by_name, calls, imports, classes) -> None:
 
 def _backwards_result(owner, call) -> bool:
     """Does the caller backward (or return, or pass on) what the call gives?
-    Judged by the names the result is bound to; anything else counts as yes."""
+    Judged by the names the result is bound to (none when the call is a
+    statement); anything else counts as yes."""
     owner_nodes = nodes(owner.body if isinstance(owner, cst.FunctionDef) else owner, skip=_SKIP)
     bound = set()
     for node in owner_nodes:
+        if type(node) is cst.Expr and node.value is call:
+            return False  # `test(epoch)` as a statement: its result is dropped, never backwarded
         if type(node) is cst.Assign and node.value is call:
             for target in node.targets:
                 bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}

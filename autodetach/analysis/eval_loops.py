@@ -28,6 +28,8 @@ from .walk import children, nodes, of_types
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _ADDS = {"append", "extend", "insert"}
+# builtins that only read what they are given: `print(test(model))` cannot backward it
+_READERS = {"print", "float", "int", "str", "round", "format"}
 
 
 def unguarded_evals(analysis) -> dict:
@@ -208,10 +210,15 @@ def _collect_calls(module, by_name, calls, imports, classes, parents) -> None:
 
 def _backwards_result(owner, call) -> bool:
     """Does the caller backward (or return, or pass on) what the call gives?
-    Judged by the names the result is bound to; anything else counts as yes."""
+    Judged by the names the result is bound to (none when the call is a
+    statement); anything else counts as yes."""
     owner_nodes = nodes(owner.body if isinstance(owner, cst.FunctionDef) else owner, skip=_SKIP)
     bound = set()
     for node in owner_nodes:
+        if type(node) is cst.Expr and node.value is call:
+            return False  # `test(epoch)` as a statement: its result is dropped, never backwarded
+        if type(node) is cst.Expr and node.value is not call and _only_read(node.value, call):
+            return False  # `print(f"{test(epoch)}")` as a statement: read, then dropped
         if type(node) is cst.Assign and node.value is call:
             for target in node.targets:
                 bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
@@ -232,6 +239,27 @@ def _backwards_result(owner, call) -> bool:
                 return True
         if isinstance(node, cst.Return) and node.value is not None and _names(node.value) & bound:
             return True
+    return False
+
+
+def _only_read(expr, call) -> bool:
+    """Is `call` reached in `expr` only through the builtins of _READERS and
+    string formatting (`.format`, f-strings, `%`)?"""
+    if expr is call:
+        return True
+    t = type(expr)
+    if t is cst.Call:
+        func = expr.func
+        reads = (type(func) is cst.Name and func.value in _READERS) or \
+            (type(func) is cst.Attribute and func.attr.value == "format")
+        return reads and any(_only_read(a.value, call) for a in expr.args)
+    if t is cst.FormattedString:
+        return any(type(p) is cst.FormattedStringExpression and _only_read(p.expression, call) for p in expr.parts)
+    if t is cst.BinaryOperation and type(expr.operator) is cst.Modulo and \
+            type(expr.left) in (cst.SimpleString, cst.ConcatenatedString):
+        right = expr.right
+        parts = [e.value for e in right.elements] if type(right) is cst.Tuple else [right]
+        return any(_only_read(e, call) for e in parts)
     return False
 
 

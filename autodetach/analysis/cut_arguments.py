@@ -89,7 +89,7 @@ class _Classes:
     def __init__(self, analysis, cls: cst.ClassDef) -> None:
         self.analysis = analysis
         self.chain = []  # (ast.ClassDef, file) nearest first
-        tree = _parse(analysis.ctx.module.code)
+        tree = analysis.own_tree  # not `module.code` per class: a whole-module codegen and parse each time
         self._add(tree, cls.name.value, analysis.ctx.path, analysis.ctx.imports.aliases, 0)
 
     def _add(self, tree, name, path, aliases, depth) -> None:
@@ -139,13 +139,6 @@ class _Classes:
             if isinstance(node, ast.Return) and node.value is not None:
                 out |= {d for d in deps.of(node.value) if d.startswith("self.")}
         return out
-
-
-def _parse(text):
-    try:
-        return ast.parse(text) if text is not None else None
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _tree(path):

@@ -1,6 +1,7 @@
 """The per-file analysis every AD1xx rule asks: built lazily, once."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 from dataclasses import dataclass
@@ -306,6 +307,15 @@ class Analysis:
         else:
             return None
         return found if found is not None and found.elem_flow and not found.events else None
+
+    @cached_property
+    def own_tree(self):
+        """This file's stdlib `ast` (None when it does not parse), parsed once a pass
+        for the readers that work on `ast` (cut_arguments' class chains)."""
+        try:
+            return ast.parse(self.ctx.text or self.ctx.module.code)
+        except (SyntaxError, ValueError):
+            return None
 
     @cached_property
     def _own_summaries(self):

@@ -215,10 +215,9 @@ def _backwards_result(owner, call) -> bool:
     owner_nodes = nodes(owner.body if isinstance(owner, cst.FunctionDef) else owner, skip=_SKIP)
     bound = set()
     for node in owner_nodes:
-        if type(node) is cst.Expr and node.value is call:
-            return False  # `test(epoch)` as a statement: its result is dropped, never backwarded
-        if type(node) is cst.Expr and node.value is not call and _only_read(node.value, call):
-            return False  # `print(f"{test(epoch)}")` as a statement: read, then dropped
+        if type(node) is cst.Expr and _only_read(node.value, call):
+            # `test(epoch)` or `print(f"{test(epoch)}")` as a statement: its result is dropped, never backwarded
+            return False
         if type(node) is cst.Assign and node.value is call:
             for target in node.targets:
                 bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}

@@ -29,11 +29,12 @@ from .walk import nodes
 PAIRED = "(paired by name)"
 
 
-def widen(table, ctx) -> None:
+def widen(table, analysis) -> None:
     paired = [k for k, note in table.inferred.items() if PAIRED in note and k in table.optimizers
               and k.startswith("self.") and table.optimizers[k].owns is not None]
     if not paired:
         return
+    ctx = analysis.ctx
     on_disk = bool(ctx.path) and os.path.isfile(ctx.path)
     for stmt in ctx.module.body:
         if not isinstance(stmt, cst.ClassDef):
@@ -47,7 +48,7 @@ def widen(table, ctx) -> None:
         if not opts or not mods:
             continue
         params = [p.name.value for p in init.params.params][1:]
-        sources = [(_parse(ctx.text or ctx.module.code), os.path.basename(ctx.path or "") or "this file")]
+        sources = [(analysis.own_tree, os.path.basename(ctx.path or "") or "this file")]
         if on_disk:
             others = [path for path in files_mentioning(ctx.path, stmt.name.value.encode())
                       if os.path.realpath(path) != os.path.realpath(ctx.path)]
@@ -87,13 +88,6 @@ def _stored_params(init: cst.FunctionDef) -> dict:
                 if key and key.startswith("self.") and isinstance(v, cst.Name) and v.value in params:
                     out[key] = v.value
     return out
-
-
-def _parse(text: str):
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _calls(tree, cls: str, params: list, label: str):

@@ -160,7 +160,7 @@ class Analysis:
         mark(table, self)  # objects of another file's nn.Module classes
         mark_plain(table, self)  # the same, built by a lower-case or star-imported name
         add_base_optimizers(table, self)  # `self.opt_E` a base class of another file builds
-        widen(table, self.ctx)
+        widen(table, self)
         return table
 
     @cached_property
@@ -311,7 +311,7 @@ class Analysis:
     @cached_property
     def own_tree(self):
         """This file's stdlib `ast` (None when it does not parse), parsed once a pass
-        for the readers that work on `ast` (cut_arguments' class chains)."""
+        for the readers that work on `ast` (cut_arguments' class chains, caller_owners)."""
         try:
             return ast.parse(self.ctx.text or self.ctx.module.code)
         except (SyntaxError, ValueError):

@@ -68,9 +68,11 @@ def _run(data, path, rules):
     return out
 
 
-def test_same_output_on_legacy_corpus(skips, monkeypatch):
+@pytest.mark.parametrize("check", [True, False])
+def test_same_output_on_legacy_corpus(skips, monkeypatch, check):
     """Every legacy corpus file: the same findings and fixes with the skip
-    (and CHECK_SKIP's check) as without it."""
+    as without it; with CHECK_SKIP the skipped rules run and stay silent."""
+    monkeypatch.setattr(engine, "CHECK_SKIP", check)
     rules = select_rules(select=["ALL"])
     paths = sorted(glob.glob(os.path.join(ROOT, "corpus", "migration", "**", "*.py"), recursive=True))
     with_skip = {p: _run(open(p, "rb").read(), p, rules) for p in paths}

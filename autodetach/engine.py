@@ -7,6 +7,7 @@ import bisect
 import contextlib
 import dataclasses
 import gc
+import re
 import threading
 import traceback
 from dataclasses import dataclass
@@ -362,11 +363,16 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
             # Tabs libcst rejects: the rules read it masked, and no tree fix is written.
             parse_text, module = tabbed
     ctx = FileContext(module, path, parse_text, parts=carry.parts if carry is not None else {})
+    skip = _ad1_skip(rules, carry, ctx) if carry is not None else frozenset()
+    if skip and not CHECK_SKIP:
+        rules = [r for r in rules if r not in skip]
     visitors = [r(ctx) for r in rules]
     visit_rules(module, visitors)
     fixable = []
     for v in visitors:
         v.finish()
+        if v.reports and type(v) in skip:  # CHECK_SKIP
+            raise AssertionError(f"{type(v).code} reports after a pass that removed only unused imports")
         for rep in v.reports:
             f = _finding(path, type(v), rep, ctx, starts)
             if suppress.is_suppressed(lines, f):
@@ -400,8 +406,52 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         ctx.positions.keep(kept)
         if "parents" in ctx.parts:
             keep_parents(ctx.parts["parents"], kept)
-        _CARRY.value = _Carry(path, new_code, module, pieces, ctx.parts)
+        _CARRY.value = _Carry(path, new_code, module, pieces, ctx.parts,
+                              _quiet_ad1(visitors, chosen, module, ctx, new_code))
     return findings, new_code, len(chosen)
+
+
+AD1_SKIPS = [0]  # passes that skipped the AD1 rules (tests)
+
+
+def _quiet_ad1(visitors, chosen, module, ctx, new_code):
+    """When this pass's fixes only deleted whole top-level `from m import
+    name` lines (unused imports: AD202's `Variable`) whose names the new
+    text no longer holds, and the AD1 rules reported nothing here: (the AD1
+    rules that ran, whether the imports mention torch). The next pass need
+    not run them: on that text they report nothing either (docs/scale.md,
+    "Skipping the AD1 rules after an import removal"). Else None."""
+    ad1 = [v for v in visitors if type(v).code.startswith("AD1")]
+    if not ad1 or any(v.reports for v in ad1):
+        return None
+    top = {id(s) for s in module.body}
+    for rep in chosen:
+        if not rep.removes_import or len(rep.edits) != 1 or \
+                re.search(r"\b" + re.escape(rep.removes_import) + r"\b", new_code):
+            return None
+        stmt, new = rep.edits[0].node, rep.edits[0].replacement
+        if id(stmt) not in top or type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or \
+                new is not cst.RemoveFromParent() or type(stmt.body[0]) is not cst.ImportFrom:
+            return None
+        imp = stmt.body[0]
+        if imp.relative or type(imp.names) is cst.ImportStar or stmt.trailing_whitespace.comment is not None or \
+                any(line.comment is not None for line in stmt.leading_lines):
+            return None
+    return frozenset(type(v) for v in ad1), ctx.imports.mentions_torch()
+
+
+def _ad1_skip(rules, carry, ctx) -> frozenset:
+    """The AD1 rules this pass may skip (see _quiet_ad1): all of them,
+    when each ran on the last pass and the imports still mention torch as
+    they did (AD110 and the eval-loop analysis ask)."""
+    if carry.quiet is None:
+        return frozenset()
+    ran, torch_named = carry.quiet
+    ad1 = frozenset(r for r in rules if r.code.startswith("AD1"))
+    if not ad1 or not ad1 <= ran or ctx.imports.mentions_torch() != torch_named:
+        return frozenset()
+    AD1_SKIPS[0] += 1
+    return ad1
 
 
 def _print(new: cst.Module, old: cst.Module, positions, pieces=None) -> str:
@@ -437,12 +487,14 @@ class _Carry:
     fixes left alone or the code they wrote; and the per-statement facts
     (positions, parents) worked out so far."""
 
-    def __init__(self, path, text, old, pieces, parts) -> None:
+    def __init__(self, path, text, old, pieces, parts, quiet=None) -> None:
         self.path, self.text, self.old, self.pieces, self.parts = path, text, old, pieces, parts
+        self.quiet = quiet  # see _quiet_ad1
 
 
 _CARRY = threading.local()  # .value: the last pass's _Carry (one file at a time per thread)
 CHECK_REUSE = False  # tests: compare every reused tree with a full parse
+CHECK_SKIP = False  # tests: run the AD1 rules a pass would skip, and fail if they report
 
 
 def _take_carry(path, text):

@@ -77,6 +77,9 @@ class Report:
     # For text-level reports: explicit 1-based positions.
     position: Optional[tuple] = None
     text_edits: list = field(default_factory=list)
+    # The local name of an unused import that this fix removes, when that is
+    # all it does (the engine may then skip the AD1 rules on the next pass).
+    removes_import: str = ""
 
 
 class Rule(cst.BatchableCSTVisitor):

@@ -603,10 +603,11 @@ class VariableWrapper(Rule):
             edit = self._removal(stmt, imp, alias)
             if edit is None:
                 continue
-            self.report(
+            rep = self.report(
                 alias,
                 f"`{local}` (torch.autograd.Variable) is imported but no longer used",
                 edits=[edit], fix_title="Remove the unused import")
+            rep.removes_import = local
 
     def _variable_imports(self, module: cst.Module):
         out = []

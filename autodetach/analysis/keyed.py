@@ -28,7 +28,28 @@ def key_of(target: cst.Subscript) -> Optional[str]:
     """The constant string key of `d["loss"]` (quotes and prefixes normalised), or None."""
     if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
         return None
-    index = target.slice[0].slice.value
+    return constant(target.slice[0].slice.value)
+
+
+def literal_keys(expr) -> Optional[list]:
+    """`{"total": a, "disc": b}`: its (key, value) pairs when every key is a constant string, else None."""
+    if type(expr) is not cst.Dict or not expr.elements:
+        return None
+    pairs = [(constant(e.key), e.value) for e in expr.elements if isinstance(e, cst.DictElement)]
+    if len(pairs) != len(expr.elements) or any(key is None for key, _ in pairs):
+        return None
+    return pairs
+
+
+def empty(head) -> bool:
+    """A node for `d = {}` (kept because an entry of `d` is backwarded): it holds no entry."""
+    e = head.expr
+    return not head.parents and (type(e) is cst.Dict and not e.elements or type(e) is cst.Call
+                                 and type(e.func) is cst.Name and e.func.value == "dict" and not e.args)
+
+
+def constant(index) -> Optional[str]:
+    """The value of a constant string expression, or None."""
     if not isinstance(index, (cst.SimpleString, cst.ConcatenatedString)):
         return None
     try:
@@ -43,12 +64,17 @@ def others(heads, key: str) -> frozenset:
     return frozenset(head for head in heads if head.item != key)
 
 
+def all_keyed(heads) -> bool:
+    """Was every entry stored under a constant key (an empty `{}` holds none)?"""
+    return all(head.item is not None or empty(head) for head in heads)
+
+
 def entry(value, target: cst.Subscript):
     """The Val a read `d["key"]` sees, when the entries tell it; else None."""
     from .flow import Val
 
     key = key_of(target)
-    if key is None or not value.heads or any(head.item is None for head in value.heads):
+    if key is None or not value.heads or not all_keyed(value.heads):
         return None
     mine = frozenset(head for head in value.heads if head.item == key)
     if not mine:

@@ -151,3 +151,34 @@ def test_other_tuple_element_is_not_the_stale_one():
     body = STEPPED.format(before="", after="term = -disc(fake).mean()",
                           keep="losses = (d_loss, term)", read="losses[1]")
     assert _codes(body) == []
+
+
+UPDATE = """
+def d_terms(fake):
+    out = {{}}
+    out["g"] = -disc(fake).mean()
+    out["d"] = disc(fake.detach()).mean()
+    opt_d.zero_grad()
+    out["d"].backward()
+    opt_d.step()
+    {after}
+    return out
+
+
+for step in range(3):
+    losses = dict()
+    fake = gen(torch.randn(8, 4))
+    losses.update(d_terms(fake))
+    opt_g.zero_grad()
+    losses["g"].backward()
+    opt_g.step()
+"""
+
+
+def test_dict_update_with_a_stale_entry_is_followed():
+    # `losses.update(helper())`: the helper's G term saved D's weights before its step
+    assert _codes(UPDATE.format(after="")) == ["AD108"]
+
+
+def test_dict_update_with_the_term_rebuilt_after_the_step():
+    assert _codes(UPDATE.format(after='out["g"] = -disc(fake).mean()')) == []

@@ -999,6 +999,8 @@ class Scope:
             if guess is not None:
                 return self._meter_add(call, stmt, base, meth, guess[:3], guess[3],
                                        lambda value: strong(self, value))
+        if known is None and meth == "update" and base is not None and keyed.dict_update(self, call, base):
+            return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)

@@ -101,3 +101,84 @@ def test_entry_kept_for_the_next_iteration_is_still_seen():
         cache["prev"] = out
     """
     assert "AD101" in _codes(body)
+
+
+STEPPED = """
+def adversarial(fake):
+    d_loss = disc(fake.detach()).mean()
+    {before}
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    {after}
+    return term, d_loss
+
+
+for step in range(3):
+    fake = gen(torch.randn(8, 4))
+    term, d_loss = adversarial(fake)
+    {keep}
+    opt_g.zero_grad()
+    {read}.backward()
+    opt_g.step()
+"""
+
+KEEPS = [
+    ('losses = {"total": term + fake.pow(2).mean(), "disc": d_loss}', 'losses["total"]'),
+    ("losses = (term + fake.pow(2).mean(), d_loss)", "losses[0]"),
+    ('losses = {}\n    losses["total"] = term + fake.pow(2).mean()\n    losses["disc"] = d_loss', 'losses["total"]'),
+    ('losses = dict()\n    losses["total"] = term\n    losses["disc"] = d_loss', 'losses["total"]'),
+]
+
+
+@pytest.mark.parametrize("keep,read", KEEPS)
+def test_entry_beside_a_stepped_loss_is_its_own(keep, read):
+    # the helper's d_loss was built before its step, but only the generator's entry is backwarded
+    body = STEPPED.format(before="", after="term = -disc(fake).mean()", keep=keep, read=read)
+    assert _codes(body) == []
+
+
+@pytest.mark.parametrize("keep,read", KEEPS)
+def test_stale_entry_read_by_its_key_is_still_seen(keep, read):
+    body = STEPPED.format(before="term = -disc(fake).mean()", after="", keep=keep, read=read)
+    assert _codes(body) == ["AD108"]
+
+
+def test_other_tuple_element_is_not_the_stale_one():
+    body = STEPPED.format(before="term = -disc(fake).mean()", after="",
+                          keep="losses = (d_loss.detach(), term)", read="losses[1]")
+    assert _codes(body) == ["AD108"]
+    body = STEPPED.format(before="", after="term = -disc(fake).mean()",
+                          keep="losses = (d_loss, term)", read="losses[1]")
+    assert _codes(body) == []
+
+
+UPDATE = """
+def d_terms(fake):
+    out = {{}}
+    out["g"] = -disc(fake).mean()
+    out["d"] = disc(fake.detach()).mean()
+    opt_d.zero_grad()
+    out["d"].backward()
+    opt_d.step()
+    {after}
+    return out
+
+
+for step in range(3):
+    losses = dict()
+    fake = gen(torch.randn(8, 4))
+    losses.update(d_terms(fake))
+    opt_g.zero_grad()
+    losses["g"].backward()
+    opt_g.step()
+"""
+
+
+def test_dict_update_with_a_stale_entry_is_followed():
+    # `losses.update(helper())`: the helper's G term saved D's weights before its step
+    assert _codes(UPDATE.format(after="")) == ["AD108"]
+
+
+def test_dict_update_with_the_term_rebuilt_after_the_step():
+    assert _codes(UPDATE.format(after='out["g"] = -disc(fake).mean()')) == []

@@ -27,6 +27,10 @@ def add_entry(scope, s: cst.AugAssign, stmt) -> None:
     # `losses["g_loss"] += ae_loss` where every entry was stored under a constant key: that entry
     # only grows, the others stay beside it (keyed.py)
     mine = keyed.entry(old, target)
+    if mine is None and keyed.key_of(target) is not None and keyed.all_keyed(old.heads):
+        # every entry with a graph was stored under another constant key: this key's value held
+        # none (`out["total"] = 0`, then `out["total"] += recon`), so the entry starts here
+        mine = Val()
     node = scope.new_node(key, stmt, s.value, Val(heads=(old if mine is None else mine).heads | rhs.heads,
                                                   ghosts=rhs.ghosts, modules=rhs.modules, uses=rhs.uses), kind="accum")
     node.loss = True  # a running sum per name: the values summed are losses or metrics

@@ -81,6 +81,7 @@ class Val:
     bare: bool = False  # a plain name read, nothing computed
     uncertain: bool = False  # went through code we cannot see (it may cut)
     mapping: bool = False  # a dict literal: tensors inside, never a tensor itself (no `.detach()` of it)
+    entries: Optional[dict] = None  # a dict literal with constant string keys: key -> Val (keyed.py)
 
     def join(self, other: "Val") -> "Val":
         uses = dict(self.uses)
@@ -184,6 +185,7 @@ class Scope:
         self.repeats = False  # a step method walked once: its caller runs it again, per batch
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
+        self.tuple_elems: dict = {}  # id(node of `t = (a, b)`) -> the elements' Vals (a tuple never changes)
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
@@ -583,7 +585,7 @@ class Scope:
             # unless every entry was stored under a constant key: then only this key's is gone
             old = self.env[key]
             item = keyed.key_of(target)
-            if item is not None and old.heads and all(head.item is not None for head in old.heads):
+            if item is not None and old.heads and keyed.all_keyed(old.heads):
                 gone = old.heads - keyed.others(old.heads, item)
                 self.env[key] = Val(heads=keyed.others(old.heads, item), ghosts=old.ghosts | gone | val.ghosts,
                                     loss=old.loss)
@@ -628,6 +630,9 @@ class Scope:
         if not proven and (self.no_grad or not val.graph):
             self.env[key] = Val(ghosts=val.ghosts, unknown=val.unknown, elems=val.elems)
             return
+        if val.entries is not None and type(expr) is cst.Dict and val.graph and not self.no_grad:
+            self._assign_entries(key, val, stmt, expr)
+            return
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
         node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
         node.loss = val.loss or _looks_like_loss(key) or proven
@@ -643,7 +648,23 @@ class Scope:
                 node.summed = f"the entries of `{key}` carry a graph (each is summed into the backwarded loss)"
         elif proven:
             node.proven, node.uncertain = True, False
+        if type(expr) is cst.Tuple and val.elems is not None and len(val.elems) == len(expr.elements) \
+                and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            self.tuple_elems[id(node)] = val.elems
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
+
+    def _assign_entries(self, key, val: Val, stmt, expr) -> None:
+        """`losses = {"total": g_loss, "disc": d_loss}`: one entry per key, as if each were stored by
+        `losses["total"] = g_loss`, so that a read of one key sees that entry only (keyed.py)."""
+        values = dict(keyed.literal_keys(expr))
+        heads = []
+        for item, sub in val.entries.items():
+            if not sub.graph:
+                continue  # `"acc": acc.item()`: nothing to hold
+            node = self.new_node(key, stmt, values[item], sub, kind="container")
+            node.loss, node.item, node.holder = sub.loss, item, True
+            heads.append(node)
+        self.env[key] = Val(heads=frozenset(heads), loss=any(n.loss for n in heads))
 
     def _siblings(self, elems, val: Val, stmt, expr) -> dict:
         """`loss, _, coarse = self.completion(data)` with `loss.backward()`:
@@ -793,11 +814,14 @@ class Scope:
         one = keyed.entry(value, expr)  # `losses["d_loss"]`: that entry only
         if one is not None:
             return one
-        if value.elems is not None and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+        elems = value.elems
+        if elems is None and len(value.heads) == 1:
+            elems = self.tuple_elems.get(id(next(iter(value.heads))))  # `losses = (g, d)`, then `losses[0]`
+        if elems is not None and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
                 and isinstance(expr.slice[0].slice.value, cst.Integer):
             index = int(expr.slice[0].slice.value.value)
-            if -len(value.elems) <= index < len(value.elems):
-                return value.elems[index]
+            if -len(elems) <= index < len(elems):
+                return elems[index]
         return Val(heads=value.heads, ghosts=value.ghosts, modules=value.modules, uses=value.uses,
                    nontrivial=value.nontrivial, unknown=value.unknown, loss=value.loss)
 
@@ -813,14 +837,19 @@ class Scope:
 
     def _dict(self, expr: cst.Dict, stmt) -> Val:
         out = Val()
+        vals = []
         for elem in expr.elements:
             if isinstance(elem, cst.DictElement):
                 self.expr(elem.key)
             val = self.expr(elem.value)
+            vals.append(val)
             if self.loop_owner:
                 self.dict_vals[id(elem.value)] = val  # a step output built before its return (lightning_outputs)
             out = out.join(val)
         out.mapping = True
+        pairs = keyed.literal_keys(expr)
+        if pairs is not None:
+            out.entries = {key: val for (key, _), val in zip(pairs, vals)}
         return out
 
     def _comprehension(self, expr, stmt) -> Val:
@@ -970,6 +999,8 @@ class Scope:
             if guess is not None:
                 return self._meter_add(call, stmt, base, meth, guess[:3], guess[3],
                                        lambda value: strong(self, value))
+        if known is None and meth == "update" and base is not None and keyed.dict_update(self, call, base):
+            return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)

@@ -15,7 +15,10 @@ entry the container holds was stored under a known key and one of them is
 that key. Otherwise (an entry stored under a computed key, appended, or
 handed in by unseen code, or the key never stored here) the read sees the
 whole container, as before. Integer indices are not told apart: `pop(0)`
-or `insert` move a list's elements."""
+or `insert` move a list's elements. A dict literal with constant string
+keys stores one entry per key, an empty `{}` holds none, and
+`losses.update(self.loss_fn(x))` merges the entries of the dict it is
+handed (flow.py calls `literal_keys`, `dict_update` and `update`)."""
 from __future__ import annotations
 
 import ast
@@ -28,7 +31,28 @@ def key_of(target: cst.Subscript) -> Optional[str]:
     """The constant string key of `d["loss"]` (quotes and prefixes normalised), or None."""
     if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
         return None
-    index = target.slice[0].slice.value
+    return constant(target.slice[0].slice.value)
+
+
+def literal_keys(expr) -> Optional[list]:
+    """`{"total": a, "disc": b}`: its (key, value) pairs when every key is a constant string, else None."""
+    if type(expr) is not cst.Dict or not expr.elements:
+        return None
+    pairs = [(constant(e.key), e.value) for e in expr.elements if isinstance(e, cst.DictElement)]
+    if len(pairs) != len(expr.elements) or any(key is None for key, _ in pairs):
+        return None
+    return pairs
+
+
+def empty(head) -> bool:
+    """A node for `d = {}` (kept because an entry of `d` is backwarded): it holds no entry."""
+    e = head.expr
+    return not head.parents and (type(e) is cst.Dict and not e.elements or type(e) is cst.Call
+                                 and type(e.func) is cst.Name and e.func.value == "dict" and not e.args)
+
+
+def constant(index) -> Optional[str]:
+    """The value of a constant string expression, or None."""
     if not isinstance(index, (cst.SimpleString, cst.ConcatenatedString)):
         return None
     try:
@@ -43,12 +67,17 @@ def others(heads, key: str) -> frozenset:
     return frozenset(head for head in heads if head.item != key)
 
 
+def all_keyed(heads) -> bool:
+    """Was every entry stored under a constant key (an empty `{}` holds none)?"""
+    return all(head.item is not None or empty(head) for head in heads)
+
+
 def entry(value, target: cst.Subscript):
     """The Val a read `d["key"]` sees, when the entries tell it; else None."""
     from .flow import Val
 
     key = key_of(target)
-    if key is None or not value.heads or any(head.item is None for head in value.heads):
+    if key is None or not value.heads or not all_keyed(value.heads):
         return None
     mine = frozenset(head for head in value.heads if head.item == key)
     if not mine:
@@ -56,3 +85,49 @@ def entry(value, target: cst.Subscript):
     return Val(heads=mine, ghosts=value.ghosts, modules=value.modules,
                uses={head: reads for head, reads in value.uses.items() if head in mine},
                nontrivial=value.nontrivial, unknown=value.unknown, loss=value.loss)
+
+
+def dict_update(scope, call: cst.Call, base: str) -> bool:
+    """Is `base.update(arg)` a dict's update, seen before the argument is
+    walked: `base` holds entries of a dict (or an empty `{}`), or the
+    argument is a dict literal or a call of this file's code (read there).
+    A meter's `update(loss)` of a class in sight was told apart before."""
+    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    old = scope.lookup_key(base)
+    if old.heads and all(head.holder or empty(head) for head in old.heads):
+        return True
+    arg = call.args[0].value
+    if type(arg) is cst.Dict:
+        return True
+    return type(arg) is cst.Call and (scope._own_method(arg.func) is not None
+                                      or type(arg.func) is cst.Name and arg.func.value in scope.names.functions)
+
+
+def update(scope, call: cst.Call, base: str):
+    """`losses.update(self.loss_fn(x))`: the dict now holds the entries of the
+    dict handed to it (when every head of the argument holds a dict's entries),
+    each under its key when the entries tell: a key it hands replaces the old
+    entry, the others stay."""
+    from .flow import Val
+
+    given = scope.expr(call.args[0].value)
+    if not given.heads or scope.no_grad or not all(_entry(head) for head in given.heads):
+        return Val()
+    old = scope.lookup_key(base)
+    kept = frozenset(head for head in old.heads if not empty(head))
+    if all_keyed(given.heads):
+        for head in given.heads:
+            kept = others(kept, head.item)
+    scope.env[base] = Val(heads=kept | given.heads, ghosts=old.ghosts | given.ghosts, loss=old.loss or given.loss)
+    scope.bound.add(base)
+    return Val()
+
+
+def _entry(head) -> bool:
+    """A node for an entry of a container: a dict or list store, or `d[k] += v`."""
+    if head.holder or head.kind == "container":
+        return True
+    body = getattr(head.stmt, "body", None)
+    return head.kind == "accum" and isinstance(body, (list, tuple)) and len(body) == 1 and \
+        isinstance(body[0], cst.AugAssign) and type(body[0].target) is cst.Subscript

@@ -70,8 +70,12 @@ class StaleGraphAfterStep(GraphRule):
     the caller's backward of that term stale; the order is read from its
     code, and reported without a fix. It is followed when the caller hands
     its keywords on (`factorvae_loss_fn(w, PermD, optim_PermD, **kwargs)`,
-    the modules and optimizer named at the call), and from a method that
-    calls the method calling it (`self.vae_base()` calling `self.loss_fn()`).
+    the modules and optimizer named at the call), from a method that
+    calls the method calling it (`self.vae_base()` calling `self.loss_fn()`),
+    and into a dict of losses that merges what it returns
+    (`losses.update(self.loss_fn(...))`). A dict or tuple of losses is read
+    entry by entry: `losses["total"].backward()` beside a discriminator loss
+    built before its step walks the total only.
 
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old

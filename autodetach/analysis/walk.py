@@ -198,6 +198,23 @@ def of_types(node, types: frozenset) -> list:
     return by_nodes(("of_types", types), node, lambda n: [x for x in nodes(n) if type(x) in types])
 
 
+def content_parents(node) -> dict:
+    """id(child) -> parent for every node below `node`, through the non-trivia
+    children only (a shared table: do not change it). Built from the pass's
+    shared pre-order list, whose children are cached: an analysis that climbs
+    from a few nodes needs neither the trivia nor libcst's Python-level hash
+    (`parents`, over every field, cost a fifth of a file's analysis)."""
+    def build(root) -> dict:
+        out = {}
+        cached = _KIDS.get
+        for n in nodes(root):
+            e = cached(id(n))
+            for k in (e[1] if e is not None and e[0] is n else children(n)):
+                out[id(k)] = n
+        return out
+    return by_nodes("content_parents", node, build)
+
+
 # Every child, trivia included, in the order libcst's own visitors see them:
 # the order of the fields `_visit_and_replace_children` visits (read from its
 # source once per node type; tests check it against libcst's visitors).

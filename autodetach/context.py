@@ -44,6 +44,18 @@ class FileContext:
 
         return Bindings(self.module, lambda: self.parents)
 
+    def release(self) -> None:
+        """Drop what this pass worked out. The analysis and the bindings point
+        back here, so they and the tree they hold live in reference cycles
+        that only the cyclic collector frees, after scanning every node."""
+        analysis = self.__dict__.pop("analysis", None)
+        if analysis is not None:
+            analysis.__dict__.clear()
+        bindings = self.__dict__.pop("bindings", None)
+        if bindings is not None:
+            bindings.release()
+        self.__dict__.clear()
+
     def position(self, node: cst.CSTNode) -> tuple:
         r = self.positions[node]
         return r.start.line, r.start.column + 1, r.end.line, r.end.column + 1

@@ -129,6 +129,8 @@ def test_content_parents_agree_with_parents(src):
     assert len(got) == len(below)
     assert all(got[id(n)] is full[n] for n in below)
     assert walk.content_parents(module) is got
+    # FileContext.parent answers a non-trivia node from this table
+    assert all(id(n) in got for n in full if not walk.is_trivia(n))
 
 
 def test_collect_reads_only_the_node_types_build_names_hands_it():

@@ -256,6 +256,13 @@ _TRIVIA_TYPES = (cst.BaseParenthesizableWhitespace, cst.BaseBinaryOp, cst.BaseUn
                  cst.Comment, cst.Asynchronous)
 
 
+def is_trivia(node) -> bool:
+    """A node of a type that only sits in the fields `children` skips."""
+    t = type(node)
+    r = _SKIPPED.get((t, _TRIVIA_TYPES))
+    return _skipped(t, _TRIVIA_TYPES) if r is None else r
+
+
 def _own_hooks(cls) -> set:
     """visit_*/leave_* methods the visitor's own classes define (CSTVisitor
     stubs them all). Not cached: rules define visitor classes per call."""

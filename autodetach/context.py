@@ -42,7 +42,19 @@ class FileContext:
         # Built the first time a rule asks which binding a name sees.
         from .analysis.bindings import Bindings
 
-        return Bindings(self.module, lambda: self.parents)
+        return Bindings(self.module, lambda: _Parents(self))
+
+    def release(self) -> None:
+        """Drop what this pass worked out. The analysis and the bindings point
+        back here, so they and the tree they hold live in reference cycles
+        that only the cyclic collector frees, after scanning every node."""
+        analysis = self.__dict__.pop("analysis", None)
+        if analysis is not None:
+            analysis.__dict__.clear()
+        bindings = self.__dict__.pop("bindings", None)
+        if bindings is not None:
+            bindings.release()
+        self.__dict__.clear()
 
     def position(self, node: cst.CSTNode) -> tuple:
         r = self.positions[node]
@@ -52,7 +64,13 @@ class FileContext:
         return self.positions[node].start.line
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.parents.get(node)
+        from .analysis.walk import content_parents, is_trivia
+
+        if is_trivia(node):
+            return self.parents.get(node)
+        # The same answer from the pass's table over non-trivia children (a
+        # non-trivia node never sits in a trivia field), cheaper than `parents`.
+        return content_parents(self.module).get(id(node))
 
     def class_defs(self, name) -> list:
         """The top-level classes named `name`, in order (usually one)."""
@@ -78,3 +96,10 @@ class FileContext:
         from .analysis import build
 
         return build(self)
+
+
+class _Parents:
+    """`ctx.parents.get` answered by `ctx.parent`, for Bindings."""
+
+    def __init__(self, ctx) -> None:
+        self.get = ctx.parent

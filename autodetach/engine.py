@@ -298,9 +298,10 @@ def _gc_paused():
 
 def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
     """One pass (see _run_rules)."""
+    held: list = []
     with _gc_paused():
         try:
-            return _run_rules(text, path, rules, opts, verify)
+            return _run_rules(text, path, rules, opts, verify, held)
         finally:
             if getattr(_CARRY, "value", None) is None:
                 from .analysis.walk import forget
@@ -311,9 +312,11 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
                 # their entries. Dropped before the collector is back on, so
                 # that it does not scan the tree they would keep alive.
                 forget()
+            for ctx in held:  # dead now: a pass hands on its tree and parts, never its context
+                ctx.release()
 
 
-def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
+def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, held=None):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed). With
     `verify`, `text` is our own output: it must parse (the pass's own parse
     checks it when it can, instead of a second parse)."""
@@ -363,6 +366,8 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
             # Tabs libcst rejects: the rules read it masked, and no tree fix is written.
             parse_text, module = tabbed
     ctx = FileContext(module, path, parse_text, parts=carry.parts if carry is not None else {})
+    if held is not None:
+        held.append(ctx)
     skip = _ad1_skip(rules, carry, ctx) if carry is not None else frozenset()
     if skip and not CHECK_SKIP:
         rules = [r for r in rules if r not in skip]

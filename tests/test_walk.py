@@ -119,6 +119,20 @@ def test_of_types_is_the_walk_filtered(src):
     assert [id(n) for n in walk.of_types(module, frozenset({cst.Name}))] == [id(n) for n in names]
 
 
+@pytest.mark.parametrize("src", list(_sources()))
+def test_content_parents_agree_with_parents(src):
+    # eval_loops climbs from calls through this table instead of the full one.
+    module = cst.parse_module(src)
+    full = walk.parents(module)
+    got = walk.content_parents(module)
+    below = walk.nodes(module)[1:]
+    assert len(got) == len(below)
+    assert all(got[id(n)] is full[n] for n in below)
+    assert walk.content_parents(module) is got
+    # FileContext.parent answers a non-trivia node from this table
+    assert all(id(n) in got for n in full if not walk.is_trivia(n))
+
+
 def test_collect_reads_only_the_node_types_build_names_hands_it():
     """names.build_names walks only the node types in its list (walk.of_types): a type that
     model_containers.collect starts to read must be in COLLECTED, or its facts are silently lost."""

@@ -83,6 +83,13 @@ class Bindings:
             self._owner(binding.name, binding.scope).names.setdefault(binding.name, []).append(binding)
         self._pending = []
 
+    def release(self) -> None:
+        """Break the scope <-> binding cycles (a binding names its scope), so
+        that the pass's tree they hold is freed without the cyclic collector."""
+        for scope in self.scopes.values():
+            scope.names.clear()
+            scope.attrs.clear()
+
     # --- queries -------------------------------------------------------------
     def scope_of(self, node) -> Scope:
         """The scope `node` is evaluated in."""

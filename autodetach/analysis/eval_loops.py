@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .walk import children, nodes, of_types
+from .walk import children, content_parents, nodes, of_types
 
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -52,7 +52,7 @@ def unguarded_evals(analysis) -> dict:
     candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not called[fn] & switches]
     by_name = {fn.name.value: fn for fn in candidates}
     calls: dict = {name: [] for name in by_name}
-    _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes, analysis.ctx.parents)
+    _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes)
     out = {}
     for name, fn in by_name.items():
         found = calls[name]
@@ -173,7 +173,7 @@ def _is_no_grad(expr, imports) -> bool:
 _CALLS = frozenset({cst.Call})
 
 
-def _collect_calls(module, by_name, calls, imports, classes, parents) -> None:
+def _collect_calls(module, by_name, calls, imports, classes) -> None:
     """For each call of a candidate (by its name: `f(...)`, `self.f(...)`,
     `Cls.f(...)`): (call, under no_grad, its result backwarded in the caller).
     The calls come from the pass's shared list; only the few that match
@@ -187,9 +187,10 @@ def _collect_calls(module, by_name, calls, imports, classes, parents) -> None:
     if not found:
         return
     out = []
+    parents = content_parents(module)  # a call's ancestors are never trivia
     for node, name in found:
         owner, guarded, order = None, False, []
-        child, cur = node, parents.get(node)
+        child, cur = node, parents.get(id(node))
         while cur is not None:
             t = type(cur)  # exact types: isinstance on libcst's ABCs is slow here
             if t is cst.FunctionDef:
@@ -198,7 +199,7 @@ def _collect_calls(module, by_name, calls, imports, classes, parents) -> None:
             elif t is cst.With and any(_is_no_grad(i.item, imports) for i in cur.items):
                 guarded = True
             order.append(-next(k for k, c in enumerate(children(cur)) if c is child))
-            child, cur = cur, parents.get(cur)
+            child, cur = cur, parents.get(id(cur))
         owner = owner or module
         if by_name[name] is not owner:
             # the order of a walk that visits the last child first (the notes name the first calls)

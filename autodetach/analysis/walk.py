@@ -198,6 +198,23 @@ def of_types(node, types: frozenset) -> list:
     return by_nodes(("of_types", types), node, lambda n: [x for x in nodes(n) if type(x) in types])
 
 
+def content_parents(node) -> dict:
+    """id(child) -> parent for every node below `node`, through the non-trivia
+    children only (a shared table: do not change it). Built from the pass's
+    shared pre-order list, whose children are cached: an analysis that climbs
+    from a few nodes needs neither the trivia nor libcst's Python-level hash
+    (`parents`, over every field, cost a fifth of a file's analysis)."""
+    def build(root) -> dict:
+        out = {}
+        cached = _KIDS.get
+        for n in nodes(root):
+            e = cached(id(n))
+            for k in (e[1] if e is not None and e[0] is n else children(n)):
+                out[id(k)] = n
+        return out
+    return by_nodes("content_parents", node, build)
+
+
 # Every child, trivia included, in the order libcst's own visitors see them:
 # the order of the fields `_visit_and_replace_children` visits (read from its
 # source once per node type; tests check it against libcst's visitors).
@@ -237,6 +254,13 @@ _TRIVIA_TYPES = (cst.BaseParenthesizableWhitespace, cst.BaseBinaryOp, cst.BaseUn
                  cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
                  cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
                  cst.Comment, cst.Asynchronous)
+
+
+def is_trivia(node) -> bool:
+    """A node of a type that only sits in the fields `children` skips."""
+    t = type(node)
+    r = _SKIPPED.get((t, _TRIVIA_TYPES))
+    return _skipped(t, _TRIVIA_TYPES) if r is None else r
 
 
 def _own_hooks(cls) -> set:

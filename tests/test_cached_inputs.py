@@ -62,3 +62,16 @@ def test_comprehension_over_a_parameter_keeps_its_graph():
             return torch.stack([x[0] for x in xs])
     """))
     assert table["stack"].result != "cut"
+
+
+def test_comprehension_over_a_dict_filled_out_of_sight_is_not_cut():
+    table = summarize(textwrap.dedent("""
+        import torch
+
+        def gather(model, xs):
+            parts = {}
+            parts.update({"a": model(xs)})
+            return torch.stack([v for v in parts.values()])
+    """))
+    assert table["gather"].result != "cut"
+    assert table["gather"].result != "const"

@@ -229,6 +229,11 @@ class _Fn:
     def _comp_bound(self, expr, depth) -> str:
         """`[x[0] for x in batches]`: the element with each comprehension name bound
         to an element of what it walks (`batches`, a local list of detached pairs)."""
+        for gen in expr.generators:
+            root = gen.iter.func.value if isinstance(gen.iter, ast.Call) and \
+                isinstance(gen.iter.func, ast.Attribute) else gen.iter
+            if isinstance(root, ast.Name) and not any(_filled(v) for v in self.assigned.get(root.id, ())):
+                return "unknown"  # `d = {}` filled by calls not followed (`d.update(...)`): its entries are not known
         binds = [pair for gen in expr.generators for pair in _loop_binds(gen.target, gen.iter)]
         names = {name for name, _ in binds}
         saved = {name: (self.assigned.get(name), self.memo.pop(name, None)) for name in names}
@@ -904,6 +909,16 @@ def _retain(call) -> Optional[bool]:
     if len(call.args) >= 2:
         return None
     return False
+
+
+def _filled(value) -> bool:
+    """Is a value bound to a container more than an empty literal (`[]`, `{}`, `dict()`)?"""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return bool(value.elts)
+    if isinstance(value, ast.Dict):
+        return bool(value.keys)
+    return not (isinstance(value, ast.Call) and _dotted(value.func) in ("list", "dict", "set", "tuple")
+                and not value.args and not value.keywords)
 
 
 def _is_loop_var(expr) -> bool:

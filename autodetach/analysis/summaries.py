@@ -110,8 +110,10 @@ def _dotted(node) -> Optional[str]:
 
 class _Fn:
     def __init__(self, func, module_funcs: dict, classes=None, cls=None, attrs=None, flows=None,
-                 dists=frozenset(), helpers=None) -> None:
+                 dists=frozenset(), helpers=None, instances=None) -> None:
         self.fn = func
+        # class name of this file -> does calling an instance of it (its `__call__`) return no graph?
+        self.instances = instances
         self.helpers = {} if helpers is None else helpers  # name -> no return of it carries a graph
         self.dists = dists  # names the file binds to torch.distributions or its classes
         # (id(method), class) -> its arg_flow, shared by the delegations of one
@@ -185,7 +187,11 @@ class _Fn:
         if isinstance(expr, ast.UnaryOp):
             return self.kind(expr.operand, depth + 1)
         if isinstance(expr, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
-            return self.kind(expr.elt, depth + 1) if not _is_loop_var(expr) else self._comp(expr, depth)
+            out = self.kind(expr.elt, depth + 1) if not _is_loop_var(expr) else self._comp(expr, depth)
+            if out in ("cut", "const"):
+                return out
+            bound = self._comp_bound(expr, depth)
+            return bound if bound in ("cut", "const") else out
         if isinstance(expr, ast.Dict):
             # {"loss": loss, "acc": acc.item()}: the values decide (`**other` is not followed)
             if not expr.values or any(key is None for key in expr.keys):
@@ -220,9 +226,48 @@ class _Fn:
         # tuple(repackage_hidden(v) for v in h): the element decides.
         return self.kind(expr.elt, depth + 1) if not isinstance(expr.elt, ast.Name) else "graph"
 
+    def _comp_bound(self, expr, depth) -> str:
+        """`[x[0] for x in batches]`: the element with each comprehension name bound
+        to an element of what it walks (`batches`, a local list of detached pairs)."""
+        for gen in expr.generators:
+            root = gen.iter.func.value if isinstance(gen.iter, ast.Call) and \
+                isinstance(gen.iter.func, ast.Attribute) else gen.iter
+            if isinstance(root, ast.Name) and not any(_filled(v) for v in self.assigned.get(root.id, ())):
+                return "unknown"  # `d = {}` filled by calls not followed (`d.update(...)`): its entries are not known
+        binds = [pair for gen in expr.generators for pair in _loop_binds(gen.target, gen.iter)]
+        names = {name for name, _ in binds}
+        saved = {name: (self.assigned.get(name), self.memo.pop(name, None)) for name in names}
+        try:
+            for name in names:
+                self.assigned[name] = [value for key, value in binds if key == name]
+            return self.kind(expr.elt, depth + 1)
+        finally:
+            for name, (values, memo) in saved.items():
+                self.memo.pop(name, None)
+                if values is None:
+                    self.assigned.pop(name, None)
+                else:
+                    self.assigned[name] = values
+                if memo is not None:
+                    self.memo[name] = memo
+
+    def _instance_cut(self, func) -> bool:
+        """`get = Saver(model, layer); get(x)` or `Saver(model, layer)(x)`: an instance
+        of a class of this file whose `__call__` returns no graph (`.detach()`, `.data`)."""
+        if self.instances is None:
+            return False
+        if isinstance(func, ast.Name) and func.id not in self.params:
+            values = self.assigned.get(func.id)
+        else:
+            values = [func]
+        return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and
+                                    self.instances(v.func.id) for v in values)
+
     def call(self, call: ast.Call, depth) -> str:
         func = call.func
         name = _dotted(func)
+        if isinstance(func, (ast.Name, ast.Call)) and self._instance_cut(func):
+            return "cut"
         if isinstance(func, ast.Attribute) and func.attr in CUT_METHODS:
             return "cut"
         if name in CUT_CALLS or name in CUT_FUNCS or (name or "").startswith(NUMPY):
@@ -293,7 +338,8 @@ class _Fn:
         arguments (`return float(tp) / (float(tp + fn) + 1e-6)`)?"""
         if name not in self.helpers:
             self.helpers[name] = False  # in progress: a cycle of helpers is not followed
-            walker = _Fn(self.funcs[name], self.funcs, dists=self.dists, helpers=self.helpers)
+            walker = _Fn(self.funcs[name], self.funcs, dists=self.dists, helpers=self.helpers,
+                         instances=self.instances)
             walker._collect()
             returns = walker._returns
             self.helpers[name] = bool(returns) and all(ret is not None for ret in returns) and \
@@ -863,6 +909,16 @@ def _retain(call) -> Optional[bool]:
     if len(call.args) >= 2:
         return None
     return False
+
+
+def _filled(value) -> bool:
+    """Is a value bound to a container more than an empty literal (`[]`, `{}`, `dict()`)?"""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return bool(value.elts)
+    if isinstance(value, ast.Dict):
+        return bool(value.keys)
+    return not (isinstance(value, ast.Call) and _dotted(value.func) in ("list", "dict", "set", "tuple")
+                and not value.args and not value.keywords)
 
 
 def _is_loop_var(expr) -> bool:
@@ -1472,7 +1528,8 @@ class OwnSummaries(Mapping):
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             dists = _dist_names(tree)
             helpers: dict = {}
-            self._funcs = {name: _plain_result(_function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers)), fn,
+            self._funcs = {name: _plain_result(_function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers,
+                                                                        instances=self._instance_cut)), fn,
                                                self._plain_classes())
                            for name, fn in funcs.items()}
         return self._funcs
@@ -1518,6 +1575,12 @@ class OwnSummaries(Mapping):
                 out[key] = replace(out[key], self_calls=calls)
             out[key] = replace(out[key], self_attrs=_self_attrs(m))
             out[key] = _plain_result(out[key], m, self._plain_classes())
+
+    def _instance_cut(self, cls: str) -> bool:
+        """Does `cls(...)(x)` return no graph: a class of this file whose `__call__`
+        returns only cut values?"""
+        key = f"{cls}.__call__"
+        return key in self._until and self[key].no_graph
 
     _facts = None  # (class, its attribute kinds, its nets), for the class being summarised
     _plain: Optional[frozenset] = None

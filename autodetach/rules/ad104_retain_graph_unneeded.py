@@ -69,6 +69,12 @@ class RetainGraphUnneeded(GraphRule):
     values built outside the closure. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
+    Data a project helper caches before the loop (`inps, outs =
+    save_inp_oup_data(model, layer, data)` of another file) carries no graph
+    when that helper's code shows it: what it gathers comes from an object of
+    its file whose `__call__` returns only cut values (`.detach()`, `.data`).
+    A loop rebuilding its graph from that data each iteration retains for
+    nothing.
     A method that backwards what another one stored on `self` (`def
     backward_D(self): self.D_loss.backward(retain_graph=True)`) is judged
     where the methods of its file that call it run it (`self.forward_D();

@@ -14,7 +14,7 @@ def _body(src):
 
 
 def _proven_keys(src):
-    stmts, _, _, _ = proven_bindings(_body(src))
+    stmts = proven_bindings(_body(src))[0]
     return {key for _, key in stmts}
 
 
@@ -85,7 +85,7 @@ def test_a_trainer_keeping_a_step_loss_with_an_unseen_term_is_reported():
 
 
 def _loop_proven(src):
-    stmts, _, holders, _ = proven_bindings(_body(src))
+    stmts, _, holders = proven_bindings(_body(src))[:3]
     return {key for _, key in stmts}, {key for _, key in holders}
 
 

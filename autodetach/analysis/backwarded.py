@@ -56,27 +56,28 @@ def proven_bindings(body) -> tuple:
     """({(id(statement), key)} of proven assignments, {id(call)} of proven
     appends, the part of the first that holds the backwarded value as an
     element, not as itself, the part of that whose entries are only inferred
-    to carry it: summed into the backwarded loss) for the loops in `body`
-    (outside nested functions).
+    to carry it: summed into the backwarded loss, {(id(statement), key,
+    names)} of tuple unpackings of one call whose `names` the backwarded
+    `key` sums) for the loops in `body` (outside nested functions).
     Fresh sets (a scope adds to them); worked out once per body (walk.by_nodes)."""
     return tuple(set(part) for part in by_nodes("proven", body, _proven))
 
 
 def _proven(body) -> tuple:
-    stmts, adds, holders, summed = set(), set(), set(), set()
+    stmts, adds, holders, summed, parts = set(), set(), set(), set(), set()
     for loop in nodes(body, skip=_SKIP) if isinstance(body, cst.CSTNode) else _all(body):
         # exact types: isinstance on libcst's ABCs is slow
         if type(loop) is not cst.For and type(loop) is not cst.While:
             continue
-        _unit(loop.body, stmts, adds, holders, summed, ordered=False)
+        _unit(loop.body, stmts, adds, holders, summed, parts, ordered=False)
     if isinstance(body, cst.IndentedBlock):
         # a function's body run once per call (`train_step`: `loss = ...; loss.backward(); return loss`):
         # the one binding of the name, before the backward, is what it backwards
-        _unit(body, stmts, adds, holders, summed, ordered=True)
-    return stmts, adds, holders, summed
+        _unit(body, stmts, adds, holders, summed, parts, ordered=True)
+    return stmts, adds, holders, summed, parts
 
 
-def _unit(suite, stmts, adds, holders, summed, ordered) -> None:
+def _unit(suite, stmts, adds, holders, summed, parts, ordered) -> None:
     inner = list(nodes(suite, skip=_SKIP))
     calls = [n for n in inner if type(n) is cst.Call]
     wanted = {t for n in calls for t in _targets(n)}
@@ -96,6 +97,7 @@ def _unit(suite, stmts, adds, holders, summed, ordered) -> None:
             if len(found) == 1 and not _rebinds_elsewhere(inner, key):
                 stmts.add((id(found[0]), key))
                 _summed_holders(found[0], lines, inner, stmts, holders, summed)
+                _summed_parts(found[0], key, lines, inner, parts)
         else:
             adding = [n for n in calls if isinstance(n.func, cst.Attribute)
                       and n.func.attr.value in _ADDS and dotted(n.func.value) == key]
@@ -121,6 +123,56 @@ def _summed_holders(stmt, lines, inner, stmts, holders, summed) -> None:
             stmts.add((id(found[0]), name))
             holders.add((id(found[0]), name))
             summed.add((id(found[0]), name))
+
+
+def _summed_parts(stmt, key, lines, inner, parts) -> None:
+    """`mse, kl = compute(model, x)`, `loss = mse + beta * kl`, `loss.backward()`: every name the
+    backwarded loss adds up comes from one unpacking of one call, bound once in the loop, so that
+    call's result carries a graph (which of its elements, the callee's code says: flow._siblings).
+    A weight (`beta`) not bound in the loop is left out."""
+    small = next((small for line, small in lines if line is stmt and isinstance(small, cst.Assign)), None)
+    added = _added_names(small.value) if small is not None else None
+    if not added:
+        return
+    terms, weights = added
+    sources, summed = set(), set()
+    for name in terms | weights:
+        found = [s for s, sm in lines if _assigns(sm, name)]
+        if not found and name in weights and name not in terms:
+            continue
+        if len(found) != 1 or found[0] is stmt or _rebinds_elsewhere(inner, name):
+            return
+        sources.add(found[0])
+        summed.add(name)
+    if len(sources) != 1:
+        return
+    source = next(iter(sources))
+    unpack = next((sm for line, sm in lines if line is source and isinstance(sm, cst.Assign)), None)
+    if unpack is not None and len(unpack.targets) == 1 and isinstance(unpack.targets[0].target, cst.Tuple) \
+            and isinstance(unpack.value, cst.Call):
+        parts.add((id(source), key, frozenset(summed)))
+
+
+def _added_names(expr):
+    """(terms, weights) of a sum: `a + b - c`, `a + w * b` (either factor of a product of a name
+    and a name, a number or an attribute may be the weight); None when a term is anything else."""
+    if isinstance(expr, cst.Name):
+        return {expr.value}, set()
+    if not isinstance(expr, cst.BinaryOperation):
+        return None
+    op = type(expr.operator)
+    if op in (cst.Add, cst.Subtract):
+        left, right = _added_names(expr.left), _added_names(expr.right)
+        if left is None or right is None:
+            return None
+        return left[0] | right[0], left[1] | right[1]
+    if op in (cst.Multiply, cst.Divide):
+        sides = (expr.left, expr.right)
+        if any(isinstance(side, cst.Name) for side in sides) and all(
+                isinstance(side, (cst.Name, cst.Integer, cst.Float)) or
+                isinstance(side, cst.Attribute) and dotted(side) for side in sides):
+            return set(), {side.value for side in sides if isinstance(side, cst.Name)}
+    return None
 
 
 _SUMS = {"sum", "torch.sum", "torch.stack", "torch.cat", "math.fsum"}

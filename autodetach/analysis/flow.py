@@ -521,6 +521,8 @@ class Scope:
             val = Val(heads=frozenset({call_node}))
         siblings = self._siblings(elems, val, stmt, expr)
         aside = self._aside(elems, val, stmt, expr)
+        summed = () if self.no_grad else \
+            next((names for at, _, names in self.proven[4] if at == id(stmt)), ())  # backwarded.py
         for index, part in enumerate(elems):
             sub = val
             if val.elems is not None and index < len(val.elems):
@@ -528,6 +530,11 @@ class Scope:
             if index in siblings:
                 sub = siblings[index]
             self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
+            bound = self.env.get(part.value) if summed and type(part) is cst.Name and part.value in summed else None
+            if bound is not None and bound.heads and all(head.stmt is stmt for head in bound.heads):
+                for head in bound.heads:
+                    head.loss = True  # a term of the backwarded loss
+                bound.loss = True
             if index in aside:
                 for head in self.env.get(aside[index], Val()).heads:
                     head.aside = head.name == aside[index] and head.stmt is stmt
@@ -675,10 +682,17 @@ class Scope:
             return {}
         keys = [dotted(target) for target in elems]
         proven = [key for key in keys if key and (id(stmt), key) in self.proven[0]]
-        if not proven:
+        summed = [(total, names) for at, total, names in self.proven[4] if at == id(stmt)] if not proven else []
+        if not proven and not summed:
             return {}
         callee = self._own_method(expr.func) or self.names.functions.get(dotted(expr.func) or "")
         shape = self.analysis.returns_elems(callee) if callee is not None else None
+        name = callee.name.value if callee is not None else dotted(expr.func)
+        if callee is None and name:
+            # a function of another file of this project: its summary says which elements can
+            summary = self.analysis.project_summary(self.imports.qualify(expr.func), name)
+            if summary is not None and not summary.events and summary.arity == len(summary.elems):
+                shape = [kind == "graph" for kind in summary.elems]
         if shape is None or len(shape) != len(elems):
             return {}
         out = {}
@@ -687,7 +701,9 @@ class Scope:
                 node = self.new_node(key, stmt, expr, Val(), trivial=True)
                 node.sibling = (f"`{key}` comes from the same call as `{proven[0]}` (line "
                                 f"{self.analysis.ctx.line_of(stmt)}), which is backwarded, and "
-                                f"`{callee.name.value}` can return a graph there")
+                                f"`{name}` can return a graph there") if proven else \
+                    (f"`{key}` comes from a call (line {self.analysis.ctx.line_of(stmt)}) whose results the "
+                     f"backwarded `{summed[0][0]}` adds up, and `{name}` can return a graph there")
                 out[index] = Val(heads=frozenset({node}))
         return out
 

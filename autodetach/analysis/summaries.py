@@ -580,10 +580,11 @@ class _Fn:
                 events = True
                 if node.func.attr == "backward":
                     backwards.append(node)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and \
-                    node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name):
-                # `out.append(h)`: the list holds what is appended
-                self.assigned.setdefault(node.func.value.id, []).append(node.args[-1])
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FILLS:
+                # `out.append(h)`, `d.update(loss=l)`, `d.setdefault(k, []).append(h)`: the container holds them
+                root = _filled_root(node.func.value)
+                if root is not None:
+                    self.assigned.setdefault(root, []).extend(_fill_values(node))
         self._returns = returns
         # `loss.backward()` here proves that `loss` carries a graph, whatever computed it
         self.backwarded = _backwarded_names(self.fn)  # scaler.scale(loss).backward() and the like too
@@ -909,6 +910,33 @@ def _retain(call) -> Optional[bool]:
     if len(call.args) >= 2:
         return None
     return False
+
+
+_FILLS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "appendleft", "extendleft"})
+
+
+def _filled_root(expr):
+    """The local name a fill call's receiver belongs to: `d`, `d[k]`, `d.setdefault(k, [])`; else None."""
+    while True:
+        if isinstance(expr, ast.Name):
+            return expr.id
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+                expr.func.attr in ("setdefault", "get"):
+            expr = expr.func.value
+        else:
+            return None
+
+
+def _fill_values(call: ast.Call) -> list:
+    """What a fill call puts into its container (not `insert`'s index or `setdefault`'s key)."""
+    attr = call.func.attr
+    if attr in ("append", "extend", "insert", "add", "appendleft", "extendleft"):
+        return call.args[-1:]
+    if attr == "setdefault":
+        return call.args[1:]
+    return list(call.args) + [kw.value for kw in call.keywords]  # update
 
 
 def _filled(value) -> bool:

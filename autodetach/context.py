@@ -42,7 +42,7 @@ class FileContext:
         # Built the first time a rule asks which binding a name sees.
         from .analysis.bindings import Bindings
 
-        return Bindings(self.module, lambda: _Parents(self))
+        return Bindings(self.module, self.parent)
 
     def release(self) -> None:
         """Drop what this pass worked out. The analysis and the bindings point
@@ -96,10 +96,3 @@ class FileContext:
         from .analysis import build
 
         return build(self)
-
-
-class _Parents:
-    """`ctx.parents.get` answered by `ctx.parent`, for Bindings."""
-
-    def __init__(self, ctx) -> None:
-        self.get = ctx.parent

@@ -70,8 +70,8 @@ class Binding:
 
 
 class Bindings:
-    def __init__(self, module: cst.Module, parents=None) -> None:
-        self._parents = parents  # a callable giving ctx.parents when first needed
+    def __init__(self, module: cst.Module, parent=None) -> None:
+        self._parent = parent  # ctx.parent: a node -> its parent (asked by scope_of only)
         self.module = Scope("module", module, None)
         self.scopes: dict = {module: self.module}  # scope node -> Scope
         self.reads: list = []  # (Name, Scope) for every name read
@@ -96,15 +96,14 @@ class Bindings:
         known = self._at.get(node)
         if known is not None:
             return known
-        parents = self._parents() if callable(self._parents) else self._parents
         path = [node]
-        cur = parents.get(node)
+        cur = self._parent(node)
         while cur is not None:
             scope = self.scopes.get(cur)
             if scope is not None and _inside(cur, path):
                 return scope
             path.append(cur)
-            cur = parents.get(cur)
+            cur = self._parent(cur)
         return self.module
 
     def owner(self, name: str, scope: Scope) -> Optional[Scope]:

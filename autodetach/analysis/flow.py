@@ -519,10 +519,12 @@ class Scope:
             # and a trivial node per target hanging from it.
             call_node = self.new_node(None, stmt, expr, val, kind="module" if val.modules else "op")
             val = Val(heads=frozenset({call_node}))
-        siblings = self._siblings(elems, val, stmt, expr)
+        # (the backwarded total, the names it adds up) when this unpacking's names are its terms (backwarded.py)
+        parts = None if self.no_grad else next(((total, names) for at, total, names in self.proven[4]
+                                                 if at == id(stmt)), None)
+        summed = parts[1] if parts else ()
+        siblings = self._siblings(elems, val, stmt, expr, parts)
         aside = self._aside(elems, val, stmt, expr)
-        summed = () if self.no_grad else \
-            next((names for at, _, names in self.proven[4] if at == id(stmt)), ())  # backwarded.py
         for index, part in enumerate(elems):
             sub = val
             if val.elems is not None and index < len(val.elems):
@@ -673,17 +675,17 @@ class Scope:
             heads.append(node)
         self.env[key] = Val(heads=frozenset(heads), loss=any(n.loss for n in heads))
 
-    def _siblings(self, elems, val: Val, stmt, expr) -> dict:
+    def _siblings(self, elems, val: Val, stmt, expr, parts=None) -> dict:
         """`loss, _, coarse = self.completion(data)` with `loss.backward()`:
         the call is a same-file function whose code says which results can
-        carry a graph, and a backward proves that this call's do; the other
+        carry a graph, and a backward proves that this call's do (or `parts`:
+        the backwarded total adds up names this call binds); the other
         such results are taken to carry one too (an inference, noted on the node)."""
         if self.no_grad or val.graph or not isinstance(expr, cst.Call):
             return {}
         keys = [dotted(target) for target in elems]
         proven = [key for key in keys if key and (id(stmt), key) in self.proven[0]]
-        summed = [(total, names) for at, total, names in self.proven[4] if at == id(stmt)] if not proven else []
-        if not proven and not summed:
+        if not proven and parts is None:
             return {}
         callee = self._own_method(expr.func) or self.names.functions.get(dotted(expr.func) or "")
         shape = self.analysis.returns_elems(callee) if callee is not None else None
@@ -703,7 +705,7 @@ class Scope:
                                 f"{self.analysis.ctx.line_of(stmt)}), which is backwarded, and "
                                 f"`{name}` can return a graph there") if proven else \
                     (f"`{key}` comes from a call (line {self.analysis.ctx.line_of(stmt)}) whose results the "
-                     f"backwarded `{summed[0][0]}` adds up, and `{name}` can return a graph there")
+                     f"backwarded `{parts[0]}` adds up, and `{name}` can return a graph there")
                 out[index] = Val(heads=frozenset({node}))
         return out
 

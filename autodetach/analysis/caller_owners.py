@@ -22,7 +22,7 @@ import os
 import libcst as cst
 
 from ..imports import dotted
-from .callers import arguments, calls_name, parsed
+from .callers import arguments, calls_name, parsed, statements
 from .project_index import files_mentioning
 from .walk import nodes
 
@@ -95,7 +95,7 @@ def _calls(tree, cls: str, params: list, label: str):
     scope, where) for each `cls(...)` call in `tree` whose arguments are names."""
     if tree is None:
         return
-    scopes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    scopes = [tree] + [n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for scope in scopes:
         body = _own_nodes(scope)
         for call in body:

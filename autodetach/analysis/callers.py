@@ -10,39 +10,44 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Iterator
 
 from .project import text_of
 from .project_index import files_mentioning
+from .summaries import parse_text, statements
 
 
 _TREES: dict = {}  # realpath -> (text, ast.Module or None): the same callers are read for many files
 _KEEP = 256
 
 
-def tree_of(path: str) -> tuple:
+def tree_of(path: str, text=False) -> tuple:
     """(text, tree) of a project file; either is None when it cannot be read
-    or parsed. Parsed once while its text stays the same."""
-    text = text_of(path)  # recorded as read: the result cache follows edits of that file
+    or parsed. Parsed once while its text stays the same. `text`: the file's
+    text, when the caller has just read it with text_of."""
+    if text is False:
+        text = text_of(path)  # recorded as read: the result cache follows edits of that file
     real = os.path.realpath(path)
     hit = _TREES.get(real)
     if hit is not None and hit[0] == text:
         return hit
-    try:
-        tree = ast.parse(text) if text is not None else None
-    except (SyntaxError, ValueError):
-        tree = None
+    tree = parse_text(text) if text is not None else None
     if len(_TREES) >= _KEEP:
         _TREES.pop(next(iter(_TREES)))
     _TREES[real] = (text, tree)
     return text, tree
 
 
-def parsed(paths, must: str = "") -> Iterator[tuple]:
-    """(path, tree) for each file whose text holds `must` and parses."""
+def parsed(paths, must: str = "", pattern=None) -> Iterator[tuple]:
+    """(path, tree) for each file whose text holds `must` (and matches the
+    regex `pattern`) and parses; a file that does not is never parsed."""
     for path in paths:
-        text, tree = tree_of(path)
-        if text is not None and must in text and tree is not None:
+        text = text_of(path)
+        if text is None or must not in text or pattern is not None and not re.search(pattern, text):
+            continue
+        text, tree = tree_of(path, text)
+        if tree is not None:
             yield path, tree
 
 
@@ -66,7 +71,7 @@ def callers(path: str, name: str, also=()) -> Iterator[tuple]:
     known = {os.path.realpath(p) for p in paths}
     paths += [p for p in also if os.path.realpath(p) not in known]
     for _, tree in parsed(paths, must=f"{name}("):
-        for caller in ast.walk(tree):
+        for caller in statements(tree):
             if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 calls = [node for node in ast.walk(caller) if calls_name(node, name)]
                 if calls:

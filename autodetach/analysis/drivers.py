@@ -18,7 +18,7 @@ import os
 
 import libcst as cst
 
-from .callers import calls_name, parsed
+from .callers import calls_name, parsed, statements
 from .project_index import files_mentioning
 
 MAX_DRIVERS = 8
@@ -87,7 +87,7 @@ def _callers(path: str, name: str):
     own = os.path.realpath(path)
     files = [p for p in files_mentioning(path, f"{name}(".encode()) if os.path.realpath(p) != own]
     for _, tree in parsed(files, must=f"{name}("):
-        for fn in ast.walk(tree):
+        for fn in statements(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                     any(calls_name(node, name) for node in ast.walk(fn)):
                 yield fn

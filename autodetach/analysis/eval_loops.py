@@ -74,8 +74,10 @@ def _remote_calls(path, name: str) -> list:
     this file's module by name. Read with `ast` through project.text_of."""
     import ast
     import os
+    import re
 
-    from .callers import parsed
+    from .callers import parsed, statements
+    from .project import text_of
     from .project_index import files_mentioning
 
     if not path or path == "<string>" or not os.path.isfile(path):
@@ -84,18 +86,23 @@ def _remote_calls(path, name: str) -> list:
     me = os.path.realpath(path)
     out = []
     others = [f for f in files_mentioning(path, name.encode()) if os.path.realpath(f) != me]
-    for f, tree in parsed(others, must=stem):
+    # the ImportFrom looked for reads `from pkg.STEM import ...`: STEM and `import` with only blanks between
+    for f, tree in parsed(others, must=stem, pattern=rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b"):
         imported = any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
-                       any(a.name == name for a in n.names) for n in ast.walk(tree))
+                       any(a.name == name for a in n.names) for n in statements(tree))
         if not imported:
             continue
-        _remote_walk(tree, name, f, False, None, out)
+        _remote_walk(tree, name, f, False, None, out, (text_of(f) or "").splitlines())
     return out
 
 
-def _remote_walk(node, name, f, guarded, owner, out) -> None:
+def _remote_walk(node, name, f, guarded, owner, out, lines) -> None:
     import ast
 
+    if isinstance(node, ast.stmt):
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])  # above a `def`
+        if not any(name in line for line in lines[start - 1:node.end_lineno]):
+            return  # a call of `name` in the statement would have it in its lines
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         owner = node
         guarded = guarded or any(_ast_no_grad(d) for d in node.decorator_list)
@@ -108,7 +115,7 @@ def _remote_walk(node, name, f, guarded, owner, out) -> None:
                          for n in ast.walk(scope))
         out.append((f, node.lineno, guarded, backwarded))
     for child in ast.iter_child_nodes(node):
-        _remote_walk(child, name, f, guarded, owner, out)
+        _remote_walk(child, name, f, guarded, owner, out, lines)
 
 
 def _ast_no_grad(expr) -> bool:

@@ -1,7 +1,6 @@
 """The per-file analysis every AD1xx rule asks: built lazily, once."""
 from __future__ import annotations
 
-import ast
 import dataclasses
 import os
 from dataclasses import dataclass
@@ -312,10 +311,9 @@ class Analysis:
     def own_tree(self):
         """This file's stdlib `ast` (None when it does not parse), parsed once a pass
         for the readers that work on `ast` (cut_arguments' class chains, caller_owners)."""
-        try:
-            return ast.parse(self.ctx.text or self.ctx.module.code)
-        except (SyntaxError, ValueError):
-            return None
+        from .summaries import parse_text
+
+        return parse_text(self.ctx.text or self.ctx.module.code)
 
     @cached_property
     def _own_summaries(self):

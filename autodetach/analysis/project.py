@@ -277,8 +277,8 @@ def find(path: str, name: str, hops: int = 2) -> tuple:
     if hit is not None:
         return hit, path
     head, dot, rest = name.partition(".")
-    src = table.get(IMPORTS, {}).get(head)
-    if src is None and dot and "." not in rest:
+    src = table.get(IMPORTS, {}).get(head) if _may_name(table, head) else None
+    if src is None and dot and "." not in rest and _may_name(table, head, "class"):
         # a method the class inherits: its bases, here or imported (`class ARGVA(ARGA)`)
         found = _inherited(path, head, rest, hops)
         if found[0] is not None:
@@ -313,6 +313,14 @@ def find(path: str, name: str, hops: int = 2) -> tuple:
     if f is None or os.path.realpath(f) == os.path.realpath(path):
         return None, None
     return find(f, orig + dot + rest, hops - 1)
+
+
+def _may_name(table, name: str, kind: str = "") -> bool:
+    """Could the file import `name` (or, with kind "class", define that
+    class)? False only when its text proves it cannot: no parse needed."""
+    if not isinstance(table, OwnSummaries):
+        return True
+    return table.declares(kind, name) if kind else table.mentions(name)
 
 
 def _import_file(path: str, level: int, parts: list) -> Optional[str]:

@@ -5,9 +5,11 @@ in ARGA). Read with `ast`, once per file text."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from .callers import tree_of
+from .project import text_of
 from .summaries import _dotted
 
 _MEMO: dict = {}  # path -> (text, (stars, bases))
@@ -31,10 +33,16 @@ def _facts(path: str) -> tuple:
 
 def star_imports(path: str) -> tuple:
     """(level, module) of the file's module-level `from m import *`, in order."""
+    text = text_of(path)
+    if text is None or "*" not in text:
+        return ()  # nothing to parse for
     return _facts(path)[0]
 
 
 def class_bases(path: str, cls: str) -> Optional[tuple]:
     """The dotted names of the bases of class `cls` defined in the file; None
     when the file defines no such class."""
+    text = text_of(path)
+    if text is None or not re.search(rf"^class[ \t]+{re.escape(cls)}\b", text, re.M):
+        return None  # no module-level class of that name
     return _facts(path)[1].get(cls)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .project import summaries_of, text_of
-from .summaries import CALLS
+from .summaries import CALLS, calls_backward
 
 
 @dataclass
@@ -73,7 +73,7 @@ def _importers(path: str, stem: str) -> list:
             continue
         text = decoded.encode("utf-8")
         # passed_graphs needs a `.backward()` there; another module's class may share the method name
-        if b"backward" in text and any(i in text for i in imports):
+        if any(i in text for i in imports) and calls_backward(decoded):
             out.append((f, text))
     return out
 

@@ -12,7 +12,9 @@ steps an optimizer (then the caller's analysis treats it as unseen code)."""
 from __future__ import annotations
 
 import ast
+import collections
 import functools
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -800,6 +802,23 @@ def _quiet_nodes(fn, off: bool) -> set:
 _BODIES = (ast.stmt, ast.excepthandler, getattr(ast, "match_case", ast.stmt))  # what can hold a statement
 
 
+def statements(tree):
+    """Every statement of `tree`, nested ones included, in ast.walk's order,
+    without entering expressions (where no statement can be): a def or an
+    import is found at a fraction of ast.walk's cost."""
+    queue = collections.deque(tree.body)
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, ast.stmt):
+            yield node
+        for field in node._fields:
+            if field in _STMT_FIELDS:
+                queue.extend(getattr(node, field))
+
+
+_STMT_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
 def _no_graph(e):
     """`e` evaluated with gradients off: what it computes carries no graph (its
     `.data`, element by element so that a tuple keeps its shape), while a name
@@ -1339,6 +1358,14 @@ def _is_variable_check(test) -> bool:
         (_dotted(test.args[1]) or "").split(".")[-1] == "Variable"
 
 
+_BACKWARD_CALL = re.compile(r"\.\s*backward\s*\(")
+
+
+def calls_backward(text: str) -> bool:
+    """Can the code call `x.backward(...)`? False proves it does not (no parse)."""
+    return "backward" in text and _BACKWARD_CALL.search(text) is not None
+
+
 CALLS = " calls"  # key of the table of calls that pass a backwarded value (no function has this name)
 
 
@@ -1497,6 +1524,35 @@ def summarize(text: str) -> dict:
     return OwnSummaries(text)._whole()
 
 
+_TREES: dict = {}  # text -> its ast.Module (None: does not parse), oldest first
+TREE_CHARS = 2_000_000  # about 80 MB of trees
+_trees_lock = threading.Lock()
+
+
+def parse_text(text: str):
+    """ast.parse(text), None when it does not parse. A file's text is read by
+    several readers in one run (its own analysis, the summaries another file
+    looks up, the callers' scans): they share one tree, which none of them
+    changes (the caches hung on function nodes are pure functions of them)."""
+    if not isinstance(text, str):  # summarize() handed a tree
+        return ast.parse(text)
+    hit = _TREES.get(text, _TREES)
+    if hit is not _TREES:
+        return hit
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    with _trees_lock:
+        _TREES[text] = tree
+        total = sum(map(len, _TREES))
+        while total > TREE_CHARS and len(_TREES) > 1:
+            oldest = next(iter(_TREES))
+            total -= len(oldest)
+            del _TREES[oldest]
+    return tree
+
+
 class OwnSummaries(Mapping):
     """summarize(text) as a read-only mapping computed on demand. The class
     methods are summarised in file order, as summarize does (they share
@@ -1525,6 +1581,7 @@ class OwnSummaries(Mapping):
         self._dists: Optional[frozenset] = None
         self._all: Optional[dict] = None
         self._targets: dict = {}
+        self._declared: dict = {}  # (kind, name) -> declares()
 
     def _parse(self):
         with self._lock:
@@ -1533,10 +1590,7 @@ class OwnSummaries(Mapping):
     def _parse_locked(self):
         if not self._parsed:
             self._parsed = True
-            try:
-                self._tree = ast.parse(self._text)
-            except (SyntaxError, ValueError):
-                self._tree = None
+            self._tree = parse_text(self._text)
             classes = [] if self._tree is None else [cls for cls in self._tree.body if isinstance(cls, ast.ClassDef)]
             defs = (ast.FunctionDef, ast.AsyncFunctionDef)
             self._methods = {cls.name: {m.name: m for m in cls.body if isinstance(m, defs)} for cls in classes}
@@ -1564,13 +1618,19 @@ class OwnSummaries(Mapping):
 
     def _call_table(self) -> dict:
         if self._calls is None:
-            tree = self._parse()
             calls: dict = {}
-            bodies = [tree.body] + [f.body for f in ast.walk(tree)
-                                    if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            for body in bodies:
-                for meth, sites in passed_graphs(body).items():
-                    calls[meth] = calls.get(meth, ()) + sites
+            # passed_graphs needs a `.backward` call in the body: a file, or a
+            # function, whose text never says "backward" has none to look at
+            text = self._text if isinstance(self._text, str) else None
+            tree = self._parse() if text is None or calls_backward(text) else None
+            if tree is not None:
+                lines = text.splitlines() if text is not None else None
+                bodies = [tree.body] + [f.body for f in statements(tree)
+                                        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+                                        (lines is None or calls_backward("\n".join(lines[f.lineno - 1:f.end_lineno])))]
+                for body in bodies:
+                    for meth, sites in passed_graphs(body).items():
+                        calls[meth] = calls.get(meth, ()) + sites
             self._calls = calls
         return self._calls
 
@@ -1655,12 +1715,16 @@ class OwnSummaries(Mapping):
 
     def of_class(self, cls: str) -> dict:
         """`C.m` -> Summary for the keys under `cls`, summarising the classes up to it only."""
+        if not self.declares("class", cls):
+            return {}
         return {key: self[key] for key in self.class_keys() if key.startswith(cls + ".")}
 
     def self_targets(self, cls: str) -> frozenset:
         """`self.X` assigned in a method of `cls` other than `__init__`: the
         keys `stores_graph` can name (a bound found without summarising)."""
         memo = self._targets
+        if cls not in memo and not self.declares("class", cls):
+            memo[cls] = frozenset()
         if cls not in memo:
             memo[cls] = frozenset() if self._parse() is None else frozenset(
                 key for c, m in self._steps if m is not None and m.name != "__init__" and
@@ -1673,7 +1737,31 @@ class OwnSummaries(Mapping):
         with self._lock:
             return self._get(key)
 
+    def declares(self, kind: str, name: str) -> bool:
+        """Could the text hold `class name` / `def name` (kind "class" or
+        "def")? False proves it does not, with no parse; a nested or quoted
+        one still says True."""
+        key = (kind, name)
+        hit = self._declared.get(key)
+        if hit is None and not isinstance(self._text, str):  # built from a tree: no text to read
+            return True
+        if hit is None:
+            prefix = r"(?:async[ \t]+)?def" if kind == "def" else "class"
+            hit = self._declared[key] = re.search(rf"^[ \t\f]*{prefix}[ \t]+{re.escape(name)}\b", self._text,
+                                                  re.M) is not None
+        return hit
+
+    def mentions(self, word: str) -> bool:
+        """Does `word` occur in the text as a whole word (an import of it must)?"""
+        return not isinstance(self._text, str) or re.search(rf"\b{re.escape(word)}\b", self._text) is not None
+
     def _get(self, key):
+        if self._all is None and isinstance(key, str) and not key.startswith(" "):
+            # most lookups name what the file does not define (`model.cuda`, a
+            # re-exported name): the text says so without parsing the file
+            cls, dot, meth = key.partition(".")
+            if not self.declares("class" if dot else "def", cls) or dot and not self.declares("def", meth):
+                raise KeyError(key)
         if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
             if self._parse() is None:
                 raise KeyError(key)
@@ -1697,6 +1785,8 @@ class OwnSummaries(Mapping):
     def methods_named(self, meth: str) -> list:
         """(key, summary) of every `C.meth`, in the table's order, summarising
         the classes up to the last of them only."""
+        if not self.declares("def", meth):
+            return []
         return [(key, self[key]) for key in self.class_keys() if key.partition(".")[2] == meth]
 
     def __iter__(self):

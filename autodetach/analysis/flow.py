@@ -26,6 +26,7 @@ from .bounded import within_step
 from .one_call import one_call
 from .self_storage import grows_on_self, log_helper
 from .graph import GNode, closure
+from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
 from .tensor_methods import BUILTIN_METHODS
 from .walk import nodes, walk
@@ -629,7 +630,8 @@ class Scope:
             self.distributions.add(key)
         else:
             self.distributions.discard(key)
-        if key in self.names.modules and key not in self.names.leaves or key in self.names.optimizers:
+        if (key in self.names.modules and key not in self.names.leaves or key in self.names.optimizers) and \
+                not local_tensor(self.analysis.ctx, key, stmt, val):
             self.env.pop(key, None)  # `model = Net()`, `opt = SGD(params)`: an object, not a tensor
             return
         if key in self.names.leaves and not val.graph:

@@ -189,6 +189,7 @@ def _last_iteration(analysis, ev):
     needs (the next one walks the graph again), when the last iteration
     retains too and nothing after the loop backwards the graph."""
     from .last_iteration import last_retain
+    from .local_graphs import dies_on_return
 
     found = last_retain(analysis, ev)
     if found is None:
@@ -203,6 +204,8 @@ def _last_iteration(analysis, ev):
     if _callers_reuse(analysis, ev, own) or \
             handed and callers_reuse(analysis, fn, handed, unreachable_callers(analysis.ctx, fn)):
         return None
+    if not handed and not held and dies_on_return(analysis.ctx, ev, found.loop):
+        return None  # only locals hold the graph: it is freed when the function returns, not kept a step
     why = list(found.inferred)
     notes = _flow_notes(analysis, ev.reach) + _caller_graphs(analysis, ev, own)
     if handed:

@@ -90,7 +90,10 @@ class RetainGraphUnneeded(GraphRule):
     every iteration but the last needs the retain. When the last one retains
     too (no test, or a test that is always true, such as `if i < n:` with a
     dead `else`) and nothing after the loop backwards the graph, the finding
-    says so; the fix retains only while `i < n - 1`, rewriting the test when
+    says so (not when only locals of the function around the loop hold the
+    graph, read elsewhere only through cuts such as `.detach()`, and no loop
+    of that function encloses this one: it is freed when the function
+    returns); the fix retains only while `i < n - 1`, rewriting the test when
     the two arms differ only in the retain, or else the retain's value. It
     is unsafe when the losses are handed in (the caller may backward them
     again) or when the fix reads `len()` of what `enumerate` walks. A step

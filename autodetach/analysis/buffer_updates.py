@@ -494,6 +494,7 @@ class _Walk:
                 self.inputs[small.target.value] = self.sources(small.value)
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not quiet:
             self.in_place(stmt, small.value)
+            self.re_register(stmt, small.value)
         for n in nodes(small):
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
                     dotted(n.func.value) == "self" and n.func.attr.value in self.methods:
@@ -589,6 +590,41 @@ class _Walk:
         got = frozenset().union(*(self.carries(a) for a in values)) if values else frozenset()
         if got and not self._reset(key, rebinds_only=True):
             self.report(stmt, key, values, got)
+
+    def re_register(self, stmt, call) -> None:
+        """`self.register_buffer(name, old * decay + new * (1 - decay))` (or `setattr(self, name, ...)`)
+        outside `__init__`, where `old` is that buffer's current value (`getattr(self, name)`): the
+        rebind form of a running average, whose value hangs from every earlier call's."""
+        func = dotted(call.func)
+        args = [a.value for a in call.args if a.keyword is None]
+        if func == "setattr" and args and dotted(args[0]) == "self":
+            args = args[1:]
+        elif func != "self.register_buffer":
+            return
+        if self.name == "__init__" or len(args) < 2:
+            return
+        name, value = args[0], args[1]
+        got = self.carries(value)
+        if not got or not self._reads_own(value, name, 3):
+            return
+        key = "self." + name.evaluated_value if isinstance(name, cst.SimpleString) else \
+            f"getattr(self, {self.ctx.code(name).strip()})"
+        self.report(stmt, key, [value], got, rebind=True)
+
+    def _reads_own(self, e, name, depth) -> bool:
+        """Does `e` read the buffer `name` names (through local names bound to it, `depth` deep)?"""
+        text = self.ctx.code(name).strip()
+        lit = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        for n in nodes(e):
+            if isinstance(n, cst.Attribute) and lit is not None and dotted(n) == "self." + lit:
+                return True
+            if isinstance(n, cst.Call) and dotted(n.func) == "getattr" and len(n.args) >= 2 and \
+                    dotted(n.args[0].value) == "self" and self.ctx.code(n.args[1].value).strip() == text:
+                return True
+            if isinstance(n, cst.Name) and depth > 0 and n.value in self.defs and self.defs[n.value] is not e and \
+                    self._reads_own(self.defs[n.value], name, depth - 1):
+                return True
+        return False
 
     def _state_key(self, e):
         while isinstance(e, cst.Subscript):

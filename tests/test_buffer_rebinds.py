@@ -102,3 +102,28 @@ def test_mixin_of_another_file_is_not_read():
     src = MIXIN.format(base="object", guard="").replace("class SNLinear(nn.Linear, SN):",
                                                          "class SNLinear(nn.Linear, layers.SN):")
     assert _codes(src) == []
+
+
+GRAD_SUM = """
+import torch
+import torch.nn as nn
+
+
+class Base(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.changes = nn.Parameter(torch.zeros(n))
+        self.grad_sum = torch.zeros(n)
+
+
+class Attack(Base):
+    def forward(self, x):
+        loss = (x * self.changes).sum()
+        self.grad_sum += torch.autograd.grad(loss, self.changes{flag})[0]
+        return loss
+"""
+
+
+def test_gradients_without_create_graph_hold_no_graph():
+    assert _codes(GRAD_SUM.format(flag="")) == []
+    assert len(_codes(GRAD_SUM.format(flag=", create_graph=True"))) == 1

@@ -436,6 +436,9 @@ class _Walk:
             q = self.ctx.imports.qualify(func) or ""
             if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS | INTEGER_RESULTS:
                 return frozenset()
+            if q == "torch.autograd.grad" and not any(a.keyword is not None and a.keyword.value == "create_graph"
+                                                      for a in e.args):
+                return frozenset()  # gradients without create_graph hold no graph
             got = frozenset()
             if key in self.params:
                 got |= {OWN}  # `self.linear(x)`

@@ -202,6 +202,13 @@ def _init_called(methods) -> set:
 def _class_updates(ctx, cls, owner="") -> list:
     methods = class_methods(cls)
     buffers, params = _state(ctx, cls, methods)
+    for base in _file_bases(ctx, cls):
+        # a mixin of this file (`class SNConv2d(nn.Conv2d, SN)`): its methods and state, where not overridden
+        inherited = class_methods(base)
+        more, more_params = _state(ctx, base, inherited)
+        buffers, params = buffers | more, params | more_params
+        methods = {**inherited, **methods}
+    buffers -= params
     if not buffers and not params:
         return []
     entry = next((methods[n] for n in ENTRIES if n in methods), None)
@@ -281,9 +288,42 @@ def _resets(ctx, cls, methods, stored, walked) -> list:
     return out
 
 
+def _file_bases(ctx, cls) -> list:
+    """The classes of this file that `cls` derives from (directly), in order."""
+    here = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    return [here[b.value.value] for b in cls.bases
+            if isinstance(b.value, cst.Name) and b.value.value in here and b.value.value != cls.name.value]
+
+
+def _name_prefix(arg):
+    """`'sv%d' % i`, `f"sv{i}"`: the literal start of a buffer name built per index."""
+    if isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, cst.Modulo) and \
+            isinstance(arg.left, cst.SimpleString):
+        text = arg.left.evaluated_value
+        return text.split("%")[0] or None
+    if isinstance(arg, cst.FormattedString) and arg.parts and isinstance(arg.parts[0], cst.FormattedStringText):
+        return arg.parts[0].value or None
+    return None
+
+
+def _indexed_buffers(methods, prefixes) -> set:
+    """`self.sv`, a property returning the buffers registered as `'sv%d' % i`
+    (`[getattr(self, 'sv%d' % i) for i in range(n)]`)."""
+    out = set()
+    for name, m in methods.items():
+        if not any(dotted(d.decorator) == "property" for d in m.decorators):
+            continue
+        for n in nodes(m):
+            if isinstance(n, cst.Call) and dotted(n.func) == "getattr" and len(n.args) >= 2 and \
+                    dotted(n.args[0].value) == "self" and _name_prefix(n.args[1].value) in prefixes:
+                out.add("self." + name)
+    return out
+
+
 def _state(ctx, cls, methods) -> tuple:
     """(tensor state keys kept on the module, its own parameters and layers)."""
     buffers, params = set(), set()
+    prefixes = set()
     imports = ctx.imports
     for base in cls.bases:
         q = imports.qualify(base.value) or ""
@@ -296,6 +336,8 @@ def _state(ctx, cls, methods) -> tuple:
             if dotted(n.func) == "self.register_buffer" and n.args and \
                     isinstance(n.args[0].value, cst.SimpleString):
                 buffers.add("self." + n.args[0].value.evaluated_value)
+            elif dotted(n.func) == "self.register_buffer" and n.args and _name_prefix(n.args[0].value):
+                prefixes.add(_name_prefix(n.args[0].value))
             elif dotted(n.func) == "self.register_parameter" and n.args and \
                     isinstance(n.args[0].value, cst.SimpleString):
                 params.add("self." + n.args[0].value.evaluated_value)
@@ -321,6 +363,8 @@ def _state(ctx, cls, methods) -> tuple:
                 params.add(key)  # a layer: calling it uses its weights
             elif q.startswith("torch.") and last in CONSTRUCTORS and not _requires_grad(call):
                 buffers.add(key)
+    if prefixes:
+        buffers |= _indexed_buffers(methods, prefixes)
     return buffers - params, params
 
 
@@ -392,6 +436,9 @@ class _Walk:
             q = self.ctx.imports.qualify(func) or ""
             if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS | INTEGER_RESULTS:
                 return frozenset()
+            if q == "torch.autograd.grad" and not any(a.keyword is not None and a.keyword.value == "create_graph"
+                                                      for a in e.args):
+                return frozenset()  # gradients without create_graph hold no graph
             got = frozenset()
             if key in self.params:
                 got |= {OWN}  # `self.linear(x)`
@@ -494,6 +541,7 @@ class _Walk:
                 self.inputs[small.target.value] = self.sources(small.value)
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not quiet:
             self.in_place(stmt, small.value)
+            self.re_register(stmt, small.value)
         for n in nodes(small):
             if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
                     dotted(n.func.value) == "self" and n.func.attr.value in self.methods:
@@ -589,6 +637,41 @@ class _Walk:
         got = frozenset().union(*(self.carries(a) for a in values)) if values else frozenset()
         if got and not self._reset(key, rebinds_only=True):
             self.report(stmt, key, values, got)
+
+    def re_register(self, stmt, call) -> None:
+        """`self.register_buffer(name, old * decay + new * (1 - decay))` (or `setattr(self, name, ...)`)
+        outside `__init__`, where `old` is that buffer's current value (`getattr(self, name)`): the
+        rebind form of a running average, whose value hangs from every earlier call's."""
+        func = dotted(call.func)
+        args = [a.value for a in call.args if a.keyword is None]
+        if func == "setattr" and args and dotted(args[0]) == "self":
+            args = args[1:]
+        elif func != "self.register_buffer":
+            return
+        if self.name == "__init__" or len(args) < 2:
+            return
+        name, value = args[0], args[1]
+        got = self.carries(value)
+        if not got or not self._reads_own(value, name, 3):
+            return
+        key = "self." + name.evaluated_value if isinstance(name, cst.SimpleString) else \
+            f"getattr(self, {self.ctx.code(name).strip()})"
+        self.report(stmt, key, [value], got, rebind=True)
+
+    def _reads_own(self, e, name, depth) -> bool:
+        """Does `e` read the buffer `name` names (through local names bound to it, `depth` deep)?"""
+        text = self.ctx.code(name).strip()
+        lit = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        for n in nodes(e):
+            if isinstance(n, cst.Attribute) and lit is not None and dotted(n) == "self." + lit:
+                return True
+            if isinstance(n, cst.Call) and dotted(n.func) == "getattr" and len(n.args) >= 2 and \
+                    dotted(n.args[0].value) == "self" and self.ctx.code(n.args[1].value).strip() == text:
+                return True
+            if isinstance(n, cst.Name) and depth > 0 and n.value in self.defs and self.defs[n.value] is not e and \
+                    self._reads_own(self.defs[n.value], name, depth - 1):
+                return True
+        return False
 
     def _state_key(self, e):
         while isinstance(e, cst.Subscript):

@@ -679,10 +679,11 @@ class Analysis:
     def diagnoses(self) -> list:
         from .decide import diagnose
 
+        from .infeasible import infeasible
         from .invariant import replaced_each_iteration
 
         return [diagnose(self, scope, conflict) for scope, conflict in self.conflicts
-                if not replaced_each_iteration(scope, conflict)]
+                if not replaced_each_iteration(scope, conflict) and not infeasible(self, scope, conflict)]
 
     @cached_property
     def stateful_attrs(self) -> list:

@@ -566,6 +566,8 @@ class Scope:
     def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
+        if key is not None and self._setitem_store(target, key, val, stmt, expr):
+            return
         if key is not None and val.graph and not self.no_grad:
             old = self.lookup_key(key)
             heads, kept = old.heads | val.heads, frozenset()
@@ -600,6 +602,28 @@ class Scope:
                                     loss=old.loss)
                 return
             self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
+
+    def _setitem_store(self, target: cst.Subscript, key, val: Val, stmt, expr) -> bool:
+        """`stat_col["loss"] = loss` where `stat_col` is an object of a project class whose
+        `__setitem__` adds its value into `self` state (`self.stats[k].append(value)`):
+        a method call that keeps what it is given, as `meter.update(loss)`. True when handled."""
+        if self.no_grad or not val.graph:
+            return False
+        known = self.analysis.object_method(key, "__setitem__")
+        if known is None or known[0].events:
+            return False
+        summary, where, cls = known
+        # the value is the second argument after self (index 1), or what `*args` takes past the key
+        if not any(index in (1, "*") for index, _line, _whole in summary.accum):
+            return False
+        line, whole = next((ln, wh) for index, ln, wh in summary.accum if index in (1, "*"))
+        old = self.lookup_key(key)
+        node = self.new_node(key, stmt, expr, Val(heads=old.heads | val.heads, ghosts=val.ghosts, uses=val.uses),
+                             kind="container")
+        node.loss = True
+        node.meter = (f"{cls}.__setitem__", where, line, whole, dict(summary.guessed).get(line), None)
+        self.env[key] = Val(heads=frozenset({node}), loss=True)
+        return True
 
     def _loop_index(self, target: cst.Subscript) -> bool:
         """`d[t]` where `t` is the variable of a `for` loop over the parts of one step

@@ -1,0 +1,92 @@
+"""`stat_col["loss"] = loss` where `stat_col` is an object of a project class
+whose `__setitem__` adds the value into `self` state (mi-prometheus'
+StatisticsCollector appends it to a list): the subscript store is a method
+call that keeps what it is given, as `meter.update(loss)` is (flow's
+`_setitem_store`)."""
+import textwrap
+
+import pytest
+
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+COLLECTOR = """
+import torch
+
+
+class Collector:
+    def __init__(self):
+        self.lists = {{}}
+
+    def __setitem__(self, key, value):
+        {body}
+"""
+
+TRAIN = """
+import torch.nn.functional as F
+
+
+def train(model, optimizer, loader):
+    stats = Collector()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        {store}
+    return stats
+"""
+
+KEEPS = "self.lists.setdefault(key, []).append(value)"
+
+
+def _found(tmp_path, body=KEEPS, store='stats["loss"] = loss', imported=False):
+    collector = textwrap.dedent(COLLECTOR).format(body=body)
+    train = textwrap.dedent(TRAIN).format(store=store)
+    if imported:
+        (tmp_path / "collector.py").write_text(collector)
+        src = "from collector import Collector\n" + train
+    else:
+        src = collector + train
+    (tmp_path / "train.py").write_text(src)
+    found, _, _ = check_source(src, str(tmp_path / "train.py"), all_rules(), Options())
+    return [f for f in found if f.code.startswith("AD1")]
+
+
+@pytest.mark.parametrize("body", [
+    KEEPS,
+    "self.lists[key].append(value)",
+    "self.lists[key] = self.lists.get(key, 0) + value",
+])
+@pytest.mark.parametrize("imported", [False, True])
+def test_a_collector_that_keeps_the_value_is_reported(tmp_path, body, imported):
+    found = _found(tmp_path, body=body, imported=imported)
+    assert [f.code for f in found] == ["AD102"]
+    assert "`Collector.__setitem__` adds the value stored" in found[0].message
+    assert "inferred" in found[0].message
+    assert found[0].fix == "unsafe"
+
+
+@pytest.mark.parametrize("body", [
+    "self.lists.setdefault(key, []).append(value.item())",
+    "self.lists.setdefault(key, []).append(float(value))",
+    "self.lists.setdefault(key, []).append(value.detach().cpu().numpy())",
+    "self.lists[key] = value",  # the latest value only: replaced each step
+])
+def test_a_collector_that_cuts_or_replaces_is_left_alone(tmp_path, body):
+    assert _found(tmp_path, body=body) == []
+
+
+@pytest.mark.parametrize("store", [
+    'stats["loss"] = loss.item()',
+    'stats["loss"] = loss.detach()',
+    'stats["loss"] = x.size(0)',
+])
+def test_a_value_without_graph_is_left_alone(tmp_path, store):
+    assert _found(tmp_path, store=store) == []
+
+
+def test_a_plain_dict_is_not_a_collector(tmp_path):
+    src = textwrap.dedent(TRAIN).format(store='stats["loss"] = loss').replace("stats = Collector()", "stats = {}")
+    found, _, _ = check_source(src, str(tmp_path / "train.py"), all_rules(), Options())
+    assert [f.code for f in found if f.code.startswith("AD1")] == []

@@ -90,3 +90,57 @@ def test_a_plain_dict_is_not_a_collector(tmp_path):
     src = textwrap.dedent(TRAIN).format(store='stats["loss"] = loss').replace("stats = Collector()", "stats = {}")
     found, _, _ = check_source(src, str(tmp_path / "train.py"), all_rules(), Options())
     assert [f.code for f in found if f.code.startswith("AD1")] == []
+
+
+# A meter handed to a step helper walked at its call (flow.inline's `passed`).
+HELPER = """
+import torch
+import torch.nn.functional as F
+
+
+class Meter:
+    def __init__(self):
+        self.sum = 0.0
+
+    def update(self, val):
+        self.sum += val
+
+    def __setitem__(self, key, val):
+        self.sum += val
+
+
+def step(model, optimizer, x, y, meter):
+    {rebind}
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    {store}
+
+
+def train(model, optimizer, loader):
+    losses = Meter()
+    for x, y in loader:
+        {call}
+    return losses
+"""
+
+
+def _helper(store="meter.update(loss)", call="step(model, optimizer, x, y, losses)", rebind="pass"):
+    src = textwrap.dedent(HELPER).format(store=store, call=call, rebind=rebind)
+    found, _, _ = check_source(src, "train.py", all_rules(), Options())
+    return [(f.code, f.line, f.fix) for f in found if f.code.startswith("AD1")]
+
+
+@pytest.mark.parametrize("store", ["meter.update(loss)", 'meter["loss"] = loss'])
+def test_a_meter_given_to_a_step_helper_is_reported(store):
+    assert _helper(store=store) == [("AD102", 23, "unsafe")]
+
+
+@pytest.mark.parametrize("store, call, rebind", [
+    ("meter.update(loss.item())", "step(model, optimizer, x, y, losses)", "pass"),
+    ("meter.update(loss)", "step(model, optimizer, x, y, Meter())", "pass"),  # a new meter each step
+    ("meter.update(loss)", "step(model, optimizer, x, y, losses)", "meter = Meter()"),  # rebound inside
+])
+def test_no_report(store, call, rebind):
+    assert _helper(store=store, call=call, rebind=rebind) == []

@@ -187,6 +187,10 @@ class Scope:
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.tuple_elems: dict = {}  # id(node of `t = (a, b)`) -> the elements' Vals (a tuple never changes)
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
+        # an inlined callee's parameter -> the caller's name it was given (`train_step(..., losses)`),
+        # so that `meter.update(loss)` there finds the caller's meter object and stores into it
+        self.passed: dict = {}
+        self.meter_keys: set = set()  # the objects a meter store went into (`_meter_add`, `_setitem_store`)
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
@@ -566,7 +570,7 @@ class Scope:
     def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
-        if key is not None and self._setitem_store(target, key, val, stmt, expr):
+        if key is not None and self._setitem_store(target, self.passed.get(key, key), val, stmt, expr):
             return
         if key is not None and val.graph and not self.no_grad:
             old = self.lookup_key(key)
@@ -623,6 +627,7 @@ class Scope:
         node.loss = True
         node.meter = (f"{cls}.__setitem__", where, line, whole, dict(summary.guessed).get(line), None)
         self.env[key] = Val(heads=frozenset({node}), loss=True)
+        self.meter_keys.add(key)
         return True
 
     def _loop_index(self, target: cst.Subscript) -> bool:
@@ -1022,6 +1027,10 @@ class Scope:
         if meth in ("add_", "sub_") and base is not None and call.args and base in self.env:
             return self._inplace_add(call, stmt, base)
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
+        if known is None and base in self.passed and meth not in CUT_METHODS:
+            # `losses.update(loss)` in an inlined helper given the caller's meter: stored into the caller's
+            known = self.analysis.object_method(self.passed[base], meth)
+            base = self.passed[base] if known is not None else base
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
         if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
@@ -1588,6 +1597,7 @@ class Scope:
             node.loss = True
             node.meter = (f"{cls}.{meth}", where, line, whole, dict(summary.guessed).get(line), note)
             self.env[base] = Val(heads=frozenset({node}), loss=True)
+            self.meter_keys.add(base)
             break
         return Val()
 
@@ -1791,8 +1801,16 @@ class Scope:
         given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
         given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
         self.handed = dict(self.handed)
+        saved_passed, self.passed = self.passed, dict(self.passed)
+        rebound = _rebound_names(func)
+        given_keys = {}
         for param, value in given.items():
             self.env[param] = self.expr(value)
+            passed = dotted(value) if type(value) in (cst.Name, cst.Attribute) else None
+            if passed is not None and param not in rebound:
+                self.passed[param] = given_keys[param] = self.passed.get(passed, passed)
+            else:
+                self.passed.pop(param, None)
             # `take_step(self.critic_opt, loss)`: the callee's `optimizer.step()` steps the caller's
             opt = self.handed.get(dotted(value), dotted(value))
             if opt in self.names.optimizers:
@@ -1811,6 +1829,7 @@ class Scope:
             self.consts = saved_consts
             self.no_grad = saved_grad
             self.handed = saved_handed
+            self.passed = saved_passed
         out = Val()
         for ret in self.returns:
             out = out.join(ret)
@@ -1819,8 +1838,10 @@ class Scope:
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
         local = set(params) | self._locals_of(func)
+        # `train_step(..., losses)` whose parameter is also `losses`: the caller's meter keeps the store
+        kept = {key for param, key in given_keys.items() if key == param and key in self.meter_keys}
         for key in list(self.env):
-            if key in local and "." not in key:
+            if key in local and "." not in key and key not in kept:
                 if key in saved_env:
                     self.env[key] = saved_env[key]
                 else:
@@ -2433,6 +2454,34 @@ def _literal_bool(expr) -> Optional[bool]:
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
+
+
+def _rebound_names(func) -> set:
+    """Names `func` binds anew (`meter = Meter()`, `for meter in ...`), not
+    those it only stores into (`meter["k"] = v`)."""
+    out = set()
+    for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef)):
+        targets = ()
+        if type(node) is cst.AssignTarget or type(node) is cst.AugAssign:
+            targets = (node.target,)
+        elif type(node) is cst.AnnAssign or type(node) is cst.For or type(node) is cst.CompFor:
+            targets = (node.target,)
+        elif type(node) is cst.WithItem and node.asname is not None:
+            targets = (node.asname.name,)
+        for target in targets:
+            out.update(n.value for n in nodes(target) if type(n) is cst.Name and _bare_name(target, n))
+    return out
+
+
+def _bare_name(target, name) -> bool:
+    """Is `name` bound by `target` itself or as an element of a tuple/list target?"""
+    if target is name:
+        return True
+    if type(target) in (cst.Tuple, cst.List):
+        return any(_bare_name(elem.value, name) for elem in target.elements)
+    if type(target) is cst.StarredElement:
+        return _bare_name(target.value, name)
+    return False
 
 
 def _names_in(expr) -> set:

@@ -144,3 +144,55 @@ def test_a_meter_given_to_a_step_helper_is_reported(store):
 ])
 def test_no_report(store, call, rebind):
     assert _helper(store=store, call=call, rebind=rebind) == []
+
+
+# A helper with no backward, given the caller's collector (analysis.passed_meters).
+PLAIN = """
+import torch
+import torch.nn.functional as F
+
+
+class Collector:
+    def __init__(self):
+        self.lists = {{}}
+
+    def __setitem__(self, key, value):
+        self.lists.setdefault(key, []).append(value)
+
+
+def collect(model, x, y, stat_col):
+    loss = F.mse_loss(model(x), y)
+    {store}
+    return loss
+
+
+def train(loader):
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    stats = Collector()
+    for x, y in loader:
+        optimizer.zero_grad()
+        {call}
+        loss.backward()
+        optimizer.step()
+    return stats
+"""
+
+
+def _plain(store='stat_col["loss"] = loss', call="loss = collect(model, x, y, stats)"):
+    src = textwrap.dedent(PLAIN).format(store=store, call=call)
+    found, _, _ = check_source(src, "train.py", all_rules(), Options())
+    return [(f.code, f.line, f.fix) for f in found if f.code.startswith("AD1")]
+
+
+def test_a_collector_given_to_a_plain_helper_is_reported():
+    assert _plain() == [("AD102", 16, "unsafe")]
+
+
+@pytest.mark.parametrize("store, call", [
+    ('stat_col["loss"] = loss.item()', "loss = collect(model, x, y, stats)"),
+    ('stat_col["loss"] = loss', "loss = collect(model, x, y, {})"),  # a plain dict: replaced each step
+    ('stat_col["loss"] = loss', "loss = collect(model, x, y, Collector())"),  # a new collector each step
+])
+def test_a_plain_helper_no_report(store, call):
+    assert _plain(store=store, call=call) == []

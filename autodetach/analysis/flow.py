@@ -28,6 +28,7 @@ from .self_storage import grows_on_self, log_helper
 from .graph import GNode, closure
 from .roles import looks_like_loss as _looks_like_loss
 from .tensor_methods import BUILTIN_METHODS
+from .passed_meters import meter_helper
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -1124,7 +1125,7 @@ class Scope:
             return self.inline(method, call, stmt, bound_self=True)
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
-                                log_helper(self, own)):
+                                log_helper(self, own) or meter_helper(self, own, call, bound_self=True)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if own is not None:
             for key in self_resets.reset_keys(self.analysis, own):
@@ -1402,7 +1403,7 @@ class Scope:
         if self.analysis.returns_cut(func):
             return Val(ghosts=args.heads | args.ghosts)
         summary = self.analysis.function_summary(func)
-        if summary.has_events:
+        if summary.has_events or meter_helper(self, func, call, bound_self=False):
             return self.inline(func, call, stmt)
         ret = self.analysis.returns_graph(func)
         if ret is False:

@@ -20,16 +20,16 @@ class RunningMean:
         self.total += float(val) * n
         self.n += n
 
-    def mean(self):
+    def average(self):
         return self.total / max(self.n, 1)
 
 
-class Trainer:
+class Learner:
     def __init__(self, model, lr=0.1):
         self.model = model
         self.optimizer = torch.optim.SGD(model.parameters(), lr=lr)
 
-    def step(self, x, y, meter):
+    def train_step(self, x, y, meter):
         self.optimizer.zero_grad()
         loss = F.cross_entropy(self.model(x), y)
         loss.backward()
@@ -39,15 +39,15 @@ class Trainer:
     def epoch(self, loader):
         meter = RunningMean()
         for x, y in loader:
-            self.step(x, y, meter)
-        return meter.mean()
+            self.train_step(x, y, meter)
+        return meter.average()
 
 
 if __name__ == "__main__":
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
     data = [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(ITERS)]
-    trainer = Trainer(net)
+    trainer = Learner(net)
     for epoch in range(2):
         print(f"epoch {epoch} mean {trainer.epoch(data):.6f}")
     print(f"checksum {sum(p.sum().item() for p in net.parameters()):.6f}")

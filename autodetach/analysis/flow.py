@@ -29,6 +29,7 @@ from .graph import GNode, closure
 from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
 from .tensor_methods import BUILTIN_METHODS
+from .passed_meters import meter_helper
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -188,6 +189,10 @@ class Scope:
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.tuple_elems: dict = {}  # id(node of `t = (a, b)`) -> the elements' Vals (a tuple never changes)
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
+        # an inlined callee's parameter -> the caller's name it was given (`train_step(..., losses)`),
+        # so that `meter.update(loss)` there finds the caller's meter object and stores into it
+        self.passed: dict = {}
+        self.meter_keys: set = set()  # the objects a meter store went into (`_meter_add`, `_setitem_store`)
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
@@ -567,6 +572,8 @@ class Scope:
     def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
+        if key is not None and self._setitem_store(target, self.passed.get(key, key), val, stmt, expr):
+            return
         if key is not None and val.graph and not self.no_grad:
             old = self.lookup_key(key)
             heads, kept = old.heads | val.heads, frozenset()
@@ -601,6 +608,29 @@ class Scope:
                                     loss=old.loss)
                 return
             self.env[key] = Val(ghosts=old.heads | old.ghosts | val.ghosts)
+
+    def _setitem_store(self, target: cst.Subscript, key, val: Val, stmt, expr) -> bool:
+        """`stat_col["loss"] = loss` where `stat_col` is an object of a project class whose
+        `__setitem__` adds its value into `self` state (`self.stats[k].append(value)`):
+        a method call that keeps what it is given, as `meter.update(loss)`. True when handled."""
+        if self.no_grad or not val.graph:
+            return False
+        known = self.analysis.object_method(key, "__setitem__")
+        if known is None or known[0].events:
+            return False
+        summary, where, cls = known
+        # the value is the second argument after self (index 1), or what `*args` takes past the key
+        if not any(index in (1, "*") for index, _line, _whole in summary.accum):
+            return False
+        line, whole = next((ln, wh) for index, ln, wh in summary.accum if index in (1, "*"))
+        old = self.lookup_key(key)
+        node = self.new_node(key, stmt, expr, Val(heads=old.heads | val.heads, ghosts=val.ghosts, uses=val.uses),
+                             kind="container")
+        node.loss = True
+        node.meter = (f"{cls}.__setitem__", where, line, whole, dict(summary.guessed).get(line), None)
+        self.env[key] = Val(heads=frozenset({node}), loss=True)
+        self.meter_keys.add(key)
+        return True
 
     def _loop_index(self, target: cst.Subscript) -> bool:
         """`d[t]` where `t` is the variable of a `for` loop over the parts of one step
@@ -1000,6 +1030,10 @@ class Scope:
         if meth in ("add_", "sub_") and base is not None and call.args and base in self.env:
             return self._inplace_add(call, stmt, base)
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
+        if known is None and base in self.passed and meth not in CUT_METHODS:
+            # `losses.update(loss)` in an inlined helper given the caller's meter: stored into the caller's
+            known = self.analysis.object_method(self.passed[base], meth)
+            base = self.passed[base] if known is not None else base
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
         if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
@@ -1093,7 +1127,7 @@ class Scope:
             return self.inline(method, call, stmt, bound_self=True)
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
-                                log_helper(self, own)):
+                                log_helper(self, own) or meter_helper(self, own, call, bound_self=True)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if own is not None:
             for key in self_resets.reset_keys(self.analysis, own):
@@ -1371,7 +1405,7 @@ class Scope:
         if self.analysis.returns_cut(func):
             return Val(ghosts=args.heads | args.ghosts)
         summary = self.analysis.function_summary(func)
-        if summary.has_events:
+        if summary.has_events or meter_helper(self, func, call, bound_self=False):
             return self.inline(func, call, stmt)
         ret = self.analysis.returns_graph(func)
         if ret is False:
@@ -1566,6 +1600,7 @@ class Scope:
             node.loss = True
             node.meter = (f"{cls}.{meth}", where, line, whole, dict(summary.guessed).get(line), note)
             self.env[base] = Val(heads=frozenset({node}), loss=True)
+            self.meter_keys.add(base)
             break
         return Val()
 
@@ -1769,8 +1804,16 @@ class Scope:
         given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
         given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
         self.handed = dict(self.handed)
+        saved_passed, self.passed = self.passed, dict(self.passed)
+        rebound = _rebound_names(func)
+        given_keys = {}
         for param, value in given.items():
             self.env[param] = self.expr(value)
+            passed = dotted(value) if type(value) in (cst.Name, cst.Attribute) else None
+            if passed is not None and param not in rebound:
+                self.passed[param] = given_keys[param] = self.passed.get(passed, passed)
+            else:
+                self.passed.pop(param, None)
             # `take_step(self.critic_opt, loss)`: the callee's `optimizer.step()` steps the caller's
             opt = self.handed.get(dotted(value), dotted(value))
             if opt in self.names.optimizers:
@@ -1789,6 +1832,7 @@ class Scope:
             self.consts = saved_consts
             self.no_grad = saved_grad
             self.handed = saved_handed
+            self.passed = saved_passed
         out = Val()
         for ret in self.returns:
             out = out.join(ret)
@@ -1797,8 +1841,10 @@ class Scope:
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
         local = set(params) | self._locals_of(func)
+        # `train_step(..., losses)` whose parameter is also `losses`: the caller's meter keeps the store
+        kept = {key for param, key in given_keys.items() if key == param and key in self.meter_keys}
         for key in list(self.env):
-            if key in local and "." not in key:
+            if key in local and "." not in key and key not in kept:
                 if key in saved_env:
                     self.env[key] = saved_env[key]
                 else:
@@ -2411,6 +2457,34 @@ def _literal_bool(expr) -> Optional[bool]:
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
+
+
+def _rebound_names(func) -> set:
+    """Names `func` binds anew (`meter = Meter()`, `for meter in ...`), not
+    those it only stores into (`meter["k"] = v`)."""
+    out = set()
+    for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef)):
+        targets = ()
+        if type(node) is cst.AssignTarget or type(node) is cst.AugAssign:
+            targets = (node.target,)
+        elif type(node) is cst.AnnAssign or type(node) is cst.For or type(node) is cst.CompFor:
+            targets = (node.target,)
+        elif type(node) is cst.WithItem and node.asname is not None:
+            targets = (node.asname.name,)
+        for target in targets:
+            out.update(n.value for n in nodes(target) if type(n) is cst.Name and _bare_name(target, n))
+    return out
+
+
+def _bare_name(target, name) -> bool:
+    """Is `name` bound by `target` itself or as an element of a tuple/list target?"""
+    if target is name:
+        return True
+    if type(target) in (cst.Tuple, cst.List):
+        return any(_bare_name(elem.value, name) for elem in target.elements)
+    if type(target) is cst.StarredElement:
+        return _bare_name(target.value, name)
+    return False
 
 
 def _names_in(expr) -> set:

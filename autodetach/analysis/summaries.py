@@ -732,6 +732,9 @@ class _Fn:
                 if value is None or id(node) in self.quiet:
                     continue
                 base = target.value if isinstance(target, ast.Subscript) else target
+                if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and \
+                        base.func.attr == "setdefault":
+                    base = base.func.value  # `self.hist.setdefault(k, []).append(v)`: a list kept in `self.hist`
                 if not (_dotted(base) or "").startswith("self."):
                     continue
                 self.memo.clear()

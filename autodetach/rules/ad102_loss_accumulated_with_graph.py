@@ -706,6 +706,8 @@ class LossAccumulatedWithGraph(GraphRule):
         if note:
             guesses = [note] + guesses
         what = "its argument" if whole else "the entries of its argument"
+        if method.endswith(".__setitem__"):
+            what = "the value stored (`obj[key] = value` calls it)" if whole else "the entries of the value stored"
         into = f"({where}, line {store})" if store is not None else "(its code is not read)"
         msg = (f"`{leak.key}` keeps `{ctx.code(src).strip()}` with its graph (line {line(ctx, node.stmt)}): "
                f"`{method}` adds {what} into the object's state {into}, so every "

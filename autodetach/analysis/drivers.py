@@ -60,30 +60,56 @@ def _walks(analysis) -> list:
             continue
         name = cls.name.value
         found = 0
-        for caller in _callers(path, name):
-            for inst in _instances(caller, name):
-                body = _driver_body(caller.body, inst, methods)
-                if body is None:
-                    continue
-                try:
-                    scope = Scope(analysis, body, params=["self"], name=f"{caller.name}->{name}")
-                    scope.self_class = name
-                    scope.driver_keeps = _handed_on(caller, inst)
-                    scope.run()
-                except (GiveUp, RecursionError):
-                    continue
-                scope.driver_note = (f"the order of `{name}`'s methods is read from `{caller.name}()` in "
-                                     f"another file, which builds `{inst} = {name}(...)` and calls them; "
-                                     "callers out of sight are not followed")
-                out.append(scope)
-                found += 1
-            if found >= MAX_DRIVERS:
-                break
+        # built here, or by a project function that returns one (`model = CreateModel(opt)`)
+        for builder in [name] + _factories(path, name):
+            # a script's top level is followed only where a factory builds the object: a top level that
+            # builds the class itself is most often a demo or a copy of this file (`train.fixed.py`)
+            for caller in _callers(path, builder, top=builder != name):
+                for inst in _instances(caller, builder):
+                    body = _driver_body(caller.body, inst, methods)
+                    if body is None:
+                        continue
+                    try:
+                        scope = Scope(analysis, body, params=["self"], name=f"{caller.name}->{name}")
+                        scope.self_class = name
+                        scope.driver_keeps = _handed_on(caller, inst)
+                        scope.run()
+                    except (GiveUp, RecursionError):
+                        continue
+                    where = "the file's top level" if caller.name == "<module>" else f"`{caller.name}()`"
+                    via = "" if builder == name else f" (`{builder}()` returns one)"
+                    scope.driver_note = (f"the order of `{name}`'s methods is read from {where} in another file, "
+                                         f"which builds `{inst} = {builder}(...)`{via} and calls them; callers "
+                                         "out of sight are not followed")
+                    out.append(scope)
+                    found += 1
+                if found >= MAX_DRIVERS:
+                    break
     return out
 
 
-def _callers(path: str, name: str):
-    """Functions of the project's other files that call `name(...)`."""
+def _factories(path: str, cls: str) -> list:
+    """Top-level functions of the project's other files that bind `x = cls(...)`
+    and `return x` (or `return cls(...)`): they hand back an object of the class."""
+    own = os.path.realpath(path)
+    files = [p for p in files_mentioning(path, f"{cls}(".encode()) if os.path.realpath(p) != own]
+    out = []
+    for _, tree in parsed(files, must=f"{cls}("):
+        for fn in tree.body:
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                     and calls_name(n.value, cls) for t in n.targets if isinstance(t, ast.Name)}
+            returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+            if returns and all(isinstance(v, ast.Name) and v.id in bound or isinstance(v, ast.Call)
+                               and calls_name(v, cls) for v in returns) and fn.name not in out:
+                out.append(fn.name)
+    return out[:2]
+
+
+def _callers(path: str, name: str, top: bool = False):
+    """Functions of the project's other files that call `name(...)` (and, with
+    `top`, their top-level statements that do)."""
     own = os.path.realpath(path)
     files = [p for p in files_mentioning(path, f"{name}(".encode()) if os.path.realpath(p) != own]
     for _, tree in parsed(files, must=f"{name}("):
@@ -91,6 +117,15 @@ def _callers(path: str, name: str):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                     any(calls_name(node, name) for node in ast.walk(fn)):
                 yield fn
+        if not top:
+            continue
+        # a script's top level (`model = CreateModel(opt)`, then a loop)
+        top_level = [st for st in tree.body
+                     if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        if any(calls_name(node, name) for st in top_level for node in ast.walk(st)):
+            script = ast.Module(body=top_level, type_ignores=[])
+            script.name = "<module>"  # driven like a function's body
+            yield script
 
 
 def _instances(fn, cls: str) -> list:

@@ -184,6 +184,7 @@ class Scope:
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
         self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
         self.loop_owner = None  # the framework that runs this method once per batch, in either mode
+        self.phase_backward = None  # the framework that backwards what each inlined call returns (optimizer_phases)
         self.repeats = False  # a step method walked once: its caller runs it again, per batch
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
@@ -492,7 +493,7 @@ class Scope:
                 # a name handed back as it is (`return x`) keeps what it holds
                 quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
-                if self.framework and not self.inlining:
+                if self.framework and not self.inlining or self.phase_backward and len(self.inlining) == 1:
                     self.framework_backward(small_stmt.value, stmt)
         elif isinstance(small_stmt, cst.Del):
             self.delete(small_stmt.target)
@@ -1859,7 +1860,13 @@ class Scope:
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, flip = test.expression, not flip
         if isinstance(test, cst.Name) and test.value in self.consts:
-            return self.consts[test.value] != flip
+            return bool(self.consts[test.value]) != flip
+        if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
+                and test.left.value in self.consts and isinstance(test.comparisons[0].comparator, cst.Integer) \
+                and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+            # `if optimizer_idx == 0:` in a method inlined with `optimizer_idx=0` (analysis.optimizer_phases)
+            same = self.consts[test.left.value] == int(test.comparisons[0].comparator.value)
+            return (same if isinstance(test.comparisons[0].operator, cst.Equal) else not same) != flip
         return None
 
     def _prove_inside(self, func) -> None:
@@ -1986,7 +1993,7 @@ class Scope:
         if not target.graph:
             return
         event = self.event("backward", target_expr, stmt, target=target, target_expr=target_expr,
-                           framework=self.framework)
+                           framework=self.framework or self.phase_backward)
         event.reach = frozenset(closure(target.heads))
         if self.no_grad:
             return
@@ -2568,6 +2575,16 @@ def _hands_back(func, qualified) -> bool:
 _BOOLS = {"True": True, "False": False, "None": False}
 
 
+def _kwarg_read(value, kwargs: str, name: str) -> bool:
+    if isinstance(value, cst.Subscript) and dotted(value.value) == kwargs and len(value.slice) == 1 and \
+            isinstance(value.slice[0].slice, cst.Index) and isinstance(value.slice[0].slice.value, cst.SimpleString):
+        return value.slice[0].slice.value.evaluated_value == name
+    if isinstance(value, cst.Call) and dotted(value.func) == f"{kwargs}.get" and value.args and \
+            isinstance(value.args[0].value, cst.SimpleString):
+        return value.args[0].value.evaluated_value == name
+    return False
+
+
 def _literal_params(func, params, given) -> dict:
     """Parameters of an inlined call bound to `True`, `False` or `None` (given, or
     the default when not given) that the function never rebinds."""
@@ -2578,8 +2595,20 @@ def _literal_params(func, params, given) -> dict:
         value = given.get(name, defaults.get(name) if name not in given else None)
         if isinstance(value, cst.Name) and value.value in _BOOLS:
             out[name] = _BOOLS[value.value]
+        elif isinstance(value, cst.Integer) and name == "optimizer_idx":
+            out[name] = int(value.value)  # Lightning's phase index (analysis.optimizer_phases)
+    kwargs = func.params.star_kwarg.name.value if isinstance(func.params.star_kwarg, cst.Param) else None
+    read = {}  # `optimizer_idx = kwargs["optimizer_idx"]`: the keyword given, read out of **kwargs
+    if kwargs is not None and isinstance(given.get("optimizer_idx"), cst.Integer) and "optimizer_idx" not in params:
+        read["optimizer_idx"] = int(given["optimizer_idx"].value)
+        out.update(read)
     if out:
+        reads = {id(a.targets[0]) for a in nodes(func.body) if read and type(a) is cst.Assign and len(a.targets) == 1
+                 and type(a.targets[0].target) is cst.Name and a.targets[0].target.value in read
+                 and _kwarg_read(a.value, kwargs, a.targets[0].target.value)}
         for node in nodes(func.body):
+            if id(node) in reads:
+                continue
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem,
                                  cst.NamedExpr)):
                 target = getattr(node, "target", None) or getattr(node, "asname", None)

@@ -11,6 +11,7 @@ import libcst as cst
 from ..imports import dotted
 from .bindings import target_names
 from .drivers import driver_walks
+from .optimizer_phases import phase_walks
 from .flow import GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
@@ -456,6 +457,7 @@ class Analysis:
                 out.append(self._walk(_body(fn), params, fn.name.value, module_env, self._owner_class(fn), fn))
         out.extend(self._step_methods())
         out.extend(driver_walks(self))  # another file's loop calls a trainer class's methods in order
+        out.extend(phase_walks(self))  # Lightning calls a method once per optimizer (optimizer_idx 0, then 1)
         out.extend(self._eval_functions(module_env))
         return [s for s in out if s is not None]
 

@@ -258,6 +258,23 @@ class Project:
         found, f = find(f, f"{parts[-1]}.{meth}")
         return (found, f) if found is not None else None
 
+    def relative_method(self, name: str, meth: str) -> Optional[Summary]:
+        """The summary of method `meth` of class `name`, imported relatively
+        (`from .model import Scalar`), or None."""
+        if self.dir is None:
+            return None
+        if self._rel is None:
+            self._rel = relative_imports(self.module)
+        hit = self._rel.get(name)
+        if hit is None or not hit[1]:
+            return None
+        level, mod, cls = hit
+        base = self.dir
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        f = _module_file(base, mod.split("."))
+        return find(f, f"{cls}.{meth}")[0] if f is not None else None
+
     def _in_module(self, base: str, parts: list) -> Optional[Summary]:
         # a.b.f: function f of a/b.py (or of a/b/__init__.py)
         if len(parts) < 2:

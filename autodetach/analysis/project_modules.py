@@ -53,6 +53,14 @@ def mark(table, analysis) -> None:
             table.modules[key] = "param"
             if guessed:
                 table.inferred.pop(key, None)
+    for key, func in list(table.foreign_instances.items()):
+        # `loss = losses.WGAN_GP(self.dis)`: built of modules, so filed as one (names.classify), but a
+        # plain class of the project: a loss object whose methods run the modules it holds
+        qualified = ctx.imports.qualify(func)
+        if table.modules.get(key) == "param" and qualified and "." in qualified and \
+                qualified.split(".")[0] not in SKIP and (looks_like_loss(key) or looks_like_loss(qualified)) \
+                and is_plain_class(here, qualified):
+            del table.modules[key]
     for key in list(table.wrapped):
         if _wraps_factory_module(ctx, here, key):
             table.wrapped.discard(key)  # DDP(build_model(args)): the factory's class is seen
@@ -67,6 +75,31 @@ def is_module_class(here: str, qualified: str, hops: int = 2, layers: bool = Tru
     parts = qualified.split(".")
     path = module_file_up(here, parts[:-1])
     return path is not None and _in_file(path, parts[-1], hops, set(), layers)
+
+
+def is_plain_class(here: str, qualified: str) -> bool:
+    """Is the project class `qualified` provably no nn.Module: its bases, followed
+    through the classes of its file, end in `object` only?"""
+    parts = qualified.split(".")
+    path = module_file_up(here, parts[:-1])
+    tree = tree_of(path)[1] if path is not None else None
+    if tree is None:
+        return False
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    todo, seen = [parts[-1]], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        cls = classes.get(name)
+        if cls is None or cls.keywords:
+            return False  # imported from elsewhere, or a metaclass
+        for base in cls.bases:
+            text = _dotted(base)
+            if text != "object":
+                todo.append(text)
+    return True
 
 
 def _in_file(path: str, name: str, hops: int, seen: set, layers: bool) -> bool:

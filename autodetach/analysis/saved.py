@@ -27,10 +27,82 @@ _WRAPPERS = ("to", "cuda", "cpu", "train", "double", "float", "half")
 def saves_weights(analysis, node, module: str) -> Optional[bool]:
     """Does `node` (a value computed through `module`) save `module`'s
     parameters for backward?"""
+    held = _held_constructor(analysis, module)
+    if held is not None and held_attr(analysis, held) is not None:
+        return _output_saved_only(analysis, node, module)
     call = constructor(analysis, module)
     if call is None:
         return None
     return _layer(analysis, call, _graph_input(analysis, node, module), 0)
+
+
+# Ops whose backward needs their output only: a step that changes their input in place
+# leaves the graph intact (checked under torch 2.x; log, abs, clamp, softplus, pow save it).
+_OUTPUT_SAVING = frozenset({"exp", "exp2", "expm1", "sigmoid", "tanh", "relu", "sqrt", "rsqrt", "reciprocal"})
+
+
+def held_attr(analysis, call: cst.Call) -> Optional[str]:
+    """X when `call` builds a module whose forward only hands back `self.X` (a
+    learned scalar: `return self.log_alpha`), read in this file or the project's."""
+    name = dotted(call.func)
+    classes = analysis.ctx.class_defs(name) if name and "." not in name else []
+    if classes:
+        fwd = class_methods(classes[0]).get("forward")
+        if fwd is None or len(fwd.params.params) != 1 or fwd.params.star_arg is not cst.MaybeSentinel.DEFAULT \
+                or fwd.params.kwonly_params or fwd.params.star_kwarg is not None:
+            return None
+        inside = list(nodes(fwd.body))
+        returns = [n for n in inside if isinstance(n, cst.Return)]
+        attrs = {dotted(n.value) for n in returns}
+        if not returns or len(attrs) != 1 or any(isinstance(n, (cst.Call, cst.Yield)) for n in inside):
+            return None
+        held = attrs.pop()
+        return held[5:] if held and held.startswith("self.") and held.count(".") == 1 else None
+    qualified = analysis.ctx.imports.qualify(call.func)
+    if qualified is None:
+        # `from .model import Scalar`: a relatively imported class
+        summary = analysis.project.relative_method(name, "forward") if name else None
+        return summary.returns_attr if summary is not None else None
+    hit = analysis.project.method(qualified, "forward")
+    return hit[0].returns_attr if hit is not None else None
+
+
+def _output_saving(analysis, call) -> bool:
+    if not isinstance(call, cst.Call):
+        return False
+    if isinstance(call.func, cst.Attribute) and not call.args and call.func.attr.value in _OUTPUT_SAVING \
+            and not (analysis.ctx.imports.qualify(call.func) or "").startswith("torch."):
+        return True  # `m().exp()`: the receiver is the one input
+    qualified = analysis.ctx.imports.qualify(call.func) or ""
+    return len(call.args) == 1 and qualified.rsplit(".", 1)[-1] in _OUTPUT_SAVING and \
+        qualified.rsplit(".", 1)[0] in ("torch", "torch.nn.functional")
+
+
+def _output_saved_only(analysis, node, module: str) -> Optional[bool]:
+    """False when `node` reads the held parameter of `module` only through ops that save
+    their output (`log_alpha().exp()`, `torch.exp(log_alpha())`): a step changing the
+    parameter in place breaks nothing its backward needs. None otherwise."""
+    if node.expr is None:
+        return None
+    calls = [n for n in nodes(node.expr) if isinstance(n, cst.Call) and dotted(n.func) == module]
+    if not calls or any(dotted(n.value) == module for n in nodes(node.expr) if isinstance(n, cst.Arg)):
+        return None
+    for call in calls:
+        parent = analysis.ctx.parent(call)
+        if isinstance(parent, cst.Attribute):
+            parent = analysis.ctx.parent(parent)  # `m().exp` then its call
+        elif isinstance(parent, cst.Arg):
+            parent = analysis.ctx.parent(parent)
+        if not _output_saving(analysis, parent) or not _holds(parent, call):
+            return None
+    return False
+
+
+def _holds(op, call) -> bool:
+    """Is `call` the op's receiver or its one argument?"""
+    if isinstance(op.func, cst.Attribute) and op.func.value is call:
+        return True
+    return len(op.args) == 1 and op.args[0].value is call
 
 
 def constructor(analysis, key: str) -> Optional[cst.Call]:
@@ -48,6 +120,15 @@ def constructor(analysis, key: str) -> Optional[cst.Call]:
     out = found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
     cache[key] = out
     return out
+
+
+def _held_constructor(analysis, key: str) -> Optional[cst.Call]:
+    """The one constructor call assigned to `key`, when the others assign None
+    (`self.log_alpha = Scalar(0.0)` in one arm, `= None` in the other)."""
+    found = [node.value for node in nodes(analysis.ctx.module) if isinstance(node, cst.Assign)
+             and any(dotted(t.target) == key for t in node.targets)
+             and not (isinstance(node.value, cst.Name) and node.value.value == "None")]
+    return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
 
 
 def _class_assigned(analysis, base: str, attr: str) -> list:

@@ -84,7 +84,7 @@ def stale_graphs(analysis) -> list:
                              if isinstance(p, str)), None)
                 helpers = [step.helper] if step.helper else []  # a step run by a helper of another file
                 paired = id(step) in analysis.table("multi_step_events")  # analysis.multi_steps
-                note = "; ".join(filter(None, [scope.phase_note] + [
+                note = "; ".join(filter(None, [scope.phase_note, scope.driver_note] + [
                     f"`{h}` (read from another file) is taken to backward each loss of the list it is handed "
                     "and step the optimizer paired with it, in turn" if paired else
                     _own_step_note(analysis, h, step.opt) if id(step) in analysis.table("own_step_events") else

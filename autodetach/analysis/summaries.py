@@ -97,6 +97,8 @@ class Summary:
     # The kind of the result when only `self` (its parameters, its state) carries a graph and no
     # argument does: "cut" for `evaluate(...)` that returns `np.sum([loss.data[0] ...])`. None: not worked out.
     self_flow: Optional[str] = None
+    # forward that only hands back `self.X` (a learned scalar's parameter), calling nothing: X
+    returns_attr: Optional[str] = None
 
 
 def _dotted(node) -> Optional[str]:
@@ -988,6 +990,19 @@ def _self_attrs(method) -> Optional[tuple]:
     return tuple(sorted(out))
 
 
+def _returned_attr(method) -> Optional[str]:
+    """X when the method takes only self, calls nothing and every return is `self.X`."""
+    if len(method.args.args) != 1 or method.args.vararg or method.args.kwarg or method.args.kwonlyargs:
+        return None
+    own = list(_own_nodes(method))
+    returns = [n for n in own if isinstance(n, ast.Return)]
+    if not returns or any(isinstance(n, (ast.Call, ast.Yield, ast.YieldFrom)) for n in own):
+        return None
+    attrs = {n.value.attr for n in returns if isinstance(n.value, ast.Attribute)
+             and isinstance(n.value.value, ast.Name) and n.value.value.id == "self"}
+    return attrs.pop() if len(attrs) == 1 and all(isinstance(n.value, ast.Attribute) for n in returns) else None
+
+
 def _env_step(call: ast.Call) -> bool:
     """`self._env.step(action)`, `env.step(a)`: a step handed a value that is no
     optimizer and no closure (`opt.step()`, `scaler.step(opt)`, `opt.step(closure)`
@@ -1665,6 +1680,8 @@ class OwnSummaries(Mapping):
             if calls:
                 out[key] = replace(out[key], self_calls=calls)
             out[key] = replace(out[key], self_attrs=_self_attrs(m))
+            if m.name == "forward":
+                out[key] = replace(out[key], returns_attr=_returned_attr(m))
             out[key] = _plain_result(out[key], m, self._plain_classes())
 
     def _instance_cut(self, cls: str) -> bool:

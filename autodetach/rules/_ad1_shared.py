@@ -8,7 +8,8 @@ from ..rule import Rule
 from ._helpers import parenthesize_if_needed
 
 BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(",
-                   "def training_step")  # Lightning backwards what training_step returns
+                   "def training_step",  # Lightning backwards what training_step returns
+                   "optimizer_idx")  # and what each optimizer's phase returns (analysis.optimizer_phases)
 
 # said once, after every note, by whichever rule or shared note marks a fix unsafe
 UNSAFE_NOTE = " (so the fix is unsafe: check it with --verify)"

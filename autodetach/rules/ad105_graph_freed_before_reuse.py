@@ -18,6 +18,16 @@ class GraphFreedBeforeReuse(GraphRule):
     (a shared trunk, `model2(model1(x))` under one optimizer) backwarded one
     after the other, where the gradients of both passes are used.
 
+    A method that Lightning (before 2.0) runs once per optimizer takes
+    `optimizer_idx` (`training_step(self, batch, batch_idx, optimizer_idx)`,
+    or a model's `loss_function(*args, **kwargs)` reading
+    `kwargs["optimizer_idx"]`) and branches on `optimizer_idx == 0` and
+    `== 1`: the framework backwards the first phase's loss before it calls
+    the second. A graph the first phase keeps on `self`
+    (`self.D_z_reserve = self.discriminator(z)`) and the second phase
+    backwards again is reported at the second phase's loss, without a fix;
+    the order is inferred from the arms, and the message says so.
+
     ## Why it matters
     The first call frees the saved tensors, so the second raises "Trying to
     backward through the graph a second time". Here both passes' gradients
@@ -279,6 +289,15 @@ class GraphFreedBeforeReuse(GraphRule):
             msg = (f"`{code(ctx, first.call)}` frees the graph of `{link.name or 'the loss'}` ({where}), "
                    f"which {backward_text(ctx, second)} (line {line(ctx, second.call)}) needs again; "
                    f"the gradients of both passes are used")
+            if getattr(diagnosis.scope, "phase_backward", None):
+                # one method run per optimizer (analysis.optimizer_phases): the later phase reuses the graph
+                self.report(second.call, f"{backward_text(ctx, second)} (line {line(ctx, second.call)}) needs the "
+                            f"graph of `{link.name or 'the loss'}` ({where}), which {first.framework}'s backward of "
+                            f"`{code(ctx, first.call)}` (line {line(ctx, first.call)}), in the phase before, "
+                            "freed; no automatic fix: compute it again in this phase (from detached inputs where "
+                            "the earlier networks are not trained here)",
+                            related=[(first.call, "the earlier phase's backward frees it")])
+                continue
             if first.framework:
                 diagnosis.blocked = diagnosis.blocked or f"{first.framework} runs the first backward"
             elif second.framework:

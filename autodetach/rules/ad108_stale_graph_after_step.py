@@ -77,6 +77,12 @@ class StaleGraphAfterStep(GraphRule):
     entry by entry: `losses["total"].backward()` beside a discriminator loss
     built before its step walks the total only.
 
+    A learned scalar held by a module whose forward returns its parameter
+    (`self.log_alpha()`, a SAC temperature) and read only through an op that
+    saves its output (`self.log_alpha().exp()`, `torch.exp(...)`, `sigmoid`,
+    `tanh`) is not at risk: the step changes the parameter, not what the
+    graph saved.
+
     ## Why it matters
     `step()` updates the parameters in place, and the graph saved the old
     values: since PyTorch 1.5 the backward raises "one of the variables

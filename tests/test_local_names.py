@@ -64,3 +64,30 @@ def test_object_binding_in_the_same_function_is_an_object():
     self.opt.step()
     """)
     assert found == []
+
+
+def test_a_global_statement_in_the_function_keeps_the_object_reading():
+    # `global` lists NameItems: reading them must not fail (an internal error dropped every AD1 finding of the file)
+    src = SRC.format(body=textwrap.indent(textwrap.dedent("""
+    global counter
+    counter = 1
+    loss = -torch.mean(self.dis(self.gen(noise)))
+    self.opt.zero_grad()
+    loss.backward(retain_graph=True)
+    self.opt.step()
+    return loss.item()
+    """), "        ").rstrip())
+    findings, _, _ = check_source(src, "case.py", all_rules(), Options())
+    assert [f.code for f in findings if f.code == "AD104"] == ["AD104"]
+
+
+def test_a_global_loss_stays_an_object():
+    src = SRC.format(body=textwrap.indent(textwrap.dedent("""
+    global loss
+    loss = -torch.mean(self.dis(self.gen(noise)))
+    self.opt.zero_grad()
+    loss.backward(retain_graph=True)
+    self.opt.step()
+    """), "        ").rstrip())
+    findings, _, _ = check_source(src, "case.py", all_rules(), Options())
+    assert not [f for f in findings if f.code == "AD104"]

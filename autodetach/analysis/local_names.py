@@ -29,11 +29,12 @@ def local_tensor(ctx, key: str, stmt, val) -> bool:
     fn = ctx.enclosing(stmt, cst.FunctionDef)
     if fn is None:
         return False
-    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
+    stars = [p for p in (fn.params.star_arg, fn.params.star_kwarg) if isinstance(p, cst.Param)]
+    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params, *stars)}
     if key in params:
         return False
     for node in nodes(fn.body):
-        if isinstance(node, (cst.Global, cst.Nonlocal)) and key in {n.value for n in node.names}:
+        if isinstance(node, (cst.Global, cst.Nonlocal)) and key in {item.name.value for item in node.names}:
             return False
         if isinstance(node, cst.Assign) and any(key in _bound(t.target) for t in node.targets) \
                 and _object(node.value, key):

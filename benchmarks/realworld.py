@@ -165,6 +165,13 @@ def select(cases: list, codes, ids, negatives: bool) -> list:
     return keep
 
 
+def internal_errors(errors: list) -> int:
+    """Files whose analysis failed inside the tool: each silently loses its findings,
+    so a recall change may be a crash, not a miss."""
+    return len({(e.get("repo"), e.get("commit"), e["path"]) for e in errors
+                if "path" in e and "internal error" in e.get("message", "")})
+
+
 def score(cases: list, findings: dict, tol: int) -> dict:
     """findings: {(repo, commit, path): [finding, ...]} for the exported groups."""
     fams = {f: {"positives": 0, "found": 0, "recall": None, "missed": []} for f in FAMILIES}
@@ -329,6 +336,10 @@ def main(argv=None) -> int:
                 findings[(repo, commit, p)] = fs
 
     scored = score(cases, findings, tol)
+    scored["overall"]["internal_errors"] = internal_errors(errors)
+    if scored["overall"]["internal_errors"]:
+        print(f"realworld: {scored['overall']['internal_errors']} file(s) with an internal error: their "
+              "findings are missing from the figures (see errors)", file=sys.stderr)
     out = {
         "benchmark": "realworld",
         "held_out": args.held_out,

@@ -267,3 +267,16 @@ def test_fetch_plan_puts_the_newest_batch_then_positives_first(tmp_path, mirror)
     assert (plan["repositories"], plan["mirrored"], plan["missing"], plan["left_out"]) == (6, 1, 5, 2)
     out = _run(_manifest(tmp_path, cases), root, "--fetch-plan", "10")
     assert out["plan"][-1] == "github:x/neg-only"
+
+
+def test_realworld_counts_files_with_an_internal_error_once():
+    errors = [
+        {"repo": "o/r", "commit": "c", "path": "train.py",
+         "message": "internal error in rule AD101: AttributeError: x (at a.py:3)"},
+        {"repo": "o/r", "commit": "c", "path": "train.py",
+         "message": "internal error in rule AD108: AttributeError: x (at a.py:3)"},
+        {"repo": "o/r", "commit": "c", "message": "autodetach: train.py: internal error in rule AD101: ..."},
+        {"repo": "o/r", "commit": "c", "path": "gone.py", "message": "path not in commit"},
+    ]
+    assert realworld.internal_errors(errors) == 1
+    assert realworld.internal_errors([]) == 0

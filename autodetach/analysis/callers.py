@@ -42,13 +42,19 @@ def tree_of(path: str, text=False) -> tuple:
 def parsed(paths, must: str = "", pattern=None) -> Iterator[tuple]:
     """(path, tree) for each file whose text holds `must` (and matches the
     regex `pattern`) and parses; a file that does not is never parsed."""
+    for path, _, tree in parsed_texts(paths, must, pattern):
+        yield path, tree
+
+
+def parsed_texts(paths, must: str = "", pattern=None) -> Iterator[tuple]:
+    """(path, text, tree) for the files `parsed` yields, each read once."""
     for path in paths:
         text = text_of(path)
         if text is None or must not in text or pattern is not None and not re.search(pattern, text):
             continue
         text, tree = tree_of(path, text)
         if tree is not None:
-            yield path, tree
+            yield path, text, tree
 
 
 def calls_name(node, name: str) -> bool:

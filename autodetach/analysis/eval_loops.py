@@ -76,8 +76,7 @@ def _remote_calls(path, name: str) -> list:
     import os
     import re
 
-    from .callers import parsed, statements
-    from .project import text_of
+    from .callers import parsed_texts, statements
     from .project_index import files_mentioning
 
     if not path or path == "<string>" or not os.path.isfile(path):
@@ -87,12 +86,12 @@ def _remote_calls(path, name: str) -> list:
     out = []
     others = [f for f in files_mentioning(path, name.encode()) if os.path.realpath(f) != me]
     # the ImportFrom looked for reads `from pkg.STEM import ...`: STEM and `import` with only blanks between
-    for f, tree in parsed(others, must=stem, pattern=rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b"):
+    for f, text, tree in parsed_texts(others, must=stem, pattern=rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b"):
         imported = any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
                        any(a.name == name for a in n.names) for n in statements(tree))
         if not imported:
             continue
-        _remote_walk(tree, name, f, False, None, out, (text_of(f) or "").splitlines())
+        _remote_walk(tree, name, f, False, None, out, text.splitlines())
     return out
 
 

@@ -22,6 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from . import containers, first_iteration, forward_extras, keyed, model_containers, phases, same_test, self_resets
+from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
 from .self_storage import grows_on_self, log_helper
@@ -2479,19 +2480,8 @@ def _rebound_names(func) -> set:
         elif type(node) is cst.WithItem and node.asname is not None:
             targets = (node.asname.name,)
         for target in targets:
-            out.update(n.value for n in nodes(target) if type(n) is cst.Name and _bare_name(target, n))
+            out.update(target_names(target))
     return out
-
-
-def _bare_name(target, name) -> bool:
-    """Is `name` bound by `target` itself or as an element of a tuple/list target?"""
-    if target is name:
-        return True
-    if type(target) in (cst.Tuple, cst.List):
-        return any(_bare_name(elem.value, name) for elem in target.elements)
-    if type(target) is cst.StarredElement:
-        return _bare_name(target.value, name)
-    return False
 
 
 def _names_in(expr) -> set:

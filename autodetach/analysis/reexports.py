@@ -5,18 +5,17 @@ in ARGA). Read with `ast`, once per file text."""
 from __future__ import annotations
 
 import ast
-import re
 from typing import Optional
 
 from .callers import tree_of
 from .project import text_of
-from .summaries import _dotted
+from .summaries import _dotted, may_declare
 
 _MEMO: dict = {}  # path -> (text, (stars, bases))
 
 
-def _facts(path: str) -> tuple:
-    text, tree = tree_of(path)
+def _facts(path: str, text: str) -> tuple:
+    text, tree = tree_of(path, text)
     hit = _MEMO.get(path)
     if hit is not None and hit[0] == text:
         return hit[1]
@@ -36,13 +35,13 @@ def star_imports(path: str) -> tuple:
     text = text_of(path)
     if text is None or "*" not in text:
         return ()  # nothing to parse for
-    return _facts(path)[0]
+    return _facts(path, text)[0]
 
 
 def class_bases(path: str, cls: str) -> Optional[tuple]:
     """The dotted names of the bases of class `cls` defined in the file; None
     when the file defines no such class."""
     text = text_of(path)
-    if text is None or not re.search(rf"^class[ \t]+{re.escape(cls)}\b", text, re.M):
-        return None  # no module-level class of that name
-    return _facts(path)[1].get(cls)
+    if text is None or not may_declare(text, "class", cls):
+        return None  # no class of that name
+    return _facts(path, text)[1].get(cls)

@@ -1571,6 +1571,13 @@ def parse_text(text: str):
     return tree
 
 
+def may_declare(text: str, kind: str, name: str) -> bool:
+    """Could `text` hold `class name` / `def name` (kind "class" or "def")?
+    False proves it does not, with no parse; a nested or quoted one still says True."""
+    prefix = r"(?:async[ \t]+)?def" if kind == "def" else "class"
+    return re.search(rf"^[ \t\f]*{prefix}[ \t]+{re.escape(name)}\b", text, re.M) is not None
+
+
 class OwnSummaries(Mapping):
     """summarize(text) as a read-only mapping computed on demand. The class
     methods are summarised in file order, as summarize does (they share
@@ -1766,9 +1773,7 @@ class OwnSummaries(Mapping):
         if hit is None and not isinstance(self._text, str):  # built from a tree: no text to read
             return True
         if hit is None:
-            prefix = r"(?:async[ \t]+)?def" if kind == "def" else "class"
-            hit = self._declared[key] = re.search(rf"^[ \t\f]*{prefix}[ \t]+{re.escape(name)}\b", self._text,
-                                                  re.M) is not None
+            hit = self._declared[key] = may_declare(self._text, kind, name)
         return hit
 
     def mentions(self, word: str) -> bool:
@@ -1776,24 +1781,23 @@ class OwnSummaries(Mapping):
         return not isinstance(self._text, str) or re.search(rf"\b{re.escape(word)}\b", self._text) is not None
 
     def _get(self, key):
-        if self._all is None and isinstance(key, str) and not key.startswith(" "):
-            # most lookups name what the file does not define (`model.cuda`, a
-            # re-exported name): the text says so without parsing the file
-            cls, dot, meth = key.partition(".")
-            if not self.declares("class" if dot else "def", cls) or dot and not self.declares("def", meth):
-                raise KeyError(key)
-        if self._all is None and isinstance(key, str) and "." in key and not key.startswith(" "):
-            if self._parse() is None:
-                raise KeyError(key)
-            end = self._until.get(key)
-            if end is None:
-                raise KeyError(key)
-            self._run(end)
-            return self._classes[key]
         if self._all is None and isinstance(key, str):
-            # a function, the re-exports or the call table: no class is summarised
+            is_name = not key.startswith(" ")  # not the re-exports or the call table
+            if is_name:
+                # most lookups name what the file does not define (`model.cuda`, a
+                # re-exported name): the text says so without parsing the file
+                cls, dot, meth = key.partition(".")
+                if not self.declares("class" if dot else "def", cls) or dot and not self.declares("def", meth):
+                    raise KeyError(key)
             if self._parse() is None:
                 raise KeyError(key)
+            if is_name and "." in key:
+                end = self._until.get(key)
+                if end is None:
+                    raise KeyError(key)
+                self._run(end)
+                return self._classes[key]
+            # a function, the re-exports or the call table: no class is summarised
             if key == IMPORTS:
                 return self._imports()
             if key == CALLS:

@@ -15,7 +15,7 @@ from .optimizer_phases import phase_walks
 from .flow import GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
-from .walk import children, class_methods, nodes
+from .walk import class_methods, last_node, nodes
 
 BACKWARD_ATTRS = {"backward", "manual_backward"}
 
@@ -53,7 +53,7 @@ class _Sites:
                 enter(n)
             elif t is cst.FunctionDef or t is cst.For or t is cst.While:
                 enter(n)
-                closers.append((_last(n), n))
+                closers.append((last_node(n), n))
             while closers and closers[-1][0] is n:
                 self.leave(closers.pop()[1])
 
@@ -110,15 +110,6 @@ class _Sites:
                         self.backward_in.add(fn)
             elif is_bw:
                 self.module_level_backward = True
-
-
-def _last(node):
-    """The last node of `node`'s subtree in pre-order."""
-    kids = children(node)
-    while kids:
-        node = kids[-1]
-        kids = children(node)
-    return node
 
 
 class Analysis:
@@ -720,7 +711,7 @@ class Analysis:
                 val = scope.env.get(key)
                 if val is None or not val.heads or key in self.names.modules:
                     continue
-                if any(_assigns(m, key) for m in others):
+                if any(_assigns(m, key) or _cuts_in_place(m, key) for m in others):
                     continue  # a reset method exists: the caller manages the state
                 store = next(iter(val.heads))
                 out.append((cls, key, store, read))
@@ -801,6 +792,18 @@ def _reaches_backward(fn, methods, backward_in, depth=3) -> bool:
 
 def _assigns(fn, key) -> bool:
     return any(isinstance(n, cst.AssignTarget) and dotted(n.target) == key for n in nodes(fn))
+
+
+def _cuts_in_place(fn, key) -> bool:
+    """`fn` cuts `key`'s history in place: `self.h.detach_()`, `self.h.zero_().detach_()`."""
+    for n in nodes(fn):
+        if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value == "detach_":
+            receiver = n.func.value
+            while type(receiver) is cst.Call and type(receiver.func) is cst.Attribute:
+                receiver = receiver.func.value  # the in-place calls before it: `.zero_()`
+            if dotted(receiver) == key:
+                return True
+    return False
 
 
 def _body(fn) -> list:

@@ -80,6 +80,7 @@ def forget() -> None:
     _KIDS.clear()
     _NODES.clear()
     _SYNTAX.clear()
+    _ROOT[:] = [None, None, None]
 
 
 # (name, id of each node) -> (the nodes, the answer): see `by_nodes`.
@@ -175,6 +176,12 @@ def walk(node, enter=None, leave=None, skip=None, leave_types=None) -> None:
 _NODES: dict = {}
 
 
+# The last module listed whole: its pre-order list and id(node) -> index.
+# A subtree's pre-order is a contiguous run of its module's, so the nodes of
+# a statement, loop or function are a slice, not a walk of their own.
+_ROOT: list = [None, None, None]  # module, its nodes, their indexes (built on first use)
+
+
 def nodes(node, skip=None):
     """Every node below (and including) `node`, in pre-order (a shared
     list: do not change it)."""
@@ -182,12 +189,42 @@ def nodes(node, skip=None):
     e = _NODES.get(key)
     if e is not None and e[0] is node:
         return e[1]
-    out = []
-    walk(node, out.append, skip=skip)
+    out = _slice(node) if skip is None else None
+    if out is None:
+        out = []
+        walk(node, out.append, skip=skip)
+        if skip is None and type(node) is cst.Module:
+            _ROOT[:] = [node, out, None]
     if len(_NODES) >= 20_000:
         _NODES.clear()
     _NODES[key] = (node, out)
     return out
+
+
+def _slice(node):
+    """`node`'s pre-order nodes cut from its module's list, or None when it
+    is not a node of the last module listed."""
+    listed = _ROOT[1]
+    if listed is None:
+        return None
+    index = _ROOT[2]
+    if index is None:
+        index = _ROOT[2] = {id(n): i for i, n in enumerate(listed)}
+    start = index.get(id(node))
+    if start is None or listed[start] is not node:
+        return None
+    return listed[start:index[id(last_node(node))] + 1]
+
+
+def last_node(node):
+    """The last node of `node`'s subtree in pre-order."""
+    cached = _KIDS.get
+    while True:
+        e = cached(id(node))
+        kids = e[1] if e is not None and e[0] is node else children(node)
+        if not kids:
+            return node
+        node = kids[-1]
 
 
 def of_types(node, types: frozenset) -> list:

@@ -86,6 +86,33 @@ class GraphKeptAcrossIterations(GraphRule):
         Valid("""
             import torch
             from torch import nn
+
+
+            class Leaky(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(3, 8)
+                    self.register_buffer("v", torch.zeros(1, 8))
+
+                def reset_states(self):
+                    self.v.zero_().detach_()
+
+                def forward(self, x):
+                    self.v = 0.9 * self.v + self.fc(x)
+                    return self.v
+
+            layer = Leaky()
+            opt = torch.optim.SGD(layer.parameters(), lr=0.1)
+            for i in range(3):
+                layer.reset_states()
+                loss = sum(layer(torch.randn(1, 3)).pow(2).mean() for _ in range(4))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """, note="state a reset method cuts in place (`detach_()`): history within one sequence, by design"),
+        Valid("""
+            import torch
+            from torch import nn
             enc = nn.Linear(4, 4)
             opt = torch.optim.SGD(enc.parameters(), lr=0.1)
             history = []

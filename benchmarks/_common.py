@@ -59,13 +59,17 @@ def selected_rules(select=None):
     return select_rules(select=select or ["ALL"], ignore=[])
 
 
-def passes_prefilter(paths, rules) -> list:
-    from autodetach.engine import prefilter
+def passes_prefilter(paths, rules, code_only: bool = False) -> list:
+    """The files the token scan admits (the floor's files in every figure so
+    far); `code_only`: those the engine admits, tokens in comments and
+    docstrings not counted (autodetach.code_tokens)."""
+    from autodetach.engine import prefilter, text_prefilter
 
+    scan = prefilter if code_only else text_prefilter
     out = []
     for p in paths:
         text = read(p).decode("utf-8", "replace")
-        if prefilter(text, rules):
+        if scan(text, rules):
             out.append(p)
     return out
 

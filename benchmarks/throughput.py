@@ -123,6 +123,7 @@ def main(argv=None) -> dict:
             "files": n,
             "lines": count_lines(files),
             "prefilter_pass": len(passing),
+            "prefilter_code_pass": len(passes_prefilter(files, rules, code_only=True)),
             "prefilter_seconds": round(prefilter_s, 4),
             "ast_parse_seconds": round(ast_s, 3),
             "floor_libcst_parse_seconds": floor,

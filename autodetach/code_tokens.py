@@ -28,21 +28,22 @@ _COMMENT = re.compile(r"(?m)^([^'\"#\r\n]*)#[^'\"\r\n]*$")
 _BLOCK = re.compile(r"(?ms)^[ \t]*[rRuU]?(\"\"\"|''').*?\1")
 
 
-def code_rules(text: str, admitted: Callable[[str], list]) -> list:
-    """The rules `admitted` gives for `text`'s code (see the module doc);
-    `admitted(text)` is the rules its tokens admit in a text."""
+def code_rules(text: str, admitted: Callable[[str], list], among: Callable[[str, list], list]) -> list:
+    """The rules `admitted` gives for `text`'s code (see the module doc):
+    `admitted(text)` is the rules its tokens admit in a text, `among(text,
+    rules)` the same out of `rules` only (the rescans check only those)."""
     rules = admitted(text)
     if not rules:
         return rules
     if "#" in text:
         text = _COMMENT.sub(r"\1#", text)
-        rules = [r for r in admitted(text) if r in rules]
+        rules = among(text, rules)
         if not rules:
             return rules
-    if ('"""' in text or "'''" in text) and not admitted(_BLOCK.sub("", text)):
+    if ('"""' in text or "'''" in text) and not among(_BLOCK.sub("", text), rules):
         code = _without_docstrings(text)
         if code is not text:
-            rules = [r for r in admitted(code) if r in rules]
+            rules = among(code, rules)
     return rules
 
 

@@ -70,7 +70,7 @@ def prefilter(text: str, rules: Sequence[type]) -> list:
     last = _LAST[0]
     if last is not None and last[0] is text and last[1] is key:
         return list(last[2])
-    out = code_rules(text, lambda t: _admitted(t, key, tokens))
+    out = code_rules(text, lambda t: _admitted(t, key, tokens), _among)
     _LAST[0] = (text, key, out)
     return list(out)
 
@@ -88,6 +88,10 @@ def _admitted(text: str, key, tokens) -> list:
         if not owners <= hit and tok in text:
             hit |= owners
     return [r for r in key if not r.tokens or (r in hit and _also(r, text))]
+
+
+def _among(text: str, rules: list) -> list:
+    return [r for r in rules if not r.tokens or (any(t in text for t in r.tokens) and _also(r, text))]
 
 
 def _also(rule: type, text: str) -> bool:

@@ -13,7 +13,8 @@ an analysis that found nothing. What is removed here is never code:
   parser. That parse is paid only where it can spare a file: when a quick
   regex guess says that without its triple-quoted blocks no rule is left.
 Anything unsure (a line with quotes) stays as it is, and a file the stdlib
-parser rejects keeps its docstrings (the engine parses it and says why)."""
+parser rejects keeps the rules its text admits (the engine parses it and
+reports why)."""
 from __future__ import annotations
 
 import ast
@@ -36,10 +37,13 @@ def code_rules(text: str, admitted: Callable[[str], list], among: Callable[[str,
     if not rules:
         return rules
     if "#" in text:
-        text = _COMMENT.sub(r"\1#", text)
-        rules = among(text, rules)
-        if not rules:
-            return rules
+        code = _COMMENT.sub(r"\1#", text)
+        left = among(code, rules)
+        if not left:
+            # nothing left to run: a file that does not parse is still parsed,
+            # so that its syntax error is reported (Python 2 in a migration)
+            return left if parse_text(text) is not None else rules
+        text, rules = code, left
     if ('"""' in text or "'''" in text) and not among(_BLOCK.sub("", text), rules):
         code = _without_docstrings(text)
         if code is not text:

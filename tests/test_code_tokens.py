@@ -67,8 +67,11 @@ def test_data_before_a_comment_still_admits_ad203():
     assert not res.skipped
 
 
-def test_syntax_error_with_a_token_only_in_a_docstring_is_still_reported():
-    src = b'"""Variable(x) is gone."""\ndef f(:\n    pass\n'
+@pytest.mark.parametrize("src", [
+    b'"""Variable(x) is gone."""\ndef f(:\n    pass\n',
+    b"import torch\n# loss.backward() below\nprint 'python 2'\n",
+], ids=["docstring", "comment"])
+def test_syntax_error_with_tokens_outside_code_is_still_reported(src):
     res = process_bytes(src, "a.py", all_rules(), Options())
     assert [f.code for f in res.findings] == ["AD000"]
 

@@ -1025,13 +1025,9 @@ class Scope:
         base, meth = dotted(func.value) or model_containers.elem_key(func.value, self.names), func.attr.value
         if base in self.unrolled and dotted(self.unrolled[base]):
             base = dotted(self.unrolled[base])  # `h.append(v)` unrolled: `losses.append(v)`
-        event = _EVENT_METHODS.get(meth)
-        if event is not None:
-            out = event(self, call, stmt, self.handed.get(base, base))
-            if out is not None:
-                return out
         if base not in self.names.optimizers and (base in self.names.foreign_instances or base in self.names.instances):
-            held = optimizer_wrappers.wrapped(self.analysis, base, meth)  # `sched.step_and_update_lr()`
+            # `sched.step_and_update_lr()`, `sched.zero_grad()` of a wrapper that holds an optimizer
+            held = optimizer_wrappers.wrapped(self.analysis, base, meth)
             if held is not None:
                 inner, kind, note = held
                 if kind == "step":
@@ -1040,6 +1036,11 @@ class Scope:
                     self._zero_grad(call, stmt, inner)
                 self.analysis.table("wrapper_steps")[id(self.events[-1])] = note
                 return Val()
+        event = _EVENT_METHODS.get(meth)
+        if event is not None:
+            out = event(self, call, stmt, self.handed.get(base, base))
+            if out is not None:
+                return out
         if meth in ("add_", "sub_") and base is not None and call.args and base in self.env:
             return self._inplace_add(call, stmt, base)
         known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None

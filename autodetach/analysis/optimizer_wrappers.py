@@ -28,9 +28,10 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import of_types
 
 KINDS = ("step", "zero_grad")
+_ASSIGN = frozenset({cst.Assign})
 
 
 def wrapped(analysis, base: Optional[str], meth: str) -> Optional[tuple]:
@@ -62,8 +63,8 @@ def _wrapped(analysis, base, meth):
     params = [a.arg for a in init.args.args][1:]
     stored = _stored_params(cls, init, set(params))
     kind_attr = _runs(fn, methods, set(stored), 2)
-    if kind_attr is None:
-        return None
+    if kind_attr is None or _backwards(fn, methods, 2):
+        return None  # a training step of its own (`trainer.train_step(x)`) is walked as one elsewhere
     kind, attr = kind_attr
     param = stored[attr]
     arg = _argument(build, params, param)
@@ -80,8 +81,8 @@ def _wrapped(analysis, base, meth):
 def _only_build(analysis, base) -> Optional[cst.Call]:
     """The one `base = Cls(...)` of this file (None if it is bound to a class more than once)."""
     builds = []
-    for n in nodes(analysis.ctx.module):
-        if type(n) is cst.Assign and len(n.targets) == 1 and dotted(n.targets[0].target) == base \
+    for n in of_types(analysis.ctx.module, _ASSIGN):
+        if len(n.targets) == 1 and dotted(n.targets[0].target) == base \
                 and type(n.value) is cst.Call:
             builds.append(n.value)
     if len(builds) != 1 or any(arg.star for arg in builds[0].args):
@@ -166,6 +167,19 @@ def _runs(fn, methods: dict, attrs: set, depth: int) -> Optional[tuple]:
         if len(found.get(kind, ())) == 1:
             return kind, next(iter(found[kind]))
     return None
+
+
+def _backwards(fn, methods: dict, depth: int) -> bool:
+    """Does `fn` run a backward, itself or through `self.m()` of the class?"""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if n.func.attr in ("backward", "grad", "manual_backward"):
+                return True
+            if depth > 1 and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" \
+                    and n.func.attr in methods and methods[n.func.attr] is not fn \
+                    and _backwards(methods[n.func.attr], methods, depth - 1):
+                return True
+    return False
 
 
 def _argument(call: cst.Call, params: list, param: str):

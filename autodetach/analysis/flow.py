@@ -21,7 +21,8 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from . import containers, first_iteration, forward_extras, keyed, model_containers, phases, same_test, self_resets
+from . import containers, first_iteration, forward_extras, keyed, model_containers, optimizer_wrappers, phases, \
+    same_test, self_resets
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
@@ -1024,6 +1025,17 @@ class Scope:
         base, meth = dotted(func.value) or model_containers.elem_key(func.value, self.names), func.attr.value
         if base in self.unrolled and dotted(self.unrolled[base]):
             base = dotted(self.unrolled[base])  # `h.append(v)` unrolled: `losses.append(v)`
+        if base not in self.names.optimizers and (base in self.names.foreign_instances or base in self.names.instances):
+            # `sched.step_and_update_lr()`, `sched.zero_grad()` of a wrapper that holds an optimizer
+            held = optimizer_wrappers.wrapped(self.analysis, base, meth)
+            if held is not None:
+                inner, kind, note = held
+                if kind == "step":
+                    self.event("step", call, stmt, opt=inner)
+                else:
+                    self._zero_grad(call, stmt, inner)
+                self.analysis.table("wrapper_steps")[id(self.events[-1])] = note
+                return Val()
         event = _EVENT_METHODS.get(meth)
         if event is not None:
             out = event(self, call, stmt, self.handed.get(base, base))
@@ -1524,7 +1536,9 @@ class Scope:
         params = [param.name.value for param in func.params.params][skip:]
         if from_args is None or any(call_arg.star for call_arg in call.args):
             return [whole if graph else cut for graph in shape]
-        bound = {name: call.args[index].value for name, index in _bind(call, params).items()}
+        at = _bind(call, params)
+        bound = {name: call.args[index].value for name, index in at.items()}
+        each = self.arg_vals.get(id(call), {})  # what each argument held when the call was read
         out = []
         for graph, sources in zip(shape, from_args):
             if not graph:
@@ -1537,8 +1551,10 @@ class Scope:
                 for param in sources:
                     if param in bound:
                         arg = bound[param]
-                        # a name read again is free; anything else is not walked twice
-                        part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else args
+                        # a name read again is free; anything else is not walked twice: the value
+                        # _call_args kept (`self.real_patch[i]` holds its element, not every argument)
+                        part = self.expr(arg) if isinstance(arg, (cst.Name, cst.Attribute)) else \
+                            each.get(at[param], args)
                         value = value.join(Val(heads=part.heads, ghosts=part.ghosts, modules=part.modules,
                                                uses=part.uses, nontrivial=True, unknown=part.unknown))
                 value.nontrivial = True

@@ -144,10 +144,14 @@ def infer_roles(module: cst.Module, imports, table) -> None:
             return None
 
         walk(fn.body, enter, skip=(cst.ClassDef,))  # closures see the parameters too
-        local_opts, local_mods = [], []
+        local_opts, local_mods, known_mods = [], [], []
         for p in params:
             key = p.name.value
             if key in table.modules or key in table.optimizers or key in table.leaves:
+                if table.modules.get(key) == "param" and key not in unpacked:
+                    # `clip_grad_norm_(critic.parameters(), 1)` made it a module already: it still
+                    # has a name an optimizer parameter can be paired with (`critic_optimiser`)
+                    known_mods.append(key)
                 continue
             role = _ann_role(p.annotation, imports)
             u = use[key]
@@ -186,7 +190,8 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 how = "called" if "call" in use[key] else "its .forward() is called"
                 table.inferred[key] = f"`{key}` is a module ({how} on tensors in a training function)"
         for key in local_opts:
-            owns = pair(key, local_mods)
+            # only by name (a side) among the known ones: not "the only module it is used with"
+            owns = pair(key, local_mods + known_mods) if side(key) else pair(key, local_mods)
             table.optimizers[key] = Optimizer(key, frozenset(owns) if owns else None, None)
             if owns:
                 what = ", ".join(f"`{m}`" for m in sorted(owns))

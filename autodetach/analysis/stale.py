@@ -90,6 +90,7 @@ def stale_graphs(analysis) -> list:
                     _own_step_note(analysis, h, step.opt) if id(step) in analysis.table("own_step_events") else
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
                     "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, [])
+                    + [analysis.table("wrapper_steps").get(id(step))]  # analysis.optimizer_wrappers
                     + sorted({analysis.table("helper_stale_nodes")[n] for n in stale
                               if n in analysis.table("helper_stale_nodes")}))) or None
                 out.append(StaleGraph(scope, backward, step, stale, part, note, applied=idiom))

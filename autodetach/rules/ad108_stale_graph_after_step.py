@@ -77,6 +77,15 @@ class StaleGraphAfterStep(GraphRule):
     entry by entry: `losses["total"].backward()` beside a discriminator loss
     built before its step walks the total only.
 
+    An optimizer wrapper (a class of this file or of the project that stores
+    its optimizer argument on `self` and steps it in a method, such as a
+    warmup schedule's `sched_g.step_and_update_lr()`) steps the optimizer
+    the call that builds it hands over; the class is read where it is
+    defined, and the message names it. A function's optimizer parameter is
+    paired by name with a parameter of the same side (`critic_optimiser`
+    with `critic`), also when the body already shows that parameter is a
+    module (`clip_grad_norm_(critic.parameters(), 1)`); the message says so.
+
     A learned scalar held by a module whose forward returns its parameter
     (`self.log_alpha()`, a SAC temperature) and read only through an op that
     saves its output (`self.log_alpha().exp()`, `torch.exp(...)`, `sigmoid`,

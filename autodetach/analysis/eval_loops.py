@@ -212,10 +212,10 @@ def _collect_calls(module, by_name, calls, imports, classes) -> None:
             out.append((tuple(reversed(order)), node, name, guarded, owner))
     out.sort(key=lambda e: e[0])
     for _, node, name, guarded, owner in out:
-        calls[name].append((node, guarded, _backwards_result(owner, node)))
+        calls[name].append((node, guarded, _backwards_result(owner, node, by_name[name])))
 
 
-def _backwards_result(owner, call) -> bool:
+def _backwards_result(owner, call, fn) -> bool:
     """Does the caller backward (or return, or pass on) what the call gives?
     Judged by the names the result is bound to (none when the call is a
     statement); anything else counts as yes."""
@@ -223,8 +223,9 @@ def _backwards_result(owner, call) -> bool:
     bound = set()
     for node in owner_nodes:
         if type(node) is cst.Expr and _only_read(node.value, call):
-            # `test(epoch)` or `print(f"{test(epoch)}")` as a statement: its result is dropped, never backwarded
-            return False
+            # `test(epoch)` or `print(f"{test(epoch)}")` as a statement: its result is dropped, never backwarded;
+            # `self.forward(x)` leaves its result on `self`, where the caller's backward may read it
+            return _backwards_state(owner_nodes, fn)
         if type(node) is cst.Assign and node.value is call:
             for target in node.targets:
                 bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
@@ -246,6 +247,19 @@ def _backwards_result(owner, call) -> bool:
         if isinstance(node, cst.Return) and node.value is not None and _names(node.value) & bound:
             return True
     return False
+
+
+def _backwards_state(owner_nodes, fn) -> bool:
+    """Does a caller that runs a backward read a `self.X` the called method
+    stores (`self.forward(x)` keeps its crops in `self.fake_patch`, and the
+    caller's loss is built from them)? Then what the method keeps is what is
+    backwarded, not an evaluation's leftovers."""
+    stored = {dotted(n.target) for n in nodes(fn) if type(n) is cst.AssignTarget}
+    stored = {key for key in stored if key and key.startswith("self.")}
+    if not stored or not any(type(n) is cst.Call and type(n.func) is cst.Attribute and
+                             n.func.attr.value in ("backward", "manual_backward") for n in owner_nodes):
+        return False
+    return any(type(n) is cst.Attribute and dotted(n) in stored for n in owner_nodes)
 
 
 def _only_read(expr, call) -> bool:

@@ -25,12 +25,13 @@ modules the loss does not otherwise train (a teacher's, a target network's),
 and a loss with no live term at all (its backward raises)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
 
 from ..imports import dotted
+from .cut_inputs import cut_inputs
 from .graph import closure
 from .roles import looks_like_loss
 from .walk import nodes
@@ -78,7 +79,11 @@ def dead_terms(analysis) -> list:
         own = _own_modules(analysis, fn)
         for site, loss_expr, returned, terms in candidates:
             stepped = own if returned else _stepped(analysis, scope, site)
-            for found in _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped):
+            found_here = _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped)
+            if not returned:
+                found_here += [replace(c, stmt=_statement(analysis.ctx, c.cut))
+                               for c in cut_inputs(analysis, vals, scope, site, terms)]
+            for found in found_here:
                 if id(found.cut) not in seen:
                     seen.add(id(found.cut))
                     out.append(found)

@@ -19,8 +19,8 @@ class DetachBlocksLearning(GraphRule):
     perceptual loss computed on `Variable(x.data)`. Also a partial cut: one
     term of the loss runs another model on a value cut from the stepped ones
     (`bce(netD(fake.detach()), ones) + l1(fake, real)` in the generator
-    step): the other terms still train the generator, the adversarial one
-    sends it nothing. And a whole term of the loss cut from the trained
+    step, written inline or through a name): the other terms still train
+    the generator, the adversarial one sends it nothing. And a whole term of the loss cut from the trained
     graph: `criterion(student, teacher).detach() * beta` or
     `beta * torch.tensor(step_terms).mean()` added to the loss, or a term
     computed from cut values alone (`w * F.cross_entropy(logits.detach(),
@@ -173,6 +173,9 @@ class DetachBlocksLearning(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         for found in ctx.analysis.diagnoses_for(self.kind):
+            if hasattr(found, "runs"):
+                self._cut_input(found)
+                continue
             if hasattr(found, "term"):
                 self._dead_term(found)
                 continue
@@ -221,6 +224,14 @@ class DetachBlocksLearning(GraphRule):
                 f"and never learn{'s' if one else ''}"
         msg += ". Cut inside the term only what must not learn (a teacher's output, a target)"
         self.report(found.cut, msg, related=[(found.site, "the loss it adds a constant to")])
+
+    def _cut_input(self, found) -> None:
+        """A model run inline on a value cut from the stepped ones (analysis.cut_inputs)."""
+        ctx = self.ctx
+        msg = (f"this term of the loss backwarded at line {line(ctx, found.site)} runs `{code(ctx, found.runs.func)}` "
+               f"on `{code(ctx, found.cut)}`, cut from {_names(found.lost)}, which the step after that backward "
+               "updates: the term sends them no gradient, only the loss's other terms do")
+        self.report(found.cut, msg, related=[(found.site, "the backward it follows")])
 
     def _cut_argument(self, found) -> None:
         """A cut argument of a method that steps what only it reaches (analysis.cut_arguments)."""

@@ -195,3 +195,39 @@ def test_lightning_step_returning_a_loss_dict_with_a_cut_term_is_reported():
             return {"loss": nn.functional.cross_entropy(out, y) + 0.5 * kd.detach()}
     """
     assert found(src) == [("AD109", 16)]
+
+
+FEEDBACK = """
+import torch
+import torch.nn.functional as F
+
+def train_loop(loader, teacher, student, t_opt, s_opt, amp):
+    for x, y, xu in loader:
+        with amp.autocast(enabled=True):
+            t_lab, t_unl = teacher(x), teacher(xu)
+            t_sup = F.cross_entropy(t_lab, y)
+            s_old = F.cross_entropy(student(x).detach(), y)
+            with torch.no_grad():
+                s_new = F.cross_entropy(student(x), y)
+            feedback = s_new - s_old
+            _, pseudo = torch.max(t_unl.detach(), dim=-1)
+            t_meta = feedback * F.cross_entropy({logits}, {labels})
+            t_loss = t_sup + t_meta
+        t_opt.zero_grad()
+        t_loss.backward()
+        t_opt.step()
+"""
+
+
+def test_term_computed_from_several_cuts_is_reported():
+    # logits and labels both cut (the labels unpacked from a max of the cut logits), under autocast
+    assert found(FEEDBACK.format(logits="t_unl.detach()", labels="pseudo")) == [("AD109", 15)]
+
+
+def test_term_reading_the_logits_live_is_not_reported():
+    assert found(FEEDBACK.format(logits="t_unl", labels="pseudo")) == []
+
+
+def test_term_reading_an_unknown_value_next_to_the_cut_is_not_reported():
+    # `y` is not a function of cuts: the term is not proved constant by its syntax
+    assert found(FEEDBACK.format(logits="t_unl.detach()", labels="y")) == []

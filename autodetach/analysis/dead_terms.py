@@ -4,7 +4,8 @@
 `loss = mse + beta * torch.mean(torch.tensor(decouple_terms))` backward a sum
 one of whose terms was computed from the trained model and then cut
 (`.detach()`, `.data`, `.item()`, `float(x)`, `torch.tensor(x)` of graph
-values): the term adds a number to the loss and sends no gradient, so what
+values), or `w * F.cross_entropy(t.detach(), hard)` whose every input is
+cut or a setting: the term adds a number to the loss and sends no gradient, so what
 only it reaches never learns, and what the other terms also reach loses its
 share of the signal.
 
@@ -24,12 +25,13 @@ modules the loss does not otherwise train (a teacher's, a target network's),
 and a loss with no live term at all (its backward raises)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
 
 from ..imports import dotted
+from .cut_inputs import cut_inputs
 from .graph import closure
 from .roles import looks_like_loss
 from .walk import nodes
@@ -77,7 +79,11 @@ def dead_terms(analysis) -> list:
         own = _own_modules(analysis, fn)
         for site, loss_expr, returned, terms in candidates:
             stepped = own if returned else _stepped(analysis, scope, site)
-            for found in _judge(analysis, vals, site, loss_expr, returned, terms, stepped):
+            found_here = _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped)
+            if not returned:
+                found_here += [replace(c, stmt=_statement(analysis.ctx, c.cut))
+                               for c in cut_inputs(analysis, vals, scope, site, terms)]
+            for found in found_here:
                 if id(found.cut) not in seen:
                     seen.add(id(found.cut))
                     out.append(found)
@@ -151,6 +157,8 @@ class _Order:
                     self._add(small, path)
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
+            elif isinstance(stmt, cst.With):
+                self._block(stmt.body, path)  # `with autocast():` always runs its body: no arm
             else:
                 self._compound(stmt, path + (id(stmt),))
 
@@ -180,10 +188,11 @@ class _Order:
     def index(self, node) -> int:
         return self.where.get(id(node), -1)
 
-    def reaching(self, name: str, before: int) -> Optional[tuple]:
+    def reaching(self, name: str, before: int, unpack: bool = False) -> Optional[tuple]:
         """(value, [added values]) of the one `name = value` that reaches
         statement `before`, in its block or one around it, with the
-        `name += x` after it; None when another binding could reach it."""
+        `name += x` after it; None when another binding could reach it.
+        `unpack`: `_, name = value` counts too (the whole value is returned)."""
         if before < 0:
             return None
         path = self.items[before][1]
@@ -196,8 +205,9 @@ class _Order:
             if isinstance(small, cst.AugAssign) and isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)):
                 added.append(small.value)
                 continue
+            kinds = (cst.Name, cst.Attribute, cst.Tuple) if unpack else (cst.Name, cst.Attribute)
             if not isinstance(small, cst.Assign) or len(small.targets) != 1 or \
-                    not isinstance(small.targets[0].target, (cst.Name, cst.Attribute)) or where != path[:len(where)]:
+                    not isinstance(small.targets[0].target, kinds) or where != path[:len(where)]:
                 return None
             return small.value, added
         return None
@@ -320,6 +330,50 @@ def _spine(expr, analysis):
     return None
 
 
+def _cut_only(expr, analysis, order, at, depth=0) -> Optional[list]:
+    """The cuts (node, what it cuts) a term is computed from when it reads
+    nothing else but settings: `dot * F.cross_entropy(t.detach(), hard)` with
+    `_, hard = torch.max(t.detach(), 1)` and `dot` from cut values, followed
+    through the names bound before statement `at`; None when some part may
+    carry a graph (a name bound elsewhere, a call that is not torch's)."""
+    if depth > DEPTH:
+        return None
+    if _setting(expr) and not isinstance(expr, cst.Attribute):
+        return []
+    own = _cuts(expr, analysis)
+    if own and own[0][0] is expr:
+        return [own[0]]
+    parts = None
+    if isinstance(expr, cst.Name):
+        found = order.reaching(expr.value, at, unpack=True)
+        if found is None or found[1]:
+            return None
+        return _cut_only(found[0], analysis, order, order.index(found[0]), depth + 1)
+    if isinstance(expr, cst.Subscript):
+        parts = [expr.value]
+    elif isinstance(expr, cst.BinaryOperation):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, cst.UnaryOperation):
+        parts = [expr.expression]
+    elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        values = [a.value for a in expr.args if a.keyword is None]
+        if not all(_setting(a.value) for a in expr.args if a.keyword is not None):
+            return None
+        if (analysis.ctx.imports.qualify(expr.func) or "").startswith("torch."):
+            parts = values  # F.cross_entropy(t.detach(), hard), torch.max(x.detach(), dim=1)
+        else:
+            parts = [expr.func.value] + values  # x.mean(), x.pow(2)
+    if not parts:
+        return None
+    out = []
+    for part in parts:
+        cuts = _cut_only(part, analysis, order, at, depth + 1)
+        if cuts is None:
+            return None
+        out += cuts
+    return out
+
+
 def _setting(expr) -> bool:
     """A number, a string, a dotted setting (`self.device`, `cfg.dim`, `torch.float32`)."""
     if isinstance(expr, cst.UnaryOperation):
@@ -392,7 +446,7 @@ def _stepped(analysis, scope, site) -> set:
     return out
 
 
-def _judge(analysis, vals, site, loss_expr, returned, terms, stepped) -> list:
+def _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped) -> list:
     from .decide import param_modules
 
     def graph(expr) -> bool:
@@ -419,13 +473,17 @@ def _judge(analysis, vals, site, loss_expr, returned, terms, stepped) -> list:
     out = []
     for term in dead:
         spine = _spine(term, analysis)
-        val = vals.get(id(spine[1])) if spine else None
-        if val is None or not (val.heads or val.modules):
-            continue  # not a function of the cut alone, or nothing with a graph was cut
-        if _graph_names([spine[1]], vals) & live_names:
+        cuts = [spine] if spine else _cut_only(term, analysis, order, order.index(term)) or []
+        cut_vals = [v for v in (vals.get(id(c[1])) for c in cuts) if v is not None and (v.heads or v.modules)]
+        if not cut_vals:
+            continue  # not a function of cuts alone, or nothing with a graph was cut
+        if _graph_names([c[1] for c in cuts], vals) & live_names:
             continue  # `a + (b - a).detach()`, `reg - reg.detach()`: a value shifted on purpose
-        lost = param_modules(analysis, closure(val.heads, through_ghosts=True)) | \
-            {m for m in val.modules if analysis.names.has_params(m)}
+        lost = set()
+        for val in cut_vals:
+            lost |= param_modules(analysis, closure(val.heads, through_ghosts=True)) | \
+                {m for m in val.modules if analysis.names.has_params(m)}
+        spine = cuts[0]
         hit = lost & trained
         only = frozenset(m for m in lost & stepped if not _within(m, trained))
         if not hit and not only:

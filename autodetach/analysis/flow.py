@@ -187,6 +187,7 @@ class Scope:
         self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
         self.loop_owner = None  # the framework that runs this method once per batch, in either mode
         self.phase_backward = None  # the framework that backwards what each inlined call returns (optimizer_phases)
+        self.phase_owners = {}  # `_optimizer_0` -> (modules, expression): what each phase steps (optimizer_phases)
         self.repeats = False  # a step method walked once: its caller runs it again, per batch
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
@@ -1878,6 +1879,13 @@ class Scope:
             test, flip = test.expression, not flip
         if isinstance(test, cst.Name) and test.value in self.consts:
             return bool(self.consts[test.value]) != flip
+        if isinstance(test, cst.BooleanOperation):
+            # `optimizer_idx == 0 or optimizer_idx == 1`: known when both sides are
+            left, right = self._known_test(test.left), self._known_test(test.right)
+            if left is None or right is None:
+                return None
+            both = left or right if isinstance(test.operator, cst.Or) else left and right
+            return both != flip
         if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
                 and test.left.value in self.consts and isinstance(test.comparisons[0].comparator, cst.Integer) \
                 and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual)):

@@ -39,6 +39,15 @@ def configured_owners(cls: cst.ClassDef, table) -> Optional[list]:
     return found
 
 
+def configured_elements(cls: cst.ClassDef) -> list:
+    """The optimizer expressions of `configure_optimizers`'s first return, in
+    order (where a finding shows which optimizer a phase steps); [] when unread."""
+    fn = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef)
+               and m.name.value == "configure_optimizers"), None)
+    ret = next((n for n in nodes(fn) if isinstance(n, cst.Return)), None) if fn is not None else None
+    return (_elements(ret.value) or []) if ret is not None else []
+
+
 def _elements(value) -> Optional[list]:
     if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
         return None

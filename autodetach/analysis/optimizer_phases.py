@@ -51,11 +51,24 @@ def _walks(analysis) -> list:
                 scope.run()
             except (GiveUp, RecursionError):
                 continue
+            scope.phase_owners = _phase_owners(cls, analysis)
             scope.driver_note = (f"`{m.name.value}` is taken to run as Lightning runs a step per optimizer: called "
                                  f"with {IDX} 0, its result backwarded and that optimizer stepped, then with "
                                  f"{IDX} 1 (read from its `{IDX}` arms; the caller is not seen)")
             out.append(scope)
     return out
+
+
+def _phase_owners(cls, analysis) -> dict:
+    """`_optimizer_0` -> (modules, its expression in `configure_optimizers`) for
+    each phase whose optimizer's parameters can be read there (Lightning's
+    order is its contract); Lightning zeroes each one's gradients before its phase."""
+    from .lightning_optimizers import configured_elements, configured_owners
+
+    owners = configured_owners(cls, analysis.names) or []
+    elements = configured_elements(cls)
+    return {f"_optimizer_{idx}": (owners[idx], elements[idx]) for idx in (0, 1)
+            if idx < len(owners) and owners[idx] and idx < len(elements)}
 
 
 def _phased(fn: cst.FunctionDef) -> bool:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
+from ..imports import dotted
+
 from .decide import param_modules
 from .graph import closure
 
@@ -22,6 +26,8 @@ class StarvedStep:
     cut: object  # the graph node that holds the cut
     modules: set  # the modules the step updates without a gradient from that loss
     partial: bool = False  # one term is cut off; other terms of the loss do reach `modules`
+    shown: object = None  # where the step is shown when its call is not in the file (a Lightning phase's optimizer)
+    note: str = ""  # what was inferred to find the step
 
 
 def starved_steps(analysis) -> list:
@@ -29,39 +35,71 @@ def starved_steps(analysis) -> list:
     done = set()
     for scope in analysis.scopes:
         for step in scope.events:
-            if step.kind != "step" or step.call in done:
+            if step.call in done:
                 continue
-            opt = analysis.names.optimizers.get(step.opt)
-            if opt is None or not opt.owns:
+            phase = _phase(scope, step)
+            if phase is not None:
+                owned, bws, direct = _phase_backwards(analysis, scope, step, phase)
+            elif step.kind == "step":
+                owned, bws, direct = _backwards(analysis, scope, step)
+            else:
                 continue
-            owned = set(opt.owns)
-            zeros = [z for z in scope.events if z.kind == "zero" and z.seq < step.seq and z.tag == step.tag
-                     and (z.opt == step.opt or (z.modules is not None and owned <= set(z.modules)))]
-            if not zeros:
-                continue
-            start = zeros[-1].seq
-            bws = [b for b in scope.events if b.kind == "backward" and start < b.seq < step.seq and b.tag == step.tag]
             if not bws:
                 continue
             # Modules this step updates that no backward of the iteration
             # reaches directly, but that a cut path does reach.
-            direct = set()
-            for backward in scope.events:
-                if backward.kind == "backward" and backward.tag == step.tag:
-                    direct |= param_modules(analysis, backward.reach)
             starved = owned - direct
+            shown, note = (phase[1], scope.driver_note) if phase is not None else (None, "")
             if not starved:
                 term = _dead_term(analysis, bws, owned)
                 if term is not None:
                     done.add(step.call)
-                    out.append(StarvedStep(step, term[0], term[1], term[2], partial=True))
+                    out.append(StarvedStep(step, term[0], term[1], term[2], partial=True, shown=shown, note=note))
                 continue
             cut = _cut(analysis, bws, starved)
             if cut is None:
                 continue
             done.add(step.call)
-            out.append(StarvedStep(step, cut[0], cut[1], starved))
+            out.append(StarvedStep(step, cut[0], cut[1], starved, shown=shown, note=note))
     return out
+
+
+def _backwards(analysis, scope, step):
+    """(owned modules, backwards since the last zero_grad, modules any backward
+    of the iteration reaches directly) for an optimizer's step."""
+    opt = analysis.names.optimizers.get(step.opt)
+    if opt is None or not opt.owns:
+        return set(), [], set()
+    owned = set(opt.owns)
+    zeros = [z for z in scope.events if z.kind == "zero" and z.seq < step.seq and z.tag == step.tag
+             and (z.opt == step.opt or (z.modules is not None and owned <= set(z.modules)))]
+    if not zeros:
+        return owned, [], set()
+    start = zeros[-1].seq
+    bws = [b for b in scope.events if b.kind == "backward" and start < b.seq < step.seq and b.tag == step.tag]
+    direct = set()
+    for backward in scope.events:
+        if backward.kind == "backward" and backward.tag == step.tag:
+            direct |= param_modules(analysis, backward.reach)
+    return owned, bws, direct
+
+
+def _phase(scope, step):
+    """(modules, expression) of a Lightning phase's optimizer (optimizer_phases) that `step` steps."""
+    if step.kind != "unknown_step" or not scope.phase_owners or not isinstance(step.call, cst.Call):
+        return None
+    return scope.phase_owners.get(dotted(step.call.func.value) if isinstance(step.call.func, cst.Attribute) else None)
+
+
+def _phase_backwards(analysis, scope, step, phase):
+    """A phase's step follows only its own call's backwards: Lightning zeroes
+    that optimizer's gradients before the call."""
+    start = max((e.seq for e in scope.events if e.kind in ("step", "unknown_step") and e.seq < step.seq), default=-1)
+    bws = [b for b in scope.events if b.kind == "backward" and start < b.seq < step.seq]
+    direct = set()
+    for backward in bws:
+        direct |= param_modules(analysis, backward.reach)
+    return set(phase[0]), bws, direct
 
 
 def _dead_term(analysis, bws, owned):

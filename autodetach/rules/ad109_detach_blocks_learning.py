@@ -19,18 +19,22 @@ class DetachBlocksLearning(GraphRule):
     perceptual loss computed on `Variable(x.data)`. Also a partial cut: one
     term of the loss runs another model on a value cut from the stepped ones
     (`bce(netD(fake.detach()), ones) + l1(fake, real)` in the generator
-    step): the other terms still train the generator, the adversarial one
-    sends it nothing. And a whole term of the loss cut from the trained
+    step, written inline or through a name): the other terms still train
+    the generator, the adversarial one sends it nothing. And a whole term of the loss cut from the trained
     graph: `criterion(student, teacher).detach() * beta` or
-    `beta * torch.tensor(step_terms).mean()` added to the loss is a constant
-    that teaches nothing (in a forward that returns `loss`, the caller's
+    `beta * torch.tensor(step_terms).mean()` added to the loss, or a term
+    computed from cut values alone (`w * F.cross_entropy(logits.detach(),
+    labels)` with `labels` from the same cut logits) is a constant that
+    teaches nothing (in a forward that returns `loss`, the caller's
     backward is inferred from the name). A cut that shifts a value on purpose
     (`task + reg - reg.detach()`, a straight-through estimator) or a constant
     from a model the loss does not train (a teacher) is left alone. And a
     cut argument of a method that steps: `self.update_critic(obs.detach(), ...)`
     where `update_critic` (of this class or a base class in another file)
     zeroes and steps `self.encoder_opt` around a backward whose loss reaches
-    `self.encoder` only through `obs`.
+    `self.encoder` only through `obs`. In a Lightning `training_step` that
+    branches on `optimizer_idx`, each phase's optimizer is the one
+    `configure_optimizers` returns at that position (inferred from the arms).
 
     ## Why it matters
     Nothing fails: the loop runs, the loss prints, and the model silently
@@ -169,6 +173,9 @@ class DetachBlocksLearning(GraphRule):
     def finish(self) -> None:
         ctx = self.ctx
         for found in ctx.analysis.diagnoses_for(self.kind):
+            if hasattr(found, "runs"):
+                self._cut_input(found)
+                continue
             if hasattr(found, "term"):
                 self._dead_term(found)
                 continue
@@ -178,21 +185,25 @@ class DetachBlocksLearning(GraphRule):
             if hasattr(found, "submodule"):
                 self._cut_submodule(found)
                 continue
-            step, backward, cut = found.step, found.backward, found.cut
+            backward, cut = found.backward, found.cut
+            # a Lightning phase's step is Lightning's: shown as its optimizer in configure_optimizers
+            step = found.shown if found.shown is not None else found.step.call
+            stepper = f"the optimizer `{code(ctx, step)}`" if found.shown is not None else f"`{code(ctx, step)}`"
+            note = f"; inferred: {found.note}" if found.note else ""
             mods = ", ".join(f"`{m}`" for m in sorted(found.modules))
             where = cut.stmt if cut.stmt is not None else backward.stmt
             if found.partial:
                 msg = (f"this term of the loss `{code(ctx, backward.call)}` (line {line(ctx, backward.call)}) "
                        f"runs a model on a value cut (`.detach()`, `.data`) from {mods}, which "
-                       f"`{code(ctx, step.call)}` (line {line(ctx, step.call)}) updates: the term sends them no "
-                       "gradient, only the loss's other terms do")
-                self.report(where, msg, related=[(step.call, "this step gets no gradient from the term"),
+                       f"{stepper} (line {line(ctx, step)}) updates: the term sends them no "
+                       f"gradient, only the loss's other terms do{note}")
+                self.report(where, msg, related=[(step, "this step gets no gradient from the term"),
                                                  (backward.call, "the backward it follows")])
                 continue
-            msg = (f"`{code(ctx, step.call)}` (line {line(ctx, step.call)}) updates {mods}, but the loss it follows, "
+            msg = (f"{stepper} (line {line(ctx, step)}) updates {mods}, but the loss it follows, "
                    f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}), reaches them only through a cut "
-                   f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it")
-            self.report(where, msg, related=[(step.call, "this step gets no gradient"),
+                   f"(`.detach()`, `.data`) at line {line(ctx, where)}: {mods} will not learn from it{note}")
+            self.report(where, msg, related=[(step, "this step gets no gradient"),
                                              (backward.call, "the backward it follows")])
 
     def _dead_term(self, found) -> None:
@@ -213,6 +224,14 @@ class DetachBlocksLearning(GraphRule):
                 f"and never learn{'s' if one else ''}"
         msg += ". Cut inside the term only what must not learn (a teacher's output, a target)"
         self.report(found.cut, msg, related=[(found.site, "the loss it adds a constant to")])
+
+    def _cut_input(self, found) -> None:
+        """A model run inline on a value cut from the stepped ones (analysis.cut_inputs)."""
+        ctx = self.ctx
+        msg = (f"this term of the loss backwarded at line {line(ctx, found.site)} runs `{code(ctx, found.runs.func)}` "
+               f"on `{code(ctx, found.cut)}`, cut from {_names(found.lost)}, which the step after that backward "
+               "updates: the term sends them no gradient, only the loss's other terms do")
+        self.report(found.cut, msg, related=[(found.site, "the backward it follows")])
 
     def _cut_argument(self, found) -> None:
         """A cut argument of a method that steps what only it reaches (analysis.cut_arguments)."""

@@ -1057,6 +1057,8 @@ class Scope:
                                        lambda value: strong(self, value))
         if known is None and meth == "update" and base is not None and keyed.dict_update(self, call, base):
             return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
+        if meth in CONTAINER_ADD and base is None and known is None:
+            base = keyed.slot(func.value)  # `stats["loss"].append(loss)`: the list under that key
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)
@@ -2249,7 +2251,7 @@ class Scope:
             if one_call(self, key, head, loop, older, outer):
                 continue  # one per agent (or sub-step), started again at each call
             if not head.loss and (_looks_like_loss(key) or
-                                  (head.kind == "accum" and targets & closure(head.parents)) or
+                                  (head.kind in ("accum", "container") and targets & closure(head.parents)) or
                                   _metric_total(head)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging

@@ -131,3 +131,12 @@ def _entry(head) -> bool:
     body = getattr(head.stmt, "body", None)
     return head.kind == "accum" and isinstance(body, (list, tuple)) and len(body) == 1 and \
         isinstance(body[0], cst.AugAssign) and type(body[0].target) is cst.Subscript
+
+
+def slot(expr) -> Optional[str]:
+    """`stats["loss"]` of a plain name: the key a list held under a constant key is tracked by
+    (`stats['loss']`, as model_containers.entry_keys spells it); None otherwise."""
+    if not isinstance(expr, cst.Subscript) or type(expr.value) is not cst.Name:
+        return None
+    key = key_of(expr)
+    return None if key is None else f"{expr.value.value}[{key!r}]"

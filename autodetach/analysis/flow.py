@@ -493,6 +493,8 @@ class Scope:
                 # computed with gradients off, what comes back carries no graph;
                 # a name handed back as it is (`return x`) keeps what it holds
                 quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
+                for held in keyed.slots_in(self.env, small_stmt.value):
+                    val = val.join(held)  # `return stats`: the caller gets its lists too (and may backward them)
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
                 if self.framework and not self.inlining or self.phase_backward and len(self.inlining) == 1:
                     self.framework_backward(small_stmt.value, stmt)
@@ -574,6 +576,8 @@ class Scope:
     def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
+        if key is not None:
+            keyed.drop_slots(self.env, key, keyed.key_of(target))  # `log["loss"] = []`: a new list
         if key is not None and self._setitem_store(target, self.passed.get(key, key), val, stmt, expr):
             return
         if key is not None and val.graph and not self.no_grad:
@@ -658,6 +662,7 @@ class Scope:
         if key is None:
             return
         self.bound.add(key)
+        keyed.drop_slots(self.env, key)  # `log = {"loss": []}`: a new dict, its lists start empty
         if isinstance(expr, cst.Call) and self._distribution(expr):
             self.distributions.add(key)
         else:
@@ -857,6 +862,9 @@ class Scope:
 
     def _subscript(self, expr: cst.Subscript, stmt) -> Val:
         value = self.expr(expr.value)
+        slot = keyed.slot(expr)
+        if slot in self.env:
+            return self.env[slot]  # `stats["loss"]`, appended to since it was stored: that list
         for part in expr.slice:
             if isinstance(part.slice, cst.Index):
                 self.expr(part.slice.value)
@@ -1057,7 +1065,7 @@ class Scope:
                                        lambda value: strong(self, value))
         if known is None and meth == "update" and base is not None and keyed.dict_update(self, call, base):
             return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
-        if meth in CONTAINER_ADD and base is None and known is None:
+        if meth in CONTAINER_ADD | CONTAINER_CLEAR and base is None and known is None:
             base = keyed.slot(func.value)  # `stats["loss"].append(loss)`: the list under that key
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)

@@ -135,8 +135,24 @@ def _entry(head) -> bool:
 
 def slot(expr) -> Optional[str]:
     """`stats["loss"]` of a plain name: the key a list held under a constant key is tracked by
-    (`stats['loss']`, as model_containers.entry_keys spells it); None otherwise."""
+    (`stats['loss']`, as model_containers.entry_keys spells it); None otherwise. Only appends and
+    clears go through it; the dict itself does not see the list's graphs."""
     if not isinstance(expr, cst.Subscript) or type(expr.value) is not cst.Name:
         return None
     key = key_of(expr)
     return None if key is None else f"{expr.value.value}[{key!r}]"
+
+
+def drop_slots(env: dict, holder: str, key: Optional[str] = None) -> None:
+    """`holder` rebound (or `holder[key] = ...`; a computed key may be any): its lists start again."""
+    prefix = f"{holder}[" if key is None else f"{holder}[{key!r}]"
+    for name in [name for name in env if name.startswith(prefix) and (key is not None or name.endswith("]"))]:
+        del env[name]
+
+
+def slots_in(env: dict, expr) -> list:
+    """The lists held under constant keys of the names `expr` reads (`return stats`)."""
+    from .walk import nodes
+
+    names = {f"{n.value}[" for n in nodes(expr) if type(n) is cst.Name}
+    return [val for name, val in env.items() if "[" in name and name[:name.index("[") + 1] in names]

@@ -1066,7 +1066,7 @@ class Scope:
         if known is None and meth == "update" and base is not None and keyed.dict_update(self, call, base):
             return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
         if meth in CONTAINER_ADD | CONTAINER_CLEAR and base is None and known is None:
-            base = keyed.slot(func.value)  # `stats["loss"].append(loss)`: the list under that key
+            base = keyed.slot(func.value, self)  # `stats["loss"].append(loss)`: the list under that key
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)
@@ -2259,12 +2259,23 @@ class Scope:
             if one_call(self, key, head, loop, older, outer):
                 continue  # one per agent (or sub-step), started again at each call
             if not head.loss and (_looks_like_loss(key) or
-                                  (head.kind in ("accum", "container") and targets & closure(head.parents)) or
+                                  (head.kind == "accum" and targets & closure(head.parents)) or
+                                  (head.kind == "container" and _computed_from(head, key, targets)) or
                                   _metric_total(head)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
             self.leaks.append(Leak(key, head, loop, reached))
+
+
+def _computed_from(head, key: str, targets: set) -> bool:
+    """`errors.append(target - q)` after `q.backward(g)`: every appended value is computed from
+    a backwarded tensor, neither that tensor nor a dict holding it (`outputs.append(output)` keeps
+    more than a loss)."""
+    added = [value for parent in head.parents if parent.entry or parent.name != key
+             for value in (parent.parents if parent.entry else [parent])]
+    return bool(added) and all(value not in targets and not value.holder and targets & closure(value.parents)
+                               for value in added)
 
 
 # Scope.expr's handlers, by node type; a node type not here is unknown.

@@ -77,12 +77,14 @@ class LossAccumulatedWithGraph(GraphRule):
     class whose callers live in other files and pass a value that a backward
     there proves (reported at the store in the meter, where one `.detach()`
     serves every caller); per-name totals (`total[name] += loss`); a list
-    held in a dict under a constant key (`history["loss"].append(loss)`, a
-    module-level `stats["td_errors"]` too), followed as a list of its own
-    until the dict or that key is bound again, fixed with `.detach()` (what
-    reads the dict's entries is not followed); a list of values computed
-    from a backwarded tensor (`q.backward(g)`, then `errors.append(target -
-    q)`), kept for the log like a list of losses; what a
+    held in a dict under a constant key (`history["loss"].append(loss)`),
+    followed as a list of its own until the dict or that key is bound again,
+    fixed with `.detach()` (what reads the dict's entries is not followed):
+    a dict on `self` only when no method but `__init__` binds or empties it,
+    a module-level or local one only when no other function stores into it
+    and no call but `print`/`len`/`dump`/`save` is handed it; a list of
+    values computed from a backwarded tensor (`q.backward(g)`, then
+    `errors.append(target - q)`), kept for the log like a list of losses; what a
     training step of a class chosen at run time returns
     (`getattr(algos, name)(...)`, `REGISTRY[name](...)`, a factory), looked
     up among the project's classes that define the step; the loop of an

@@ -199,3 +199,27 @@ def slots_in(env: dict, expr) -> list:
 
     names = {f"{dotted(n)}[" for n in nodes(expr) if type(n) in (cst.Name, cst.Attribute) and dotted(n)}
     return [val for name, val in env.items() if "[" in name and name[:name.index("[") + 1] in names]
+
+
+def slot_note(ctx, key: str, stmt) -> Optional[str]:
+    """For a finding on a dict-held list (`history['loss']`): what the fix infers, unless the dict
+    is a local of the function that appends, never returned nor handed on."""
+    from .names import dotted
+    from .walk import nodes
+
+    if "[" not in key:
+        return None
+    holder = key[:key.index("[")]
+    note = f"that nothing else reads `{holder}`'s lists as tensors with a graph (not followed: "
+    fn = ctx.enclosing(stmt, cst.FunctionDef)
+    if "." in holder or fn is None:
+        return note + "the dict outlives the function)"
+    inside = nodes(fn.body)
+    bound = any(isinstance(n, cst.AssignTarget) and type(n.target) is cst.Name and n.target.value == holder
+                for n in inside)
+    if not bound or any(isinstance(n, cst.Global) for n in inside):
+        return note + "the dict is not made here)"
+    handed = any(isinstance(n, (cst.Return, cst.Yield)) and n.value is not None and any(
+        type(m) is cst.Name and m.value == holder for m in nodes(n.value)) for n in inside) or any(
+        isinstance(n, cst.Arg) and dotted(n.value) == holder for n in inside)
+    return note + "the dict is handed on)" if handed else None

@@ -8,6 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
 from ..analysis.factories import factory_notes
 from ..analysis.graph import closure
+from ..analysis.keyed import slot_note
 from ..analysis.uses import float_ok, read_as_mapping
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -79,7 +80,8 @@ class LossAccumulatedWithGraph(GraphRule):
     serves every caller); per-name totals (`total[name] += loss`); a list
     held in a dict under a constant key (`history["loss"].append(loss)`),
     followed as a list of its own until the dict or that key is bound again,
-    fixed with `.detach()` (what reads the dict's entries is not followed):
+    fixed with `.detach()` (unsafe unless the dict is a local never handed
+    on: what else reads its lists is not followed):
     a dict on `self` only when no method but `__init__` binds or empties it,
     a module-level or local one only when no other function stores into it
     and no call but `print`/`len`/`dump`/`save` is handed it; a list of
@@ -578,6 +580,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue  # only an unread call's extra result, beside its backwarded loss
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
+            held = slot_note(ctx, leak.key, node.stmt)
+            if held:
+                guesses.append(held)  # a dict-held list: its readers elsewhere are not followed
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

@@ -1,6 +1,9 @@
 # expect-before: runs
+# autodetach-test: unsafe
 # The training history is a dict of lists, one list per logged quantity; the
 # loss list keeps every step's loss tensor and the graph nodes behind it.
+# The dict is returned: that nothing else reads its lists as tensors with a graph
+# is inferred, so `.detach()` is offered as an unsafe fix.
 import os
 
 import torch

@@ -1,6 +1,9 @@
 # expect-before: runs
+# autodetach-test: unsafe
 # A trainer keeps its history on `self` as a dict of lists, made in __init__
 # and never emptied: every epoch appends the loss tensors with their graphs.
+# The dict lives on `self`: that nothing else reads its lists as tensors with a
+# graph is inferred, so `.detach()` is offered as an unsafe fix.
 import os
 
 import torch

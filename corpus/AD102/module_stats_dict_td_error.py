@@ -1,7 +1,10 @@
 # expect-before: runs
+# autodetach-test: unsafe
 # A module-level dict of lists collects statistics for a pickle: the TD error
 # (target minus the Q network's output, whose backward is taken with an explicit
 # gradient) is kept with its graph at every update.
+# The dict is module-level: that nothing else reads its lists as tensors with a
+# graph is inferred, so `.detach()` is offered as an unsafe fix.
 import os
 import pickle
 

@@ -495,6 +495,8 @@ class Scope:
                 # computed with gradients off, what comes back carries no graph;
                 # a name handed back as it is (`return x`) keeps what it holds
                 quiet = self.no_grad and not isinstance(small_stmt.value, (cst.Name, cst.Attribute))
+                for held in keyed.slots_in(self.env, small_stmt.value):
+                    val = val.join(held)  # `return stats`: the caller gets its lists too (and may backward them)
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
                 if self.framework and not self.inlining or self.phase_backward and len(self.inlining) == 1:
                     self.framework_backward(small_stmt.value, stmt)
@@ -576,6 +578,8 @@ class Scope:
     def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
+        if key is not None:
+            keyed.drop_slots(self.env, key, keyed.key_of(target))  # `log["loss"] = []`: a new list
         if key is not None and self._setitem_store(target, self.passed.get(key, key), val, stmt, expr):
             return
         if key is not None and val.graph and not self.no_grad:
@@ -660,6 +664,7 @@ class Scope:
         if key is None:
             return
         self.bound.add(key)
+        keyed.drop_slots(self.env, key)  # `log = {"loss": []}`: a new dict, its lists start empty
         if isinstance(expr, cst.Call) and self._distribution(expr):
             self.distributions.add(key)
         else:
@@ -859,6 +864,9 @@ class Scope:
 
     def _subscript(self, expr: cst.Subscript, stmt) -> Val:
         value = self.expr(expr.value)
+        slot = keyed.slot(expr)
+        if slot in self.env:
+            return self.env[slot]  # `stats["loss"]`, appended to since it was stored: that list
         for part in expr.slice:
             if isinstance(part.slice, cst.Index):
                 self.expr(part.slice.value)
@@ -1070,6 +1078,8 @@ class Scope:
                                        lambda value: strong(self, value))
         if known is None and meth == "update" and base is not None and keyed.dict_update(self, call, base):
             return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
+        if meth in CONTAINER_ADD | CONTAINER_CLEAR and base is None and known is None:
+            base = keyed.slot(func.value, self)  # `stats["loss"].append(loss)`: the list under that key
         if meth in CONTAINER_ADD and base is not None and known is None:
             return self._container_add(call, stmt, base, meth)
         out = self._named_method(call, func, base, meth)
@@ -2274,11 +2284,22 @@ class Scope:
                 continue  # one per agent (or sub-step), started again at each call
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents)) or
+                                  (head.kind == "container" and _computed_from(head, key, targets)) or
                                   _metric_total(head)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
             self.leaks.append(Leak(key, head, loop, reached))
+
+
+def _computed_from(head, key: str, targets: set) -> bool:
+    """`errors.append(target - q)` after `q.backward(g)`: every appended value is computed from
+    a backwarded tensor, neither that tensor nor a dict holding it (`outputs.append(output)` keeps
+    more than a loss)."""
+    added = [value for parent in head.parents if parent.entry or parent.name != key
+             for value in (parent.parents if parent.entry else [parent])]
+    return bool(added) and all(value not in targets and not value.holder and targets & closure(value.parents)
+                               for value in added)
 
 
 # Scope.expr's handlers, by node type; a node type not here is unknown.

@@ -131,3 +131,95 @@ def _entry(head) -> bool:
     body = getattr(head.stmt, "body", None)
     return head.kind == "accum" and isinstance(body, (list, tuple)) and len(body) == 1 and \
         isinstance(body[0], cst.AugAssign) and type(body[0].target) is cst.Subscript
+
+
+def slot(expr, scope=None) -> Optional[str]:
+    """`stats["loss"]` (or `self.history["loss"]`): the key a list held under a constant key is
+    tracked by (`stats['loss']`, as model_containers.entry_keys spells it); None otherwise. Only
+    appends and clears go through it; the dict itself does not see the list's graphs. With the
+    scope that appends: a dict on `self` only when `__init__` alone binds or empties it (another
+    method, not walked at its call, may start the lists again)."""
+    from .names import dotted
+    from .self_storage import grows_on_self
+
+    if not isinstance(expr, cst.Subscript):
+        return None
+    holder, key = dotted(expr.value), key_of(expr)
+    if holder is None or key is None:
+        return None
+    if scope is not None and "." in holder and \
+            not grows_on_self(scope.analysis, scope.method_class or scope.self_class, holder):
+        return None
+    if scope is not None and "." not in holder and _reset_elsewhere(scope, holder):
+        return None
+    return f"{holder}[{key!r}]"
+
+
+# calls that read a dict without changing its lists
+_READERS = {"print", "len", "dump", "dumps", "save", "format", "str", "repr", "sorted", "list", "dict"}
+
+
+def _reset_elsewhere(scope, holder: str) -> bool:
+    """May code not walked here start `holder`'s lists again: another function of the module
+    that stores into it, rebinds or empties it (`Statistic["loss"] = []` in a `reset()`), or a
+    call here that is handed the dict (`reset(stats)`)?"""
+    from .names import dotted
+    from .self_storage import _bound, _empties
+    from .walk import nodes
+
+    memo = scope.analysis.table("_slot_resets")
+    module = scope.analysis.ctx.module
+    if (id(module), holder) not in memo:
+        memo[(id(module), holder)] = [fn for fn in nodes(module) if isinstance(fn, cst.FunctionDef) and any(
+            holder in _bound(n) or _empties(n, holder) for n in nodes(fn.body))]
+    body = list(scope.body) if isinstance(scope.body, (list, tuple)) else [scope.body]
+    own = {id(stmt) for stmt in body}
+    if any(not any(id(stmt) in own for stmt in fn.body.body) for fn in memo[(id(module), holder)]):
+        return True
+    for call in (n for stmt in body for n in nodes(stmt)):
+        if isinstance(call, cst.Call) and any(type(arg.value) is cst.Name and arg.value.value == holder
+                                              for arg in call.args):
+            name = call.func.attr.value if isinstance(call.func, cst.Attribute) else dotted(call.func)
+            if name not in _READERS:
+                return True
+    return False
+
+
+def drop_slots(env: dict, holder: str, key: Optional[str] = None) -> None:
+    """`holder` rebound (or `holder[key] = ...`; a computed key may be any): its lists start again."""
+    prefix = f"{holder}[" if key is None else f"{holder}[{key!r}]"
+    for name in [name for name in env if name.startswith(prefix) and (key is not None or name.endswith("]"))]:
+        del env[name]
+
+
+def slots_in(env: dict, expr) -> list:
+    """The lists held under constant keys of the names `expr` reads (`return stats`)."""
+    from .names import dotted
+    from .walk import nodes
+
+    names = {f"{dotted(n)}[" for n in nodes(expr) if type(n) in (cst.Name, cst.Attribute) and dotted(n)}
+    return [val for name, val in env.items() if "[" in name and name[:name.index("[") + 1] in names]
+
+
+def slot_note(ctx, key: str, stmt) -> Optional[str]:
+    """For a finding on a dict-held list (`history['loss']`): what the fix infers, unless the dict
+    is a local of the function that appends, never returned nor handed on."""
+    from .names import dotted
+    from .walk import nodes
+
+    if "[" not in key:
+        return None
+    holder = key[:key.index("[")]
+    note = f"that nothing else reads `{holder}`'s lists as tensors with a graph (not followed: "
+    fn = ctx.enclosing(stmt, cst.FunctionDef)
+    if "." in holder or fn is None:
+        return note + "the dict outlives the function)"
+    inside = nodes(fn.body)
+    bound = any(isinstance(n, cst.AssignTarget) and type(n.target) is cst.Name and n.target.value == holder
+                for n in inside)
+    if not bound or any(isinstance(n, cst.Global) for n in inside):
+        return note + "the dict is not made here)"
+    handed = any(isinstance(n, (cst.Return, cst.Yield)) and n.value is not None and any(
+        type(m) is cst.Name and m.value == holder for m in nodes(n.value)) for n in inside) or any(
+        isinstance(n, cst.Arg) and dotted(n.value) == holder for n in inside)
+    return note + "the dict is handed on)" if handed else None

@@ -72,7 +72,10 @@ def _bound(node) -> set:
 
 def _empties(node, key) -> bool:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.attr.value in EMPTIES and dotted(node.func.value) == key
+        held = node.func.value
+        if isinstance(held, cst.Subscript):
+            held = held.value  # `self.X["loss"].clear()` empties a list `self.X` holds
+        return node.func.attr.value in EMPTIES and dotted(held) == key
     if isinstance(node, cst.Del):
         return any(dotted(n.value if isinstance(n, cst.Subscript) else n) == key for n in nodes(node.target))
     return False

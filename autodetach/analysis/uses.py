@@ -31,8 +31,8 @@ MAX_DEPTH = 4
 def float_ok(ctx, key: str, kind: str, stmt) -> bool:
     """Would every use of accumulator `key` (a list when kind is
     "container", else a number) work with floats in it?"""
-    if "." in key:
-        return False  # stored on an object: read where we cannot see
+    if "." in key or "[" in key:
+        return False  # stored on an object, or a dict's entry (`stats['loss']`): read where we cannot see
     fn = ctx.enclosing(stmt, cst.FunctionDef)
     if fn is not None and key in _params(fn):
         return False  # the caller's object

@@ -8,6 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
 from ..analysis.factories import factory_notes
 from ..analysis.graph import closure
+from ..analysis.keyed import slot_note
 from ..analysis.uses import float_ok, read_as_mapping
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -76,7 +77,16 @@ class LossAccumulatedWithGraph(GraphRule):
     name, on `self` or in a dict of meters, fixed by passing `.detach()`; such a meter
     class whose callers live in other files and pass a value that a backward
     there proves (reported at the store in the meter, where one `.detach()`
-    serves every caller); per-name totals (`total[name] += loss`); what a
+    serves every caller); per-name totals (`total[name] += loss`); a list
+    held in a dict under a constant key (`history["loss"].append(loss)`),
+    followed as a list of its own until the dict or that key is bound again,
+    fixed with `.detach()` (unsafe unless the dict is a local never handed
+    on: what else reads its lists is not followed):
+    a dict on `self` only when no method but `__init__` binds or empties it,
+    a module-level or local one only when no other function stores into it
+    and no call but `print`/`len`/`dump`/`save` is handed it; a list of
+    values computed from a backwarded tensor (`q.backward(g)`, then
+    `errors.append(target - q)`), kept for the log like a list of losses; what a
     training step of a class chosen at run time returns
     (`getattr(algos, name)(...)`, `REGISTRY[name](...)`, a factory), looked
     up among the project's classes that define the step; the loop of an
@@ -570,6 +580,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue  # only an unread call's extra result, beside its backwarded loss
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
+            held = slot_note(ctx, leak.key, node.stmt)
+            if held:
+                guesses.append(held)  # a dict-held list: its readers elsewhere are not followed
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

@@ -1,0 +1,86 @@
+"""A module whose state is cut only outside the loop that backwards and steps.
+
+    for i, data in enumerate(loader):
+        for image, label in zip(images, labels):     # the frames of one sequence
+            optimizer.zero_grad()
+            loss = criterion(net(image), label)
+            loss.backward(retain_graph=True)
+            optimizer.step()
+        net.detach_hidden()                           # the state is cut once per sequence
+
+A call on the module of a method whose name says it cuts or resets state it
+keeps (`detach_hidden`, `repackage_hidden`, `reset_states`, `init_hidden`)
+says that its forwards store state the next forward reads. Where no such call
+runs in each iteration of the loop around a backward, the next iteration's
+forward hangs from this one's graph: the next backward walks it (so its
+retain is needed, AD104), and where the loop steps the optimizer in between,
+that walk meets weights the step changed in place (AD106). That the state
+carries a graph is inferred from the method's name."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..imports import dotted
+from .walk import nodes
+
+_CUT = re.compile(r"^_?(detach|repackage|reset|init|clear|zero)_?\w*?(hidden|state|memory|mem)s?(_\w+)?$", re.I)
+
+
+@dataclass
+class OuterCut:
+    module: str  # `net`
+    call: cst.Call  # `net.detach_hidden()`, outside the loop
+    loop: cst.CSTNode  # the innermost loop around the backward, which does not run the cut
+    chained: tuple  # the loops around the backward whose iterations the state crosses (the cut is outside them)
+
+
+def outer_cut(analysis, ev):
+    """The state cut of a module the backward `ev` reaches, called in the
+    function around it but not in each iteration of its innermost loop."""
+    ctx = analysis.ctx
+    if not ev.loops:
+        return None
+    mods = {m for n in ev.reach for m in n.modules}
+    if not mods:
+        return None
+    loop = ev.loops[-1]
+    where = ctx.enclosing(ev.call, cst.FunctionDef)
+    body = where.body if where is not None else ctx.module
+    for call in _cuts(analysis, body):
+        module = dotted(call.func.value)
+        if module in mods and not _inside(ctx, call, loop):
+            return OuterCut(module, call, loop, tuple(x for x in ev.loops if not _inside(ctx, call, x)))
+    return None
+
+
+def cut_after(ctx, cut: OuterCut) -> bool:
+    """Does the cut run right after its loop ends (a statement of the block
+    holding the loop, after it)? Then the loop's last graph is not read by
+    the next forward; otherwise (cut once per epoch, or under a test) it may be."""
+    stmt = ctx.parent(ctx.parent(cut.call))  # Call -> Expr -> SimpleStatementLine
+    block = ctx.parent(cut.loop)
+    if not isinstance(stmt, cst.SimpleStatementLine) or ctx.parent(stmt) is not block:
+        return False
+    body = list(getattr(block, "body", ()))
+    return any(s is cut.loop for s in body) and body.index(stmt) > next(i for i, s in enumerate(body) if s is cut.loop)
+
+
+def _cuts(analysis, body) -> list:
+    memo = analysis.table("_state_cuts")
+    if id(body) not in memo:
+        memo[id(body)] = [n for n in nodes(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+                          if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and not n.args
+                          and _CUT.match(n.func.attr.value) and dotted(n.func.value) is not None]
+    return memo[id(body)]
+
+
+def _inside(ctx, node, loop) -> bool:
+    up = ctx.parent(node)
+    while up is not None:
+        if up is loop:
+            return True
+        up = ctx.parent(up)
+    return False

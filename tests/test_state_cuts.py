@@ -1,0 +1,54 @@
+"""State a module keeps between forwards, cut (`net.detach_hidden()`) only outside the
+loop around a backward (analysis/state_cuts.py): the next iteration's backward walks
+this graph, so AD104 keeps the retain, and AD106 reports a loop that steps in between."""
+import textwrap
+
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+PER_FRAME = """
+import torch
+import torch.nn.functional as F
+from tracker import FrameTracker
+
+
+def train(loader, net, optimizer):
+    for frames, targets in loader:
+        for frame, target in zip(frames, targets):
+            optimizer.zero_grad()
+            loss = F.mse_loss(net(frame), target)
+            loss.backward(retain_graph=True)
+            optimizer.step()
+        net.detach_hidden()
+"""
+
+
+def _codes(src):
+    findings, _, _ = check_source(textwrap.dedent(src), "case.py", all_rules(), Options())
+    return [(f.code, f.line, f.fix) for f in findings if f.code in ("AD104", "AD106")]
+
+
+def test_a_step_per_frame_with_the_state_cut_per_sequence():
+    assert _codes(PER_FRAME) == [("AD106", 12, "none")]
+
+
+def test_the_state_cut_once_after_every_sequence_still_chains_them():
+    src = PER_FRAME.replace("        net.detach_hidden()\n", "    net.detach_hidden()\n")
+    assert _codes(src.replace("            optimizer.step()\n", "")) == []  # never stepped: nothing changes
+    src = src.replace("            optimizer.step()\n", "").replace(
+        "            loss.backward(retain_graph=True)\n", "            loss.backward(retain_graph=True)\n"
+        "        optimizer.step()\n")
+    assert _codes(src) == [("AD106", 12, "none")]
+
+
+def test_a_step_per_sequence_then_the_cut_keeps_every_retain_but_the_last():
+    src = PER_FRAME.replace("            optimizer.step()\n", "").replace(
+        "        net.detach_hidden()\n", "        optimizer.step()\n        net.detach_hidden()\n")
+    # the frames chain through the state: only the last frame's retain is for nothing (no index: no fix)
+    assert _codes(src) == [("AD104", 12, "none")]
+
+
+def test_a_cut_in_every_iteration_leaves_the_plain_verdict():
+    src = PER_FRAME.replace("            optimizer.step()\n", "            optimizer.step()\n"
+                            "            net.detach_hidden()\n").replace("        net.detach_hidden()\n", "")
+    assert [c for c, _, _ in _codes(src)] == ["AD104"]

@@ -52,3 +52,24 @@ def test_a_cut_in_every_iteration_leaves_the_plain_verdict():
     src = PER_FRAME.replace("            optimizer.step()\n", "            optimizer.step()\n"
                             "            net.detach_hidden()\n").replace("        net.detach_hidden()\n", "")
     assert [c for c, _, _ in _codes(src)] == ["AD104"]
+
+
+def test_a_cut_in_the_training_loop_wins_over_one_in_the_eval_loop():
+    # `model.hidden = model.init_hidden()` before every batch; the eval loop's own reset is no sign
+    src = """
+        import torch.nn.functional as F
+        from classifier import LSTMClassifier
+
+
+        def run(model, optimizer, train_loader, test_loader):
+            for x, y in train_loader:
+                model.zero_grad()
+                model.hidden = model.init_hidden()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+            for x, y in test_loader:
+                model.hidden = model.init_hidden()
+                print(F.cross_entropy(model(x), y).item())
+        """
+    assert _codes(src) == []

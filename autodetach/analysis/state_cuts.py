@@ -49,9 +49,11 @@ def outer_cut(analysis, ev):
     loop = ev.loops[-1]
     where = ctx.enclosing(ev.call, cst.FunctionDef)
     body = where.body if where is not None else ctx.module
-    for call in _cuts(analysis, body):
+    cuts = _cuts(analysis, body)
+    inner = {dotted(call.func.value) for call in cuts if _inside(ctx, call, loop)}  # cut every iteration
+    for call in cuts:
         module = dotted(call.func.value)
-        if module in mods and not _inside(ctx, call, loop):
+        if module in mods and module not in inner:
             return OuterCut(module, call, loop, tuple(x for x in ev.loops if not _inside(ctx, call, x)))
     return None
 

@@ -73,3 +73,36 @@ def test_a_cut_in_the_training_loop_wins_over_one_in_the_eval_loop():
                 print(F.cross_entropy(model(x), y).item())
         """
     assert _codes(src) == []
+
+
+def test_a_forward_of_this_file_that_detaches_its_state_chains_nothing():
+    src = """
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+
+
+        class Tracker(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.Linear(8, 8)
+                self.hidden = torch.zeros(3, 8)
+
+            def forward(self, x):
+                self.hidden = torch.tanh(x + self.cell(self.hidden)).detach()
+                return self.hidden * 2
+
+            def reset_hidden(self):
+                self.hidden = torch.zeros(3, 8)
+
+
+        net = Tracker()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for seq in [torch.randn(4, 3, 8) for _ in range(2)]:
+            for frame in seq:
+                opt.zero_grad()
+                F.mse_loss(net(frame), frame).backward()
+                opt.step()
+            net.reset_hidden()
+        """
+    assert [c for c, _, _ in _codes(src) if c == "AD106"] == []

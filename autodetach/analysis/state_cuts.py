@@ -53,7 +53,7 @@ def outer_cut(analysis, ev):
     inner = {dotted(call.func.value) for call in cuts if _inside(ctx, call, loop)}  # cut every iteration
     for call in cuts:
         module = dotted(call.func.value)
-        if module in mods and module not in inner:
+        if module in mods and module not in inner and not _forward_cuts(analysis, module):
             return OuterCut(module, call, loop, tuple(x for x in ev.loops if not _inside(ctx, call, x)))
     return None
 
@@ -68,6 +68,15 @@ def cut_after(ctx, cut: OuterCut) -> bool:
         return False
     body = list(getattr(block, "body", ()))
     return any(s is cut.loop for s in body) and body.index(stmt) > next(i for i, s in enumerate(body) if s is cut.loop)
+
+
+def _forward_cuts(analysis, module) -> bool:
+    """Is the module's class in this file, with a forward that detaches what it
+    keeps (`self.hidden = h.detach()`)? Then no graph crosses the forwards."""
+    cls = analysis.names.instances.get(module)
+    fwd = analysis.names.class_method(cls, "forward") if cls else None
+    return fwd is not None and any(type(n) is cst.Attribute and n.attr.value in ("detach", "detach_", "data")
+                                   for n in nodes(fwd))
 
 
 def _cuts(analysis, body) -> list:

@@ -89,8 +89,9 @@ def test_a_forward_of_this_file_that_detaches_its_state_chains_nothing():
                 self.hidden = torch.zeros(3, 8)
 
             def forward(self, x):
-                self.hidden = torch.tanh(x + self.cell(self.hidden)).detach()
-                return self.hidden * 2
+                h = torch.tanh(x + self.cell(self.hidden))
+                self.hidden = h.detach()
+                return h * 2
 
             def reset_hidden(self):
                 self.hidden = torch.zeros(3, 8)
@@ -101,7 +102,8 @@ def test_a_forward_of_this_file_that_detaches_its_state_chains_nothing():
         for seq in [torch.randn(4, 3, 8) for _ in range(2)]:
             for frame in seq:
                 opt.zero_grad()
-                F.mse_loss(net(frame), frame).backward()
+                loss = F.mse_loss(net(frame), frame)
+                loss.backward()
                 opt.step()
             net.reset_hidden()
         """

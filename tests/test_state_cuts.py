@@ -108,3 +108,13 @@ def test_a_forward_of_this_file_that_detaches_its_state_chains_nothing():
             net.reset_hidden()
         """
     assert [c for c, _, _ in _codes(src) if c == "AD106"] == []
+
+
+def test_a_fresh_state_handed_back_or_a_per_batch_detach_is_no_outer_cut():
+    # `hidden = rnn.initHidden()` is passed in explicitly; `memory.detach()` cuts every batch
+    handed = PER_FRAME.replace("        net.detach_hidden()\n", "").replace(
+        "    for frames, targets in loader:\n", "    for frames, targets in loader:\n        hidden = net.init_hidden()\n")
+    assert [c for c, _, _ in _codes(handed) if c == "AD106"] == []
+    detached = PER_FRAME.replace("            optimizer.step()\n", "            optimizer.step()\n"
+                                 "            net.detach()\n")
+    assert [c for c, _, _ in _codes(detached) if c == "AD106"] == []

@@ -26,6 +26,7 @@ import libcst as cst
 from ..imports import dotted
 from .walk import nodes
 
+_ANY_CUT = re.compile(r"detach|reset|repackage|init|clear|truncate", re.I)
 _CUT = re.compile(r"^_?(detach|repackage|reset|init|clear|zero)_?\w*?(hidden|state|memory|mem)s?(_\w+)?$", re.I)
 
 
@@ -49,13 +50,29 @@ def outer_cut(analysis, ev):
     loop = ev.loops[-1]
     where = ctx.enclosing(ev.call, cst.FunctionDef)
     body = where.body if where is not None else ctx.module
-    cuts = _cuts(analysis, body)
-    inner = {dotted(call.func.value) for call in cuts if _inside(ctx, call, loop)}  # cut every iteration
-    for call in cuts:
+    if not _inside(ctx, loop, body):
+        return None  # a caller's loop around an inlined call: not this function's cuts to judge
+    # cut every iteration: any call on the module in the loop named like a cut (`memory.detach()`)
+    inner = {dotted(n.func.value) for n in nodes(loop) if type(n) is cst.Call and isinstance(n.func, cst.Attribute)
+             and _ANY_CUT.search(n.func.attr.value) and n.func.attr.value != "zero_grad"}
+    for call in _cuts(analysis, body):
         module = dotted(call.func.value)
-        if module in mods and module not in inner and not _forward_cuts(analysis, module):
+        if module in mods and module not in inner and _drops_or_keeps(ctx, call, module) \
+                and not _forward_cuts(analysis, module):
             return OuterCut(module, call, loop, tuple(x for x in ev.loops if not _inside(ctx, call, x)))
     return None
+
+
+def _drops_or_keeps(ctx, call, module) -> bool:
+    """`net.detach_hidden()` as a statement, or `net.hidden = net.init_hidden()`: state
+    on the module. `hidden = rnn.initHidden()` hands a fresh state to the caller, who
+    passes it in: nothing kept on the module."""
+    up = ctx.parent(call)
+    if isinstance(up, cst.Expr):
+        return True
+    if isinstance(up, cst.Assign):
+        return all((dotted(t.target) or "").startswith(module + ".") for t in up.targets)
+    return False
 
 
 def cut_after(ctx, cut: OuterCut) -> bool:

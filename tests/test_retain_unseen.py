@@ -64,3 +64,45 @@ def test_a_later_loss_with_a_seen_graph_keeps_the_safe_fix():
         """
     found = _ad104(src)
     assert [(f.line, f.fix) for f in found] == [(10, "safe")]
+
+
+SKIPPED_ARM = """
+import torch
+from model import load
+
+adv, opt_g, opt_d = load()
+for step in range(6):
+    out = adv(torch.randn(4, 6)) if step % 3 else None
+    if out is not None:
+        d_loss, g_loss = out
+        opt_g.zero_grad()
+        g_loss.backward()
+        opt_g.step()
+        opt_d.zero_grad()
+        d_loss.backward(retain_graph=True)
+        opt_d.step()
+    else:
+        d_loss, g_loss = 0, 0
+    print(float(d_loss), float(g_loss))
+"""
+
+
+def test_a_loss_also_bound_to_zero_is_still_the_one_backwarded():
+    # `d_loss = 0` in the skipping arm is never backwarded (a number has no backward): the
+    # unpacking is what the backward proves a graph in; the next iteration's losses are unseen too
+    found = _ad104(SKIPPED_ARM)
+    assert [(f.line, f.fix) for f in found] == [(14, "unsafe")]
+    assert "both built from values that carry no graph" in found[0].message
+
+
+def test_a_later_loss_on_a_sibling_of_the_unpacking_keeps_the_retain():
+    # `d_loss, fake = out`, then a generator loss on `fake` in the same iteration: one unseen call
+    # returned both, and the critic's loss may run through the generator's graph
+    src = SKIPPED_ARM.replace("d_loss, g_loss = out", "d_loss, fake = out").replace(
+        "        opt_g.zero_grad()\n        g_loss.backward()\n        opt_g.step()\n", "").replace(
+        "        opt_d.step()\n", "        opt_d.step()\n        g_loss = adv.generator_loss(fake)\n"
+        "        opt_g.zero_grad()\n        g_loss.backward()\n        opt_g.step()\n")
+    assert "generator_loss" in src
+    assert _ad104(src) == []
+    assert _ad104(src.replace("        else:\n            d_loss, g_loss = 0, 0\n", "").replace(
+        "    print(float(d_loss), float(g_loss))\n", "")) == []

@@ -86,7 +86,7 @@ def _unit(suite, stmts, adds, holders, summed, parts, ordered) -> None:
     where = {id(n): i for i, n in enumerate(inner)} if ordered else None
     lines = _statement_lines(suite)
     for key, whole in wanted:
-        found = [stmt for stmt, small in lines if _assigns(small, key)]
+        found = _beside_constants(lines, key) if whole else [stmt for stmt, small in lines if _assigns(small, key)]
         if len(found) > 1 and not ordered:
             found = _last_straight(suite, found, [n for n in calls if (key, whole) in _targets(n)])
         if ordered and len(found) == 1:
@@ -246,6 +246,39 @@ def _assigns(small, key) -> bool:
     if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
         return dotted(small.target) == key
     return False
+
+
+def _beside_constants(lines, key) -> list:
+    """The statements binding `key`, less those that bind it to a number or None (`d_loss = 0` in
+    the arm that skips the step) when one other binding is left, a plain assignment that does
+    not read `key` (not an accumulation): a backward never runs on a number, so it runs on that."""
+    found = [(stmt, small) for stmt, small in lines if _assigns(small, key)]
+    rest = [(stmt, small) for stmt, small in found if not _constant(small, key)]
+    if len(rest) == 1 and len(found) > 1 and isinstance(rest[0][1], cst.Assign) and \
+            key not in {dotted(n) for n in nodes(rest[0][1].value) if isinstance(n, (cst.Name, cst.Attribute))}:
+        found = rest
+    return [stmt for stmt, _small in found]
+
+
+def _constant(small, key) -> bool:
+    """`key = 0`, `a, key = 0, None`: a plain assignment of a number or None to `key`."""
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return False
+    target, value = small.targets[0].target, small.value
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) != len(value.elements):
+            return False
+        pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    else:
+        pairs = [(target, value)]
+    hits = [v for t, v in pairs if dotted(t) == key]
+    return len(hits) == 1 and _number_or_none(hits[0])
+
+
+def _number_or_none(expr) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float)) or isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _rebinds_elsewhere(inner, key) -> bool:

@@ -17,6 +17,7 @@ from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
+from .state_cuts import cut_after, outer_cut
 from .walk import nodes
 
 
@@ -84,12 +85,15 @@ def unneeded_retains(analysis) -> list:
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                              for o in scope.events)
-                      or walked_again(analysis, ev, own))  # the next iteration walks it again
+                      or walked_again(analysis, ev, own)  # the next iteration walks it again
+                      or _sibling_later(ctx, scope, ev, own)
+                      or outer_cut(analysis, ev) is not None)  # the next frame reads state hanging from it
             if _last_walk(ev):
                 unseen = (not ev.target.heads or ev.target.unknown) and not _argument_target(ctx, ev) \
                     and not _self_target(analysis, ev)
+                cut = outer_cut(analysis, ev)
                 last_free[ev.call] = last_free.get(ev.call, True) and not (
-                    unseen or escape or ev.call in on_self
+                    unseen or escape or ev.call in on_self or (cut is not None and not cut_after(ctx, cut))
                     or (bool(kept) and cut_reads is None) or any(n.kind == "stored" for n in ev.reach)
                     or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                            and not _exclusive(o, ev) for o in scope.events))
@@ -323,6 +327,27 @@ def _unseen_origins(ctx, scope, ev, own) -> list:
             return [f"this loss and the one `{_code(other.call)}` backwards are both built from values that "
                     f"carry no graph the analysis can see{both}: a graph they share there would not be seen"]
     return []
+
+
+def _sibling_later(ctx, scope, ev, own) -> bool:
+    """A later backward of the same pass whose loss hangs from what the statement binding this
+    one's unseen graph also bound (`d_loss, fake = out`, then a loss on `fake`), or from that
+    statement itself: both come out of one call the analysis cannot see into, and may share
+    its graph (the critic's loss on an undetached fake, then the generator's)."""
+    mine = [n for n in own if _unseen(n)]
+    if not mine:
+        return False
+    stmts = {id(n.stmt) for n in mine}
+    bound = {x.value for n in mine for small in getattr(n.stmt, "body", ()) if type(small) is cst.Assign
+             for tgt in small.targets for x in nodes(tgt.target) if type(x) is cst.Name}
+    for other in scope.events:
+        if other.kind not in ("backward", "grad") or other.seq <= ev.seq or other.tag != ev.tag \
+                or other.call is ev.call:
+            continue
+        theirs = [n for n in other.reach if _unseen(n)]
+        if any(id(n.stmt) in stmts for n in theirs) or _reads(ctx, theirs) & bound:
+            return True
+    return False
 
 
 def _unseen(n) -> bool:

@@ -54,10 +54,14 @@ class RetainGraphUnneeded(GraphRule):
     (`net(fake.detach())`), or on a loss kept on `self` that the file reads
     only through `.item()`, or when this loss and a later one are both
     built from values in which the analysis sees no graph (networks built
-    out of sight, such as a class of another file: they may share one), or
+    out of sight, such as a class of another file: they may share one; a
+    name also bound to 0 or None, in the arm that skips the backward, still
+    names the one value it runs on: a number has no backward), or
     when the loss reads a tensor argument of its function (`def
     enc_update(self, out)`): the caller built that graph and may backward
-    through it again after the call. Not reported when a call of that
+    through it again after the call. Not reported when a later backward of
+    the same iteration reads what the unpacking of this unseen loss also
+    bound (`d_loss, fake = out`, then a loss on `fake`), or when a call of that
     function in the project's files hands in a value that the caller's own
     backward reaches afterwards (`z = self.enc(x)`,
     `self.update_encoding(z)`, then a loss on `self.dec(z)` backwarded).
@@ -66,7 +70,12 @@ class RetainGraphUnneeded(GraphRule):
     call the one returning the closure; unsafe when the closure reads that
     function's values (the optimizer may call it more than once) or when
     other files may call it, and not reported when its graph reaches
-    values built outside the closure. A value another method keeps on `self`
+    values built outside the closure. Not reported either when the loss
+    reaches a module whose state the code cuts only outside the loop
+    (`net.detach_hidden()` after the frames of a sequence): the next frame's
+    forward reads state hanging from this graph (AD106 when the loop steps in
+    between); only the last frame's retain may then be unneeded, when the cut
+    follows the loop. A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
     Data a project helper caches before the loop (`inps, outs =

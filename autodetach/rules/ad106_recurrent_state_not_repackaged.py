@@ -42,7 +42,13 @@ class RecurrentStateNotRepackaged(GraphRule):
     place, state its forward stores a graph in (`self.v_mem.zero_()`): the
     zeros keep the old history, and the next forward reads them; the fix
     cuts it after the reset (`.zero_().detach_()`), which changes no
-    gradient (the zeroed values pass none back).
+    gradient (the zeroed values pass none back). And a loop that backwards
+    and steps every iteration through a module whose state the code cuts only
+    outside that loop (`net.detach_hidden()` once per sequence, the frames
+    stepped one by one): the next frame's backward walks into this graph,
+    whose weights the step changed. Reported without a fix (cut after each
+    step, or step once per sequence); that the module keeps a graph in its
+    state is read from the cutting method's name.
 
     ## Why it matters
     Truncated backpropagation through time must cut the state at each batch.
@@ -377,6 +383,41 @@ class RecurrentStateNotRepackaged(GraphRule):
             _infer(rep, [_foreign_state(analysis, n) for _, n, _ in states] + [note])
         self._retained(analysis, groups)
         self._module_files(analysis)
+        self._outer_cuts(analysis, groups)
+
+    def _outer_cuts(self, analysis, done) -> None:
+        """A loop that backwards and steps each iteration through a module
+        whose state the code cuts only outside that loop (`net.detach_hidden()`
+        once per sequence): the next iteration's backward walks this one's
+        graph, whose saved weights the step changed (analysis.state_cuts)."""
+        from ..analysis.state_cuts import outer_cut
+
+        ctx = self.ctx
+        seen = set()
+        for scope in analysis.scopes:
+            for ev in scope.events:
+                if ev.kind != "backward" or ev.call in seen:
+                    continue
+                cut = outer_cut(analysis, ev)
+                if cut is None or any(body_child(ctx, ev.call, cut.loop) is a for a in done):
+                    continue
+                # the innermost loop the state crosses that steps the optimizer each iteration
+                stepped = [x for x in cut.chained if any(o.kind == "step" and any(y is x for y in o.loops)
+                                                         for o in scope.events)]
+                if not stepped:
+                    continue
+                seen.add(ev.call)
+                loop = f"`for {code(ctx, stepped[-1].target)} in {code(ctx, stepped[-1].iter)}`" \
+                    if isinstance(stepped[-1], cst.For) else "the loop"
+                msg = (f"`{cut.module}` keeps state between forwards, and `{code(ctx, cut.call)}` (line "
+                       f"{line(ctx, cut.call)}) cuts it only outside {loop}, which backwards and steps every "
+                       f"iteration: the next iteration's forward reads state hanging from this graph, so its "
+                       f"backward walks into this one (freed: \"backward through the graph a second time\"; "
+                       f"with `retain_graph=True`, weights the optimizer step has changed in place). Cut the "
+                       f"state after each step (`{code(ctx, cut.call)}` inside the loop), or step once after it")
+                rep = self.report(ev.call, msg, related=[(cut.call, "the state is cut here, outside the loop")])
+                _infer(rep, [f"that `{cut.module}` keeps a graph in its state is read from the name of "
+                             f"`{cut.call.func.attr.value}()`"])
 
     def _retained(self, analysis, done) -> None:
         """State chained across iterations whose backward keeps the graph

@@ -72,6 +72,15 @@ class FileContext:
         # non-trivia node never sits in a trivia field), cheaper than `parents`.
         return content_parents(self.module).get(id(node))
 
+    def encloses(self, outer, node) -> bool:
+        """Is `outer` a proper ancestor of `node`?"""
+        cur = self.parent(node)
+        while cur is not None:
+            if cur is outer:
+                return True
+            cur = self.parent(cur)
+        return False
+
     def class_defs(self, name) -> list:
         """The top-level classes named `name`, in order (usually one)."""
         return [stmt for stmt in self.module.body if isinstance(stmt, cst.ClassDef) and stmt.name.value == name]

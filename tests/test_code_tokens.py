@@ -1,7 +1,6 @@
 """The pre-filter reads a rule's tokens in code only: comments and
 docstrings that name `.backward()` or `Variable` admit nothing, while every
 place the tokens might be code still admits (code_tokens)."""
-import libcst
 import pytest
 
 from autodetach.code_tokens import code_rules
@@ -13,19 +12,6 @@ AD1 = {"AD101", "AD102", "AD105", "AD108"}  # admitted by `.backward(`
 
 def codes(text: str) -> set:
     return {r.code for r in prefilter(text, all_rules())}
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    calls = []
-    real = libcst.parse_module
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(libcst, "parse_module", counting)
-    return calls
 
 
 def test_comment_only_tokens_admit_nothing(parses):

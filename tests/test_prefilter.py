@@ -3,7 +3,6 @@ never parsed. A counting wrapper around libcst.parse_module (it still calls
 the real parser) tells whether the engine parsed a file."""
 import os
 
-import libcst
 import pytest
 
 from autodetach.engine import Options, prefilter, process_bytes, text_prefilter
@@ -14,19 +13,6 @@ from autodetach.runner import Settings, run
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NO_TOKENS = b"import os\n\ndef add(a, b):\n    return a + b\n\nprint(add(1, 2))\n"
 WITH_TOKEN = b"from torch.autograd import Variable\nh = Variable(h.data)\n"
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    calls = []
-    real = libcst.parse_module
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(libcst, "parse_module", counting)
-    return calls
 
 
 def test_file_without_tokens_is_not_parsed(parses):

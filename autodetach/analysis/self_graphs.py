@@ -120,7 +120,7 @@ def _backward_reading(analysis, scope, read, methods, builder):
         if ev.kind != "backward" or not ev.loops:
             continue
         loop = ev.loops[-1]
-        if not _inside(ctx, stmt, loop) or _rebuilds(loop, methods, builder) or \
+        if not (stmt is loop or ctx.encloses(loop, stmt)) or _rebuilds(loop, methods, builder) or \
                 ("forward" in methods and _rebuilds(methods["forward"], methods, builder)):
             continue
         if ev.stmt is stmt or any(n.stmt is stmt for n in closure(ev.target.heads if ev.target else ())):
@@ -143,14 +143,6 @@ def _rebuilds(loop, methods, builder) -> bool:
     return any(builder in {key[5:] for n in nodes(methods[callee]) if isinstance(n, cst.Call)
                            for key in [dotted(n.func)] if key and key.startswith("self.")}
                for callee in called if callee in methods)
-
-
-def _inside(ctx, node, outer) -> bool:
-    while node is not None:
-        if node is outer:
-            return True
-        node = ctx.parent(node)
-    return False
 
 
 def _accumulates(stmt, key) -> bool:

@@ -50,7 +50,7 @@ def outer_cut(analysis, ev):
     loop = ev.loops[-1]
     where = ctx.enclosing(ev.call, cst.FunctionDef)
     body = where.body if where is not None else ctx.module
-    if not _inside(ctx, loop, body):
+    if not ctx.encloses(body, loop):
         return None  # a caller's loop around an inlined call: not this function's cuts to judge
     # cut every iteration: any call on the module in the loop named like a cut (`memory.detach()`)
     inner = {dotted(n.func.value) for n in nodes(loop) if type(n) is cst.Call and isinstance(n.func, cst.Attribute)
@@ -59,7 +59,7 @@ def outer_cut(analysis, ev):
         module = dotted(call.func.value)
         if module in mods and module not in inner and _drops_or_keeps(ctx, call, module) \
                 and not _forward_cuts(analysis, module):
-            return OuterCut(module, call, loop, tuple(x for x in ev.loops if not _inside(ctx, call, x)))
+            return OuterCut(module, call, loop, tuple(x for x in ev.loops if not ctx.encloses(x, call)))
     return None
 
 
@@ -103,12 +103,3 @@ def _cuts(analysis, body) -> list:
                           if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and not n.args
                           and _CUT.match(n.func.attr.value) and dotted(n.func.value) is not None]
     return memo[id(body)]
-
-
-def _inside(ctx, node, loop) -> bool:
-    up = ctx.parent(node)
-    while up is not None:
-        if up is loop:
-            return True
-        up = ctx.parent(up)
-    return False

@@ -521,7 +521,7 @@ class DetachResultDiscarded(Rule):
                 return (f"`{name}` is a trainable leaf with no history to cut; rebinding it to a detached "
                         f"copy would stop it learning")
         for kind, value, path, node in binds:
-            if kind == "for" and _encloses(ctx, node, stmt) and not _read_after(ctx, node, stmt, name):
+            if kind == "for" and ctx.encloses(node, stmt) and not _read_after(ctx, node, stmt, name):
                 return (f"`{name}` is the loop variable and is not read again, so rebinding it changes "
                         f"nothing; rebuild the container, e.g. `... = tuple(s.detach() for s in ...)`")
         return None
@@ -676,15 +676,6 @@ def _requires_grad_kw(call: cst.Call) -> bool:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "requires_grad":
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
-    return False
-
-
-def _encloses(ctx, outer, node) -> bool:
-    cur = ctx.parent(node)
-    while cur is not None:
-        if cur is outer:
-            return True
-        cur = ctx.parent(cur)
     return False
 
 

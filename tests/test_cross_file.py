@@ -170,3 +170,45 @@ def test_loss_object_imported_inside_init(tmp_path):
         _write(package / "loss.py", GAN_LOSS.format(fake="fake"))
         found = _findings(package / "trainer.py", "AD103")
         assert [f.line for f in found] == [15], dots
+
+
+SIBLING_LOSSES = """
+import torch.nn.functional as F
+
+
+def loss_fn(out, y):
+    return F.mse_loss(out, y){cut}
+"""
+
+SIBLING_TRAIN = """
+import torch
+from torch import nn
+from losses import loss_fn
+
+net = nn.Linear(4, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+running = 0.0
+for x, y in [(torch.randn(2, 4), torch.randn(2, 1))] * 3:
+    loss = loss_fn(net(x), y)
+    running += loss
+    opt.zero_grad()
+    net(x).pow(2).mean().backward()
+    opt.step()
+"""
+
+
+def test_projects_with_the_same_sibling_module_names_do_not_mix(tmp_path):
+    # Two projects in one run, each with its own `losses.py`: a lookup must
+    # resolve against the importing file's project, whatever ran before.
+    from autodetach.runner import Settings, run
+
+    for name, cut in (("graph", ""), ("numbers", ".item()")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "losses.py").write_text(SIBLING_LOSSES.format(cut=cut))
+        (tmp_path / name / "train.py").write_text(SIBLING_TRAIN)
+    settings = Settings(codes=tuple(r.code for r in all_rules()))
+    for order in (("graph", "numbers"), ("numbers", "graph")):
+        files = [str(tmp_path / name / f) for name in order for f in ("losses.py", "train.py")]
+        results = list(run(files, settings))  # one process: the project caches outlive each file
+        found = {os.path.basename(os.path.dirname(f.path)) for r in results for f in r.findings if f.code == "AD102"}
+        assert found == {"graph"}

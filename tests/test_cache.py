@@ -5,7 +5,6 @@ Runs go through the real CLI in this process with -j1, so a counting wrapper
 around libcst.parse_module (which still calls the real parser) tells whether
 a file was analysed or served from the cache."""
 
-import libcst
 import pytest
 
 from autodetach import cache as cache_mod
@@ -19,18 +18,10 @@ CONFIG = '[tool.autodetach]\nselect = ["AD201"]\n'
 
 
 @pytest.fixture
-def parses(monkeypatch):
-    """Count real parses."""
-    calls = []
-    real = libcst.parse_module
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(libcst, "parse_module", counting)
+def parses(parses, monkeypatch):
+    """Count real parses (conftest's counter), with the default cache place."""
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    return calls
+    return parses
 
 
 def run(args, cwd):

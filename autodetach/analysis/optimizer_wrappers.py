@@ -94,7 +94,7 @@ def _class_of(analysis, func) -> tuple:
     """(ast.ClassDef, where it was read) of the class called, in this file or
     a project file it imports; (None, None) when out of sight."""
     from .callers import tree_of
-    from .project import _module_file, module_file_up
+    from .project import _import_file, module_file_up
 
     name = dotted(func)
     if name is None:
@@ -111,10 +111,7 @@ def _class_of(analysis, func) -> tuple:
             return None, None
         if rel is not None and rel[1]:
             level, mod, cls_name = rel
-            base = here
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            path = _module_file(base, mod.split("."))
+            path = _import_file(analysis.ctx.path, level, mod.split("."))
         elif qualified and "." in qualified and not qualified.startswith(("torch.", "transformers.")):
             parts = qualified.split(".")
             cls_name = parts[-1]

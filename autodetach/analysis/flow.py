@@ -993,7 +993,8 @@ class Scope:
         the callee itself."""
         func = call.func
         qualified = self.imports.qualify(func)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward"):
+        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward") and \
+                not _result_bound(call, self.cur_stmt):
             own = self._own_backward_hook(func, call)
             if own is not None:
                 return self.inline(own, call, stmt, bound_self=True)  # `self.backward(loss)` of this class
@@ -2485,6 +2486,13 @@ def _uncertain_below(head) -> bool:
         if not node.proven:
             stack.extend(node.parents)
     return uncertain
+
+
+def _result_bound(call, stmt) -> bool:
+    """`z, ld = flow.backward(z)`: a call whose result is assigned is not
+    autograd's backward (that returns None): an inverse pass of a flow model."""
+    return any(type(small) in (cst.Assign, cst.AnnAssign, cst.AugAssign) and small.value is call
+               for small in getattr(stmt, "body", ()) if isinstance(small, cst.BaseSmallStatement))
 
 
 def _retain_of(pos, kwargs, retain_pos) -> tuple:

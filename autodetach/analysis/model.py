@@ -43,6 +43,7 @@ class _Sites:
         self.functions: list = []
         self.loop_calls: dict = {None: []}
         self.calls: dict = {}  # function -> `self.m` / `f` it calls itself (events_through)
+        self.bound: set = set()  # ids of calls whose result is assigned
         # The pass's shared pre-order list, not a walk of its own: enter only
         # the five types read, and leave a def or loop after its last node.
         closers: list = []  # (last node below, def or loop), innermost last
@@ -51,6 +52,8 @@ class _Sites:
             t = type(n)
             if t is cst.Name or t is cst.Call:
                 enter(n)
+            elif (t is cst.Assign or t is cst.AugAssign or t is cst.AnnAssign) and type(n.value) is cst.Call:
+                self.bound.add(id(n.value))  # `z, ld = flow.backward(z)`: not autograd's (it returns None)
             elif t is cst.FunctionDef or t is cst.For or t is cst.While:
                 enter(n)
                 closers.append((last_node(n), n))
@@ -91,7 +94,7 @@ class _Sites:
         if self.stack and (type(func) is cst.Name or type(func) is cst.Attribute and type(func.value) is cst.Name
                            and func.value.value == "self"):
             self.calls.setdefault(self.stack[-1], set()).add(dotted(func))
-        is_bw = isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_ATTRS
+        is_bw = isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_ATTRS and id(node) not in self.bound
         if not is_bw:
             qualified = self.analysis.ctx.imports.qualify(func)
             is_bw = qualified in ("torch.autograd.backward", "torch.autograd.grad")

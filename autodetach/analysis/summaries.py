@@ -30,7 +30,7 @@ WITH_INDICES = {"sort", "topk", "kthvalue", "mode", "cummax", "cummin"}
 WITH_INDICES_DIM = {"max", "min", "median", "nanmedian"}
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device"}
 # (a checkpoint's tensors, read back by torch.load, are new: no graph)
-CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "torch.load"}
+CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "range", "torch.load"}
 # Calls that pass their arguments' graph through.
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.", "nn.parallel.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
@@ -203,7 +203,13 @@ class _Fn:
             return _join([self.kind(value, depth + 1) for value in expr.values])
         if isinstance(expr, ast.DictComp):
             # {k: detach(v) for k, v in x.items()}: the values decide; a bare loop value passes its graph
-            return "graph" if isinstance(expr.value, ast.Name) else self.kind(expr.value, depth + 1)
+            if isinstance(expr.value, ast.Name):
+                return "graph"
+            out = self.kind(expr.value, depth + 1)
+            if out in ("cut", "const"):
+                return out
+            bound = self._comp_bound(_AsElt(expr), depth)  # `{k: f(n, 2 ** i) for i in range(3)}`
+            return bound if bound in ("cut", "const") else out
         if isinstance(expr, ast.Subscript):
             return self.kind(expr.value, depth + 1)
         if isinstance(expr, ast.Call):
@@ -286,6 +292,10 @@ class _Fn:
             return "cut"  # torch.ones_like(pred): a new tensor of its shape
         if self.own and (name or "").split(".")[0] == "self":
             return "graph"  # the module's own run, asked about in self_flow
+        if self.own and isinstance(func, ast.Attribute) and _self_rooted(func.value) and \
+                self._selfless(func.attr):
+            # `self.blocks[k].out_lengths(n)`: a submodule's method that never reads its `self`
+            return _join(args) if args else "const"
         if self.delegates:
             hit = self._delegate(call, name, depth)
             if hit is not None:
@@ -336,6 +346,14 @@ class _Fn:
         if name is not None and name.startswith(SAFE_PREFIXES):
             return _join(args)
         return "unknown"
+
+    def _selfless(self, meth: str) -> bool:
+        """Does every class of this file that defines `meth` (one at least)
+        define it without reading `self`? Then it returns no module's graph. This
+        very method (a module holding blocks of its own class) is the recursion,
+        decided by the others."""
+        found = [methods[meth] for methods in self.classes.values() if meth in methods and methods[meth] is not self.fn]
+        return bool(found) and meth not in ("forward", "__call__") and not any(_reads_self(m) for m in found)
 
     def _helper_cut(self, name: str) -> bool:
         """Does every return of the file's function `name` hold no graph, whatever its
@@ -580,7 +598,7 @@ class _Fn:
             elif isinstance(node, ast.Return):
                 returns.append(self._value(node))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in EVENTS \
-                    and not _env_step(node):
+                    and not _env_step(node) and not (node.func.attr == "backward" and _bound_backward(self.fn, node)):
                 events = True
                 if node.func.attr == "backward":
                     backwards.append(node)
@@ -1028,24 +1046,51 @@ def _join(kinds) -> str:
     return "const"
 
 
+class _AsElt:
+    """A dict comprehension seen as one over its values, for _comp_bound."""
+
+    def __init__(self, comp: ast.DictComp) -> None:
+        self.elt, self.generators = comp.value, comp.generators
+
+
+def _self_rooted(expr) -> bool:
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id == "self"
+
+
+def _reads_self(method) -> bool:
+    args = method.args.posonlyargs + method.args.args
+    if not args or args[0].arg != "self" or any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                                                for d in method.decorator_list):
+        return True  # not a plain method: assume it does
+    return any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(method))
+
+
 def _class_facts(walker: _Fn, method, methods: dict) -> dict:
     """arg_flow (for a method that cuts something, or hands its work to
     another method) and stores_graph, for one method of a class."""
     out = {}
     own = list(_own_nodes(method))
+    if method.name not in ("forward", "__call__") and not _reads_self(method):
+        out["self_flow"] = "const"  # `def out_lengths(self, n)` that never reads self: no module's graph
     if walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS) or
            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
            (_dotted(node.func.value) == "self" or
             node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self")
            for node in own):
         out["arg_flow"] = walker.arg_flow()
-        out["self_flow"] = walker.self_flow()
+        out.setdefault("self_flow", walker.self_flow())
         if method.name == "forward":
             # `g_loss, d_loss = loss_fn(G, D, real, x)`: which arguments each element hangs from
             out["elem_flow"] = walker.elem_flow()
             if out["elem_flow"]:
                 out["params"] = tuple(arg.arg for arg in method.args.args[1:])
     elif not (method.args.vararg or method.args.kwarg):
+        if "self_flow" not in out and any(
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                _self_rooted(node.func.value) and walker._selfless(node.func.attr) for node in own):
+            out["self_flow"] = walker.self_flow()  # it hands its work to a submodule's selfless method
         # nothing cut here: each argument is taken to pass its graph
         out["arg_flow"] = ("graph",) * max(0, len(method.args.args) - (1 if method.args.args[:1] and
                                                                    method.args.args[0].arg == "self" else 0))
@@ -1193,7 +1238,7 @@ def _backwarded_names(fn) -> set:
     for node in _own_nodes(fn):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
-        if node.func.attr not in ("backward", "manual_backward"):
+        if node.func.attr not in ("backward", "manual_backward") or _bound_backward(fn, node):
             continue
         targets = []
         if node.func.attr == "backward":
@@ -1356,6 +1401,20 @@ def _own_nodes(func) -> list:
 
 
 _OWN = "_autodetach_own_nodes"  # not one of the ast fields, so no walk or dump sees it
+
+
+def _bound_backward(fn, call) -> bool:
+    """`z, ld = flow.backward(z)`: a `.backward(...)` whose result is assigned
+    is a method of the object's own (a flow's inverse pass), not autograd's,
+    which returns None."""
+    bound = fn.__dict__.get(_BOUND)
+    if bound is None:
+        bound = fn.__dict__[_BOUND] = {id(n.value) for n in _own_nodes(fn)
+                                       if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))}
+    return id(call) in bound
+
+
+_BOUND = "_autodetach_bound_calls"
 
 
 def _walk_own_nodes(func):

@@ -22,12 +22,12 @@ risk then. Findings resting on it name the class read."""
 from __future__ import annotations
 
 import ast
-import os
 from typing import Optional
 
 import libcst as cst
 
 from ..imports import dotted
+from .imported_classes import class_of
 from .walk import of_types
 
 KINDS = ("step", "zero_grad")
@@ -53,7 +53,7 @@ def _wrapped(analysis, base, meth):
     build = _only_build(analysis, base)
     if build is None:
         return None
-    cls, where = _class_of(analysis, build.func)
+    cls, where = class_of(analysis, build.func)
     if cls is None:
         return None
     methods = {f.name: f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -88,41 +88,6 @@ def _only_build(analysis, base) -> Optional[cst.Call]:
     if len(builds) != 1 or any(arg.star for arg in builds[0].args):
         return None
     return builds[0]
-
-
-def _class_of(analysis, func) -> tuple:
-    """(ast.ClassDef, where it was read) of the class called, in this file or
-    a project file it imports; (None, None) when out of sight."""
-    from .callers import tree_of
-    from .project import _import_file, module_file_up
-
-    name = dotted(func)
-    if name is None:
-        return None, None
-    if "." not in name and name in analysis.names.classes:
-        tree, where = analysis.own_tree, "this file"
-        cls_name = name
-    else:
-        path = None
-        qualified = analysis.ctx.imports.qualify(func)
-        rel = analysis.ctx.imports.relative.get(name.split(".")[0]) if "." not in name else None
-        here = analysis.project.dir
-        if here is None:
-            return None, None
-        if rel is not None and rel[1]:
-            level, mod, cls_name = rel
-            path = _import_file(analysis.ctx.path, level, mod.split("."))
-        elif qualified and "." in qualified and not qualified.startswith(("torch.", "transformers.")):
-            parts = qualified.split(".")
-            cls_name = parts[-1]
-            path = module_file_up(here, parts[:-1])
-        if path is None:
-            return None, None
-        tree, where = tree_of(path)[1], os.path.basename(path)
-    if tree is None:
-        return None, None
-    found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls_name]
-    return (found[0], where) if len(found) == 1 else (None, None)
 
 
 def _stored_params(cls, init, params: set) -> dict:

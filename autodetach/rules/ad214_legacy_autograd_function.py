@@ -8,6 +8,7 @@ import libcst as cst
 from ..analysis.walk import nodes, visit
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Rule, Valid
+from ._ad214_callers import caller_reports
 from ._ad214_init_state import plan as init_state_plan
 
 _FUNCTION = ("torch.autograd.Function", "torch.autograd.function.Function")
@@ -126,16 +127,22 @@ class LegacyAutogradFunction(Rule):
     Otherwise it is reported only: an instance kept in a variable and used
     otherwise, or a helper method called through `self`, has no direct
     `ctx` equivalent.
-    Files that import the class from this one keep their `Clamp()(...)`
-    calls: fix them with the same rule.
+    A file that imports such a class from a project file (`from
+    ..functions.clamp import Clamp`) and calls `Clamp()(x)` gets the same
+    finding at each call: `Clamp.apply(x)` (safe) when the class is the kind
+    rewritten safely above, read from its file with the stdlib parser,
+    rewritten already or not; reported only when its `__init__` holds state
+    (its `apply` then takes trailing arguments) or the name is used otherwise.
     """
 
     code = "AD214"
     name = "legacy-autograd-function"
     summary = "`torch.autograd.Function` with a non-static `forward` (`MyFn()(x)`) raises since 1.3"
     fix_safety = SAFE
-    tokens = ("Function",)
-    also_tokens = (("autograd",),)  # in every spelling of torch.autograd.Function
+    tokens = ("Function", ")(")
+    # every spelling of torch.autograd.Function says autograd; a file calling an
+    # imported one (`RoICrop()(a, b)`, `RoIAlign(h, w)(x, rois)`) says `)(`
+    also_tokens = (("autograd", ")("),)
 
     VALID = [
         Valid("""
@@ -307,6 +314,19 @@ class LegacyAutogradFunction(Rule):
         """, None, count=2, note="one name, two classes: the call cannot be given to either, reported only",
             line=3, column=7, message="is a legacy autograd Function (non-static `forward`)"),
     ]
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._called: list = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Call and type(func.func) is cst.Name:
+            self._called.append(node)  # `Name()(...)`: a Function of another file, maybe
+
+    def finish(self) -> None:
+        if self._called:
+            caller_reports(self, self._called)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if not any(self.ctx.imports.qualify(b.value) in _FUNCTION for b in node.bases):

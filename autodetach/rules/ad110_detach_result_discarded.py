@@ -183,7 +183,9 @@ class DetachResultDiscarded(Rule):
     is unsafe when the chain also converts the tensor (`x.detach().cpu()`:
     later code sees the converted tensor), and when an attribute is assigned
     that the file never assigns (an `nn.Parameter` attribute refuses a plain
-    tensor). No fix is offered when the container's type is unknown
+    tensor). No fix is offered for the `.weight` or `.bias` of a torch.nn
+    layer the file builds (a Parameter: `.requires_grad_(False)` stops
+    training it), when the container's type is unknown
     (rebuilding a tuple as a list, or the reverse, can break code that checks
     it), when the element of a tuple would be assigned, when the name is a
     trainable leaf (`nn.Parameter`, `requires_grad=True`: rebinding it to a
@@ -339,6 +341,18 @@ class DetachResultDiscarded(Rule):
             w.detach()
         """, None, note="a trainable leaf", line=3, column=1),
         Invalid("""
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(3, 1)
+
+                def freeze(self):
+                    self.fc.weight.detach()
+        """, None, note="a layer's weight is a Parameter: no fix, requires_grad_(False) suggested",
+            line=9, column=9, message="is a parameter of `nn.Linear(...)`"),
+        Invalid("""
             import torch
             model.memory.detach()
         """, """
@@ -484,6 +498,10 @@ class DetachResultDiscarded(Rule):
             attr = base.attr.value
             if attr == "grad":
                 return None  # any tensor's `.grad` takes a tensor of its shape
+            layer = _layer_of(ctx, base.value) if attr in ("weight", "bias") else None
+            if layer is not None:
+                return (f"`{src}` is a parameter of `{layer}`, which refuses a plain tensor and has no graph to "
+                        f"cut; to stop training it, use `{src}.requires_grad_(False)`")
             assigned = False
             for node in _module_assigns(ctx.module):
                 for target, value in node:
@@ -714,6 +732,20 @@ class _Assigns(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node) -> None:
         self.pairs.append([(node.target, node.value)])
+
+
+def _layer_of(ctx, owner) -> Optional[str]:
+    """`nn.Linear(...)` when `owner` (`self.fc`) is bound to a torch.nn layer in this file."""
+    key = dotted(owner)
+    if key is None:
+        return None
+    for node in _module_assigns(ctx.module):
+        for target, value in node:
+            if dotted(target) == key and isinstance(value, cst.Call) and \
+                    (ctx.imports.qualify(value.func) or "").startswith("torch.nn.") and \
+                    (dotted(value.func) or "").split(".")[-1][:1].isupper():
+                return f"{dotted(value.func)}(...)"
+    return None
 
 
 def _module_assigns(module: cst.Module) -> list:

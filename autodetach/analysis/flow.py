@@ -683,6 +683,11 @@ class Scope:
         if val.entries is not None and type(expr) is cst.Dict and val.graph and not self.no_grad:
             self._assign_entries(key, val, stmt, expr)
             return
+        if not val.heads and self._objects_only(expr):
+            # `args = dict(model=model, optim=optim, loader=dl)`: the objects themselves, no tensor
+            # computed from them (what calls them later builds its graph then)
+            self.env[key] = Val(modules=val.modules, ghosts=val.ghosts)
+            return
         kind = kind or self._state_kind(target, expr) or ("module" if val.modules else "op")
         node = self.new_node(key, stmt, expr, val, kind=kind, trivial=True if not val.graph else None)
         node.loss = val.loss or _looks_like_loss(key) or proven
@@ -702,6 +707,22 @@ class Scope:
                 and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
             self.tuple_elems[id(node)] = val.elems
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
+
+    def _objects_only(self, expr) -> bool:
+        """A dict, list or tuple (display, or `dict(...)`) of names and constants only."""
+        if type(expr) is cst.Call:
+            if type(expr.func) is not cst.Name or expr.func.value not in ("dict", "list", "tuple") or \
+                    self.imports.qualify(expr.func) is not None or any(arg.star for arg in expr.args):
+                return False
+            values = [arg.value for arg in expr.args]
+        elif type(expr) in (cst.Dict, cst.List, cst.Tuple):
+            if any(type(e) not in (cst.DictElement, cst.Element) for e in expr.elements):
+                return False
+            values = [e.value for e in expr.elements]
+        else:
+            return False
+        return bool(values) and all(dotted(v) is not None or isinstance(v, (cst.Integer, cst.Float, cst.SimpleString))
+                                    for v in values)
 
     def _assign_entries(self, key, val: Val, stmt, expr) -> None:
         """`losses = {"total": g_loss, "disc": d_loss}`: one entry per key, as if each were stored by

@@ -50,3 +50,31 @@ def test_a_dict_of_objects_is_no_graph_built_before_the_loop():
 def test_a_dict_holding_a_tensor_computed_before_the_loop_is_still_found():
     assert codes("extra = model(torch.ones(1, 3))",
                  "dict(model=model, optim=optim, loader=loader, n=2, extra=extra)") == ["AD107"]
+
+
+LOADER = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+def main():
+    enc = nn.Linear(3, 3)
+    head = nn.Linear(3, 1)
+    opt = torch.optim.SGD(head.parameters(), lr=0.1)
+    feats = enc(torch.randn(16, 3))
+    loader = DataLoader(TensorDataset(feats, torch.randn(16, 1)), batch_size=4{workers})
+    for x, y in loader:
+        loss = ((head(x) - y) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_batches_from_loader_workers_carry_no_graph_of_the_dataset():
+    # worker processes collate the batches anew (and cannot receive a tensor with a graph)
+    def found(workers):
+        return sorted({f.code for f in check_code(textwrap.dedent(LOADER.replace("{workers}", workers)),
+                                                  select=["AD1"])})
+    assert found(", num_workers=2") == []
+    assert found("") != []  # in this process, each batch still hangs from `enc`'s graph

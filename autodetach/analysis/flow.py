@@ -1022,7 +1022,7 @@ class Scope:
             return self.backward_site(call, stmt)
         if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
             return self.backward_site(call, stmt, qualified=qualified)
-        if _hands_back(func, qualified):
+        if _hands_back(func, qualified, call):
             # accelerator.prepare(model, opt, loader): the same objects, wrapped
             # for devices; no tensor comes out of it, so no graph does
             for arg in call.args:
@@ -2622,11 +2622,17 @@ def _none_check(test) -> Optional[tuple]:
 _HAND_BACK_METHODS = {"prepare", "prepare_model", "prepare_optimizer", "prepare_data_loader",
                       "prepare_scheduler", "setup_module", "setup_optimizers", "setup_dataloaders"}
 _HAND_BACK_CALLS = {"apex.amp.initialize", "deepspeed.initialize"}
+_LOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 
 
-def _hands_back(func, qualified) -> bool:
+def _hands_back(func, qualified, call=None) -> bool:
     if qualified in _HAND_BACK_CALLS:
         return True
+    if qualified in _LOADERS and call is not None:
+        # batches collated in worker processes, which cannot even receive a tensor
+        # with a graph: none of what built the dataset (with no workers they may)
+        return any(arg.keyword is not None and arg.keyword.value == "num_workers" and
+                   type(arg.value) is cst.Integer and arg.value.evaluated_value > 0 for arg in call.args)
     if not isinstance(func, cst.Attribute):
         return False
     meth = func.attr.value

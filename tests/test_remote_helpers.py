@@ -121,9 +121,18 @@ def test_a_sibling_class_with_a_method_of_that_name_is_not_this_helper(tmp_path)
     assert _check(text, path)[0] == []
 
 
-def test_a_caller_outside_a_loop_is_not_taken(tmp_path):
-    trainer = _trainer().replace(
+def _once(trainer: str) -> str:
+    return trainer.replace(
         "        for episode, batch in enumerate(loader):\n", "        episode, batch = 0, loader\n        if True:\n")
+
+
+def test_a_step_function_is_a_caller_run_once_per_batch(tmp_path):
+    text, path = _project(tmp_path, trainer=_once(_trainer()))
+    assert [f.line for f in _check(text, path)[0]] == [11]
+
+
+def test_a_caller_outside_a_loop_and_without_a_step_is_not_taken(tmp_path):
+    trainer = _once(_trainer()).replace("            self.optimizer.step()\n", "")
     text, path = _project(tmp_path, trainer=trainer)
     assert _check(text, path)[0] == []
 

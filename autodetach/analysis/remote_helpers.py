@@ -129,7 +129,7 @@ def _returned_at(func: cst.FunctionDef, name: str):
 
 def _feeding_calls(path: str, func: cst.FunctionDef, method: bool, param: str, index) -> list:
     """(file, line, argument code, classes) for each call of the helper in another project
-    file, in a loop and outside `no_grad`, that reaches this file's helper (its receiver's
+    file, in a loop (or a step function) and outside `no_grad`, that reaches this file's helper (its receiver's
     class, or the imported name, resolves here), whose caller backwards the value it
     returns at `index` and hands `param` an object made from a class it can name."""
     name = func.name.value
@@ -184,8 +184,11 @@ def _defined_in(path: str, name: str, me: str) -> bool:
 
 
 def _calls_in_loops(fn, name: str) -> list:
-    """(call, assignment target) for `target = ...name(...)` in a loop of `fn`, outside `no_grad`."""
+    """(call, assignment target) for `target = ...name(...)` in a loop of `fn`, outside `no_grad`;
+    anywhere in a step function (`opt.step()` in it: run once per batch by its caller's loop)."""
     out = []
+    steps = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step"
+                for n in ast.walk(fn))
 
     def visit(stmts, loop):
         for node in stmts:
@@ -202,7 +205,7 @@ def _calls_in_loops(fn, name: str) -> list:
             for field in ("body", "orelse", "finalbody", "handlers"):
                 visit(getattr(node, field, None) or [], inner)
 
-    visit(fn.body, False)
+    visit(fn.body, steps)
     return out
 
 

@@ -114,11 +114,12 @@ class LossAccumulatedWithGraph(GraphRule):
     caller does with it). A loss kept on `self` by the step (`self.batch_loss =
     loss`) and added into `self` state by another method the step calls
     (`self.end_of_batch_log()`). A helper that stores the loss it returns
-    into an object its caller hands it (`stat_col["loss"] = loss`), called in
-    a loop from other files of the project, whose callers backward what it
-    returns and hand it an object of a project class whose `__setitem__` (or
-    the method the helper calls) adds its argument into its state: reported
-    at the store, where one `.detach()` serves every caller.
+    into an object its caller hands it (`stat_col["loss"] = loss`,
+    `meter.update(loss)`), called in a loop (or a step function) from other
+    files of the project, whose callers backward what it returns and hand it
+    an object of a project class whose `__setitem__` (or the method the
+    helper calls) adds its argument into its state: reported at the store,
+    where one `.detach()` serves every caller.
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -736,7 +737,7 @@ class LossAccumulatedWithGraph(GraphRule):
             more = f" and {store.callers - 1} more places" if store.callers > 1 else ""
             how = "`obj[key] = value` calls it" if store.meth == "__setitem__" else "the helper calls it"
             msg = (f"`{store.func}` stores `{value.value}` with its graph into an object its caller hands it: "
-                   f"it is called in a loop from {os.path.basename(caller_file)} (line {caller_line}){more} "
+                   f"it is called once per step from {os.path.basename(caller_file)} (line {caller_line}){more} "
                    f"with `{arg}`, a `{store.cls}` whose `{store.meth}` ({how}) adds its argument into the "
                    f"object's state ({os.path.basename(store.cls_file)}), and the caller backwards the "
                    f"`{value.value}` it returns, so every iteration's graph stays alive and memory grows; "

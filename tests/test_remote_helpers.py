@@ -93,6 +93,11 @@ def test_a_worker_object_made_from_the_helpers_class(tmp_path):
     assert [f.line for f in _check(text, path)[0]] == [11]
 
 
+def test_the_returned_loss_backwarded_through_a_sum(tmp_path):
+    text, path = _project(tmp_path, backward="total = loss + 0.1 * logits.abs().mean()\n            total.backward()")
+    assert [f.line for f in _check(text, path)[0]] == [11]
+
+
 @pytest.mark.parametrize("variant", [
     dict(stored="loss.item()"),  # a number is stored
     dict(keep="[-1:] = [value]"),  # the collector keeps only the latest value

@@ -224,11 +224,25 @@ def _bound_at(target, index) -> Optional[str]:
 
 
 def _backwarded(fn) -> set:
-    """Names under the receiver of a `.backward()` in `fn` (`loss.backward()`, `scaler.scale(loss).backward()`)."""
+    """Names under the receiver of a `.backward()` in `fn` (`loss.backward()`, `scaler.scale(loss).backward()`),
+    and the names a backwarded name is computed from (`total = loss + reg`, then `total.backward()`)."""
     out = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
             out |= {n.id for n in ast.walk(node.func.value) if isinstance(n, ast.Name)}
+    sources = {}
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and node.value is not None:
+            reads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    sources.setdefault(target.id, set()).update(reads)
+    todo = list(out)
+    while todo:
+        for name in sources.get(todo.pop(), ()):
+            if name not in out:
+                out.add(name)
+                todo.append(name)
     return out
 
 

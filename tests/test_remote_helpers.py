@@ -202,3 +202,19 @@ def test_a_helper_walked_at_a_call_in_its_own_file_is_reported_once(tmp_path):
     """))
     text = (tmp_path / "train.py").read_text()
     assert [f.line for f in _check(text, str(tmp_path / "train.py"))[0]] == [47]
+
+
+def test_an_attribute_the_callers_class_binds_to_a_plain_dict_is_not_a_meter(tmp_path):
+    """Another class of the project binds `self.stat_col = Collector()`; the caller's own
+    class binds a dict: its stores replace the entry."""
+    (tmp_path / "other.py").write_text(textwrap.dedent("""
+        from stats import Collector
+
+
+        class Evaluator:
+            def __init__(self):
+                self.stat_col = Collector()
+    """))
+    trainer = _trainer().replace("self.stat_col = Collector()", "self.stat_col = {}")
+    text, path = _project(tmp_path, trainer=trainer)
+    assert _check(text, path)[0] == []

@@ -259,24 +259,40 @@ def _argument(call: ast.Call, params: list, method: bool, param: str):
 
 
 def _classes_of(path: str, tree, fn, arg) -> set:
-    """(file, class name) for the classes `arg` is made from: `self.X = C(...)` in the
-    project's files, or `name = C(...)` in the calling function."""
+    """(file, class name) for the classes `arg` is made from: `name = C(...)` in the calling
+    function, or `self.X = C(...)`: in the caller's file when it binds `self.X` there, else in
+    the project's files (a base class's `__init__`). Empty when one of those bindings is not a
+    class called (`self.X = {}`, a parameter): the object may then be a plain dict."""
     if isinstance(arg, ast.Name):
-        return {(path, _class_name(n.value)) for n in ast.walk(fn) if isinstance(n, ast.Assign)
-                and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == arg.id
-                and _class_name(n.value)}
+        return _made(path, [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                            and isinstance(n.targets[0], ast.Name) and n.targets[0].id == arg.id])
     if not (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self"):
         return set()
+    own = _self_bindings(tree, arg.attr)
+    if own:
+        return _made(path, own)
     needle = f"self.{arg.attr} = "
     out = set()
-    for f in [path] + files_mentioning(os.path.join(project_root(path), "_"), needle.encode(), up=False):
-        other = tree if f == path else tree_of(f)[1]
-        for n in ast.walk(other) if other is not None else ():
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
-                    and n.targets[0].attr == arg.attr and isinstance(n.targets[0].value, ast.Name) \
-                    and n.targets[0].value.id == "self" and _class_name(n.value):
-                out.add((f, _class_name(n.value)))
+    for f in files_mentioning(os.path.join(project_root(path), "_"), needle.encode(), up=False):
+        other = tree_of(f)[1]
+        values = _self_bindings(other, arg.attr) if other is not None else []
+        made = _made(f, values)
+        if values and not made:
+            return set()
+        out |= made
     return out
+
+
+def _self_bindings(tree, attr: str) -> list:
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Attribute) and n.targets[0].attr == attr
+            and isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == "self"]
+
+
+def _made(path: str, values: list) -> set:
+    """(path, class name) for each value, when every one is a class called; else empty."""
+    names = [_class_name(v) for v in values]
+    return set() if None in names else {(path, name) for name in names}
 
 
 def _class_name(value) -> Optional[str]:

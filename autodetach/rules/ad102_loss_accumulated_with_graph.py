@@ -113,7 +113,13 @@ class LossAccumulatedWithGraph(GraphRule):
     each step's loss (every call adds to what earlier calls kept, whatever the
     caller does with it). A loss kept on `self` by the step (`self.batch_loss =
     loss`) and added into `self` state by another method the step calls
-    (`self.end_of_batch_log()`).
+    (`self.end_of_batch_log()`). A helper that stores the loss it returns
+    into an object its caller hands it (`stat_col["loss"] = loss`,
+    `meter.update(loss)`), called in a loop (or a step function) from other
+    files of the project, whose callers backward what it returns and hand it
+    an object of a project class whose `__setitem__` (or the method the
+    helper calls) adds its argument into its state: reported at the store,
+    where one `.detach()` serves every caller.
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -127,7 +133,8 @@ class LossAccumulatedWithGraph(GraphRule):
     is chosen at run time (no fix at all when some of them return numbers),
     the entries of a container summed into the loss, what the caller of a
     method does with the list on `self` it returns, that an object whose
-    `.forward(x)` a training method calls on tensors is a module.
+    `.forward(x)` a training method calls on tensors is a module, what the
+    callers of a helper in other files hand it and backward.
     """
 
     code = "AD102"
@@ -137,7 +144,8 @@ class LossAccumulatedWithGraph(GraphRule):
     fix_safety = SAFE
     # a running loss total whose backward is in another file (`trainer.train_step(...)`)
     # a meter of losses, fed by another file; a list of losses a step method of another file returns
-    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(")
+    # a helper storing the loss it returns into a caller's collector (`stat_col["loss"] = loss`, `meter.update(loss)`)
+    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss")
 
     VALID = [
         Valid("""
@@ -639,6 +647,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 rep.message += UNSAFE_NOTE
         self._step_accumulators(done)
         self._kept_outputs(done)
+        self._remote_helpers()
 
     def _kept_outputs(self, done: set) -> None:
         """Entries of a Lightning `training_step` output that Lightning 1.x keeps
@@ -709,6 +718,32 @@ class LossAccumulatedWithGraph(GraphRule):
                    (f"; `{store.callee}(...)`, out of sight, keeps the graph of what it is given" if store.callee
                     else "") + UNSAFE_NOTE)
             self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
+
+    def _remote_helpers(self) -> None:
+        """A helper of this file that stores what it returns into the object a caller
+        in another file hands it: reported at the store, as a meter's own store is."""
+        import os
+
+        from ..analysis.remote_helpers import helper_stores
+
+        ctx = self.ctx
+        # a helper with callers in this file too may be reported already, walked at such a call
+        reported = {ctx.line_of(r.node) for r in self.reports if r.node is not None}
+        for store in helper_stores(ctx.analysis):
+            value = store.value
+            if ctx.line_of(value) in reported:
+                continue
+            caller_file, caller_line, arg = store.caller
+            more = f" and {store.callers - 1} more places" if store.callers > 1 else ""
+            how = "`obj[key] = value` calls it" if store.meth == "__setitem__" else "the helper calls it"
+            msg = (f"`{store.func}` stores `{value.value}` with its graph into an object its caller hands it: "
+                   f"it is called once per step from {os.path.basename(caller_file)} (line {caller_line}){more} "
+                   f"with `{arg}`, a `{store.cls}` whose `{store.meth}` ({how}) adds its argument into the "
+                   f"object's state ({os.path.basename(store.cls_file)}), and the caller backwards the "
+                   f"`{value.value}` it returns, so every iteration's graph stays alive and memory grows; "
+                   f"store `.detach()` instead; inferred: what the callers pass and backward is read from "
+                   f"their code in another file" + UNSAFE_NOTE)
+            self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Store `.detach()`")
 
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""

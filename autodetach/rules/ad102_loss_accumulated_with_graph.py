@@ -114,7 +114,11 @@ class LossAccumulatedWithGraph(GraphRule):
     each step's loss (every call adds to what earlier calls kept, whatever the
     caller does with it). A loss kept on `self` by the step (`self.batch_loss =
     loss`) and added into `self` state by another method the step calls
-    (`self.end_of_batch_log()`).
+    (`self.end_of_batch_log()`). A list filled one slot per iteration
+    (`losses[it] = loss`, `it += 1`) whose previous slot each iteration
+    backwards (`losses[it - 1].backward()`): every slot is backwarded once and
+    then kept with its graph; reported without a fix (a detached slot could
+    not be backwarded).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.

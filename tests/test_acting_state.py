@@ -37,8 +37,8 @@ def learn(batch):
 """
 
 
-def _ad101(loop: str) -> list:
-    src = MODEL + textwrap.dedent(loop)
+def _ad101(loop: str, extra: str = "") -> list:
+    src = MODEL + extra + textwrap.dedent(loop)
     return [f for f in check_code(src, select=["AD101"])]
 
 
@@ -93,4 +93,36 @@ def test_reset_each_step_and_no_grad_are_left_alone():
             with torch.no_grad():
                 a = net(torch.randn(1, 1, 4)).argmax(-1).item()
         learn(torch.randn(5, 4, 4))
+    """) == []
+
+
+ACT = """
+def act(obs):
+    return net(obs).argmax(-1).item()
+
+"""
+
+
+def test_any_caller_loop_that_acts():
+    found = _ad101(extra=ACT, loop="""
+        def evaluate():
+            for t in range(5):
+                act(torch.randn(1, 1, 4))
+
+        for episode in range(3):
+            net.reset(1)
+            for t in range(5):
+                act(torch.randn(1, 1, 4))
+            learn(torch.randn(5, 4, 4))
+    """)
+    assert len(found) == 1 and "`act`" in found[0].message, [f.message for f in found]
+
+
+def test_no_report_when_a_caller_loop_trains():
+    assert _ad101(extra=ACT, loop="""
+        for t in range(5):
+            act(torch.randn(1, 1, 4))
+        for t in range(5):
+            act(torch.randn(1, 1, 4))
+            learn(torch.randn(5, 4, 4))
     """) == []

@@ -153,15 +153,20 @@ def _acting(analysis, call, found) -> Optional[ActingState]:
         return None
     loop = _loop(ctx, call, fn)
     via = ""
+    loops = [loop]
     if loop is None:
         if fn is None or _steps(analysis, fn):
             return None
-        loop = _caller_loop(analysis, fn)
+        loops = _caller_loops(analysis, fn)
         via = fn.name.value
-    if loop is None or _steps(analysis, loop.body) or _calls_any(loop.body, set(resets) | _trainers(analysis)) or \
-            _quiet(ctx, loop, _function(ctx, loop)):
-        return None
-    return ActingState(call, stmt, keeper, key, store, resets, loop, via)
+    if any(loop is not None and (_steps(analysis, loop.body) or _calls_any(loop.body, _trainers(analysis)))
+           for loop in loops):
+        return None  # a loop that trains may train through the state (the fix would cut it)
+    for loop in loops:
+        if loop is None or _calls_any(loop.body, set(resets)) or _quiet(ctx, loop, _function(ctx, loop)):
+            continue
+        return ActingState(call, stmt, keeper, key, store, resets, loop, via)
+    return None
 
 
 def _numbers_only(ctx, names, call, stmt, fn) -> bool:
@@ -291,9 +296,8 @@ def _loop(ctx, node, fn):
     return None
 
 
-def _caller_loop(analysis, fn):
-    """The loop of this file that calls `fn` (`agent.select_action(s)`, `self.act(s)`),
-    when exactly one call of it does."""
+def _caller_loops(analysis, fn) -> list:
+    """The loops of this file that call `fn` (`agent.select_action(s)`, `self.act(s)`)."""
     ctx, names = analysis.ctx, analysis.names
     cls = _function(ctx, fn, cst.ClassDef)
     name = fn.name.value
@@ -308,8 +312,9 @@ def _caller_loop(analysis, fn):
         elif not (cls is None and type(n.func) is cst.Name and n.func.value == name):
             continue
         loop = _loop(ctx, n, _function(ctx, n))
-        loops.append(loop)
-    return loops[0] if len(loops) == 1 else None
+        if loop is not None:
+            loops.append(loop)
+    return loops
 
 
 def _binds(fn, key) -> bool:

@@ -28,6 +28,7 @@ from .bounded import within_step
 from .one_call import one_call
 from .self_storage import grows_on_self, log_helper
 from .graph import GNode, closure
+from .infeasible import slot_read
 from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
 from .tensor_methods import BUILTIN_METHODS
@@ -2295,7 +2296,8 @@ class Scope:
                 continue  # read back out of a meter that keeps graphs: reported once, at the meter's update
             if containers.last_consumed(head, self.events):
                 continue  # `losses[-1].backward()` frees what the list keeps
-            reached = any(head in event.reach or any(old in event.reach for old in older)
+            reached = any((head in event.reach or any(old in event.reach for old in older)) and
+                          not slot_read(event, key)  # `losses[i - 1].backward()`: the others stay kept
                           for event in self.events if event.kind in ("backward", "grad"))
             if reached and not any(event.retain is not False for event in self.events
                                    if event.kind in ("backward", "grad") and head in event.reach):

@@ -33,7 +33,86 @@ from .walk import nodes
 
 
 def infeasible(analysis, scope, conflict) -> bool:
-    return _contradicting_arms(analysis, scope, conflict) or _unbound_before_loop(analysis, scope, conflict)
+    return _contradicting_arms(analysis, scope, conflict) or _unbound_before_loop(analysis, scope, conflict) or \
+        _slot_per_iteration(conflict)
+
+
+# ------------------------------------------------------------ one slot per iteration
+def _slot_per_iteration(conflict) -> bool:
+    """`losses[i - 1].backward(); losses[i] = step(...); i += 1`: each iteration
+    fills a new slot of the list and backwards the one the previous iteration
+    filled, which no backward has walked yet. The walk keeps the list as one
+    value, so the slot read looks like every earlier slot (a leak, not a conflict)."""
+    receiver = conflict.second.call.func.value if isinstance(conflict.second.call, cst.Call) and \
+        isinstance(conflict.second.call.func, cst.Attribute) else None
+    read = _counter_slot(receiver)
+    if read is None or not conflict.links or not conflict.second.loops:
+        return False
+    key, counter, back = read
+    if back < 1:
+        return False
+    # the backward enters the older graphs only through the list itself, stored slot by slot
+    through = [n for n in conflict.path if n not in conflict.links]
+    if not through or any(n.name != key or n.kind != "container" or not any(
+            isinstance(t, cst.Subscript) and dotted(t.value) == key and _counter_slot(t) in ((key, counter, 0), None)
+            for t in _item_targets(n.stmt)) for n in through):
+        return False
+    return _counted_once(conflict.second.loops[-1], counter)
+
+
+def slot_read(event, key: str) -> bool:
+    """The backward reads one earlier slot of `key` (`losses[i - 1].backward()`), filled
+    by an earlier iteration of its loop, which adds 1 to `i` once: it consumes that
+    slot only, and the list keeps every other one."""
+    call = event.call
+    receiver = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
+    read = _counter_slot(receiver)
+    return read is not None and read[0] == key and read[2] >= 1 and bool(event.loops) and \
+        _counted_once(event.loops[-1], read[1])
+
+
+def _counter_slot(expr):
+    """(`losses`, `i`, k) for `losses[i - k]` (k = 0 for `losses[i]`), else None."""
+    if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1 or \
+            not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    key, index = dotted(expr.value), expr.slice[0].slice.value
+    if key is None:
+        return None
+    if isinstance(index, cst.Name):
+        return key, index.value, 0
+    if isinstance(index, cst.BinaryOperation) and isinstance(index.operator, cst.Subtract) and \
+            isinstance(index.left, cst.Name) and isinstance(index.right, cst.Integer):
+        return key, index.left.value, int(index.right.value)
+    return None
+
+
+def _item_targets(stmt) -> list:
+    out = []
+    for n in nodes(stmt) if stmt is not None else ():
+        if isinstance(n, cst.AssignTarget):
+            t = n.target
+            out += [e.value for e in t.elements] if isinstance(t, (cst.Tuple, cst.List)) else [t]
+    return out
+
+
+def _counted_once(loop, counter: str) -> bool:
+    """The loop's body adds 1 to `counter` once, at its top level, and binds it nowhere else."""
+    body = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+    steps = [small for stmt in body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body
+             if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and
+             small.target.value == counter and isinstance(small.operator, cst.AddAssign) and
+             isinstance(small.value, cst.Integer) and small.value.value == "1"]
+    binds = [n for n in nodes(loop.body) if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.For)) and
+             any(isinstance(x, cst.Name) and x.value == counter for x in _bound(n.target))]
+    return len(steps) == 1 and len(binds) == 1
+
+
+def _bound(target) -> list:
+    """The names a target binds (not those it only reads: `d[i] = ...` binds no `i`)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [x for e in target.elements for x in _bound(e.value)]
+    return [target] if isinstance(target, cst.Name) else []
 
 
 # ------------------------------------------------------------ contradicting arms

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.acting_state import acting_states
 from ..analysis.backwarded import holds_element
 from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
 from ..analysis.decide import Problem
@@ -35,7 +36,12 @@ class GraphKeptAcrossIterations(GraphRule):
     parameters feeds from them (a batch-norm core handed its owner's gain and
     bias) or an `nn.Sequential` puts after a layer. A reset in a method only
     `__init__` calls (`reset_parameters`) is initialisation, not the caller
-    managing recurrent state.
+    managing recurrent state. And recurrent state kept on `self` (by a
+    module's forward, `x, self.hc = self.lstm(x, self.hc)`, or by an agent,
+    `out, self.h = self.rnn(obs, self.h)`) that an acting loop grows step
+    after step with gradients on: the loop backwards nothing, nor resets the
+    state, and the call's outputs leave only as numbers (`q.argmax().item()`),
+    so every step's graph hangs from the last until the next reset.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -71,7 +77,10 @@ class GraphKeptAcrossIterations(GraphRule):
     A running loss sum that is itself backwarded with `retain_graph=True`
     every step (`total = total + loss; total.backward(retain_graph=True)`)
     is reported without a fix: detaching the sum leaves nothing to backward,
-    and backwarding only the step's loss changes the updates.
+    and backwarding only the step's loss changes the updates. An acting
+    forward that grows recurrent state is run under `torch.no_grad()`, an
+    unsafe fix: that no later forward trains through the state the acting
+    steps leave is inferred.
     """
 
     code = "AD101"
@@ -394,6 +403,7 @@ class GraphKeptAcrossIterations(GraphRule):
             edit = _store_edit(ctx, src, store)
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
+        self._acting(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -445,6 +455,28 @@ class GraphKeptAcrossIterations(GraphRule):
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")
 
+    def _acting(self, done: set) -> None:
+        """Recurrent state an acting loop grows step after step and never backwards."""
+        ctx = self.ctx
+        for a in acting_states(ctx.analysis):
+            if id(a.stmt) in done:
+                continue
+            done.add(id(a.stmt))
+            reset = f"until `{'`/`'.join(a.resets)}` binds it anew" if a.resets else "as long as the object lives"
+            runs = f"calls `{a.via}` (which makes this call)" if a.via else "makes this call"
+            msg = (f"`{code(ctx, a.call)}` runs with gradients on, and `{a.keeper}` stores in `{a.key}` "
+                   f"recurrent state computed from the previous call's (line {line(ctx, a.store)}): the loop at line "
+                   f"{line(ctx, a.loop)} {runs} step after step, backwards nothing and uses the outputs only as "
+                   f"numbers, so each step's graph hangs from the last and stays alive {reset} (memory grows "
+                   f"with the episode). Run this forward under `torch.no_grad()` (or detach `{a.key}` where it "
+                   f"is stored)")
+            edits = _no_grad_edit(ctx, a.stmt)
+            if edits:
+                msg += (f"; inferred: no later forward trains through the state these steps leave in `{a.key}` "
+                        f"(under `torch.no_grad()` it carries no graph)" + UNSAFE_NOTE)
+            self.report(a.call, msg, edits=edits, fix=UNSAFE if edits else None,
+                        fix_title="Run the acting forward under `torch.no_grad()`")
+
     def _buffer_updates(self, done: set) -> None:
         """Tensor state a module's forward updates in place from this call's graph."""
         ctx = self.ctx
@@ -490,6 +522,18 @@ class GraphKeptAcrossIterations(GraphRule):
             msg += "; this holds when " + " and ".join(f"`{c}`" for c in conditions) + " is true (the parameter's "\
                    "requires_grad)"
         self.report(u.stmt, msg)
+
+
+def _no_grad_edit(ctx, stmt) -> list:
+    """`q = net(s)` -> `with torch.no_grad(): q = net(s)`, for a statement of its own line."""
+    torch = ctx.imports.module_alias("torch")
+    if torch is None or not isinstance(stmt, cst.SimpleStatementLine) or \
+            not isinstance(ctx.parent(stmt), (cst.IndentedBlock, cst.Module)):
+        return []
+    body = stmt.with_changes(leading_lines=())
+    wrapped = cst.With(items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
+                       body=cst.IndentedBlock(body=[body]), leading_lines=stmt.leading_lines)
+    return [Edit(stmt, wrapped)]
 
 
 def _reset_after_backward(ctx, scope, leak) -> bool:

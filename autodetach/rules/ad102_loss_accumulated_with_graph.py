@@ -6,6 +6,7 @@ import libcst as cst
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
+from ..analysis.infeasible import slot_read
 from ..analysis.factories import factory_notes
 from ..analysis.graph import closure
 from ..analysis.keyed import slot_note
@@ -119,7 +120,11 @@ class LossAccumulatedWithGraph(GraphRule):
     files of the project, whose callers backward what it returns and hand it
     an object of a project class whose `__setitem__` (or the method the
     helper calls) adds its argument into its state: reported at the store,
-    where one `.detach()` serves every caller.
+    where one `.detach()` serves every caller. A list filled one slot per
+    iteration (`losses[it] = loss`, `it += 1`) whose previous slot each
+    iteration backwards (`losses[it - 1].backward()`): every slot is
+    backwarded once and then kept with its graph; reported without a fix (a
+    detached slot could not be backwarded).
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.
@@ -600,6 +605,14 @@ class LossAccumulatedWithGraph(GraphRule):
                 # `losses[-1].backward(...)`: a detached entry could not be backwarded
                 self.report(src, msg + f"keep `.detach()` in `{leak.key}` and backward the loss itself, "
                                        f"not `{leak.key}[-1]`")
+                continue
+            slot = next((ev for ev in scope.events if ev.kind in ("backward", "grad") and slot_read(ev, leak.key)),
+                        None)
+            if slot is not None:
+                # `losses[i - 1].backward()` reads the slot back: a detached entry could not be backwarded
+                self.report(src, msg + f"`{ctx.code(slot.call.func.value)}` is backwarded once, in the next "
+                                       f"iteration, and the others stay in the list with their graphs. Keep "
+                                       f"numbers (`.item()`) in `{leak.key}` and backward the loss itself")
                 continue
             if isinstance(src, LITERALS):
                 # `hist.append((loss, acc))`: cut the tensors inside, never the tuple

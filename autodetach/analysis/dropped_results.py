@@ -13,7 +13,10 @@ The graph leaves the function by its return, which would make the retain
 look needed (the caller might backward the loss again); when every call of
 the function in the project's files drops the result (a bare call, `_ =`,
 a name never read again or read only through a cut such as `.item()`), no
-caller does. Code out of sight may still call it: an inference the message
+caller does. A caller that only logs it drops it too: the names it unpacks
+(`c_loss, w_dist = model.train_critic(x)`) read only by `print`, string
+formatting or a logger (`writer.add_scalar("c", c_loss, step)`), which turn
+the tensor into text or a number. Code out of sight may still call it: an inference the message
 states. Read with stdlib `ast` (callers.py)."""
 from __future__ import annotations
 
@@ -29,6 +32,10 @@ from .project_index import files_mentioning
 
 _CUTS = ("item", "detach", "tolist")
 _NUMBERS = ("float", "int", "bool", "str")
+# calls that turn a tensor handed to them into text or a logged number (`writer.add_scalar(tag, loss, step)`)
+_LOGGERS = ("print",)
+_LOG_METHODS = ("format", "add_scalar", "add_scalars", "info", "debug", "warning", "log", "log_metric", "log_metrics",
+                "set_postfix")
 # methods frameworks call by name and whose result they may backward
 _HOOKS = ("forward", "training_step", "validation_step", "test_step", "predict_step", "compute_loss",
           "training_step_end", "closure", "backward")
@@ -86,7 +93,7 @@ def _judge(path: str, name: str) -> Optional[list]:
         if os.path.realpath(p) not in seen:
             seen.add(os.path.realpath(p))
             paths.append(p)
-    sites = []
+    sites, logged = [], []
     for file, tree in parsed(paths, must=name):
         parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
@@ -97,17 +104,18 @@ def _judge(path: str, name: str) -> Optional[list]:
             call = parents.get(id(node))
             if not isinstance(call, ast.Call) or call.func is not node:
                 return None  # handed on as a value: its calls are out of sight
-            if not _dropped(call, parents):
+            if not _dropped(call, parents, logged):
                 return None
             sites.append(f"{os.path.basename(file)}:{call.lineno}")
     if not sites:
         return None
     listed = ", ".join(sites[:4]) + (", ..." if len(sites) > 4 else "")
-    return [f"the graph leaves `{name}()` by its return, and its project calls ({listed}) drop the result: "
+    how = "drop the result or only print or log it" if logged else "drop the result"
+    return [f"the graph leaves `{name}()` by its return, and its project calls ({listed}) {how}: "
             f"code out of sight may call it and backward the result again"]
 
 
-def _dropped(call, parents) -> bool:
+def _dropped(call, parents, logged: list) -> bool:
     up = parents.get(id(call))
     if isinstance(up, ast.Expr):
         return True
@@ -115,25 +123,65 @@ def _dropped(call, parents) -> bool:
         return True
     if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
         return True
-    if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
-        target = up.targets[0].id
-        if target == "_":
-            return True
-        fn = up
-        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            fn = parents.get(id(fn))
-        return fn is not None and _reads_cut_only(fn, target, parents)
-    return False
+    names = _target_names(up.targets[0]) if isinstance(up, ast.Assign) and len(up.targets) == 1 else None
+    if not names:
+        return False
+    fn = up
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        fn = parents.get(id(fn))
+    return fn is not None and all(t == "_" or _reads_cut_only(fn, t, parents, logged) for t in names)
 
 
-def _reads_cut_only(fn, target: str, parents) -> bool:
-    """Is `target` read in `fn` only through a cut (`loss.item()`)?"""
+def _target_names(target):
+    """The names an assignment binds: `loss`, or each of `c_loss, w_dist, gp`
+    (None when the target stores anywhere else: an attribute, an item)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        out = []
+        for elt in target.elts:
+            elt = elt.value if isinstance(elt, ast.Starred) else elt
+            if not isinstance(elt, ast.Name):
+                return None
+            out.append(elt.id)
+        return out
+    return None
+
+
+def _reads_cut_only(fn, target: str, parents, logged: list) -> bool:
+    """Is `target` read in `fn` only through a cut (`loss.item()`) or to be
+    logged (noted in `logged`)?"""
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and node.id == target and isinstance(node.ctx, ast.Load):
             up = parents.get(id(node))
+            while isinstance(up, ast.Subscript) and up.value is node and isinstance(up.slice, ast.Constant):
+                node, up = up, parents.get(id(up))  # `out["loss"]`: one entry of a returned dict
             if isinstance(up, ast.Attribute) and up.attr in _CUTS and isinstance(parents.get(id(up)), ast.Call):
                 continue
             if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
                 continue
+            if _logged(node, up, parents):
+                logged.append(target)
+                continue
             return False
     return True
+
+
+def _logged(node, up, parents) -> bool:
+    """Is `node` read only to be printed or logged: an argument of `print`,
+    of `str.format` or of a logger's method, a value in an f-string or on the
+    right of `"..." % x`?"""
+    if isinstance(up, ast.keyword):
+        up = parents.get(id(up))
+    if isinstance(up, ast.Dict) and any(v is node for v in up.values):
+        node, up = up, parents.get(id(up))  # `wandb.log({"loss": loss})`
+    if isinstance(up, ast.Call) and node is not up.func:
+        func = up.func
+        return isinstance(func, ast.Name) and func.id in _LOGGERS or \
+            isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS
+    if isinstance(up, ast.FormattedValue):
+        return True
+    if isinstance(up, ast.Tuple):
+        up, node = parents.get(id(up)), up
+    return isinstance(up, ast.BinOp) and isinstance(up.op, ast.Mod) and up.right is node and \
+        isinstance(up.left, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(up.left, "value", ""), str)

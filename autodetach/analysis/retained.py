@@ -17,6 +17,7 @@ from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
+from .refilled_state import refilled
 from .state_cuts import cut_after, outer_cut
 from .walk import nodes
 
@@ -58,6 +59,12 @@ def unneeded_retains(analysis) -> list:
                 verdict.setdefault(ev.call, False)
                 if hook not in notes.setdefault(ev.call, []):
                     notes[ev.call].append(hook)
+                continue
+            refill = refilled(analysis, ev)
+            if refill:  # a helper's loss on `self` state that each of its callers stores anew first
+                verdict.setdefault(ev.call, False)
+                why = notes.setdefault(ev.call, [])
+                why.extend(x for x in refill if x not in why)
                 continue
             if _judged_as_step(analysis, scope, ev) or _judged_by_drivers(analysis, scope, ev):
                 continue

@@ -109,7 +109,20 @@ class RetainGraphUnneeded(GraphRule):
     method (`_train_step`) that returns its retained loss is judged by its
     callers: when every call in the project drops the result (a bare call,
     `_ = ...`, a name read only through `.item()`), the retain is unneeded,
-    as an inference (callers out of sight may backward it: unsafe).
+    as an inference (callers out of sight may backward it: unsafe). A caller
+    that unpacks the result (`c_loss, w_dist = gan.train_critic(x, z)`) and
+    only prints or logs each name (`print`, string formatting,
+    `writer.add_scalar("c", c_loss, step)`, `wandb.log({...})`, an entry
+    `out["loss"].item()`) drops it too.
+    A helper that backwards `self` state (`def _backward(self, who):
+    self._losses[who].backward(retain_graph=True)`, the losses filled by a
+    subclass's `calculate_losses` out of sight) is unneeded, unsafe, when
+    every project call of it (`self._backward(who=name)`) follows, in its own
+    block and with no other call between, a new store of that state (`self._losses
+    = self.calculate_losses(x, who=name)`, or `= {}` then a fill) from values of
+    that iteration, and no other backward of the file reads it (one in the
+    other arm of an `if` of the helper does not run with it); that the new
+    values share no graph with the old ones is inferred.
     """
 
     code = "AD104"

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-EPOCHS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
 
 
 class LabelGuesser:
@@ -57,6 +57,6 @@ if __name__ == "__main__":
         weight=0.5,
         n_iters=3,
     )
-    for epoch in range(EPOCHS):
+    for epoch in range(ITERS):
         print(f"{epoch} loss {train_one_epoch(**train_args):.6f}")
     print(f"checksum {sum(p.sum().item() for p in model.parameters()):.6f}")

@@ -86,25 +86,8 @@ def _find(analysis) -> list:
 def _module_state(analysis) -> dict:
     """Module class -> [(key, store statement, reset methods)]: forward reads
     `self.X` and stores a graph in it, and another method binds it anew."""
-    from .buffer_updates import graph_inputs
-    from .flow import Val
-    from .graph import GNode
-
     out = {}
-    for cls in analysis.ctx.module.body:
-        if not isinstance(cls, cst.ClassDef) or cls.name.value not in analysis.names.module_classes or \
-                not graph_inputs(analysis, cls):
-            continue
-        methods = class_methods(cls)
-        fwd = methods.get("forward")
-        if fwd is None:
-            continue
-        params = [p.name.value for p in fwd.params.params][1:]
-        marker = GNode(name="<input>", stmt=None, expr=None, iteration=())
-        scope = analysis._walk(list(fwd.body.body) if isinstance(fwd.body, cst.IndentedBlock) else [],
-                               ["self"] + params, "forward", {p: Val(heads=frozenset({marker})) for p in params})
-        if scope is None:
-            continue
+    for cls, methods, scope in analysis.forward_walks:
         for key in scope.free_reads:
             val = scope.env.get(key)
             if val is None or not val.heads or key in analysis.names.modules:
@@ -151,7 +134,7 @@ def _acting(analysis, call, found) -> Optional[ActingState]:
     fn = _function(ctx, call)
     if stmt is None or _quiet(ctx, call, fn) or not _numbers_only(ctx, analysis.names, call, stmt, fn):
         return None
-    loop = _loop(ctx, call, fn)
+    loop = ctx.enclosing(call, (cst.For, cst.While), stop=(cst.FunctionDef,))
     via = ""
     loops = [loop]
     if loop is None:
@@ -287,15 +270,6 @@ def _function(ctx, node, kind=cst.FunctionDef):
     return cur
 
 
-def _loop(ctx, node, fn):
-    cur = ctx.parent(node)
-    while cur is not None and cur is not fn:
-        if isinstance(cur, (cst.For, cst.While)):
-            return cur
-        cur = ctx.parent(cur)
-    return None
-
-
 def _caller_loops(analysis, fn) -> list:
     """The loops of this file that call `fn` (`agent.select_action(s)`, `self.act(s)`)."""
     ctx, names = analysis.ctx, analysis.names
@@ -311,7 +285,7 @@ def _caller_loops(analysis, fn) -> list:
                 continue
         elif not (cls is None and type(n.func) is cst.Name and n.func.value == name):
             continue
-        loop = _loop(ctx, n, _function(ctx, n))
+        loop = ctx.enclosing(n, (cst.For, cst.While), stop=(cst.FunctionDef,))
         if loop is not None:
             loops.append(loop)
     return loops

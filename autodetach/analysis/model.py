@@ -682,17 +682,14 @@ class Analysis:
                 if not replaced_each_iteration(scope, conflict) and not infeasible(self, scope, conflict)]
 
     @cached_property
-    def stateful_attrs(self) -> list:
-        """(class, key, store GNode, read node) for Module classes whose
-        forward reads `self.X` and then stores a graph-carrying value in it:
-        each call links to the previous call's graph."""
+    def forward_walks(self) -> list:
+        """(class, its methods, the scope of its `forward` walked with every input
+        carrying a graph) for the Module classes of this file that a trained
+        module feeds or that have parameters (analysis.buffer_updates.graph_inputs)."""
+        from .buffer_updates import graph_inputs
         from .flow import Val
         from .graph import GNode
 
-        from .buffer_updates import graph_inputs
-
-        if not self.sites.backward_in and not self.sites.module_level_backward:
-            return []
         out = []
         for cls in self.ctx.module.body:
             if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
@@ -707,8 +704,19 @@ class Analysis:
             marker = GNode(name="<input>", stmt=None, expr=None, iteration=())
             env = {p: Val(heads=frozenset({marker})) for p in params}
             scope = self._walk(_body(fwd), ["self"] + params, "forward", env)
-            if scope is None:
-                continue
+            if scope is not None:
+                out.append((cls, methods, scope))
+        return out
+
+    @cached_property
+    def stateful_attrs(self) -> list:
+        """(class, key, store GNode, read node) for Module classes whose
+        forward reads `self.X` and then stores a graph-carrying value in it:
+        each call links to the previous call's graph."""
+        if not self.sites.backward_in and not self.sites.module_level_backward:
+            return []
+        out = []
+        for cls, methods, scope in self.forward_walks:
             others = [m for n, m in methods.items() if n not in ("forward", "__init__")]
             for key, read in scope.free_reads.items():
                 val = scope.env.get(key)

@@ -31,6 +31,7 @@ import libcst as cst
 from ..imports import dotted
 from .callers import parsed
 from .project_index import files_mentioning
+from .summaries import ast_dotted
 from .walk import nodes, of_types
 
 _BACKWARDS = ("backward", "manual_backward", "grad")
@@ -209,7 +210,7 @@ def _data_read(ctx, attr) -> bool:
 
 def _stores_new(stmt, key: str) -> bool:
     """`self.X = {}`, `self.X = self.build(...)`."""
-    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or _dotted(stmt.targets[0]) != key:
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or ast_dotted(stmt.targets[0]) != key:
         return False
     value = stmt.value
     if isinstance(value, ast.Dict) and not value.keys or isinstance(value, (ast.List, ast.Tuple)) and not value.elts:
@@ -232,7 +233,7 @@ def _reads_only(stmt, fresh: set, key: str) -> bool:
                 and id(node) not in callee and node.id not in fresh:
             return False
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
-                and isinstance(node.ctx, ast.Load) and id(node) not in callee and _dotted(node) != key:
+                and isinstance(node.ctx, ast.Load) and id(node) not in callee and ast_dotted(node) != key:
             return False
     return True
 
@@ -263,10 +264,3 @@ def _module_names(tree) -> set:
 
 def _on_self(attr) -> bool:
     return isinstance(attr.value, ast.Name) and attr.value.id == "self"
-
-
-def _dotted(node) -> Optional[str]:
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return node.id if isinstance(node, ast.Name) else None

@@ -101,7 +101,8 @@ class Summary:
     returns_attr: Optional[str] = None
 
 
-def _dotted(node) -> Optional[str]:
+def ast_dotted(node) -> Optional[str]:
+    """`a.b.c` of an ast Name/Attribute chain; None for anything else."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -110,6 +111,9 @@ def _dotted(node) -> Optional[str]:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+_dotted = ast_dotted
 
 
 class _Fn:

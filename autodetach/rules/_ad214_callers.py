@@ -16,10 +16,12 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis.imported_classes import class_in_tree
+from ..analysis.summaries import ast_dotted
 from ..analysis.walk import nodes
 from ..rule import Edit
 
 _METHODS = {"forward", "backward"}
+_SPELLED = {"autograd.Function", "torch.autograd.Function", "torch.autograd.function.Function"}
 
 
 def _is_function(cls: ast.ClassDef, tree) -> bool:
@@ -27,18 +29,8 @@ def _is_function(cls: ast.ClassDef, tree) -> bool:
     `Function` only where the file imports it from torch.autograd)."""
     bare = any(isinstance(n, ast.ImportFrom) and (n.module or "").startswith("torch.autograd") and
                any(a.name == "Function" and a.asname is None for a in n.names) for n in tree.body)
-    for base in cls.bases:
-        parts = []
-        while isinstance(base, ast.Attribute):
-            parts.append(base.attr)
-            base = base.value
-        if isinstance(base, ast.Name):
-            parts.append(base.id)
-        parts.reverse()
-        if parts == ["Function"] and bare or parts in (["autograd", "Function"], ["torch", "autograd", "Function"],
-                                                       ["torch", "autograd", "function", "Function"]):
-            return True
-    return False
+    names = {ast_dotted(base) for base in cls.bases}
+    return "Function" in names and bare or bool(names & _SPELLED)
 
 
 def _why_not(cls: ast.ClassDef) -> Optional[str]:

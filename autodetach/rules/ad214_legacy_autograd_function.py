@@ -139,10 +139,10 @@ class LegacyAutogradFunction(Rule):
     name = "legacy-autograd-function"
     summary = "`torch.autograd.Function` with a non-static `forward` (`MyFn()(x)`) raises since 1.3"
     fix_safety = SAFE
-    tokens = ("Function", ")(")
+    tokens = ("Function", "()(")
     # every spelling of torch.autograd.Function says autograd; a file calling an
-    # imported one (`RoICrop()(a, b)`, `RoIAlign(h, w)(x, rois)`) says `)(`
-    also_tokens = (("autograd", ")("),)
+    # imported one (`RoICrop()(a, b)`) says `()(` (`)(` admits too many files)
+    also_tokens = (("autograd", "()("),)
 
     VALID = [
         Valid("""

@@ -97,6 +97,12 @@ class FileContext:
             cur = self.parent(cur)
         return None
 
+    def statement_of(self, node) -> Optional[cst.CSTNode]:
+        """The statement holding `node` (itself, when it is one): a simple line or a compound statement."""
+        while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            node = self.parent(node)
+        return node
+
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 

@@ -114,10 +114,10 @@ def _own_state(analysis, call, key) -> Optional[tuple]:
     stored = [dotted(e.value) for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
     args = {dotted(a.value) for a in call.args}
     state = next((s for s in stored if s and s.startswith("self.") and s in args), None)
-    fn = _function(ctx, call)
+    fn = ctx.enclosing(call, cst.FunctionDef)
     if state is None or fn is None or fn.name.value in ("forward", "__init__"):
         return None
-    cls = _function(ctx, fn, cst.ClassDef)
+    cls = ctx.enclosing(fn, cst.ClassDef)
     if cls is None:
         return None
     resets = tuple(sorted(n for n, m in class_methods(cls).items() if m is not fn and n != "__init__" and
@@ -130,8 +130,8 @@ def _acting(analysis, call, found) -> Optional[ActingState]:
     it backwards, and a loop runs it step after step without a reset."""
     ctx = analysis.ctx
     keeper, key, store, resets = found
-    stmt = _statement(ctx, call)
-    fn = _function(ctx, call)
+    stmt = ctx.statement_of(call)
+    fn = ctx.enclosing(call, cst.FunctionDef)
     if stmt is None or _quiet(ctx, call, fn) or not _numbers_only(ctx, analysis.names, call, stmt, fn):
         return None
     loop = ctx.enclosing(call, (cst.For, cst.While), stop=(cst.FunctionDef,))
@@ -146,7 +146,8 @@ def _acting(analysis, call, found) -> Optional[ActingState]:
            for loop in loops):
         return None  # a loop that trains may train through the state (the fix would cut it)
     for loop in loops:
-        if loop is None or _calls_any(loop.body, set(resets)) or _quiet(ctx, loop, _function(ctx, loop)):
+        if loop is None or _calls_any(loop.body, set(resets)) or \
+                _quiet(ctx, loop, ctx.enclosing(loop, cst.FunctionDef)):
             continue
         return ActingState(call, stmt, keeper, key, store, resets, loop, via)
     return None
@@ -256,24 +257,10 @@ def _trainers(analysis) -> set:
     return {fn.name.value for fn in analysis.names.functions_all if _steps(analysis, fn)}
 
 
-def _statement(ctx, node):
-    cur = node
-    while cur is not None and not isinstance(cur, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-        cur = ctx.parent(cur)
-    return cur
-
-
-def _function(ctx, node, kind=cst.FunctionDef):
-    cur = ctx.parent(node)
-    while cur is not None and not isinstance(cur, kind):
-        cur = ctx.parent(cur)
-    return cur
-
-
 def _caller_loops(analysis, fn) -> list:
     """The loops of this file that call `fn` (`agent.select_action(s)`, `self.act(s)`)."""
     ctx, names = analysis.ctx, analysis.names
-    cls = _function(ctx, fn, cst.ClassDef)
+    cls = ctx.enclosing(fn, cst.ClassDef)
     name = fn.name.value
     loops = []
     for n in nodes(ctx.module):

@@ -57,6 +57,19 @@ def parsed_texts(paths, must: str = "", pattern=None) -> Iterator[tuple]:
             yield path, text, tree
 
 
+def mentioning_trees(path: str, name: str) -> Iterator[tuple]:
+    """(file, tree, parents) for `path` and the project files whose text says `name`,
+    each file once (by its real path); `parents` maps id(node) to its parent node."""
+    paths, seen = [], set()
+    for p in [*files_mentioning(path, name.encode()), path]:
+        real = os.path.realpath(p)
+        if real not in seen:
+            seen.add(real)
+            paths.append(p)
+    for file, tree in parsed(paths, must=name):
+        yield file, tree, {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
 def calls_name(node, name: str) -> bool:
     """`name(...)` or `x.name(...)`."""
     func = node.func if isinstance(node, ast.Call) else None

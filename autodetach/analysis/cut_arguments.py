@@ -321,7 +321,7 @@ def _judge(analysis, source, fn, call, found) -> list:
             if cut is not None:
                 where = os.path.basename(path) if path and path != analysis.ctx.path else None
                 out.append(CutArgument(call, cut[1], method.name, opt, frozenset(mods), cut[0], where or "",
-                                       stmt=_statement(analysis.ctx, call)))
+                                       stmt=analysis.ctx.statement_of(call)))
     return out
 
 
@@ -366,7 +366,3 @@ def _assignments(analysis, fn) -> list:
     return out
 
 
-def _statement(ctx, node):
-    while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-        node = ctx.parent(node)
-    return node

@@ -81,7 +81,7 @@ def dead_terms(analysis) -> list:
             stepped = own if returned else _stepped(analysis, scope, site)
             found_here = _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped)
             if not returned:
-                found_here += [replace(c, stmt=_statement(analysis.ctx, c.cut))
+                found_here += [replace(c, stmt=analysis.ctx.statement_of(c.cut))
                                for c in cut_inputs(analysis, vals, scope, site, terms)]
             for found in found_here:
                 if id(found.cut) not in seen:
@@ -489,7 +489,8 @@ def _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped) -> 
         if not hit and not only:
             continue  # cut from modules this loss does not train (a teacher, a target network)
         out.append(DeadTerm(site, returned, term, spine[0], frozenset(hit), only,
-                            stmt=_statement(analysis.ctx, spine[0]), loss=analysis.ctx.module.code_for_node(loss_expr)))
+                            stmt=analysis.ctx.statement_of(spine[0]),
+                            loss=analysis.ctx.module.code_for_node(loss_expr)))
     return out
 
 
@@ -510,7 +511,3 @@ def _within(module, group) -> bool:
                for m in group)
 
 
-def _statement(ctx, node):
-    while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-        node = ctx.parent(node)
-    return node

@@ -27,8 +27,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .callers import parsed
-from .project_index import files_mentioning
+from .callers import mentioning_trees
 
 _CUTS = ("item", "detach", "tolist")
 _NUMBERS = ("float", "int", "bool", "str")
@@ -88,14 +87,8 @@ def _plain_class(ctx, cls, depth) -> bool:
 
 
 def _judge(path: str, name: str) -> Optional[list]:
-    paths, seen = [], set()
-    for p in list(files_mentioning(path, name.encode())) + [path]:
-        if os.path.realpath(p) not in seen:
-            seen.add(os.path.realpath(p))
-            paths.append(p)
     sites, logged = [], []
-    for file, tree in parsed(paths, must=name):
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for file, tree, parents in mentioning_trees(path, name):
         for node in ast.walk(tree):
             ref = isinstance(node, ast.Name) and node.id == name or \
                 isinstance(node, ast.Attribute) and node.attr == name

@@ -28,6 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .bindings import target_names
 from .invariant import _SKIP, _earlier, _invariant, _keys, _loop_between
 from .walk import nodes
 
@@ -104,15 +105,8 @@ def _counted_once(loop, counter: str) -> bool:
              small.target.value == counter and isinstance(small.operator, cst.AddAssign) and
              isinstance(small.value, cst.Integer) and small.value.value == "1"]
     binds = [n for n in nodes(loop.body) if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.For)) and
-             any(isinstance(x, cst.Name) and x.value == counter for x in _bound(n.target))]
+             counter in target_names(n.target)]
     return len(steps) == 1 and len(binds) == 1
-
-
-def _bound(target) -> list:
-    """The names a target binds (not those it only reads: `d[i] = ...` binds no `i`)."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [x for e in target.elements for x in _bound(e.value)]
-    return [target] if isinstance(target, cst.Name) else []
 
 
 # ------------------------------------------------------------ contradicting arms

@@ -29,8 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .callers import parsed
-from .project_index import files_mentioning
+from .callers import mentioning_trees
 from .summaries import ast_dotted
 from .walk import nodes, of_types
 
@@ -69,9 +68,7 @@ def _judge(analysis, ev) -> Optional[list]:
         return None  # a walk sees the graph: its verdict stands
     name = fn.name.value
     sites, builders = [], set()
-    paths = list({os.path.realpath(p): p for p in [*files_mentioning(ctx.path, name.encode()), ctx.path]}.values())
-    for path, tree in parsed(paths, must=name):
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for path, tree, parents in mentioning_trees(ctx.path, name):
         top = _module_names(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id == name:

@@ -141,8 +141,19 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
             return None
         if fate == "stepped":
             return False
+        if fate is None and _escapes(scope, module):
+            return None  # the caller may step them (`opt_g.step()` after this function returns)
         # Nothing decisive: no optimizer steps with them.
     return True
+
+
+def _escapes(scope, module: str) -> bool:
+    """Whether gradients left in `module` by a function outlive it: the
+    module comes from a parameter, `self` or a global, not a local."""
+    if scope.name == "<module>":
+        return False
+    root = module.split(".")[0]
+    return root == "self" or root in scope.params or root not in scope.bound
 
 
 def _fate(analysis, later_events, ev, module: str) -> Optional[str]:

@@ -153,6 +153,7 @@ class Scope:
         self.name = name
         self.env: dict = dict(env or {})
         self.bound: set = set(self.env) | set(params)
+        self.params = frozenset(params)
         self.freed: dict = {}
         self.freed_any: set = set()  # freed on some path: a later caller cannot backward it again
         self.events: list = []

@@ -412,7 +412,7 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         if id(rep) in chosen_ids:
             f.fixed = True
             for e in rep.edits:
-                edits[e.node] = _with_comments(e.node, e.replacement)
+                edits[e.node] = _with_comments(e.node, e.replacement, ctx)
     # _choose computed the positions: their code generation is `module.code`.
     pieces: list = []
     printed = _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions, pieces)
@@ -599,13 +599,13 @@ def _first_block(stmt):
     return next((n for n in nodes(stmt) if isinstance(n, cst.IndentedBlock)), None)
 
 
-def _with_comments(node, replacement):
+def _with_comments(node, replacement, ctx):
     """An expression replaced whole keeps the comments it held (`type(  # why`
     -> `isinstance(...)`): they go in parentheses around the replacement."""
     if isinstance(node, cst.BaseExpression) and isinstance(replacement, cst.BaseExpression):
         from .rules._helpers import keep_comments, lost_comments
 
-        lost = lost_comments(node, replacement)
+        lost = lost_comments(node, replacement, ctx)
         if lost:
             return keep_comments(replacement, lost)
     return replacement

@@ -148,7 +148,12 @@ def _comments(node) -> list:
     return out
 
 
-def lost_comments(original, new) -> list:
+def lost_comments(original, new, ctx=None) -> list:
+    """The comments in `original` that `new` does not hold. With `ctx`, a
+    node of its tree whose code has no `#` holds none: answered without the
+    comment walks (libcst's visitor rebuilds the subtree, twice)."""
+    if ctx is not None and not _may_hold_comment(ctx, original):
+        return []
     left = list(_comments(new))
     lost = []
     for c in _comments(original):
@@ -157,6 +162,15 @@ def lost_comments(original, new) -> list:
         else:
             lost.append(c)
     return lost
+
+
+def _may_hold_comment(ctx, node) -> bool:
+    positions = ctx.positions
+    try:
+        start, end = positions.extent(node)
+    except KeyError:  # not a node of this tree
+        return True
+    return "#" in positions.code[start:end]
 
 
 def keep_comments(expr: cst.BaseExpression, comments: list) -> cst.BaseExpression:
@@ -180,7 +194,7 @@ def bracket_safe(ctx, original: cst.BaseExpression, new: cst.BaseExpression) -> 
     removes are kept (see keep_comments)."""
     if not isinstance(new, cst.BaseExpression):
         return new
-    lost = lost_comments(original, new)
+    lost = lost_comments(original, new, ctx)
     new = _bracket_safe(ctx, original, new)
     return keep_comments(new, lost) if lost else new
 

@@ -120,3 +120,9 @@ def test_history_handed_to_a_helper(call, body, found):
     text = HISTORY.format(imported=imported, local=local, body=body, kept="loss", call=call)
     assert _lines(text) == ([22] if found else [])
     assert _lines(HISTORY.format(imported=imported, local=local, body=body, kept="loss.item()", call=call)) == []
+
+
+@pytest.mark.parametrize("body", ["h.update(loss=[])", "h.pop('loss')", "reset(h)"])
+def test_history_helper_that_may_start_the_lists_again(body):
+    text = HISTORY.format(imported="reset", local="keep_track", body=body, kept="loss", call="keep_track")
+    assert _lines(text) == []

@@ -212,10 +212,20 @@ def _reads_only(scope, call: cst.Call, holder: str) -> bool:
     for n in nodes(fn.body):
         if names & _bound(n) or any(_empties(n, name) for name in names):
             return False
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
-                type(n.func.value) is cst.Subscript and dotted(n.func.value.value) in names:
+        if not isinstance(n, cst.Call):
+            continue
+        held = n.func.value if isinstance(n.func, cst.Attribute) else None
+        if type(held) is cst.Subscript and dotted(held.value) in names:
             return False  # `hist[k].append(...)`: it adds to the lists itself
+        if dotted(held) in names and n.func.attr.value not in _DICT_READS:
+            return False  # `hist.update(...)`, `hist.pop(k)`: entries replaced or dropped
+        name = n.func.attr.value if held is not None else dotted(n.func)
+        if any(dotted(arg.value) in names for arg in n.args) and name not in _READERS and not _saver(name):
+            return False  # handed on to code that may start the lists again
     return True
+
+
+_DICT_READS = {"items", "keys", "values", "get", "copy"}
 
 
 def drop_slots(env: dict, holder: str, key: Optional[str] = None) -> None:

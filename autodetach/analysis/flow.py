@@ -166,6 +166,9 @@ class Scope:
         self.seq = 0
         self.walked = 0
         self.inlining: set = set()
+        # ids of nodes bound to a local of a function walked at its call: a caller's name that is
+        # the same word (`loss += self._step()`, whose body has its own `loss`) is not their key
+        self.callee_locals: set = set()
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
@@ -1878,6 +1881,7 @@ class Scope:
         saved_returns, saved_grad, saved_consts = self.returns, self.no_grad, self.consts
         self.returns = []
         self.consts = _literal_params(func, params, given)
+        first = len(self.nodes)
         try:
             self.grad_from(func).block(self._block_of(func.body))
         finally:
@@ -1896,6 +1900,8 @@ class Scope:
         local = set(params) | self._locals_of(func)
         # `train_step(..., losses)` whose parameter is also `losses`: the caller's meter keeps the store
         kept = {key for param, key in given_keys.items() if key == param and key in self.meter_keys}
+        self.callee_locals.update(id(node) for node in self.nodes[first:]
+                                  if node.name in local and node.name not in kept)
         for key in list(self.env):
             if key in local and "." not in key and key not in kept:
                 if key in saved_env:
@@ -2264,7 +2270,8 @@ class Scope:
                 if not any(tag == (loop_id, 2) for tag in head.iteration):
                     continue
                 older = [parent for parent in closure(head.parents) if parent.name == key and not parent.entry
-                         and any(tag == (loop_id, 1) for tag in parent.iteration)]
+                         and any(tag == (loop_id, 1) for tag in parent.iteration)
+                         and id(parent) not in self.callee_locals]
                 if older:
                     outer = tuple(enclosing for enclosing, _ in self.loop_stack)
                     self._leak_candidates.append((key, head, loop, older, outer))

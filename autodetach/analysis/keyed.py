@@ -180,9 +180,52 @@ def _reset_elsewhere(scope, holder: str) -> bool:
         if isinstance(call, cst.Call) and any(type(arg.value) is cst.Name and arg.value.value == holder
                                               for arg in call.args):
             name = call.func.attr.value if isinstance(call.func, cst.Attribute) else dotted(call.func)
-            if name not in _READERS:
+            if name not in _READERS and not _saver(name) and not _reads_only(scope, call, holder):
                 return True
     return False
+
+
+# words of a function's name that say it writes out or draws what it is handed
+# (`save_pickle(hist, path)`, `plot_history(hist)`): such a call does not start its lists again
+_SAVE_WORDS = {"save", "dump", "pickle", "json", "yaml", "plot", "draw", "show", "write", "print", "export"}
+
+
+def _saver(name) -> bool:
+    return bool(name) and bool(_SAVE_WORDS.intersection(name.rsplit(".", 1)[-1].lower().split("_")))
+
+
+def _reads_only(scope, call: cst.Call, holder: str) -> bool:
+    """`report(stats)` of a function of this file that neither binds, empties nor stores
+    into the parameter it is handed the dict as."""
+    from .names import dotted
+    from .self_storage import _bound, _empties
+    from .walk import nodes
+
+    fn = scope.names.functions.get(dotted(call.func) or "")
+    if not isinstance(fn, cst.FunctionDef):
+        return False
+    params = [p.name.value for p in fn.params.params]
+    at = [i for i, arg in enumerate(call.args) if type(arg.value) is cst.Name and arg.value.value == holder]
+    if any(call.args[i].keyword is not None or call.args[i].star or i >= len(params) for i in at):
+        return False
+    names = {params[i] for i in at}
+    for n in nodes(fn.body):
+        if names & _bound(n) or any(_empties(n, name) for name in names):
+            return False
+        if not isinstance(n, cst.Call):
+            continue
+        held = n.func.value if isinstance(n.func, cst.Attribute) else None
+        if type(held) is cst.Subscript and dotted(held.value) in names:
+            return False  # `hist[k].append(...)`: it adds to the lists itself
+        if dotted(held) in names and n.func.attr.value not in _DICT_READS:
+            return False  # `hist.update(...)`, `hist.pop(k)`: entries replaced or dropped
+        name = n.func.attr.value if held is not None else dotted(n.func)
+        if any(dotted(arg.value) in names for arg in n.args) and name not in _READERS and not _saver(name):
+            return False  # handed on to code that may start the lists again
+    return True
+
+
+_DICT_READS = {"items", "keys", "values", "get", "copy"}
 
 
 def drop_slots(env: dict, holder: str, key: Optional[str] = None) -> None:

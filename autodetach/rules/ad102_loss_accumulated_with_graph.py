@@ -38,6 +38,10 @@ class LossAccumulatedWithGraph(GraphRule):
     tensors are freed and the sum is dropped at the next step, so nothing
     grows.
 
+    Also found: a sum of what a method of the class returns after its own
+    backward and step (`loss += self._step(x)` over several steps), even
+    where the method's local has the same name as the sum.
+
     ## Why it matters
     It does not raise, but every iteration's graph stays reachable from the
     accumulator: memory grows each step until the loop ends (a classic cause
@@ -85,7 +89,10 @@ class LossAccumulatedWithGraph(GraphRule):
     on: what else reads its lists is not followed):
     a dict on `self` only when no method but `__init__` binds or empties it,
     a module-level or local one only when no other function stores into it
-    and no call but `print`/`len`/`dump`/`save` is handed it; a list of
+    and no call is handed it but `print`/`len`/`dump`/`save`, a function
+    named as one that writes or draws (`save_pickle(hist, path)`,
+    `plot_history(hist)`) or a function of the file that neither binds,
+    empties nor appends to its lists; a list of
     values computed from a backwarded tensor (`q.backward(g)`, then
     `errors.append(target - q)`), kept for the log like a list of losses; what a
     training step of a class chosen at run time returns

@@ -1330,6 +1330,8 @@ class Scope:
         key = dotted(func) or model_containers.elem_key(func, self.names)
         if key is not None and self.names.is_module(key):
             return self._module_call(call, key)
+        if key is not None and self._capital_part(key):
+            return self._module_call(call, key)  # `self.model.G(z)`: G is a part of the module `self.model`
         if qualified == "torch.autograd.Variable":
             return self._variable(call)
         if _new_data(qualified, key):
@@ -1730,6 +1732,13 @@ class Scope:
         if isinstance(func, cst.Name):
             return func.value not in _BUILTINS and key not in self.names.functions
         return False
+
+    def _capital_part(self, key: str) -> bool:
+        """`base.G` with `base` a module of this project (`self.model`): a capitalised
+        attribute of a module is a submodule (`G`, `D`, `E`), not a class."""
+        base, _, attr = key.rpartition(".")
+        return bool(base) and attr[:1].isupper() and self.names.is_module(base) and \
+            self.names.has_params(base) and base.split(".")[0] not in self.imports.aliases
 
     def _module_call(self, call: cst.Call, key: str, parts=None) -> Val:
         args = Val()

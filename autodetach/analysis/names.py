@@ -549,3 +549,24 @@ def _propagate(aliases, table: NameTable) -> None:
             table.optimizers[key] = Optimizer(key, optimizer.owns, optimizer.node)
             if src in table.inferred:
                 table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)
+    _alias_parts(aliases, table)
+
+
+def _alias_parts(aliases, table: NameTable) -> None:
+    """`self.model = model` where `model.G` is a module (`Adam(model.G.parameters())`
+    in `__init__`): `self.model.G` is that module, and an optimizer over it owns
+    it under both names, so a step method's `self.model.G(z)` is seen and owned."""
+    for key, src in aliases:
+        if not key.startswith("self.") or "." in src or src == "self":
+            continue
+        prefix = src + "."
+        for name in [m for m in table.modules if m.startswith(prefix)]:
+            part = key + name[len(src):]
+            if part not in table.modules and part not in table.optimizers:
+                table.modules[part] = table.modules[name]
+                if name in table.inferred:
+                    table.inferred[part] = table.inferred[name].replace(f"`{name}`", f"`{part}`", 1)
+        for opt_key, opt in list(table.optimizers.items()):
+            extra = {key + o[len(src):] for o in opt.owns or () if o.startswith(prefix)}
+            if opt.owns is not None and extra - opt.owns:
+                table.optimizers[opt_key] = Optimizer(opt.name, opt.owns | extra, opt.node)

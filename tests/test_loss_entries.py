@@ -86,6 +86,8 @@ def test_entries_built_apart(tmp_path):
      "g_fake = self.netD(self.keep(fake))"),
     # a value another method stores on `self` (an earlier graph) read by both
     ("d_real, d_fake = self.netD(real) + self.last, self.netD(fake.detach())", "g_fake = self.netD(fake) + self.last"),
+    # a graph handed to a call may be kept (and backwarded elsewhere)
+    (APART_D + "\n        self.history.append(fake)", APART_G),
     # a branch: which binding an entry reads is not plain
     (APART_D, "if True:\n            g_fake = self.netD(fake)"),
 ])

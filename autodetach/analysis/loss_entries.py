@@ -228,7 +228,9 @@ def _entry_origins(method, cls, index):
     if not isinstance(value, ast.Name):
         return None
     dname = value.id
-    params = [a.arg for a in method.args.args][1:]
+    args = method.args
+    params = [a.arg for a in args.posonlyargs + args.args][1:] + [a.arg for a in args.kwonlyargs] + \
+        [a.arg for a in (args.vararg, args.kwarg) if a is not None]
     env = {p: {"arg:" + p} for p in params}
     entries: dict = {}
     stored: list = []
@@ -275,6 +277,9 @@ def _run(body, env, entries, dname, stored, cut) -> bool:
         elif isinstance(stmt, ast.Expr):
             if any(isinstance(x, ast.Name) and x.id == dname for x in ast.walk(stmt)):
                 return False  # `losses.update(...)`
+            if isinstance(stmt.value, ast.Call) and not cut:
+                # `self.fakes.append(fake)`: what a call is handed may be kept
+                stored.append(set().union(*(_origins(a, env) for a in stmt.value.args), set()))
         elif isinstance(stmt, (ast.Return, ast.Pass, ast.Assert)):
             continue
         else:

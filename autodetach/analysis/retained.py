@@ -71,6 +71,7 @@ def unneeded_retains(analysis) -> list:
             if judged_in_file(analysis, scope, ev):
                 continue  # the walks of its callers in this file, which inline it, judge it
             own = {n for n in ev.reach if not n.leaf}
+            entry_notes: list = []  # a later loss shares only a returned dict whose entries its method builds apart
             state = None if ev.target.heads else _state_emptied(ctx, scope)
             if state:
                 emptied[ev.call] = state
@@ -91,6 +92,7 @@ def unneeded_retains(analysis) -> list:
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
+                             and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
                       or _sibling_later(ctx, scope, ev, own)
@@ -118,7 +120,7 @@ def unneeded_retains(analysis) -> list:
                 why = notes.setdefault(ev.call, [])
                 found = ([scope.driver_note] if scope.driver_note else []) + \
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
-                    + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes
+                    + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes + entry_notes
                 why.extend(x for x in found if x not in why)
     for call, ev in escapes.items():
         walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)
@@ -139,6 +141,17 @@ def unneeded_retains(analysis) -> list:
             if found is not None:
                 out.append(found)
     return out
+
+
+def _entries_apart(analysis, scope, ev, later, own, notes) -> bool:
+    """Do the graphs `ev` and a later backward share only a dict of losses that
+    a project method returns, filling their entries from separate calls
+    (loss_entries)? Its notes go to `notes`: the verdict rests on that file."""
+    from .loss_entries import disjoint_entries
+
+    found = disjoint_entries(analysis, scope, ev, later, own & later.reach)
+    notes.extend(x for x in found if x not in notes)
+    return bool(found)
 
 
 def _judged_as_step(analysis, scope, ev) -> bool:

@@ -123,6 +123,17 @@ class RetainGraphUnneeded(GraphRule):
     that iteration, and no other backward of the file reads it (one in the
     other arm of an `if` of the helper does not run with it); that the new
     values share no graph with the old ones is inferred.
+    Two backwards that share only a dict of losses a project model's method
+    returns (`losses, fake = trainer(x, mask, gt)`; `losses["d"] =
+    losses["d_real"] + losses["d_fake"]` backwarded with the retain, then
+    `losses["g"]`) are judged by that method: when it builds the entries each
+    loss reads from separate calls (the critic run on `fake.detach()` for the
+    critic's terms and again on `fake` for the generator's), the later backward
+    walks none of the retained graph. Unsafe: what both read (the method's
+    arguments, `self` state only `__init__` stores) is taken to carry no graph.
+    Not reported when the entries share a call, a `self` value another method
+    stores, or a helper method that reads `self`, when the method branches or
+    loops, or when the script hands the dict to a call.
     """
 
     code = "AD104"

@@ -147,6 +147,7 @@ class Analysis:
     def names(self):
         from .caller_owners import widen
         from .base_optimizers import add_base_optimizers
+        from .factory_optimizers import add_factory_optimizers
         from .plain_classes import mark_plain
         from .project_modules import mark
 
@@ -154,6 +155,7 @@ class Analysis:
         mark(table, self)  # objects of another file's nn.Module classes
         mark_plain(table, self)  # the same, built by a lower-case or star-imported name
         add_base_optimizers(table, self)  # `self.opt_E` a base class of another file builds
+        add_factory_optimizers(table, self)  # `self.opt = self._get_optimizer(kind, self.policy, lr)`
         widen(table, self)
         return table
 

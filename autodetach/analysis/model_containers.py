@@ -516,6 +516,7 @@ def forward_helper(scope, own) -> bool:
         table = scope.names
         hit = memo[own] = any(isinstance(n, cst.Call) and (elem_key(n.func, table) in table.modules
                                                            or _self_module(n.func, table, own))
+                              or isinstance(n, cst.Arg) and _reduces_entries(n.value, table)
                               for n in nodes(own))
     return hit
 
@@ -529,6 +530,17 @@ def _self_module(func, table, own) -> bool:
         return True  # `model = self.agent.model` in the helper, then `model.reward_model(feat)`
     return key is not None and key.startswith("self.") and key.count(".") == 1 and table.has_params(key) \
         and table.is_module(key)
+
+
+def _reduces_entries(expr, table) -> bool:
+    """`torch.min(*[critic(s, a) for critic in self.critics])` in a loss helper:
+    one value from every entry of this object's container of models
+    (`_entries`). Not a list of per-entry results: each entry's graph is its own,
+    and which one a caller's loop backwards is not followed."""
+    if not isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        return False
+    return any(type(n) is cst.Call and type(n.func) is cst.Name and
+               table.entry_of.get(n.func.value, "").startswith("self.") for n in nodes(expr.elt))
 
 
 def _self_alias(own, name) -> bool:

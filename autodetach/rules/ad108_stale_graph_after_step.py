@@ -86,6 +86,18 @@ class StaleGraphAfterStep(GraphRule):
     with `critic`), also when the body already shows that parameter is a
     module (`clip_grad_norm_(critic.parameters(), 1)`); the message says so.
 
+    An optimizer built by a method of the class or of a base class in
+    another file whose name says it makes one (`self._get_optimizer(kind,
+    self.policy, lr)`, the optimizer class chosen at run time) and whose
+    every return is built from `model.parameters()` of one of its
+    parameters is taken to step the module handed for it; a comprehension
+    of such calls over `self.critics` gives a list whose entries step the
+    critics. A loss helper that reduces a comprehension over a container of
+    models (`torch.min(*[critic(s, a) for critic in self.critics])`) is
+    walked at its call, so its loss carries the critics' graph, and a step
+    helper called in a list comprehension over `zip(losses, self.critic_opts,
+    self.critics)` steps them. Both inferences are said in the message.
+
     A learned scalar held by a module whose forward returns its parameter
     (`self.log_alpha()`, a SAC temperature) and read only through an op that
     saves its output (`self.log_alpha().exp()`, `torch.exp(...)`, `sigmoid`,

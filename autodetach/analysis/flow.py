@@ -1904,6 +1904,8 @@ class Scope:
             out = out.join(ret)
         if len(self.returns) == 1:
             out = self.returns[0]
+        elif self.returns:
+            out.elems = _joined_elems(self.returns)  # `return None, {}, t` and `return out, d, t`
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
         local = set(params) | self._locals_of(func)
@@ -2504,6 +2506,18 @@ def _metric_total(head) -> bool:
         return False
     return not reduced_args and any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Subtract)
                                     for n in nodes(expr))
+
+
+def _joined_elems(returns: list) -> Optional[list]:
+    """Element-wise join of tuple results of one width; None when any return
+    is not such a tuple or the widths differ."""
+    widths = {len(r.elems) if r.elems is not None else None for r in returns}
+    if len(widths) != 1 or None in widths:
+        return None
+    out = [Val() for _ in returns[0].elems]
+    for ret in returns:
+        out = [acc.join(elem) for acc, elem in zip(out, ret.elems)]
+    return out
 
 
 def _uncertain_below(head) -> bool:

@@ -603,6 +603,10 @@ class LossAccumulatedWithGraph(GraphRule):
             held = slot_note(ctx, leak.key, node.stmt)
             if held:
                 guesses.append(held)  # a dict-held list: its readers elsewhere are not followed
+            if node.uncertain or node.opaque:
+                # `epoch_loss += utils.to_scalar(loss)` of a module not in the run: it may return a number
+                guesses.append(f"`{ctx.code(src).strip()}` is a tensor with a graph (it comes through code that "
+                               "was not followed)")
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

@@ -162,3 +162,22 @@ def test_method_cutting_its_argument_first(tmp_path):
     """))
     assert cut_positions(str(path), "loss", 2) == frozenset({1})
     assert cut_positions(str(path), "keep", 2) == frozenset()
+
+
+def test_decoding_inside_forward_silent():
+    # a module's forward: its callers, out of sight, choose the grad mode
+    found = check_code(MODEL + textwrap.dedent("""
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = Net()
+
+            def forward(self, x):
+                h = None
+                words = []
+                for t in range(5):
+                    out, h = self.net(x, h)
+                    words.append(out.argmax(-1))
+                return words
+    """), select=["AD101"])
+    assert found == [], [f.message for f in found]

@@ -16,7 +16,8 @@ state may be trained through: AD106's), state rebound or cut in the loop,
 state read anywhere but by the call or through a cut, outputs kept with
 their graph (`outs.append(out)`: unrolled for a later backward), and a call
 under `torch.no_grad()` (here, in the function's decorator, or around every
-call of the function). `model.eval()` is no cut."""
+call of the function), and a module's forward (its callers choose). `model.eval()`
+is no cut."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -78,8 +79,8 @@ def _threaded(analysis, stmt) -> Optional[ThreadedState]:
     key = fed[0]
     loop = ctx.enclosing(call, (cst.For, cst.While), stop=(cst.FunctionDef,))
     fn = ctx.enclosing(call, cst.FunctionDef)
-    if loop is None or "." in key:
-        return None
+    if loop is None or "." in key or (fn is not None and fn.name.value == "forward"):
+        return None  # a forward's callers, out of sight, choose the grad mode
     found = _runner(analysis, call, targets, key)
     if found is None:
         return None

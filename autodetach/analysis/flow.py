@@ -782,13 +782,31 @@ class Scope:
         if key is None or not isinstance(expr, cst.Call):
             return None
         callee = dotted(expr.func)
-        if callee is None or not (self.names.is_module(callee) or callee in self.names.functions):
+        if callee is None:
             return None
+        if not (self.names.is_module(callee) or callee in self.names.functions):
+            return "state" if self._object_method(callee, expr, key) else None
         for arg in expr.args:
             for name in _names_in(arg.value):
                 if name == key:
                     return "state"
         return None
+
+    def _object_method(self, callee, expr, key) -> bool:
+        """`loss, h = trainer.loss(x, h)`: a method of an object of another file's
+        class, whose summary says its result hangs from the argument `h`
+        (not cut inside, as `h = h.detach()` there would)."""
+        base, _, meth = callee.rpartition(".")
+        if not base or base not in self.names.foreign_instances:
+            return False
+        found = self.analysis.foreign_method(base, meth)
+        flow = found[0].arg_flow if found is not None else None
+        if not flow:
+            return False
+        for i, arg in enumerate(expr.args):
+            if type(arg.value) is cst.Name and arg.value.value == key:
+                return arg.keyword is None and not arg.star and i < len(flow) and flow[i] == "graph"
+        return False
 
     # ---------------------------------------------------------------- expressions
     def lookup_key(self, key) -> Val:

@@ -57,6 +57,8 @@ def _only_cut(fn, name: str) -> bool:
     reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
     if not reads:
         return False
+    if _cut_first(fn, name):
+        return True  # `h = h.detach()` first thing: no later line sees the argument's graph
     for n in reads:
         if not isinstance(n.ctx, ast.Load):
             return False  # rebound: not followed
@@ -69,3 +71,16 @@ def _only_cut(fn, name: str) -> bool:
             continue  # `torch.randn_like(z)`, `len(z)`: new data of its shape
         return False
     return True
+
+
+def _cut_first(fn, name: str) -> bool:
+    """The method's first statement that names `name` is `name = name.detach()`."""
+    for stmt in fn.body:
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+            continue
+        value = getattr(stmt, "value", None)
+        return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name and \
+            isinstance(value, ast.Call) and not value.args and isinstance(value.func, ast.Attribute) and \
+            value.func.attr == "detach" and isinstance(value.func.value, ast.Name) and value.func.value.id == name
+    return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.acting_state import acting_states
+from ..analysis.threaded_state import threaded_states
 from ..analysis.backwarded import holds_element
 from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
 from ..analysis.decide import Problem
@@ -41,7 +42,13 @@ class GraphKeptAcrossIterations(GraphRule):
     `out, self.h = self.rnn(obs, self.h)`) that an acting loop grows step
     after step with gradients on: the loop backwards nothing, nor resets the
     state, and the call's outputs leave only as numbers (`q.argmax().item()`),
-    so every step's graph hangs from the last until the next reset.
+    so every step's graph hangs from the last until the next reset. The
+    same for local state a loop feeds back into the call that returned it
+    (`out, state = model(x, state)` in a sampling loop, or
+    `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
+    the new state): no backward, cut or reset in the loop, the state read
+    only by that call, the other outputs only as numbers (`model.eval()`
+    turns no gradients off).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -80,7 +87,8 @@ class GraphKeptAcrossIterations(GraphRule):
     and backwarding only the step's loss changes the updates. An acting
     forward that grows recurrent state is run under `torch.no_grad()`, an
     unsafe fix: that no later forward trains through the state the acting
-    steps leave is inferred.
+    steps leave is inferred (so is the recurrent call of a loop that feeds
+    its state back).
     """
 
     code = "AD101"
@@ -404,6 +412,7 @@ class GraphKeptAcrossIterations(GraphRule):
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         self._acting(done)
+        self._threaded(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -476,6 +485,27 @@ class GraphKeptAcrossIterations(GraphRule):
                         f"(under `torch.no_grad()` it carries no graph)" + UNSAFE_NOTE)
             self.report(a.call, msg, edits=edits, fix=UNSAFE if edits else None,
                         fix_title="Run the acting forward under `torch.no_grad()`")
+
+    def _threaded(self, done: set) -> None:
+        """Local recurrent state a loop feeds back into the call that returned it, and never backwards."""
+        ctx = self.ctx
+        for t in threaded_states(ctx.analysis):
+            if id(t.stmt) in done:
+                continue
+            done.add(id(t.stmt))
+            how = f"`{t.via}` runs `{t.runner}` on it" if t.via else f"`{t.runner}` has parameters"
+            msg = (f"`{code(ctx, t.call)}` runs with gradients on and returns `{t.key}` computed from the "
+                   f"`{t.key}` it was given ({how}): the loop at line {line(ctx, t.loop)} feeds it back step after "
+                   f"step, backwards nothing and uses the other outputs only as numbers, so each step's graph "
+                   f"hangs from the last and all of them stay alive (memory grows with the loop; "
+                   f"`model.eval()` does not stop it). Run this call under `torch.no_grad()` (or detach "
+                   f"`{t.key}` where it is fed back)")
+            edits = _no_grad_edit(ctx, t.stmt)
+            if edits:
+                msg += (f"; inferred: no later forward trains through what this loop computes (under "
+                        f"`torch.no_grad()` `{t.key}` carries no graph)" + UNSAFE_NOTE)
+            self.report(t.call, msg, edits=edits, fix=UNSAFE if edits else None,
+                        fix_title="Run the recurrent step under `torch.no_grad()`")
 
     def _buffer_updates(self, done: set) -> None:
         """Tensor state a module's forward updates in place from this call's graph."""

@@ -38,9 +38,11 @@ class RecurrentStateNotRepackaged(GraphRule):
     a trainer method that another method's loop calls once per pass
     (`train_stream` -> `self.train_chunk`) is detached at the start of the
     called method. With `retain_graph=True` on the backward, the chained
-    state is reported too. And a module's reset method that zeroes, in
-    place, state its forward stores a graph in (`self.v_mem.zero_()`): the
-    zeros keep the old history, and the next forward reads them; the fix
+    state is reported too. The state may pass through a method of another
+    file's class (`loss, h = trainer.loss(x, h)`) whose summary shows the
+    result hanging from `h` (not when it cuts `h` first, `h = h.detach()`).
+    And a module's reset method that zeroes, in place, state its forward
+    stores a graph in (`self.v_mem.zero_()`): the zeros keep the old history, and the next forward reads them; the fix
     cuts it after the reset (`.zero_().detach_()`), which changes no
     gradient (the zeroed values pass none back). And a loop that backwards
     and steps every iteration through a module whose state the code cuts only
@@ -451,7 +453,7 @@ class RecurrentStateNotRepackaged(GraphRule):
                           fix_title=f"Detach `{node.name}` before it is fed back",
                           related=[(node.stmt, f"`{node.name}` is produced here"),
                                    (ev.call, "this backward keeps the graph")])
-        _infer(rep, [_foreign_state(analysis, node) or
+        _infer(rep, [_foreign_state(analysis, node),
                      "that the loop means truncated BPTT, not backprop through every earlier iteration"])
 
     def _module_files(self, analysis) -> None:
@@ -577,9 +579,12 @@ def _foreign_state(analysis, node):
         return describe(node)
     call = node.expr
     callee = dotted(call.func) if isinstance(call, cst.Call) else None
-    if callee is None or callee not in analysis.names.foreign_instances:
+    owner, meth = callee, "forward"
+    if callee is not None and callee not in analysis.names.foreign_instances:
+        owner, _, meth = callee.rpartition(".")  # `trainer.loss(x, h)`: a method of another file's class
+    if not owner or owner not in analysis.names.foreign_instances:
         return None
-    found = analysis.foreign_method(callee, "forward")
+    found = analysis.foreign_method(owner, meth)
     if found is None:
         return None
     summary, path = found
@@ -591,8 +596,8 @@ def _foreign_state(analysis, node):
         return False
     import os
 
-    return (f"`{callee}`'s forward (read from {os.path.basename(path)}) returns `{node.name}` "
-            f"computed from its input")
+    where = f"`{callee}`'s forward" if meth == "forward" else f"`{callee}`"
+    return f"{where} (read from {os.path.basename(path)}) returns `{node.name}` computed from its input"
 
 
 def _target_index(node):

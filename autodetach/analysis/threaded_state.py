@@ -1,0 +1,315 @@
+"""Recurrent state a loop threads through a call, returned and fed back, in a
+loop that never backwards.
+
+    for i in range(predict_len):
+        out, state = self.model(x, state)           # gradients on
+        x = pick(out.data)                          # only numbers leave
+
+    for t in range(100):
+        action, hidden = agent.get_action(obs, hidden)   # runs self.drqn on hidden
+
+Each step's state carries the graph of every earlier step, and nothing
+backwards it: memory grows with the loop. The call is a module with
+parameters, or a method of a class of this file that runs one on the state
+and returns the new state. Left alone: a loop that backwards or steps (the
+state may be trained through: AD106's), state rebound or cut in the loop,
+state read anywhere but by the call or through a cut, outputs kept with
+their graph (`outs.append(out)`: unrolled for a later backward), and a call
+under `torch.no_grad()` (here, in the function's decorator, or around every
+call of the function), and a module's forward (its callers choose). `model.eval()`
+is no cut."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from ..imports import dotted
+from .acting_state import _cut, _quiet, _steps, _calls_any, _trainers
+from .buffer_updates import CUT_METHODS
+from .walk import children, nodes
+
+# a method that stores what it is given (the acting step may keep a graph for a later backward)
+STORES = {"append", "extend", "insert", "add", "put", "push", "store", "remember", "update", "__setitem__"}
+PLAIN_ROOTS = ("random.", "numpy.random.")
+
+
+@dataclass
+class ThreadedState:
+    call: cst.Call  # `self.model(x, state)` or `agent.get_action(obs, hidden)`
+    stmt: cst.SimpleStatementLine  # its statement
+    key: str  # `state`: fed back into the next call
+    loop: cst.CSTNode  # the loop that threads it
+    runner: str  # the module that runs on the state: `self.model`, or `self.drqn` in `Agent.get_action`
+    via: str  # the method the call goes through ("" when it calls the module itself)
+
+
+def threaded_states(analysis) -> list:
+    return analysis.memo("_threaded_states", lambda: _find(analysis))
+
+
+def _find(analysis) -> list:
+    sites = analysis.sites
+    if not sites.backward_in and not sites.module_level_backward:
+        return []  # nothing is trained here: no evidence that the module's outputs carry a graph
+    ctx = analysis.ctx
+    out = []
+    for stmt in (n for n in nodes(ctx.module) if type(n) is cst.SimpleStatementLine):
+        found = _threaded(analysis, stmt)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _threaded(analysis, stmt) -> Optional[ThreadedState]:
+    ctx, names = analysis.ctx, analysis.names
+    if len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign or len(stmt.body[0].targets) != 1:
+        return None
+    call = stmt.body[0].value
+    if type(call) is not cst.Call or any(a.star for a in call.args):
+        return None
+    targets = _flat(stmt.body[0].targets[0].target)
+    if targets is None:
+        return None
+    fed = [k for k in targets if k and any(k in _arg_names(a.value) for a in call.args)]
+    # `x = block(x)` transforms; a recurrence also takes an input
+    if len(fed) != 1 or len(call.args) < 2:
+        return None
+    key = fed[0]
+    loop = ctx.enclosing(call, (cst.For, cst.While), stop=(cst.FunctionDef,))
+    fn = ctx.enclosing(call, cst.FunctionDef)
+    if loop is None or "." in key or (fn is not None and fn.name.value == "forward"):
+        return None  # a forward's callers, out of sight, choose the grad mode
+    found = _runner(analysis, call, targets, key)
+    if found is None:
+        return None
+    runner, via, plain = found
+    scope = fn if fn is not None else ctx.module
+    others = [t for i, t in enumerate(targets) if t and t != key and t != "_" and i not in plain]
+    if any("." in t for t in others) or not all(_numbers_only(ctx, names, scope, loop, t) for t in others):
+        return None
+    if not _only_fed(ctx, names, scope, loop, key, call) or _rebound_in(loop, key, stmt):
+        return None
+    if _steps(analysis, loop.body) or _calls_any(loop.body, _trainers(analysis)):
+        return None  # a loop that trains may train through the state (AD106's)
+    if _quiet(ctx, call, fn) or (fn is not None and _called_quiet(ctx, fn)) or _volatile(scope):
+        return None
+    return ThreadedState(call, stmt, key, loop, runner, via)
+
+
+def _flat(target) -> Optional[list]:
+    """`out, (h, c)` -> ["out", "h", "c"]; None for a target that is not names."""
+    if type(target) in (cst.Tuple, cst.List):
+        out = []
+        for e in target.elements:
+            if isinstance(e, cst.StarredElement):
+                return None
+            sub = _flat(e.value)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    key = dotted(target)
+    return [key] if key is not None else None
+
+
+def _arg_names(expr) -> set:
+    """Names an argument hands over as they are: `h`, `(h, c)`, `[h, c]`."""
+    if type(expr) in (cst.Tuple, cst.List):
+        return set().union(*[_arg_names(e.value) for e in expr.elements]) if expr.elements else set()
+    return {expr.value} if type(expr) is cst.Name else set()
+
+
+def _module_key(names, func) -> Optional[str]:
+    key = dotted(func)
+    if key is not None and key.endswith(".forward"):
+        key = key[: -len(".forward")]
+    return key if names.is_module(key) and names.has_params(key) else None
+
+
+def _runner(analysis, call, targets, key) -> Optional[tuple]:
+    """(module, method it goes through, target positions known to be plain) when
+    the call runs a module with parameters on the state and hands back its new state."""
+    ctx, names = analysis.ctx, analysis.names
+    module = _module_key(names, call.func)
+    if module is not None:
+        return module, "", set()
+    if type(call.func) is not cst.Attribute:
+        return None
+    base = dotted(call.func.value)
+    cls = names.instances.get(base) if base != "self" else None
+    if base == "self":
+        owner = ctx.enclosing(call, cst.ClassDef)
+        cls = owner.name.value if owner is not None else None
+    meth = names.class_method(cls, call.func.attr.value) if cls else None
+    if meth is None or _stores(meth):
+        return None
+    param = _param_for(meth, call, key)
+    if param is None:
+        return None
+    returns = _returned(meth)
+    if not returns or any(len(r) != len(targets) for r in returns):
+        return None
+    pos = targets.index(key)
+    inner = None
+    for r in returns:
+        new = dotted(r[pos]) if type(r[pos]) is cst.Name else None
+        inner = _module_call_binding(names, meth, new, param) if new else None
+        if inner is None or _quiet(ctx, inner, meth):
+            return None
+    plain = {i for i in range(len(targets)) if i != pos and all(_plain_value(ctx, meth, r[i]) for r in returns)}
+    return _module_key(names, inner.func), f"{cls}.{meth.name.value}", plain
+
+
+def _stores(meth) -> bool:
+    """The method keeps something on the object: a graph may be kept for a later backward."""
+    for n in nodes(meth):
+        if type(n) is cst.AssignTarget and (dotted(n.target) or "").startswith("self."):
+            return True
+        if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value in STORES:
+            return True
+    return False
+
+
+def _param_for(meth, call, key) -> Optional[str]:
+    """The parameter of `meth` that receives `key` at `call`."""
+    params = [p.name.value for p in meth.params.params]
+    if params and params[0] == "self":
+        params = params[1:]
+    for i, arg in enumerate(call.args):
+        if type(arg.value) is not cst.Name or arg.value.value != key:
+            continue
+        if arg.keyword is not None:
+            return arg.keyword.value if arg.keyword.value in params else None
+        return params[i] if i < len(params) else None
+    return None
+
+
+def _returned(meth) -> Optional[list]:
+    """The elements each `return` of `meth` hands back (a list per return), or None."""
+    found = []
+    for n in nodes(meth):
+        if type(n) is cst.FunctionDef and n is not meth or type(n) is cst.Lambda:
+            return None  # nested functions: their returns are not the method's
+        if type(n) is cst.Return:
+            if n.value is None:
+                return None
+            found.append(_flat_exprs(n.value))
+    return found
+
+
+def _flat_exprs(expr) -> list:
+    if type(expr) in (cst.Tuple, cst.List) and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
+        return [x for e in expr.elements for x in _flat_exprs(e.value)]
+    return [expr]
+
+
+def _module_call_binding(names, meth, new, param) -> Optional[cst.Call]:
+    """The call that binds `new` in `meth`, when every binding of it is a call of a
+    module with parameters that takes `param` as it is."""
+    found = None
+    for n in nodes(meth):
+        if type(n) is not cst.Assign:
+            continue
+        for t in n.targets:
+            flat = _flat(t.target) or []
+            if new not in flat:
+                continue
+            call = n.value
+            if type(call) is not cst.Call or _module_key(names, call.func) is None or \
+                    not any(param in _arg_names(a.value) for a in call.args):
+                return None
+            found = call
+    return found
+
+
+def _plain_value(ctx, meth, expr) -> bool:
+    """A number: `q.argmax().item()`, or a name every binding in `meth` gives one (`random.randint(...)`)."""
+    if type(expr) is not cst.Name:
+        return _plain(ctx, expr)
+    name = expr.value
+    values = [n.value for n in nodes(meth) if type(n) is cst.Assign and
+              any(dotted(t.target) == name for t in n.targets)]
+    return bool(values) and all(_plain(ctx, v) for v in values)
+
+
+def _plain(ctx, expr) -> bool:
+    if type(expr) in (cst.Integer, cst.Float):
+        return True
+    if type(expr) is not cst.Call:
+        return False
+    if type(expr.func) is cst.Attribute and expr.func.attr.value in ("item", "tolist"):
+        return True
+    if type(expr.func) is cst.Name and expr.func.value in ("int", "float"):
+        return True
+    return (ctx.imports.qualify(expr.func) or "").startswith(PLAIN_ROOTS)
+
+
+def _uses(ctx, scope, loop, name) -> list:
+    """Reads of `name` in the loop or after it (a read before it sees an earlier binding)."""
+    from .acting_state import _bound_here
+
+    inside = {id(n) for n in nodes(loop)}
+    start = ctx.line_of(loop)
+    return [n for n in _own_nodes(scope) if type(n) is cst.Name and n.value == name and not _bound_here(ctx, n)
+            and not _attr_name(ctx, n) and (id(n) in inside or ctx.line_of(n) > start)]
+
+
+def _own_nodes(scope):
+    """The nodes of `scope` outside the functions and classes it defines (their names are their own)."""
+    stack = list(scope.body.body if type(scope) is cst.FunctionDef else scope.body)
+    while stack:
+        n = stack.pop()
+        yield n
+        if type(n) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            stack.extend(children(n))
+
+
+def _attr_name(ctx, n) -> bool:
+    parent = ctx.parent(n)
+    return type(parent) is cst.Attribute and parent.attr is n or type(parent) is cst.Arg and parent.keyword is n
+
+
+def _numbers_only(ctx, names, scope, loop, name) -> bool:
+    return all(_cut(ctx, names, n) for n in _uses(ctx, scope, loop, name))
+
+
+def _only_fed(ctx, names, scope, loop, key, call) -> bool:
+    """`key` is read only by the threading call, or through a cut."""
+    inside = {id(n) for n in nodes(call)}
+    return all(id(n) in inside or _cut(ctx, names, n) for n in _uses(ctx, scope, loop, key))
+
+
+def _rebound_in(loop, key, stmt) -> bool:
+    """Another statement of the loop binds or cuts the state: a reset, `h = h.detach()`, `h.detach_()`."""
+    for n in nodes(loop.body):
+        if type(n) is cst.SimpleStatementLine and n is not stmt:
+            for small in n.body:
+                if type(small) in (cst.Assign, cst.AugAssign, cst.AnnAssign):
+                    targets = small.targets if type(small) is cst.Assign else [small]
+                    if any(key in (_flat(t.target) or []) for t in targets):
+                        return True
+        if type(n) is cst.Call and type(n.func) is cst.Attribute and dotted(n.func.value) == key and \
+                n.func.attr.value in CUT_METHODS:
+            return True
+        if type(n) is cst.For and key in (_flat(n.target) or []):
+            return True
+    return False
+
+
+def _volatile(scope) -> bool:
+    """`Variable(x, volatile=True)`: the 0.3 author meant no graph; AD204's fix says so with no_grad."""
+    return any(type(n) is cst.Arg and n.keyword is not None and n.keyword.value == "volatile"
+               for n in _own_nodes(scope))
+
+
+def _called_quiet(ctx, fn) -> bool:
+    """Some call of `fn` in this file runs under `torch.no_grad()`: its caller chose."""
+    name = fn.name.value
+    for n in nodes(ctx.module):
+        if type(n) is cst.Call and (type(n.func) is cst.Name and n.func.value == name or
+                                    type(n.func) is cst.Attribute and n.func.attr.value == name):
+            if _quiet(ctx, n, ctx.enclosing(n, cst.FunctionDef)):
+                return True
+    return False

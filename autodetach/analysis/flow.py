@@ -312,7 +312,8 @@ class Scope:
             if target and it_key:
                 self.for_targets.append((target, it_key))
             if isinstance(loop, cst.For):
-                self.assign_target(loop.target, it_elem, loop, loop.iter, kind="op")
+                own = self._own_elements(loop.iter, iterated)
+                self.assign_target(loop.target, own if own is not None else it_elem, loop, loop.iter, kind="op")
             else:
                 self.expr(loop.test)
             self.block(body)
@@ -337,6 +338,36 @@ class Scope:
         self.unrolled = saved
         if loop.orelse is not None:
             self.block(self._block_of(loop.orelse.body))
+
+    def _own_elements(self, it_expr, iterated: Val) -> Optional[Val]:
+        """`for loss in losses` (or `zip(losses, opts)`) where `losses` was built
+        element by element (`[h(z).mean() for h in heads]`, `[a(x), b(x)]`): each
+        iteration binds a graph of its own, sharing only what the elements read
+        (the trunk `z`), so backwarding one frees no other. A new node per call."""
+        if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and it_expr.func.value == "zip" \
+                and self.imports.qualify(it_expr.func) is None and it_expr.args \
+                and not any(arg.star or arg.keyword for arg in it_expr.args):
+            parts = [self._own_elements(arg.value, self.expr(arg.value)) for arg in it_expr.args]
+            if all(part is None for part in parts):
+                return None
+            parts = [part if part is not None else self._loop_elem(arg.value, self.expr(arg.value))
+                     for part, arg in zip(parts, it_expr.args)]
+            out = Val()
+            for part in parts:
+                out = out.join(part)
+            out.elems = parts
+            return out
+        if len(iterated.heads) != 1 or iterated.elems is not None:
+            return None
+        (built,) = iterated.heads
+        if built.leaf or not isinstance(built.expr, (cst.ListComp, cst.List)) or \
+                (isinstance(built.expr, cst.List) and len(built.expr.elements) < 2):
+            return None
+        elem = self.new_node(None, self.cur_stmt, it_expr, Val(heads=built.parents, ghosts=built.ghosts,
+                                                              modules=built.modules, uses=built.uses,
+                                                              nontrivial=not built.trivial))
+        elem.loss = built.loss
+        return Val(heads=frozenset({elem}), loss=built.loss)
 
     def _loop_elem(self, it_expr, iterated: Val) -> Val:
         """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand

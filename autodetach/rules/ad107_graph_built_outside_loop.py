@@ -236,6 +236,9 @@ class GraphBuiltOutsideLoop(GraphRule):
                        f"second iteration. Recompute it inside the loop, or detach it if it is meant to be constant")
                 edits = self._move(analysis, diagnosis, link)
                 title = "Move the computation into the loop"
+                if not edits and _iterated(analysis, diagnosis, link):
+                    msg += (f"; here the loop iterates values built from `{link.name}`, so it cannot move: "
+                            "backward their sum once, or pass retain_graph=True to every backward but the last")
             self.report(link.stmt, msg, edits=edits, fix_title=title,
                         related=[(second, "the backward of a later iteration")] + path_note(ctx, conflict))
 
@@ -279,12 +282,47 @@ class GraphBuiltOutsideLoop(GraphRule):
         loop = analysis.loop_node(diagnosis.scope, lid)
         if loop is None or not isinstance(loop.body, cst.IndentedBlock) or not loop.body.body:
             return []
-        if ctx.parent(stmt) is not ctx.parent(loop):
+        if ctx.parent(stmt) is not ctx.parent(loop) or _read_before(ctx, stmt, loop, link.name):
             return []
         first = loop.body.body[0]
         moved = stmt.with_changes(leading_lines=[ln for ln in stmt.leading_lines if ln.comment is not None])
         return [Edit(stmt, cst.RemovalSentinel.REMOVE),
                 Edit(first, cst.FlattenSentinel([moved, first]))]
+
+
+def _iterated(analysis, diagnosis, link) -> bool:
+    """The loop the second backward runs in iterates what `link` was read into
+    (`losses = [h(z) for h in heads]`, then `for loss in losses`)."""
+    from ..analysis.walk import nodes
+
+    lid = diagnosis.conflict.second.tag[len(link.iteration)][0]
+    loop = analysis.loop_node(diagnosis.scope, lid)
+    parent = analysis.ctx.parent(link.stmt)
+    siblings = list(getattr(parent, "body", ()))
+    if not isinstance(loop, cst.For) or link.stmt not in siblings or loop not in siblings:
+        return False
+    built = {(link.name or "").split(".")[0]}
+    for stmt in siblings[siblings.index(link.stmt) + 1:siblings.index(loop)]:
+        for small in getattr(stmt, "body", ()):
+            if isinstance(small, cst.Assign) and any(type(n) is cst.Name and n.value in built
+                                                     for n in nodes(small.value)):
+                built |= {n.value for t in small.targets for n in nodes(t.target) if type(n) is cst.Name}
+    return any(type(n) is cst.Name and n.value in built for n in nodes(loop.iter))
+
+
+def _read_before(ctx, stmt, loop, name) -> bool:
+    """Whether `name` is read after `stmt` and before the loop's body runs (a
+    statement between them, or the loop's own iterable: `losses = [h(z) ...]`
+    then `for loss in losses`): moved into the body, it would be read unbound."""
+    from ..analysis.walk import nodes
+
+    root = (name or "").split(".")[0]
+    siblings = list(ctx.parent(stmt).body) if hasattr(ctx.parent(stmt), "body") else []
+    if stmt not in siblings or loop not in siblings:
+        return True
+    between = siblings[siblings.index(stmt) + 1:siblings.index(loop)]
+    between.append(loop.iter if isinstance(loop, cst.For) else loop.test)
+    return not root or any(type(n) is cst.Name and n.value == root for part in between for n in nodes(part))
 
 
 def _closure(ctx, link, second):

@@ -476,6 +476,11 @@ class Scope:
             grad_switch = grad_mode(item.item, self.imports) or grad_switch
         saved = self.no_grad
         self.set_grad(grad_switch)
+        for item in stmt.items:
+            if item.asname is not None and isinstance(item.asname.name, cst.Name) and \
+                    not grad_mode(item.item, self.imports):
+                # `with amp.scale_loss(loss, opt) as scaled_loss:` (apex): what it yields hangs from `loss`
+                self.assign_target(item.asname.name, self.expr(item.item), stmt, item.item)
         self.block(self._block_of(stmt.body))
         self.no_grad = saved
 

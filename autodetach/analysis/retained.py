@@ -95,6 +95,7 @@ def unneeded_retains(analysis) -> list:
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
+                      or _later_method_backward(analysis, ev, own)
                       or _sibling_later(ctx, scope, ev, own)
                       or outer_cut(analysis, ev) is not None)  # the next frame reads state hanging from it
             if _last_walk(ev):
@@ -141,6 +142,30 @@ def unneeded_retains(analysis) -> list:
             if found is not None:
                 out.append(found)
     return out
+
+
+def _later_method_backward(analysis, ev, own) -> bool:
+    """`vqvae.st_bwd()` after `total_loss.backward(retain_graph=True)`: a later
+    method of an object whose forward built part of the retained graph runs a
+    backward (or a step) inside, maybe on state it keeps from that forward
+    (`self.ze.backward(self.st_grad)`, a straight-through estimator): it may
+    walk the retained graph."""
+    ctx = analysis.ctx
+    mods = {m for n in own for m in n.modules}
+    if not mods or ev.stmt is None:
+        return False
+    outer = ctx.enclosing(ev.call, (cst.FunctionDef,)) or ctx.module
+    after = ctx.line_of(ev.stmt)
+    for call in nodes(outer):
+        if type(call) is not cst.Call or not isinstance(call.func, cst.Attribute):
+            continue
+        base = dotted(call.func.value)
+        if base not in mods or ctx.line_of(call) <= after:
+            continue
+        found = analysis.object_method(base, call.func.attr.value)
+        if found is not None and found[0].events:
+            return True
+    return False
 
 
 def _entries_apart(analysis, scope, ev, later, own, notes) -> bool:

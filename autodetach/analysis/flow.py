@@ -312,7 +312,7 @@ class Scope:
             if target and it_key:
                 self.for_targets.append((target, it_key))
             if isinstance(loop, cst.For):
-                own = self._own_elements(loop.iter, iterated)
+                own = self._own_elements(loop.iter, iterated, it_elem)
                 self.assign_target(loop.target, own if own is not None else it_elem, loop, loop.iter, kind="op")
             else:
                 self.expr(loop.test)
@@ -339,19 +339,20 @@ class Scope:
         if loop.orelse is not None:
             self.block(self._block_of(loop.orelse.body))
 
-    def _own_elements(self, it_expr, iterated: Val) -> Optional[Val]:
+    def _own_elements(self, it_expr, iterated: Val, it_elem: Val) -> Optional[Val]:
         """`for loss in losses` (or `zip(losses, opts)`) where `losses` was built
         element by element (`[h(z).mean() for h in heads]`, `[a(x), b(x)]`): each
         iteration binds a graph of its own, sharing only what the elements read
-        (the trunk `z`), so backwarding one frees no other. A new node per call."""
+        (the trunk `z`), so backwarding one frees no other. A new node per call;
+        `it_elem`: what `_loop_elem` bound, whose zip parts stand for the others
+        (only names are looked up again: a call is never walked twice)."""
         if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and it_expr.func.value == "zip" \
-                and self.imports.qualify(it_expr.func) is None and it_expr.args \
-                and not any(arg.star or arg.keyword for arg in it_expr.args):
-            parts = [self._own_elements(arg.value, self.expr(arg.value)) for arg in it_expr.args]
+                and it_elem.elems is not None and len(it_elem.elems) == len(it_expr.args):
+            parts = [self._own_elements(arg.value, self.expr(arg.value), Val())
+                     if isinstance(arg.value, (cst.Name, cst.Attribute)) else None for arg in it_expr.args]
             if all(part is None for part in parts):
                 return None
-            parts = [part if part is not None else self._loop_elem(arg.value, self.expr(arg.value))
-                     for part, arg in zip(parts, it_expr.args)]
+            parts = [part if part is not None else kept for part, kept in zip(parts, it_elem.elems)]
             out = Val()
             for part in parts:
                 out = out.join(part)

@@ -352,12 +352,7 @@ class Scope:
                      if isinstance(arg.value, (cst.Name, cst.Attribute)) else None for arg in it_expr.args]
             if all(part is None for part in parts):
                 return None
-            parts = [part if part is not None else kept for part, kept in zip(parts, it_elem.elems)]
-            out = Val()
-            for part in parts:
-                out = out.join(part)
-            out.elems = parts
-            return out
+            return _zipped([part if part is not None else kept for part, kept in zip(parts, it_elem.elems)])
         if len(iterated.heads) != 1 or iterated.elems is not None:
             return None
         (built,) = iterated.heads
@@ -380,11 +375,7 @@ class Scope:
             if it_expr.func.value == "enumerate":
                 parts = [Val(), parts[0]] if len(parts) == 1 else None
             if parts is not None:
-                out = Val()
-                for part in parts:
-                    out = out.join(part)
-                out.elems = parts
-                return out
+                return _zipped(parts)
         heads = iterated.heads
         if iterated.modules and not self.no_grad:
             # `for row in net(x)`: the rows carry the call's graph
@@ -472,14 +463,14 @@ class Scope:
         self.branch_run(arms, stmt, none_in)
 
     def with_(self, stmt: cst.With) -> None:
+        modes = [grad_mode(item.item, self.imports) for item in stmt.items]
         grad_switch = 0
-        for item in stmt.items:
-            grad_switch = grad_mode(item.item, self.imports) or grad_switch
+        for mode in modes:
+            grad_switch = mode or grad_switch
         saved = self.no_grad
         self.set_grad(grad_switch)
-        for item in stmt.items:
-            if item.asname is not None and isinstance(item.asname.name, cst.Name) and \
-                    not grad_mode(item.item, self.imports):
+        for item, mode in zip(stmt.items, modes):
+            if item.asname is not None and isinstance(item.asname.name, cst.Name) and not mode:
                 # `with amp.scale_loss(loss, opt) as scaled_loss:` (apex): what it yields hangs from `loss`
                 self.assign_target(item.asname.name, self.expr(item.item), stmt, item.item)
         self.block(self._block_of(stmt.body))
@@ -2561,6 +2552,15 @@ def _metric_total(head) -> bool:
         return False
     return not reduced_args and any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Subtract)
                                     for n in nodes(expr))
+
+
+def _zipped(parts: list) -> Val:
+    """What one iteration of `zip(a, b)` binds: the join of its parts, element by element."""
+    out = Val()
+    for part in parts:
+        out = out.join(part)
+    out.elems = parts
+    return out
 
 
 def _joined_elems(returns: list) -> Optional[list]:

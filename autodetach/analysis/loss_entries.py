@@ -29,6 +29,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .imported_classes import class_of
+from .summaries import ast_dotted as _dotted
 from .walk import nodes
 
 _WRAPPERS = ("DataParallel", "DistributedDataParallel")
@@ -331,15 +332,6 @@ def _stored_late(cls) -> set:
                     if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
                 out |= {_dotted(t) for t in targets if isinstance(t, ast.Attribute)}
     return out
-
-
-def _dotted(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
 
 
 def _keys(keys) -> str:

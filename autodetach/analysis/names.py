@@ -541,15 +541,23 @@ def _propagate(aliases, table: NameTable) -> None:
     """`self.model = model`, `self.opt = opt`: roles of parameters carry over."""
     for key, src in aliases:
         if src in table.modules and key not in table.modules and key not in table.optimizers:
-            table.modules[key] = table.modules[src]
-            if src in table.inferred:
-                table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)
+            _carry_module(table, key, src)
         elif src in table.optimizers and key not in table.optimizers and key not in table.modules:
             optimizer = table.optimizers[src]
             table.optimizers[key] = Optimizer(key, optimizer.owns, optimizer.node)
-            if src in table.inferred:
-                table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)
+            _carry_note(table, key, src)
     _alias_parts(aliases, table)
+
+
+def _carry_module(table: NameTable, key: str, src: str) -> None:
+    table.modules[key] = table.modules[src]
+    _carry_note(table, key, src)
+
+
+def _carry_note(table: NameTable, key: str, src: str) -> None:
+    """What was inferred about `src` is said of `key`, which names it."""
+    if src in table.inferred:
+        table.inferred[key] = table.inferred[src].replace(f"`{src}`", f"`{key}`", 1)
 
 
 def _alias_parts(aliases, table: NameTable) -> None:
@@ -563,9 +571,7 @@ def _alias_parts(aliases, table: NameTable) -> None:
         for name in [m for m in table.modules if m.startswith(prefix)]:
             part = key + name[len(src):]
             if part not in table.modules and part not in table.optimizers:
-                table.modules[part] = table.modules[name]
-                if name in table.inferred:
-                    table.inferred[part] = table.inferred[name].replace(f"`{name}`", f"`{part}`", 1)
+                _carry_module(table, part, name)
         for opt_key, opt in list(table.optimizers.items()):
             extra = {key + o[len(src):] for o in opt.owns or () if o.startswith(prefix)}
             if opt.owns is not None and extra - opt.owns:

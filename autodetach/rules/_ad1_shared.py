@@ -101,6 +101,12 @@ def backward_text(ctx, ev) -> str:
     return f"{ev.framework}'s backward of {text}" if getattr(ev, "framework", None) else text
 
 
+def unseen_note(ctx, src) -> str:
+    """The inference behind a `.detach()` of a value out of code not followed
+    (`utils.to_scalar(loss)`): it may be a number, whose `.detach()` raises."""
+    return f"`{ctx.code(src).strip()}` is a tensor with a graph (it comes through code that was not followed)"
+
+
 def helper_note(*events) -> str:
     """What was inferred when a backward runs inside a project function
     (`GDPPLoss(..., backward=True)`), known from its summary only."""

@@ -15,7 +15,8 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.plain_values import not_tensor, why as plain_why
-from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line
+from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
+    unseen_note
 
 
 class GraphKeptAcrossIterations(GraphRule):
@@ -456,8 +457,7 @@ class GraphKeptAcrossIterations(GraphRule):
             if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
                 # number, and `.detach()` of a number raises
-                notes = notes + [f"`{ctx.code(src).strip()}` is a tensor with a graph (it comes through "
-                                 f"code that was not followed)"]
+                notes = notes + [unseen_note(ctx, src)]
             if notes:
                 msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
                 fix = UNSAFE
@@ -479,12 +479,9 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"numbers, so each step's graph hangs from the last and stays alive {reset} (memory grows "
                    f"with the episode). Run this forward under `torch.no_grad()` (or detach `{a.key}` where it "
                    f"is stored)")
-            edits = _no_grad_edit(ctx, a.stmt)
-            if edits:
-                msg += (f"; inferred: no later forward trains through the state these steps leave in `{a.key}` "
-                        f"(under `torch.no_grad()` it carries no graph)" + UNSAFE_NOTE)
-            self.report(a.call, msg, edits=edits, fix=UNSAFE if edits else None,
-                        fix_title="Run the acting forward under `torch.no_grad()`")
+            self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
+                                f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
+                                "Run the acting forward under `torch.no_grad()`")
 
     def _threaded(self, done: set) -> None:
         """Local recurrent state a loop feeds back into the call that returned it, and never backwards."""
@@ -500,12 +497,17 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"hangs from the last and all of them stay alive (memory grows with the loop; "
                    f"`model.eval()` does not stop it). Run this call under `torch.no_grad()` (or detach "
                    f"`{t.key}` where it is fed back)")
-            edits = _no_grad_edit(ctx, t.stmt)
-            if edits:
-                msg += (f"; inferred: no later forward trains through what this loop computes (under "
-                        f"`torch.no_grad()` `{t.key}` carries no graph)" + UNSAFE_NOTE)
-            self.report(t.call, msg, edits=edits, fix=UNSAFE if edits else None,
-                        fix_title="Run the recurrent step under `torch.no_grad()`")
+            self._under_no_grad(t.call, t.stmt, msg, f"no later forward trains through what this loop computes "
+                                f"(under `torch.no_grad()` `{t.key}` carries no graph)",
+                                "Run the recurrent step under `torch.no_grad()`")
+
+    def _under_no_grad(self, call, stmt, msg, inferred, title) -> None:
+        """Report a step that grows a graph nobody backwards, with the unsafe fix that runs
+        its statement under `torch.no_grad()` (none where the statement cannot be wrapped)."""
+        edits = _no_grad_edit(self.ctx, stmt)
+        if edits:
+            msg += f"; inferred: {inferred}" + UNSAFE_NOTE
+        self.report(call, msg, edits=edits, fix=UNSAFE if edits else None, fix_title=title)
 
     def _buffer_updates(self, done: set) -> None:
         """Tensor state a module's forward updates in place from this call's graph."""

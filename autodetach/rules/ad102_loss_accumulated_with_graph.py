@@ -16,7 +16,7 @@ from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
 from ..analysis.plain_values import not_tensor, why as plain_why
-from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line
+from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line, unseen_note
 from ._helpers import method_call, parenthesize_if_needed
 
 
@@ -605,8 +605,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 guesses.append(held)  # a dict-held list: its readers elsewhere are not followed
             if node.uncertain or node.opaque:
                 # `epoch_loss += utils.to_scalar(loss)` of a module not in the run: it may return a number
-                guesses.append(f"`{ctx.code(src).strip()}` is a tensor with a graph (it comes through code that "
-                               "was not followed)")
+                guesses.append(unseen_note(ctx, src))
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

@@ -2,9 +2,12 @@
 every iteration's loss."""
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from ..analysis.decide import Problem
+from ..analysis.walk import nodes
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, path_note, code, line
@@ -278,8 +281,7 @@ class GraphBuiltOutsideLoop(GraphRule):
         stmt = link.stmt
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return []
-        lid = diagnosis.conflict.second.tag[len(link.iteration)][0]
-        loop = analysis.loop_node(diagnosis.scope, lid)
+        loop = _second_loop(analysis, diagnosis, link)
         if loop is None or not isinstance(loop.body, cst.IndentedBlock) or not loop.body.body:
             return []
         if ctx.parent(stmt) is not ctx.parent(loop) or _read_before(ctx, stmt, loop, link.name):
@@ -290,19 +292,29 @@ class GraphBuiltOutsideLoop(GraphRule):
                 Edit(first, cst.FlattenSentinel([moved, first]))]
 
 
+def _second_loop(analysis, diagnosis, link):
+    """The loop whose later iteration runs the second backward."""
+    lid = diagnosis.conflict.second.tag[len(link.iteration)][0]
+    return analysis.loop_node(diagnosis.scope, lid)
+
+
+def _between(ctx, stmt, loop) -> Optional[list]:
+    """The statements after `stmt` and before `loop`, siblings in one block; None when they are not."""
+    siblings = list(getattr(ctx.parent(stmt), "body", ()))
+    if stmt not in siblings or loop not in siblings:
+        return None
+    return siblings[siblings.index(stmt) + 1:siblings.index(loop)]
+
+
 def _iterated(analysis, diagnosis, link) -> bool:
     """The loop the second backward runs in iterates what `link` was read into
     (`losses = [h(z) for h in heads]`, then `for loss in losses`)."""
-    from ..analysis.walk import nodes
-
-    lid = diagnosis.conflict.second.tag[len(link.iteration)][0]
-    loop = analysis.loop_node(diagnosis.scope, lid)
-    parent = analysis.ctx.parent(link.stmt)
-    siblings = list(getattr(parent, "body", ()))
-    if not isinstance(loop, cst.For) or link.stmt not in siblings or loop not in siblings:
+    loop = _second_loop(analysis, diagnosis, link)
+    between = _between(analysis.ctx, link.stmt, loop)
+    if not isinstance(loop, cst.For) or between is None:
         return False
     built = {(link.name or "").split(".")[0]}
-    for stmt in siblings[siblings.index(link.stmt) + 1:siblings.index(loop)]:
+    for stmt in between:
         for small in getattr(stmt, "body", ()):
             if isinstance(small, cst.Assign) and any(type(n) is cst.Name and n.value in built
                                                      for n in nodes(small.value)):
@@ -314,13 +326,10 @@ def _read_before(ctx, stmt, loop, name) -> bool:
     """Whether `name` is read after `stmt` and before the loop's body runs (a
     statement between them, or the loop's own iterable: `losses = [h(z) ...]`
     then `for loss in losses`): moved into the body, it would be read unbound."""
-    from ..analysis.walk import nodes
-
     root = (name or "").split(".")[0]
-    siblings = list(ctx.parent(stmt).body) if hasattr(ctx.parent(stmt), "body") else []
-    if stmt not in siblings or loop not in siblings:
+    between = _between(ctx, stmt, loop)
+    if between is None:
         return True
-    between = siblings[siblings.index(stmt) + 1:siblings.index(loop)]
     between.append(loop.iter if isinstance(loop, cst.For) else loop.test)
     return not root or any(type(n) is cst.Name and n.value == root for part in between for n in nodes(part))
 
@@ -339,8 +348,6 @@ def _into_closure(ctx, link, closure) -> list:
     """Move `name = ...` to the top of the closure, when the closure is the
     only reader of `name` in the enclosing function (moved, the name no
     longer exists outside the closure)."""
-    from ..analysis.walk import nodes
-
     stmt = link.stmt
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or \
             not isinstance(stmt.body[0], cst.Assign) or ctx.parent(stmt) is not ctx.parent(closure):

@@ -3,7 +3,8 @@ or `x.item()` would then crash (`dict` has no `.detach()`, `float` no `.item()`)
 so the AD1 fix builders refuse it. Provably: a literal or display (dict, list,
 tuple, set, string, number: `.detach()` of `[loss]` fails too), a comprehension that
 builds plain values (the fix detaches a comprehension's elements), a call of
-a built-in that returns one (`len`, `float`, `dict(...)`), `.item()` / `.tolist()`,
+a built-in that returns one (`len`, `float`, `dict(...)`) or of a function of this
+file whose every return is one, `.item()` / `.tolist()`,
 or a local name whose every value (`name = ...`, `name += ...`) is one of those."""
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         if isinstance(func, cst.Name) and func.value in REDUCERS:
             return bool(expr.args) and all(not_tensor(ctx, arg.value, depth + 1) for arg in expr.args) and \
                 not _shadowed(ctx, func)
+        if isinstance(func, cst.Name):
+            returns = _local_returns(ctx, func)
+            return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
         return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS
     if isinstance(expr, cst.Name):
         try:
@@ -48,6 +52,27 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         return bool(values) and all(v is not None and v is not expr and not_tensor(ctx, v, depth + 1)
                                     for v in values)
     return False
+
+
+def _local_returns(ctx, func: cst.Name) -> list:
+    """The returned values of the one function of this file `func` names
+    (`to_numbers(d)` whose `out = {}` is returned), None for a bare `return`;
+    [] when the name is not one such function."""
+    try:
+        owner, found = ctx.bindings.lookup(func)
+    except (KeyError, AttributeError):
+        return []
+    if len(found) != 1 or found[0].kind != "def" or not isinstance(found[0].node, cst.FunctionDef):
+        return []
+    out = []
+    stack = [found[0].node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            out.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is found[0].node.body:
+            stack.extend(node.children)
+    return out
 
 
 def _shadowed(ctx, func: cst.Name) -> bool:

@@ -8,6 +8,8 @@ file whose every return is one, `.item()` / `.tolist()`,
 or a local name whose every value (`name = ...`, `name += ...`) is one of those."""
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 
@@ -90,3 +92,40 @@ def why(ctx, expr) -> str:
     text = text if len(text) <= 40 else text[:37] + "..."
     return f"`{text}` is not a tensor (a number, string or container), so `.detach()` / `.item()` of it " \
         "would raise: no fix is offered"
+
+
+# A module's methods that run its forward: what they return is a forward's output.
+FORWARDS = frozenset({"forward", "__call__"})
+
+
+def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
+    """The call, when `expr` is (or a name bound only from) the result of a method
+    of a module whose class this file does not have, other than its forward
+    (`logs` of `loss, logs = model.train_step(batch)`): such a method may return
+    a dict, a tuple or a number, whose `.detach()` raises. None otherwise."""
+    if depth > 3:
+        return None
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        from ..imports import dotted
+        from .tensor_methods import BUILTIN_METHODS
+
+        meth = expr.func.attr.value
+        base = dotted(expr.func.value)
+        names = ctx.analysis.names
+        if base is None or meth in FORWARDS or meth in BUILTIN_METHODS or names.is_module(dotted(expr.func)):
+            return None
+        if names.is_module(base) and names.method(base, meth) is None:
+            text = ctx.code(expr.func).strip()
+            return f"`{text}(...)` is a method of a class not followed: what it returns may not be a tensor"
+        return None
+    if isinstance(expr, cst.Name):
+        try:
+            owner, found = ctx.bindings.lookup(expr)
+        except (KeyError, AttributeError):
+            return None
+        for binding in found:
+            if binding.kind == "assign" and binding.value is not None and binding.value is not expr:
+                note = unseen_method(ctx, binding.value, depth + 1)
+                if note:
+                    return note
+    return None

@@ -151,7 +151,7 @@ def _accumulates(stmt, key) -> bool:
     """`self.reg_loss = self.reg_loss + penalty`: a registration helper, called
     at set-up time to add up terms (a value only passed in and stored, like
     `self.aux_loss = aux_loss * alpha`, may be stored anew by every forward)."""
-    for small in getattr(stmt, "body", ()):
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
         if isinstance(small, cst.AugAssign) and dotted(small.target) == key:
             return True
         if isinstance(small, cst.Assign) and any(isinstance(n, cst.Attribute) and dotted(n) == key
@@ -163,7 +163,7 @@ def _accumulates(stmt, key) -> bool:
 def _constructed(stmt, key) -> bool:
     """`self.X = Name(...)` with a capitalised name (a class: `DataParallelCriterion(loss, ids)`
     wraps a module and builds no graph; `Variable(x)` is the legacy alias of `x`)."""
-    for small in getattr(stmt, "body", ()):
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
         if isinstance(small, cst.Assign) and any(dotted(t.target) == key for t in small.targets):
             func = small.value.func if isinstance(small.value, cst.Call) else None
             name = (dotted(func) or "").split(".")[-1] if func is not None else ""

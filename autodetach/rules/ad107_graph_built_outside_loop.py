@@ -341,7 +341,7 @@ def _iterated(analysis, diagnosis, link) -> bool:
         return False
     built = {(link.name or "").split(".")[0]}
     for stmt in between:
-        for small in getattr(stmt, "body", ()):
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
             if isinstance(small, cst.Assign) and any(type(n) is cst.Name and n.value in built
                                                      for n in nodes(small.value)):
                 built |= {n.value for t in small.targets for n in nodes(t.target) if type(n) is cst.Name}

@@ -5,7 +5,8 @@ tuple, set, string, number: `.detach()` of `[loss]` fails too), a comprehension 
 builds plain values (the fix detaches a comprehension's elements), a call of
 a built-in that returns one (`len`, `float`, `dict(...)`) or of a function of this
 file whose every return is one, `.item()` / `.tolist()`,
-or a local name whose every value (`name = ...`, `name += ...`) is one of those."""
+a name the file uses as a module, or a local name whose every value
+(`name = ...`, `name += ...`) is one of those."""
 from __future__ import annotations
 
 from typing import Optional
@@ -46,6 +47,8 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
             returns = _local_returns(ctx, func)
             return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
         return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS
+    if isinstance(expr, (cst.Name, cst.Attribute)) and _module(ctx, expr):
+        return True  # `clone = l2l.clone_module(policy)`: a module has no `.detach()`
     if isinstance(expr, cst.Name):
         try:
             values = ctx.bindings.values(expr)
@@ -54,6 +57,15 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         return bool(values) and all(v is not None and v is not expr and not_tensor(ctx, v, depth + 1)
                                     for v in values)
     return False
+
+
+def _module(ctx, expr) -> bool:
+    from ..imports import dotted
+
+    try:
+        return ctx.analysis.names.is_module(dotted(expr))
+    except AttributeError:
+        return False
 
 
 def _local_returns(ctx, func: cst.Name) -> list:
@@ -90,7 +102,7 @@ def why(ctx, expr) -> str:
     """The message's words for a refused fix."""
     text = ctx.code(expr).strip()
     text = text if len(text) <= 40 else text[:37] + "..."
-    return f"`{text}` is not a tensor (a number, string or container), so `.detach()` / `.item()` of it " \
+    return f"`{text}` is not a tensor (a number, string, container or module), so `.detach()` / `.item()` of it " \
         "would raise: no fix is offered"
 
 
@@ -99,7 +111,7 @@ FORWARDS = frozenset({"forward", "__call__"})
 
 
 def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
-    """The call, when `expr` is (or a name bound only from) the result of a method
+    """The call, when `expr` is (or a name or attribute bound from, or an operand of) the result of a method
     of a module whose class this file does not have, other than its forward
     (`logs` of `loss, logs = model.train_step(batch)`): such a method may return
     a dict, a tuple or a number, whose `.detach()` raises. None otherwise."""
@@ -118,9 +130,16 @@ def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
             text = ctx.code(expr.func).strip()
             return f"`{text}(...)` is a method of a class not followed: what it returns may not be a tensor"
         return None
-    if isinstance(expr, cst.Name):
+    if isinstance(expr, cst.BinaryOperation):
+        # `args.batch_size * world_size`, where `args.batch_size = model.micro_batch_size()`
+        return unseen_method(ctx, expr.left, depth + 1) or unseen_method(ctx, expr.right, depth + 1)
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        from ..imports import dotted
+
+        key = dotted(expr)
         try:
-            owner, found = ctx.bindings.lookup(expr)
+            found = ctx.bindings.lookup(expr)[1] if isinstance(expr, cst.Name) else \
+                ctx.bindings.attrs(key) if key is not None else []
         except (KeyError, AttributeError):
             return None
         for binding in found:

@@ -198,3 +198,47 @@ for step in range(3):
 def test_percent_formatted_loss_is_a_string():
     assert codes(FORMATTED.format(kept="'%.4f' % loss")) == []
     assert codes(FORMATTED.format(kept="loss")) == [("AD102", 13)]
+
+
+SLOTS = """
+import torch
+
+class Trainer:
+    def __init__(self, model, optimizers):
+        self.model = model
+        self.optimizers = optimizers
+
+    def _optimize(self, batch, model, optimizer, idx):
+        outputs, loss = model.train_step(batch, idx)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        {step}
+        return outputs, loss.item()
+
+    def train_step(self, batch):
+        {made}
+        for idx, optimizer in enumerate(self.optimizers):
+            outputs, number = self._optimize(batch, self.model, optimizer, idx)
+            outputs_per_optimizer[idx] = outputs
+        return outputs_per_optimizer
+
+    def fit(self, loader):
+        {kept}
+        for batch in loader:
+            self.train_step(batch)
+"""
+
+
+def test_slot_per_optimizer_handed_to_a_step_helper_is_one_calls():
+    # the helper steps the optimizer it is handed: the loop goes over optimizers, the list starts each call
+    for step in ("optimizer.step()", "scaler.step(optimizer)"):
+        src = SLOTS.format(step=step, made="outputs_per_optimizer = [None] * len(self.optimizers)", kept="pass")
+        assert codes(src) == []
+
+
+def test_history_on_self_next_to_the_slots_is_still_reported():
+    src = SLOTS.format(step="optimizer.step()", made="outputs_per_optimizer = [None] * len(self.optimizers)",
+                       kept="self.history = []")
+    src = src.replace("outputs_per_optimizer[idx] = outputs", "outputs_per_optimizer[idx] = outputs\n"
+                      "            self.history.append(outputs)")
+    assert [c for c, _ in codes(src)] == ["AD101"]

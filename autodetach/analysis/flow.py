@@ -31,6 +31,7 @@ from .graph import GNode, closure
 from .infeasible import slot_read
 from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
+from .summaries import PLAIN_TYPES, TENSOR_TYPES
 from .tensor_methods import BUILTIN_METHODS
 from .passed_meters import meter_helper
 from .walk import nodes, walk
@@ -455,6 +456,9 @@ class Scope:
                 self.block(arms[0] if taken else arms[1])
                 return
         none_in = ()
+        if none_check is None:
+            # `if isinstance(v, (int, float)): out[k] = v`: there `v` is a number, no graph
+            none_check = _plain_check(stmt.test)
         if none_check is not None:
             # `if state is not None: state = state.detach()`: where the test
             # says the name is None, it holds no graph (the first iteration)
@@ -2702,6 +2706,35 @@ def _none_check(test) -> Optional[tuple]:
         return None
     key = dotted(test.left) if isinstance(test.left, (cst.Name, cst.Attribute)) else None
     return None if key is None else (key, is_none != negate)
+
+
+def _plain_check(test) -> Optional[tuple]:
+    """(name, True) when the body of `if test:` sees `name` as no tensor
+    (`isinstance(v, (int, float))`, `not torch.is_tensor(v)`), (name, False)
+    when its other arms do (`isinstance(v, torch.Tensor)`); else None."""
+    negate = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negate, test = not negate, test.expression
+    if not isinstance(test, cst.Call) or not test.args or test.args[0].keyword is not None:
+        return None
+    key = dotted(test.args[0].value) if isinstance(test.args[0].value, (cst.Name, cst.Attribute)) else None
+    func = dotted(test.func)
+    if key is None:
+        return None
+    if func == "isinstance" and len(test.args) == 2:
+        kinds = test.args[1].value
+        types = {dotted(e.value) for e in kinds.elements} if isinstance(kinds, cst.Tuple) else {dotted(kinds)}
+        if types <= PLAIN_TYPES:
+            tensor = False
+        elif types <= TENSOR_TYPES:
+            tensor = True
+        else:
+            return None
+    elif func in ("torch.is_tensor", "is_tensor"):
+        tensor = True
+    else:
+        return None
+    return key, tensor == negate
 
 
 # Calls that hand back the models, optimizers and loaders they are given,

@@ -114,7 +114,7 @@ def _entry(expr, by_index: set, direct: set) -> bool:
 
 
 def _hands_part(scope, call: cst.Call, by_index: set, direct: set) -> bool:
-    """An entry handed to a local function whose parameter is a module."""
+    """An entry handed to a local function whose parameter is a module or an optimizer."""
     fn = _local_def(scope, call.func)
     if fn is None:
         return False
@@ -125,8 +125,23 @@ def _hands_part(scope, call: cst.Call, by_index: set, direct: set) -> bool:
         if arg.star or not _entry(arg.value, by_index, direct):
             continue
         name = arg.keyword.value if arg.keyword is not None else params[index] if index < len(params) else None
-        if name is not None and scope.names.is_module(name):
+        if name is not None and (scope.names.is_module(name) or name in scope.names.optimizers or
+                                 _used_as_part(fn, name)):
             return True
+    return False
+
+
+def _used_as_part(fn, name: str) -> bool:
+    """Does `fn` call a method only a module or optimizer has on its parameter
+    `name` (`optimizer.step()`), or hand it to a scaler's step (`scaler.step(optimizer)`)?"""
+    for node in nodes(fn.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in PART_METHODS and isinstance(node.func.value, cst.Name) and \
+                    node.func.value.value == name:
+                return True
+            if node.func.attr.value == "step" and node.args and isinstance(node.args[0].value, cst.Name) and \
+                    node.args[0].value.value == name:
+                return True
     return False
 
 
@@ -137,7 +152,12 @@ def _local_def(scope, func) -> Optional[cst.FunctionDef]:
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
         cls = scope.self_class or scope.method_class
         name = cls if isinstance(cls, str) else getattr(getattr(cls, "name", None), "value", None)
-        return table.class_method(name, func.attr.value) if name else None
+        if name:
+            return table.class_method(name, func.attr.value)
+        # a method inlined into its caller's walk, whose class is not carried: the one
+        # class of the file that has the method
+        found = [fn for (_, meth), fn in table.methods.items() if meth == func.attr.value]
+        return found[0] if len(found) == 1 else None
     return None
 
 

@@ -3,9 +3,13 @@ or `x.item()` would then crash (`dict` has no `.detach()`, `float` no `.item()`)
 so the AD1 fix builders refuse it. Provably: a literal or display (dict, list,
 tuple, set, string, number: `.detach()` of `[loss]` fails too), a comprehension that
 builds plain values (the fix detaches a comprehension's elements), a call of
-a built-in that returns one (`len`, `float`, `dict(...)`), `.item()` / `.tolist()`,
-or a local name whose every value (`name = ...`, `name += ...`) is one of those."""
+a built-in that returns one (`len`, `float`, `dict(...)`) or of a function of this
+file whose every return is one, `.item()` / `.tolist()`,
+a name the file uses as a module, or a local name whose every value
+(`name = ...`, `name += ...`) is one of those."""
 from __future__ import annotations
+
+from typing import Optional
 
 import libcst as cst
 
@@ -39,7 +43,12 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         if isinstance(func, cst.Name) and func.value in REDUCERS:
             return bool(expr.args) and all(not_tensor(ctx, arg.value, depth + 1) for arg in expr.args) and \
                 not _shadowed(ctx, func)
+        if isinstance(func, cst.Name):
+            returns = _local_returns(ctx, func)
+            return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
         return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS
+    if isinstance(expr, (cst.Name, cst.Attribute)) and _module(ctx, expr):
+        return True  # `clone = l2l.clone_module(policy)`: a module has no `.detach()`
     if isinstance(expr, cst.Name):
         try:
             values = ctx.bindings.values(expr)
@@ -48,6 +57,36 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         return bool(values) and all(v is not None and v is not expr and not_tensor(ctx, v, depth + 1)
                                     for v in values)
     return False
+
+
+def _module(ctx, expr) -> bool:
+    from ..imports import dotted
+
+    try:
+        return ctx.analysis.names.is_module(dotted(expr))
+    except AttributeError:
+        return False
+
+
+def _local_returns(ctx, func: cst.Name) -> list:
+    """The returned values of the one function of this file `func` names
+    (`to_numbers(d)` whose `out = {}` is returned), None for a bare `return`;
+    [] when the name is not one such function."""
+    try:
+        owner, found = ctx.bindings.lookup(func)
+    except (KeyError, AttributeError):
+        return []
+    if len(found) != 1 or found[0].kind != "def" or not isinstance(found[0].node, cst.FunctionDef):
+        return []
+    out = []
+    stack = [found[0].node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            out.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is found[0].node.body:
+            stack.extend(node.children)
+    return out
 
 
 def _shadowed(ctx, func: cst.Name) -> bool:
@@ -63,5 +102,49 @@ def why(ctx, expr) -> str:
     """The message's words for a refused fix."""
     text = ctx.code(expr).strip()
     text = text if len(text) <= 40 else text[:37] + "..."
-    return f"`{text}` is not a tensor (a number, string or container), so `.detach()` / `.item()` of it " \
+    return f"`{text}` is not a tensor (a number, string, container or module), so `.detach()` / `.item()` of it " \
         "would raise: no fix is offered"
+
+
+# A module's methods that run its forward: what they return is a forward's output.
+FORWARDS = frozenset({"forward", "__call__"})
+
+
+def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
+    """The call, when `expr` is (or a name or attribute bound from, or an operand of) the result of a method
+    of a module whose class this file does not have, other than its forward
+    (`logs` of `loss, logs = model.train_step(batch)`): such a method may return
+    a dict, a tuple or a number, whose `.detach()` raises. None otherwise."""
+    if depth > 3:
+        return None
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        from ..imports import dotted
+        from .tensor_methods import BUILTIN_METHODS
+
+        meth = expr.func.attr.value
+        base = dotted(expr.func.value)
+        names = ctx.analysis.names
+        if base is None or meth in FORWARDS or meth in BUILTIN_METHODS or names.is_module(dotted(expr.func)):
+            return None
+        if names.is_module(base) and names.method(base, meth) is None:
+            text = ctx.code(expr.func).strip()
+            return f"`{text}(...)` is a method of a class not followed: what it returns may not be a tensor"
+        return None
+    if isinstance(expr, cst.BinaryOperation):
+        # `args.batch_size * world_size`, where `args.batch_size = model.micro_batch_size()`
+        return unseen_method(ctx, expr.left, depth + 1) or unseen_method(ctx, expr.right, depth + 1)
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        from ..imports import dotted
+
+        key = dotted(expr)
+        try:
+            found = ctx.bindings.lookup(expr)[1] if isinstance(expr, cst.Name) else \
+                ctx.bindings.attrs(key) if key is not None else []
+        except (KeyError, AttributeError):
+            return None
+        for binding in found:
+            if binding.kind == "assign" and binding.value is not None and binding.value is not expr:
+                note = unseen_method(ctx, binding.value, depth + 1)
+                if note:
+                    return note
+    return None

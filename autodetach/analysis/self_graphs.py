@@ -66,6 +66,8 @@ def _find(analysis) -> list:
                 sources = [n for n in reached if n.leaf or n.modules]
                 if built and sources and not val.uncertain:
                     store = next((n for n in val.heads if n.stmt is not None), built[0])
+                    if _constructed(store.stmt, key):
+                        continue  # `self.crit = DataParallelCriterion(loss_module, ids)`: an object, not a graph
                     # from the module's own parameters, or only from the arguments (inferred)
                     own = any(n.modules or (n.leaf and n.name != "<arg>") for n in sources)
                     if own or _accumulates(store.stmt, key):
@@ -149,12 +151,23 @@ def _accumulates(stmt, key) -> bool:
     """`self.reg_loss = self.reg_loss + penalty`: a registration helper, called
     at set-up time to add up terms (a value only passed in and stored, like
     `self.aux_loss = aux_loss * alpha`, may be stored anew by every forward)."""
-    for small in getattr(stmt, "body", ()):
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
         if isinstance(small, cst.AugAssign) and dotted(small.target) == key:
             return True
         if isinstance(small, cst.Assign) and any(isinstance(n, cst.Attribute) and dotted(n) == key
                                                  for n in nodes(small.value)):
             return True
+    return False
+
+
+def _constructed(stmt, key) -> bool:
+    """`self.X = Name(...)` with a capitalised name (a class: `DataParallelCriterion(loss, ids)`
+    wraps a module and builds no graph; `Variable(x)` is the legacy alias of `x`)."""
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+        if isinstance(small, cst.Assign) and any(dotted(t.target) == key for t in small.targets):
+            func = small.value.func if isinstance(small.value, cst.Call) else None
+            name = (dotted(func) or "").split(".")[-1] if func is not None else ""
+            return name[:1].isupper() and not name.isupper() and name != "Variable"
     return False
 
 

@@ -152,6 +152,21 @@ class _Fn:
         return {node.id for node in ast.walk(self.fn) if isinstance(node, ast.Name) and
                 isinstance(node.ctx, (ast.Store, ast.Del))} | self.params
 
+    @functools.cached_property
+    def plain_reads(self) -> frozenset:
+        """Ids of name reads in a branch that only a number or string takes: the body of
+        `if isinstance(v, (int, float)):` / `if not torch.is_tensor(v):`, the else of
+        `if isinstance(v, torch.Tensor):` (`out[k] = v` there holds no graph)."""
+        out = set()
+        for node in _own_nodes(self.fn):
+            if isinstance(node, ast.If):
+                found = _plain_branch(node)
+                if found is not None:
+                    name, branch = found
+                    out.update(id(n) for stmt in branch for n in ast.walk(stmt)
+                               if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
+        return frozenset(out)
+
     def _param(self, expr: ast.Name) -> bool:
         """Does this read of a parameter see the value the caller handed in? Not
         after `fake = fake.detach()` at the top of the body (the reassigned value decides)."""
@@ -165,6 +180,8 @@ class _Fn:
         if isinstance(expr, ast.Constant):
             return "const"
         if isinstance(expr, ast.Name):
+            if id(expr) in self.plain_reads:
+                return "const"
             if id(expr) in self.loop_reads:
                 return self.kind(self.loop_reads[id(expr)], depth + 1)
             if expr.id in self.params and self._param(expr):
@@ -1431,6 +1448,38 @@ def _walk_own_nodes(func):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) \
                     and not any(child is stmt for stmt in dead):
                 stack.append(child)
+
+
+PLAIN_TYPES = {"int", "float", "bool", "str", "complex", "numbers.Number", "Number", "numbers.Real"}
+TENSOR_TYPES = {"torch.Tensor", "Tensor", "torch.FloatTensor"}
+
+
+def _plain_branch(node: ast.If):
+    """(name, statements) where `node` proves `name` is no tensor: the body of an
+    `isinstance` test against numbers/strings or of a negated tensor test, the else
+    of a tensor test. None when it proves nothing."""
+    test, negated = node.test, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if not isinstance(test, ast.Call) or not test.args or not isinstance(test.args[0], ast.Name):
+        return None
+    func = _dotted(test.func)
+    if func == "isinstance" and len(test.args) == 2:
+        types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        names = {_dotted(t) for t in types}
+        if names <= PLAIN_TYPES:
+            tensor = False
+        elif names <= TENSOR_TYPES:
+            tensor = True
+        else:
+            return None
+    elif func in ("torch.is_tensor", "is_tensor"):
+        tensor = True
+    else:
+        return None
+    plain = (not tensor) != negated  # the body is the plain branch
+    branch = node.body if plain else node.orelse
+    return (test.args[0].id, branch) if branch else None
 
 
 def _is_variable_check(test) -> bool:

@@ -26,8 +26,8 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .acting_state import _cut, _quiet, _steps, _calls_any, _trainers
 from .buffer_updates import CUT_METHODS
+from .state_questions import bound_here, calls_any, reaches_cut, trainers, trains, under_no_grad
 from .walk import children, nodes
 
 # a method that stores what it is given (the acting step may keep a graph for a later backward)
@@ -91,9 +91,9 @@ def _threaded(analysis, stmt) -> Optional[ThreadedState]:
         return None
     if not _only_fed(ctx, names, scope, loop, key, call) or _rebound_in(loop, key, stmt):
         return None
-    if _steps(analysis, loop.body) or _calls_any(loop.body, _trainers(analysis)):
+    if trains(analysis, loop.body) or calls_any(loop.body, trainers(analysis)):
         return None  # a loop that trains may train through the state (AD106's)
-    if _quiet(ctx, call, fn) or (fn is not None and _called_quiet(ctx, fn)) or _volatile(scope):
+    if under_no_grad(ctx, call, fn) or (fn is not None and _called_quiet(ctx, fn)) or _volatile(scope):
         return None
     return ThreadedState(call, stmt, key, loop, runner, via)
 
@@ -156,7 +156,7 @@ def _runner(analysis, call, targets, key) -> Optional[tuple]:
     for r in returns:
         new = dotted(r[pos]) if type(r[pos]) is cst.Name else None
         inner = _module_call_binding(names, meth, new, param) if new else None
-        if inner is None or _quiet(ctx, inner, meth):
+        if inner is None or under_no_grad(ctx, inner, meth):
             return None
     plain = {i for i in range(len(targets)) if i != pos and all(_plain_value(ctx, meth, r[i]) for r in returns)}
     return _module_key(names, inner.func), f"{cls}.{meth.name.value}", plain
@@ -248,11 +248,10 @@ def _plain(ctx, expr) -> bool:
 
 def _uses(ctx, scope, loop, name) -> list:
     """Reads of `name` in the loop or after it (a read before it sees an earlier binding)."""
-    from .acting_state import _bound_here
 
     inside = {id(n) for n in nodes(loop)}
     start = ctx.line_of(loop)
-    return [n for n in _own_nodes(scope) if type(n) is cst.Name and n.value == name and not _bound_here(ctx, n)
+    return [n for n in _own_nodes(scope) if type(n) is cst.Name and n.value == name and not bound_here(ctx, n)
             and not _attr_name(ctx, n) and (id(n) in inside or ctx.line_of(n) > start)]
 
 
@@ -272,13 +271,13 @@ def _attr_name(ctx, n) -> bool:
 
 
 def _numbers_only(ctx, names, scope, loop, name) -> bool:
-    return all(_cut(ctx, names, n) for n in _uses(ctx, scope, loop, name))
+    return all(reaches_cut(ctx, names, n) for n in _uses(ctx, scope, loop, name))
 
 
 def _only_fed(ctx, names, scope, loop, key, call) -> bool:
     """`key` is read only by the threading call, or through a cut."""
     inside = {id(n) for n in nodes(call)}
-    return all(id(n) in inside or _cut(ctx, names, n) for n in _uses(ctx, scope, loop, key))
+    return all(id(n) in inside or reaches_cut(ctx, names, n) for n in _uses(ctx, scope, loop, key))
 
 
 def _rebound_in(loop, key, stmt) -> bool:
@@ -310,6 +309,6 @@ def _called_quiet(ctx, fn) -> bool:
     for n in nodes(ctx.module):
         if type(n) is cst.Call and (type(n.func) is cst.Name and n.func.value == name or
                                     type(n.func) is cst.Attribute and n.func.attr.value == name):
-            if _quiet(ctx, n, ctx.enclosing(n, cst.FunctionDef)):
+            if under_no_grad(ctx, n, ctx.enclosing(n, cst.FunctionDef)):
                 return True
     return False

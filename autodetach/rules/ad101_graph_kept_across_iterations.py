@@ -14,7 +14,7 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ..analysis.plain_values import not_tensor, why as plain_why
+from ..analysis.plain_values import not_tensor, unseen_method, why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
     unseen_note
 
@@ -458,6 +458,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
                 # number, and `.detach()` of a number raises
                 notes = notes + [unseen_note(ctx, src)]
+            elif edit is not None and fix is SAFE and unseen_method(ctx, src):
+                notes = notes + [unseen_method(ctx, src)]  # `logs` of `loss, logs = model.train_step(b)`
             if notes:
                 msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
                 fix = UNSAFE

@@ -15,7 +15,7 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
-from ..analysis.plain_values import not_tensor, why as plain_why
+from ..analysis.plain_values import not_tensor, unseen_method, why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line, unseen_note
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -606,6 +606,8 @@ class LossAccumulatedWithGraph(GraphRule):
             if node.uncertain or node.opaque:
                 # `epoch_loss += utils.to_scalar(loss)` of a module not in the run: it may return a number
                 guesses.append(unseen_note(ctx, src))
+            elif unseen_method(ctx, src):
+                guesses.append(unseen_method(ctx, src))  # `total += model.score(x)`: a float, perhaps
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

@@ -603,7 +603,7 @@ def _foreign_state(analysis, node):
 def _target_index(node):
     """Position of `node.name` in the tuple its statement unpacks into."""
     stmt = node.stmt
-    for small in getattr(stmt, "body", ()):
+    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
         if isinstance(small, cst.Assign) and small.value is node.expr:
             for target in small.targets:
                 elems = getattr(target.target, "elements", None)

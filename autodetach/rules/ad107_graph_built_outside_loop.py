@@ -104,6 +104,32 @@ class GraphBuiltOutsideLoop(GraphRule):
                 loss.backward()
                 opt.step()
         """),
+        Valid("""
+            import torch
+            import torch.nn as nn
+            from utils.parallel import DataParallelCriterion
+
+            class FlowLoss(nn.Module):
+                def __init__(self, args, model):
+                    super().__init__()
+                    self.register_buffer("std", model.module.out_std.unsqueeze(0))
+
+                def forward(self, pred, target):
+                    return ((pred - target) * self.std).pow(2).mean()
+
+            class Trainer(object):
+                def __init__(self, args, model):
+                    self.args = args
+                    self.parallel_loss = DataParallelCriterion(FlowLoss(args, model), args.device_ids)
+
+                def train(self, model, optimizer, loader):
+                    for x, y in loader:
+                        parts = [self.parallel_loss(model(x), y)]
+                        loss = self.parallel_loss.gather(parts, output_device=self.args.src_device).mean()
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+        """, note="a criterion object built once in __init__ (a class call), run in every iteration"),
     ]
     INVALID = [
         Invalid("""
@@ -315,7 +341,7 @@ def _iterated(analysis, diagnosis, link) -> bool:
         return False
     built = {(link.name or "").split(".")[0]}
     for stmt in between:
-        for small in getattr(stmt, "body", ()):
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
             if isinstance(small, cst.Assign) and any(type(n) is cst.Name and n.value in built
                                                      for n in nodes(small.value)):
                 built |= {n.value for t in small.targets for n in nodes(t.target) if type(n) is cst.Name}

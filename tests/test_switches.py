@@ -41,7 +41,8 @@ def test_setting_guarded_pass_through_counts_as_cut():
 
 
 def test_other_guards_keep_the_argument_graph():
-    for test in ("random.random() < 0.5", "images.size(0) == 0", "self.size == len(images)"):
+    for test in ("random.random() < 0.5", "images.size(0) == 0", "self.size == len(images)", "self.training",
+                 "not self.training"):
         assert _query(test=test).arg_flow == ("graph",), test
 
 

@@ -29,6 +29,8 @@ def switch_exits(fn, params) -> dict:
             continue
         if {node.id for node in ast.walk(stmt.test) if isinstance(node, ast.Name)} != {"self"}:
             continue  # a test on a tensor, an argument or chance: not a setting
+        if any(isinstance(node, ast.Attribute) and node.attr == "training" for node in ast.walk(stmt.test)):
+            continue  # `if self.training: return x`: the mode a training loop runs in, not a switch left on
         if any(other is not ret for other in others):
             out[id(ret.value)] = ret.value.id
     return out

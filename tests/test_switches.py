@@ -64,3 +64,27 @@ def test_only_return_is_not_a_switch():
                 print("off")
     ''')
     assert summarize(text)["Wrap.apply"].arg_flow in (None, ("graph",))
+
+
+def test_other_returns_filled_out_of_sight_keep_the_graph():
+    # the pool is filled by another method (`self.handle(w, out)`): the summary cannot see it cut
+    text = textwrap.dedent('''
+        import torch
+
+
+        class Pool:
+            def __init__(self, size):
+                self.size = size
+
+            def query(self, ws):
+                if self.size == 0:
+                    return ws
+                out = []
+                for w in ws:
+                    self.handle(w, out)
+                return torch.stack(out, 0)
+
+            def handle(self, w, out):
+                out.append(w)
+    ''')
+    assert summarize(text)["Pool.query"].arg_flow == ("graph",)

@@ -436,9 +436,14 @@ class _Fn:
             for name in args[skip:]:
                 self.params, self.others = {name}, set(args) - {name}
                 self.memo.clear()
-                # `if self.pool_size == 0: return images`: the setting is taken to be on (switches.py)
-                seen = [ret for ret in returns if switch.get(id(ret)) != name] or returns
-                out.append(_join([self.kind(ret, depth) for ret in seen]) if seen else "const")
+                kind = _join([self.kind(ret, depth) for ret in returns]) if returns else "const"
+                seen = [ret for ret in returns if switch.get(id(ret)) != name]
+                if seen and len(seen) < len(returns):
+                    # `if self.pool_size == 0: return images`, the setting taken to be on (switches.py),
+                    # where the other returns are seen to cut it (not only built of what the summary misses)
+                    rest = _join([self.kind(ret, depth) for ret in seen])
+                    kind = rest if rest == "cut" else kind
+                out.append(kind)
         finally:
             self.params, self.others, self.delegates = saved, set(), False
             self.memo.clear()

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from .switches import switch_exits
+
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
                "argsort", "multinomial", "bernoulli", "long", "int", "bool", "eq", "ne", "gt", "lt", "ge", "le",
                "nonzero", "count_nonzero", "sign", "isnan", "isinf", "isfinite", "byte", "short", "char"}
@@ -444,13 +446,21 @@ class _Fn:
         if not hasattr(self, "_returns"):
             self._collect()
         returns = [ret for ret in self._returns if ret is not None]
+        switch = switch_exits(self.fn, args[skip:]) if skip else {}
         saved, self.delegates = self.params, True
         out = []
         try:
             for name in args[skip:]:
                 self.params, self.others = {name}, set(args) - {name}
                 self.memo.clear()
-                out.append(_join([self.kind(ret, depth) for ret in returns]) if returns else "const")
+                kind = _join([self.kind(ret, depth) for ret in returns]) if returns else "const"
+                seen = [ret for ret in returns if switch.get(id(ret)) != name]
+                if seen and len(seen) < len(returns):
+                    # `if self.pool_size == 0: return images`, the setting taken to be on (switches.py),
+                    # where the other returns are seen to cut it (not only built of what the summary misses)
+                    rest = _join([self.kind(ret, depth) for ret in seen])
+                    kind = rest if rest == "cut" else kind
+                out.append(kind)
         finally:
             self.params, self.others, self.delegates = saved, set(), False
             self.memo.clear()
@@ -718,7 +728,8 @@ class _Fn:
                         iterated.func.attr in ("items", "values"):
                     iterated = iterated.func.value
                 for loop_name in _names(node.target):
-                    self.assigned.setdefault(loop_name, []).append(iterated)
+                    if not _cut_atop(self, node.body, loop_name):
+                        self.assigned.setdefault(loop_name, []).append(iterated)
         self.memo.clear()
         out = []
         for index, name in enumerate(args[1:]):
@@ -1315,6 +1326,15 @@ def _top_rebind(body, name: str):
             return {id(node) for node in ast.walk(stmt.value) if isinstance(node, ast.Name) and node.id == name}
         return None
     return None
+
+
+def _cut_atop(walker, body, name: str) -> bool:
+    """`for image in images: image = torch.unsqueeze(image.data, 0)`: the loop
+    value is cut first thing, so no later statement sees the argument's graph."""
+    if _top_rebind(body, name) is None:
+        return False
+    first = next(stmt for stmt in body if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)))
+    return walker.kind(first.value) in ("cut", "const")
 
 
 _INDICES = ast.Constant(value=0)  # what the indices of a (values, indices) call hold: no graph

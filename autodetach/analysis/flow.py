@@ -2068,6 +2068,10 @@ class Scope:
             if name not in ("retain_graph", "retain_variables", "create_graph"):
                 self.expr(arg.value)
         retain, retain_arg, create = _retain_of(pos, kwargs, retain_pos)
+        if retain is None and retain_arg is not None and isinstance(retain_arg.value, cst.Name) and \
+                isinstance(self.consts.get(retain_arg.value.value), bool) and not create:
+            # `loss.backward(retain_graph=retain_graph)` in a method inlined with `retain_graph=False`
+            retain = self.consts[retain_arg.value.value]
         event = self.event(kind, call, stmt, target=target, target_expr=target_expr, retain=retain,
                            retain_arg=retain_arg, create_graph=create)
         reach = closure(target.heads)

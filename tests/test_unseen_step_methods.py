@@ -70,10 +70,13 @@ def test_forward_hook_storing_activations_keeps_the_retain():
     assert _ad104(src) == []
 
 
-def test_helper_of_another_file_keeps_the_retain():
+def test_helper_of_another_file_is_taken_like_a_model_handed_in():
+    # out of sight, like the model itself: reported only as an inference, and not in a training step
     src = CAM.replace("self.tap = Tap(model)", "self.tap = make_tap(model)")
     assert src != CAM
-    assert _ad104(src) == []
+    assert [f.fix for f in _ad104(src)] == ["unsafe"]
+    stepped = src.replace("        return (self.tap.grad", "        self.opt.step()\n        return (self.tap.grad")
+    assert _ad104(stepped) == []
 
 
 def test_later_backward_in_the_method_keeps_the_retain():
@@ -91,4 +94,43 @@ def test_helper_appending_to_its_state_keeps_the_retain():
 
 def test_helper_with_a_base_of_another_file_keeps_the_retain():
     src = "from taps import BaseTap\n" + CAM.replace("class Tap:", "class Tap(BaseTap):")
+    assert _ad104(src) == []
+
+
+INLINE = """
+import torch
+
+
+class Cam:
+    def __init__(self, model):
+        self.model = model
+        self.grad = None
+
+    def keep(self, grad):
+        self.grad = grad
+
+    def explain(self, x):
+        for module in self.model.features:
+            x = module(x)
+        x.register_hook(self.keep)
+        out = self.model.head(x)
+        out[0, 0].backward(retain_graph=True)
+        return self.grad.sum(dim=1)
+"""
+
+
+def test_a_model_handed_in_and_run_inline_is_unneeded_and_unsafe():
+    found = _ad104(INLINE)
+    assert [(f.line, f.fix) for f in found] == [(18, "unsafe")]
+
+
+def test_a_training_step_on_a_model_handed_in_keeps_the_retain():
+    # a recurrent model may keep its state, with its graph, for the next call's backward
+    src = INLINE.replace("        return self.grad", "        self.opt.step()\n        return self.grad")
+    assert src != INLINE
+    assert _ad104(src) == []
+
+
+def test_a_model_rebound_by_another_method_keeps_the_retain():
+    src = INLINE + "\n    def use(self, model):\n        self.model = model\n"
     assert _ad104(src) == []

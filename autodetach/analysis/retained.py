@@ -222,6 +222,9 @@ def _helpers_keep_nothing(analysis, fn, ev) -> bool:
     ctx, names = analysis.ctx, analysis.names
     before = ctx.line_of(ev.stmt) if ev.stmt is not None else None
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
+    # a training step may run a recurrent model keeping its state (and graph) for the next call
+    stepped = any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and c.func.attr.value == "step"
+                  for c in nodes(fn.body))
     for call in nodes(fn.body):
         if type(call) is not cst.Call or before is None or ctx.line_of(call) > before \
                 or isinstance(ctx.parent(call), cst.Expr):
@@ -233,6 +236,8 @@ def _helpers_keep_nothing(analysis, fn, ev) -> bool:
         if not base or base.count(".") != 1 or not base.startswith("self.") or names.is_module(base):
             continue
         cls = names.instances.get(base)
+        if cls is None and not stepped and _bound_in_init(ctx, fn, base):
+            continue  # a model handed in, run to explain it (no step): taken to keep nothing between calls
         if cls is None or any(b != "object" and b not in names.bases for b in names.bases.get(cls, ())):
             return False  # out of sight (or a base of another file): it may keep state
         methods = [m for (owner, _), m in names.methods.items() if owner == cls]
@@ -250,6 +255,17 @@ def _helpers_keep_nothing(analysis, fn, ev) -> bool:
                    for t in nodes(x.target)):
                 return False
     return True
+
+
+def _bound_in_init(ctx, fn, base) -> bool:
+    """Is `self.A` stored only by `__init__` of the class holding `fn`?"""
+    cls = ctx.enclosing(fn, cst.ClassDef)
+    if cls is None:
+        return False
+    where = [ctx.enclosing(x, cst.FunctionDef) for x in nodes(cls)
+             if isinstance(x, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
+             and any(dotted(t) == base for t in nodes(x.target) if isinstance(t, cst.Attribute))]
+    return bool(where) and all(f is not None and f.name.value == "__init__" for f in where)
 
 
 def _keeps_on_self(method) -> bool:

@@ -123,8 +123,12 @@ class RetainGraphUnneeded(GraphRule):
     none of it, and every helper object it takes values from is of a class
     of this file that stores on `self` only in `__init__` or in gradient
     hooks (a helper keeping a value for the next call, or a forward hook
-    keeping activations, may hand a later backward this graph). Unsafe:
-    what the helpers compute is inferred from their code, not walked.
+    keeping activations, may hand a later backward this graph). A model
+    handed in (`self.model`, stored only by `__init__`) and run inline
+    (`for pos, module in self.model.features._modules.items()`) is taken to
+    keep nothing between calls when the method steps no optimizer (a
+    recurrent model in a training step may keep its state with its graph).
+    Unsafe: what the helpers and the model compute is inferred, not walked.
     A helper that backwards `self` state (`def _backward(self, who):
     self._losses[who].backward(retain_graph=True)`, the losses filled by a
     subclass's `calculate_losses` out of sight) is unneeded, unsafe, when

@@ -134,3 +134,12 @@ def test_a_training_step_on_a_model_handed_in_keeps_the_retain():
 def test_a_model_rebound_by_another_method_keeps_the_retain():
     src = INLINE + "\n    def use(self, model):\n        self.model = model\n"
     assert _ad104(src) == []
+
+
+def test_a_forward_hook_of_the_explainer_keeps_the_retain():
+    # `self.acts` holds the forward's graph; `refine()` could backward it after `explain()`
+    hooked = INLINE.replace("        self.grad = None\n", "        self.grad = None\n"
+                            "        model.head.register_forward_hook(self.save)\n") + \
+        "\n    def save(self, module, inp, out):\n        self.acts = out\n"
+    assert "register_forward_hook" in hooked
+    assert _ad104(hooked) == []

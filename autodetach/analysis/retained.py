@@ -222,6 +222,9 @@ def _helpers_keep_nothing(analysis, fn, ev) -> bool:
     ctx, names = analysis.ctx, analysis.names
     before = ctx.line_of(ev.stmt) if ev.stmt is not None else None
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
+    own = ctx.enclosing(fn, cst.ClassDef)
+    if own is not None and _forward_hooks(own):
+        return False  # a forward hook of this class may keep activations, with their graph, on `self`
     # a training step may run a recurrent model keeping its state (and graph) for the next call
     stepped = any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and c.func.attr.value == "step"
                   for c in nodes(fn.body))
@@ -241,7 +244,7 @@ def _helpers_keep_nothing(analysis, fn, ev) -> bool:
         if cls is None or any(b != "object" and b not in names.bases for b in names.bases.get(cls, ())):
             return False  # out of sight (or a base of another file): it may keep state
         methods = [m for (owner, _), m in names.methods.items() if owner == cls]
-        if any(_keeps_on_self(m) for m in methods):
+        if any(_keeps_on_self(m) or _forward_hooks(m) for m in methods):
             return False
         hooks = {x.attr.value for m in methods for c in nodes(m) if type(c) is cst.Call
                  and isinstance(c.func, cst.Attribute) and c.func.attr.value in _GRAD_HOOKS
@@ -266,6 +269,12 @@ def _bound_in_init(ctx, fn, base) -> bool:
              if isinstance(x, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
              and any(dotted(t) == base for t in nodes(x.target) if isinstance(t, cst.Attribute))]
     return bool(where) and all(f is not None and f.name.value == "__init__" for f in where)
+
+
+def _forward_hooks(node) -> bool:
+    """`layer.register_forward_hook(self.save)`: a hook handed activations, with their graph."""
+    return any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and "forward" in c.func.attr.value
+               and c.func.attr.value.endswith("hook") for c in nodes(node))
 
 
 def _keeps_on_self(method) -> bool:

@@ -127,7 +127,8 @@ class RetainGraphUnneeded(GraphRule):
     handed in (`self.model`, stored only by `__init__`) and run inline
     (`for pos, module in self.model.features._modules.items()`) is taken to
     keep nothing between calls when the method steps no optimizer (a
-    recurrent model in a training step may keep its state with its graph).
+    recurrent model in a training step may keep its state with its graph),
+    and no forward hook of its class keeps activations on `self`.
     Unsafe: what the helpers and the model compute is inferred, not walked.
     A helper that backwards `self` state (`def _backward(self, who):
     self._losses[who].backward(retain_graph=True)`, the losses filled by a

@@ -66,7 +66,12 @@ def unneeded_retains(analysis) -> list:
                 why = notes.setdefault(ev.call, [])
                 why.extend(x for x in refill if x not in why)
                 continue
-            if _judged_as_step(analysis, scope, ev) or _judged_by_drivers(analysis, scope, ev):
+            as_step = _judged_as_step(analysis, scope, ev)
+            if isinstance(as_step, str):
+                why = notes.setdefault(ev.call, [])
+                if as_step not in why:
+                    why.append(as_step)
+            if as_step or _judged_by_drivers(analysis, scope, ev):
                 continue
             if judged_in_file(analysis, scope, ev):
                 continue  # the walks of its callers in this file, which inline it, judge it
@@ -179,20 +184,124 @@ def _entries_apart(analysis, scope, ev, later, own, notes) -> bool:
     return bool(found)
 
 
-def _judged_as_step(analysis, scope, ev) -> bool:
+def _judged_as_step(analysis, scope, ev):
     """A walk of a step method (its own, or inlined where a caller calls it)
     that sees no graph in the loss, when the method returns it and its
-    callers drop it: the walk as the body of the caller's loop (arguments
-    unknown, so the loss a graph) judges it."""
+    callers drop it, or returns none of it and takes values only from
+    helpers that keep nothing: the walk as the body of the caller's loop
+    (arguments unknown, so the loss a graph) judges it. True, or in the
+    second case the note the verdict rests on; False when it does not."""
     fn = analysis.ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None or fn not in analysis.step_methods or ev.target.heads:
         return False
     if getattr(scope, "caller_loop", False) and scope.name == fn.name.value:
         return False  # the walk that judges
 
-    judged = any(getattr(s, "caller_loop", False) and s.name == fn.name.value and
-                 any(e.call is ev.call for e in s.events) for s in analysis.scopes)
-    return judged and bool(_dropped(analysis, ev))
+    walks = [s for s in analysis.scopes if getattr(s, "caller_loop", False) and s.name == fn.name.value
+             and any(e.call is ev.call for e in s.events)]
+    if not walks:
+        return False
+    if _dropped(analysis, ev):
+        return True
+    # those walks see the graph (its arguments unknown) and call a returned one needed, so they
+    # judge it too when the method returns nothing of it (a Grad-CAM's numpy map); what the
+    # loss came from is out of sight, so the verdict is an inference
+    if not all(_sees_unreturned(w, ev) for w in walks) or not _helpers_keep_nothing(analysis, fn, ev):
+        return False
+    return (f"`{fn.name.value}()` shows no graph in the loss on its own (it comes from calls out of sight, "
+            f"which may keep a graph of their own); walked as one call of a loop its caller runs, nothing "
+            f"after this backward reads the graph and the method does not return it")
+
+
+def _helpers_keep_nothing(analysis, fn, ev) -> bool:
+    """Is every helper object the method calls before `ev` (`self.tap.run(x)`,
+    no module) of a class of this file whose methods store on `self` only in
+    `__init__` or in gradient hooks (`x.register_hook(self.keep_grad)`)? A
+    helper that keeps a value from one call for the next (a running mix of
+    activations) may hand the next call's backward this call's graph."""
+    ctx, names = analysis.ctx, analysis.names
+    before = ctx.line_of(ev.stmt) if ev.stmt is not None else None
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self"}
+    own = ctx.enclosing(fn, cst.ClassDef)
+    if own is not None and _forward_hooks(own):
+        return False  # a forward hook of this class may keep activations, with their graph, on `self`
+    # a training step may run a recurrent model keeping its state (and graph) for the next call
+    stepped = any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and c.func.attr.value == "step"
+                  for c in nodes(fn.body))
+    for call in nodes(fn.body):
+        if type(call) is not cst.Call or before is None or ctx.line_of(call) > before \
+                or isinstance(ctx.parent(call), cst.Expr):
+            continue  # a call whose result is dropped (`self.model.zero_grad()`) hands on no graph
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in params:
+            return False  # `model(x)` of a model handed in: out of sight, it may keep state
+        base = dotted(func.value) if isinstance(func, cst.Attribute) else dotted(func)
+        if not base or base.count(".") != 1 or not base.startswith("self.") or names.is_module(base):
+            continue
+        cls = names.instances.get(base)
+        if cls is None and not stepped and _bound_in_init(ctx, fn, base):
+            continue  # a model handed in, run to explain it (no step): taken to keep nothing between calls
+        if cls is None or any(b != "object" and b not in names.bases for b in names.bases.get(cls, ())):
+            return False  # out of sight (or a base of another file): it may keep state
+        methods = [m for (owner, _), m in names.methods.items() if owner == cls]
+        if any(_keeps_on_self(m) or _forward_hooks(m) for m in methods):
+            return False
+        hooks = {x.attr.value for m in methods for c in nodes(m) if type(c) is cst.Call
+                 and isinstance(c.func, cst.Attribute) and c.func.attr.value in _GRAD_HOOKS
+                 for a in c.args for x in nodes(a.value)
+                 if isinstance(x, cst.Attribute) and dotted(x.value) == "self"}
+        for m in methods:
+            if m.name.value in ("__init__",) or m.name.value in hooks:
+                continue
+            if any(isinstance(t, cst.Attribute) and dotted(t.value) == "self"
+                   for x in nodes(m) if isinstance(x, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
+                   for t in nodes(x.target)):
+                return False
+    return True
+
+
+def _bound_in_init(ctx, fn, base) -> bool:
+    """Is `self.A` stored only by `__init__` of the class holding `fn`?"""
+    cls = ctx.enclosing(fn, cst.ClassDef)
+    if cls is None:
+        return False
+    where = [ctx.enclosing(x, cst.FunctionDef) for x in nodes(cls)
+             if isinstance(x, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
+             and any(dotted(t) == base for t in nodes(x.target) if isinstance(t, cst.Attribute))]
+    return bool(where) and all(f is not None and f.name.value == "__init__" for f in where)
+
+
+def _forward_hooks(node) -> bool:
+    """`layer.register_forward_hook(self.save)`: a hook handed activations, with their graph."""
+    return any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and "forward" in c.func.attr.value
+               and c.func.attr.value.endswith("hook") for c in nodes(node))
+
+
+def _keeps_on_self(method) -> bool:
+    """`self.seen.append(h)`, `setattr(self, ...)`: a method adding to `self` state without an assignment."""
+    from .local_graphs import _KEEPS
+
+    for c in nodes(method):
+        if type(c) is not cst.Call:
+            continue
+        if isinstance(c.func, cst.Name) and c.func.value == "setattr":
+            return True
+        if isinstance(c.func, cst.Attribute) and c.func.attr.value in _KEEPS \
+                and (dotted(c.func.value) or "").startswith("self."):
+            return True
+    return False
+
+
+# hooks handed gradients, which carry no graph (a forward hook's activation does)
+_GRAD_HOOKS = {"register_hook", "register_full_backward_hook", "register_backward_hook"}
+
+
+def _sees_unreturned(walk, ev) -> bool:
+    """Does the caller-loop walk see a graph in `ev`'s loss that the method does not return?"""
+    mine = [e for e in walk.events if e.call is ev.call]
+    returned = closure(h for r in walk.returns for h in r.heads)
+    return all(e.target.heads and not e.target.unknown and
+               not ({n for n in e.reach if not n.leaf} & returned) for e in mine)
 
 
 def _judged_by_drivers(analysis, scope, ev) -> bool:

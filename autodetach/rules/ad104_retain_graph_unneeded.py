@@ -114,6 +114,22 @@ class RetainGraphUnneeded(GraphRule):
     only prints or logs each name (`print`, string formatting,
     `writer.add_scalar("c", c_loss, step)`, `wandb.log({...})`, an entry
     `out["loss"].item()`) drops it too.
+    A method whose loss comes, on its own walk, from no graph the analysis
+    sees (`tapped, scores = self.tap.run(image)`, a helper object of this
+    file, then the only `scores.backward(gradient=one_hot,
+    retain_graph=True)` of a Grad-CAM) is judged by its walk as one call of
+    a loop its caller runs, with its arguments taken for graphs: unneeded
+    when nothing after the backward reads the graph and the method returns
+    none of it, and every helper object it takes values from is of a class
+    of this file that stores on `self` only in `__init__` or in gradient
+    hooks (a helper keeping a value for the next call, or a forward hook
+    keeping activations, may hand a later backward this graph). A model
+    handed in (`self.model`, stored only by `__init__`) and run inline
+    (`for pos, module in self.model.features._modules.items()`) is taken to
+    keep nothing between calls when the method steps no optimizer (a
+    recurrent model in a training step may keep its state with its graph),
+    and no forward hook of its class keeps activations on `self`.
+    Unsafe: what the helpers and the model compute is inferred, not walked.
     A helper that backwards `self` state (`def _backward(self, who):
     self._losses[who].backward(retain_graph=True)`, the losses filled by a
     subclass's `calculate_losses` out of sight) is unneeded, unsafe, when

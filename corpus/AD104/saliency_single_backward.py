@@ -1,0 +1,63 @@
+# expect-before: runs
+# autodetach-test: unsafe
+# A class-activation map in the shape of visualisation scripts: a helper object
+# (not a module) runs the network's layers and hooks the gradient of one of them;
+# `explain` backwards the chosen class's score once with retain_graph=True and
+# turns the hooked gradient into a map. Nothing backwards that graph again (the
+# map is made from `.detach()`ed values and the output is not returned), so the
+# retain only keeps every activation alive until `explain` returns. The method
+# alone shows no graph (it comes from the helper), so the verdict is inferred
+# from its walk with unknown arguments: the fix is unsafe.
+import os
+
+import torch
+from torch import nn
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+class LayerTap:
+    def __init__(self, model, layer):
+        self.model = model
+        self.layer = layer
+        self.grad = None
+
+    def keep_grad(self, grad):
+        self.grad = grad
+
+    def run(self, x):
+        tapped = None
+        for i, module in enumerate(self.model):
+            x = module(x)
+            if i == self.layer:
+                x.register_hook(self.keep_grad)
+                tapped = x
+        return tapped, x
+
+
+class ActivationMap:
+    def __init__(self, model, layer):
+        self.model = model
+        self.model.eval()
+        self.tap = LayerTap(model, layer)
+
+    def explain(self, image, target=None):
+        tapped, scores = self.tap.run(image)
+        if target is None:
+            target = int(scores.argmax(dim=1)[0])
+        one_hot = torch.zeros_like(scores)
+        one_hot[0, target] = 1.0
+        self.model.zero_grad()
+        scores.backward(gradient=one_hot, retain_graph=True)
+        weights = self.tap.grad.detach().mean(dim=0)
+        cam = (weights * tapped.detach()[0]).clamp(min=0)
+        return cam / (cam.max() + 1e-8)
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 3))
+    explainer = ActivationMap(net, layer=2)
+    for step in range(ITERS):
+        cam = explainer.explain(torch.rand(1, 6))
+        print(step, " ".join(f"{v:.6f}" for v in cam.tolist()))

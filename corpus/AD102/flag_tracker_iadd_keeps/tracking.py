@@ -23,7 +23,7 @@ class RunningMeanTorch:
         self.values.append(value.unsqueeze(0))
         return self
 
-    def mean(self):
+    def average(self):
         return torch.cat(self.values).mean() if self.values else 0.0
 
 
@@ -43,4 +43,4 @@ class LossTracker:
         return track
 
     def means(self):
-        return {k: (t.mean() if isinstance(t, RunningMeanTorch) else t.mean) for k, t in self.tracks.items()}
+        return {k: (t.average() if isinstance(t, RunningMeanTorch) else t.mean) for k, t in self.tracks.items()}

@@ -24,7 +24,7 @@ class RunningMeanTorch:
             self.values.append(value.detach().cpu().unsqueeze(0))
         return self
 
-    def mean(self):
+    def average(self):
         return float(torch.cat(self.values).mean()) if self.values else 0.0
 
 
@@ -44,4 +44,4 @@ class LossTracker:
         return track
 
     def means(self):
-        return {k: (t.mean() if isinstance(t, RunningMeanTorch) else t.mean) for k, t in self.tracks.items()}
+        return {k: (t.average() if isinstance(t, RunningMeanTorch) else t.mean) for k, t in self.tracks.items()}

@@ -70,6 +70,10 @@ def factory_note(analysis, call) -> Optional[str]:
         if analysis.names.is_module(key):
             return None  # a model's output carries its parameters' graph: nothing inferred
         hit = table.get(key)
+        if hit is not None and key == func and key in analysis.names.foreign_instances and \
+                (analysis.foreign_method(key, "__call__") or analysis.foreign_method(key, "forward")):
+            return (f"`{func}(...)` is taken to return values that carry its arguments' graph (`{key}` is an "
+                    f"object of `{hit[0]}` of `{hit[1]}`, whose forward is read in that file)")
         if hit is not None:
             return (f"`{func}(...)` is taken to return values that carry its arguments' graph (`{key}` is built "
                     f"by `{hit[0]}` of `{hit[1]}`, whose code is not followed)")

@@ -1157,8 +1157,9 @@ class Scope:
             return keyed.update(self, call, base)  # `losses.update(self.loss_fn(x))`: a dict's entries
         if meth in CONTAINER_ADD | CONTAINER_CLEAR and base is None and known is None:
             base = keyed.slot(func.value, self)  # `stats["loss"].append(loss)`: the list under that key
-        if meth in CONTAINER_ADD and base is not None and known is None:
-            return self._container_add(call, stmt, base, meth)
+        if meth in CONTAINER_ADD and base is not None and known is None and \
+                not (meth == "add" and _result_read(call, stmt)):
+            return self._container_add(call, stmt, base, meth)  # not `y = x.add(m)`: a tensor's sum
         out = self._named_method(call, func, base, meth)
         if out is not None:
             return out
@@ -1551,10 +1552,23 @@ class Scope:
         return any(isinstance(node.func, cst.Name) and node.func.value in params
                    for node in nodes(func.body) if isinstance(node, cst.Call))
 
+    def _instance_call(self, key):
+        """`VGG(x)` where `VGG = vgg.VGG16()` builds an object of a project class of another
+        file: calling it runs its `__call__`, or its `forward` (a module whose layers come from
+        a library, so no parameters are seen here); the summary of that method, or None."""
+        if key not in self.names.foreign_instances:
+            return None
+        hit = self.analysis.foreign_method(key, "__call__") or self.analysis.foreign_method(key, "forward")
+        if hit is None or hit[0].grad_off:
+            return None  # run with gradients off: only an argument handed back as it is could hold a graph
+        return hit[0]
+
     def _external_call(self, call: cst.Call, stmt, args: Val, qualified, key) -> Optional[Val]:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
+        if summary is None and isinstance(call.func, cst.Name) and not qualified:
+            summary = self._instance_call(key)
         if summary is not None and (summary.step_params and summary.backward_params or summary.multi_steps):
             result = self.step_helper(call, stmt, summary, qualified or key)
             if result is not None:
@@ -2603,6 +2617,13 @@ def _uncertain_below(head) -> bool:
         if not node.proven:
             stack.extend(node.parents)
     return uncertain
+
+
+def _result_read(call, stmt) -> bool:
+    """Is the call's result read (`y = x.add(m)`, `f(x.add(m))`)? `set.add` returns None,
+    so only a statement of its own (`seen.add(k)`) is a container's add."""
+    return not any(type(small) is cst.Expr and small.value is call
+                   for small in getattr(stmt, "body", ()) if isinstance(small, cst.BaseSmallStatement))
 
 
 def _result_bound(call, stmt) -> bool:

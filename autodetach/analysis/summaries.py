@@ -759,6 +759,21 @@ class _Fn:
             return callee
         return None
 
+    def _iadd_cuts(self, target) -> bool:
+        """Does the `+=` on `target` run `__iadd__` methods of the file's classes
+        (analysis.iadd_stores), none of which adds its argument into its state?"""
+        from .iadd_stores import iadd_classes
+
+        found = iadd_classes(self.classes, self.cls, target)
+        if not found or any(name == self.cls for name in found):
+            return False
+        for name in found:
+            walker = _Fn(self.classes[name]["__iadd__"], {}, self.classes, name, flows=self.flows)
+            walker._collect()
+            if walker.accumulated():
+                return False
+        return True
+
     def _adds(self, name: str):
         """(line, whole) where argument `name` is added into `self` state:
         whole when the argument itself is added, not its elements; else None."""
@@ -783,6 +798,8 @@ class _Fn:
                     value, target = node.value, node.targets[0]
                 if value is None or id(node) in self.quiet:
                     continue
+                if isinstance(node, ast.AugAssign) and self._iadd_cuts(target):
+                    continue  # `self.tracks[k] += v` runs a tracker's `__iadd__`, which keeps no graph
                 base = target.value if isinstance(target, ast.Subscript) else target
                 if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and \
                         base.func.attr == "setdefault":

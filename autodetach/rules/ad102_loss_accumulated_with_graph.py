@@ -131,7 +131,14 @@ class LossAccumulatedWithGraph(GraphRule):
     iteration (`losses[it] = loss`, `it += 1`) whose previous slot each
     iteration backwards (`losses[it - 1].backward()`): every slot is
     backwarded once and then kept with its graph; reported without a fix (a
-    detached slot could not be backwarded).
+    detached slot could not be backwarded). A loss summed through an object
+    of a project module class built here and called on tensors (`features =
+    nets.Features()`, then `features(generated.add(mean))`), whose forward is
+    read in its file: that its output keeps its input's graph is inferred.
+
+    Not reported: a meter whose `self.tracks[k] += v` runs the `__iadd__` of
+    objects of classes of its file that keep `float(value)` or
+    `value.detach()`: what those keep decides, not the `+=`.
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.

@@ -1,0 +1,44 @@
+# expect-before: runs
+# An adversarial autoencoder's loop hands each step's losses to the project's
+# LossTracker (tracking.py) as a dict. `update` does `self.tracks[k] += v`, but
+# the tracks are RunningMean / RunningMeanTorch objects whose `__iadd__` keeps
+# `float(value)` or `value.detach().cpu()`: the `+=` runs that `__iadd__`, so no
+# graph is kept across batches and nothing is reported.
+import os
+
+import torch
+import torch.nn as nn
+
+from tracking import LossTracker
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+def train(E, G, D, loader, tracker):
+    opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+    opt_ge = torch.optim.Adam(list(E.parameters()) + list(G.parameters()), lr=1e-3)
+    bce = nn.BCEWithLogitsLoss()
+    for x in loader:
+        z = E(x)
+        d_loss = bce(D(z.detach()), torch.zeros(len(x), 1)) + bce(D(torch.randn_like(z)), torch.ones(len(x), 1))
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        tracker.update(dict(D=d_loss))
+
+        z = E(x)
+        recon = nn.functional.mse_loss(G(z), x)
+        e_loss = bce(D(z), torch.ones(len(x), 1))
+        opt_ge.zero_grad()
+        (recon + 0.1 * e_loss).backward()
+        opt_ge.step()
+        tracker.update(dict(GE=recon, E=e_loss))
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    E, G, D = nn.Linear(6, 3), nn.Linear(3, 6), nn.Linear(3, 1)
+    tracker = LossTracker()
+    train(E, G, D, [torch.randn(8, 6) for _ in range(ITERS)], tracker)
+    print(" ".join(f"{k} {v:.6f}" for k, v in sorted(tracker.means().items())))
+    print(f"checksum {sum(p.sum().item() for m in (E, G, D) for p in m.parameters()):.6f}")

@@ -317,3 +317,26 @@ def test_zip_of_optimizers_and_critics_gives_the_loop_variable_the_lists_owner()
     assert table.optimizers["c_opt"].owns == frozenset({"self.critics"}) and table.entry_of["net"] == "self.critics"
     found = _found(src, "AD108")
     assert len(found) == 1 and "which entry steps which is not followed" in found[0].message
+
+
+TRACKER = '''
+class Tracker:
+    def __init__(self):
+        self.total = 0.0
+        self.n = 0
+
+    def update(self, v):
+        self.total += float(v)
+        self.n += 1
+
+    def mean(self):
+        return self.total / max(self.n, 1)
+'''
+
+
+def test_a_project_class_with_a_mean_method_does_not_take_over_tensor_means(tmp_path):
+    # `fake.mean()` is the tensor's method even when a class beside the script defines `mean`
+    (tmp_path / "tracker.py").write_text(TRACKER)
+    path = str(tmp_path / "case.py")
+    findings, _, _ = check_source(textwrap.dedent(MODELS_DICT), path, all_rules(), Options())
+    assert [f.line for f in findings if f.code == "AD108"] == [33]

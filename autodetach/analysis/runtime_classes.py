@@ -13,6 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .tensor_methods import TENSOR_ONLY
 from .walk import nodes
 
 
@@ -120,8 +121,8 @@ def runtime_method(analysis, base: str, meth: str) -> Optional[tuple]:
     """(summary, file) standing for `base.meth` when `base` is of a class
     chosen at run time and some project classes define `meth` and run
     backward in it; the summary joins theirs. None otherwise."""
-    if analysis.ctx.path in (None, "<string>"):
-        return None
+    if analysis.ctx.path in (None, "<string>") or meth in TENSOR_ONLY:
+        return None  # `fake.mean()`: a tensor's method, whatever project class also defines `mean`
     how = runtime_objects(analysis).get(base) if meth not in OPTIMIZER_METHODS else None
     handed = how is None and meth not in OPTIMIZER_METHODS and base in handed_objects(analysis)
     if handed:

@@ -57,8 +57,11 @@ def object_flow(analysis, call: cst.Call, base: str, meth: str) -> Optional[tupl
     from .factories import _built
     from .runtime_classes import runtime_objects
 
-    if analysis.ctx.path in (None, "<string>") or any(arg.keyword is not None or arg.star for arg in call.args):
-        return None
+    from .tensor_methods import TENSOR_ONLY
+
+    if analysis.ctx.path in (None, "<string>") or any(arg.keyword is not None or arg.star for arg in call.args) or \
+            meth in TENSOR_ONLY:
+        return None  # `fake.mean()`: a tensor's method, whatever project class also defines `mean`
     how = _built(analysis).get(base)
     if how is None and base not in runtime_objects(analysis):
         return None

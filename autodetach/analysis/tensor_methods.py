@@ -59,3 +59,8 @@ triu_ true_divide true_divide_ trunc trunc_ type type_as unbind unflatten unfold
 unique_consecutive unsafe_chunk unsafe_split unsafe_split_with_sizes unsqueeze unsqueeze_ untyped_storage
 update upper values var vdot view view_as volatile vsplit where xlogy xlogy_ xpu zero_ zfill
 """.split())
+
+
+# A tensor's methods that no built-in container has (`mean`, `sum`, `detach`): a call of one
+# names a tensor's method, not a project class's of the same name.
+TENSOR_ONLY = frozenset(m for m in BUILTIN_METHODS if not any(hasattr(t, m) for t in (dict, list, set, str)))

@@ -130,20 +130,28 @@ def autodetach(args: list, cwd: str) -> dict:
     p = subprocess.run([sys.executable, "-m", "autodetach", "--no-cache", "--output-format", "json", *args],
                        cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     try:
-        return json.loads(p.stdout)
+        out = json.loads(p.stdout)
+        if p.stderr.strip():
+            out["stderr"] = p.stderr.strip().splitlines()[-50:]
+        return out
     except json.JSONDecodeError:
         return {"error": p.stderr.strip()[-300:]}
 
 
-def check(case: str, verify: bool, timeout: float) -> dict:
-    src = os.path.join(CASES, case)
+def check(case: str, verify: bool, timeout: float, src: str = None, lean: bool = False) -> dict:
+    """`src`: the project's folder (default: the case's). `lean`: skip the before run, and every run when
+    nothing was changed (the result needs neither)."""
+    src = src or os.path.join(CASES, case)
     out = {"case": case}
     with tempfile.TemporaryDirectory(prefix="fixcheck-") as tmp:
         trees = {}
         for name in ("before", "reference", "after"):
             trees[name] = os.path.join(tmp, name)
             shutil.copytree(src, trees[name])
-        found = autodetach(["."], trees["before"]).get("findings", [])
+        first = autodetach(["."], trees["before"])
+        found = first.get("findings", [])
+        if first.get("error") or first.get("summary", {}).get("errors"):
+            out["tool_errors"] = first.get("error") or first["summary"]["errors"]
         out["found"] = [f"{f['path']}:{f['line']} {f['code']} {f['fix']}" for f in found]
         report = autodetach(["--fix", "--unsafe-fixes", "."], trees["after"])
         out["findings"] = [f"{f['path']}:{f['line']} {f['code']} {f['fix']}" for f in report.get("findings", [])]
@@ -151,7 +159,11 @@ def check(case: str, verify: bool, timeout: float) -> dict:
         diff = subprocess.run(["diff", "-ru", "-x", "__pycache__", "-x", ".autodetach_cache", src, trees["after"]],
                               capture_output=True, text=True).stdout
         out["diff"] = [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
-        runs = {name: run(trees[name], name == "reference", timeout) for name in trees}
+        names = [] if lean and not out["diff"] else ["reference", "after"] if lean else list(trees)
+        runs = {name: run(trees[name], name == "reference", timeout) for name in names}
+        if not runs:
+            out["result"] = "no fix"
+            return out
         for name, r in runs.items():
             out[name] = r["status"] + (f": {r['error']}" if "error" in r else "")
         out["after_vs_reference"] = max_diff(runs["after"].get("params"), runs["reference"].get("params"))

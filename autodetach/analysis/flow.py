@@ -1261,6 +1261,8 @@ class Scope:
         return None
 
     def _step(self, call: cst.Call, stmt, base) -> Optional[Val]:
+        if stmt is None:
+            stmt = self.cur_stmt  # `loss = opt.step(closure)`: the value of an assignment (and before inlining)
         if call.args and dotted(call.args[0].value) in self.local_defs:
             # optimizer.step(closure): the closure runs the forward and backward first
             closure_fn = self.local_defs[dotted(call.args[0].value)]

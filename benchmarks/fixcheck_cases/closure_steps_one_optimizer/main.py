@@ -1,0 +1,45 @@
+# Found by benchmarks/shapes.py (trunk-*-closure-one-pos-v1): two
+# `l = opt.step(closure)` over ONE optimizer sharing an encoder output, the
+# encoder from another file. The tool crashed (internal error: the step of an
+# assignment's value had no statement to name in its message); it now gives
+# an unsafe retain_graph=True on the first closure's backward.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from models import Encoder
+
+ITERS = 3
+
+
+def main():
+    torch.manual_seed(0)
+    enc = Encoder()
+    head1 = nn.Linear(6, 1)
+    head2 = nn.Linear(6, 1)
+    opt = torch.optim.SGD(list(enc.parameters()) + list(head1.parameters()) + list(head2.parameters()), lr=0.1)
+    for it in range(ITERS):
+        x, y = torch.randn(8, 5), torch.randn(8, 1)
+        feat = enc(x)
+
+        def closure1():
+            opt.zero_grad()
+            l1 = F.mse_loss(head1(feat), y)
+            l1.backward()
+            return l1
+
+        l1 = opt.step(closure1)
+
+        def closure2():
+            opt.zero_grad()
+            l2 = F.mse_loss(head2(feat), y)
+            l2.backward()
+            return l2
+
+        l2 = opt.step(closure2)
+        print(f"{it} {l1.item():.6f} {l2.item():.6f}")
+    print(f"{sum(p.sum().item() for p in enc.parameters()):.6f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -31,7 +31,7 @@ from .graph import GNode, closure
 from .infeasible import slot_read
 from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
-from .summaries import PLAIN_TYPES, TENSOR_TYPES
+from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .passed_meters import meter_helper
 from .walk import nodes, walk
@@ -2748,20 +2748,12 @@ def _plain_check(test) -> Optional[tuple]:
     func = dotted(test.func)
     if key is None:
         return None
+    types = None
     if func == "isinstance" and len(test.args) == 2:
         kinds = test.args[1].value
         types = {dotted(e.value) for e in kinds.elements} if isinstance(kinds, cst.Tuple) else {dotted(kinds)}
-        if types <= PLAIN_TYPES:
-            tensor = False
-        elif types <= TENSOR_TYPES:
-            tensor = True
-        else:
-            return None
-    elif func in ("torch.is_tensor", "is_tensor"):
-        tensor = True
-    else:
-        return None
-    return key, tensor == negate
+    tensor = tensor_test(func, types)
+    return None if tensor is None else (key, tensor == negate)
 
 
 # Calls that hand back the models, optimizers and loaders they are given,

@@ -1491,6 +1491,15 @@ PLAIN_TYPES = {"int", "float", "bool", "str", "complex", "numbers.Number", "Numb
 TENSOR_TYPES = {"torch.Tensor", "Tensor", "torch.FloatTensor"}
 
 
+def tensor_test(func: Optional[str], types: Optional[set]) -> Optional[bool]:
+    """For a test `func(v, ...)`: True when it holds for tensors only (`isinstance(v, torch.Tensor)`,
+    `torch.is_tensor(v)`), False when for numbers or strings only (`isinstance(v, (int, float))`,
+    `types` the dotted names of the classes); None otherwise. Shared by flow.py (libcst)."""
+    if func == "isinstance" and types:
+        return False if types <= PLAIN_TYPES else True if types <= TENSOR_TYPES else None
+    return True if func in ("torch.is_tensor", "is_tensor") else None
+
+
 def _plain_branch(node: ast.If):
     """(name, statements) where `node` proves `name` is no tensor: the body of an
     `isinstance` test against numbers/strings or of a negated tensor test, the else
@@ -1501,18 +1510,11 @@ def _plain_branch(node: ast.If):
     if not isinstance(test, ast.Call) or not test.args or not isinstance(test.args[0], ast.Name):
         return None
     func = _dotted(test.func)
+    types = None
     if func == "isinstance" and len(test.args) == 2:
-        types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-        names = {_dotted(t) for t in types}
-        if names <= PLAIN_TYPES:
-            tensor = False
-        elif names <= TENSOR_TYPES:
-            tensor = True
-        else:
-            return None
-    elif func in ("torch.is_tensor", "is_tensor"):
-        tensor = True
-    else:
+        types = {_dotted(t) for t in (test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]])}
+    tensor = tensor_test(func, types)
+    if tensor is None:
         return None
     plain = (not tensor) != negated  # the body is the plain branch
     branch = node.body if plain else node.orelse

@@ -66,3 +66,30 @@ def test_summary_of_another_files_helper_is_cut(branch):
 
 def test_summary_of_a_helper_keeping_the_tensor_carries_the_graph():
     assert summarize(textwrap.dedent(HELPER.format(branch=KEPT)))["to_numbers"].result == "graph"
+
+
+KEYS = """
+import torch
+import torch.nn as nn
+
+net = nn.Linear(3, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+names = []
+for step in range(3):
+    feats = {"a": net(torch.randn(4, 3)), "b": net(torch.randn(4, 3))}
+    for key in feats.{method}():
+        names.append(key)
+    loss = feats["a"].sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_dicts_keys_carry_no_graph():
+    # `names.append(key.detach())` of a string would raise
+    assert findings(KEYS.replace("{method}", "keys")) == []
+
+
+def test_a_dicts_values_still_do():
+    assert [f.code for f in findings(KEYS.replace("{method}", "values"))] == ["AD101"]

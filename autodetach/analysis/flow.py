@@ -369,6 +369,9 @@ class Scope:
     def _loop_elem(self, it_expr, iterated: Val) -> Val:
         """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand
         out their arguments' elements position by position."""
+        if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Attribute) and \
+                it_expr.func.attr.value == "keys" and not it_expr.args:
+            return Val()  # `for key in feats.keys()`: a dict's keys (names, numbers) carry no graph
         if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
                 it_expr.func.value in ("zip", "enumerate") and self.imports.qualify(it_expr.func) is None \
                 and it_expr.args and not any(arg.star or arg.keyword for arg in it_expr.args):

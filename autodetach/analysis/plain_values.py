@@ -13,6 +13,10 @@ from typing import Optional
 
 import libcst as cst
 
+from ..imports import dotted
+from .tensor_methods import BUILTIN_METHODS
+from .walk import nodes
+
 
 PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "dict", "list", "tuple", "set",
                             "sorted", "repr", "format", "range", "enumerate", "zip"})
@@ -60,8 +64,6 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
 
 
 def _module(ctx, expr) -> bool:
-    from ..imports import dotted
-
     try:
         return ctx.analysis.names.is_module(dotted(expr))
     except AttributeError:
@@ -78,15 +80,8 @@ def _local_returns(ctx, func: cst.Name) -> list:
         return []
     if len(found) != 1 or found[0].kind != "def" or not isinstance(found[0].node, cst.FunctionDef):
         return []
-    out = []
-    stack = [found[0].node.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Return):
-            out.append(node.value)
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is found[0].node.body:
-            stack.extend(node.children)
-    return out
+    return [n.value for n in nodes(found[0].node.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+            if isinstance(n, cst.Return)]
 
 
 def _shadowed(ctx, func: cst.Name) -> bool:
@@ -118,9 +113,6 @@ def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
     if depth > 3:
         return None
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-        from ..imports import dotted
-        from .tensor_methods import BUILTIN_METHODS
-
         meth = expr.func.attr.value
         base = dotted(expr.func.value)
         names = ctx.analysis.names
@@ -134,8 +126,6 @@ def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
         # `args.batch_size * world_size`, where `args.batch_size = model.micro_batch_size()`
         return unseen_method(ctx, expr.left, depth + 1) or unseen_method(ctx, expr.right, depth + 1)
     if isinstance(expr, (cst.Name, cst.Attribute)):
-        from ..imports import dotted
-
         key = dotted(expr)
         try:
             found = ctx.bindings.lookup(expr)[1] if isinstance(expr, cst.Name) else \

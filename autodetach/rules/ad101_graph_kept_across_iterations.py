@@ -458,8 +458,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
                 # number, and `.detach()` of a number raises
                 notes = notes + [unseen_note(ctx, src)]
-            elif edit is not None and fix is SAFE and unseen_method(ctx, src):
-                notes = notes + [unseen_method(ctx, src)]  # `logs` of `loss, logs = model.train_step(b)`
+            elif edit is not None and fix is SAFE and (method := unseen_method(ctx, src)):
+                notes = notes + [method]  # `logs` of `loss, logs = model.train_step(b)`
             if notes:
                 msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
                 fix = UNSAFE

@@ -613,8 +613,8 @@ class LossAccumulatedWithGraph(GraphRule):
             if node.uncertain or node.opaque:
                 # `epoch_loss += utils.to_scalar(loss)` of a module not in the run: it may return a number
                 guesses.append(unseen_note(ctx, src))
-            elif unseen_method(ctx, src):
-                guesses.append(unseen_method(ctx, src))  # `total += model.score(x)`: a float, perhaps
+            elif method := unseen_method(ctx, src):
+                guesses.append(method)  # `total += model.score(x)`: a float, perhaps
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

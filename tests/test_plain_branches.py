@@ -93,3 +93,31 @@ def test_a_dicts_keys_carry_no_graph():
 
 def test_a_dicts_values_still_do():
     assert [f.code for f in findings(KEYS.replace("{method}", "values"))] == ["AD101"]
+
+
+ITEMS = """
+import torch
+import torch.nn as nn
+
+net = nn.Linear(3, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+names = []
+for step in range(3):
+    feats = {"a": net(torch.randn(4, 3)), "b": net(torch.randn(4, 3))}
+    for key, value in feats.items():
+        names.append({kept})
+    loss = feats["a"].sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_the_key_of_items_carries_no_graph():
+    # the key of `items()` is a name: `names.append(key.detach())` would raise
+    assert findings(ITEMS.replace("{kept}", "key")) == []
+
+
+def test_the_value_of_items_still_does():
+    assert [f.code for f in findings(ITEMS.replace("{kept}", "value"))] == ["AD101"]
+    assert [f.code for f in findings(ITEMS.replace("{kept}", "(key, value)"))] == ["AD101"]

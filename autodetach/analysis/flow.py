@@ -369,8 +369,7 @@ class Scope:
     def _loop_elem(self, it_expr, iterated: Val) -> Val:
         """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand
         out their arguments' elements position by position."""
-        if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Attribute) and \
-                it_expr.func.attr.value == "keys" and not it_expr.args:
+        if _dict_view(it_expr) == "keys":
             return Val()  # `for key in feats.keys()`: a dict's keys (names, numbers) carry no graph
         if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
                 it_expr.func.value in ("zip", "enumerate") and self.imports.qualify(it_expr.func) is None \
@@ -381,6 +380,9 @@ class Scope:
             if parts is not None:
                 return _zipped(parts)
         heads = iterated.heads
+        if _dict_view(it_expr) == "items":
+            # `for key, value in feats.items()`: the key is a name or number, only the value may carry a graph
+            return _zipped([Val(), Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown)])
         if iterated.modules and not self.no_grad:
             # `for row in net(x)`: the rows carry the call's graph
             heads = heads | {self.new_node(None, self.cur_stmt, it_expr, iterated, kind="module")}
@@ -1000,7 +1002,10 @@ class Scope:
         while for_in is not None:  # `for a, b in zip(xs, ys)`, then `for c in cs`
             iterated = self.expr(for_in.iter)
             ghosts |= iterated.ghosts
-            guessed = self._bind_comp(for_in.target, self._loop_elem(for_in.iter, iterated)) or guessed
+            elem = self._loop_elem(for_in.iter, iterated)
+            guessed = self._bind_comp(for_in.target, elem) or guessed
+            # `{k: f(v) for k, v in out.items()}`: which entries hold the graph is still not known
+            guessed = guessed or (_dict_view(for_in.iter) == "items" and elem.graph)
             for_in = for_in.inner_for_in
         if isinstance(expr, cst.DictComp):
             self.expr(expr.key)
@@ -2579,6 +2584,14 @@ def _metric_total(head) -> bool:
         return False
     return not reduced_args and any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Subtract)
                                     for n in nodes(expr))
+
+
+def _dict_view(expr) -> Optional[str]:
+    """'keys' or 'items' for `d.keys()` / `d.items()`, else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args and \
+            expr.func.attr.value in ("keys", "items"):
+        return expr.func.attr.value
+    return None
 
 
 def _zipped(parts: list) -> Val:

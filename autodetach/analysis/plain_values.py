@@ -105,26 +105,40 @@ def why(ctx, expr) -> str:
 FORWARDS = frozenset({"forward", "__call__"})
 
 
-def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
+def unseen_method(ctx, expr, depth: int = 0, seen=None) -> Optional[str]:
     """The call, when `expr` is (or a name or attribute bound from, or an operand of) the result of a method
     of a module whose class this file does not have, other than its forward
     (`logs` of `loss, logs = model.train_step(batch)`): such a method may return
-    a dict, a tuple or a number, whose `.detach()` raises. None otherwise."""
-    if depth > 3:
+    a dict, a tuple or a number, whose `.detach()` raises. Followed through the
+    returns of this file's functions and methods (`loss_dict['acc']` of
+    `loss_dict = self._d_epoch(data)`, which returns `{"acc": acc, ...}`).
+    None otherwise."""
+    seen = set() if seen is None else seen
+    if depth > 10 or id(expr) in seen:
         return None
+    seen.add(id(expr))
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
         meth = expr.func.attr.value
         base = dotted(expr.func.value)
         names = ctx.analysis.names
+        if base == "self":
+            return _first(ctx, _self_returns(ctx, expr, meth), depth, seen)
         if base is None or meth in FORWARDS or meth in BUILTIN_METHODS or names.is_module(dotted(expr.func)):
             return None
         if names.is_module(base) and names.method(base, meth) is None:
             text = ctx.code(expr.func).strip()
             return f"`{text}(...)` is a method of a class not followed: what it returns may not be a tensor"
         return None
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        return _first(ctx, _local_returns(ctx, expr.func), depth, seen)
     if isinstance(expr, cst.BinaryOperation):
         # `args.batch_size * world_size`, where `args.batch_size = model.micro_batch_size()`
-        return unseen_method(ctx, expr.left, depth + 1) or unseen_method(ctx, expr.right, depth + 1)
+        return unseen_method(ctx, expr.left, depth + 1, seen) or unseen_method(ctx, expr.right, depth + 1, seen)
+    if isinstance(expr, cst.Subscript):
+        return unseen_method(ctx, expr.value, depth + 1, seen)
+    if isinstance(expr, (cst.Dict, cst.Tuple, cst.List)):
+        # which entry a caller reads is not followed: any entry may be it
+        return _first(ctx, [e.value for e in expr.elements if e.value is not None], depth, seen)
     if isinstance(expr, (cst.Name, cst.Attribute)):
         key = dotted(expr)
         try:
@@ -133,8 +147,33 @@ def unseen_method(ctx, expr, depth: int = 0) -> Optional[str]:
         except (KeyError, AttributeError):
             return None
         for binding in found:
-            if binding.kind == "assign" and binding.value is not None and binding.value is not expr:
-                note = unseen_method(ctx, binding.value, depth + 1)
+            if binding.kind in ("assign", "augassign") and binding.value is not None and binding.value is not expr:
+                note = unseen_method(ctx, binding.value, depth + 1, seen)
                 if note:
                     return note
     return None
+
+
+def _first(ctx, exprs, depth: int, seen) -> Optional[str]:
+    for expr in exprs:
+        note = expr is not None and unseen_method(ctx, expr, depth + 1, seen)
+        if note:
+            return note
+    return None
+
+
+def _self_returns(ctx, call: cst.Call, meth: str) -> list:
+    """The returned values of `self.meth` as this file's class (or a local base) defines it."""
+    try:
+        scope = ctx.bindings.scope_of(call)
+    except (KeyError, AttributeError):
+        return []
+    while scope is not None and scope.kind != "class":
+        scope = scope.parent
+    if scope is None:
+        return []
+    func = ctx.analysis.names.class_method(scope.node.name.value, meth)
+    if not isinstance(func, cst.FunctionDef):
+        return []
+    return [n.value for n in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+            if isinstance(n, cst.Return)]

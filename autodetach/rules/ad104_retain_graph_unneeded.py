@@ -150,6 +150,15 @@ class RetainGraphUnneeded(GraphRule):
     Not reported when the entries share a call, a `self` value another method
     stores, or a helper method that reads `self`, when the method branches or
     loops, or when the script hands the dict to a call.
+    A helper that takes the retain flag from its callers and hands it to its
+    backward (`def update(self, opt, loss, retain_graph=False)`, `optimize(loss,
+    opt, retain_graph=True)` of another file) is judged at each call that
+    passes `retain_graph=True` by keyword, as that call's backward; the fix
+    drops the keyword there (the default retains nothing). Only a parameter
+    whose default is `False` or `None` and that the helper reads nowhere but as
+    its backwards' `retain_graph=` counts. Safe when the helper is in this file
+    (the walk inlines it); unsafe when it is of another file, whose code is
+    summarised, not walked.
     """
 
     code = "AD104"

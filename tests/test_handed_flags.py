@@ -109,3 +109,60 @@ def test_a_flag_the_helper_reads_elsewhere_is_not_dropped(tmp_path):
 def test_flag_params(source, expected):
     func = cst.parse_module(source).body[0]
     assert set(flag_params(func)) == expected
+
+
+PGGAN_SHAPE = """
+import torch
+
+
+class GAN:
+    def __init__(self, G, D):
+        self.G, self.D = G, D
+        self.optim_G = torch.optim.Adam(G.parameters())
+        self.optim_D = torch.optim.Adam(D.parameters())
+
+    def forward_D(self, z, real):
+        self.fake = self.G(z)
+        self.d_real, self.d_fake = self.D(real), self.D(self.fake)
+
+    def forward_G(self):
+        self.d_fake = self.D(self.fake)
+
+    def compute_D_loss(self):
+        return self.d_fake.mean() - self.d_real.mean()
+
+    def compute_G_loss(self):
+        return -self.d_fake.mean()
+
+    def backward_D(self, retain_graph=False):
+        d_loss = self.compute_D_loss()
+        d_loss.backward(retain_graph=retain_graph)
+        self.optim_D.step()
+
+    def backward_G(self):
+        g_loss = self.compute_G_loss()
+        g_loss.backward()
+        self.optim_G.step()
+
+    def train(self, batches):
+        for z, real in batches:
+            self.forward_D(z, real)
+            self.optim_D.zero_grad()
+            self.backward_D(retain_graph=True)
+            self.optim_G.zero_grad()
+            self.forward_G()
+            self.backward_G()
+"""
+
+
+def test_a_helper_building_its_own_loss_is_not_judged_at_the_call(tmp_path):
+    # the D loss walks `self.fake`'s generator graph, which backward_G needs again: the retain is needed
+    path = tmp_path / "gan.py"
+    path.write_text(PGGAN_SHAPE)
+    assert _ad104(path, PGGAN_SHAPE) == []
+
+
+def test_flag_of_a_loss_the_helper_builds():
+    source = ("def f(self, retain_graph=False):\n    loss = self.compute()\n"
+              "    loss.backward(retain_graph=retain_graph)\n")
+    assert flag_params(cst.parse_module(source).body[0]) == frozenset()

@@ -26,26 +26,42 @@ def _retain_value(arg: cst.Arg) -> bool:
     return isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
 
+def _assigned(func: cst.FunctionDef) -> set:
+    return {n.value for t in nodes(func.body) if type(t) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)
+            for n in nodes(t.target) if type(n) is cst.Name}
+
+
+def _backwarded_param(call: cst.Call, params: dict, assigned: set) -> bool:
+    """`loss.backward(...)` on a parameter the function never rebinds: the
+    graph is the caller's, which the caller's walk sees whole."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value != "backward":
+        return False
+    return type(func.value) is cst.Name and func.value.value in params and func.value.value not in assigned
+
+
 def flag_params(func: cst.FunctionDef) -> frozenset:
     """The parameters of `func` that only ever reach its backwards as their
-    `retain_graph=` (default False or None, never rebound, no create_graph)."""
+    `retain_graph=` (default False or None, never rebound, no create_graph),
+    each backward running on a parameter (`loss.backward(...)`): a loss the
+    helper builds itself (from `self` state, other helpers) is not judged."""
     params = {p.name.value: p for p in func.params.params + func.params.kwonly_params}
-    used: dict = {}  # name -> reads, all as a retain keyword
+    assigned = _assigned(func)
+    used: dict = {}  # name -> whether every call it is the retain of backwards a parameter
     keyword_reads = set()
     for node in nodes(func.body):
         if type(node) is cst.Arg and node.keyword is not None:
             keyword_reads.add(id(node.keyword))  # `retain_graph=` names no value
         if type(node) is cst.Call:
             keywords = {a.keyword.value for a in node.args if a.keyword is not None}
-            if "create_graph" in keywords:
-                continue
             for arg in node.args:
                 if arg.keyword is not None and arg.keyword.value in RETAIN_KEYWORDS and \
                         type(arg.value) is cst.Name and arg.value.value in params:
                     keyword_reads.add(id(arg.value))
-                    used[arg.value.value] = True
+                    ok = "create_graph" not in keywords and _backwarded_param(node, params, assigned)
+                    used[arg.value.value] = used.get(arg.value.value, True) and ok
     out = set()
-    for name in used:
+    for name in (n for n, ok in used.items() if ok and n not in assigned):
         default = params[name].default
         if not (isinstance(default, cst.Name) and default.value in _OFF):
             continue
@@ -70,7 +86,13 @@ def ast_flag_param(fn, backwards: list) -> tuple:
     position counts the arguments a call passes (`self` left out), -1 for a
     keyword-only one. () when there is none."""
     names = set()
+    args = fn.args
+    own = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    rebound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for call in backwards:
+        target = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not (isinstance(target, ast.Name) and target.id in own and target.id not in rebound):
+            return ()  # a loss the helper builds itself: its graph is not the call's
         kws = {k.arg: k.value for k in call.keywords}
         if "create_graph" in kws:
             return ()
@@ -81,7 +103,8 @@ def ast_flag_param(fn, backwards: list) -> tuple:
     if len(names) != 1:
         return ()
     name = names.pop()
-    args = fn.args
+    if name in rebound:
+        return ()
     positional = args.posonlyargs + args.args
     defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
     defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)

@@ -28,6 +28,7 @@ from .bounded import within_step
 from .one_call import one_call
 from .self_storage import grows_on_self, log_helper
 from .graph import GNode, closure
+from .handed_flags import flag_at_call, handed_flags
 from .infeasible import slot_read
 from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
@@ -120,6 +121,7 @@ class Event:
     create_graph: bool = False
     reach: frozenset = frozenset()
     helper: Optional[str] = None  # run inside this project function (its summary says so)
+    flag_of: Optional[str] = None  # the helper whose backward retains by this call's `retain_graph=True`
     framework: Optional[str] = None  # run by a framework on what the method returns (analysis.lightning)
     # step / zero
     opt: Optional[str] = None
@@ -210,6 +212,7 @@ class Scope:
         self.same_arms: dict = {}  # same_test.py: test chain -> {name: (joined value, value per arm)}
         self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
         self.consts: dict = {}  # parameter of an inlined call -> the literal bool it was given (never rebound)
+        self.flags: tuple = (None, {})  # the inlined call, its `retain_graph=True` arguments (handed_flags)
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -1584,7 +1587,7 @@ class Scope:
             if result is not None:
                 return result  # what it returns was built before its step
         elif summary is not None and summary.backward_args and args.graph:
-            self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key)
+            self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key, summary.retain_flag)
         if summary is not None and not summary.events:
             if summary.result in ("cut", "const"):
                 return Val(ghosts=args.heads | args.ghosts)
@@ -1961,15 +1964,17 @@ class Scope:
                 self.handed.pop(param, None)
             self._hand_module(param, value)
         self.inlining.add(func.name.value)
-        saved_returns, saved_grad, saved_consts = self.returns, self.no_grad, self.consts
+        saved_returns, saved_grad, saved_consts, saved_flags = self.returns, self.no_grad, self.consts, self.flags
         self.returns = []
         self.consts = _literal_params(func, params, given)
+        self.flags = (call, handed_flags(func, call))
         first = len(self.nodes)
         try:
             self.grad_from(func).block(self._block_of(func.body))
         finally:
             self.inlining.discard(func.name.value)
             self.consts = saved_consts
+            self.flags = saved_flags
             self.no_grad = saved_grad
             self.handed = saved_handed
             self.passed = saved_passed
@@ -2096,8 +2101,13 @@ class Scope:
                 isinstance(self.consts.get(retain_arg.value.value), bool) and not create:
             # `loss.backward(retain_graph=retain_graph)` in a method inlined with `retain_graph=False`
             retain = self.consts[retain_arg.value.value]
-        event = self.event(kind, call, stmt, target=target, target_expr=target_expr, retain=retain,
-                           retain_arg=retain_arg, create_graph=create)
+        at, flag_of = call, None
+        if retain is True and retain_arg is not None and type(retain_arg.value) is cst.Name and \
+                retain_arg.value.value in self.flags[1]:
+            # the caller's `retain_graph=True` decides: judged (and dropped) at its call
+            at, flag_of, retain_arg = self.flags[0], dotted(self.flags[0].func), self.flags[1][retain_arg.value.value]
+        event = self.event(kind, at, stmt, target=target, target_expr=target_expr, retain=retain,
+                           retain_arg=retain_arg, create_graph=create, flag_of=flag_of)
         reach = closure(target.heads)
         if "inputs" in kwargs and kind == "backward":
             reach = self._toward_inputs(reach, kwargs["inputs"].value, target.modules)
@@ -2246,7 +2256,7 @@ class Scope:
             rest = rest.join(self.expr(value))
         self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
         if target.graph:
-            self.helper_backward(call, stmt, target, summary.backward_retain, name)
+            self.helper_backward(call, stmt, target, summary.backward_retain, name, summary.retain_flag)
         result, trains = self._stale_returns(call, stmt, summary, bound, rest)
         for param in summary.step_params:
             key = dotted(bound[param]) if param in bound else None
@@ -2300,11 +2310,17 @@ class Scope:
                    elems=[Val(heads=frozenset({nodes[i]}), loss=True) if i in nodes else Val()
                           for i in range(summary.arity)] if summary.arity else None), trains
 
-    def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str) -> None:
+    def helper_backward(self, call: cst.Call, stmt, args: Val, retain, name: str, flag: tuple = ()) -> None:
         """A project function that runs backward on what it is given
         (`GDPPLoss(phi_real, phi_fake, backward=True)`): a backward through
-        the arguments' graph, at the call. Known from its summary only."""
-        event = self.event("backward", call, stmt, target=args, target_expr=call, retain=retain, helper=name)
+        the arguments' graph, at the call. Known from its summary only; a
+        retain flag it takes (`optimize(loss, opt, retain_graph=True)`) is
+        read at the call."""
+        retain_arg = None
+        if retain is None and flag:
+            retain, retain_arg = flag_at_call(call, flag)
+        event = self.event("backward", call, stmt, target=args, target_expr=call, retain=retain, helper=name,
+                           retain_arg=retain_arg, flag_of=name if retain_arg is not None else None)
         event.reach = frozenset(closure(args.heads))
         if self.no_grad:
             return

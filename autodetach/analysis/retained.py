@@ -128,6 +128,11 @@ def unneeded_retains(analysis) -> list:
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes + entry_notes
                 why.extend(x for x in found if x not in why)
+                if ev.flag_of and ev.helper:  # a summary's word for what the helper does with the flag
+                    flag = (f"`{ev.helper}()` (another file) hands `{_code(ev.retain_arg.keyword)}` only to its "
+                            f"backward of what the call gives it: read from its code, not walked")
+                    if flag not in why:
+                        why.append(flag)
     for call, ev in escapes.items():
         walked = {scope.name for scope in analysis.scopes if scope.name != _holder_name(ctx, ev)
                   and any(e.call is call for e in scope.events)}
@@ -142,7 +147,7 @@ def unneeded_retains(analysis) -> list:
     out = [UnneededRetain(calls[call], emptied.get(call, []), notes.get(call, []))
            for call, needed in verdict.items() if not needed]
     for call, free in last_free.items():
-        if free and verdict.get(call) and call not in escapes:
+        if free and verdict.get(call) and call not in escapes and not calls[call].flag_of:
             found = _last_iteration(analysis, calls[call])
             if found is not None:
                 out.append(found)

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from .handed_flags import ast_flag_param
 from .switches import switch_exits
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
@@ -57,6 +58,9 @@ class Summary:
     # backward=True)): a backward through the caller's graph; its retain_graph
     backward_args: bool = False
     backward_retain: Optional[bool] = False
+    # with backward_retain None: (parameter, position) the caller's retain_graph comes in by
+    # (`def optimize(loss, opt, retain_graph=False)`), read nowhere else (handed_flags.py)
+    retain_flag: tuple = ()
     elems: tuple = ()  # kind per element of the returned tuples, when they agree in length
     state: tuple = ()  # forward: `self.X` fed back into a recurrent layer and stored again (state.py)
     self_calls: tuple = ()  # `self.m(...)` called in the method (a step that trains in a helper method)
@@ -645,6 +649,8 @@ class _Fn:
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
                      grad_off=self.off)
+        if arg_backwards and extra["backward_retain"] is None:
+            extra["retain_flag"] = ast_flag_param(self.fn, arg_backwards)
         if arg_backwards:
             extra.update(self._step_helper(arg_backwards))
         multi = _multi_steps(self.fn)

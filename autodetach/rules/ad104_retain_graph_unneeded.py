@@ -150,6 +150,18 @@ class RetainGraphUnneeded(GraphRule):
     Not reported when the entries share a call, a `self` value another method
     stores, or a helper method that reads `self`, when the method branches or
     loops, or when the script hands the dict to a call.
+    A helper that takes the retain flag from its callers and hands it to its
+    backward (`def update(self, opt, loss, retain_graph=False)`, `optimize(loss,
+    opt, retain_graph=True)` of another file) is judged at each call that
+    passes `retain_graph=True` by keyword, as that call's backward; the fix
+    drops the keyword there (the default retains nothing). Only a parameter
+    whose default is `False` or `None` and that the helper reads nowhere but as
+    its backwards' `retain_graph=` counts, and only when each of those backwards
+    runs on a parameter the helper never rebinds (`loss.backward(...)`): a loss
+    the helper builds itself (`d_loss = self.compute_D_loss()`) may walk graphs
+    the call's walk does not see. Safe when the helper is in this file
+    (the walk inlines it); unsafe when it is of another file, whose code is
+    summarised, not walked.
     """
 
     code = "AD104"
@@ -328,6 +340,40 @@ class RetainGraphUnneeded(GraphRule):
                 opt.step()
         """, note="the test is always true: the last task retains too", line=11, column=13,
             message="on the last iteration"),
+        Invalid("""
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+
+
+            def update(loss, retain_graph=False):
+                opt.zero_grad()
+                loss.backward(retain_graph=retain_graph)
+                opt.step()
+
+
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                update(loss, retain_graph=True)
+        """, """
+            import torch
+            from torch import nn
+            m = nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+
+
+            def update(loss, retain_graph=False):
+                opt.zero_grad()
+                loss.backward(retain_graph=retain_graph)
+                opt.step()
+
+
+            for i in range(3):
+                loss = m(torch.randn(2, 4)).pow(2).mean()
+                update(loss)
+        """, note="the helper hands the caller's flag to its backward: judged and dropped at the call",
+            line=15, column=5, message="retains a graph that no later backward uses"),
     ]
 
     def finish(self) -> None:

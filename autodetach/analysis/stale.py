@@ -289,7 +289,7 @@ def _left_alone(analysis, scope, step, module) -> bool:
         return False
     optimizer = analysis.names.optimizers.get(step.opt)
     built = optimizer.node if optimizer is not None else None
-    if not isinstance(built, cst.Call) or \
+    if not isinstance(built, cst.Call) or not optimizer.owns or \
             not (analysis.ctx.imports.qualify(built.func) or "").startswith("torch.optim."):
         return False  # another optimizer may update a parameter without a gradient
     clears = [e for e in scope.events if e.kind == "zero" and e.seq < step.seq and e.tag == step.tag
@@ -304,8 +304,9 @@ def _left_alone(analysis, scope, step, module) -> bool:
         if not zero.seq < e.seq < step.seq:
             continue
         if e.kind == "unknown_step" or e.kind in ("backward", "grad") and (
-                e.helper or e.framework or any(_touches(n, module) for n in e.reach)):
-            return False
+                e.helper or e.framework or not e.reach or e.target is None or e.target.uncertain or
+                e.target.unknown or any(_touches(n, module, optimizer.owns) for n in e.reach)):
+            return False  # what the backward ran through is not known
     return True
 
 
@@ -316,10 +317,15 @@ def _clears(zero, opt, module) -> bool:
     return bool(zero.modules) and any(module == m or module.startswith(m + ".") for m in zero.modules)
 
 
-def _touches(node, module) -> bool:
-    """Can a backward through `node` put a gradient into `module`?"""
-    return node.uncertain or any(m == module or m.startswith(module + ".") or module.startswith(m + ".")
+def _touches(node, module, owns) -> bool:
+    """Can a backward through `node` put a gradient into `module`? Also when it runs a
+    module that none of the optimizer's is known to be (a helper's `model`, which may be it)."""
+    return node.uncertain or any(_related(m, module) or not any(_related(m, o) for o in owns)
                                  for m in node.modules)
+
+
+def _related(a, b) -> bool:
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _steps(analysis, step, module):

@@ -21,8 +21,8 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from . import containers, first_iteration, forward_extras, keyed, model_containers, optimizer_wrappers, phases, \
-    same_test, self_resets
+from . import containers, first_iteration, foreign_backwards, forward_extras, keyed, model_containers, \
+    optimizer_wrappers, phases, same_test, self_resets
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
@@ -1224,8 +1224,9 @@ class Scope:
         """A method of a class we can read: another file's training step, a
         method with events or a forward helper (walked at the call), a module's."""
         found = self.analysis.foreign_method(base, meth)
-        if found is not None and found[0].events:
-            return self._foreign_step(call, base, meth, found)
+        if found is not None and (found[0].events or found[0].self_calls and
+                                  foreign_backwards.backwarded_params(self.analysis, base, meth, found)):
+            return self._foreign_step(call, stmt, base, meth, found)
         method = self.names.method(base, meth)
         if method is None and base == "self" and (self.self_class or self.method_class):
             # self.backward_step(loss); `self._update(loss)` of the class whose method is walked
@@ -1678,14 +1679,14 @@ class Scope:
                 out.append(value)
         return out
 
-    def _foreign_step(self, call, base, meth, found) -> Val:
+    def _foreign_step(self, call, stmt, base, meth, found) -> Val:
         """`trainer.train_step(x, y)` of a class in another file of the project
         that runs backward and steps inside: the loop around it trains, and a
         result the summary says carries a graph gets a node of its own."""
         summary, path = found
-        for arg in call.args:
-            self.expr(arg.value)
+        vals = [self.expr(arg.value) for arg in call.args]
         self.training_loops.update(id(loop) for loop, _ in self.loop_stack)
+        self._foreign_backward(call, stmt, base, meth, found, vals)
         if summary.result != "graph" or self.no_grad:
             return Val()
         import os
@@ -1703,6 +1704,30 @@ class Scope:
             value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const")
                            else Val(heads=frozenset({node})) for index in range(summary.arity)]
         return value
+
+    def _foreign_backward(self, call, stmt, base, meth, found, vals) -> None:
+        """`balancer.step([loss_a, loss_b])` where the method (read in its file) runs
+        `.backward()` on what it is handed: a backward of the caller's graph at the
+        call, so a step before it makes that graph stale and a retain before it is needed."""
+        backed = foreign_backwards.backwarded_params(self.analysis, base, meth, found)
+        if backed is None or self.no_grad:
+            return
+        summary, path = found
+        names = _bind(call, backed[2])
+        if names is None:
+            return
+        target = Val()
+        for param in backed[0]:
+            if param in names:
+                target = target.join(vals[names[param]])
+        if target.graph:
+            if stmt is None:
+                stmt = self.cur_stmt.suite if isinstance(self.cur_stmt, _SuiteLine) else self.cur_stmt
+            self.helper_backward(call, stmt, target, backed[1], f"{base}.{meth}")
+            import os
+
+            self.analysis.table("foreign_backwards")[call] = (
+                f"`{base}.{meth}()` runs `.backward()` on what it is handed (read from {os.path.basename(path)})")
 
     def _meter_add(self, call, stmt, base, meth, meter, note=None, strong=None) -> Val:
         """`meter.update(loss)`: the method adds its argument into the

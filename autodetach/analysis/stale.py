@@ -63,6 +63,7 @@ def stale_graphs(analysis) -> list:
                 stale = [n for n in backward.reach if not n.leaf and n.seq < step.seq and fits(n)
                          and any((stepped := _steps(analysis, step, m))
                                  and _may_save(analysis, n, m, stepped, scope)
+                                 and not _left_alone(analysis, scope, step, m)
                                  for m in n.modules)
                          and reaches(analysis, backward, n)]
                 idiom = None
@@ -90,6 +91,7 @@ def stale_graphs(analysis) -> list:
                     _own_step_note(analysis, h, step.opt) if id(step) in analysis.table("own_step_events") else
                     f"`{h}` (read from another file) is taken to backward the loss and step the optimizer "
                     "it is handed" for h in helpers] + analysis.table("handed_on").get(backward.call, [])
+                    + [analysis.table("foreign_backwards").get(backward.call)]  # flow.Scope._foreign_backward
                     + [analysis.table("wrapper_steps").get(id(step))]  # analysis.optimizer_wrappers
                     + sorted({analysis.table("helper_stale_nodes")[n] for n in stale
                               if n in analysis.table("helper_stale_nodes")}))) or None
@@ -276,6 +278,54 @@ def _may_save(analysis, node, module, part, scope=None) -> bool:
                 return False
         return part_saves(analysis, node, module, part) is not False
     return saves_weights(analysis, node, module) is not False
+
+
+def _left_alone(analysis, scope, step, module) -> bool:
+    """Does the step leave `module` as it is? Since torch 2.0 `zero_grad()` sets the
+    gradients to None, and torch.optim's optimizers skip a parameter without one: after
+    `opt.zero_grad()` in the step's pass, a step whose backwards since then never reached
+    `module` does not touch it (one optimizer over G and D, the D step on `fake.detach()`)."""
+    if step.kind != "step":
+        return False
+    optimizer = analysis.names.optimizers.get(step.opt)
+    built = optimizer.node if optimizer is not None else None
+    if not isinstance(built, cst.Call) or not optimizer.owns or \
+            not (analysis.ctx.imports.qualify(built.func) or "").startswith("torch.optim."):
+        return False  # another optimizer may update a parameter without a gradient
+    clears = [e for e in scope.events if e.kind == "zero" and e.seq < step.seq and e.tag == step.tag
+              and step.branch[:len(e.branch)] == e.branch and _clears(e, step.opt, module)]
+    if not clears:
+        return False
+    zero = max(clears, key=lambda e: e.seq)
+    if any(arg.keyword is None or arg.keyword.value != "set_to_none" or dotted(arg.value) != "True"
+           for arg in zero.call.args):
+        return False  # `zero_grad(set_to_none=False)` keeps zeros, which a step applies in place
+    for e in scope.events:
+        if not zero.seq < e.seq < step.seq:
+            continue
+        if e.kind == "unknown_step" or e.kind in ("backward", "grad") and (
+                e.helper or e.framework or not e.reach or e.target is None or e.target.uncertain or
+                e.target.unknown or any(_touches(n, module, optimizer.owns) for n in e.reach)):
+            return False  # what the backward ran through is not known
+    return True
+
+
+def _clears(zero, opt, module) -> bool:
+    """Does the `zero_grad()` event clear the gradients of `module`?"""
+    if zero.opt is not None:
+        return zero.opt == opt
+    return bool(zero.modules) and any(module == m or module.startswith(m + ".") for m in zero.modules)
+
+
+def _touches(node, module, owns) -> bool:
+    """Can a backward through `node` put a gradient into `module`? Also when it runs a
+    module that none of the optimizer's is known to be (a helper's `model`, which may be it)."""
+    return node.uncertain or any(_related(m, module) or not any(_related(m, o) for o in owns)
+                                 for m in node.modules)
+
+
+def _related(a, b) -> bool:
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _steps(analysis, step, module):

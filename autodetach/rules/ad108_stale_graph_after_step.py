@@ -98,6 +98,19 @@ class StaleGraphAfterStep(GraphRule):
     helper called in a list comprehension over `zip(losses, self.critic_opts,
     self.critics)` steps them. Both inferences are said in the message.
 
+    A method of a class of another file that runs `.backward()` on what it
+    is handed (a gradient balancer's `balancer.step([loss_a, loss_b])`,
+    itself or through one more method of its class) backwards the caller's
+    graph at the call; the message says it was read there.
+
+    A step right after `opt.zero_grad()` leaves alone a module that no
+    backward since the clear reached: torch >= 2.0 sets cleared gradients
+    to None and torch.optim's optimizers skip such parameters. One optimizer
+    over G and D whose D step backwards `D(fake.detach())` therefore does not
+    make `fake`'s graph stale; with `zero_grad(set_to_none=False)` the zeros
+    are applied in place (Adam's running averages move the weights), and it
+    is reported.
+
     A learned scalar held by a module whose forward returns its parameter
     (`self.log_alpha()`, a SAC temperature) and read only through an op that
     saves its output (`self.log_alpha().exp()`, `torch.exp(...)`, `sigmoid`,

@@ -7,7 +7,7 @@ from autodetach.registry import all_rules
 
 SCRIPT = """
 import torch
-from helpers import apply_update
+from helpers import apply_update, evaluating
 
 model = torch.nn.Linear(4, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -70,3 +70,11 @@ def test_sum_handed_to_code_not_seen_is_silent():
 
 def test_sum_backwarded_after_the_loop_is_silent():
     assert _found(PLAIN, "    val_loss.backward()\n") == []
+
+
+def test_loop_inside_a_project_context_manager_is_silent():
+    # `evaluating` (another file) may turn gradients off; `open` does not
+    inner = "\n".join("    " + line for line in PLAIN.strip("\n").split("\n"))
+    assert _found("with evaluating(model):\n" + inner) == []
+    found = _found("with open('log.txt', 'a') as fh:\n" + inner)
+    assert [c for c, _, _, _ in found] == ["AD102"]

@@ -29,6 +29,8 @@ from .walk import nodes
 _READERS = {"print", "float", "int", "str", "round", "format", "len", "min", "max", "sum", "abs", "step",
             "info", "debug", "warning", "set_postfix", "set_description", "append"}
 _READER_PREFIXES = ("log", "print", "write", "save", "plot", "report", "add_scalar")
+# context managers around the loop that leave the grad mode alone
+_PLAIN_CONTEXTS = {"open", "tqdm", "nullcontext", "autocast", "Timer", "timer", "profile", "record_function"}
 # statements that switch the grad mode for what follows, not a `with` block the walk sees
 _SWITCHES = {"set_grad_enabled", "inference_mode", "no_grad", "_set_grad_enabled"}
 
@@ -54,6 +56,8 @@ def evaluation_loop(scope, loop, key: str, head) -> bool:
     if not used & trained:
         return False  # not the module the training steps: its parameters may be frozen
     if any(_switched(stmt) or _handed_on(stmt, key) for stmt in scope.body):
+        return False
+    if _unknown_context(scope, loop):
         return False
     scope.eval_loops.add(id(loop))
     return True
@@ -83,4 +87,21 @@ def _handed_on(stmt, key: str) -> bool:
         for arg in node.args:
             if any(type(n) in (cst.Name, cst.Attribute) and dotted(n) == key for n in nodes(arg.value)):
                 return True
+    return False
+
+
+def _unknown_context(scope, loop) -> bool:
+    """Is the loop inside a `with` of the project's own (`with evaluating(model):`)?
+    It may turn gradients off where the walk cannot see it."""
+    ctx = scope.analysis.ctx
+    imports = ctx.imports
+    node = ctx.parent(loop)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if type(node) is cst.With:
+            for item in node.items:
+                call = item.item.func if type(item.item) is cst.Call else item.item
+                qualified = imports.qualify(call) or dotted(call) or ""
+                if not qualified.startswith("torch.") and qualified.rpartition(".")[2] not in _PLAIN_CONTEXTS:
+                    return True
+        node = ctx.parent(node)
     return False

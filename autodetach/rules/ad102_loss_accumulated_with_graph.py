@@ -101,8 +101,9 @@ class LossAccumulatedWithGraph(GraphRule):
     evaluation function whose calls in this file run outside
     `torch.no_grad()`; a loss sum in a loop with no backward beside the
     training loop of the same function or script (a validation pass run with
-    gradients on), through a module that training loop backwards, the sum
-    neither backwarded nor handed to a call other than a reader or logger;
+    gradients on, in no `with` of the project's own), through a module that
+    training loop backwards, the sum neither backwarded nor handed to a call
+    other than a reader or logger;
     the entries besides `"loss"` of the dict a Lightning
     `training_step` returns, when the module overrides
     `training_epoch_end(self, outputs)`: Lightning 1.x keeps every step's

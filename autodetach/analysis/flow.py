@@ -27,6 +27,7 @@ from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
 from .self_storage import grows_on_self, log_helper
+from .sibling_evals import evaluation_loop
 from .graph import GNode, closure
 from .handed_flags import flag_at_call, handed_flags
 from .infeasible import slot_read
@@ -208,6 +209,8 @@ class Scope:
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
+        self.loop_grad: dict = {}  # id(loop) -> self.no_grad where a loop of this body starts (sibling_evals.py)
+        self.eval_loops: set = set()  # id(loop): loops with no backward found keeping graphs (sibling_evals.py)
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
         self.same_arms: dict = {}  # same_test.py: test chain -> {name: (joined value, value per arm)}
         self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
@@ -304,6 +307,8 @@ class Scope:
             iterated = self.expr(loop.iter)
             it_elem = self._loop_elem(loop.iter, iterated)
         self.loops[id(loop)] = loop
+        if not self.inlining:  # a callee's loop may have other callers, which may backward what it sums
+            self.loop_grad.setdefault(id(loop), self.no_grad)
         body = self._block_of(loop.body)
         target = dotted(loop.target) if isinstance(loop, cst.For) else None
         it_key = dotted(loop.iter) if isinstance(loop, cst.For) else None
@@ -2426,7 +2431,8 @@ class Scope:
             if not any(loop in event.loops for event in self.events if event.kind == "backward" or
                        event.kind == "grad" and
                        not (event.create_graph and event.loops and event.loops[-1] is loop)) and \
-                    id(loop) not in self.training_loops and not evaluates:
+                    id(loop) not in self.training_loops and not evaluates and \
+                    not evaluation_loop(self, loop, key, head):
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue

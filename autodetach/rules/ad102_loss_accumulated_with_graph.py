@@ -99,7 +99,12 @@ class LossAccumulatedWithGraph(GraphRule):
     (`getattr(algos, name)(...)`, `REGISTRY[name](...)`, a factory), looked
     up among the project's classes that define the step; the loop of an
     evaluation function whose calls in this file run outside
-    `torch.no_grad()`; the entries besides `"loss"` of the dict a Lightning
+    `torch.no_grad()`; a loss sum in a loop with no backward beside the
+    training loop of the same function or script (a validation pass run with
+    gradients on, in no `with` of the project's own), through a module that
+    training loop backwards, the sum neither backwarded nor handed to a call
+    other than a reader or logger;
+    the entries besides `"loss"` of the dict a Lightning
     `training_step` returns, when the module overrides
     `training_epoch_end(self, outputs)`: Lightning 1.x keeps every step's
     output for that hook until the epoch ends and detaches only `"loss"`
@@ -620,6 +625,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             msg = (f"`{leak.key}` accumulates `{ctx.code(src).strip()}` with its graph "
                    f"(line {line(ctx, node.stmt)}): every iteration's graph stays alive and memory grows; ")
+            if id(leak.loop) in scope.eval_loops:
+                msg += ("the loop backwards nothing and runs with gradients on (no `torch.no_grad()` around it), "
+                        "through a module the training loop backwards; ")
             if last_consumed(node, scope.events) is False:
                 # `losses[-1].backward(...)`: a detached entry could not be backwarded
                 self.report(src, msg + f"keep `.detach()` in `{leak.key}` and backward the loss itself, "

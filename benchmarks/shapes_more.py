@@ -10,7 +10,8 @@ Axes:
   AD106), `prebuilt` (an encoding built once before the loop and reused:
   AD107), `meter` (an AverageMeter in metrics.py handed the loss: AD102);
 - placement: `flat`, `dicts` (a Trainer keeping `self.models[...]` and
-  `self.optims[...]`), `lightning` (a LightningModule with
+  `self.optims[...]`), `dictargs` (the same, the optimizers built from the
+  constructor's arguments: `SGD(G.parameters())`), `lightning` (a LightningModule with
   `automatic_optimization = False` and `self.manual_backward`, run by a real
   `pl.Trainer`), `accel` (`accelerator.prepare` and `accelerator.backward`),
   `stepret` (a step function in steps.py that returns its loss to main's
@@ -28,7 +29,7 @@ from __future__ import annotations
 import itertools
 
 BUGS = ("gan", "stale", "retain", "selfstate", "prebuilt", "meter")
-PLACES = ("flat", "dicts", "lightning", "accel", "stepret")
+PLACES = ("flat", "dicts", "dictargs", "lightning", "accel", "stepret")
 OWNERS = ("per-model", "one", "part", "caller")
 
 MODELS = '''import torch
@@ -259,11 +260,12 @@ def build(bug, place, owner, neg, variant=0) -> dict:
                 + ind(step, 1) + [f"print(float({ret}))"]
             main = head
         main = main + ["", "", "def main():"] + ind(body, 1)
-    elif place == "dicts":
+    elif place in ("dicts", "dictargs"):
         mref = {n: f'self.models["{n}"]' for n in names}
         ref = dict(mref, x0="self.x0", **{n: f"self.{n}" for n in snames}, **{n: f"self.{n}" for n, _ in pre})
         init = [f"self.models = {{{', '.join(f'{chr(34)}{n}{chr(34)}: {n}' for n in names)}}}", "self.optims = {"] \
-            + [f'    "{o}": torch.optim.SGD({params(p, mref.get)}, lr=0.1),' for o, p in opts.items()] + ["}"] \
+            + [f'    "{o}": torch.optim.SGD({params(p, mref.get if place == "dicts" else str)}, lr=0.1),'
+               for o, p in opts.items()] + ["}"] \
             + (["self.x0 = x0"] if x0 else []) + [f"self.{n} = {e.format(**ref)}" for n, e in pre] \
             + [f"self.{n} = {e}" for n, e in state]
         step = render(lines, ref, lambda o: f'self.optims["{o}"]', plain_bw)

@@ -26,7 +26,12 @@ fixed by `autodetach --fix --unsafe-fixes`); the JSON printed per shape
 gives its result, and for negatives the findings. `bug` in the summary
 counts mismatches, safe fixes on negatives and crashes of the tool.
 
-    python benchmarks/shapes.py [--limit N] [--seed S] [-j N] [--only SUBSTR] [--write DIR]
+`--family more` (or `all`, the default) adds shapes_more.py's: other bugs
+(AD108, AD104, AD106, AD107, AD102), placements (Lightning manual
+optimisation, Accelerate, models and optimizers in dicts, a step function
+returning its loss) and owners (param groups covering part of a model).
+
+    python benchmarks/shapes.py [--family F] [--limit N] [--seed S] [-j N] [--only SUBSTR] [--write DIR]
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixcheck  # noqa: E402
+import shapes_more  # noqa: E402
 
 BUGS = ("gan", "accum", "rnn", "trunk")
 PLACES = ("flat", "func", "trainer", "stepfn")
@@ -343,6 +349,15 @@ def shapes():
     return out
 
 
+def families(family):
+    """(name, axes) of the base axes above, of shapes_more's, or both."""
+    return (shapes() if family in ("base", "all") else []) + (shapes_more.shapes() if family in ("more", "all") else [])
+
+
+def build_any(name, axes) -> dict:
+    return shapes_more.build(**axes) if name.startswith("more-") else build(**axes)
+
+
 def write(files: dict, folder: str) -> None:
     os.makedirs(folder, exist_ok=True)
     for name, text in files.items():
@@ -353,7 +368,7 @@ def write(files: dict, folder: str) -> None:
 def static(todo, tmp) -> dict:
     """One autodetach run over every project (each its own folder): {name: (findings, errors)}."""
     for name, axes in todo:
-        write(build(**axes), os.path.join(tmp, name))
+        write(build_any(name, axes), os.path.join(tmp, name))
     rep = fixcheck.autodetach(["-j", "1", "."], tmp)
     out = {name: ([], []) for name, _ in todo}
     for f in rep.get("findings", []):
@@ -395,17 +410,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-j", type=int, default=1, help="shapes run at once")
     ap.add_argument("--only", default="", help="keep shapes whose name contains this")
+    ap.add_argument("--family", default="all", choices=("base", "more", "all"),
+                    help="the base axes (the 972 of session 22), shapes_more.py's, or both")
     ap.add_argument("--run-all", action="store_true", help="also run the shapes whose fixes are all unsafe")
     ap.add_argument("--write", help="write the projects to this folder and stop")
     ap.add_argument("--timeout", type=float, default=120)
     a = ap.parse_args(argv)
-    todo = [s for s in shapes() if a.only in s[0]]
+    todo = [s for s in families(a.family) if a.only in s[0]]
     if a.limit:
         random.Random(a.seed).shuffle(todo)
         todo = sorted(todo[:a.limit])
     if a.write:
         for name, axes in todo:
-            write(build(**axes), os.path.join(a.write, name))
+            write(build_any(name, axes), os.path.join(a.write, name))
         print(json.dumps({"written": len(todo)}))
         return 0
     counts: dict = {"shapes": len(todo), "negatives": sum(ax["neg"] for _, ax in todo)}

@@ -77,6 +77,7 @@ class Facts:
         self.literals: list = []  # `x = (a, b)` / `x = [a, b]` assignments
         self.name_calls: list = []  # `f(...)` calls of plain names
         self.comps: list = []  # (key, list comprehension) assignments
+        self.keyed: dict = {}  # base -> {string key: [values assigned to that entry]}
         self.bound: set = set()  # plain names bound by `=` or as parameters
 
 
@@ -133,6 +134,20 @@ def _assign(facts: Facts, node: cst.Assign) -> None:
         key = dotted(node.targets[0].target)
         if key is not None:  # `models = [G(), D()]`: what the list is given
             facts.assigned.setdefault(key, []).extend(e.value for e in node.value.elements)
+    if len(node.targets) == 1 and type(node.value) is cst.Dict and node.value.elements and \
+            dotted(node.targets[0].target) is not None and \
+            all(type(e) is cst.DictElement for e in node.value.elements):
+        # `self.optims = {"G": Adam(...)}` is `self.optims["G"] = Adam(...)` per entry: an optimizer
+        # stepped as `self.optims["G"].step()` is then one (a `**spread` keeps it unknown, as before)
+        base = dotted(node.targets[0].target)
+        for e in node.value.elements:
+            keys = facts.keys.setdefault(base, set())
+            if type(e.key) is cst.SimpleString and keys is not None:
+                keys.add(e.key.evaluated_value)
+                facts.keyed.setdefault(base, {}).setdefault(e.key.evaluated_value, []).append(e.value)
+            else:
+                facts.keys[base] = None
+            facts.assigned.setdefault(base, []).append(e.value)
     for tgt in node.targets:
         stored = tgt.target
         if isinstance(stored, cst.Subscript) and dotted(stored.value) is not None and len(stored.slice) == 1 \
@@ -141,6 +156,7 @@ def _assign(facts: Facts, node: cst.Assign) -> None:
             keys = facts.keys.setdefault(base, set())
             if isinstance(idx, cst.SimpleString) and keys is not None:
                 keys.add(idx.evaluated_value)
+                facts.keyed.setdefault(base, {}).setdefault(idx.evaluated_value, []).append(node.value)
             else:
                 facts.keys[base] = None
             facts.assigned.setdefault(base, []).append(node.value)
@@ -198,6 +214,7 @@ def infer_containers(facts: Facts, table, imports) -> None:
     _owners(facts, table)
     for base, given in opt_lists:
         _entry_owners(table, base, given, imports)
+        _keyed_owners(facts, table, base, imports)
     _optimizer_tuples(facts, table, imports)
     for key, comp in facts.comps:
         _optimizer_comp(table, key, comp, imports)
@@ -214,6 +231,30 @@ def infer_containers(facts: Facts, table, imports) -> None:
         elif table.modules.get(base + ANY) == "param":
             table.modules[var] = "param"
     _entries(facts, table)
+    _entry_aliases(facts, table)
+
+
+def _entry_aliases(facts: Facts, table) -> None:
+    """`self.models = {"G": G}` (or `self.models["G"] = G`) where an optimizer
+    was built from `G.parameters()`: the entry is the same module, so the
+    optimizer owns it under both names (and any entry, `self.models[k]`).
+    Without it a step method's `self.models["G"](z)` looks unowned and its
+    gradients discarded."""
+    from .names import Optimizer
+
+    names: dict = {}  # module name -> entry keys naming it
+    for base, keyed in facts.keyed.items():
+        for key, values in keyed.items():
+            for value in values:
+                if dotted(value) is not None:
+                    names.setdefault(dotted(value), set()).update({f"{base}[{key!r}]", base + ANY})
+    if not names:
+        return
+    for opt_key, opt in list(table.optimizers.items()):
+        extra = {e + owned[len(src):] for owned in opt.owns or () for src, entries in names.items()
+                 if owned == src or owned.startswith(src + ".") for e in entries}
+        if extra - opt.owns if opt.owns is not None else False:
+            table.optimizers[opt_key] = Optimizer(opt.name, opt.owns | extra, opt.node)
 
 
 def _entries(facts: Facts, table) -> None:
@@ -260,6 +301,23 @@ def _entry_owners(table, base, given, imports) -> None:
     what = ", ".join(f"`{m}`" for m in sorted(owned))
     table.inferred.setdefault(base + ANY, f"the entries of `{base}` step {what} (built from its entries' "
                                           "parameters; which entry steps which is not followed)")
+
+
+def _keyed_owners(facts: Facts, table, base, imports) -> None:
+    """`self.optims = {"G": Adam(G.parameters()), ...}` (or `self.optims["G"] = ...`):
+    entry 'G' steps what its one constructor is given; unknown when the key is
+    assigned twice, when any other key is, or when the parameters are not followed."""
+    from .names import Optimizer, _owned
+
+    if facts.keys.get(base) is None:
+        return
+    for key, values in sorted(facts.keyed.get(base, {}).items()):
+        owned = None
+        value = values[0]
+        if len(values) == 1 and _is_optimizer(value, imports) and value.args and value.args[0].keyword is None:
+            owned = _owned(value.args[0].value, table, {}, imports)
+        table.optimizers[f"{base}[{key!r}]"] = Optimizer(f"{base}[{key!r}]", frozenset(owned) if owned else None,
+                                                         None)
 
 
 def _optimizer_comp(table, key, comp, imports) -> None:

@@ -1,0 +1,47 @@
+# expect-before: error Trying to backward through the graph a second time
+# A GAN trainer fills a dict of networks entry by entry and builds ONE
+# optimizer from the names it was given (G, D). The D loss goes through G's
+# fake and frees G's graph, which the G loss needs. The optimizer steps
+# `self.models["G"]` under another name, so the D loss's gradients into G
+# are used: D(fake.detach()) would silently change training, and
+# retain_graph=True fails too (the step moves G's weights, which its graph
+# saved). Reported without a safe fix.
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+torch.manual_seed(0)
+
+
+class Trainer:
+    def __init__(self, G, D):
+        self.models = {}
+        self.models["G"] = G
+        self.models["D"] = D
+        self.opt = torch.optim.SGD(list(G.parameters()) + list(D.parameters()), lr=0.05)
+
+    def step(self, real, z):
+        fake = self.models["G"](z)
+        d_real, d_fake = self.models["D"](real), self.models["D"](fake)
+        d_loss = F.binary_cross_entropy_with_logits(d_real, torch.ones_like(d_real)) + \
+            F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake))
+        self.opt.zero_grad()
+        d_loss.backward()
+        self.opt.step()
+        g_out = self.models["D"](fake)
+        g_loss = F.binary_cross_entropy_with_logits(g_out, torch.ones_like(g_out))
+        self.opt.zero_grad()
+        g_loss.backward()
+        self.opt.step()
+        return d_loss.item(), g_loss.item()
+
+
+G = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+D = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+trainer = Trainer(G, D)
+for it in range(ITERS):
+    d, g = trainer.step(torch.randn(32, 2) + 1.0, torch.randn(32, 4))
+    print(f"{it} d {d:.6f} g {g:.6f}")

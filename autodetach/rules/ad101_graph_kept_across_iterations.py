@@ -5,7 +5,6 @@ import libcst as cst
 
 from ..analysis.acting_state import acting_states
 from ..analysis.threaded_state import threaded_states
-from ..analysis.dead_stores import dead_stores
 from ..analysis.backwarded import holds_element
 from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
 from ..analysis.decide import Problem
@@ -50,12 +49,7 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off). And a name a training loop binds only under a
-    test, to a value that carries the iteration's graph, and that nothing in
-    the function reads (`if i % plot_every == 0: output = torch.sigmoid(score)`,
-    a leftover): it keeps that graph alive through the following iterations
-    until the test holds again, and after the loop. A name bound in every
-    iteration (`prev = out`) is rebound by the next one and left alone.
+    turns no gradients off).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -95,11 +89,7 @@ class GraphKeptAcrossIterations(GraphRule):
     forward that grows recurrent state is run under `torch.no_grad()`, an
     unsafe fix: that no later forward trains through the state the acting
     steps leave is inferred (so is the recurrent call of a loop that feeds
-    its state back). A graph bound under a test to a name nothing reads
-    (memory held one test period longer, not a crash) is stored detached, a
-    safe fix: nothing reads the name, so no number changes (unsafe where
-    the value may not be a tensor, or the roles that give it a graph are
-    inferred; dropping the line is the other choice, left to the author).
+    its state back).
     """
 
     code = "AD101"
@@ -379,34 +369,6 @@ class GraphKeptAcrossIterations(GraphRule):
                 loss.backward()
                 opt.step()
         """, note="a running statistic that is only kept: a leak, safe fix", line=8, column=11),
-        Invalid("""
-            import torch
-            from torch import nn
-            net = nn.Linear(4, 3)
-            opt = torch.optim.SGD(net.parameters(), lr=0.1)
-            for i in range(4):
-                score = net(torch.randn(2, 4))
-                loss = score.pow(2).mean()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                if i % 2 == 1:
-                    probs = torch.sigmoid(score)
-        """, """
-            import torch
-            from torch import nn
-            net = nn.Linear(4, 3)
-            opt = torch.optim.SGD(net.parameters(), lr=0.1)
-            for i in range(4):
-                score = net(torch.randn(2, 4))
-                loss = score.pow(2).mean()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                if i % 2 == 1:
-                    probs = torch.sigmoid(score).detach()
-        """, line=12, column=17, message="nothing reads it",
-                note="bound under a test to a name nothing reads: the graph outlives its iteration"),
     ]
 
     def finish(self) -> None:
@@ -452,7 +414,6 @@ class GraphKeptAcrossIterations(GraphRule):
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         self._acting(done)
         self._threaded(done)
-        self._dead(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -541,32 +502,6 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(t.call, t.stmt, msg, f"no later forward trains through what this loop computes "
                                 f"(under `torch.no_grad()` `{t.key}` carries no graph)",
                                 "Run the recurrent step under `torch.no_grad()`")
-
-    def _dead(self, done: set) -> None:
-        """A graph bound under a test in a training loop to a name nothing reads."""
-        ctx = self.ctx
-        for d in dead_stores(ctx.analysis):
-            if id(d.stmt) in done:
-                continue
-            done.add(id(d.stmt))
-            msg = (f"`{d.key}` is bound to `{code(ctx, d.value)}`, which carries this iteration's graph, only when "
-                   f"the test at line {line(ctx, d.test)} holds (line {line(ctx, d.stmt)}), and nothing reads it: "
-                   f"it keeps that graph (and what it saved for a backward that never comes) alive through the "
-                   f"following iterations of the loop at line {line(ctx, d.loop)} until the test holds again, and "
-                   f"after the loop (memory, not a crash). Detach it where it is stored, or drop the line")
-            edit = _store_edit(ctx, d.value, d.node)
-            fix = SAFE
-            notes = factory_notes(ctx.analysis, closure([d.node]))
-            # Nothing reads the name, so the cut changes no number: safe where the value is surely a tensor.
-            if d.node.opaque and edit is not None:
-                notes = notes + [unseen_note(ctx, d.value)]  # code not followed may return a number
-            elif edit is not None and (method := unseen_method(ctx, d.value)):
-                notes = notes + [method]
-            if notes and edit is not None:
-                msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
-                fix = UNSAFE
-            self.report(d.value if edit else d.stmt, msg, edits=[edit] if edit else [],
-                        fix=fix if edit else None, fix_title="Store it detached (nothing reads it)")
 
     def _under_no_grad(self, call, stmt, msg, inferred, title) -> None:
         """Report a step that grows a graph nobody backwards, with the unsafe fix that runs

@@ -829,13 +829,21 @@ class Scope:
         callee = dotted(expr.func)
         if callee is None:
             return None
-        if not (self.names.is_module(callee) or callee in self.names.functions):
+        if not (self.names.is_module(callee) or callee in self.names.functions or self._stepping_method(expr)):
             return "state" if self._object_method(callee, expr, key) else None
         for arg in expr.args:
             for name in _names_in(arg.value):
                 if name == key:
                     return "state"
         return None
+
+    def _stepping_method(self, call: cst.Call) -> bool:
+        """`loss, h = self.train_step(x, h)`: a method of this class that
+        backwards (walked at the call), read like a function of the file."""
+        if not isinstance(call.func, cst.Attribute) or dotted(call.func.value) != "self":
+            return False
+        own = self._own_method(call.func)
+        return own is not None and self.analysis.function_summary(own).has_events
 
     def _object_method(self, callee, expr, key) -> bool:
         """`loss, h = trainer.loss(x, h)`: a method of an object of another file's

@@ -90,7 +90,11 @@ class RecurrentStateNotRepackaged(GraphRule):
     the author meaning truncation where the backward retains the graph, it
     says so and the fix is unsafe. Where another file's forward returns the
     state cut (`.detach()`), or in a way its summary cannot follow, nothing
-    is reported.
+    is reported. And state that a step function (or method) of this file
+    returns and its caller's loop hands back in, `h = train_step(model, x, h)`
+    where `train_step` runs the recurrent call, backwards and steps: the cut
+    goes before the call, in the caller's loop (the helper, unless the
+    function returns the recurrent call's state as it is).
     """
 
     code = "AD106"
@@ -307,6 +311,58 @@ class RecurrentStateNotRepackaged(GraphRule):
                     for x, y in chunks:
                         self.chunk(x, y)
         """, unsafe=True, note="the file never binds torch: the helper comes with `import torch`"),
+        Invalid("""
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self):
+                    self.rnn, self.head = nn.GRU(4, 8), nn.Linear(8, 1)
+                    self.opt = torch.optim.SGD(list(self.rnn.parameters()) + list(self.head.parameters()), lr=0.1)
+
+                def step(self, x, y, h):
+                    out, h = self.rnn(x, h)
+                    loss = (self.head(out) - y).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    return h
+
+                def fit(self, chunks):
+                    h = torch.zeros(1, 2, 8)
+                    for x, y in chunks:
+                        h = self.step(x, y, h)
+
+
+            Trainer().fit([(torch.randn(3, 2, 4), torch.randn(3, 2, 1)) for _ in range(3)])
+        """, """
+            import torch
+            from torch import nn
+
+
+            class Trainer:
+                def __init__(self):
+                    self.rnn, self.head = nn.GRU(4, 8), nn.Linear(8, 1)
+                    self.opt = torch.optim.SGD(list(self.rnn.parameters()) + list(self.head.parameters()), lr=0.1)
+
+                def step(self, x, y, h):
+                    out, h = self.rnn(x, h)
+                    loss = (self.head(out) - y).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    return h
+
+                def fit(self, chunks):
+                    h = torch.zeros(1, 2, 8)
+                    for x, y in chunks:
+                        h = h.detach()
+                        h = self.step(x, y, h)
+
+
+            Trainer().fit([(torch.randn(3, 2, 4), torch.randn(3, 2, 1)) for _ in range(3)])
+        """, note="a step method returns the state its caller hands back in", line=21, column=13),
     ]
 
     def _resets(self) -> None:
@@ -336,6 +392,8 @@ class RecurrentStateNotRepackaged(GraphRule):
         analysis = ctx.analysis
         self._resets()
         groups: dict = {}  # anchor -> [(key, link, diagnosis)], one report per anchor
+        produced: dict = {}  # anchor -> where a function called there returns the state
+        unknown: set = set()  # keys whose structure the returning function hides
         for diagnosis in analysis.diagnoses_for(self.kind):
             conflict, link = diagnosis.conflict, diagnosis.link
             key = link.name
@@ -357,6 +415,13 @@ class RecurrentStateNotRepackaged(GraphRule):
             if anchor is None:
                 anchor, note = _method_anchor(ctx, reader_stmt, loop, key)
             if anchor is None:
+                fed = _fed_back(ctx, reader_stmt, loop, link)
+                if fed is not None:
+                    anchor, keys, produced[anchor], plain = fed
+                    if not plain:
+                        unknown.update(keys)
+                    entry = groups.setdefault(anchor, (loop, diagnosis.scope, [], None))
+                    entry[2].extend((k, link, diagnosis) for k in keys if k not in [s[0] for s in entry[2]])
                 continue
             entry = groups.setdefault(anchor, (loop, diagnosis.scope, [], note))
             # `h, c = cell(x, (h, c))`: every state the reader takes from the
@@ -372,11 +437,11 @@ class RecurrentStateNotRepackaged(GraphRule):
             key, link, diagnosis = states[0]
             conflict = diagnosis.conflict
             second = conflict.second.call
-            msg = (f"recurrent state {keys} {_produced(ctx, link)} is fed into the next "
+            msg = (f"recurrent state {keys} {produced.get(anchor) or _produced(ctx, link)} is fed into the next "
                    f"iteration, so {backward_text(ctx, conflict.second)} (line {line(ctx, second)}) walks into "
                    f"the previous batch's graph, already freed by {backward_text(ctx, conflict.first)}; "
                    f"detach it at the start of each iteration (truncated BPTT)")
-            edits = self._fix_all(analysis, scope, loop, anchor, states)
+            edits = self._fix_all(analysis, scope, loop, anchor, states, unknown)
             rep = self.report(anchor if edits else link.stmt, msg, edits=edits,
                               fix_title=f"Detach {keys} before it is fed back",
                               related=[(link.stmt, f"{keys} is produced here"),
@@ -517,19 +582,19 @@ class RecurrentStateNotRepackaged(GraphRule):
             return [Edit(after, place)]
         return [Edit(first, insert_before(first, "import torch\n")), Edit(after, place)]
 
-    def _fix_all(self, analysis, scope, loop, anchor, states) -> list:
+    def _fix_all(self, analysis, scope, loop, anchor, states, unknown=()) -> list:
         lines, extra = [], []
         for key, link, _ in states:
-            edits = self._fix(analysis, scope, loop, anchor, key, link)
+            edits = self._fix(analysis, scope, loop, anchor, key, link, key in unknown)
             if not edits:
                 return []
             lines.extend(edits[0].replacement.nodes[:-1])
             extra.extend(e for e in edits[1:] if not any(x.node is e.node for x in extra))
         return [Edit(anchor, cst.FlattenSentinel([*lines, anchor]))] + extra
 
-    def _fix(self, analysis, scope, loop, anchor, key, link) -> list:
+    def _fix(self, analysis, scope, loop, anchor, key, link, unknown=False) -> list:
         ctx = self.ctx
-        kind = self._structure(analysis, link)
+        kind = "unknown" if unknown else self._structure(analysis, link)
         # a method run once per batch by its caller: `self.hidden` may start as None in `__init__`
         starts_none = _assigned_none_before(ctx, loop, key) or (key.startswith("self.") and scope.caller_loop)
         if kind == "tensor" and not starts_none:
@@ -621,6 +686,55 @@ def _chained(node, ev, scope):
         if lid == lid2 and k1 != k2:
             return scope.loops.get(lid)
     return None
+
+
+def _fed_back(ctx, stmt, loop, link):
+    """`h = train_step(model, x, h)` in `loop`, where `stmt` (the recurrent
+    call that reads the carried state) is in `train_step`, a function or a
+    method of this file that the walk inlined at its one call in the loop:
+    (the loop's statement holding the call, the caller's names it assigns and
+    hands back in through a parameter `stmt` reads, where the state comes
+    from, whether the function returns the recurrent call's state as it is),
+    or None."""
+    fn = ctx.enclosing(stmt, cst.FunctionDef)
+    if fn is None or ctx.enclosing(loop, cst.FunctionDef) is fn:
+        return None
+    names = {fn.name.value}
+    params = [p.name.value for p in fn.params.params]
+    method = bool(params) and params[0] == "self" and ctx.enclosing(fn, cst.ClassDef, stop=cst.FunctionDef)
+    if method:
+        names, params = {f"self.{fn.name.value}"}, params[1:]
+    calls = [n for n in nodes_of(loop.body) if isinstance(n, cst.Call) and dotted(n.func) in names]
+    if len(calls) != 1 or ctx.enclosing(calls[0], (cst.For, cst.While), stop=(cst.FunctionDef, cst.Lambda)) \
+            is not loop:
+        return None
+    call = calls[0]
+    assign = ctx.parent(call)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+    assigned = {e.value for e in elements if isinstance(e, cst.Name)}
+    bound = {}  # caller name -> the parameter it is handed in as
+    for index, arg in enumerate(call.args):
+        if arg.star or not isinstance(arg.value, cst.Name):
+            continue
+        param = arg.keyword.value if arg.keyword is not None else (params[index] if index < len(params) else None)
+        if param is not None:
+            bound[arg.value.value] = param
+    read = {n.value for n in nodes_of(stmt) if isinstance(n, cst.Name)}
+    keys = [name for name in bound if name in assigned and bound[name] in read]
+    anchor = body_child(ctx, assign, loop)
+    if not keys or anchor is None:
+        return None
+    # `return h` alone: the caller's `h` has the structure the recurrent call gives it
+    returns = [n.value for n in nodes_of(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+               if isinstance(n, cst.Return)]
+    plain = isinstance(target, cst.Name) and bool(returns) and \
+        all(isinstance(r, cst.Name) and r.value == link.name for r in returns)
+    produced = (f"returned by `{code(ctx, call.func)}()` (line {line(ctx, call)}; its recurrent call is at "
+                f"line {line(ctx, stmt)})")
+    return anchor, keys, produced, plain
 
 
 def _produced(ctx, node) -> str:

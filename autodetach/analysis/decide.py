@@ -227,7 +227,9 @@ def stepped_saves(analysis, scope, backward) -> tuple:
     cannot help; with a possible one, whether it fails is not known."""
     from .saved import part_saves, saves_weights
 
-    steps = [e for e in scope.events if e.kind == "step" and not e.exits and e.seq < backward.seq]
+    # an object not known as an optimizer (`trainer.opt.step()`, another file's helper that steps)
+    # may step anything: at most a possible update
+    steps = [e for e in scope.events if e.kind in ("step", "unknown_step") and not e.exits and e.seq < backward.seq]
     certain, possible = [], []
     if not steps:
         return certain, possible
@@ -237,6 +239,10 @@ def stepped_saves(analysis, scope, backward) -> tuple:
                 continue
             for step in steps:
                 if step.seq <= node.seq:
+                    continue
+                if step.kind == "unknown_step":
+                    if node.leaf or saves_weights(analysis, node, module) is not False:
+                        possible.append((step, node, module))
                     continue
                 owns = analysis.owner_uses(step.opt, module)
                 if owns is False:
@@ -251,6 +257,16 @@ def stepped_saves(analysis, scope, backward) -> tuple:
                     continue
                 (certain if saves and owns else possible).append((step, node, module))
     return certain, possible
+
+
+def _line(ctx, *candidates) -> Optional[int]:
+    """The line of the first node the file has (a Lightning phase's step is made up: it has none)."""
+    for node in candidates:
+        try:
+            return ctx.line_of(node)
+        except KeyError:
+            continue
+    return None
 
 
 def _parts(analysis, opt, module: str) -> list:
@@ -309,7 +325,9 @@ def diagnose(analysis, scope, conflict) -> Diagnosis:
                         "operation\"): build the second loss again, with a fresh forward pass, after the step")
     elif possible:
         step, node, module = possible[0]
-        diag.unsafe = (f"`{ctx.code(step.call)}` (line {ctx.line_of(step.stmt)}) may update `{module}` in place "
+        where = _line(ctx, step.stmt, step.call)
+        where = f" (line {where})" if where else ""
+        diag.unsafe = (f"`{ctx.code(step.call)}`{where} may update `{module}` in place "
                        "before the second backward, and whether that graph saved its weights is not known: "
                        "check with --verify")
     if not diag.blocked and not diag.unsafe:

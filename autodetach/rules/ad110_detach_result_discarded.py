@@ -451,6 +451,12 @@ class DetachResultDiscarded(Rule):
         later = self._later_backward(stmt, base) if methods[0] == "detach" else None
         if later is not None:
             return self._emit(stmt, f"{head}; {later}")
+        own = _own_detach(ctx) if safety == SAFE else None
+        if own:
+            # OpenNMT's `dec_state.detach()`: a state object's own method that detaches in place and returns None
+            safety = UNSAFE
+            extra = (f" (unsafe fix: {own} defines its own `detach()`; if `{src}` is such an object the "
+                     "statement already detaches it in place, and the assignment binds what that method returns)")
         new = cst.Assign(targets=[cst.AssignTarget(target=base.deep_clone())],
                          value=stmt.value, semicolon=stmt.semicolon)
         self._emit(stmt, f"{head}; assign it back: `{src} = {call_src}`{extra}",
@@ -771,3 +777,34 @@ def _registers_parameter(module: cst.Module, attr: str) -> bool:
     visitor = _RegisterParameter(attr)
     visit(module, visitor)
     return visitor.found
+
+
+def _own_detach(ctx) -> Optional[str]:
+    """A class of this file, or of a project module this file imports (`import onmt` for
+    onmt/Models.py, `from models import Decoder`), that defines `detach`, named for the message."""
+    import os
+    import re
+
+    from ..analysis.project_index import classes_with_method, project_root
+
+    for node in ctx.module.body:
+        if isinstance(node, cst.ClassDef) and any(isinstance(item, cst.FunctionDef) and item.name.value == "detach"
+                                                  for item in node.body.body):
+            return f"`{node.name.value}` in this file"
+    if not ctx.path or not os.path.isfile(ctx.path) or "import" not in ctx.text:
+        return None
+    try:
+        found = classes_with_method(ctx.path, "detach", whole=True)
+        root = project_root(ctx.path)
+    except (OSError, ValueError):
+        return None
+    for cls, _, where in found:
+        parts = os.path.splitext(os.path.relpath(where, root))[0].split(os.sep)
+        here = os.path.dirname(os.path.relpath(ctx.path, root)).split(os.sep)
+        # the module as imported from the root, or from this file's folder (a sibling script)
+        names = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        if parts[:-1] == [p for p in here if p]:
+            names.add(parts[-1])
+        if any(re.search(rf"^\s*(?:from|import)\s+\.*{re.escape(name)}\b", ctx.text, re.M) for name in names):
+            return f"`{cls}` ({os.path.basename(where)})"
+    return None

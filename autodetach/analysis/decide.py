@@ -111,7 +111,8 @@ def param_modules(analysis, nodes) -> set:
     return out
 
 
-def _covers(zero_mods, module: str) -> bool:
+def covers(zero_mods, module: str) -> bool:
+    """Is `module` one of `zero_mods` or a part of one?"""
     return any(module == z or module.startswith(z + ".") for z in zero_mods)
 
 
@@ -162,7 +163,7 @@ def _fate(analysis, later_events, ev, module: str) -> Optional[str]:
     zeroed_on: list = []  # branch paths where the module was zeroed since ev
     for later in later_events:
         if later.kind == "zero":
-            if later.modules is None or not _covers(later.modules, module):
+            if later.modules is None or not covers(later.modules, module):
                 continue
             if _prefix(later.branch, ev.branch):
                 return "zeroed"

@@ -377,7 +377,8 @@ class Scope:
     def _loop_elem(self, it_expr, iterated: Val) -> Val:
         """What one iteration binds: `zip(outs, ys)` and `enumerate(outs)` hand
         out their arguments' elements position by position."""
-        if _dict_view(it_expr) == "keys":
+        view = _dict_view(it_expr)
+        if view == "keys":
             return Val()  # `for key in feats.keys()`: a dict's keys (names, numbers) carry no graph
         if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
                 it_expr.func.value in ("zip", "enumerate") and self.imports.qualify(it_expr.func) is None \
@@ -388,7 +389,7 @@ class Scope:
             if parts is not None:
                 return _zipped(parts)
         heads = iterated.heads
-        if _dict_view(it_expr) == "items":
+        if view == "items":
             # `for key, value in feats.items()`: the key is a name or number, only the value may carry a graph
             return _zipped([Val(), Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown)])
         if iterated.modules and not self.no_grad:

@@ -141,25 +141,23 @@ def _assign(facts: Facts, node: cst.Assign) -> None:
         # stepped as `self.optims["G"].step()` is then one (a `**spread` keeps it unknown, as before)
         base = dotted(node.targets[0].target)
         for e in node.value.elements:
-            keys = facts.keys.setdefault(base, set())
-            if type(e.key) is cst.SimpleString and keys is not None:
-                keys.add(e.key.evaluated_value)
-                facts.keyed.setdefault(base, {}).setdefault(e.key.evaluated_value, []).append(e.value)
-            else:
-                facts.keys[base] = None
-            facts.assigned.setdefault(base, []).append(e.value)
+            _store_entry(facts, base, e.key, e.value)
     for tgt in node.targets:
         stored = tgt.target
         if isinstance(stored, cst.Subscript) and dotted(stored.value) is not None and len(stored.slice) == 1 \
                 and isinstance(stored.slice[0].slice, cst.Index):
-            base, idx = dotted(stored.value), stored.slice[0].slice.value
-            keys = facts.keys.setdefault(base, set())
-            if isinstance(idx, cst.SimpleString) and keys is not None:
-                keys.add(idx.evaluated_value)
-                facts.keyed.setdefault(base, {}).setdefault(idx.evaluated_value, []).append(node.value)
-            else:
-                facts.keys[base] = None
-            facts.assigned.setdefault(base, []).append(node.value)
+            _store_entry(facts, dotted(stored.value), stored.slice[0].slice.value, node.value)
+
+
+def _store_entry(facts: Facts, base: str, idx, value) -> None:
+    """`base[idx] = value`: a string key is kept with its values; any other makes the keys unknown."""
+    keys = facts.keys.setdefault(base, set())
+    if isinstance(idx, cst.SimpleString) and keys is not None:
+        keys.add(idx.evaluated_value)
+        facts.keyed.setdefault(base, {}).setdefault(idx.evaluated_value, []).append(value)
+    else:
+        facts.keys[base] = None
+    facts.assigned.setdefault(base, []).append(value)
 
 
 def _zipped(loop) -> list:
@@ -253,7 +251,7 @@ def _entry_aliases(facts: Facts, table) -> None:
     for opt_key, opt in list(table.optimizers.items()):
         extra = {e + owned[len(src):] for owned in opt.owns or () for src, entries in names.items()
                  if owned == src or owned.startswith(src + ".") for e in entries}
-        if extra - opt.owns if opt.owns is not None else False:
+        if extra - (opt.owns or frozenset()):
             table.optimizers[opt_key] = Optimizer(opt.name, opt.owns | extra, opt.node)
 
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .tensor_methods import BUILTIN_METHODS
-from .walk import nodes
+from .walk import returns
 
 
 PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "dict", "list", "tuple", "set",
@@ -80,8 +80,7 @@ def _local_returns(ctx, func: cst.Name) -> list:
         return []
     if len(found) != 1 or found[0].kind != "def" or not isinstance(found[0].node, cst.FunctionDef):
         return []
-    return [n.value for n in nodes(found[0].node.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
-            if isinstance(n, cst.Return)]
+    return returns(found[0].node)
 
 
 def _shadowed(ctx, func: cst.Name) -> bool:
@@ -164,16 +163,6 @@ def _first(ctx, exprs, depth: int, seen) -> Optional[str]:
 
 def _self_returns(ctx, call: cst.Call, meth: str) -> list:
     """The returned values of `self.meth` as this file's class (or a local base) defines it."""
-    try:
-        scope = ctx.bindings.scope_of(call)
-    except (KeyError, AttributeError):
-        return []
-    while scope is not None and scope.kind != "class":
-        scope = scope.parent
-    if scope is None:
-        return []
-    func = ctx.analysis.names.class_method(scope.node.name.value, meth)
-    if not isinstance(func, cst.FunctionDef):
-        return []
-    return [n.value for n in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
-            if isinstance(n, cst.Return)]
+    cls = ctx.enclosing(call, cst.ClassDef)
+    func = ctx.analysis.names.class_method(cls.name.value, meth) if cls is not None else None
+    return returns(func) if isinstance(func, cst.FunctionDef) else []

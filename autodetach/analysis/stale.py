@@ -314,7 +314,9 @@ def _clears(zero, opt, module) -> bool:
     """Does the `zero_grad()` event clear the gradients of `module`?"""
     if zero.opt is not None:
         return zero.opt == opt
-    return bool(zero.modules) and any(module == m or module.startswith(m + ".") for m in zero.modules)
+    from .decide import covers
+
+    return bool(zero.modules) and covers(zero.modules, module)
 
 
 def _touches(node, module, owns) -> bool:

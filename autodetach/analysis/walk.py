@@ -201,6 +201,13 @@ def nodes(node, skip=None):
     return out
 
 
+def returns(fn: cst.FunctionDef) -> list:
+    """The values of `fn`'s own `return` statements (None for a bare `return`),
+    not those of functions, classes or lambdas nested in it."""
+    return [n.value for n in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+            if type(n) is cst.Return]
+
+
 def _slice(node):
     """`node`'s pre-order nodes cut from its module's list, or None when it
     is not a node of the last module listed."""

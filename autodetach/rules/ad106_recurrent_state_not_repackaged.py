@@ -9,7 +9,7 @@ from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, body_child, code, line
 from ._helpers import insert_before, top_level_anchor
-from ..analysis.walk import nodes as nodes_of
+from ..analysis.walk import nodes as nodes_of, returns as returns_of
 
 HELPER = "_detach_state"
 HELPER_SRC = '''def {name}(state):
@@ -728,8 +728,7 @@ def _fed_back(ctx, stmt, loop, link):
     if not keys or anchor is None:
         return None
     # `return h` alone: the caller's `h` has the structure the recurrent call gives it
-    returns = [n.value for n in nodes_of(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
-               if isinstance(n, cst.Return)]
+    returns = returns_of(fn)
     plain = isinstance(target, cst.Name) and bool(returns) and \
         all(isinstance(r, cst.Name) and r.value == link.name for r in returns)
     produced = (f"returned by `{code(ctx, call.func)}()` (line {line(ctx, call)}; its recurrent call is at "

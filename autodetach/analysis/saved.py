@@ -30,7 +30,7 @@ def saves_weights(analysis, node, module: str) -> Optional[bool]:
     held = _held_constructor(analysis, module)
     if held is not None and held_attr(analysis, held) is not None:
         return _output_saved_only(analysis, node, module)
-    call = constructor(analysis, module)
+    call = constructor(analysis, module) or given_constructor(analysis, module)
     if call is None:
         return None
     return _layer(analysis, call, _graph_input(analysis, node, module), 0)
@@ -120,6 +120,65 @@ def constructor(analysis, key: str) -> Optional[cst.Call]:
     out = found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
     cache[key] = out
     return out
+
+
+def given_constructor(analysis, key: str) -> Optional[cst.Call]:
+    """The constructor a class of this file is given for `key` (`self.netG`, or
+    `self.models["G"]` of a dict), when `__init__` stores a parameter there and the
+    one construction of the class in the file passes a constructor call, or a name
+    the file assigns one: `Trainer(G, D)` after `G = nn.Sequential(...)`."""
+    from .optimizer_owners import bound_args
+
+    cache = analysis.table("_given_constructors")
+    if key not in cache:
+        cache[key] = None
+        values = list(_stored(analysis.ctx.module, key))
+        if len(values) == 1 and isinstance(values[0], cst.Name):
+            cache[key] = _passed(analysis, values[0], bound_args)
+    return cache[key]
+
+
+def _stored(module, key: str):
+    """The values assigned to `key`: `key = v`, `base["k"] = v`, `base = {"k": v}`."""
+    for node in nodes(module):
+        if not isinstance(node, cst.Assign):
+            continue
+        for t in node.targets:
+            target = t.target
+            if dotted(target) == key:
+                yield node.value
+            elif isinstance(target, cst.Subscript) and len(target.slice) == 1 and dotted(target.value) and \
+                    isinstance(target.slice[0].slice, cst.Index) and \
+                    isinstance(target.slice[0].slice.value, cst.SimpleString) and \
+                    f"{dotted(target.value)}[{target.slice[0].slice.value.evaluated_value!r}]" == key:
+                yield node.value
+            elif isinstance(node.value, cst.Dict) and dotted(target) and key.startswith(dotted(target) + "["):
+                for el in node.value.elements:
+                    if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and \
+                            f"{dotted(target)}[{el.key.evaluated_value!r}]" == key:
+                        yield el.value
+
+
+def _passed(analysis, value: cst.Name, bound_args) -> Optional[cst.Call]:
+    ctx = analysis.ctx
+    init = ctx.enclosing(value, cst.FunctionDef)
+    cls = ctx.enclosing(init, cst.ClassDef) if init is not None else None
+    if cls is None or init.name.value != "__init__" or ctx.enclosing(init, cst.FunctionDef) is not None:
+        return None
+    params = init.params.params
+    if not params or value.value not in {p.name.value for p in params[1:]}:
+        return None
+    sites = [n for n in nodes(ctx.module) if isinstance(n, cst.Call) and dotted(n.func) == cls.name.value]
+    if len(sites) != 1 or len(ctx.class_defs(cls.name.value)) != 1:
+        return None
+    given = bound_args(init.with_changes(params=init.params.with_changes(params=params[1:])), sites[0])
+    arg = given.get(value.value)
+    arg = _unwrap(arg) if arg is not None else None
+    if isinstance(arg, cst.Call):
+        return arg
+    if isinstance(arg, cst.Name) and ctx.enclosing(sites[0], cst.FunctionDef) is None:
+        return constructor(analysis, arg.value)  # a module-level name: its one assignment in the file
+    return None
 
 
 def _held_constructor(analysis, key: str) -> Optional[cst.Call]:

@@ -32,7 +32,7 @@ class UnneededRetain:
 
 def unneeded_retains(analysis) -> list:
     """The retains no later use needs, one per call, in file order."""
-    from .self_graphs import self_graphs
+    from .self_graphs import self_graphs, stored_from_arguments
 
     ctx = analysis.ctx
     verdict: dict = {}
@@ -41,6 +41,7 @@ def unneeded_retains(analysis) -> list:
     notes: dict = {}  # call -> inferences its verdict rests on
     # a loss that adds a graph kept on `self` by another method: the retain is what lets it run
     on_self = {found[6].call for found in self_graphs(analysis)}
+    passed = stored_from_arguments(analysis)
     escapes: dict = {}  # call -> event of a closure whose graph escapes only by its return
     escaped: dict = {}  # call -> whether its lone walk needs it for another reason
     last_free: dict = {}  # call -> whether no walk of its loop's last iteration needs the retain
@@ -128,6 +129,13 @@ def unneeded_retains(analysis) -> list:
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes + entry_notes
                 why.extend(x for x in found if x not in why)
+                if ev.call in passed:
+                    key, method = passed[ev.call]
+                    note = (f"`{key}`, which the loss reads, is stored by `{method}()` from what its callers "
+                            f"pass, and the loop does not call it: a graph stored there once would be walked "
+                            f"again by every later backward")
+                    if note not in why:
+                        why.append(note)
                 if ev.flag_of and ev.helper:  # a summary's word for what the helper does with the flag
                     flag = (f"`{ev.helper}()` (another file) hands `{_code(ev.retain_arg.keyword)}` only to its "
                             f"backward of what the call gives it: read from its code, not walked")

@@ -29,16 +29,24 @@ def self_graphs(analysis) -> list:
     """(class, key, store statement, storing method, read node, loop scope,
     backward event, built from the module's own parameters) for each such
     attribute read in a loop."""
-    return analysis.memo("_self_graphs", lambda: _find(analysis))
+    return analysis.memo("_self_graphs", lambda: _find(analysis))[0]
 
 
-def _find(analysis) -> list:
+def stored_from_arguments(analysis) -> dict:
+    """backward call -> (key, storing method) where the loss reads an attribute another
+    method stores from its arguments only (`self.aux_loss = aux_loss * alpha`), and the
+    loop does not call that method: a graph built once there would be walked again by
+    every later backward, and whether the callers store it anew each time is not seen."""
+    return analysis.memo("_self_graphs", lambda: _find(analysis))[1]
+
+
+def _find(analysis) -> tuple:
     from .flow import GiveUp, Scope, Val
 
     sites = analysis.sites
     if not sites.backward_in:
-        return []
-    out = []
+        return [], {}
+    out, loose = [], {}
     for cls in analysis.ctx.module.body:
         if not isinstance(cls, cst.ClassDef):
             continue
@@ -49,6 +57,7 @@ def _find(analysis) -> list:
             continue
         wanted = {k for scope in loops for k in scope.free_reads if k.startswith("self.")}
         stores = {}  # key -> (stmt, method name)
+        passed = {}  # key -> method name, for a value only passed in and stored
         for name, method in methods.items():
             if name == "forward" or method in sites.backward_in or not _assigns_any(method, wanted):
                 continue
@@ -72,8 +81,14 @@ def _find(analysis) -> list:
                     own = any(n.modules or (n.leaf and n.name != "<arg>") for n in sources)
                     if own or _accumulates(store.stmt, key):
                         stores.setdefault(key, (store.stmt, name, own))
+                    else:
+                        passed.setdefault(key, name)
         for scope in loops:
             for key, read in scope.free_reads.items():
+                if key in passed and key not in stores:
+                    found = _backward_reading(analysis, scope, read, methods, passed[key])
+                    if found is not None:
+                        loose.setdefault(found.call, (key, passed[key]))
                 if key not in stores:
                     continue
                 stmt, builder, own = stores[key]
@@ -82,7 +97,7 @@ def _find(analysis) -> list:
                 # evidence that the author met the freed graph.
                 if found is not None and (own or found.retain is True):
                     out.append((cls, key, stmt, builder, read, scope, found, own))
-    return out
+    return out, loose
 
 
 CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn", "rand", "randint", "arange",

@@ -514,7 +514,21 @@ def _sibling_later(ctx, scope, ev, own) -> bool:
         theirs = [n for n in other.reach if _unseen(n)]
         if any(id(n.stmt) in stmts for n in theirs) or _reads(ctx, theirs) & bound:
             return True
+        if _entries_of(mine) & _entries_of(theirs):
+            return True  # `loss_g_ae = vals_g['loss_g_ae']`, then `loss_g = vals_g['loss_g']`: one forward's losses
     return False
+
+
+def _entries_of(graph) -> set:
+    """X for each unseen node whose statement is `name = X[...]`: an entry of one
+    value (a dict of losses some call returned)."""
+    out = set()
+    for n in graph:
+        body = getattr(n.stmt, "body", ())
+        if len(body) == 1 and type(body[0]) is cst.Assign and type(body[0].value) is cst.Subscript \
+                and type(body[0].value.value) is cst.Name:
+            out.add(body[0].value.value.value)
+    return out
 
 
 def _unseen(n) -> bool:

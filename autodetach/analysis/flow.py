@@ -595,6 +595,9 @@ class Scope:
             if index in siblings:
                 sub = siblings[index]
             self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
+            if type(part) is cst.Name and type(expr) is cst.Call and \
+                    self.analysis.forward_distribution(dotted(expr.func), index):
+                self.distributions.add(part.value)  # `dist, value = net(state)`: its `.sample()` has no graph
             bound = self.env.get(part.value) if summed and type(part) is cst.Name and part.value in summed else None
             if bound is not None and bound.heads and all(head.stmt is stmt for head in bound.heads):
                 for head in bound.heads:
@@ -1125,7 +1128,9 @@ class Scope:
         """Is `e` a `torch.distributions` object (`Categorical(logits=x)`, or a
         name bound to one in this scope)? Its `.sample()` has no graph."""
         if isinstance(e, cst.Call):
-            return (self.imports.qualify(e.func) or "").startswith("torch.distributions.")
+            # `Categorical(logits=x)`, or `actor(state)` of a module whose forward returns one
+            return (self.imports.qualify(e.func) or "").startswith("torch.distributions.") or \
+                self.analysis.forward_distribution(dotted(e.func))
         return dotted(e) in self.distributions
 
     # ---------------------------------------------------------------- calls: methods

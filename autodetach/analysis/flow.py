@@ -2450,6 +2450,8 @@ class Scope:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue
+            if _only_leaves(head):
+                continue  # `data.append(torch.randn(n, requires_grad=True))`: leaves, no op's graph to keep
             if any(node.meter is not None and node.name != key for node in closure(head.parents)):
                 continue  # read back out of a meter that keeps graphs: reported once, at the meter's update
             if containers.last_consumed(head, self.events):
@@ -2674,6 +2676,25 @@ def _joined_elems(returns: list) -> Optional[list]:
     for ret in returns:
         out = [acc.join(elem) for acc, elem in zip(out, ret.elems)]
     return out
+
+
+def _only_leaves(head) -> bool:
+    """Does the list `head` hold only leaves (requires_grad tensors, parameters)
+    appended as they are? They have no graph behind them: keeping them frees
+    nothing later, and a .detach() there would cut what the optimizer learns."""
+    seen, stack, found = set(), list(head.parents), False
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.leaf:
+            found = True
+        elif node.kind == "container" or node.entry:
+            stack.extend(node.parents)
+        else:
+            return False
+    return found and head.kind == "container"
 
 
 def _uncertain_below(head) -> bool:

@@ -2688,8 +2688,8 @@ def _only_leaves(head) -> bool:
         if node in seen:
             continue
         seen.add(node)
-        if node.leaf:
-            found = True
+        if node.leaf and node.kind == "leaf":
+            found = True  # not a `self.X` read back (kind "stored"): that may hold a graph
         elif node.kind == "container" or node.entry:
             stack.extend(node.parents)
         else:

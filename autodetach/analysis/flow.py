@@ -595,6 +595,9 @@ class Scope:
             if index in siblings:
                 sub = siblings[index]
             self.assign_target(part, sub, stmt, expr, kind=self._state_kind(part, expr) or kind)
+            if type(part) is cst.Name and type(expr) is cst.Call and \
+                    self.analysis.forward_distribution(dotted(expr.func), index):
+                self.distributions.add(part.value)  # `dist, value = net(state)`: its `.sample()` has no graph
             bound = self.env.get(part.value) if summed and type(part) is cst.Name and part.value in summed else None
             if bound is not None and bound.heads and all(head.stmt is stmt for head in bound.heads):
                 for head in bound.heads:
@@ -1125,7 +1128,9 @@ class Scope:
         """Is `e` a `torch.distributions` object (`Categorical(logits=x)`, or a
         name bound to one in this scope)? Its `.sample()` has no graph."""
         if isinstance(e, cst.Call):
-            return (self.imports.qualify(e.func) or "").startswith("torch.distributions.")
+            # `Categorical(logits=x)`, or `actor(state)` of a module whose forward returns one
+            return (self.imports.qualify(e.func) or "").startswith("torch.distributions.") or \
+                self.analysis.forward_distribution(dotted(e.func))
         return dotted(e) in self.distributions
 
     # ---------------------------------------------------------------- calls: methods
@@ -2445,6 +2450,8 @@ class Scope:
                 continue  # not a training loop
             if _uncertain_below(head):
                 continue
+            if _only_leaves(head):
+                continue  # `data.append(torch.randn(n, requires_grad=True))`: leaves, no op's graph to keep
             if any(node.meter is not None and node.name != key for node in closure(head.parents)):
                 continue  # read back out of a meter that keeps graphs: reported once, at the meter's update
             if containers.last_consumed(head, self.events):
@@ -2669,6 +2676,25 @@ def _joined_elems(returns: list) -> Optional[list]:
     for ret in returns:
         out = [acc.join(elem) for acc, elem in zip(out, ret.elems)]
     return out
+
+
+def _only_leaves(head) -> bool:
+    """Does the list `head` hold only leaves (requires_grad tensors, parameters)
+    appended as they are? They have no graph behind them: keeping them frees
+    nothing later, and a .detach() there would cut what the optimizer learns."""
+    seen, stack, found = set(), list(head.parents), False
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.leaf and node.kind == "leaf":
+            found = True  # not a `self.X` read back (kind "stored"): that may hold a graph
+        elif node.kind == "container" or node.entry:
+            stack.extend(node.parents)
+        else:
+            return False
+    return found and head.kind == "container"
 
 
 def _uncertain_below(head) -> bool:

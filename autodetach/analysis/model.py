@@ -304,6 +304,24 @@ class Analysis:
             return None
         return found if found is not None and found.elem_flow and not found.events else None
 
+    def forward_distribution(self, key, index=None) -> bool:
+        """`dist = actor(state)` (or, with `index`, `dist, value = net(state)`)
+        where `actor` is an object of a module class of this file or of the
+        project whose forward returns only torch.distributions objects there
+        (`return Normal(mu, std)`): its `.sample()` has no graph."""
+        if not key:
+            return False
+        if key in self.names.instances:
+            found = self._own_summaries.get(f"{self.names.instances[key]}.forward")
+        elif key in self.names.foreign_instances:
+            hit = self.foreign_method(key, "forward")
+            found = hit[0] if hit is not None else None
+        else:
+            return False
+        if found is None or found.events:
+            return False
+        return found.distribution if index is None else index in found.distribution_elems
+
     @cached_property
     def own_tree(self):
         """This file's stdlib `ast` (None when it does not parse), parsed once a pass

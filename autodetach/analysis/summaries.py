@@ -105,6 +105,10 @@ class Summary:
     self_flow: Optional[str] = None
     # forward that only hands back `self.X` (a learned scalar's parameter), calling nothing: X
     returns_attr: Optional[str] = None
+    # every return is a torch.distributions object (`return Normal(mu, std)`): its `.sample()` has no graph
+    distribution: bool = False
+    # positions of the returned tuples that are such an object in every one (`return Categorical(p), v`)
+    distribution_elems: tuple = ()
 
 
 def ast_dotted(node) -> Optional[str]:
@@ -673,6 +677,10 @@ class _Fn:
         bare = [ret for ret in returns if isinstance(ret, ast.Name) and ret.id in self.params]
         # strict: a parameter handed back as it is may be a tensor with its graph
         extra["no_graph"] = all(kind in ("cut", "const") for kind in kinds) and any(ret is not None for ret in returns)
+        extra["distribution"] = all(ret is not None and self._distribution(ret) for ret in returns)
+        if tuples and len(tuples) == len(returns) and len({len(ret.elts) for ret in tuples}) == 1:
+            extra["distribution_elems"] = tuple(index for index in range(len(tuples[0].elts))
+                                                if all(self._distribution(ret.elts[index]) for ret in tuples))
         if "cut" in kinds and all(kind in ("cut", "const") or ret in bare for kind, ret in zip(kinds, returns)):
             result = "cut"  # `return h.detach()` / `return h` only for what is not a tensor
         elif "unknown" in kinds:

@@ -27,6 +27,14 @@ class GraphBuiltOutsideLoop(GraphRule):
     helper's arguments, that they are trainable weights is inferred, from
     the loop's `retain_graph=True`, and the report says so. That one is
     reported without a fix: no statement can be moved into the loop.
+    Also a loss module whose capture pass keeps its target with that pass's
+    graph: `forward` stores `self.target = gram(input)` (or appends to
+    `self.targets`) without a cut in one arm of a test on `self` (`if
+    self.mode == "capture":`, `if self.target is None:`), and another arm of
+    that test builds `self.loss` from it. The capture runs once, before the
+    optimisation loop, so every later loss walks its graph. The fix detaches
+    the target; unsafe: that the capture input carries a graph and that the
+    target is meant to be constant are inferred.
 
     ## Why it matters
     The first backward frees the graph between the parameters and that
@@ -282,6 +290,32 @@ class GraphBuiltOutsideLoop(GraphRule):
             self.report(node.stmt, msg, related=[(read, "read here on every call")])
 
         self._self_graphs(analysis, done)
+        self._captured(analysis, done)
+
+    def _captured(self, analysis, done) -> None:
+        """A loss module's capture pass keeps its target with the capture graph
+        (analysis/captured_targets.py)."""
+        from ..analysis.captured_targets import captured_targets
+
+        ctx = self.ctx
+        for found in captured_targets(analysis):
+            if id(found.store) in done:
+                continue
+            done.add(id(found.store))
+            msg = (f"`{found.key}` is captured from the input of `{found.cls.name.value}.forward` without a "
+                   f"cut (line {line(ctx, found.store)}) and read by the loss of every later call (line "
+                   f"{line(ctx, found.read)}): the capture pass runs once, before the optimisation loop, so the "
+                   f"first backward frees its graph and the second fails (with retain_graph=True, every step "
+                   f"keeps the capture graph alive). Detach the target; inferred: that the capture pass's input "
+                   f"carries a graph (trainable network weights, or an image that requires grad) and that the "
+                   f"target is meant to be constant")
+            value = found.value
+            if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or value.lpar:
+                value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                    if not value.lpar else value
+            new = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("detach")))
+            self.report(found.store, msg, edits=[Edit(found.value, new)], fix_title="Detach the captured target",
+                        fix=UNSAFE, related=[(found.read, "read by the loss of every call")])
 
     def _self_graphs(self, analysis, done) -> None:
         """A graph another method builds once and keeps on `self`, read by

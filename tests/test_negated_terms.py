@@ -102,3 +102,17 @@ def test_helper_pass_on_a_handed_term_says_what_it_inferred():
 def test_helper_handed_a_detached_term_is_silent():
     assert [f for f in check_code(HELPER.format(arg="penalty.detach()"), select=["AD103"])
             if f.code == "AD103"] == []
+
+
+def test_reductions_written_as_torch_functions():
+    found = _ad103("""
+        penalty = log_alpha.exp() * (q.logsumexp(0) - q.mean() - 1.0)
+        opt_a.zero_grad()
+        alpha_loss = (-penalty).mean(dim=0)
+        alpha_loss.backward(retain_graph=True)
+        opt_a.step()
+        critic_loss = q.pow(2).mean() + torch.sum(penalty)
+        critic_loss.backward()
+        opt_c.step()
+    """)
+    assert len(found) == 1 and "`q.pow(2).mean() + torch.sum(penalty)` (line 16)" in found[0].message

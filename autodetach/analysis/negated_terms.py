@@ -125,28 +125,35 @@ def _retains(call) -> bool:
     return False
 
 
+def _reduced(expr):
+    """What `x.mean(...)`, `x.sum(...)`, `torch.mean(x, ...)` or `torch.sum(x, ...)` reduces (else `expr`):
+    a reduction keeps the sign of each element's gradient."""
+    if type(expr) is not cst.Call or type(expr.func) is not cst.Attribute or expr.func.attr.value not in _REDUCE:
+        return expr
+    if type(expr.func.value) is cst.Name and expr.func.value.value == "torch":
+        first = expr.args[0] if expr.args else None
+        return first.value if first is not None and first.keyword is None and not first.star else expr
+    return expr.func.value
+
+
 def _ref(expr, term) -> bool:
-    """`term`, `term.mean()` or `term.sum()`."""
-    if type(expr) is cst.Call and not expr.args and type(expr.func) is cst.Attribute \
-            and expr.func.attr.value in _REDUCE:
-        expr = expr.func.value
+    """`term`, or a reduction of it (`term.sum()`, `torch.mean(term)`)."""
+    expr = _reduced(expr)
     return type(expr) is cst.Name and expr.value == term
 
 
 def _negated(before, loss) -> Optional[str]:
-    """The name whose negation `loss` is: `-t`, `-t.mean()`, or a name bound to one."""
+    """The name whose negation `loss` is: `-t`, `-t.mean()`, `(-t).mean()`, or a name bound to one."""
     if type(loss) is cst.Name:
         bound = [n for n in before if type(n) is cst.Assign and len(n.targets) == 1
                  and type(n.targets[0].target) is cst.Name and n.targets[0].target.value == loss.value]
         if not bound:
             return None
         loss = bound[-1].value
+    loss = _reduced(loss)
     if type(loss) is not cst.UnaryOperation or type(loss.operator) is not cst.Minus:
         return None
-    expr = loss.expression
-    if type(expr) is cst.Call and not expr.args and type(expr.func) is cst.Attribute \
-            and expr.func.attr.value in _REDUCE:
-        expr = expr.func.value
+    expr = _reduced(loss.expression)
     return expr.value if type(expr) is cst.Name else None
 
 

@@ -84,9 +84,11 @@ def test_conventions(case):
         # AD110: a no-op `x.detach()` statement whose assignment would cut a later loss of x's own model.
         # AD104: a retain on the last task of `for obj in objectives` (no index to test without rewriting the loop).
         # AD106: state a module keeps, cut only outside the loop that steps (cut per step, or step once: a choice).
+        # AD103: a multiplier's ascent pass that cancels a term another loss adds (it runs; the fix rebuilds
+        # the multiplier's loss).
         assert (case.code, first.startswith("# expect-before: error")) in (
             ("AD109", False), ("AD105", True), ("AD108", True), ("AD107", True), ("AD102", False), ("AD101", True),
-            ("AD110", True), ("AD104", False), ("AD106", True))
+            ("AD110", True), ("AD104", False), ("AD106", True), ("AD103", False))
         assert case.code in ("AD101", "AD105", "AD106", "AD107", "AD108", "AD110") or first == "# expect-before: runs"
     if case.name.startswith("ok_"):
         assert first == "# expect-before: runs"

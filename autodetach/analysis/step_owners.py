@@ -38,7 +38,14 @@ def stepped_by_idiom(analysis, scope, step, node, later) -> Optional[object]:
     if not zeros:
         return None
     cleared = max(zeros, key=lambda e: e.seq)
+    from .negated_terms import ascent_passes
+
+    # a multiplier's ascent pass reaches the other modules only through the term it negates
+    # (analysis.negated_terms): the optimizer it precedes steps the multiplier, not them
+    ascents = ascent_passes(analysis)
     for ev in scope.events:
+        if id(ev.call) in ascents:
+            continue
         if ev.kind == "backward" and cleared.seq < ev.seq < step.seq and ev.tag == step.tag \
                 and ev.call is not later.call and (not ev.helper or id(ev) in multi) \
                 and not other_arm(ev.branch, step.branch) and node in ev.reach and reaches(analysis, ev, node):

@@ -23,6 +23,18 @@ class SharedGraphNeedsDetach(GraphRule):
     (`optG.zero_grad()`, `G.zero_grad()`) before any optimizer that owns
     them steps.
 
+    It also finds a learned multiplier's ascent pass (a Lagrange multiplier
+    or temperature, `log_alpha`) that backwards the negation of a term
+    (`(-penalty.mean()).backward(retain_graph=True)`, then its optimizer
+    steps) while another loss adds the same term (`td_loss + penalty.sum()`,
+    backwarded later or returned as the loss) with no `zero_grad()` between:
+    the ascent pass puts -d(penalty) into the modules the term was computed
+    from, and their step applies it with the other loss's +d(penalty), so
+    the two cancel (d3rlpy's CQL and BEAR). That finding has no fix (the
+    multiplier's loss must be rebuilt on the detached rest of the term), and
+    says what it inferred: a term computed by code this file does not show,
+    or a loss returned to a caller that backwards it.
+
     ## Why it matters
     The common advice, `retain_graph=True`, silences the error but keeps a
     graph alive and runs a backward through G that nobody uses. Cutting the
@@ -105,6 +117,22 @@ class SharedGraphNeedsDetach(GraphRule):
                 (D(fake).mean() - D(fake).pow(2).mean()).backward()
                 opt.step()
         """, note="one backward"),
+        Valid("""
+            import torch
+            from torch import nn
+            critic = nn.Linear(4, 1); log_alpha = nn.Parameter(torch.zeros(1))
+            opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+            opt_a = torch.optim.SGD([log_alpha], lr=0.1)
+            for i in range(3):
+                q = critic(torch.randn(8, 4))
+                gap = q.logsumexp(0) - q.mean() - 1.0
+                opt_c.zero_grad()
+                opt_a.zero_grad()
+                (-(log_alpha.exp() * gap.detach()).mean()).backward()
+                opt_a.step()
+                (q.pow(2).mean() + (log_alpha.exp().detach() * gap).sum()).backward()
+                opt_c.step()
+        """, note="the multiplier's pass is built on the detached gap: it reaches only log_alpha"),
     ]
     INVALID = [
         Invalid("""
@@ -173,6 +201,24 @@ class SharedGraphNeedsDetach(GraphRule):
                 d_loss.backward()
                 optD.step()
         """, note="generator step first: the cut goes on the later (D) pass", line=12, column=16),
+        Invalid("""
+            import torch
+            from torch import nn
+            critic = nn.Linear(4, 1); log_alpha = nn.Parameter(torch.zeros(1))
+            opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+            opt_a = torch.optim.SGD([log_alpha], lr=0.1)
+            for i in range(3):
+                q = critic(torch.randn(8, 4))
+                penalty = log_alpha.exp() * (q.logsumexp(0) - q.mean() - 1.0)
+                opt_c.zero_grad()
+                opt_a.zero_grad()
+                alpha_loss = -penalty.mean()
+                alpha_loss.backward(retain_graph=True)
+                opt_a.step()
+                (q.pow(2).mean() + penalty.sum()).backward()
+                opt_c.step()
+        """, note="the multiplier's ascent pass cancels the penalty's gradient into the critic (no fix)",
+                line=12, column=5, message="so the two cancel"),
     ]
 
     def finish(self) -> None:
@@ -207,6 +253,35 @@ class SharedGraphNeedsDetach(GraphRule):
                         fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
                         related=[(link.stmt, "the shared tensor is computed here"),
                                  (other.call, "this backward needs the shared graph")] + path_note(ctx, conflict))
+        self._negated_terms()
+
+    def _negated_terms(self) -> None:
+        """A multiplier's ascent pass on a term another loss adds (analysis.negated_terms)."""
+        from ..analysis.negated_terms import negated_terms, term_modules
+
+        ctx = self.ctx
+        for record in negated_terms(ctx.analysis):
+            mods = term_modules(ctx.analysis, record)
+            if mods is None:
+                continue  # the term is computed from the multiplier alone: its pass reaches nothing else
+            mods = sorted(mods)
+            where = ", ".join(f"`{m}`" for m in mods) if mods else "the modules it was computed from"
+            notes = list(record.notes)
+            if not mods:
+                notes.insert(0, f"`{record.term}` is taken to be computed from parameters besides the multiplier's "
+                             "(its code is not read here)")
+            msg = (f"`{code(ctx, record.backward)}` backwards the negation of `{record.term}` (a multiplier's "
+                   f"ascent pass) without detaching it: it also puts -d(`{record.term}`) into {where}, and "
+                   f"`{code(ctx, record.added)}` (line {line(ctx, record.added)}) adds the same tensor to the loss "
+                   f"whose backward puts +d(`{record.term}`) there before their optimizer steps, so the two cancel. "
+                   "Build the multiplier's loss from the multiplier times the rest of the term detached, so that "
+                   "only the multiplier learns from it. Not fixed: that loss must be rebuilt")
+            if notes:
+                msg += "; inferred: " + "; ".join(notes)
+            related = [(record.added, "the term is added to another loss here")]
+            if record.via is not None:
+                related.append((record.via, "the term is handed to the multiplier's pass here"))
+            self.report(record.backward, msg, related=related)
 
 
 def _upstream(analysis, link):

@@ -1111,6 +1111,9 @@ class Scope:
             for arg in call.args:
                 self.expr(arg.value)
             return Val()
+        called = self._called_meter(func)
+        if called is not None:
+            return self._meter_add(call, stmt, *called)
         if isinstance(func, cst.Attribute):
             out = self.method_call(call, stmt, func)
             if out is not None:
@@ -1159,11 +1162,14 @@ class Scope:
                 return out
         if meth in ("add_", "sub_") and base is not None and call.args and base in self.env:
             return self._inplace_add(call, stmt, base)
-        known = self.analysis.object_method(base, meth) if meth not in CUT_METHODS else None
-        if known is None and base in self.passed and meth not in CUT_METHODS:
+        known = None
+        if base in self.passed and meth not in CUT_METHODS:
             # `losses.update(loss)` in an inlined helper given the caller's meter: stored into the caller's
+            # (first: the parameter may also be known as an instance of the class, analysis.names)
             known = self.analysis.object_method(self.passed[base], meth)
             base = self.passed[base] if known is not None else base
+        if known is None and meth not in CUT_METHODS:
+            known = self.analysis.object_method(base, meth)
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
         if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
@@ -1747,6 +1753,19 @@ class Scope:
 
             self.analysis.table("foreign_backwards")[call] = (
                 f"`{base}.{meth}()` runs `.backward()` on what it is handed (read from {os.path.basename(path)})")
+
+    def _called_meter(self, func):
+        """`history(out)` of an object whose class (not a module) defines a
+        `__call__` that adds its argument into `self` state: (object, method,
+        meter) for `_meter_add`, or None."""
+        key = dotted(func)
+        if not key or self.names.is_module(key) or key in self.names.modules:
+            return None
+        key = self.passed.get(key, key)  # the caller's object, in a helper walked at its call
+        known = self.analysis.object_method(key, "__call__")
+        if known is None or not known[0].accum or known[0].events:
+            return None
+        return key, "__call__", known
 
     def _meter_add(self, call, stmt, base, meth, meter, note=None, strong=None) -> Val:
         """`meter.update(loss)`: the method adds its argument into the

@@ -482,20 +482,36 @@ def _argument_instances(table: NameTable, calls: list) -> dict:
             func = table.foreign_instances.get(key) if key else None
             entry = seen.setdefault(param, {}).setdefault(name, [0, []])
             entry[0] += 1
-            entry[1].append((_key(func), func) if func is not None else None)
+            own = _plain_instance(table, arg, key)
+            entry[1].append((_key(func), func) if func is not None else (own, None) if own else None)
     notes = {}
     for param, by_fn in seen.items():
         kinds = [k for _, ks in by_fn.values() for k in ks]
         if None in kinds or len({k[0] for k in kinds}) != 1 or \
                 any(n != counts.get(name) for name, (n, _) in by_fn.items()):
             continue
-        if param in table.instances or param in table.foreign_instances or param in table.optimizers:
+        if param in table.instances or param in table.foreign_instances or param in table.optimizers or \
+                param in table.modules:
             continue
         cls, func = kinds[0]
-        table.foreign_instances[param] = func
+        if func is None:
+            table.instances[param] = cls  # a class of this file
+        else:
+            table.foreign_instances[param] = func
         fns = " and ".join(f"`{name}()`" for name in sorted(by_fn))
         notes[param] = f"`{param}` is a `{cls}` (every call of {fns} in this file passes one)"
     return notes
+
+
+def _plain_instance(table: NameTable, arg, key):
+    """The class of this file, not a module, whose object `arg` is
+    (`History()`, or a name bound to one): `train(..., log)` then reads
+    `log`'s methods in `train`. Modules are left to the roles."""
+    cls = table.instances.get(key) if key else None
+    if cls is None and isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and \
+            arg.func.value in table.classes:
+        cls = arg.func.value
+    return cls if cls is not None and cls not in table.module_classes else None
 
 
 def _instance_parts(table: NameTable) -> None:

@@ -807,8 +807,10 @@ class _Fn:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr in ("add_", "sub_") and node.args:
                     value, target = node.args[0], node.func.value  # `self.sum.add_(val)`: `+=` in place
-                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and _rebuilt(node):
-                    # `self.avg[k] = self.avg[k] * n + val`, `self.ema = 0.99 * self.ema + 0.01 * val`
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                        (_rebuilt(node) or _grown(node) or _slot_store(node, self.fn)):
+                    # `self.avg[k] = self.avg[k] * n + val`, `self.ema = 0.99 * self.ema + 0.01 * val`,
+                    # `self.buf = torch.cat([self.buf, val])`, `self.memory[self.position] = val`
                     value, target = node.value, node.targets[0]
                 if value is None or id(node) in self.quiet:
                     continue
@@ -934,6 +936,42 @@ def _rebuilt(node: ast.Assign) -> bool:
             not isinstance(node.value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         return False
     return any(isinstance(n, ast.Attribute) and _dotted(n) == want for n in ast.walk(node.value))
+
+
+JOINS = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "column_stack"}
+
+
+def _grown(node: ast.Assign) -> bool:
+    """`self.buf = torch.cat([self.buf, val])`: the state joined with what is
+    given, so every call's value stays in it (a join's result hangs from all
+    its inputs)."""
+    target, value = node.targets[0], node.value
+    want = _dotted(target) if isinstance(target, ast.Attribute) else None
+    if not want or not want.startswith("self.") or not isinstance(value, ast.Call) or not value.args:
+        return False
+    callee = _dotted(value.func) or ""
+    if not callee.startswith("torch.") or callee.rsplit(".", 1)[-1] not in JOINS:
+        return False
+    parts = value.args[0]
+    return isinstance(parts, (ast.List, ast.Tuple)) and any(_dotted(elt) == want for elt in parts.elts)
+
+
+def _slot_store(node: ast.Assign, fn) -> bool:
+    """`self.memory[self.position] = val`, `self.buf[len(self.buf) % n] = val`:
+    a store into a slot of `self` state chosen by that state (a ring or replay
+    buffer, a growing dict), so earlier calls' values stay in the other slots.
+    A constant key (`self.stats["loss"] = v`) or a parameter's (`self.d[k] = v`)
+    may rewrite one slot each call: not taken."""
+    target = node.targets[0]
+    if not isinstance(target, ast.Subscript) or not (_dotted(target.value) or "").startswith("self."):
+        return False
+    key = target.slice
+    params = {arg.arg for arg in fn.args.args} - {"self"}
+    names = [n for n in ast.walk(key) if isinstance(n, ast.Name)]
+    if any(n.id in params for n in names):
+        return False
+    return any(isinstance(n, ast.Attribute) and (_dotted(n) or "").startswith("self.") for n in ast.walk(key)) or \
+        any(isinstance(n, ast.Call) and _dotted(n.func) == "len" for n in ast.walk(key))
 
 
 def _mentions(expr, name: str, assigned: dict, depth=0) -> bool:

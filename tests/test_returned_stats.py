@@ -27,7 +27,7 @@ class BoxActor(BaseActor):
         losses = SUM
         status = STATUS
         CONVERT
-        return losses, status
+        return losses, RETURNED
 """
 
 TRAINER = """
@@ -67,12 +67,13 @@ class AverageMeter:
 
 
 def _check(tmp_path, summed="sum(loss_dict.values())", status="loss_dict.copy()", convert="", attr="actor",
-           update="update(val, n)"):
+           update="update(val, n)", returned="status"):
     root = tmp_path / "lib"
     for sub in ("", "actors", "trainers", "admin"):
         (root / sub).mkdir(exist_ok=True)
         (root / sub / "__init__.py").write_text("")
-    text = textwrap.dedent(ACTOR.replace("SUM", summed).replace("STATUS", status).replace("CONVERT", convert))
+    text = textwrap.dedent(ACTOR.replace("SUM", summed).replace("STATUS", status).replace("CONVERT", convert)
+                           .replace("RETURNED", returned))
     (root / "actors" / "box.py").write_text(text)
     (root / "trainers" / "base.py").write_text(textwrap.dedent(
         TRAINER.replace("ATTR", attr).replace("UPDATE", update)))
@@ -88,6 +89,13 @@ def test_the_returned_copy_is_reported_without_a_fix(tmp_path):
     msg = found[0].message
     assert "base.py (line 13)" in msg and "`AverageMeter.update`" in msg and "inferred" in msg
     assert found[0].fix == "none"
+
+
+def test_the_parts_dict_returned_itself(tmp_path):
+    found = _check(tmp_path, status="loss_dict")
+    assert [f.line for f in found] == [18]
+    found = _check(tmp_path, status="None", returned="loss_dict")
+    assert [(f.line, f.column) for f in found] == [(20, 24)]
 
 
 @pytest.mark.parametrize("summed", [

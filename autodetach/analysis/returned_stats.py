@@ -44,7 +44,7 @@ MIN_ATTR = 4  # `self.actor` names a `...Actor`; shorter attributes (`self.fn`) 
 
 @dataclass
 class ReturnedStats:
-    value: cst.BaseExpression  # what the dict is bound to (`loss_dict.copy()`)
+    value: cst.BaseExpression  # what the dict is bound to (`loss_dict.copy()`), else the name returned
     name: str  # the returned dict
     parts: str  # the dict whose entries the loss sums
     loss: str
@@ -120,11 +120,19 @@ def _stats_returned(func: cst.FunctionDef):
         if len(bound) != 1 or bound[0] is None:
             continue
         parts = _copied(bound[0])
-        if parts is None or _converted(body, stats) or _converted(body, parts):
+        value = bound[0]
+        if parts is None:
+            # `loss_dict = self.criterion(out, y)` returned itself: reported at the return
+            parts, value = stats, _returned_element(body, at)
+        if _converted(body, stats) or _converted(body, parts):
             continue
         if _sums(body, loss, parts):
-            return bound[0], stats, parts, loss, 0, at
+            return value, stats, parts, loss, 0, at
     return None
+
+
+def _returned_element(body: list, at: int) -> cst.Name:
+    return next(n.value.elements[at].value for n in body if type(n) is cst.Return and type(n.value) is cst.Tuple)
 
 
 def _returned_names(body: list) -> Optional[list]:

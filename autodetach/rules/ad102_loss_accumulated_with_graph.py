@@ -809,7 +809,9 @@ class LossAccumulatedWithGraph(GraphRule):
             if ctx.line_of(found.value) in reported:
                 continue
             caller_file, caller_line, meter, meter_file = found.caller
-            msg = (f"`{found.cls}.{found.meth}` returns `{found.name}` (`{ctx.code(found.value).strip()}`) beside "
+            bound = ctx.code(found.value).strip()
+            bound = f" (`{bound}`)" if bound != found.name else ""
+            msg = (f"`{found.cls}.{found.meth}` returns `{found.name}`{bound} beside "
                    f"`{found.loss}`, which sums its entries: {os.path.basename(caller_file)} (line {caller_line}) "
                    f"backwards the loss in a loop and hands each entry of the dict to `{meter}.update` "
                    f"({os.path.basename(meter_file)}), which adds it into the meter's state, so every "

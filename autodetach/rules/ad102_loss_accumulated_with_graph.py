@@ -140,6 +140,15 @@ class LossAccumulatedWithGraph(GraphRule):
     of a project module class built here and called on tensors (`features =
     nets.Features()`, then `features(generated.add(mean))`), whose forward is
     read in its file: that its output keeps its input's graph is inferred.
+    A dict of a loss's parts that a method returns beside their sum, for the
+    log (`status = loss_dict.copy()`, `return loss, status`), whose callers
+    in other project files backward the loss in a loop and hand each entry
+    to `.update(v, n)` of a project meter that adds it into its state
+    (`loss, stats = self.actor(data)`, the object's `__call__` reached
+    through an attribute its class name ends with): reported at the dict,
+    without a fix (its entries may be numbers too); that the entries carry a
+    graph is inferred from the backwarded sum, what the callers do from
+    their code.
 
     Not reported: a meter whose `self.tracks[k] += v` runs the `__iadd__` of
     objects of classes of its file that keep `float(value)` or
@@ -169,7 +178,8 @@ class LossAccumulatedWithGraph(GraphRule):
     # a running loss total whose backward is in another file (`trainer.train_step(...)`)
     # a meter of losses, fed by another file; a list of losses a step method of another file returns
     # a helper storing the loss it returns into a caller's collector (`stat_col["loss"] = loss`, `meter.update(loss)`)
-    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss")
+    # a dict of the loss's parts returned beside the loss, fed to meters by callers in other files
+    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss", "= sum(")
 
     VALID = [
         Valid("""
@@ -688,6 +698,7 @@ class LossAccumulatedWithGraph(GraphRule):
         self._step_accumulators(done)
         self._kept_outputs(done)
         self._remote_helpers()
+        self._returned_stats()
 
     def _kept_outputs(self, done: set) -> None:
         """Entries of a Lightning `training_step` output that Lightning 1.x keeps
@@ -784,6 +795,31 @@ class LossAccumulatedWithGraph(GraphRule):
                    f"store `.detach()` instead; inferred: what the callers pass and backward is read from "
                    f"their code in another file" + UNSAFE_NOTE)
             self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Store `.detach()`")
+
+    def _returned_stats(self) -> None:
+        """A dict of the loss's parts returned beside the loss, whose callers in other
+        files feed its entries to meters (analysis.returned_stats): reported without a fix."""
+        import os
+
+        from ..analysis.returned_stats import returned_stats
+
+        ctx = self.ctx
+        reported = {ctx.line_of(r.node) for r in self.reports if r.node is not None}
+        for found in returned_stats(ctx.analysis):
+            if ctx.line_of(found.value) in reported:
+                continue
+            caller_file, caller_line, meter, meter_file = found.caller
+            bound = ctx.code(found.value).strip()
+            bound = f" (`{bound}`)" if bound != found.name else ""
+            msg = (f"`{found.cls}.{found.meth}` returns `{found.name}`{bound} beside "
+                   f"`{found.loss}`, which sums its entries: {os.path.basename(caller_file)} (line {caller_line}) "
+                   f"backwards the loss in a loop and hands each entry of the dict to `{meter}.update` "
+                   f"({os.path.basename(meter_file)}), which adds it into the meter's state, so every "
+                   f"iteration's graph stays alive and memory grows; keep detached tensors (or `.item()`) in "
+                   f"`{found.name}` instead (no fix is offered: its entries may be numbers too); inferred: that "
+                   f"the entries carry a graph, from the backwarded sum, and what the callers do, from their code "
+                   f"in another file")
+            self.report(found.value, msg)
 
     def _meter(self, leak, node, src, guesses) -> None:
         """`meter.update(loss)` into a method that sums what it is given."""

@@ -499,7 +499,7 @@ def _argument_instances(table: NameTable, calls: list) -> dict:
         else:
             table.foreign_instances[param] = func
         fns = " and ".join(f"`{name}()`" for name in sorted(by_fn))
-        notes[param] = f"`{param}` is a `{cls}` (every call of {fns} in this file passes one)"
+        notes[param] = f"`{param}` is an instance of `{cls}` (every call of {fns} in this file passes one)"
     return notes
 
 

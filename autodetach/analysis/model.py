@@ -293,15 +293,7 @@ class Analysis:
         of this file or of the project whose forward returns a tuple: the
         forward's summary when it says which parameters each element hangs
         from (`Summary.elem_flow`), else None."""
-        if not key or "." in key:
-            return None
-        if key in self.names.instances:
-            found = self._own_summaries.get(f"{self.names.instances[key]}.forward")
-        elif key in self.names.foreign_instances:
-            hit = self.foreign_method(key, "forward")
-            found = hit[0] if hit is not None else None
-        else:
-            return None
+        found = self._forward_summary(key) if key and "." not in key else None
         return found if found is not None and found.elem_flow and not found.events else None
 
     def forward_distribution(self, key, index=None) -> bool:
@@ -309,18 +301,19 @@ class Analysis:
         where `actor` is an object of a module class of this file or of the
         project whose forward returns only torch.distributions objects there
         (`return Normal(mu, std)`): its `.sample()` has no graph."""
-        if not key:
-            return False
-        if key in self.names.instances:
-            found = self._own_summaries.get(f"{self.names.instances[key]}.forward")
-        elif key in self.names.foreign_instances:
-            hit = self.foreign_method(key, "forward")
-            found = hit[0] if hit is not None else None
-        else:
-            return False
+        found = self._forward_summary(key) if key else None
         if found is None or found.events:
             return False
         return found.distribution if index is None else index in found.distribution_elems
+
+    def _forward_summary(self, key):
+        """The forward's summary of the class `key` is an object of (this file's or the project's)."""
+        if key in self.names.instances:
+            return self._own_summaries.get(f"{self.names.instances[key]}.forward")
+        if key in self.names.foreign_instances:
+            hit = self.foreign_method(key, "forward")
+            return hit[0] if hit is not None else None
+        return None
 
     @cached_property
     def own_tree(self):

@@ -186,9 +186,15 @@ def _defined_in(path: str, name: str, me: str) -> bool:
 def _calls_in_loops(fn, name: str) -> list:
     """(call, assignment target) for `target = ...name(...)` in a loop of `fn`, outside `no_grad`;
     anywhere in a step function (`opt.step()` in it: run once per batch by its caller's loop)."""
-    out = []
     steps = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step"
                 for n in ast.walk(fn))
+    return loop_assigns(fn, lambda node: isinstance(node.value, ast.Call) and _named(node.value.func, name), steps)
+
+
+def loop_assigns(fn, wanted, in_loop=False) -> list:
+    """(value, target) of the one-target assignments `wanted` accepts, in a loop of `fn`
+    (anywhere when `in_loop`), outside `no_grad` / `inference_mode`."""
+    out = []
 
     def visit(stmts, loop):
         for node in stmts:
@@ -198,14 +204,13 @@ def _calls_in_loops(fn, name: str) -> list:
                     "no_grad" in ast.unparse(item.context_expr) or "inference_mode" in ast.unparse(item.context_expr)
                     for item in node.items):
                 continue
-            if loop and isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                    isinstance(node.value, ast.Call) and _named(node.value.func, name):
+            if loop and isinstance(node, ast.Assign) and len(node.targets) == 1 and wanted(node):
                 out.append((node.value, node.targets[0]))
             inner = loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
             for field in ("body", "orelse", "finalbody", "handlers"):
                 visit(getattr(node, field, None) or [], inner)
 
-    visit(fn.body, steps)
+    visit(fn.body, in_loop)
     return out
 
 

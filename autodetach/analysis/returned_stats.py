@@ -33,7 +33,7 @@ import libcst as cst
 
 from .callers import tree_of
 from .project_index import files_mentioning, project_root
-from .remote_helpers import _backwarded, _bound_at, _functions_of, _keeping_classes
+from .remote_helpers import _backwarded, _bound_at, _functions_of, _keeping_classes, loop_assigns
 from .walk import nodes
 
 COPIES = {"copy", "dict", "OrderedDict", "deepcopy"}
@@ -282,25 +282,7 @@ def _package_root(path: str) -> str:
 
 def _unpacked_calls(fn) -> list:
     """(call, tuple target) for `a, b = f(...)` in a loop of `fn`, outside `no_grad`."""
-    out = []
-
-    def visit(stmts, loop):
-        for node in stmts:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                continue
-            if isinstance(node, ast.With) and any(
-                    "no_grad" in ast.unparse(item.context_expr) or "inference_mode" in ast.unparse(item.context_expr)
-                    for item in node.items):
-                continue
-            if loop and isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                    isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Call):
-                out.append((node.value, node.targets[0]))
-            inner = loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                visit(getattr(node, field, None) or [], inner)
-
-    visit(fn.body, False)
-    return out
+    return loop_assigns(fn, lambda node: isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Call))
 
 
 def _calls_entry(call: ast.Call, meth: str, bases: list) -> bool:

@@ -18,6 +18,9 @@ from .walk import nodes, walk
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "state_dict", "load_state_dict",
                   "modules", "children", "named_modules", "apply", "requires_grad_", "buffers"}
 OPTIMIZER_METHODS = {"step", "zero_grad"}
+# Methods a tensor has and a module does not: with one of them, `x.requires_grad_()` is a tensor's.
+TENSOR_ONLY = {"detach", "detach_", "item", "size", "view", "reshape", "numel", "dim", "squeeze", "unsqueeze",
+               "clone", "backward", "sum", "mean", "norm"}
 OPTIMIZER_ONLY = {"param_groups", "add_param_group"}
 # A loss, or a function computing one, by its name: anywhere in the name, or
 # as a whole `_`-separated word (`d_bce`, `l1`, but not `model1`).
@@ -38,6 +41,12 @@ FUNC_NAME = re.compile(r"(^|_)(fn|func|f|callback|cb|hook|transform|metric|fun|c
 OPT_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(?=[_A-Z]|$)|(opt|optim|optimizer|optimiser)$", re.I)
 SIDES = {"g": "g", "gen": "g", "generator": "g", "netg": "g", "d": "d", "dis": "d", "disc": "d",
          "discriminator": "d", "critic": "d", "netd": "d"}
+
+
+def _tensor_grad_only(u: set) -> bool:
+    """`x.requires_grad_()` and `x.detach()` on one parameter: an input tensor
+    whose gradient is wanted (a guide's or an attack's input), not a module."""
+    return u & MODULE_METHODS == {"requires_grad_"} and bool(u & TENSOR_ONLY)
 
 
 def _ann_role(ann, imports):
@@ -168,7 +177,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 local_opts.append(key)
                 if role != "optimizer":
                     table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"
-            elif role == "module" or u & (MODULE_METHODS - {"step"}):
+            elif role == "module" or (u & (MODULE_METHODS - {"step"}) and not _tensor_grad_only(u)):
                 table.modules[key] = "param"
                 local_mods.append(key)
                 if role != "module":

@@ -221,3 +221,17 @@ def test_fix_matches_retain_graph_reference(case):
     after, reference = proc.stdout.split("=====\n")
     assert after == reference
     assert re.search(r"\d\.\d{6}", after)
+
+
+@pytest.mark.parametrize("case", _params(REPORT_ONLY_AD105))
+def test_report_only_retain_not_offered(case):
+    """The reference run fails on these (test_report_only_retain_fails_too), so no
+    retain may be offered at all, not even as an unsafe fix for --verify to try."""
+    from autodetach.engine import Options, check_source
+    from autodetach.findings import NONE
+    from autodetach.registry import all_rules
+
+    case.skip_if_missing()
+    findings, _, _ = check_source(_read(case.before), case.before, all_rules(), Options())
+    ad105 = [f for f in findings if f.code == "AD105"]
+    assert ad105 and all(f.fix == NONE for f in ad105), [(f.line, f.fix, f.message[:120]) for f in ad105]

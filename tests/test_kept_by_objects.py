@@ -38,6 +38,15 @@ def test_a_slot_chosen_by_self_state_keeps_the_argument():
     assert not _accum("self.memory[self.position] = val.item()\n")
 
 
+def test_a_slot_of_a_numpy_array_copies_numbers():
+    # spinningup's replay buffers: `self.obs_buf = np.zeros(...)`, then `self.obs_buf[self.ptr] = obs`
+    src = ("import numpy as np\n\n\nclass Keeper:\n    def __init__(self, n):\n"
+           "        self.buf = np.zeros((n, 3), dtype=np.float32)\n        self.ptr = 0\n\n"
+           "    def keep(self, val):\n        self.buf[self.ptr] = val\n        self.ptr = (self.ptr + 1) % 8\n")
+    assert not summarize(src)["Keeper.keep"].accum
+    assert summarize(src.replace("np.zeros((n, 3), dtype=np.float32)", "[None] * n"))["Keeper.keep"].accum
+
+
 def test_a_slot_a_constant_or_a_parameter_picks_is_not_taken():
     # each call may rewrite the same slot: one graph at most, not a store that grows
     assert not _accum('self.stats["loss"] = val\n')

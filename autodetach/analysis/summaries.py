@@ -808,7 +808,8 @@ class _Fn:
                         node.func.attr in ("add_", "sub_") and node.args:
                     value, target = node.args[0], node.func.value  # `self.sum.add_(val)`: `+=` in place
                 elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                        (_rebuilt(node) or _grown(node) or _slot_store(node, self.fn)):
+                        (_rebuilt(node) or _grown(node) or _slot_store(node, self.fn) and
+                         _dotted(node.targets[0].value) not in _array_attrs(self.classes.get(self.cls) or {})):
                     # `self.avg[k] = self.avg[k] * n + val`, `self.ema = 0.99 * self.ema + 0.01 * val`,
                     # `self.buf = torch.cat([self.buf, val])`, `self.memory[self.position] = val`
                     value, target = node.value, node.targets[0]
@@ -954,6 +955,18 @@ def _grown(node: ast.Assign) -> bool:
         return False
     parts = value.args[0]
     return isinstance(parts, (ast.List, ast.Tuple)) and any(_dotted(elt) == want for elt in parts.elts)
+
+
+def _array_attrs(methods: dict) -> set:
+    """The `self.X` a class binds to a numpy array (`self.obs_buf = np.zeros(...)`):
+    a store into one of its slots copies numbers (spinningup's replay buffers)."""
+    out = set()
+    for method in methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    (_dotted(node.value.func) or "").split(".")[0] in ("np", "numpy"):
+                out.update(d for t in node.targets for d in [_dotted(t)] if d and d.startswith("self."))
+    return out
 
 
 def _slot_store(node: ast.Assign, fn) -> bool:

@@ -140,23 +140,21 @@ def given_constructor(analysis, key: str) -> Optional[cst.Call]:
 
 def _stored(module, key: str):
     """The values assigned to `key`: `key = v`, `base["k"] = v`, `base = {"k": v}`."""
+    from .keyed import constant, key_of
+
     for node in nodes(module):
         if not isinstance(node, cst.Assign):
             continue
         for t in node.targets:
-            target = t.target
-            if dotted(target) == key:
+            target, base = t.target, dotted(t.target)
+            if base == key:
                 yield node.value
-            elif isinstance(target, cst.Subscript) and len(target.slice) == 1 and dotted(target.value) and \
-                    isinstance(target.slice[0].slice, cst.Index) and \
-                    isinstance(target.slice[0].slice.value, cst.SimpleString) and \
-                    f"{dotted(target.value)}[{target.slice[0].slice.value.evaluated_value!r}]" == key:
+            elif isinstance(target, cst.Subscript) and dotted(target.value) and key_of(target) is not None and \
+                    f"{dotted(target.value)}[{key_of(target)!r}]" == key:
                 yield node.value
-            elif isinstance(node.value, cst.Dict) and dotted(target) and key.startswith(dotted(target) + "["):
-                for el in node.value.elements:
-                    if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and \
-                            f"{dotted(target)}[{el.key.evaluated_value!r}]" == key:
-                        yield el.value
+            elif isinstance(node.value, cst.Dict) and base and key.startswith(base + "["):
+                yield from (el.value for el in node.value.elements if isinstance(el, cst.DictElement)
+                            and constant(el.key) is not None and f"{base}[{constant(el.key)!r}]" == key)
 
 
 def _passed(analysis, value: cst.Name, bound_args) -> Optional[cst.Call]:

@@ -147,6 +147,15 @@ class DaskExecutor:
         # loop); our stderr carries one line per problem, nothing else.
         for name in ("distributed", "dask", "tornado"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
+        # The same in the worker processes of a local cluster: they read
+        # their log levels from the environment when they import distributed,
+        # and a worker whose heartbeat meets the closed scheduler at shutdown
+        # logs a traceback. Kept until close(): the nanny may restart one.
+        self._env = {}
+        for key in ("DASK_LOGGING__DISTRIBUTED", "DASK_LOGGING__TORNADO"):
+            if key not in os.environ:
+                self._env[key] = None
+                os.environ[key] = "critical"
         self.batch = max(1, batch)
         self.cluster = None
         try:
@@ -201,6 +210,9 @@ class DaskExecutor:
                     thing.close()
                 except Exception:  # closing a half-started cluster: nothing more to do
                     pass
+        for key in self._env:
+            os.environ.pop(key, None)
+        self._env = {}
 
 
 def make(kind: str, jobs: int, scheduler: Optional[str] = None):

@@ -78,6 +78,29 @@ def test_missing_dask_extra_is_a_one_line_error(tmp_path):
     assert (tmp_path / "a.py").read_text() == BAD  # nothing written
 
 
+def _worker_log_level():
+    import logging
+
+    return logging.getLogger("distributed.worker").getEffectiveLevel()
+
+
+@pytest.mark.slow
+def test_dask_workers_log_nothing_below_critical_and_close_restores_the_environment(monkeypatch):
+    # A worker whose heartbeat met the closed scheduler at shutdown printed a
+    # traceback on stderr (CI, 2026-11-28); the worker processes are silenced too.
+    pytest.importorskip("distributed")
+    from autodetach.executors import DaskExecutor
+
+    monkeypatch.delenv("DASK_LOGGING__DISTRIBUTED", raising=False)
+    ex = DaskExecutor(1)
+    try:
+        levels = ex.client.run(_worker_log_level)
+    finally:
+        ex.close()
+    assert levels and set(levels.values()) == {50}
+    assert "DASK_LOGGING__DISTRIBUTED" not in os.environ
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_fixes_a_tree_byte_identical_to_the_local_pool(tmp_path):
     pytest.importorskip("distributed")

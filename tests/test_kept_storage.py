@@ -204,3 +204,33 @@ def test_a_loss_kept_on_self_and_logged_by_another_method():
     for store in ("self.history.append(self.batch_loss.item())", "print(self.batch_loss.item())",
                   "self.history.append(float(self.batch_loss))"):
         assert _found(LOGGED.format(store=store)) == [], store
+
+
+def test_a_log_method_that_also_stores_under_a_key_of_the_same_dict():
+    # `self.stats[k] = ...` in the method walked at the call names `self.stats` among what it assigns;
+    # state on `self` outlives the call, so the loss list under another key still grows
+    for before in ('self.stats["n"] = 0', 'self.stats["seen"] = []', 'self.stats[self.model] = 1'):
+        store = before + '\n        self.stats["loss"] += [self.batch_loss]'
+        # under a computed key, which entry the store replaced is not known: the fix is then unsafe
+        assert [f[:2] for f in _found(LOGGED.format(store=store))] == [("AD102", 21)], before
+        store = before + '\n        self.stats["loss"] += [self.batch_loss.item()]'
+        assert _found(LOGGED.format(store=store)) == [], before
+
+
+def test_an_add_through_a_local_name_for_self_state_or_a_nested_entry():
+    # a local bound to an entry of `self` state, or stored into one, names that state (self_views.py);
+    # `self.stats["train"]["loss"] += [...]` adds into `self.stats` as `self.stats["loss"] += [...]` does
+    kept = {
+        'self.stats["train"]["loss"] += [{loss}]': 20,
+        'stat = self.stats["train"]\n        stat["loss"] += [{loss}]': 21,
+        'stat = {{"loss": []}}\n        self.stats["train"] = stat\n        stat["loss"] += [{loss}]': 22,
+        'stat = self.stats["train"]\n        stat["loss"]["all"] += [{loss}]': 21,
+    }
+    for store, line in kept.items():
+        assert [f[:2] for f in _found(LOGGED.format(store=store.format(loss="self.batch_loss")))] == \
+            [("AD102", line)], store
+        assert _found(LOGGED.format(store=store.format(loss="self.batch_loss.item()"))) == [], store
+    for store in ('stat = {"loss": []}\n        stat["loss"] += [self.batch_loss]',
+                  'stat = self.stats["train"]\n        stat = {"loss": []}\n        stat["loss"] += [self.batch_loss]'):
+        # a dict of the call's own, dropped when it returns
+        assert _found(LOGGED.format(store=store.replace("{", "{{").replace("}", "}}"))) == [], store

@@ -15,19 +15,26 @@ def add_entry(scope, s: cst.AugAssign, stmt) -> None:
     from .flow import Val
 
     target = s.target
-    for sl in target.slice:
-        if isinstance(sl.slice, cst.Index):
-            scope.expr(sl.slice.value)
+    while True:
+        for sl in target.slice:
+            if isinstance(sl.slice, cst.Index):
+                scope.expr(sl.slice.value)
+        if type(target.value) is not cst.Subscript:
+            break
+        target = target.value  # `stats["train"]["loss"] += [loss]`: an entry of `stats["train"]`
     rhs = scope.expr(s.value)
     key = dotted(target.value)
+    if key in scope.views:
+        key = scope.views[key]  # `stat = self.stats[split]`, then `stat["loss"] += [loss]` (self_views.py)
+        target = None
     if key is None or scope.no_grad or not rhs.graph or \
             not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign)):
         return
     old = scope.lookup_key(key)
     # `losses["g_loss"] += ae_loss` where every entry was stored under a constant key: that entry
     # only grows, the others stay beside it (keyed.py)
-    mine = keyed.entry(old, target)
-    if mine is None and keyed.key_of(target) is not None and keyed.all_keyed(old.heads):
+    mine = keyed.entry(old, target) if target is not None else None
+    if mine is None and target is not None and keyed.key_of(target) is not None and keyed.all_keyed(old.heads):
         # every entry with a graph was stored under another constant key: this key's value held
         # none (`out["total"] = 0`, then `out["total"] += recon`), so the entry starts here
         mine = Val()

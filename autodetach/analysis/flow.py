@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from . import containers, first_iteration, foreign_backwards, forward_extras, keyed, model_containers, \
-    optimizer_wrappers, phases, same_test, self_resets
+    optimizer_wrappers, phases, same_test, self_resets, self_views
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
@@ -173,6 +173,7 @@ class Scope:
         # ids of nodes bound to a local of a function walked at its call: a caller's name that is
         # the same word (`loss += self._step()`, whose body has its own `loss`) is not their key
         self.callee_locals: set = set()
+        self.views: dict = {}  # local name -> the `self` state it names a part of (self_views.py)
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
@@ -632,6 +633,7 @@ class Scope:
     def _assign_item(self, target: cst.Subscript, val: Val, stmt, expr, kind) -> None:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
+        self_views.store(self, target, expr)
         if key is not None:
             keyed.drop_slots(self.env, key, keyed.key_of(target))  # `log["loss"] = []`: a new list
         if key is not None and self._setitem_store(target, self.passed.get(key, key), val, stmt, expr):
@@ -717,6 +719,7 @@ class Scope:
         key = dotted(target)
         if key is None:
             return
+        self_views.bind(self, key, expr)
         self.bound.add(key)
         keyed.drop_slots(self.env, key)  # `log = {"loss": []}`: a new dict, its lists start empty
         if isinstance(expr, cst.Call) and self._distribution(expr):
@@ -2002,7 +2005,7 @@ class Scope:
     def inline(self, func: cst.FunctionDef, call: cst.Call, stmt, bound_self=False) -> Val:
         """Walk a same-file function (or a method of a local class) at its
         call site, one level deep. A method's `self.X` state lives on."""
-        saved_env, saved_handed = dict(self.env), self.handed
+        saved_env, saved_handed, saved_views = dict(self.env), self.handed, dict(self.views)
         self._prove_inside(func)
         params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
         pos = [arg for arg in call.args if arg.keyword is None]
@@ -2041,6 +2044,7 @@ class Scope:
             self.no_grad = saved_grad
             self.handed = saved_handed
             self.passed = saved_passed
+            self.views = saved_views
         out = Val()
         for ret in self.returns:
             out = out.join(ret)
@@ -2053,8 +2057,9 @@ class Scope:
         local = set(params) | self._locals_of(func)
         # `train_step(..., losses)` whose parameter is also `losses`: the caller's meter keeps the store
         kept = {key for param, key in given_keys.items() if key == param and key in self.meter_keys}
+        # `self.stats["train"] = {}` names `self.stats` among the assigned: state on `self` outlives the call
         self.callee_locals.update(id(node) for node in self.nodes[first:]
-                                  if node.name in local and node.name not in kept)
+                                  if node.name in local and "." not in node.name and node.name not in kept)
         for key in list(self.env):
             if key in local and "." not in key and key not in kept:
                 if key in saved_env:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from . import self_views
 from .walk import nodes
 
 EMPTIES = {"clear", "pop", "popleft", "remove"}
@@ -99,17 +100,18 @@ def log_helper(scope, own) -> bool:
 def _log_parts(fn) -> tuple:
     """(`self.X` the method reads, whether it adds into `self` state)."""
     reads, adds = set(), False
+    views = self_views.names_in(fn.body)  # `stat = self.stats[split]`: adds into `stat` go to `self`
     for node in nodes(fn.body):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             reads.add(f"self.{node.attr.value}")
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDS:
-            adds = adds or _on_self(node.func.value)
+            adds = adds or _on_self(node.func.value, views)
         elif isinstance(node, cst.AugAssign):
-            adds = adds or _on_self(node.target)
+            adds = adds or _on_self(node.target, views)
     return frozenset(reads), adds
 
 
-def _on_self(expr) -> bool:
+def _on_self(expr, views=frozenset()) -> bool:
     while isinstance(expr, (cst.Subscript, cst.Attribute)):
         expr = expr.value
-    return isinstance(expr, cst.Name) and expr.value == "self"
+    return isinstance(expr, cst.Name) and (expr.value == "self" or expr.value in views)

@@ -126,7 +126,9 @@ class LossAccumulatedWithGraph(GraphRule):
     each step's loss (every call adds to what earlier calls kept, whatever the
     caller does with it). A loss kept on `self` by the step (`self.batch_loss =
     loss`) and added into `self` state by another method the step calls
-    (`self.end_of_batch_log()`). A helper that stores the loss it returns
+    (`self.end_of_batch_log()`), also through a nested entry or a local name
+    for that state (`stat = self.statistics[split]`, then
+    `stat["loss"]["values"] += [self.batch_loss]`). A helper that stores the loss it returns
     into an object its caller hands it (`stat_col["loss"] = loss`,
     `meter.update(loss)`), called in a loop (or a step function) from other
     files of the project, whose callers backward what it returns and hand it

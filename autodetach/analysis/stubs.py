@@ -45,9 +45,10 @@ def abstract_stub(fn) -> bool:
 
 def abstract_origins(analysis, nodes) -> list:
     """Notes for the nodes built by a call of a method that the project defines
-    only as an abstract stub (`loss, _ = self.learner.compute_model(batch, w)`):
-    what the override returns, and whether it keeps a graph from before (a cached
-    embedding the next call reads again), is inferred, not seen."""
+    only as abstract stubs, no override in sight (`loss, _ =
+    self.learner.compute_model(batch, w)`): what the override returns, and
+    whether it keeps a graph from before (a cached embedding the next call
+    reads again), is inferred, not seen."""
     import libcst as cst
 
     from ..imports import dotted
@@ -59,9 +60,9 @@ def abstract_origins(analysis, nodes) -> list:
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
             continue
         base, meth = dotted(call.func.value), call.func.attr.value
-        found = project_methods(analysis, base, meth) or []
-        if not any(s.abstract for s in found):
-            continue
+        found = project_methods(analysis, base, meth)
+        if not found or not all(s.abstract for s in found):
+            continue  # an override in sight is what the walk reads
         note = (f"`{base}.{meth}()` is abstract where the project defines it (`raise NotImplementedError`): "
                 f"the override that runs is out of sight, taken to build its result anew on each call")
         if note not in out:

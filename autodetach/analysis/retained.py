@@ -19,6 +19,7 @@ from .loop_inputs import walked_again
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .state_cuts import cut_after, outer_cut
+from .stubs import abstract_origins
 from .walk import nodes
 
 
@@ -127,7 +128,8 @@ def unneeded_retains(analysis) -> list:
                 why = notes.setdefault(ev.call, [])
                 found = ([scope.driver_note] if scope.driver_note else []) + \
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
-                    + _unseen_origins(ctx, scope, ev, own) + (dropped or []) + scope.arm_notes + entry_notes
+                    + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
+                    + scope.arm_notes + entry_notes
                 why.extend(x for x in found if x not in why)
                 if ev.call in passed:
                     key, method = passed[ev.call]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from .handed_flags import ast_flag_param
+from .stubs import abstract_stub
 from .switches import switch_exits
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
@@ -105,6 +106,8 @@ class Summary:
     self_flow: Optional[str] = None
     # forward that only hands back `self.X` (a learned scalar's parameter), calling nothing: X
     returns_attr: Optional[str] = None
+    # an abstract method (`raise NotImplementedError`): an override out of sight runs instead (stubs.py)
+    abstract: bool = False
     # every return is a torch.distributions object (`return Normal(mu, std)`): its `.sample()` has no graph
     distribution: bool = False
     # positions of the returned tuples that are such an object in every one (`return Categorical(p), v`)
@@ -1905,6 +1908,10 @@ class OwnSummaries(Mapping):
             out[key] = replace(out[key], self_attrs=_self_attrs(m))
             if m.name == "forward":
                 out[key] = replace(out[key], returns_attr=_returned_attr(m))
+            if abstract_stub(m):
+                # an override out of sight runs instead: what it returns is not known
+                out[key] = replace(out[key], result="unknown", no_graph=False, self_flow=None, arity=0, elems=(),
+                                   elem_flow=(), abstract=True)
             out[key] = _plain_result(out[key], m, self._plain_classes())
 
     def _instance_cut(self, cls: str) -> bool:

@@ -36,6 +36,8 @@ class RetainGraphUnneeded(GraphRule):
     loss_b.backward()
     ```
 
+    A call spanning lines is reported where its `retain_graph=True` is.
+
     ## Fix safety
     Safe: nothing reads the graph afterwards, so the gradients and the
     parameter updates are identical; only memory is freed sooner. Not
@@ -56,7 +58,11 @@ class RetainGraphUnneeded(GraphRule):
     built from values in which the analysis sees no graph (networks built
     out of sight, such as a class of another file: they may share one; a
     name also bound to 0 or None, in the arm that skips the backward, still
-    names the one value it runs on: a number has no backward), or
+    names the one value it runs on: a number has no backward), or when the
+    loss comes from a method the project defines only as an abstract stub
+    (`loss, _ = self.learner.compute_model(batch, w)` where the base class
+    raises `NotImplementedError`): the override that runs is out of sight and
+    is taken to build its result anew on each call, or
     when the loss reads a tensor argument of its function (`def
     enc_update(self, out)`): the caller built that graph and may backward
     through it again after the call. Not reported when a later backward of
@@ -401,10 +407,18 @@ class RetainGraphUnneeded(GraphRule):
             extra = {"fix": UNSAFE} if inferred else {}
             if inferred:
                 msg += "; inferred: " + "; ".join(inferred)
-            rep = self.report(call, msg, replacement=without_arg(call, ev.retain_arg),
+            rep = self.report(self._at(call, ev.retain_arg), msg, edits=[Edit(call, without_arg(call, ev.retain_arg))],
                               fix_title="Drop `retain_graph=True`", **extra)
             if inferred and not rep.message.endswith(UNSAFE_NOTE):
                 rep.message += UNSAFE_NOTE
+
+    def _at(self, call, arg):
+        """Where the finding points: the call, or, when the call spans lines, its
+        `retain_graph=True` (the text the fix removes, maybe lines below the call's start)."""
+        ctx = self.ctx
+        if arg is not None and ctx.line_of(arg) != ctx.line_of(call):
+            return arg
+        return call
 
     def _last(self, found) -> None:
         """Every iteration of the loop but the last needs the retain (the

@@ -1,0 +1,70 @@
+"""Abstract methods: a base class's interface that subclasses fill in.
+
+`def compute_model(self, inputs, variables): raise NotImplementedError` (or
+any body under `@abstractmethod`) never runs as written when its result is
+used: an override of a subclass runs, often out of sight (in another package,
+a test, the user's code). Its body says nothing about what that override
+returns, so the summary of such a stub must not claim that the result carries
+no graph (a body that reads no `self` and returns nothing looks exactly so)."""
+from __future__ import annotations
+
+import ast
+
+
+def _docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _raises_not_implemented(stmt) -> bool:
+    if not isinstance(stmt, ast.Raise) or stmt.exc is None:
+        return False
+    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+def _placeholder(stmt) -> bool:
+    return isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                                          and stmt.value.value is Ellipsis)
+
+
+def _abstract_decorator(dec) -> bool:
+    name = dec.attr if isinstance(dec, ast.Attribute) else dec.id if isinstance(dec, ast.Name) else ""
+    return name == "abstractmethod"
+
+
+def abstract_stub(fn) -> bool:
+    """Is `fn` (an ast function) an abstract method: its body, docstring aside,
+    only `raise NotImplementedError`, or, under `@abstractmethod`, only a
+    placeholder (`pass`, `...`) or that raise?"""
+    body = [s for s in fn.body if not _docstring(s)]
+    if len(body) == 1 and _raises_not_implemented(body[0]):
+        return True
+    return any(_abstract_decorator(d) for d in fn.decorator_list) and \
+        all(_placeholder(s) or _raises_not_implemented(s) for s in body)
+
+
+def abstract_origins(analysis, nodes) -> list:
+    """Notes for the nodes built by a call of a method that the project defines
+    only as abstract stubs, no override in sight (`loss, _ =
+    self.learner.compute_model(batch, w)`): what the override returns, and
+    whether it keeps a graph from before (a cached embedding the next call
+    reads again), is inferred, not seen."""
+    import libcst as cst
+
+    from ..imports import dotted
+    from .quiet_methods import project_methods
+
+    out = []
+    for node in sorted(nodes, key=lambda n: n.seq):
+        call = node.expr
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            continue
+        base, meth = dotted(call.func.value), call.func.attr.value
+        found = project_methods(analysis, base, meth)
+        if not found or not all(s.abstract for s in found):
+            continue  # an override in sight is what the walk reads
+        note = (f"`{base}.{meth}()` is abstract where the project defines it (`raise NotImplementedError`): "
+                f"the override that runs is out of sight, taken to build its result anew on each call")
+        if note not in out:
+            out.append(note)
+    return out

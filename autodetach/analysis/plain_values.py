@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .tensor_methods import BUILTIN_METHODS
-from .walk import returns
+from .walk import nodes, returns
 
 
 PLAIN_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "dict", "list", "tuple", "set",
@@ -166,3 +166,58 @@ def _self_returns(ctx, call: cst.Call, meth: str) -> list:
     cls = ctx.enclosing(call, cst.ClassDef)
     func = ctx.analysis.names.class_method(cls.name.value, meth) if cls is not None else None
     return returns(func) if isinstance(func, cst.FunctionDef) else []
+
+
+def loop_parts(ctx, name: cst.Name) -> Optional[list]:
+    """The values a loop variable takes when every binding of it iterates a
+    literal display (`for k, v in [("loss", loss), ("mae", mae)]`, or a local
+    name bound once to one): the element of each item at the variable's
+    position. None when any binding is something else."""
+    try:
+        owner, found = ctx.bindings.lookup(name)
+    except (KeyError, AttributeError):
+        return None
+    if owner is None or not found:
+        return None
+    out = []
+    for binding in found:
+        if binding.kind != "for" or binding.path is None:
+            return None
+        items = binding.value
+        if isinstance(items, cst.Name):
+            try:
+                values = ctx.bindings.values(items)
+            except (KeyError, AttributeError):
+                return None
+            items = values[0] if values and len(values) == 1 else None
+        if not isinstance(items, (cst.List, cst.Tuple, cst.Set)):
+            return None
+        for elem in items.elements:
+            if not isinstance(elem, cst.Element):
+                return None
+            part = elem.value
+            for i in binding.path:
+                if not isinstance(part, (cst.Tuple, cst.List)) or i >= len(part.elements) or \
+                        not isinstance(part.elements[i], cst.Element):
+                    return None
+                part = part.elements[i].value
+            out.append(part)
+    return out
+
+
+def partly_plain(ctx, expr) -> bool:
+    """A loop variable that is a number on some iterations and perhaps a tensor
+    on others (`for name, value in [("loss", loss), ("mae", mae.item())]`):
+    neither `value.detach()` nor `value.item()` works on every iteration."""
+    if not isinstance(expr, cst.Name):
+        return False
+    parts = loop_parts(ctx, expr)
+    return bool(parts) and any(not_tensor(ctx, p) for p in parts) and not all(not_tensor(ctx, p) for p in parts)
+
+
+def partly_plain_read(ctx, expr) -> Optional[cst.Name]:
+    """The first name `expr` reads that is such a loop variable: `.detach()`
+    of `[value]` or of `0.9 * ema[k] + 0.1 * value` fails where it is a number."""
+    if expr is None:
+        return None
+    return next((n for n in nodes(expr) if type(n) is cst.Name and partly_plain(ctx, n)), None)

@@ -14,7 +14,7 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ..analysis.plain_values import not_tensor, unseen_method, why as plain_why
+from ..analysis.plain_values import not_tensor, partly_plain_read, unseen_method, why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
     unseen_note
 
@@ -452,6 +452,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
             elif src is not None and edit is None and not_tensor(ctx, src):
                 msg += f"; {plain_why(ctx, src)}"
+            elif src is not None and edit is None and (plain := partly_plain_read(ctx, src)) is not None:
+                msg += (f" (`{plain.value}` is a number on some iterations of its loop, which has no "
+                        "`.detach()`: no fix is offered)")
             notes = factory_notes(ctx.analysis, closure([node])) + \
                 sorted({n.summed for n in closure([node]) if n.summed})
             if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
@@ -604,6 +607,8 @@ def _store_edit(ctx, src, node):
         return None  # `epoch += 1`, `stats = {...}`: no tensor, `.detach()` of it would raise
     if _unpacked(node.stmt, src):
         return None  # `out, hidden = model(x, hidden)`: most often a tuple, and `.detach()` of a tuple raises
+    if partly_plain_read(ctx, src) is not None:
+        return None  # `for k, v in [("loss", loss), ("acc", acc)]`: a number on some iterations
     return Edit(src, detach(src))
 
 

@@ -201,7 +201,8 @@ def _selection(cfg, select, ignore, extend_select) -> list:
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: on a terminal).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--verify", is_flag=True, help="Run the code before and after each fix and give a verdict.")
-@click.option("--verified-only", is_flag=True, help="With --fix: apply only fixes verified fixed or equivalent.")
+@click.option("--verified-only", is_flag=True,
+              help="With --fix: apply only fixes verified fixed, equivalent or repaired.")
 @click.option("--run", "run_cmd", metavar="CMD", help="With --verify: the command that exercises the code.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--steps", type=click.IntRange(min=3), default=5, show_default=True,

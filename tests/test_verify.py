@@ -288,7 +288,9 @@ def test_verify_diff_gives_verdicts_and_leaves_the_tree_alone(tmp_path):
     doc = json.loads(report)
     got = {(f["path"], f["code"]): f["verification"]["verdict"] for f in doc["findings"]}
     assert got[("ema_statistic.py", "AD101")] == "fixed"  # grew before, flat after
-    assert got[("reductions.py", "AD203")] == "fixed"  # IndexError before
+    # IndexError before; the reference (the same `loss.data[0]`) fails too, so
+    # the numbers were compared with nothing
+    assert got[("reductions.py", "AD203")] == "repaired"
     ema = next(f for f in doc["findings"] if f["path"] == "ema_statistic.py")["verification"]
     assert ema["runs"]["before"]["grows"] is True and ema["runs"]["after"]["grows"] is False
     assert "--- a/ema_statistic.py" in out
@@ -340,7 +342,8 @@ def test_run_command_verifies_library_code(tmp_path):
     doc = json.loads(out)
     [f] = doc["findings"]
     v = f["verification"]
-    assert v["verdict"] == "fixed", v["details"]
+    # the reference reads 0.3's `retain_variables=True` as the retain it forces anyway, so it runs
+    assert v["verdict"] == "fixed" and v["equivalent"] is True, v["details"]
     assert "lib.py:9" in v["runs"]["before"]["error"]
     assert v["runs"]["after"]["steps"] >= 3
     assert v["entry_point"] == "the --run command: python train.py"  # it said nothing of what ran
@@ -352,7 +355,7 @@ def test_legacy_cuda_code_runs_under_the_cpu_shim(tmp_path):
                          "--output-format", "json", ".", cwd=str(tmp_path))
     [f] = json.loads(out)["findings"]
     v = f["verification"]
-    assert v["verdict"] == "fixed", v["details"]
+    assert v["verdict"] == "repaired", v["details"]  # the reference has the same loss.data[0]
     assert "IndexError" in v["runs"]["before"]["error"]  # loss.data[0], not a CUDA error
     assert v["runs"]["after"]["device"] == "cpu (cuda->cpu shim)"
     assert v["runs"]["after"]["steps"] == 5
@@ -426,9 +429,9 @@ AD1_POSITIVES = [pytest.param(c, id=f"{c.code}/{c.name}") for c in corpus_cases(
 
 @pytest.mark.parametrize("case", AD1_POSITIVES)
 def test_corpus_positive_verifies(case):
-    """Every AD1xx positive verifies as fixed, and as equivalent where the
-    rule claims it (its reference run completes and the rule does not cut
-    gradients on purpose)."""
+    """Every AD1xx positive verifies as fixed, equivalent or repaired, and as
+    equivalent where the rule claims it (its reference run completes and the
+    rule does not cut gradients on purpose)."""
     from autodetach.verify.compare import judge
     from autodetach.verify.integrate import Verifier, allows_change, find_tree_root
 
@@ -448,9 +451,12 @@ def test_corpus_positive_verifies(case):
     cuts = any(allows_change(f.code, f.fix) for f in found if f.code == case.code and f.fixed)
     if cuts:
         j = j.accepting_change()
-    assert j.verdict in ("fixed", "equivalent"), j.details
+    assert j.verdict in ("fixed", "equivalent", "repaired"), j.details
     if not cuts and runs["reference"].completed:
         assert j.equivalent, j.details
+    # `repaired` only where the numbers could not be the reference's: a
+    # declared cut, or a reference that fails too
+    assert j.verdict != "repaired" or cuts or not runs["reference"].completed, j.details
 
 
 def test_library_file_is_run_through_the_script_that_imports_it(tmp_path):

@@ -254,6 +254,26 @@ def test_a_failure_shared_by_every_run_is_named_at_the_original_line():
     assert j.verdict == "regressed" and "lm.py:15" in j.details, j.details
 
 
+def test_a_repair_without_a_reference_is_repaired_not_fixed():
+    # `fixed` claims the reference's numbers. When the original fails and the
+    # retain_graph reference fails too (an in-place update of a retained
+    # graph), the after run's numbers were compared with nothing: say so.
+    from autodetach.verify.compare import Run, judge
+
+    def failed(name, kind, message):
+        return Run(name, {"status": "error", "exception": {"type": "RuntimeError", "message": message,
+                                                           "file": "train.py", "line": 11}}, returncode=1)
+
+    before = failed("before", "RuntimeError", "Trying to backward through the graph a second time")
+    reference = failed("reference", "RuntimeError", "one of the variables needed for gradient computation "
+                                                    "has been modified by an inplace operation")
+    after = Run("after", {"status": "ok", "events": []}, returncode=0)
+    j = judge(before, after, reference)
+    assert j.verdict == "repaired" and j.equivalent is False, j.details
+    assert "could not be compared" in j.details and "modified by an inplace operation" in j.details, j.details
+    assert judge(before, after, None).verdict == "repaired"
+
+
 def test_all_three_dying_alike_is_unverifiable_whatever_their_process_ids():
     """On a GPU machine with Open MPI, Lightning's MPI probe aborted every run
     of a Lightning program, each message naming its own process id: the fix
@@ -349,19 +369,20 @@ def test_gpu_runs_keep_the_looser_bound():
 
 def test_verdict_follows_the_findings_own_fix_safety():
     # AD102's class says safe, but a detach whose graph was inferred is an unsafe fix: when it repairs a
-    # crash and diverges from the reference it is "fixed (not equivalent)", not "changed". An AD101 detach
+    # crash and diverges from the reference it is "repaired" (not equivalent), not "changed", and never
+    # "fixed", which claims the reference's numbers. An AD101 detach
     # marked safe (nothing backwards the value) claims equivalence: diverging is "changed".
     from autodetach.verify.compare import Divergence, Judgement
     from autodetach.verify.integrate import span_verdict
 
     j = Judgement("changed", "params differ at step 2", repair="the original's error is gone",
                   divergence=Divergence(2, "w", "0.5 vs 0.6"))
-    assert span_verdict(j, True, "AD102", [], None, "unsafe")["verdict"] == "fixed"
+    assert span_verdict(j, True, "AD102", [], None, "unsafe")["verdict"] == "repaired"
     assert span_verdict(j, True, "AD102", [], None, "unsafe")["equivalent"] is False
     assert span_verdict(j, True, "AD102", [], None, "safe")["verdict"] == "changed"
     assert span_verdict(j, True, "AD101", [], None, "safe")["verdict"] == "changed"
-    assert span_verdict(j, True, "AD101", [], None, "unsafe")["verdict"] == "fixed"
-    assert span_verdict(j, True, "AD106", [], None, "safe")["verdict"] == "fixed"  # a truncation
+    assert span_verdict(j, True, "AD101", [], None, "unsafe")["verdict"] == "repaired"
+    assert span_verdict(j, True, "AD106", [], None, "safe")["verdict"] == "repaired"  # a truncation
 
 
 def _backstopped(name, progress, opt_steps=50):

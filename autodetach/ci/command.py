@@ -81,7 +81,7 @@ def _notebook_lines(top: str, base: str, rel: str, full: str):
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
 @click.option("--verify", is_flag=True, help="Run each fixed file before and after; keep only fixes verified "
-                                             "fixed or equivalent.")
+                                             "fixed, equivalent or repaired.")
 @click.option("--run", "run_cmd", metavar="CMD", help="With --verify: the command that exercises the code.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--steps", type=click.IntRange(min=3), default=5, show_default=True,
@@ -177,7 +177,7 @@ def ci_command(paths, base, whole_files, output_format, output_file, patch_file,
 
 def _verify(plans, settings, lines_of, unsafe, run_cmd, device, steps, timeout, sandbox) -> None:
     """Verdicts for the offered fixes (through `autodetach --verify`'s
-    integration), then keep only the rewrites verified fixed or equivalent."""
+    integration), then keep only the rewrites verified fixed, equivalent or repaired."""
     from dataclasses import replace
 
     from ..findings import FileResult

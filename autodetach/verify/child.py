@@ -374,6 +374,10 @@ class Recorder:
 # ---------------------------------------------------------------- the patches
 
 def _force_retain(args: tuple, kwargs: dict, position: int):
+    # PyTorch 0.3 spelled retain_graph `retain_variables`: the reference
+    # retains every graph, so the old keyword means nothing more there (and
+    # today's backward refuses it, which left legacy code without a reference).
+    kwargs.pop("retain_variables", None)
     if len(args) > position:
         args = args[:position] + (True,) + args[position + 1:]
     else:

@@ -7,10 +7,14 @@ Order of precedence (the first that applies):
                losses) diverges from the retain_graph reference: the first
                parameter and step are named;
   fixed        the original fails or its live graph keeps growing, and the
-               after run completes and stays flat. `equivalent` says whether it
-               also matched the reference (it is the stronger claim: both);
+               after run completes, stays flat and matches the reference (or,
+               where the reference fails too, the original's numbers);
+  repaired     the same repair, but the after run's numbers were not shown to
+               be the reference's: the reference fails too and the original
+               never completed, or the fix cuts the graph on purpose (a
+               truncation, an unsafe fix) and the runs diverge (named);
   equivalent   the original ran fine and the after run matches the reference;
-  partial      (per rewrite, set by the caller) fixed or equivalent, but some
+  partial      (per rewrite, set by the caller) fixed, equivalent or repaired, but some
                lines that use the rewritten value never ran in the after run;
   unreached    (per rewrite, set by the caller) the rewritten line never ran;
   unverifiable no entry point, or the runs could not be set up;
@@ -23,14 +27,17 @@ from typing import Optional
 
 FIXED = "fixed"
 EQUIVALENT = "equivalent"
+REPAIRED = "repaired"
 CHANGED = "changed"
 REGRESSED = "regressed"
 UNREACHED = "unreached"
 PARTIAL = "partial"
 UNVERIFIABLE = "unverifiable"
 INTERRUPTED = "interrupted"  # verification was stopped (SIGTERM, Ctrl-C) before this rewrite's runs ended
-VERDICTS = (FIXED, EQUIVALENT, PARTIAL, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE, INTERRUPTED)
-GOOD = (FIXED, EQUIVALENT)
+VERDICTS = (FIXED, EQUIVALENT, REPAIRED, PARTIAL, CHANGED, REGRESSED, UNREACHED, UNVERIFIABLE, INTERRUPTED)
+# What --verified-only writes: the runs show the repair. `repaired` says in
+# its details why the numbers could not be confirmed.
+GOOD = (FIXED, EQUIVALENT, REPAIRED)
 
 # CPU runs repeat bit for bit: every fixed or equivalent verdict of the corpus
 # agrees with its reference to 1e-7. A GPU's nondeterministic kernels
@@ -254,10 +261,11 @@ class Judgement:
     def accepting_change(self) -> "Judgement":
         """The verdict for a rewrite that says it changes the gradients (a
         truncation such as AD106, or an unsafe fix): a repair that diverges
-        from the reference is `fixed` (not equivalent), not `changed`."""
+        from the reference is `repaired` (not equivalent), not `changed`:
+        `fixed` claims the reference's numbers."""
         if self.verdict != CHANGED or self.repair is None:
             return self
-        return Judgement(FIXED, self.repair, equivalent=False,
+        return Judgement(REPAIRED, self.repair, equivalent=False,
                          divergence=self.divergence, runs=self.runs)
 
     def as_dict(self) -> dict:
@@ -353,10 +361,13 @@ def judge(before: Run, after: Run, reference: Optional[Run]) -> Judgement:
                 return J(EQUIVALENT, f"{why}; after matches {against} but still grows ({after.growth()})",
                          equivalent=True)
             return J(REGRESSED, f"{why}; after still grows ({after.growth()})")
-        tail = (f"matches {against} over {_steps(n_steps)}" if base is not None
-                else "no reference to compare with (the reference run fails too)")
-        return J(FIXED, f"after completes, stays flat, {tail}; {why}",
-                 equivalent=base is not None)
+        if base is None:
+            ref = (f"the retain_graph reference fails too ({reference.failure()})" if reference is not None
+                   else "there is no retain_graph reference to run")
+            return J(REPAIRED, f"after completes and stays flat, but its numbers could not be compared: {ref}; {why}",
+                     equivalent=False)
+        return J(FIXED, f"after completes, stays flat, matches {against} over {_steps(n_steps)}; {why}",
+                 equivalent=True)
     if base is None:  # cannot happen: before completed
         return J(UNVERIFIABLE, "no run to compare with")
     if n_steps:

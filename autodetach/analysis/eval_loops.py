@@ -40,7 +40,7 @@ def unguarded_evals(analysis) -> dict:
         # An inference with no backward to lean on: in a file that never names
         # torch, `self.ctx.bindings.lookup(x)` is not a module call.
         return {}
-    candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
+    candidates = [fn for fn in sites.functions if not _own_events(fn, sites) and _accumulates(fn)
                   and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)]
     if not candidates:
         return {}
@@ -148,21 +148,51 @@ def _note(analysis, name, found):
     return note
 
 
+def _own_events(fn, sites) -> bool:
+    """Does `fn` backward or step? A backward only inside a nested def that
+    reads none of the names `fn` sums into (`def grad_U(z): return
+    autograd.grad(U(z), z)[0]`, handed to a sampler) takes a gradient for
+    that def's own use: it cannot consume the sums."""
+    if fn not in sites.events_in:
+        return False
+    if fn in sites.events_here:
+        return True
+    sums = _accumulated(fn)
+    for inner in nodes(fn.body, skip=(cst.ClassDef, cst.Lambda)):
+        if type(inner) is cst.FunctionDef and inner in sites.events_in and \
+                any(type(n) is cst.Name and n.value in sums for n in nodes(inner)):
+            return True
+    return False
+
+
 def _accumulates(fn) -> bool:
     """A loop in `fn` that sums or collects something."""
+    return bool(_accumulated(fn))
+
+
+def _accumulated(fn) -> set:
+    """The names a loop in `fn` sums or collects into."""
+    out = set()
     for loop in nodes(fn.body, skip=_SKIP):
         if type(loop) is cst.For or type(loop) is cst.While:
             for node in nodes(loop.body, skip=_SKIP):
                 if isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
-                    return True
+                    out.add(_root(node.target))
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                         node.func.attr.value in _ADDS:
-                    return True
+                    out.add(_root(node.func.value))
                 if isinstance(node, cst.Assign) and len(node.targets) == 1 and \
                         isinstance(node.targets[0].target, cst.Name) and not isinstance(node.value, cst.Name) and \
                         node.targets[0].target.value in {x.value for x in nodes(node.value) if isinstance(x, cst.Name)}:
-                    return True  # `result = torch.cat((result, pred))`: rebuilt from itself
-    return False
+                    out.add(node.targets[0].target.value)  # `result = torch.cat((result, pred))`: rebuilt from itself
+    return out
+
+
+def _root(expr) -> str:
+    """`total` for `total`, `self.stats[k]`'s `self`: the name a closure would read."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
 
 
 def _switches_grad(fn, imports) -> bool:

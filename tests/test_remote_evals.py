@@ -156,3 +156,46 @@ def test_sampler_whose_only_gradient_is_a_nested_closure_is_an_evaluation(tmp_pa
 def test_sampler_closure_that_differentiates_the_sum_is_left_alone(tmp_path):
     reads_sum = SAMPLER.replace("grad(decoder(v).sum(), v)", "grad(logw.sum(), v)")
     assert _run_sampler(tmp_path, reads_sum) == []
+
+
+SET_UP = SAMPLER.replace("""        logw = torch.zeros(x.size(0))
+        z = torch.randn(x.size(0), 3, requires_grad=True)
+""", """        with torch.no_grad():
+            logw = torch.zeros(x.size(0))
+            z = torch.randn(x.size(0), 3)
+        z = z.requires_grad_()
+""")
+
+
+def _run_module_caller(tmp_path, caller: str):
+    from autodetach.engine import prefilter
+
+    (tmp_path / "caller.py").write_text(textwrap.dedent(caller))
+    path = tmp_path / "lib.py"
+    text = textwrap.dedent(SET_UP)
+    path.write_text(text)
+    rules = prefilter(text, [r for r in all_rules() if r.code in ("AD101", "AD102")])
+    found, _, _ = check_source(text, str(path), rules, Options())
+    return [(f.code, f.line) for f in found]
+
+
+def test_module_qualified_caller_set_up_under_no_grad_and_requires_grad_leaf(tmp_path):
+    # `import lib; lib.log_weights(...)` is a caller; a `with torch.no_grad():` around loop-free
+    # set-up does not switch the loop's mode; `z.requires_grad_()` makes a leaf that requires grad
+    assert _run_module_caller(tmp_path, """
+        import lib
+
+        def main(d, b):
+            print(lib.log_weights(d, b, 4))
+    """) == [("AD101", 16)]
+
+
+def test_module_qualified_caller_under_no_grad_is_left_alone(tmp_path):
+    assert _run_module_caller(tmp_path, """
+        import torch
+        import lib as sampler
+
+        def main(d, b):
+            with torch.no_grad():
+                print(sampler.log_weights(d, b, 4))
+    """) == []

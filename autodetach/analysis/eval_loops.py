@@ -85,17 +85,21 @@ def _remote_calls(path, name: str) -> list:
     me = os.path.realpath(path)
     out = []
     others = [f for f in files_mentioning(path, name.encode()) if os.path.realpath(f) != me]
-    # the ImportFrom looked for reads `from pkg.STEM import ...`: STEM and `import` with only blanks between
-    for f, text, tree in parsed_texts(others, must=stem, pattern=rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b"):
+    # `from pkg.STEM import ...` (STEM and `import` with only blanks between), or `import pkg.STEM`
+    pattern = rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b|\bimport[ \t]+[\w.]*\b{re.escape(stem)}\b"
+    for f, text, tree in parsed_texts(others, must=stem, pattern=pattern):
         imported = any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
                        any(a.name == name for a in n.names) for n in statements(tree))
-        if not imported:
+        # `import ais` then `ais.ais_trajectory(...)`: the module's name (or alias) qualifies the call
+        modules = {a.asname or a.name for n in statements(tree) if isinstance(n, ast.Import)
+                   for a in n.names if a.name.split(".")[-1] == stem}
+        if not imported and not modules:
             continue
-        _remote_walk(tree, name, f, False, None, out, text.splitlines())
+        _remote_walk(tree, name, f, False, None, out, text.splitlines(), set() if imported else modules)
     return out
 
 
-def _remote_walk(node, name, f, guarded, owner, out, lines) -> None:
+def _remote_walk(node, name, f, guarded, owner, out, lines, modules=frozenset()) -> None:
     import ast
 
     if isinstance(node, ast.stmt):
@@ -107,14 +111,16 @@ def _remote_walk(node, name, f, guarded, owner, out, lines) -> None:
         guarded = guarded or any(_ast_no_grad(d) for d in node.decorator_list)
     if isinstance(node, (ast.With, ast.AsyncWith)) and any(_ast_no_grad(i.context_expr) for i in node.items):
         guarded = True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+    if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == name and not modules or
+                                       isinstance(node.func, ast.Attribute) and node.func.attr == name and
+                                       ast.unparse(node.func.value) in modules):
         scope = owner if owner is not None else node
         # a backward anywhere in the calling function: its result may be what is backwarded
         backwarded = any(isinstance(n, ast.Attribute) and n.attr in ("backward", "manual_backward")
                          for n in ast.walk(scope))
         out.append((f, node.lineno, guarded, backwarded))
     for child in ast.iter_child_nodes(node):
-        _remote_walk(child, name, f, guarded, owner, out, lines)
+        _remote_walk(child, name, f, guarded, owner, out, lines, modules)
 
 
 def _ast_no_grad(expr) -> bool:
@@ -196,8 +202,14 @@ def _root(expr) -> str:
 
 
 def _switches_grad(fn, imports) -> bool:
-    return any((type(n) is cst.Call or type(n) is cst.Decorator) and _is_no_grad(n if type(n) is cst.Call else
-                                                                                 n.decorator, imports)
+    """Does `fn` set the grad mode somewhere its loops may run? A `with
+    torch.no_grad():` around loop-free set-up code (`logw = torch.zeros(B)`)
+    does not: the walk sees which statements it covers."""
+    setup = {id(item.item) for w in nodes(fn, skip=(cst.ClassDef,)) if type(w) is cst.With and
+             not any(type(n) in (cst.For, cst.While, cst.FunctionDef) for n in nodes(w.body))
+             for item in w.items}
+    return any((type(n) is cst.Call or type(n) is cst.Decorator) and id(n) not in setup and
+               _is_no_grad(n if type(n) is cst.Call else n.decorator, imports)
                for n in nodes(fn, skip=(cst.ClassDef,)))
 
 

@@ -109,3 +109,93 @@ def test_a_method_with_no_caller_by_name_is_not_an_evaluation(tmp_path):
     rules = [r for r in all_rules() if r.code in ("AD101", "AD102")]
     found, _, _ = check_source(textwrap.dedent(src), str(path), rules, Options())
     assert found == []
+
+
+SAMPLER = """
+import torch
+from torch.autograd import grad
+
+def leapfrog(z, grad_u):
+    return (z - 0.1 * grad_u(z)).detach().requires_grad_()
+
+def log_weights(decoder, batches, steps):
+    out = []
+    for x in batches:
+        logw = torch.zeros(x.size(0))
+        z = torch.randn(x.size(0), 3, requires_grad=True)
+        for j in range(steps):
+            logw += decoder(z).sum(1) * 0.1
+
+            def grad_u(v):
+                return grad(decoder(v).sum(), v)[0]
+            z = leapfrog(z, grad_u)
+        out.append(logw.data)
+    return out
+"""
+
+
+def _run_sampler(tmp_path, sampler: str):
+    from autodetach.engine import prefilter
+
+    caller = "from lib import log_weights\n\ndef main(d, b):\n    print(log_weights(d, b, 4))\n"
+    (tmp_path / "caller.py").write_text(caller)
+    path = tmp_path / "lib.py"
+    text = textwrap.dedent(sampler)
+    path.write_text(text)
+    rules = prefilter(text, [r for r in all_rules() if r.code in ("AD101", "AD102")])
+    found, _, _ = check_source(text, str(path), rules, Options())
+    return [(f.code, f.line) for f in found]
+
+
+def test_sampler_whose_only_gradient_is_a_nested_closure_is_an_evaluation(tmp_path):
+    # `from torch.autograd import grad` admits the file; the gradient taken inside `grad_u`
+    # does not read `logw`, so the loop keeps every step's graph for nothing
+    assert _run_sampler(tmp_path, SAMPLER) == [("AD101", 14)]
+
+
+def test_sampler_closure_that_differentiates_the_sum_is_left_alone(tmp_path):
+    reads_sum = SAMPLER.replace("grad(decoder(v).sum(), v)", "grad(logw.sum(), v)")
+    assert _run_sampler(tmp_path, reads_sum) == []
+
+
+SET_UP = SAMPLER.replace("""        logw = torch.zeros(x.size(0))
+        z = torch.randn(x.size(0), 3, requires_grad=True)
+""", """        with torch.no_grad():
+            logw = torch.zeros(x.size(0))
+            z = torch.randn(x.size(0), 3)
+        z = z.requires_grad_()
+""")
+
+
+def _run_module_caller(tmp_path, caller: str):
+    from autodetach.engine import prefilter
+
+    (tmp_path / "caller.py").write_text(textwrap.dedent(caller))
+    path = tmp_path / "lib.py"
+    text = textwrap.dedent(SET_UP)
+    path.write_text(text)
+    rules = prefilter(text, [r for r in all_rules() if r.code in ("AD101", "AD102")])
+    found, _, _ = check_source(text, str(path), rules, Options())
+    return [(f.code, f.line) for f in found]
+
+
+def test_module_qualified_caller_set_up_under_no_grad_and_requires_grad_leaf(tmp_path):
+    # `import lib; lib.log_weights(...)` is a caller; a `with torch.no_grad():` around loop-free
+    # set-up does not switch the loop's mode; `z.requires_grad_()` makes a leaf that requires grad
+    assert _run_module_caller(tmp_path, """
+        import lib
+
+        def main(d, b):
+            print(lib.log_weights(d, b, 4))
+    """) == [("AD101", 16)]
+
+
+def test_module_qualified_caller_under_no_grad_is_left_alone(tmp_path):
+    assert _run_module_caller(tmp_path, """
+        import torch
+        import lib as sampler
+
+        def main(d, b):
+            with torch.no_grad():
+                print(sampler.log_weights(d, b, 4))
+    """) == []

@@ -40,7 +40,7 @@ def unguarded_evals(analysis) -> dict:
         # An inference with no backward to lean on: in a file that never names
         # torch, `self.ctx.bindings.lookup(x)` is not a module call.
         return {}
-    candidates = [fn for fn in sites.functions if fn not in sites.events_in and _accumulates(fn)
+    candidates = [fn for fn in sites.functions if not _own_events(fn, sites) and _accumulates(fn)
                   and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)]
     if not candidates:
         return {}
@@ -85,17 +85,21 @@ def _remote_calls(path, name: str) -> list:
     me = os.path.realpath(path)
     out = []
     others = [f for f in files_mentioning(path, name.encode()) if os.path.realpath(f) != me]
-    # the ImportFrom looked for reads `from pkg.STEM import ...`: STEM and `import` with only blanks between
-    for f, text, tree in parsed_texts(others, must=stem, pattern=rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b"):
+    # `from pkg.STEM import ...` (STEM and `import` with only blanks between), or `import pkg.STEM`
+    pattern = rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b|\bimport[ \t]+[\w.]*\b{re.escape(stem)}\b"
+    for f, text, tree in parsed_texts(others, must=stem, pattern=pattern):
         imported = any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
                        any(a.name == name for a in n.names) for n in statements(tree))
-        if not imported:
+        # `import ais` then `ais.ais_trajectory(...)`: the module's name (or alias) qualifies the call
+        modules = {a.asname or a.name for n in statements(tree) if isinstance(n, ast.Import)
+                   for a in n.names if a.name.split(".")[-1] == stem}
+        if not imported and not modules:
             continue
-        _remote_walk(tree, name, f, False, None, out, text.splitlines())
+        _remote_walk(tree, name, f, False, None, out, text.splitlines(), set() if imported else modules)
     return out
 
 
-def _remote_walk(node, name, f, guarded, owner, out, lines) -> None:
+def _remote_walk(node, name, f, guarded, owner, out, lines, modules=frozenset()) -> None:
     import ast
 
     if isinstance(node, ast.stmt):
@@ -107,14 +111,16 @@ def _remote_walk(node, name, f, guarded, owner, out, lines) -> None:
         guarded = guarded or any(_ast_no_grad(d) for d in node.decorator_list)
     if isinstance(node, (ast.With, ast.AsyncWith)) and any(_ast_no_grad(i.context_expr) for i in node.items):
         guarded = True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+    if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == name and not modules or
+                                       isinstance(node.func, ast.Attribute) and node.func.attr == name and
+                                       ast.unparse(node.func.value) in modules):
         scope = owner if owner is not None else node
         # a backward anywhere in the calling function: its result may be what is backwarded
         backwarded = any(isinstance(n, ast.Attribute) and n.attr in ("backward", "manual_backward")
                          for n in ast.walk(scope))
         out.append((f, node.lineno, guarded, backwarded))
     for child in ast.iter_child_nodes(node):
-        _remote_walk(child, name, f, guarded, owner, out, lines)
+        _remote_walk(child, name, f, guarded, owner, out, lines, modules)
 
 
 def _ast_no_grad(expr) -> bool:
@@ -148,26 +154,62 @@ def _note(analysis, name, found):
     return note
 
 
+def _own_events(fn, sites) -> bool:
+    """Does `fn` backward or step? A backward only inside a nested def that
+    reads none of the names `fn` sums into (`def grad_U(z): return
+    autograd.grad(U(z), z)[0]`, handed to a sampler) takes a gradient for
+    that def's own use: it cannot consume the sums."""
+    if fn not in sites.events_in:
+        return False
+    if fn in sites.events_here:
+        return True
+    sums = _accumulated(fn)
+    for inner in nodes(fn.body, skip=(cst.ClassDef, cst.Lambda)):
+        if type(inner) is cst.FunctionDef and inner in sites.events_in and \
+                any(type(n) is cst.Name and n.value in sums for n in nodes(inner)):
+            return True
+    return False
+
+
 def _accumulates(fn) -> bool:
     """A loop in `fn` that sums or collects something."""
+    return bool(_accumulated(fn))
+
+
+def _accumulated(fn) -> set:
+    """The names a loop in `fn` sums or collects into."""
+    out = set()
     for loop in nodes(fn.body, skip=_SKIP):
         if type(loop) is cst.For or type(loop) is cst.While:
             for node in nodes(loop.body, skip=_SKIP):
                 if isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
-                    return True
+                    out.add(_root(node.target))
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                         node.func.attr.value in _ADDS:
-                    return True
+                    out.add(_root(node.func.value))
                 if isinstance(node, cst.Assign) and len(node.targets) == 1 and \
                         isinstance(node.targets[0].target, cst.Name) and not isinstance(node.value, cst.Name) and \
                         node.targets[0].target.value in {x.value for x in nodes(node.value) if isinstance(x, cst.Name)}:
-                    return True  # `result = torch.cat((result, pred))`: rebuilt from itself
-    return False
+                    out.add(node.targets[0].target.value)  # `result = torch.cat((result, pred))`: rebuilt from itself
+    return out
+
+
+def _root(expr) -> str:
+    """`total` for `total`, `self.stats[k]`'s `self`: the name a closure would read."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
 
 
 def _switches_grad(fn, imports) -> bool:
-    return any((type(n) is cst.Call or type(n) is cst.Decorator) and _is_no_grad(n if type(n) is cst.Call else
-                                                                                 n.decorator, imports)
+    """Does `fn` set the grad mode somewhere its loops may run? A `with
+    torch.no_grad():` around loop-free set-up code (`logw = torch.zeros(B)`)
+    does not: the walk sees which statements it covers."""
+    setup = {id(item.item) for w in nodes(fn, skip=(cst.ClassDef,)) if type(w) is cst.With and
+             not any(type(n) in (cst.For, cst.While, cst.FunctionDef) for n in nodes(w.body))
+             for item in w.items}
+    return any((type(n) is cst.Call or type(n) is cst.Decorator) and id(n) not in setup and
+               _is_no_grad(n if type(n) is cst.Call else n.decorator, imports)
                for n in nodes(fn, skip=(cst.ClassDef,)))
 
 

@@ -733,6 +733,11 @@ class Scope:
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
+        if self.eval_note is not None and not val.graph and not self.no_grad and _makes_leaf(expr):
+            # `z = torch.randn(n, d).requires_grad_()` in an evaluation run with gradients on
+            # (eval_loops): a leaf that requires grad, in this scope only
+            self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))
+            return
         proven = not self.no_grad and (id(stmt), key) in self.proven[0]
         if not proven and (self.no_grad or not val.graph):
             self.env[key] = Val(ghosts=val.ghosts, unknown=val.unknown, elems=val.elems)
@@ -2719,6 +2724,12 @@ def _only_leaves(head) -> bool:
         else:
             return False
     return found and head.kind == "container"
+
+
+def _makes_leaf(expr) -> bool:
+    """`x.requires_grad_()` or `x.requires_grad_(True)`."""
+    return type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value == "requires_grad_" \
+        and all(type(a.value) is cst.Name and a.value.value == "True" for a in expr.args)
 
 
 def _uncertain_below(head) -> bool:

@@ -38,6 +38,7 @@ class _Sites:
         self.depth: list = [0]
         self.backward_in: set = set()
         self.events_in: set = set()
+        self.events_here: set = set()  # functions whose own body (not a nested def) holds an event
         self.module_level_backward = False
         self.uses: dict = {}
         self.functions: list = []
@@ -107,6 +108,7 @@ class _Sites:
             is_bw = self.analysis.step_helper(func, cls) is not None
         if is_bw or is_ev:
             if self.stack:
+                self.events_here.add(self.stack[-1])
                 for fn in self.stack:
                     self.events_in.add(fn)
                     if is_bw:

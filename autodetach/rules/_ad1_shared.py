@@ -7,7 +7,8 @@ from ..findings import UNSAFE
 from ..rule import Rule
 from ._helpers import parenthesize_if_needed
 
-BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd.backward", "manual_backward", "backward(",
+BACKWARD_TOKENS = (".backward(", "autograd.grad", "autograd import",  # `from torch.autograd import grad`
+                   "autograd.backward", "manual_backward", "backward(",
                    "def training_step",  # Lightning backwards what training_step returns
                    "optimizer_idx")  # and what each optimizer's phase returns (analysis.optimizer_phases)
 

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from .analysis.walk import content_parents, is_trivia
 from .imports import ImportTable
 from .positions import Positions
 
@@ -64,8 +65,8 @@ class FileContext:
         return self.positions[node].start.line
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        from .analysis.walk import content_parents, is_trivia
-
+        # (walk imported at the top: a relative import in a function costs
+        # microseconds, and this runs thousands of times a pass)
         if is_trivia(node):
             return self.parents.get(node)
         # The same answer from the pass's table over non-trivia children (a

@@ -71,7 +71,13 @@ class FileContext:
             return self.parents.get(node)
         # The same answer from the pass's table over non-trivia children (a
         # non-trivia node never sits in a trivia field), cheaper than `parents`.
-        return content_parents(self.module).get(id(node))
+        return self._content_parents.get(id(node))
+
+    @cached_property
+    def _content_parents(self) -> dict:
+        # content_parents' own lookup (a key and a check of the kept nodes)
+        # cost more than the climb itself, thousands of times a pass.
+        return content_parents(self.module)
 
     def encloses(self, outer, node) -> bool:
         """Is `outer` a proper ancestor of `node`?"""

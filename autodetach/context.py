@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from .analysis.walk import content_parents, is_trivia
 from .imports import ImportTable
 from .positions import Positions
 
@@ -64,13 +65,19 @@ class FileContext:
         return self.positions[node].start.line
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        from .analysis.walk import content_parents, is_trivia
-
+        # (walk imported at the top: a relative import in a function costs
+        # microseconds, and this runs thousands of times a pass)
         if is_trivia(node):
             return self.parents.get(node)
         # The same answer from the pass's table over non-trivia children (a
         # non-trivia node never sits in a trivia field), cheaper than `parents`.
-        return content_parents(self.module).get(id(node))
+        return self._content_parents.get(id(node))
+
+    @cached_property
+    def _content_parents(self) -> dict:
+        # content_parents' own lookup (a key and a check of the kept nodes)
+        # cost more than the climb itself, thousands of times a pass.
+        return content_parents(self.module)
 
     def encloses(self, outer, node) -> bool:
         """Is `outer` a proper ancestor of `node`?"""

@@ -818,7 +818,8 @@ def _appeared(tracker: _Tracker, report: list) -> list:
         return out
     texts = tracker.texts
     imports: dict = {}  # text index -> its import lines (the first text may not parse: `async=`)
-    back = [spans.OffsetMap(texts[i], texts[i - 1]) for i in range(1, len(texts))]
+    # Maps back to the first text, only as far as the last text a finding appeared in.
+    back = [spans.OffsetMap(texts[i], texts[i - 1]) for i in range(1, max(i for i, _ in tracker.appeared) + 1)]
     starts0 = spans.line_starts(texts[0])
 
     def place(i, line, col, end=False):

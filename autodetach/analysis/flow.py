@@ -223,8 +223,6 @@ class Scope:
     def proven(self) -> tuple:
         """Bindings and appends a backward in their loop proves to carry a graph."""
         if self._proven is None:
-            from .backwarded import proven_bindings
-
             self._proven = proven_bindings(self.body)
         return self._proven
 
@@ -1182,8 +1180,6 @@ class Scope:
             return self._meter_add(call, stmt, base, meth, known)
         if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
             # `stats[key].update(value)`: a meter of a dict (or list) of meters
-            from .meter_containers import meter_method
-
             holder = dotted(func.value.value)
             held = meter_method(self.analysis, holder, meth) if holder else None
             if held is not None:
@@ -1191,8 +1187,6 @@ class Scope:
                 return self._meter_add(call, stmt, holder, meth, held)
         if known is None and base is not None and meth not in CUT_METHODS:
             # a star-imported meter class, or one out of sight (analysis.unseen_meters)
-            from .unseen_meters import meter_guess, strong
-
             guess = meter_guess(self.analysis, base, meth, self.body)
             if guess is not None:
                 return self._meter_add(call, stmt, base, meth, guess[:3], guess[3],
@@ -1231,8 +1225,6 @@ class Scope:
         a cut (`x.item()`, `x.long()`), a module's state (`model.train()`)."""
         if meth not in CUT_METHODS and meth not in STATE_METHODS and "." in (dotted(func) or "") and \
                 (self.names.foreign_instances or self.names.instances):
-            from .module_state import state_resets
-
             state_key = state_resets(self.analysis).get(dotted(func))
             if state_key is not None:
                 self.env[state_key] = Val()  # model.recurrent.reset_state()
@@ -1374,8 +1366,6 @@ class Scope:
     def _module_method(self, call: cst.Call, func: cst.Attribute, base: str) -> Val:
         """model.encode(x): runs the module's parameters (the parts the
         method runs, when its class is in this file)."""
-        from .method_parts import method_parts
-
         out = self._module_call(call, base, method_parts(self.analysis, base, func.attr.value))
         own = self._own_method(func)
         if own is None:
@@ -1402,8 +1392,6 @@ class Scope:
         """`model.discriminator_loss(z)` of a module built from another file's class whose
         method (read from its summary, inherited or re-exported) cuts `z`: the result keeps
         the module's parameters, not the cut arguments' graph. Positional arguments only."""
-        from .method_cuts import cut_positions
-
         found = self.analysis.foreign_method(base, meth)
         each = self.arg_vals.get(id(call))
         if found is None or found[0].events or each is None or \
@@ -1442,8 +1430,6 @@ class Scope:
                 self.expr(arg.value)
             return Val()  # an object of a local helper class
         if isinstance(func, cst.Attribute) and qualified is None:
-            from .stored_state import object_call
-
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
@@ -1896,8 +1882,6 @@ class Scope:
             args = args.join(each[-1])
         self.arg_vals[id(call)] = dict(enumerate(each))  # per argument (_foreign_cut)
         if self.no_grad:
-            from .module_state import module_states
-
             for attr, _, _ in module_states(self.analysis, key):
                 self.env[f"{key}.{attr}"] = Val()  # stored without a graph
             return Val(ghosts=args.heads | args.ghosts)
@@ -1990,8 +1974,6 @@ class Scope:
         """`model(x)` whose class keeps recurrent state on itself (read from
         another file): the call reads the state the last call stored and
         stores new state hanging from this call's graph."""
-        from .module_state import module_states
-
         stmt = self.cur_stmt
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
         for attr, path, _ in module_states(self.analysis, key):
@@ -2099,8 +2081,6 @@ class Scope:
 
     def _prove_inside(self, func) -> None:
         """The bindings a backward proves in an inlined function's loops count here too."""
-        from .backwarded import proven_bindings
-
         memo = self.analysis.table("_proven_in")
         if func not in memo:
             memo[func] = proven_bindings(func.body)
@@ -2961,3 +2941,15 @@ def _literal_params(func, params, given) -> dict:
             elif isinstance(node, (cst.Global, cst.Nonlocal)):
                 return {}
     return out
+
+
+# Imported at the end, not in the methods that use them: a relative import
+# costs microseconds each time it runs, and these run hundreds of times a
+# pass. (stored_state imports this module.)
+from .backwarded import proven_bindings  # noqa: E402
+from .meter_containers import meter_method  # noqa: E402
+from .method_cuts import cut_positions  # noqa: E402
+from .method_parts import method_parts  # noqa: E402
+from .module_state import module_states, state_resets  # noqa: E402
+from .stored_state import object_call  # noqa: E402
+from .unseen_meters import meter_guess, strong  # noqa: E402

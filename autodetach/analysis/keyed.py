@@ -26,6 +26,10 @@ from typing import Optional
 
 import libcst as cst
 
+from ..imports import dotted
+from .self_storage import _bound, _empties, grows_on_self
+from .walk import nodes
+
 
 def key_of(target: cst.Subscript) -> Optional[str]:
     """The constant string key of `d["loss"]` (quotes and prefixes normalised), or None."""
@@ -74,7 +78,7 @@ def all_keyed(heads) -> bool:
 
 def entry(value, target: cst.Subscript):
     """The Val a read `d["key"]` sees, when the entries tell it; else None."""
-    from .flow import Val
+    Val = _flow.Val
 
     key = key_of(target)
     if key is None or not value.heads or not all_keyed(value.heads):
@@ -109,7 +113,7 @@ def update(scope, call: cst.Call, base: str):
     dict handed to it (when every head of the argument holds a dict's entries),
     each under its key when the entries tell: a key it hands replaces the old
     entry, the others stay."""
-    from .flow import Val
+    Val = _flow.Val
 
     given = scope.expr(call.args[0].value)
     if not given.heads or scope.no_grad or not all(_entry(head) for head in given.heads):
@@ -139,9 +143,6 @@ def slot(expr, scope=None) -> Optional[str]:
     appends and clears go through it; the dict itself does not see the list's graphs. With the
     scope that appends: a dict on `self` only when `__init__` alone binds or empties it (another
     method, not walked at its call, may start the lists again)."""
-    from .names import dotted
-    from .self_storage import grows_on_self
-
     if not isinstance(expr, cst.Subscript):
         return None
     holder, key = dotted(expr.value), key_of(expr)
@@ -163,10 +164,6 @@ def _reset_elsewhere(scope, holder: str) -> bool:
     """May code not walked here start `holder`'s lists again: another function of the module
     that stores into it, rebinds or empties it (`Statistic["loss"] = []` in a `reset()`), or a
     call here that is handed the dict (`reset(stats)`)?"""
-    from .names import dotted
-    from .self_storage import _bound, _empties
-    from .walk import nodes
-
     memo = scope.analysis.table("_slot_resets")
     module = scope.analysis.ctx.module
     if (id(module), holder) not in memo:
@@ -197,10 +194,6 @@ def _saver(name) -> bool:
 def _reads_only(scope, call: cst.Call, holder: str) -> bool:
     """`report(stats)` of a function of this file that neither binds, empties nor stores
     into the parameter it is handed the dict as."""
-    from .names import dotted
-    from .self_storage import _bound, _empties
-    from .walk import nodes
-
     fn = scope.names.functions.get(dotted(call.func) or "")
     if not isinstance(fn, cst.FunctionDef):
         return False
@@ -237,9 +230,6 @@ def drop_slots(env: dict, holder: str, key: Optional[str] = None) -> None:
 
 def slots_in(env: dict, expr) -> list:
     """The lists held under constant keys of the names `expr` reads (`return stats`)."""
-    from .names import dotted
-    from .walk import nodes
-
     names = {f"{dotted(n)}[" for n in nodes(expr) if type(n) in (cst.Name, cst.Attribute) and dotted(n)}
     return [val for name, val in env.items() if "[" in name and name[:name.index("[") + 1] in names]
 
@@ -247,9 +237,6 @@ def slots_in(env: dict, expr) -> list:
 def slot_note(ctx, key: str, stmt) -> Optional[str]:
     """For a finding on a dict-held list (`history['loss']`): what the fix infers, unless the dict
     is a local of the function that appends, never returned nor handed on."""
-    from .names import dotted
-    from .walk import nodes
-
     if "[" not in key:
         return None
     holder = key[:key.index("[")]
@@ -266,3 +253,8 @@ def slot_note(ctx, key: str, stmt) -> Optional[str]:
         type(m) is cst.Name and m.value == holder for m in nodes(n.value)) for n in inside) or any(
         isinstance(n, cst.Arg) and dotted(n.value) == holder for n in inside)
     return note + "the dict is handed on)" if handed else None
+
+
+# Bound at the end (flow imports this module): a relative import inside a
+# function costs microseconds each time, and these run hundreds of times a pass.
+from . import flow as _flow  # noqa: E402

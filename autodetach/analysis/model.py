@@ -10,8 +10,10 @@ import libcst as cst
 
 from ..imports import dotted
 from .bindings import target_names
+from .decide import find
 from .drivers import driver_walks
 from .optimizer_phases import phase_walks
+from .runtime_classes import runtime_method
 from .flow import GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
@@ -195,8 +197,6 @@ class Analysis:
                 # `n` of `update(val, n)` by a module output's elements, all taken to carry a graph)
                 cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
             else:
-                from .runtime_classes import runtime_method
-
                 cache[key] = runtime_method(self, base, meth) if base else None
         return cache[key]
 
@@ -779,8 +779,6 @@ class Analysis:
 
     def diagnoses_for(self, kind) -> list:
         """What the analysis finds of one kind of problem (decide.Problem)."""
-        from .decide import find
-
         return find(self, kind)
 
     def loop_node(self, scope, loop_id):

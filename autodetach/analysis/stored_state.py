@@ -24,6 +24,10 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .factories import _built
+from .project_index import classes_with_method
+from .runtime_classes import runtime_objects
+from .tensor_methods import TENSOR_ONLY
 
 
 def scope_class(analysis, scope) -> Optional[str]:
@@ -54,19 +58,12 @@ def object_flow(analysis, call: cst.Call, base: str, meth: str) -> Optional[tupl
     is built by another file's factory or a class chosen at run time, from
     the project classes whose `meth` takes that many arguments; None when
     there are none or the call has keywords or stars."""
-    from .factories import _built
-    from .runtime_classes import runtime_objects
-
-    from .tensor_methods import TENSOR_ONLY
-
     if analysis.ctx.path in (None, "<string>") or any(arg.keyword is not None or arg.star for arg in call.args) or \
             meth in TENSOR_ONLY:
         return None  # `fake.mean()`: a tensor's method, whatever project class also defines `mean`
     how = _built(analysis).get(base)
     if how is None and base not in runtime_objects(analysis):
         return None
-    from .project_index import classes_with_method
-
     n = len(call.args)
     found = [(cls, s, f) for cls, s, f in classes_with_method(analysis.ctx.path, meth)
              if s.arg_flow is not None and len(s.arg_flow) == n]
@@ -87,7 +84,7 @@ def object_flow(analysis, call: cst.Call, base: str, meth: str) -> Optional[tupl
 def object_call(scope, e: cst.Call, f: cst.Attribute) -> Optional[object]:
     """The value of `obj.meth(args)` when object_flow knows what each argument
     passes; None: not known (nothing is evaluated then)."""
-    from .flow import Val
+    Val = _flow.Val
 
     base = dotted(f.value)
     if base is None or scope.names.is_module(base):
@@ -127,3 +124,8 @@ def stored_node(scope, key: str):
     n = scope.leaf(key, ())
     n.kind = "stored"
     return n
+
+
+# Bound at the end (flow imports this module): a relative import inside a
+# function costs microseconds each time, and object_call runs hundreds of times a pass.
+from . import flow as _flow  # noqa: E402

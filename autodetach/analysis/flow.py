@@ -526,6 +526,10 @@ class Scope:
             val = old.join(rhs)
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
+            elif isinstance(small_stmt.target, cst.Attribute) and small_stmt.target.attr.value == "data":
+                # `p.data -= lr * g` goes through the `.data` setter, which takes the values only:
+                # `p` keeps its own history, and the alias that took `g`'s graph is dropped
+                self.env.pop(key, None)
             elif key is not None and val.graph and not self.no_grad:
                 total = Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules, uses=rhs.uses,
                             nontrivial=nontrivial)

@@ -604,10 +604,19 @@ class Analysis:
         return cls if self._self_event_call(fn, cls) else None
 
     def _self_event_call(self, owner, cls) -> bool:
+        methods = None
         for key in self.sites.loop_calls.get(owner, ()):
             if key.startswith("self.") and key.count(".") == 1:
                 method = self.names.class_method(cls, key[5:])
-                if method is not None and method in self.sites.backward_in:
+                if method is None:
+                    continue
+                if method in self.sites.backward_in:
+                    return True
+                if methods is None:
+                    methods = {**self._inherited(cls), **{name: m for (owner_cls, name), m in
+                                                          self.names.methods.items() if owner_cls == cls}}
+                # `self.enforce_encoding(...)`, whose `self.__train(loss)` backwards: the loop trains too
+                if _reaches_backward(method, methods, self.sites.backward_in):
                     return True
         return False
 

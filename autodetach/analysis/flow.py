@@ -36,6 +36,7 @@ from .roles import looks_like_loss as _looks_like_loss
 from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .passed_meters import meter_helper
+from .quiet_modules import cut_module_args, quiet_names
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -48,6 +49,12 @@ CUT_FUNCTIONS = {f"torch.{k}" for k in (
     "argmax", "argmin", "argsort", "multinomial", "bernoulli", "poisson", "nonzero", "count_nonzero",
     "searchsorted", "bucketize", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite",
     "randint", "randperm", "sign", "from_numpy", "load")}  # torch.load: a checkpoint's new tensors
+# the standard library's `random` draws plain numbers, whatever its arguments hold
+# (`random.randrange(env.action_space.n)`); `choice` and `sample` hand back elements, so not those
+CUT_FUNCTIONS |= {f"random.{k}" for k in (
+    "random", "randrange", "randint", "uniform", "gauss", "normalvariate", "lognormvariate", "expovariate",
+    "betavariate", "gammavariate", "triangular", "vonmisesvariate", "paretovariate", "weibullvariate",
+    "getrandbits")}
 # `.to(torch.long)`, `.type(torch.LongTensor)`: an integer tensor cannot carry a graph
 INT_DTYPES = {f"torch.{k}" for k in (
     "long", "int", "int64", "int32", "int16", "int8", "uint8", "short", "bool", "LongTensor", "IntTensor",
@@ -1462,6 +1469,10 @@ class Scope:
                 # naming (what `args` holds includes the object's own state)
                 return Val()
             args = self._own_result(own, call, args)
+        if module_args and self._external(func, qualified, key):
+            summary = self.analysis.project_summary(qualified, key)
+            if summary is not None:  # `dqn_loss(batch, net, target_net)` that runs `target_net` under no_grad
+                module_args = module_args - cut_module_args(call, summary, module_args)
         if module_args and not args.heads and qualified and qualified.split(".")[-1][:1].isupper() and \
                 self._external(func, qualified, key):
             # `model = ARGVA(encoder, discriminator)` of a class we cannot see: building an object
@@ -1556,7 +1567,7 @@ class Scope:
             return Val(ghosts=args.heads | args.ghosts)
         if ret is None:
             args.uncertain = True
-        mods = summary.modules
+        mods = summary.modules - quiet_names(self.analysis, func)  # `target_net` run under no_grad only
         if mods:
             args.modules = args.modules | frozenset(module for module in mods if self.names.has_params(module))
             params = [param.name.value for param in func.params.params]
@@ -2570,7 +2581,9 @@ def _bind(call: cst.Call, params, spread=False) -> Optional[dict]:
 def _new_data(qualified, key) -> bool:
     """`torch.tensor(x)`, `np.array(x)`, `zeros_like(x)`, `float(x)`: new data,
     without the arguments' graph."""
-    return qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
+    # `nn.Parameter(ema * decay + dw)` makes a new leaf from the data: no graph comes with it
+    return qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray", "torch.nn.Parameter",
+                         "torch.nn.parameter.Parameter") or \
         qualified in LIKE_FACTORIES or qualified in CUT_FUNCTIONS or (qualified or "").startswith("numpy.") or \
         (key in CUT_BUILTINS and qualified is None)
 

@@ -169,3 +169,40 @@ def test_reload_of_a_module_another_files_helper_runs_under_no_grad(tmp_path):
     assert _findings(tmp_path / "train.py", "AD108") == []
     _write(tmp_path / "losses.py", LOSS.format(target=LOUD))
     assert len(_findings(tmp_path / "train.py", "AD108")) == 1
+
+
+TERM = """
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+def get_loss(x, flag):
+    out = net(x)
+    mse = out.pow(2).mean() if flag else 0
+    return dict(mse=mse, loss=out.mean() + mse)
+
+
+cum = 0
+for i in range(5):
+    losses = get_loss(torch.randn(4, 3), i % 2 == 0)
+    opt.zero_grad()
+    losses["loss"].backward()
+    opt.step()
+    cum += {read}
+"""
+
+
+def test_arm_that_runs_only_for_a_number_keeps_no_graph(tmp_path):
+    path = tmp_path / "train.py"
+    for read in ('losses["mse"].item() if hasattr(losses["mse"], "item") else losses["mse"]',
+                 'losses["mse"] if not isinstance(losses["mse"], torch.Tensor) else losses["mse"].item()'):
+        _write(path, TERM.format(read=read))
+        assert _findings(path, "AD102") == [], read
+    # the tensor arm itself, or an arm that is not the tested value, still keeps the graph
+    for read in ('losses["mse"] if hasattr(losses["mse"], "item") else 0',
+                 'losses["mse"].item() if hasattr(losses["mse"], "item") else losses["loss"]'):
+        _write(path, TERM.format(read=read))
+        assert len(_findings(path, "AD102")) == 1, read

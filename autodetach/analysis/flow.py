@@ -1067,7 +1067,13 @@ class Scope:
 
     def _if_exp(self, expr: cst.IfExp, stmt) -> Val:
         self.expr(expr.test)
-        return self.expr(expr.body).join(self.expr(expr.orelse))
+        body, orelse = self.expr(expr.body), self.expr(expr.orelse)
+        plain = _not_tensor_arm(expr, self.imports, self.analysis.ctx.code)
+        if plain == "body":
+            body = Val(ghosts=body.heads | body.ghosts)
+        elif plain == "orelse":
+            orelse = Val(ghosts=orelse.heads | orelse.ghosts)
+        return body.join(orelse)
 
     def _named(self, expr: cst.NamedExpr, stmt) -> Val:
         value = self.expr(expr.value)
@@ -2576,6 +2582,32 @@ def _bind(call: cst.Call, params, spread=False) -> Optional[dict]:
         elif index < len(params):
             out[params[index]] = index
     return out
+
+
+TENSOR_ATTRS = frozenset({"item", "detach", "backward", "grad_fn", "requires_grad", "numpy"})
+
+
+def _not_tensor_arm(expr: cst.IfExp, imports, code) -> Optional[str]:
+    """The arm of `x.item() if hasattr(x, "item") else x` (or `isinstance(x, torch.Tensor)`,
+    or a `not` of either) that runs only when `x` is no tensor and is `x` itself: "body",
+    "orelse" or None. A loss that is `0` when a term is off is read back as a number there."""
+    test, negated = expr.test, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, True
+    if not isinstance(test, cst.Call) or len(test.args) != 2 or any(a.keyword or a.star for a in test.args) or \
+            not isinstance(test.func, cst.Name) or imports.qualify(test.func) is not None:
+        return None
+    second = test.args[1].value
+    if test.func.value == "hasattr":
+        ok = isinstance(second, cst.SimpleString) and second.evaluated_value in TENSOR_ATTRS
+    elif test.func.value == "isinstance":
+        ok = imports.qualify(second) == "torch.Tensor"
+    else:
+        return None
+    if not ok:
+        return None
+    arm = "body" if negated else "orelse"
+    return arm if code(getattr(expr, arm)) == code(test.args[0].value) else None
 
 
 def _new_data(qualified, key) -> bool:

@@ -36,6 +36,7 @@ from .roles import looks_like_loss as _looks_like_loss
 from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .passed_meters import meter_helper
+from .quiet_modules import cut_module_args, quiet_names
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -48,6 +49,12 @@ CUT_FUNCTIONS = {f"torch.{k}" for k in (
     "argmax", "argmin", "argsort", "multinomial", "bernoulli", "poisson", "nonzero", "count_nonzero",
     "searchsorted", "bucketize", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite",
     "randint", "randperm", "sign", "from_numpy", "load")}  # torch.load: a checkpoint's new tensors
+# the standard library's `random` draws plain numbers, whatever its arguments hold
+# (`random.randrange(env.action_space.n)`); `choice` and `sample` hand back elements, so not those
+CUT_FUNCTIONS |= {f"random.{k}" for k in (
+    "random", "randrange", "randint", "uniform", "gauss", "normalvariate", "lognormvariate", "expovariate",
+    "betavariate", "gammavariate", "triangular", "vonmisesvariate", "paretovariate", "weibullvariate",
+    "getrandbits")}
 # `.to(torch.long)`, `.type(torch.LongTensor)`: an integer tensor cannot carry a graph
 INT_DTYPES = {f"torch.{k}" for k in (
     "long", "int", "int64", "int32", "int16", "int8", "uint8", "short", "bool", "LongTensor", "IntTensor",
@@ -1070,7 +1077,13 @@ class Scope:
 
     def _if_exp(self, expr: cst.IfExp, stmt) -> Val:
         self.expr(expr.test)
-        return self.expr(expr.body).join(self.expr(expr.orelse))
+        body, orelse = self.expr(expr.body), self.expr(expr.orelse)
+        plain = _not_tensor_arm(expr, self.imports, self.analysis.ctx.code)
+        if plain == "body":
+            body = Val(ghosts=body.heads | body.ghosts)
+        elif plain == "orelse":
+            orelse = Val(ghosts=orelse.heads | orelse.ghosts)
+        return body.join(orelse)
 
     def _named(self, expr: cst.NamedExpr, stmt) -> Val:
         value = self.expr(expr.value)
@@ -1460,6 +1473,10 @@ class Scope:
                 # naming (what `args` holds includes the object's own state)
                 return Val()
             args = self._own_result(own, call, args)
+        if module_args and self._external(func, qualified, key):
+            summary = self.analysis.project_summary(qualified, key)
+            if summary is not None:  # `dqn_loss(batch, net, target_net)` that runs `target_net` under no_grad
+                module_args = module_args - cut_module_args(call, summary, module_args)
         if module_args and not args.heads and qualified and qualified.split(".")[-1][:1].isupper() and \
                 self._external(func, qualified, key):
             # `model = ARGVA(encoder, discriminator)` of a class we cannot see: building an object
@@ -1554,7 +1571,7 @@ class Scope:
             return Val(ghosts=args.heads | args.ghosts)
         if ret is None:
             args.uncertain = True
-        mods = summary.modules
+        mods = summary.modules - quiet_names(self.analysis, func)  # `target_net` run under no_grad only
         if mods:
             args.modules = args.modules | frozenset(module for module in mods if self.names.has_params(module))
             params = [param.name.value for param in func.params.params]
@@ -2561,10 +2578,38 @@ def _bind(call: cst.Call, params, spread=False) -> Optional[dict]:
     return out
 
 
+TENSOR_ATTRS = frozenset({"item", "detach", "backward", "grad_fn", "requires_grad", "numpy"})
+
+
+def _not_tensor_arm(expr: cst.IfExp, imports, code) -> Optional[str]:
+    """The arm of `x.item() if hasattr(x, "item") else x` (or `isinstance(x, torch.Tensor)`,
+    or a `not` of either) that runs only when `x` is no tensor and is `x` itself: "body",
+    "orelse" or None. A loss that is `0` when a term is off is read back as a number there."""
+    test, negated = expr.test, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, True
+    if not isinstance(test, cst.Call) or len(test.args) != 2 or any(a.keyword or a.star for a in test.args) or \
+            not isinstance(test.func, cst.Name) or imports.qualify(test.func) is not None:
+        return None
+    second = test.args[1].value
+    if test.func.value == "hasattr":
+        ok = isinstance(second, cst.SimpleString) and second.evaluated_value in TENSOR_ATTRS
+    elif test.func.value == "isinstance":
+        ok = imports.qualify(second) == "torch.Tensor"
+    else:
+        return None
+    if not ok:
+        return None
+    arm = "body" if negated else "orelse"
+    return arm if code(getattr(expr, arm)) == code(test.args[0].value) else None
+
+
 def _new_data(qualified, key) -> bool:
     """`torch.tensor(x)`, `np.array(x)`, `zeros_like(x)`, `float(x)`: new data,
     without the arguments' graph."""
-    return qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray") or \
+    # `nn.Parameter(ema * decay + dw)` makes a new leaf from the data: no graph comes with it
+    return qualified in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray", "torch.nn.Parameter",
+                         "torch.nn.parameter.Parameter") or \
         qualified in LIKE_FACTORIES or qualified in CUT_FUNCTIONS or (qualified or "").startswith("numpy.") or \
         (key in CUT_BUILTINS and qualified is None)
 

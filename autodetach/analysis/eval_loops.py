@@ -49,7 +49,7 @@ def unguarded_evals(analysis) -> dict:
                    if type(n) is cst.Call} for fn in candidates}
     wanted = set().union(*called.values())  # only functions a candidate calls need the check
     switches = {fn.name.value for fn in sites.functions if fn.name.value in wanted and _switches_grad(fn, imports)}
-    candidates = [fn for fn in candidates if not _switches_grad(fn, imports) and not called[fn] & switches]
+    candidates = [fn for fn in candidates if not _switches_grad(fn, imports, own=True) and not called[fn] & switches]
     by_name = {fn.name.value: fn for fn in candidates}
     calls: dict = {name: [] for name in by_name}
     _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes)
@@ -201,13 +201,15 @@ def _root(expr) -> str:
     return expr.value if isinstance(expr, cst.Name) else ""
 
 
-def _switches_grad(fn, imports) -> bool:
-    """Does `fn` set the grad mode somewhere its loops may run? A `with
-    torch.no_grad():` around loop-free set-up code (`logw = torch.zeros(B)`)
-    does not: the walk sees which statements it covers."""
-    setup = {id(item.item) for w in nodes(fn, skip=(cst.ClassDef,)) if type(w) is cst.With and
-             not any(type(n) in (cst.For, cst.While, cst.FunctionDef) for n in nodes(w.body))
-             for item in w.items}
+def _switches_grad(fn, imports, own: bool = False) -> bool:
+    """Does `fn` set the grad mode somewhere its loops may run? In the loop's
+    own function (`own`), a `with torch.no_grad():` around loop-free set-up
+    code (`logw = torch.zeros(B)`) does not: the walk sees which statements it
+    covers. A function the loop calls switches it wherever it does
+    (`with torch.set_grad_enabled(track_gradient):` around its whole body)."""
+    setup = set() if not own else {
+        id(item.item) for w in nodes(fn, skip=(cst.ClassDef,)) if type(w) is cst.With and
+        not any(type(n) in (cst.For, cst.While, cst.FunctionDef) for n in nodes(w.body)) for item in w.items}
     return any((type(n) is cst.Call or type(n) is cst.Decorator) and id(n) not in setup and
                _is_no_grad(n if type(n) is cst.Call else n.decorator, imports)
                for n in nodes(fn, skip=(cst.ClassDef,)))

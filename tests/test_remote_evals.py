@@ -199,3 +199,40 @@ def test_module_qualified_caller_under_no_grad_is_left_alone(tmp_path):
             with torch.no_grad():
                 print(sampler.log_weights(d, b, 4))
     """) == []
+
+
+def test_no_grad_forward_inside_the_loop_guards_the_sum_a_method_computes_from_it():
+    # pytorch_geometric examples/renet.py: the forward runs under no_grad inside
+    # the evaluation loop, and a method of an imported class turns its output
+    # into metrics. Only a no_grad block that makes fresh tensors is set-up.
+    from autodetach.engine import check_code
+
+    src = textwrap.dedent("""
+        import torch
+        import torch.nn.functional as F
+        from torch_geometric.nn import RENet
+
+        model = RENet(10, 5, hidden_channels=8, seq_len=4)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def train(loader):
+            for data in loader:
+                optimizer.zero_grad()
+                log_prob_obj, log_prob_sub = model(data)
+                loss = F.nll_loss(log_prob_obj, data.obj) + F.nll_loss(log_prob_sub, data.sub)
+                loss.backward()
+                optimizer.step()
+
+        def test(loader):
+            result = torch.tensor([0, 0, 0, 0], dtype=torch.float)
+            for data in loader:
+                with torch.no_grad():
+                    log_prob_obj, log_prob_sub = model(data)
+                result += model.test(log_prob_obj, data.obj) * data.obj.size(0)
+            return result.tolist()
+
+        for epoch in range(3):
+            train([])
+            test([])
+    """)
+    assert [f.code for f in check_code(src, select=["AD101", "AD102"])] == []

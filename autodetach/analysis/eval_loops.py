@@ -203,16 +203,35 @@ def _root(expr) -> str:
 
 def _switches_grad(fn, imports, own: bool = False) -> bool:
     """Does `fn` set the grad mode somewhere its loops may run? In the loop's
-    own function (`own`), a `with torch.no_grad():` around loop-free set-up
-    code (`logw = torch.zeros(B)`) does not: the walk sees which statements it
-    covers. A function the loop calls switches it wherever it does
+    own function (`own`), a `with torch.no_grad():` around set-up code that
+    only makes fresh tensors (`logw = torch.zeros(B)`) does not: the walk sees
+    which statements it covers. A function the loop calls switches it wherever it does
     (`with torch.set_grad_enabled(track_gradient):` around its whole body)."""
     setup = set() if not own else {
-        id(item.item) for w in nodes(fn, skip=(cst.ClassDef,)) if type(w) is cst.With and
-        not any(type(n) in (cst.For, cst.While, cst.FunctionDef) for n in nodes(w.body)) for item in w.items}
+        id(item.item) for w in nodes(fn, skip=(cst.ClassDef,)) if type(w) is cst.With and _fresh_only(w.body)
+        for item in w.items}
     return any((type(n) is cst.Call or type(n) is cst.Decorator) and id(n) not in setup and
                _is_no_grad(n if type(n) is cst.Call else n.decorator, imports)
                for n in nodes(fn, skip=(cst.ClassDef,)))
+
+
+# what set-up code calls: new tensors, their sizes; a model's forward is no set-up
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "randint", "arange", "linspace",
+                        "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like", "full_like", "randn_like",
+                        "rand_like", "eye", "size", "dim", "numel", "to", "float", "long", "int"})
+
+
+def _fresh_only(body) -> bool:
+    """A block that only makes fresh tensors (`logw = torch.zeros(B)`, `z =
+    torch.randn(B, D)`): no loop, no def, and every call a factory or a size.
+    `with torch.no_grad(): out = model(x)` guards what is computed from `out`."""
+    for n in nodes(body):
+        if type(n) in (cst.For, cst.While, cst.FunctionDef):
+            return False
+        if type(n) is cst.Call and not (isinstance(n.func, (cst.Attribute, cst.Name)) and
+                                        (dotted(n.func) or "").rpartition(".")[2] in _FACTORIES):
+            return False
+    return True
 
 
 def _is_no_grad(expr, imports) -> bool:

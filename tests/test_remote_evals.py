@@ -236,3 +236,17 @@ def test_no_grad_forward_inside_the_loop_guards_the_sum_a_method_computes_from_i
             test([])
     """)
     assert [f.code for f in check_code(src, select=["AD101", "AD102"])] == []
+
+
+def test_set_up_block_of_fresh_tensors_moved_and_scaled_is_still_set_up():
+    # BDMC ais.py: `with torch.no_grad(): epsilon = torch.ones(B).cuda().mul_(0.01)` makes fresh tensors only;
+    # a block that runs a model (`out = model(x)`) is not set-up
+    import libcst as cst
+
+    from autodetach.analysis.eval_loops import _fresh_only
+
+    fresh = cst.parse_module("with torch.no_grad():\n    eps = torch.ones(B).cuda().mul_(0.01)\n"
+                             "    logw = torch.zeros(B).cuda()\n").body[0]
+    forward = cst.parse_module("with torch.no_grad():\n    out = model(x).cuda()\n").body[0]
+    assert _fresh_only(fresh.body) is True
+    assert _fresh_only(forward.body) is False

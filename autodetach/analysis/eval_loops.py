@@ -218,7 +218,9 @@ def _switches_grad(fn, imports, own: bool = False) -> bool:
 # what set-up code calls: new tensors, their sizes; a model's forward is no set-up
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "randint", "arange", "linspace",
                         "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like", "full_like", "randn_like",
-                        "rand_like", "eye", "size", "dim", "numel", "to", "float", "long", "int"})
+                        "rand_like", "eye", "size", "dim", "numel", "to", "float", "long", "int", "double",
+                        "half", "bool", "cuda", "cpu", "mul_", "add_", "fill_", "zero_", "normal_", "uniform_",
+                        "view", "reshape", "expand", "repeat", "unsqueeze"})
 
 
 def _fresh_only(body) -> bool:
@@ -228,8 +230,8 @@ def _fresh_only(body) -> bool:
     for n in nodes(body):
         if type(n) in (cst.For, cst.While, cst.FunctionDef):
             return False
-        if type(n) is cst.Call and not (isinstance(n.func, (cst.Attribute, cst.Name)) and
-                                        (dotted(n.func) or "").rpartition(".")[2] in _FACTORIES):
+        if type(n) is cst.Call and not (type(n.func) is cst.Attribute and n.func.attr.value in _FACTORIES or
+                                        type(n.func) is cst.Name and n.func.value in _FACTORIES):
             return False
     return True
 

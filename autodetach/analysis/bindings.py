@@ -60,13 +60,19 @@ class Binding:
         up (`n, total = 0, 0`); the value itself for a plain target; else None."""
         if self.path is None or self.value is None:
             return None
-        part = self.value
-        for i in self.path:
-            if not isinstance(part, (cst.Tuple, cst.List)) or i >= len(part.elements) or any(
-                    isinstance(e, cst.StarredElement) for e in part.elements):
-                return None
-            part = part.elements[i].value
-        return part
+        return part_at(self.value, self.path)
+
+
+def part_at(value, path: tuple) -> Optional[cst.CSTNode]:
+    """The part of a literal `value` at a tuple target's `path` (`(a, (b, c))`
+    gives `c` the path (1, 1)); None where the literals do not line up."""
+    part = value
+    for i in path:
+        if not isinstance(part, (cst.Tuple, cst.List)) or i >= len(part.elements) or any(
+                isinstance(e, cst.StarredElement) for e in part.elements):
+            return None
+        part = part.elements[i].value
+    return part
 
 
 class Bindings:

@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .tensor_methods import BUILTIN_METHODS
+from .bindings import part_at
 from .walk import nodes, returns
 
 
@@ -193,14 +194,9 @@ def loop_parts(ctx, name: cst.Name) -> Optional[list]:
         if not isinstance(items, (cst.List, cst.Tuple, cst.Set)):
             return None
         for elem in items.elements:
-            if not isinstance(elem, cst.Element):
+            part = part_at(elem.value, binding.path) if isinstance(elem, cst.Element) else None
+            if part is None:
                 return None
-            part = elem.value
-            for i in binding.path:
-                if not isinstance(part, (cst.Tuple, cst.List)) or i >= len(part.elements) or \
-                        not isinstance(part.elements[i], cst.Element):
-                    return None
-                part = part.elements[i].value
             out.append(part)
     return out
 
@@ -211,8 +207,13 @@ def partly_plain(ctx, expr) -> bool:
     neither `value.detach()` nor `value.item()` works on every iteration."""
     if not isinstance(expr, cst.Name):
         return False
-    parts = loop_parts(ctx, expr)
-    return bool(parts) and any(not_tensor(ctx, p) for p in parts) and not all(not_tensor(ctx, p) for p in parts)
+    plain = {not_tensor(ctx, p) for p in loop_parts(ctx, expr) or ()}
+    return plain == {True, False}
+
+
+def loop_number_why(name: cst.Name) -> str:
+    """The message's words for a fix refused because of such a loop variable."""
+    return f"`{name.value}` is a number on some iterations of its loop, which has no `.detach()`: no fix is offered"
 
 
 def partly_plain_read(ctx, expr) -> Optional[cst.Name]:

@@ -14,7 +14,7 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ..analysis.plain_values import not_tensor, partly_plain_read, unseen_method, why as plain_why
+from ..analysis.plain_values import loop_number_why, not_tensor, partly_plain_read, unseen_method, why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
     unseen_note
 
@@ -453,8 +453,7 @@ class GraphKeptAcrossIterations(GraphRule):
             elif src is not None and edit is None and not_tensor(ctx, src):
                 msg += f"; {plain_why(ctx, src)}"
             elif src is not None and edit is None and (plain := partly_plain_read(ctx, src)) is not None:
-                msg += (f" (`{plain.value}` is a number on some iterations of its loop, which has no "
-                        "`.detach()`: no fix is offered)")
+                msg += f" ({loop_number_why(plain)})"
             notes = factory_notes(ctx.analysis, closure([node])) + \
                 sorted({n.summed for n in closure([node]) if n.summed})
             if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:

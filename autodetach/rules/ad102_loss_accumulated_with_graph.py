@@ -15,7 +15,7 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
-from ..analysis.plain_values import not_tensor, partly_plain_read, unseen_method, why as plain_why
+from ..analysis.plain_values import loop_number_why, not_tensor, partly_plain_read, unseen_method, why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line, unseen_note
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -655,13 +655,11 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             if isinstance(src, LITERALS):
                 # `hist.append((loss, acc))`: cut the tensors inside, never the tuple
-                new = _detach_inside(ctx, src, _graph_reads(node))
                 plain = partly_plain_read(ctx, src)
                 if plain is not None:
-                    self.report(src, msg + f"keep `.detach()` of the tensors in it instead (`{plain.value}` is a "
-                                           "number on some iterations of its loop, which has no `.detach()`: "
-                                           "no fix is offered)")
+                    self.report(src, msg + f"keep `.detach()` of the tensors in it instead ({loop_number_why(plain)})")
                     continue
+                new = _detach_inside(ctx, src, _graph_reads(node))
                 if new is None:
                     self.report(src, msg + "keep `.detach()` of the tensors in it instead")
                     continue
@@ -693,8 +691,7 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg + "keep a number instead (the value may already be one: no fix is offered)")
                 continue
             if (plain := partly_plain_read(ctx, src)) is not None:
-                self.report(src, msg + f"keep detached values instead (`{plain.value}` is a number on some "
-                                       "iterations of its loop, which has no `.detach()`: no fix is offered)")
+                self.report(src, msg + f"keep detached values instead ({loop_number_why(plain)})")
                 continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))

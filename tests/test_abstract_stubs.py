@@ -82,3 +82,49 @@ def test_meta_grad_through_an_abstract_model_is_reported_unsafe(tmp_path):
 
 def test_a_second_grad_through_the_task_graph_keeps_the_retain(tmp_path):
     assert _ad104(tmp_path, after="torch.autograd.grad(meta_loss, [self.lr])") == []
+
+
+TEMPLATE = """
+import abc
+import torch
+
+
+class Trainer(abc.ABC):
+    def __init__(self, model, lr=0.1):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=lr)
+
+    @abc.abstractmethod
+    def compute_loss(self, batch):
+        ...
+
+    def train(self, batches):
+        for batch in batches:
+            self.opt.zero_grad()
+            loss = self.compute_loss(batch)
+            loss.backward(retain_graph=True)
+            self.opt.step()
+"""
+
+
+def _template(tmp_path, body):
+    path = tmp_path / "trainer.py"
+    text = textwrap.dedent(TEMPLATE).replace("        ...\n", body)
+    if "..." not in body:
+        text = text.replace("    @abc.abstractmethod\n", "    # a method of the class itself\n")
+    path.write_text(text)
+    findings, _, _ = check_source(path.read_text(), str(path), all_rules(), Options())
+    return [f for f in findings if f.code == "AD104"]
+
+
+def test_loss_of_an_abstract_method_of_self_is_no_safe_drop(tmp_path):
+    # a subclass out of sight defines compute_loss; it may return a loss over a graph it
+    # keeps from an earlier call, which the next iteration's backward walks again
+    found = _template(tmp_path, "        ...\n")
+    assert [(f.line, f.fix) for f in found] == [(19, "unsafe")]
+    assert "`self.compute_loss()` returns a graph the analysis cannot see into" in found[0].message
+
+
+def test_loss_of_a_concrete_method_of_self_keeps_its_safe_drop(tmp_path):
+    found = _template(tmp_path, "        return self.model(batch).pow(2).mean()\n")
+    assert [(f.line, f.fix) for f in found] == [(19, "safe")]

@@ -19,7 +19,7 @@ from .loop_inputs import walked_again
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .state_cuts import cut_after, outer_cut
-from .stubs import abstract_origins
+from .stubs import abstract_origins, unseen_call_origins
 from .walk import nodes
 
 
@@ -131,6 +131,7 @@ def unneeded_retains(analysis) -> list:
                     + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
                     + scope.arm_notes + entry_notes
                 why.extend(x for x in found if x not in why)
+                why.extend(unseen_call_origins(analysis, own, why))
                 if ev.call in passed:
                     key, method = passed[ev.call]
                     note = (f"`{key}`, which the loss reads, is stored by `{method}()` from what its callers "

@@ -68,3 +68,30 @@ def abstract_origins(analysis, nodes) -> list:
         if note not in out:
             out.append(note)
     return out
+
+
+def unseen_call_origins(analysis, nodes, noted) -> list:
+    """Notes for the nodes of a retained graph that come out of a call the walk
+    cannot see into (`loss = self.compute_loss(batch)` of a method an override
+    out of sight defines, `self.learner.compute_model(...)` of a class of another
+    package): the graph is only proven by the backward, so that the next call
+    builds it anew, keeping nothing of this call's graph for a later backward to
+    walk again (a cached embedding, a running sum), is inferred. `noted`: the
+    notes already given (an abstract stub's names the call)."""
+    import libcst as cst
+
+    from ..imports import dotted
+
+    out = []
+    for node in sorted(nodes, key=lambda n: n.seq):
+        call = node.expr
+        if node.parents or node.leaf or node.modules or node.kind != "op" or not isinstance(call, cst.Call):
+            continue
+        name = dotted(call.func)
+        if name is None or name.split(".")[0] in ("torch", "F", "nn", "np", "math"):
+            continue
+        if any(f"`{name}()`" in note for note in noted + out):
+            continue
+        out.append(f"`{name}()` returns a graph the analysis cannot see into, taken to be built anew on each "
+                   f"call (none of it kept for a later call's backward to walk again)")
+    return out

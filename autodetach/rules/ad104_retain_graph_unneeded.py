@@ -62,7 +62,9 @@ class RetainGraphUnneeded(GraphRule):
     loss comes from a method the project defines only as an abstract stub
     (`loss, _ = self.learner.compute_model(batch, w)` where the base class
     raises `NotImplementedError`): the override that runs is out of sight and
-    is taken to build its result anew on each call, or
+    is taken to build its result anew on each call (the same for any call
+    whose graph the analysis cannot see into, `loss = self.compute_loss(b)`
+    of an abstract method of the class itself), or
     when the loss reads a tensor argument of its function (`def
     enc_update(self, out)`): the caller built that graph and may backward
     through it again after the call. Not reported when a later backward of

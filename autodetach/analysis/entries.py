@@ -27,6 +27,8 @@ def add_entry(scope, s: cst.AugAssign, stmt) -> None:
     if key in scope.views:
         key = scope.views[key]  # `stat = self.stats[split]`, then `stat["loss"] += [loss]` (self_views.py)
         target = None
+    if target is not None and type(target.value) is cst.Attribute and target.value.attr.value == "data":
+        return  # `p.data[i] += g`: the graph lands on the `.data` alias, dropped at once; `p` keeps none
     if key is None or scope.no_grad or not rhs.graph or \
             not isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign)):
         return

@@ -226,6 +226,8 @@ class _Collector(cst.CSTVisitor):
                 return RECURRENT[qualified]
             if qualified in WRAPPERS:
                 return "param"
+            if qualified == "torch.nn.parameter.Parameter":
+                return "leaf"  # `from torch.nn.parameter import Parameter`, the class's own module
             if qualified.startswith("torch.nn.") and qualified.count(".") == 2 and \
                     qualified.split(".")[-1][:1].isupper():
                 last = qualified.split(".")[-1]

@@ -1324,8 +1324,10 @@ class Scope:
                         self.arm_notes.append(note)
                 self.env[key] = Val()  # self.init_hidden(n): `self.hidden = torch.zeros(...)` there
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
-                and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}"):
-            # not `self.critic1(x)` where `self` is a module too: that runs the part alone
+                and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}") \
+                and self.analysis.forward_elems(f"{base}.{meth}") is None:
+            # not `self.critic1(x)` where `self` is a module too: that runs the part alone; nor
+            # `self.criterion(...)`, an object of a project class whose forward is read (callee)
             return self._module_method(call, func, base)
         return None
 
@@ -1501,8 +1503,9 @@ class Scope:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
-        if isinstance(func, cst.Name) and qualified is None and not self.no_grad:
-            summary = self.analysis.forward_elems(key)
+        if (isinstance(func, cst.Name) or (key or "").startswith("self.") and key.count(".") == 1) and \
+                qualified is None and not self.no_grad:
+            summary = self.analysis.forward_elems(key)  # `loss_fn(...)`, `self.criterion(...)`
             if summary is not None and not any(arg.star for arg in call.args):
                 return self._object_forward(call, summary)
         return self._value_call(call, stmt, func, qualified, key)

@@ -178,7 +178,7 @@ def _accumulates(fn) -> bool:
 
 def _accumulated(fn) -> set:
     """The names a loop in `fn` sums or collects into."""
-    out = set()
+    out, probes = set(), set()
     for loop in nodes(fn.body, skip=_SKIP):
         if type(loop) is cst.For or type(loop) is cst.While:
             for node in nodes(loop.body, skip=_SKIP):
@@ -191,7 +191,20 @@ def _accumulated(fn) -> set:
                         isinstance(node.targets[0].target, cst.Name) and not isinstance(node.value, cst.Name) and \
                         node.targets[0].target.value in {x.value for x in nodes(node.value) if isinstance(x, cst.Name)}:
                     out.add(node.targets[0].target.value)  # `result = torch.cat((result, pred))`: rebuilt from itself
-    return out
+                    if _built_here(node.value, loop.body):
+                        probes.add(node.targets[0].target.value)
+    return out - probes
+
+
+def _built_here(value, body) -> bool:
+    """`out = self.layers[f"conv{i}"](out)` where the loop has just stored a new object there
+    (`self.layers[f"conv{i}"] = ConvBlock(out.shape)`): a loop that builds a network and runs a
+    probe through each new layer, one forward deep, not a sum over batches."""
+    if type(value) is not cst.Call:
+        return False
+    return any(isinstance(node, cst.Assign) and type(node.value) is cst.Call and
+               any(target.target.deep_equals(value.func) for target in node.targets)
+               for node in nodes(body, skip=_SKIP))
 
 
 def _root(expr) -> str:

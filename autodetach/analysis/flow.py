@@ -209,6 +209,9 @@ class Scope:
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
         self.tuple_elems: dict = {}  # id(node of `t = (a, b)`) -> the elements' Vals (a tuple never changes)
+        # id(node of `t = [a, b]`) -> its elements' Vals, grown by `t.append(c)` / `t.extend([c, d])`:
+        # these only add at the end, so each position keeps what was put there (read by unpacking only)
+        self.list_elems: dict = {}
         self.handed: dict = {}  # an inlined callee's parameter -> the caller's optimizer it was given
         # an inlined callee's parameter -> the caller's name it was given (`train_step(..., losses)`),
         # so that `meter.update(loss)` there finds the caller's meter object and stores into it
@@ -587,6 +590,8 @@ class Scope:
 
     def _assign_unpack(self, target, val: Val, stmt, expr, kind) -> None:
         elems = [elem.value for elem in target.elements]
+        if val.elems is None and val.heads and not any(type(e) is cst.StarredElement for e in elems):
+            val = self._known_elems(val, len(elems))
         if val.elems is None and val.graph and not self.no_grad:
             # Outputs of one call share one graph: a node for the call,
             # and a trivial node per target hanging from it.
@@ -616,6 +621,30 @@ class Scope:
             if index in aside:
                 for head in self.env.get(aside[index], Val()).heads:
                     head.aside = head.name == aside[index] and head.stmt is stmt
+
+    def _known_elems(self, val: Val, width: int) -> Val:
+        """`state, log_prob, reward = self.transition`, bound to `[state, log_prob]` and extended:
+        each name gets its own element, not the graph of all of them. Where `val` may be one of
+        several such lists (an `if` stored it), each position joins theirs. Only lists stored in this
+        pass: one kept from an earlier iteration is read through its store (where AD101 cuts it).
+        A list shorter than the targets was grown by code not walked here: growing only adds at the
+        end, so the known positions stay, and the others may hold anything the list holds."""
+        if any(head.iteration != self.tag() for head in val.heads):
+            return val
+        whole = dataclasses.replace(val, elems=None)
+        known = []
+        for head in val.heads:
+            each = self.tuple_elems.get(id(head))
+            if each is None:
+                each = self.list_elems.get(id(head))
+                each = None if each is None else each + [whole] * (width - len(each))
+            if each is None or len(each) != width:
+                return val
+            known.append(each)
+        joined = list(known[0])
+        for each in known[1:]:
+            joined = [mine.join(theirs) for mine, theirs in zip(joined, each)]
+        return dataclasses.replace(val, elems=joined)
 
     def _aside(self, elems, val: Val, stmt, expr) -> dict:
         """`loss, dist = criterion(out, y)` with `loss.backward()`, `criterion` a function whose
@@ -774,9 +803,9 @@ class Scope:
                 node.summed = f"the entries of `{key}` carry a graph (each is summed into the backwarded loss)"
         elif proven:
             node.proven, node.uncertain = True, False
-        if type(expr) is cst.Tuple and val.elems is not None and len(val.elems) == len(expr.elements) \
+        if type(expr) in (cst.Tuple, cst.List) and val.elems is not None and len(val.elems) == len(expr.elements) \
                 and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
-            self.tuple_elems[id(node)] = val.elems
+            (self.tuple_elems if type(expr) is cst.Tuple else self.list_elems)[id(node)] = val.elems
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
 
     def _objects_only(self, expr) -> bool:
@@ -1295,8 +1324,10 @@ class Scope:
                         self.arm_notes.append(note)
                 self.env[key] = Val()  # self.init_hidden(n): `self.hidden = torch.zeros(...)` there
         if base is not None and self.names.is_module(base) and not meth[:1].isupper() \
-                and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}"):
-            # not `self.critic1(x)` where `self` is a module too: that runs the part alone
+                and base not in self.imports.aliases and not self.names.is_module(f"{base}.{meth}") \
+                and self.analysis.forward_elems(f"{base}.{meth}") is None:
+            # not `self.critic1(x)` where `self` is a module too: that runs the part alone; nor
+            # `self.criterion(...)`, an object of a project class whose forward is read (callee)
             return self._module_method(call, func, base)
         return None
 
@@ -1359,6 +1390,7 @@ class Scope:
             # number from code the analysis reads as a graph)
             val = Val(ghosts=val.heads | val.ghosts)
         proven = id(call) in self.proven[1]
+        grown = self._grown_elems(base, meth, exprs, args)
         if (val.graph or proven) and not self.no_grad:
             old = self.lookup_key(base)
             expr = exprs[-1] if exprs else None
@@ -1371,7 +1403,28 @@ class Scope:
             if meth == "append":
                 node.last = elem
             self.env[base] = Val(heads=frozenset({node}), loss=val.loss)
+            if grown is not None:
+                self.list_elems[id(node)] = grown[1]
+        elif grown is not None:
+            self.list_elems[id(grown[0])] = grown[1]  # the same list, longer
         return Val()
+
+    def _grown_elems(self, base: str, meth: str, exprs, args) -> Optional[tuple]:
+        """(the list's node, its elements after `base.append(x)` / `base.extend([x, y])`) for a
+        list whose elements are known (`list_elems`); None otherwise."""
+        old = self.env.get(base)
+        if meth not in ("append", "extend") or len(args) != 1 or old is None or len(old.heads) != 1:
+            return None
+        head = next(iter(old.heads))
+        known = self.list_elems.get(id(head))
+        if known is None:
+            return None
+        if meth == "append":
+            return head, known + [args[0]]
+        if type(exprs[0]) in (cst.List, cst.Tuple) and args[0].elems is not None and \
+                not any(type(e) is cst.StarredElement for e in exprs[0].elements):
+            return head, known + list(args[0].elems)
+        return None
 
     def _detach_in_place(self, base: str) -> Val:
         # in place: `h.detach_()`, or `for s in state: s.detach_()` cuts `state`
@@ -1450,8 +1503,9 @@ class Scope:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
-        if isinstance(func, cst.Name) and qualified is None and not self.no_grad:
-            summary = self.analysis.forward_elems(key)
+        if (isinstance(func, cst.Name) or (key or "").startswith("self.") and key.count(".") == 1) and \
+                qualified is None and not self.no_grad:
+            summary = self.analysis.forward_elems(key)  # `loss_fn(...)`, `self.criterion(...)`
             if summary is not None and not any(arg.star for arg in call.args):
                 return self._object_forward(call, summary)
         return self._value_call(call, stmt, func, qualified, key)

@@ -295,7 +295,7 @@ class Analysis:
         of this file or of the project whose forward returns a tuple: the
         forward's summary when it says which parameters each element hangs
         from (`Summary.elem_flow`), else None."""
-        found = self._forward_summary(key) if key and "." not in key else None
+        found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
         return found if found is not None and found.elem_flow and not found.events else None
 
     def forward_distribution(self, key, index=None) -> bool:
@@ -857,3 +857,8 @@ def _locals(method) -> set:
         elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
             out.update(target_names(node.name if isinstance(node, cst.AsName) else node.target))
     return out - shared
+
+
+def _self_attr(key: str) -> bool:
+    """`self.criterion`: an object the class keeps on itself."""
+    return key.startswith("self.") and key.count(".") == 1

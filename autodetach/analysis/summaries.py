@@ -200,6 +200,11 @@ class _Fn:
             if expr.id in self.params and self._param(expr):
                 return "graph"
             if expr.id in self.others and self._param(expr):
+                if expr.id in self.assigned and expr.id not in self.rebound:
+                    # `queue = torch.cat((embedding, queue))` further down: this read may see that value
+                    # (a graph it brings; a cut of its own is no cut of the caller's value)
+                    found = self._name_kind(expr.id, depth)
+                    return found if found in ("graph", "unknown") else "const"
                 return "const"
             found = self._name_kind(expr.id, depth)
             values = self.assigned.get(expr.id, ())

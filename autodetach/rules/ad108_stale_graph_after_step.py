@@ -55,7 +55,11 @@ class StaleGraphAfterStep(GraphRule):
     reported, without a fix (each task's gradients must be taken before the
     reload). A helper walked at its call (`def adapt(model, opt, x)`, called
     `adapt(net, inner, x)`) steps the caller's module when the file hands
-    that parameter only one.
+    that parameter only one. When the backward sits in a step helper that
+    several methods call (`self._update(loss)`) and a loop hands it a graph
+    built before the loop (`self.enforce(x, encoded=enc)` in `for x in
+    others:`), the call in the loop is reported too: the helper's own line
+    does not say which caller is wrong.
 
     A trainer whose base class lives in another file is read there: the
     optimizers its `__init__` builds on `self` and what they own
@@ -365,6 +369,7 @@ class StaleGraphAfterStep(GraphRule):
             self.report(backward.call, msg, edits=edits, fix_title="Recompute the loss after the step",
                         related=[(opt_step.call, "this step modifies the parameters"),
                                  (built.stmt, "the graph was built here")])
+            self._call_site(found, done)
 
         for fn in analysis.names.functions_all:
             for call, step, arg in generator_after_critic_step(fn, analysis.names.optimizers):
@@ -403,6 +408,30 @@ class StaleGraphAfterStep(GraphRule):
                         "retain_graph says so) and that shared part saved weights the step updates. Not fixed: "
                         "the steps must move out of the loop",
                         related=[(found.step, "this step modifies the parameters")])
+
+    def _call_site(self, found, done) -> None:
+        """The call in the loop that hands a shared helper the stale graph
+        (analysis/loop_call_sites.py), reported there too: the helper's own
+        line does not say which of its callers is wrong."""
+        from ..analysis.loop_call_sites import loop_call_site
+
+        ctx = self.ctx
+        backward = found.backward
+        if {t[0] for t in found.built.iteration} & {t[0] for t in backward.tag}:
+            return  # built in the loop's own iteration (inside the helper): the helper's line is the place
+        site = loop_call_site(ctx, backward.loops[-1] if backward.loops else None, backward.stmt)
+        if site is None or site in done:
+            return
+        done.add(site)
+        helper = ctx.enclosing(backward.stmt, (cst.FunctionDef,)).name.value
+        self.report(site, f"`{code(ctx, site)}` (line {line(ctx, site)}) runs `{code(ctx, backward.call)}` (line "
+                          f"{line(ctx, backward.call)}, in `{helper}`, which other code calls too) on a graph built "
+                          f"before this loop (line {line(ctx, found.built.stmt)}), after "
+                          f"`{code(ctx, found.step.call)}` (line {line(ctx, found.step.call)}) updated those "
+                          f"parameters in place in the previous iteration: build what it is handed inside the "
+                          f"loop, or backward every loss before the first step. Not fixed here (see line "
+                          f"{line(ctx, backward.call)})",
+                    related=[(backward.call, "the backward"), (found.built.stmt, "the graph was built here")])
 
     def _move(self, analysis, backward, stale) -> list:
         if any(n.iteration != backward.tag for n in stale):

@@ -143,6 +143,11 @@ class DetachResultDiscarded(Rule):
     Finds expression statements such as `h.detach()`, `hidden[0].detach()`,
     `h.detach().requires_grad_()`, `x.detach().cpu()` and
     `[h.detach() for h in hidden]`: a detach whose new tensor nobody keeps.
+    Also `grad = grad.detach()` that rebinds the variable of `for grad in
+    grads:` when nothing reads it afterwards (setting its `requires_grad`
+    aside): the container keeps the undetached tensors. That one is reported
+    without a fix: the code that uses the container trains through their
+    graph now, and rebuilding it detached changes the gradients.
 
     ## Why it matters
     `detach()` does not change the tensor it is called on; it returns a new
@@ -208,6 +213,18 @@ class DetachResultDiscarded(Rule):
             import torch
             h.detach_()
         """, note="in place: cuts h itself"),
+        Valid("""
+            import torch
+            for grad in grads:
+                grad = grad.detach()
+                total = total + grad.norm()
+        """, note="the rebound loop variable is read"),
+        Valid("""
+            import torch
+            for p in params:
+                p = p.detach()
+            print(p)
+        """, note="read after the loop: the last one is kept"),
         Valid("""
             import torch
             from mmf.common.report import Report
@@ -398,6 +415,15 @@ class DetachResultDiscarded(Rule):
                 message="would also cut"),
         Invalid("""
             import torch
+            grads = torch.autograd.grad(loss, params, create_graph=True)
+            for grad in grads:
+                grad = grad.detach()
+                grad.requires_grad = False
+            fast = [p - 0.1 * g for p, g in zip(params, grads)]
+        """, None, note="the loop variable rebound, the container untouched: reported, no fix", line=4,
+            column=5, message="rebinds the loop variable"),
+        Invalid("""
+            import torch
             state = {"h": h0}
             torch.detach(state["h"])
         """, """
@@ -418,6 +444,29 @@ class DetachResultDiscarded(Rule):
         comp = self._comprehension(value)
         if comp is not None:
             self._comp(node, *comp)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) or \
+                not self.ctx.imports.mentions_torch():
+            return
+        name = node.targets[0].target.value
+        chain = _chain(self.ctx, node.value)
+        if chain is None or not isinstance(chain.base, cst.Name) or chain.base.value != name:
+            return
+        from ..analysis.dead_rebinds import dead_loop_rebind
+
+        loop = dead_loop_rebind(self.ctx, node, name)
+        if loop is None:
+            return
+        ctx = self.ctx
+        it_src = ctx.code(loop.iter).strip()
+        call_src = ctx.code(node.value).strip()
+        self.report(node, f"`{name} = {call_src}` rebinds the loop variable of `for {ctx.code(loop.target).strip()} "
+                          f"in {it_src}` (line {ctx.line_of(loop)}) and nothing reads it afterwards: the new "
+                          f"tensor is thrown away, and the tensors in `{it_src}` are not detached; to cut them, "
+                          f"rebuild the container (e.g. `... = [g.detach() for g in ...]`). No automatic fix: the "
+                          f"code that uses them trains through their graph now, and cutting it changes the "
+                          f"gradients")
 
     # --- `x.detach()` -----------------------------------------------------
     def _plain(self, stmt: cst.Expr, chain: _Chain) -> None:

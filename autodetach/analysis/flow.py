@@ -217,6 +217,7 @@ class Scope:
         # so that `meter.update(loss)` there finds the caller's meter object and stores into it
         self.passed: dict = {}
         self.meter_keys: set = set()  # the objects a meter store went into (`_meter_add`, `_setitem_store`)
+        self.sum_elts: set = set()  # ids of comprehension elements that add (`[s + b for s, b in zip(...)]`)
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
@@ -400,11 +401,13 @@ class Scope:
         heads = iterated.heads
         if view == "items":
             # `for key, value in feats.items()`: the key is a name or number, only the value may carry a graph
-            return _zipped([Val(), Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown)])
+            return _zipped([Val(), Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown,
+                                       loss=iterated.loss)])
         if iterated.modules and not self.no_grad:
             # `for row in net(x)`: the rows carry the call's graph
             heads = heads | {self.new_node(None, self.cur_stmt, it_expr, iterated, kind="module")}
-        return Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown)
+        # an element of a loss (or of what a step returns beside its loss) is kept as one
+        return Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown, loss=iterated.loss)
 
     def branch_run(self, arms, node, none_in=()) -> None:
         """Run alternatives; keep the frees common to all (and to 'not taken').
@@ -544,9 +547,9 @@ class Scope:
                 total = Val(heads=val.heads, ghosts=val.ghosts, modules=rhs.modules, uses=rhs.uses,
                             nontrivial=nontrivial)
                 node = self.new_node(key, stmt, small_stmt.value, total, kind="accum")
-                node.loss = rhs.loss
+                node.loss = rhs.loss or old.loss  # `loss /= accum_steps` is still the loss
                 node.opaque = rhs.uncertain
-                self.env[key] = Val(heads=frozenset({node}), loss=rhs.loss)
+                self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
             self.bound.add(key)
@@ -990,7 +993,9 @@ class Scope:
                 isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return Val(ghosts=value.heads | value.ghosts)  # `'%.4f' % loss` is a string
         value.nontrivial = value.nontrivial or not isinstance(expr.operator, ADDITIVE)
-        value.loss = False
+        # `[s + b for s, b in zip(sums, step_stats)]` sums element by element, as `s += b` would:
+        # what it adds a loss to is still one; other arithmetic is not
+        value.loss = value.loss and isinstance(expr.operator, cst.Add) and id(expr) in self.sum_elts
         return value
 
     def _unary(self, expr: cst.UnaryOperation, stmt) -> Val:
@@ -1077,6 +1082,7 @@ class Scope:
             self.expr(expr.key)
             value = self.expr(expr.value)
         else:
+            self.sum_elts.add(id(expr.elt))
             value = self.expr(expr.elt)
         self.env = saved
         out = value.join(Val(ghosts=ghosts))
@@ -1090,7 +1096,7 @@ class Scope:
         True when a tuple target's parts all took the whole value (no elements known)."""
         key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if key:
-            self.env[key] = Val(heads=elem.heads, ghosts=elem.ghosts, unknown=elem.unknown)
+            self.env[key] = Val(heads=elem.heads, ghosts=elem.ghosts, unknown=elem.unknown, loss=elem.loss)
             return False
         guessed = False
         if isinstance(target, (cst.Tuple, cst.List)):

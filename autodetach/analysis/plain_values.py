@@ -3,8 +3,9 @@ or `x.item()` would then crash (`dict` has no `.detach()`, `float` no `.item()`)
 so the AD1 fix builders refuse it. Provably: a literal or display (dict, list,
 tuple, set, string, number: `.detach()` of `[loss]` fails too), a comprehension that
 builds plain values (the fix detaches a comprehension's elements), a call of
-a built-in that returns one (`len`, `float`, `dict(...)`) or of a function of this
-file whose every return is one, `.item()` / `.tolist()`,
+a built-in that returns one (`len`, `float`, `dict(...)`), of a function of this
+file or a `self` method of this file's classes whose every return is one,
+`.item()` / `.tolist()`, a concatenation with a list or tuple display (`h + [x]`),
 a name the file uses as a module, or a local name whose every value
 (`name = ...`, `name += ...`) is one of those."""
 from __future__ import annotations
@@ -41,6 +42,9 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         return True
     if isinstance(expr, cst.UnaryOperation):
         return isinstance(expr.expression, NUMBERS)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and \
+            (isinstance(expr.left, (cst.List, cst.Tuple)) or isinstance(expr.right, (cst.List, cst.Tuple))):
+        return True  # `hist + [loss]` concatenates lists (a tensor's `+` takes no list)
     if isinstance(expr, cst.Call):
         func = expr.func
         if isinstance(func, cst.Name) and func.value in PLAIN_BUILTINS:
@@ -51,7 +55,10 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         if isinstance(func, cst.Name):
             returns = _local_returns(ctx, func)
             return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
-        return isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS
+        if isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS:
+            return True
+        returns = _self_method_returns(ctx, func)
+        return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
     if isinstance(expr, (cst.Name, cst.Attribute)) and _module(ctx, expr):
         return True  # `clone = l2l.clone_module(policy)`: a module has no `.detach()`
     if isinstance(expr, cst.Name):
@@ -82,6 +89,23 @@ def _local_returns(ctx, func: cst.Name) -> list:
     if len(found) != 1 or found[0].kind != "def" or not isinstance(found[0].node, cst.FunctionDef):
         return []
     return returns(found[0].node)
+
+
+def _self_method_returns(ctx, func) -> list:
+    """The returned values of every method of this file's classes named as
+    `self.X` is (`return loss, aux` of `self._step(x)`: a tuple); [] when
+    no class of the file defines it (an override elsewhere is not seen)."""
+    if not (isinstance(func, cst.Attribute) and type(func.value) is cst.Name and func.value.value == "self"):
+        return []
+    out = []
+    for cls in (n for n in nodes(ctx.module) if type(n) is cst.ClassDef):
+        for stmt in cls.body.body:
+            if type(stmt) is cst.FunctionDef and stmt.name.value == func.attr.value:
+                found = returns(stmt)
+                if not found:
+                    return []
+                out += found
+    return out
 
 
 def _shadowed(ctx, func: cst.Name) -> bool:

@@ -117,6 +117,12 @@ class LossAccumulatedWithGraph(GraphRule):
     logging libraries are left alone. A list kept through a loop over literal
     lists (`for hist, v in zip([losses, accs], [loss, acc]): hist.append(v)`),
     walked once per position and fixed at the element (`[loss.detach(), acc]`).
+    What a step method returns beside the loss it backwards (`return loss,
+    policy_loss, value_loss`), summed over backward batches and kept in lists
+    rebuilt element by element (`sums = [s + b for s, b in zip(sums, stats)]`,
+    then `hist = [h + [s] for h, s in zip(hist, sums)]`), or the returned
+    tuple appended whole: reported without a fix (a list or tuple has no
+    `.detach()`; the step's return is where to detach).
     A dict or list whose every entry the backwarded loss sums (`loss =
     sum(parts.values())`) and that is kept whole or rebuilt into epoch totals
     (that its entries carry a graph is inferred from the sum). A running error of

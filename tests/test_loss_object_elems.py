@@ -49,3 +49,65 @@ def test_queue_and_flag_from_a_loss_object_on_self(tmp_path, case, losses):
     os.utime(tmp_path / case / losses, ns=(1, 1))
     train.write_text(train.read_text().replace("embedding=embedding.detach()", "embedding=embedding"))
     assert _ad101(train) != []
+
+
+def test_flag_handed_back_beside_a_queue_with_a_graph(tmp_path):
+    """The control's `use_queue` is the trainer's own `False`, handed back untouched: only the
+    queue (line 33) keeps the embedding's graph; the flag (line 34) was reported with a
+    `.detach()` of a bool, and the queue only once that fix was applied."""
+    case = tmp_path / "q"
+    shutil.copytree(CORPUS / "ok_queue_returned_by_loss_module", case)
+    (case / "losses.py").write_text(KEPT)
+    os.utime(case / "losses.py", ns=(1, 1))
+    train = case / "train.py"
+    train.write_text(train.read_text().replace("embedding=embedding.detach()", "embedding=embedding"))
+    assert train.read_text().splitlines()[32:34] == ["        self.queue = queue",
+                                                     "        self.use_the_queue = use_queue"]
+    assert _ad101(train) == [33]
+
+
+def test_flag_alone_handed_back(tmp_path):
+    """`loss, use_queue = self.criterion(..., use_queue=self.use_the_queue)` whose forward has no
+    cut: the flag is what the caller passed (its own `True`), not the loss's graph."""
+    case = tmp_path / "f"
+    shutil.copytree(CORPUS / "ok_flag_handed_back_by_loss_module", case)
+    train = case / "train.py"
+    assert _ad101(train) == []
+    # control: the caller hands a tensor with the graph as the flag, and reads it back next batch
+    text = train.read_text()
+    text = text.replace("use_queue=self.use_the_queue)",
+                        "use_queue=output.sum() if self.use_the_queue is None else self.use_the_queue)")
+    train.write_text(text.replace("self.use_the_queue = True", "self.use_the_queue = None"))
+    assert _ad101(train) == [31]
+
+
+LOOP = '''import torch
+import torch.nn as nn
+
+from losses import QueueLoss
+
+encoder = nn.Linear(6, 4)
+prototypes = nn.Linear(4, 3, bias=False)
+criterion = QueueLoss(temperature=0.1)
+optimizer = torch.optim.SGD(list(encoder.parameters()) + list(prototypes.parameters()), lr=0.1)
+queue = torch.zeros(8, 4)
+flag = False
+for _ in range(4):
+    embedding = encoder(torch.randn(4, 6))
+    output = prototypes(embedding)
+    loss, new_queue, new_flag = criterion(output, embedding, prototypes.weight, queue, flag)
+    queue = new_queue
+    flag = new_flag
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+def test_flag_handed_back_to_a_loop(tmp_path):
+    """The same loss object bound to a plain name in a module-level loop: only the queue (line
+    16) keeps a graph; the flag (line 17) is the loop's own `False` handed back."""
+    (tmp_path / "losses.py").write_text(KEPT)
+    train = tmp_path / "train.py"
+    train.write_text(LOOP)
+    assert _ad101(train) == [16]

@@ -1563,6 +1563,9 @@ class Scope:
         if args.graph:
             args.nontrivial = True
             args.loss = bool(qualified and _looks_like_loss(qualified)) or bool(key and _looks_like_loss(key))
+            if qualified is None:
+                # `self.criterion(...)`, a loss object on self
+                args = self._handed_back(call, self.analysis.forward_handed_back(key), args)
         return args
 
     def _call_args(self, call: cst.Call, func, qualified) -> tuple:
@@ -1693,11 +1696,13 @@ class Scope:
             if summary.result in ("cut", "const"):
                 return Val(ghosts=args.heads | args.ghosts)
             if summary.result == "graph" and args.graph:
-                return self._cut_args(call, summary, self._through(args, summary, qualified or key))
+                out = self._cut_args(call, summary, self._through(args, summary, qualified or key))
+                return self._handed_back(call, summary.handed_back, out)  # `criterion(..., flag)`
             if summary.arity and "graph" in summary.elems and args.graph:
                 # `loss, mse, reg = total_loss(...)` from losses.py: the whole is not known
                 # to carry the graph, but the elements the summary says hang from it do
-                return self._cut_args(call, summary, self._through(args, summary, qualified or key, known=False))
+                out = self._cut_args(call, summary, self._through(args, summary, qualified or key, known=False))
+                return self._handed_back(call, summary.handed_back, out)
         if args.graph:
             args.uncertain = True
             if summary is not None and not summary.events and summary.arg_flow is not None:
@@ -1989,6 +1994,27 @@ class Scope:
             if cuts is not None:
                 value.elems = [Val(ghosts=value.heads | value.ghosts) if cut else dataclasses.replace(value)
                                for cut in cuts]
+            else:
+                value = self._handed_back(call, self.analysis.forward_handed_back(key), value)
+        return value
+
+    def _handed_back(self, call: cst.Call, found, value: Val) -> Val:
+        """`loss, queue, use_queue = self.criterion(..., use_queue=self.use_the_queue)` whose forward
+        (read from its code: `found`, Summary.handed_back) returns `use_queue` as it came: that
+        element is the caller's own value, with only what the caller passed (not the graph of the
+        rest of the result)."""
+        each = self.arg_vals.get(id(call))
+        if not found or not value.graph or each is None or \
+                value.elems is not None and len(value.elems) != len(found[1]):
+            return value
+        names = _bind(call, found[0])
+        if not names or any(name not in found[0] or index not in each for name, index in names.items()):
+            return value
+        if any(self.names.is_module(dotted(call.args[names[name]].value) or "") for name in found[1] if name in names):
+            return value  # a module handed back: its argument's value stands for no run of it
+        elems = value.elems or [dataclasses.replace(value) for _ in found[1]]
+        value.elems = [dataclasses.replace(each[names[name]]) if name in names else elem
+                       for name, elem in zip(found[1], elems)]
         return value
 
     def _object_forward(self, call: cst.Call, summary) -> Val:

@@ -298,6 +298,12 @@ class Analysis:
         found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
         return found if found is not None and found.elem_flow and not found.events else None
 
+    def forward_handed_back(self, key):
+        """`loss, queue, flag = self.criterion(..., use_queue=flag)`: the forward's (params,
+        per-element handed-back parameter) of the object `key` (handed_back.py), else None."""
+        found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
+        return found.handed_back if found is not None and found.handed_back and not found.events else None
+
     def forward_distribution(self, key, index=None) -> bool:
         """`dist = actor(state)` (or, with `index`, `dist, value = net(state)`)
         where `actor` is an object of a module class of this file or of the

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from .handed_back import handed_back
 from .handed_flags import ast_flag_param
 from .stubs import abstract_stub
 from .switches import switch_exits
@@ -112,6 +113,9 @@ class Summary:
     distribution: bool = False
     # positions of the returned tuples that are such an object in every one (`return Categorical(p), v`)
     distribution_elems: tuple = ()
+    # forward: (parameter names, per element of the returned tuples the parameter handed back
+    # untouched there or ""): `return loss, queue, use_queue`, `use_queue` only read (handed_back.py)
+    handed_back: tuple = ()
 
 
 def ast_dotted(node) -> Optional[str]:
@@ -1216,6 +1220,8 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
         # nothing cut here: each argument is taken to pass its graph
         out["arg_flow"] = ("graph",) * max(0, len(method.args.args) - (1 if method.args.args[:1] and
                                                                    method.args.args[0].arg == "self" else 0))
+    if method.name == "forward":
+        out["handed_back"] = handed_back(method)
     if method.name != "__init__":
         keys = []
         for node in own:

@@ -111,3 +111,52 @@ def test_flag_handed_back_to_a_loop(tmp_path):
     train = tmp_path / "train.py"
     train.write_text(LOOP)
     assert _ad101(train) == [16]
+
+
+# A model kept on self whose forward returns a tuple (`pred, feat = self.netd(x)`) runs its own
+# layers: it is read as a model run, not as a loss object (GANomaly's adversarial term on the
+# features of `self.netd(self.fake.detach())` sends G no gradient: AD109).
+GANOMALY = '''import torch
+import torch.nn as nn
+
+
+class NetD(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(4, 3)
+        self.classifier = nn.Linear(3, 1)
+
+    def forward(self, x):
+        features = self.features(x)
+        classifier = torch.sigmoid(self.classifier(features))
+        return classifier, features
+
+
+class Model:
+    def __init__(self):
+        self.netg = nn.Linear(4, 4)
+        self.netd = NetD()
+        self.l_adv = nn.MSELoss()
+        self.optimizer_g = torch.optim.Adam(self.netg.parameters())
+
+    def step(self, x):
+        self.fake = self.netg(x)
+        self.pred_real, self.feat_real = self.netd(x)
+        self.pred_fake, self.feat_fake = self.netd(self.fake.detach())
+        self.optimizer_g.zero_grad()
+        self.err_g = self.l_adv(self.feat_fake, self.feat_real) + (self.fake - x).abs().mean()
+        self.err_g.backward()
+        self.optimizer_g.step()
+
+
+model = Model()
+for _ in range(3):
+    model.step(torch.randn(2, 4))
+'''
+
+
+def test_model_on_self_returning_a_tuple_is_a_model_run(tmp_path):
+    path = tmp_path / "ganomaly.py"
+    path.write_text(GANOMALY)
+    findings, _, _ = check_source(GANOMALY, str(path), all_rules(), Options())
+    assert [f.line for f in findings if f.code == "AD109"] != []

@@ -296,12 +296,16 @@ class Analysis:
         forward's summary when it says which parameters each element hangs
         from (`Summary.elem_flow`), else None."""
         found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
+        if found is not None and _self_attr(key) and found.self_calls:
+            return None  # `self.netd(x)` runs its own layers: a model, read as one (AD109's runs)
         return found if found is not None and found.elem_flow and not found.events else None
 
     def forward_handed_back(self, key):
         """`loss, queue, flag = self.criterion(..., use_queue=flag)`: the forward's (params,
         per-element handed-back parameter) of the object `key` (handed_back.py), else None."""
         found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
+        if found is not None and _self_attr(key) and found.self_calls:
+            return None
         return found.handed_back if found is not None and found.handed_back and not found.events else None
 
     def forward_distribution(self, key, index=None) -> bool:

@@ -295,18 +295,23 @@ class Analysis:
         of this file or of the project whose forward returns a tuple: the
         forward's summary when it says which parameters each element hangs
         from (`Summary.elem_flow`), else None."""
-        found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
-        if found is not None and _self_attr(key) and found.self_calls:
-            return None  # `self.netd(x)` runs its own layers: a model, read as one (AD109's runs)
-        return found if found is not None and found.elem_flow and not found.events else None
+        found = self._object_forward_summary(key)
+        return found if found is not None and found.elem_flow else None
 
     def forward_handed_back(self, key):
         """`loss, queue, flag = self.criterion(..., use_queue=flag)`: the forward's (params,
         per-element handed-back parameter) of the object `key` (handed_back.py), else None."""
+        found = self._object_forward_summary(key)
+        return found.handed_back if found is not None and found.handed_back else None
+
+    def _object_forward_summary(self, key):
+        """The forward's summary of the object `key` (a plain name, or `self.X`) when it runs no
+        backward or step; None for `self.netd`, whose forward runs its own layers (`self.m(...)`):
+        a model, read as one (AD109's runs)."""
         found = self._forward_summary(key) if key and ("." not in key or _self_attr(key)) else None
-        if found is not None and _self_attr(key) and found.self_calls:
+        if found is None or found.events or _self_attr(key) and found.self_calls:
             return None
-        return found.handed_back if found is not None and found.handed_back and not found.events else None
+        return found
 
     def forward_distribution(self, key, index=None) -> bool:
         """`dist = actor(state)` (or, with `index`, `dist, value = net(state)`)

@@ -53,12 +53,10 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
             return bool(expr.args) and all(not_tensor(ctx, arg.value, depth + 1) for arg in expr.args) and \
                 not _shadowed(ctx, func)
         if isinstance(func, cst.Name):
-            returns = _local_returns(ctx, func)
-            return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
+            return _all_plain(ctx, _local_returns(ctx, func), depth)
         if isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS:
             return True
-        returns = _self_method_returns(ctx, func)
-        return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
+        return _all_plain(ctx, _self_method_returns(ctx, func), depth)
     if isinstance(expr, (cst.Name, cst.Attribute)) and _module(ctx, expr):
         return True  # `clone = l2l.clone_module(policy)`: a module has no `.detach()`
     if isinstance(expr, cst.Name):
@@ -76,6 +74,11 @@ def _module(ctx, expr) -> bool:
         return ctx.analysis.names.is_module(dotted(expr))
     except AttributeError:
         return False
+
+
+def _all_plain(ctx, returns: list, depth: int) -> bool:
+    """Every value a callee returns is plain (none a bare `return`); False when none is known."""
+    return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
 
 
 def _local_returns(ctx, func: cst.Name) -> list:

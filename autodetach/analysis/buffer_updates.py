@@ -37,6 +37,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .flow import grad_mode
+from .new_tensors import makes_new_tensor
 from .walk import class_methods, nodes
 
 IN_PLACE = {"add_", "sub_", "mul_", "div_", "copy_", "lerp_", "addcmul_", "addcdiv_", "fill_", "mean_",
@@ -48,8 +49,6 @@ CUT_METHODS = {"detach", "item", "tolist", "numpy", "size", "dim", "numel", "arg
                "new_zeros", "new_ones", "new_empty", "new_full", "detach_"}
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim", "training"}
 CUT_CALLS = {"float", "int", "bool", "len", "str", "isinstance", "range", "type", "print", "getattr", "hasattr"}
-CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn", "rand", "arange", "eye",
-                "linspace", "zeros_like", "ones_like", "empty_like", "full_like", "Tensor", "FloatTensor"}
 CASTS = {"to", "type_as", "type", "cuda", "cpu", "float", "double", "half", "contiguous", "view_as", "expand_as",
          "reshape_as"}
 # torch functions whose results are integers (or not tensors): no graph
@@ -117,7 +116,7 @@ def _builds_parts(ctx, init) -> bool:
         if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and \
                 any((dotted(t.target) or "").startswith("self.") for t in n.targets):
             q = ctx.imports.qualify(n.value.func) or dotted(n.value.func) or ""
-            if not (q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS) and \
+            if not makes_new_tensor(q) and \
                     q.split(".")[-1] not in CUT_CALLS | {"list", "dict", "set", "tuple", "deque", "defaultdict"}:
                 return True
     return False
@@ -354,14 +353,13 @@ def _state(ctx, cls, methods) -> tuple:
                     and isinstance(call.func.value, cst.Call):
                 call = call.func.value
             q = imports.qualify(call.func) or ""
-            last = q.split(".")[-1]
             if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
                 flag = _grad_flag(call)
                 if not (isinstance(flag, cst.Name) and flag.value == "False"):
                     params.add(key)
             elif _is_layer(q):
                 params.add(key)  # a layer: calling it uses its weights
-            elif q.startswith("torch.") and last in CONSTRUCTORS and not _requires_grad(call):
+            elif makes_new_tensor(q) and not _requires_grad(call):
                 buffers.add(key)
     if prefixes:
         buffers |= _indexed_buffers(methods, prefixes)
@@ -434,7 +432,7 @@ class _Walk:
             if key in CUT_CALLS:
                 return frozenset()
             q = self.ctx.imports.qualify(func) or ""
-            if q.startswith("torch.") and q.split(".")[-1] in CONSTRUCTORS | INTEGER_RESULTS:
+            if makes_new_tensor(q) or q.startswith("torch.") and q.split(".")[-1] in INTEGER_RESULTS:
                 return frozenset()
             if q == "torch.autograd.grad" and not any(a.keyword is not None and a.keyword.value == "create_graph"
                                                       for a in e.args):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .new_tensors import NEW_TENSORS
 from .walk import children, content_parents, nodes, of_types
 
 NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.set_grad_enabled")
@@ -229,9 +230,7 @@ def _switches_grad(fn, imports, own: bool = False) -> bool:
 
 
 # what set-up code calls: new tensors, their sizes; a model's forward is no set-up
-_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "randint", "arange", "linspace",
-                        "tensor", "as_tensor", "zeros_like", "ones_like", "empty_like", "full_like", "randn_like",
-                        "rand_like", "eye", "size", "dim", "numel", "to", "float", "long", "int", "double",
+_FACTORIES = NEW_TENSORS | frozenset({"size", "dim", "numel", "to", "float", "long", "int", "double",
                         "half", "bool", "cuda", "cpu", "mul_", "add_", "fill_", "zero_", "normal_", "uniform_",
                         "view", "reshape", "expand", "repeat", "unsqueeze"})
 

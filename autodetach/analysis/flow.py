@@ -37,6 +37,7 @@ from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .passed_meters import meter_helper
 from .quiet_modules import cut_module_args, quiet_names
+from .new_tensors import LIKE
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -68,7 +69,7 @@ STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval",
                  "load_state_dict", "to", "cuda", "cpu", "apply", "modules", "children",
                  "named_modules", "requires_grad_", "register_forward_hook", "buffers"}
 # new tensors of another's shape: no graph comes with them
-LIKE_FACTORIES = {f"torch.{k}_like" for k in ("zeros", "ones", "full", "empty", "rand", "randn", "randint")}
+LIKE_FACTORIES = {f"torch.{name}" for name in LIKE}
 ADDITIVE = (cst.Add, cst.Subtract)
 CONTAINER_ADD = {"append", "extend", "insert", "add", "appendleft"}
 CONTAINER_CLEAR = {"clear"}

@@ -15,13 +15,11 @@ import libcst as cst
 
 from ..imports import dotted
 from .bindings import target_names
+from .new_tensors import makes_new_tensor
 from .walk import nodes
 
 _SKIP = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _NUMBER_TYPES = ("int", "float", "str", "bool")
-# new tensors from sizes: what they read are shapes
-_FACTORIES = ("torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange",
-              "torch.eye", "torch.linspace")
 
 
 def walked_again(analysis, ev, own) -> bool:
@@ -230,7 +228,7 @@ def _cut(analysis, value, depth=0) -> bool:
 
 def _factory(analysis, value) -> bool:
     qualified = analysis.ctx.imports.qualify(value.func) or ""
-    return qualified.startswith(_FACTORIES) and \
+    return makes_new_tensor(qualified) and \
         "requires_grad" not in {a.keyword.value for a in value.args if a.keyword is not None}
 
 

@@ -22,6 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .graph import GNode, closure
+from .new_tensors import makes_new_tensor
 from .walk import class_methods, nodes
 
 
@@ -100,10 +101,6 @@ def _find(analysis) -> tuple:
     return out, loose
 
 
-CONSTRUCTORS = {"zeros", "ones", "empty", "full", "tensor", "as_tensor", "randn", "rand", "randint", "arange",
-                "eye", "linspace", "zeros_like", "ones_like", "empty_like", "full_like", "randn_like", "rand_like"}
-
-
 def _reached(analysis, heads) -> set:
     """The graph below `heads`, not through fresh tensors (`torch.zeros(1, device=d)`
     takes an argument but none of its graph, and is itself a new leaf or a
@@ -117,7 +114,7 @@ def _reached(analysis, heads) -> set:
         expr = node.expr
         if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Attribute, cst.Name)):
             qualified = analysis.ctx.imports.qualify(expr.func) or ""
-            if qualified.startswith("torch.") and qualified.split(".")[-1] in CONSTRUCTORS:
+            if makes_new_tensor(qualified):
                 seen.discard(node)
                 continue
         stack.extend(node.parents)

@@ -28,6 +28,19 @@ class GraphFreedBeforeReuse(GraphRule):
     backwards again is reported at the second phase's loss, without a fix;
     the order is inferred from the arms, and the message says so.
 
+    It also finds a module whose `forward` updates part of itself with its
+    own optimizer (an in-place codebook update: `((quantize - x) **
+    2).mean().backward()`, then `self.codebook_opt.step()`) on a loss that
+    reads a tensor built by layers that optimizer does not step (`x =
+    self.project_in(x)`), and then returns a value that still hangs from
+    that tensor (`x + (quantize - x).detach()`): the caller's backward
+    through the output walks the freed graph. That the caller backwards a
+    loss built on the output is inferred, and the message says so. Left
+    alone: a forward that leaves the step to its caller, or clears the
+    optimizer's gradients before its backward (a whole training step, whose
+    returned losses and images are logged), and values built on the inner
+    loss.
+
     ## Why it matters
     The first call frees the saved tensors, so the second raises "Trying to
     backward through the graph a second time". Here both passes' gradients
@@ -71,7 +84,10 @@ class GraphFreedBeforeReuse(GraphRule):
     offered as unsafe: check it with `--verify`. So is it when the second
     backward runs inside a function of another project file
     (`diversity_loss(phi_real, phi_fake, backward=True)`), known only from
-    that file's summary.
+    that file's summary. The fix for a forward's inner update is always
+    unsafe: retaining keeps both passes' gradients in the layers before the
+    update (the reference's updates), while the author may have meant to
+    build the inner loss from the detached tensor; the message names both.
     """
 
     code = "AD105"
@@ -82,6 +98,26 @@ class GraphFreedBeforeReuse(GraphRule):
     tokens = BACKWARD_TOKENS
 
     VALID = [
+        Valid("""
+            import torch
+            from torch import nn
+
+
+            class Quantizer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.project_in = nn.Linear(4, 4)
+                    self.embed = nn.Parameter(torch.randn(8, 4))
+                    self.opt = torch.optim.SGD([self.embed], lr=0.1)
+
+                def forward(self, x):
+                    x = self.project_in(x)
+                    q = self.embed[torch.cdist(x, self.embed).argmin(-1)]
+                    ((q - x.detach()) ** 2).mean().backward()
+                    self.opt.step()
+                    self.opt.zero_grad()
+                    return x + (q - x).detach()
+        """, note="a forward's inner update on the detached input reaches only the codebook"),
         Valid("""
             import torch
             from torch import nn
@@ -109,6 +145,46 @@ class GraphFreedBeforeReuse(GraphRule):
         """, note="losses summed into one backward"),
     ]
     INVALID = [
+        Invalid("""
+            import torch
+            from torch import nn
+
+
+            class Quantizer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.project_in = nn.Linear(4, 4)
+                    self.embed = nn.Parameter(torch.randn(8, 4))
+                    self.opt = torch.optim.SGD([self.embed], lr=0.1)
+
+                def forward(self, x):
+                    x = self.project_in(x)
+                    q = self.embed[torch.cdist(x, self.embed).argmin(-1)]
+                    ((q - x) ** 2).mean().backward()
+                    self.opt.step()
+                    self.opt.zero_grad()
+                    return x + (q - x).detach()
+        """, """
+            import torch
+            from torch import nn
+
+
+            class Quantizer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.project_in = nn.Linear(4, 4)
+                    self.embed = nn.Parameter(torch.randn(8, 4))
+                    self.opt = torch.optim.SGD([self.embed], lr=0.1)
+
+                def forward(self, x):
+                    x = self.project_in(x)
+                    q = self.embed[torch.cdist(x, self.embed).argmin(-1)]
+                    ((q - x) ** 2).mean().backward(retain_graph=True)
+                    self.opt.step()
+                    self.opt.zero_grad()
+                    return x + (q - x).detach()
+        """, unsafe=True, note="a forward's inner update frees the projection's graph its output hangs from",
+                line=15, column=9, message="inferred: that the caller backwards"),
         Invalid("""
             import torch
             from torch import nn
@@ -326,6 +402,30 @@ class GraphFreedBeforeReuse(GraphRule):
             self.report(first.call, msg, replacement=with_retain(first.call, first.retain_arg),
                         fix=UNSAFE if diagnosis.unsafe or helper else SAFE, fix_title="Add `retain_graph=True`",
                         related=related)
+        self._forward_frees(done)
+
+    def _forward_frees(self, done) -> None:
+        """A forward that backwards a loss, then returns a value built on the graph it freed
+        (analysis/forward_frees.py)."""
+        from ..analysis.forward_frees import forward_frees
+
+        ctx = self.ctx
+        for found in forward_frees(ctx.analysis):
+            event, node = found.event, found.node
+            if event.call in done:
+                continue
+            done.add(event.call)
+            what = node.name or code(ctx, node.expr)
+            msg = (f"`{code(ctx, event.call)}` runs inside `{found.cls.name.value}.forward` and frees the graph of "
+                   f"`{what}` (line {line(ctx, node.stmt)}), which the value `forward` returns still hangs from: "
+                   f"the caller's backward through that output walks the freed graph and fails (\"Trying to "
+                   f"backward through the graph a second time\"). Pass retain_graph=True here (both passes then "
+                   f"put gradients into what produced `{what}`), or build this loss from `{what}.detach()` when "
+                   f"only the module's own parameters should learn from it; inferred: that the caller backwards a "
+                   f"loss built on the output (so the fix is unsafe)")
+            self.report(event.call, msg, replacement=with_retain(event.call, event.retain_arg), fix=UNSAFE,
+                        fix_title="Add `retain_graph=True`",
+                        related=[(node.stmt, "the freed graph the output still hangs from")])
 
 
 def _summed(ctx, first, second):

@@ -93,3 +93,17 @@ def test_entries_handed_to_an_adder_method_are_read_at_its_calls():
     plain = base.replace("self.cache(dist.log_prob(action))", "self.cache(dist.log_prob(action).detach())")
     findings, _, _ = check_source(plain, "policy.py", all_rules(), Options())
     assert not [f for f in findings if f.code == "AD101"]
+
+
+def test_views_of_the_join_bound_to_names_are_followed():
+    split = "used, rest = log_probs.split([batch_size, len(log_probs) - batch_size])\n" \
+            "        self._log_probs = [rest]"
+    found = _findings(split)
+    assert [(f.code, f.line) for f in found] == [("AD101", 21)], [(f.code, f.line, f.message[:80]) for f in found]
+    narrow = "self._log_probs = [torch.narrow(log_probs, 0, batch_size, len(log_probs) - batch_size)]"
+    assert [(f.code, f.line) for f in _findings(narrow)] == [("AD101", 20)]
+
+
+def test_a_name_rebound_to_a_fresh_value_is_no_view():
+    fresh = "rest = log_probs[batch_size:]\n        rest = torch.zeros(3)\n        self._log_probs = [rest]"
+    assert not [f for f in _findings(fresh) if f.code == "AD101"]

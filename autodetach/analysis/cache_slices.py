@@ -81,9 +81,8 @@ def _in_method(analysis, cls, methods, fn) -> list:
         if type(n) is not cst.Assign:
             continue
         read = {m.value for m in nodes(n.value) if type(m) is cst.Name}
-        for target in n.targets:
-            if type(target.target) is cst.Name:
-                deps.setdefault(target.target.value, set()).update(read)
+        for name in _bound_names(n):
+            deps.setdefault(name, set()).update(read)
         key = _joined_key(analysis, n)
         if key is not None:
             joins.append((n, key))
@@ -96,9 +95,26 @@ def _in_method(analysis, cls, methods, fn) -> list:
         if adder is None or backward is None:
             continue
         after = own[next(i for i, n in enumerate(own) if n is joined) + 1:]
+        views = {local}  # names bound to a view of the join: `used, rest = log_probs.split([n, m])`
         for n in after:
-            if type(n) is cst.Assign and _stores_view(n, key, local):
+            if type(n) is not cst.Assign:
+                continue
+            if _stores_view(analysis, n, key, views, local):
                 out.append(KeptSlice(n, key, joined, backward, f"{cls.name.value}.{fn.name.value}", adder))
+            elif _view_of(analysis, n.value, views) is not None:
+                views.update(_bound_names(n))
+            else:
+                views.difference_update(_bound_names(n))  # rebound to something else
+    return out
+
+
+def _bound_names(assign) -> list:
+    """The plain names an assignment binds: `v = ...`, `used, rest = ...`."""
+    out = []
+    for target in assign.targets:
+        t = target.target
+        parts = [e.value for e in t.elements] if type(t) in (cst.Tuple, cst.List) else [t]
+        out.extend(p.value for p in parts if type(p) is cst.Name)
     return out
 
 
@@ -114,21 +130,37 @@ def _joined_key(analysis, assign):
     return key if key and key.startswith("self.") and key.count(".") == 1 else None
 
 
-def _stores_view(assign, key, local) -> bool:
-    """`self.X = [v[n:]]`, `self.X = v[n:]`: every value stored is a slice of `v`, not cut."""
+def _stores_view(analysis, assign, key, views, local) -> bool:
+    """`self.X = [v[n:]]`, `self.X = v.narrow(0, n, m)`, `self.X = [rest]`: every value
+    stored is a view of the join (the join itself, stored whole, is not taken)."""
     if len(assign.targets) != 1 or dotted(assign.targets[0].target) != key:
         return False
     value = assign.value
     parts = [e.value for e in value.elements] if type(value) in (cst.List, cst.Tuple) else [value]
-    return bool(parts) and all(_view_of(p, local) for p in parts)
+    found = [_view_of(analysis, p, views) for p in parts]
+    return bool(parts) and all(steps is not None and (steps or dotted(p) != local) for steps, p in zip(found, parts))
 
 
-def _view_of(expr, local) -> bool:
-    if type(expr) is not cst.Subscript:
-        return False
-    while type(expr) is cst.Subscript:
-        expr = expr.value
-    return type(expr) is cst.Name and expr.value == local
+VIEW_METHODS = {"narrow", "view", "reshape", "split", "chunk", "unbind", "squeeze", "unsqueeze", "flatten",
+                "tensor_split", "view_as", "reshape_as"}
+VIEW_FUNCTIONS = {"torch.split", "torch.chunk", "torch.narrow", "torch.unbind", "torch.tensor_split"}
+
+
+def _view_of(analysis, expr, views):
+    """How many view steps lead from a name in `views` to `expr` (`v[n:]`, `v.split(k)[1]`,
+    `torch.narrow(v, 0, n, m)`); None when `expr` is not a view of one."""
+    steps = 0
+    while True:
+        if type(expr) is cst.Subscript:
+            expr = expr.value
+        elif type(expr) is cst.Call and expr.args and analysis.ctx.imports.qualify(expr.func) in VIEW_FUNCTIONS:
+            expr = expr.args[0].value
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in VIEW_METHODS:
+            expr = expr.func.value
+        else:
+            break
+        steps += 1
+    return steps if type(expr) is cst.Name and expr.value in views else None
 
 
 def _adds_to(analysis, methods, fn, key) -> bool:

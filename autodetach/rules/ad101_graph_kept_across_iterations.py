@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.acting_state import acting_states
+from ..analysis.cache_slices import kept_slices
 from ..analysis.threaded_state import threaded_states
 from ..analysis.backwarded import holds_element
 from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
@@ -49,7 +50,13 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off).
+    turns no gradients off). And a per-step cache on `self` (entries another
+    method appends) that a training method joins, trains on in part, and
+    stores back as a slice of the join (`log_probs = torch.cat(self._lp)`,
+    `self._lp = [log_probs[n:]]`): the slice hangs from the join, trained
+    entries included, so each call's graph chains onto the previous ones.
+    Reported without a fix: detaching the slice would cut the gradient its
+    entries still owe the next loss (keep them as whole items instead).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -414,6 +421,7 @@ class GraphKeptAcrossIterations(GraphRule):
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         self._acting(done)
         self._threaded(done)
+        self._kept_slices(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -486,6 +494,26 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
                                 f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
                                 "Run the acting forward under `torch.no_grad()`")
+
+    def _kept_slices(self, done: set) -> None:
+        """A per-step cache a training method joins, trains on in part, and stores back as a slice."""
+        ctx = self.ctx
+        for k in kept_slices(ctx.analysis):
+            if id(k.store) in done:
+                continue
+            done.add(id(k.store))
+            local = k.joined.targets[0].target.value
+            msg = (f"`{k.method}` stores in `{k.key}` a slice of `{local}` (line {line(ctx, k.joined)}), which "
+                   f"joins every entry `{k.adder}` added: the slice hangs from that join, trained entries "
+                   f"included, and the next call joins it again, so each call's graph chains onto the previous "
+                   f"ones and stays alive (memory grows call after call), and the next call's "
+                   f"`{code(ctx, k.backward)}` walks back into them (freed without a retain; through weights "
+                   f"the optimizer has since changed with one). Keep the "
+                   f"entries not yet used as they were stored (`{k.key} = {k.key}[n:]`, whole items); "
+                   f"detaching the slice would cut the gradient they still owe the next loss, so no fix is "
+                   f"offered; inferred: the entries carry a graph (the loss backwarded at line "
+                   f"{line(ctx, k.backward)} is built from them and no network runs in `{k.method}`)")
+            self.report(k.store, msg, related=[(k.backward, "this backward runs through the joined entries")])
 
     def _threaded(self, done: set) -> None:
         """Local recurrent state a loop feeds back into the call that returned it, and never backwards."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.cache_slices import kept_slices
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Valid
@@ -392,6 +393,8 @@ class RetainGraphUnneeded(GraphRule):
                 continue
             ev = found.event
             call = ev.call
+            if any(k.backward is call for k in kept_slices(ctx.analysis)):
+                continue  # the next call backwards again through a slice this one stores (AD101)
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
                    f"memory until the next iteration replaces it; drop `retain_graph=True`")
             unseen = sorted({n.unseen for n in ev.reach if n.unseen})

@@ -168,8 +168,12 @@ class Scope:
         self.params = frozenset(params)
         self.freed: dict = {}
         self.freed_any: set = set()  # freed on some path: a later caller cannot backward it again
+        # kept by a `retain_graph=True` backward: a later pass through them would
+        # have failed without it (analysis/silenced.py)
+        self.retained: dict = {}
         self.events: list = []
         self.conflicts: list = []
+        self.silenced: list = []
         self.leaks: list = []
         self.nodes: list = []
         self.loop_stack: list = []
@@ -414,11 +418,12 @@ class Scope:
         """Run alternatives; keep the frees common to all (and to 'not taken').
         `none_in`: (arm, name) pairs where a test proved the name None."""
         base_env, base_freed, base_branch = dict(self.env), dict(self.freed), self.branch
+        base_retained, retaineds = dict(self.retained), []
         self.branch_nodes[id(node)] = node
         envs, freeds, kept = [], [], []
         same = same_test.chain(self, node)  # an earlier `if` on the same fixed test took the same arm
         for i, arm in enumerate(arms):
-            self.env, self.freed = dict(base_env), dict(base_freed)
+            self.env, self.freed, self.retained = dict(base_env), dict(base_freed), dict(base_retained)
             if same is not None:
                 same_test.restore(self, same, i)
             for none_arm, key in none_in:
@@ -433,6 +438,7 @@ class Scope:
                 continue
             envs.append(self.env)
             freeds.append(self.freed)
+            retaineds.append(self.retained)
             kept.append(i)
         self.branch = base_branch
         if not envs:
@@ -450,6 +456,10 @@ class Scope:
             both = set.intersection(*all_freed)
             common |= both
         self.freed = {freed_node: (base_freed.get(freed_node) or freeds[0].get(freed_node)) for freed_node in common}
+        kept_all = set(base_retained)
+        if len(retaineds) >= 2:
+            kept_all |= set.intersection(*(set(r) for r in retaineds))
+        self.retained = {n: base_retained.get(n) or retaineds[0].get(n) for n in kept_all}
 
     def if_(self, stmt: cst.If) -> None:
         known = self._known_test(stmt.test)
@@ -2285,6 +2295,11 @@ class Scope:
                 if not node.leaf:
                     self.freed[node] = event
                     self.freed_any.add(node)
+                    self.retained.pop(node, None)
+        elif retain is True and kind == "backward" and not create:
+            for node in reach:
+                if not node.leaf:
+                    self.retained.setdefault(node, event)
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
         return Val(ghosts=target.heads)
@@ -2327,6 +2342,7 @@ class Scope:
             if not node.leaf:
                 self.freed[node] = event
                 self.freed_any.add(node)
+                self.retained.pop(node, None)
 
     def _toward_inputs(self, reach, inputs, direct=frozenset()) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
@@ -2491,10 +2507,15 @@ class Scope:
                 if not node.leaf:
                     self.freed[node] = event
                     self.freed_any.add(node)
+                    self.retained.pop(node, None)
 
     def check_conflict(self, event: Event, target: Val) -> None:
-        if not self.freed:
-            return
+        if event.kind == "backward" and self.retained:
+            self._walk_conflicts(event, target, self.retained, self.silenced)
+        if self.freed:
+            self._walk_conflicts(event, target, self.freed, self.conflicts)
+
+    def _walk_conflicts(self, event: Event, target: Val, freed: dict, out: list) -> None:
         # Walk from the root; stop at freed nodes that hold saved tensors.
         # Never through code we cannot see: a freed node counts when some
         # path to it is certain, whichever path the walk meets first.
@@ -2505,7 +2526,7 @@ class Scope:
         links = []
         while stack:
             node = stack.pop()
-            if node in self.freed and not node.trivial and not node.leaf:
+            if node in freed and not node.trivial and not node.leaf:
                 links.append(node)
                 continue
             for parent in node.parents:
@@ -2516,7 +2537,7 @@ class Scope:
             return
         by_first: dict = {}
         for link in links:
-            by_first.setdefault(self.freed[link], []).append(link)
+            by_first.setdefault(freed[link], []).append(link)
         for first, group in by_first.items():
             path = []
             node = group[0]
@@ -2524,7 +2545,7 @@ class Scope:
                 path.append(node)
                 node = prev.get(node)
             path.reverse()
-            self.conflicts.append(Conflict(first, event, group, path))
+            out.append(Conflict(first, event, group, path))
 
     # ---------------------------------------------------------------- leaks
     def find_leaks(self, loop) -> None:

@@ -133,6 +133,18 @@ class SharedGraphNeedsDetach(GraphRule):
                 (q.pow(2).mean() + (log_alpha.exp().detach() * gap).sum()).backward()
                 opt_c.step()
         """, note="the multiplier's pass is built on the detached gap: it reaches only log_alpha"),
+        Valid("""
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            opt = torch.optim.SGD(list(G.parameters()) + list(D.parameters()), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                opt.zero_grad()
+                D(fake).mean().backward(retain_graph=True)
+                (-D(fake).mean()).backward()
+                opt.step()
+        """, note="retain_graph=True with one optimizer over both: D's gradients into G are used"),
     ]
     INVALID = [
         Invalid("""
@@ -204,6 +216,40 @@ class SharedGraphNeedsDetach(GraphRule):
         Invalid("""
             import torch
             from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake).mean()
+                optD.zero_grad()
+                d_loss.backward(retain_graph=True)
+                optD.step()
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, """
+            import torch
+            from torch import nn
+            G = nn.Linear(4, 4); D = nn.Linear(4, 1)
+            optG = torch.optim.SGD(G.parameters(), lr=0.1)
+            optD = torch.optim.SGD(D.parameters(), lr=0.1)
+            for i in range(3):
+                fake = G(torch.randn(2, 4))
+                d_loss = D(fake.detach()).mean()
+                optD.zero_grad()
+                d_loss.backward(retain_graph=True)
+                optD.step()
+                g_loss = -D(fake).mean()
+                optG.zero_grad()
+                g_loss.backward()
+                optG.step()
+        """, note="`retain_graph=True` silences the error; D's pass still walks G's graph for nothing",
+                line=8, column=16, message="keeps its graph (`retain_graph=True`) only so that"),
+        Invalid("""
+            import torch
+            from torch import nn
             critic = nn.Linear(4, 1); log_alpha = nn.Parameter(torch.zeros(1))
             opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
             opt_a = torch.optim.SGD([log_alpha], lr=0.1)
@@ -224,7 +270,11 @@ class SharedGraphNeedsDetach(GraphRule):
     def finish(self) -> None:
         analysis = self.ctx.analysis
         done = set()
-        for diagnosis in analysis.diagnoses_for(self.kind):
+        from ..analysis.silenced import silenced_discarded
+
+        found = [(d, False) for d in analysis.diagnoses_for(self.kind)]
+        found += [(d, True) for d in silenced_discarded(analysis)]
+        for diagnosis, silenced in found:
             names = [n for n in diagnosis.detach_at if n not in done]
             if not names:
                 continue
@@ -236,11 +286,14 @@ class SharedGraphNeedsDetach(GraphRule):
             link = diagnosis.link
             mods = ", ".join(f"`{m}`" for m in sorted(_upstream(analysis, link))) or "the upstream modules"
             where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
+            how = ("keeps its graph (`retain_graph=True`) only so that" if silenced else "frees its graph and")
             msg = (f"`{link.name or code(ctx, link.expr)}` ({where}) is shared by two backward passes: "
-                   f"`{code(ctx, first.call)}` (line {line(ctx, first.call)}) frees its graph and "
-                   f"`{code(ctx, second.call)}` (line {line(ctx, second.call)}) needs it again. "
-                   f"The gradients `{code(ctx, cut_on.call)}` puts into {mods} are zeroed before any "
+                   f"`{code(ctx, first.call)}` (line {line(ctx, first.call)}) {how} "
+                   f"`{code(ctx, second.call)}` (line {line(ctx, second.call)}) {'can walk' if silenced else 'needs'} "
+                   f"it again. The gradients `{code(ctx, cut_on.call)}` puts into {mods} are zeroed before any "
                    f"optimizer steps them, so detach it on that pass")
+            if silenced:
+                msg += " (that pass then no longer walks the shared graph, and the retain may be unneeded)"
             edits = []
             from ..rule import Edit
             for target in names:

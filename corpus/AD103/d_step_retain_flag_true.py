@@ -1,8 +1,9 @@
 # expect-before: runs
 # The same trainer, whose loop calls the discriminator step with
 # `retain_graph=True`: G's part of the graph survives D's backward, and G's
-# loss walks it once more. G's gradients from D's loss are cleared by
-# `opt_g.zero_grad()` before G's backward, so nothing needs a fix.
+# loss walks it once more. The retain silences the error, but D's backward
+# still runs through G for gradients `opt_g.zero_grad()` clears before G's
+# backward: `fake.detach()` in D's step gives the same updates without it.
 import os
 
 import torch

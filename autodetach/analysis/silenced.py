@@ -1,0 +1,40 @@
+"""Two backward passes share a subgraph, and the first one's
+`retain_graph=True` is what lets the second walk it again: the GAN whose
+discriminator step backwards `D(fake)` with `retain_graph=True` so that the
+generator's loss can go through G's graph once more. When the gradients one
+of the two passes puts into the shared modules are zeroed before any
+optimizer steps them, that pass only wastes work there, and the retain
+keeps the graph alive for it (scenario 4: detach `fake` on that pass). The
+question is the one decide.diagnose answers for a freed graph, asked of the
+pairs a retain silenced."""
+from __future__ import annotations
+
+
+def silenced_discarded(analysis) -> list:
+    """Diagnoses (Problem.SHARED_DISCARDED) of pairs of passes in one
+    iteration that a `retain_graph=True` lets share a graph."""
+    return analysis.memo("silenced_discarded", lambda: _find(analysis))
+
+
+def _find(analysis) -> list:
+    from .decide import Problem, diagnose
+    from .infeasible import infeasible
+    from .invariant import replaced_each_iteration
+    from .loss_entries import disjoint_entries
+
+    seen, out = set(), []
+    for scope in analysis.scopes:
+        for conflict in getattr(scope, "silenced", ()):
+            first, second = conflict.first, conflict.second
+            key = (id(first.call), id(second.call), tuple(id(link.stmt) for link in conflict.links))
+            if key in seen or first.tag != second.tag or any(n.iteration != second.tag for n in conflict.path):
+                continue
+            seen.add(key)
+            if replaced_each_iteration(scope, conflict) or infeasible(analysis, scope, conflict) or \
+                    disjoint_entries(analysis, scope, first, second,
+                                     {n for n in first.reach if not n.leaf} & second.reach):
+                continue
+            diagnosis = diagnose(analysis, scope, conflict)
+            if diagnosis.kind is Problem.SHARED_DISCARDED:
+                out.append(diagnosis)
+    return out

@@ -49,7 +49,12 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off).
+    turns no gradients off). A base class's loop that keeps what a method
+    left to subclasses returns (`loss, meta = self.forward_step(mb)`, the
+    method raising `NotImplementedError` there, then `outputs.append(meta)`)
+    is read through the one subclass of the file that defines the method:
+    that this override is what runs is an inference the message names (a
+    dict or list it returns is reported without a fix).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into

@@ -103,8 +103,9 @@ def _unread_method_note(analysis, call) -> Optional[str]:
 
 def factory_notes(analysis, graph_nodes) -> list:
     out = set()
+    read_from = analysis.table("override_nodes")  # built by the one override of an abstract method
     for n in graph_nodes:
-        note = factory_note(analysis, n.expr)
+        note = factory_note(analysis, n.expr) or read_from.get(n)
         if note:
             out.add(note)
     return sorted(out)

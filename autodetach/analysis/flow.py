@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from . import containers, first_iteration, foreign_backwards, forward_extras, keyed, model_containers, \
-    optimizer_wrappers, phases, same_test, self_resets, self_views
+    optimizer_wrappers, overrides, phases, same_test, self_resets, self_views
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
@@ -1332,6 +1332,20 @@ class Scope:
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
                                 log_helper(self, own) or meter_helper(self, own, call, bound_self=True)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
+        if base == "self" and not self.no_grad:
+            # `loss, out = self.forward_step(mb)` left to subclasses: the file's one override, noted
+            cls = self.self_class or self.method_class
+            cls = cls if isinstance(cls, str) else getattr(getattr(cls, "name", None), "value", None)
+            found = overrides.sole_override(self.names, cls, meth)
+            if found is not None and found[1].name.value not in self.inlining and \
+                    not self.analysis.function_summary(found[1]).has_events and \
+                    model_containers.forward_helper(self, found[1]):
+                first = len(self.nodes)
+                out = self.inline(found[1], call, stmt, bound_self=True)
+                table = self.analysis.table("override_nodes")
+                for node in self.nodes[first:]:
+                    table[node] = overrides.note(cls, meth, found[0])
+                return out
         if own is not None:
             for key in self_resets.reset_keys(self.analysis, own):
                 if key in self.env and self.env[key].heads:

@@ -17,6 +17,7 @@ import libcst as cst
 from ..imports import dotted
 from .tensor_methods import BUILTIN_METHODS
 from .bindings import part_at
+from .overrides import abstract_def
 from .walk import nodes, returns
 
 
@@ -64,9 +65,36 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
             values = ctx.bindings.values(expr)
         except (KeyError, AttributeError):
             return False
+        if values is None:
+            values = _unpacked(ctx, expr)
         return bool(values) and all(v is not None and v is not expr and not_tensor(ctx, v, depth + 1)
                                     for v in values)
     return False
+
+
+def _unpacked(ctx, name: cst.Name) -> Optional[list]:
+    """What `meta` of `loss, meta = self.step(mb)` may hold: the element at its
+    place in every tuple the callee (a function of this file, or a `self` method
+    as this file's classes define it) returns; None when a binding is anything else
+    or a return does not line up."""
+    try:
+        owner, found = ctx.bindings.lookup(name)
+    except (KeyError, AttributeError):
+        return None
+    if owner is None or not found:
+        return None
+    out = []
+    for binding in found:
+        call = binding.value
+        if binding.kind != "assign" or not binding.path or not isinstance(call, cst.Call):
+            return None
+        func = call.func
+        rets = _local_returns(ctx, func) if isinstance(func, cst.Name) else _self_method_returns(ctx, func)
+        parts = [part_at(r, binding.path) if r is not None else None for r in rets]
+        if not parts or any(p is None for p in parts):
+            return None
+        out += parts
+    return out
 
 
 def _module(ctx, expr) -> bool:
@@ -103,7 +131,7 @@ def _self_method_returns(ctx, func) -> list:
     out = []
     for cls in (n for n in nodes(ctx.module) if type(n) is cst.ClassDef):
         for stmt in cls.body.body:
-            if type(stmt) is cst.FunctionDef and stmt.name.value == func.attr.value:
+            if type(stmt) is cst.FunctionDef and stmt.name.value == func.attr.value and not abstract_def(stmt):
                 found = returns(stmt)
                 if not found:
                     return []

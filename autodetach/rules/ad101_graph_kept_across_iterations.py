@@ -56,7 +56,13 @@ class GraphKeptAcrossIterations(GraphRule):
     `self._lp = [log_probs[n:]]`): the slice hangs from the join, trained
     entries included, so each call's graph chains onto the previous ones.
     Reported without a fix: detaching the slice would cut the gradient its
-    entries still owe the next loss (keep them as whole items instead).
+    entries still owe the next loss (keep them as whole items instead). A
+    base class's loop that keeps what a method left to subclasses returns
+    (`loss, meta = self.forward_step(mb)`, the method raising
+    `NotImplementedError` there, then `outputs.append(meta)`) is read
+    through the one subclass of the file that defines the method: that this
+    override is what runs is an inference the message names (a dict or list
+    it returns is reported without a fix).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into

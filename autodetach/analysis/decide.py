@@ -168,6 +168,12 @@ def _fate(analysis, later_events, ev, module: str) -> Optional[str]:
             if _prefix(later.branch, ev.branch):
                 return "zeroed"
             zeroed_on.append(later.branch)
+        elif later.kind == "grad_read":
+            # a norm over these gradients scales the others' (clip_grad_norm_): they are read
+            if (later.modules is None or any(module == m or module.startswith((m + ".", m + "["))
+                                             for m in later.modules)) and \
+                    not any(_prefix(z, later.branch) for z in zeroed_on):
+                return "unknown"
         elif later.kind == "unknown_step":
             if not any(_prefix(z, later.branch) for z in zeroed_on):
                 return "unknown"  # an object we cannot identify steps: maybe with these gradients

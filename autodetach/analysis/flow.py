@@ -115,7 +115,7 @@ class Val:
 
 @dataclass(eq=False)
 class Event:
-    kind: str  # backward | grad | step | zero
+    kind: str  # backward | grad | step | zero | grad_read (a norm over gradients) | ...
     stmt: cst.CSTNode
     call: cst.CSTNode
     tag: tuple
@@ -1174,6 +1174,12 @@ class Scope:
             return self.backward_site(call, stmt)
         if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
             return self.backward_site(call, stmt, qualified=qualified)
+        if call.args and (qualified or "").startswith("torch.nn.utils.") and \
+                qualified.rsplit(".", 1)[-1] in _NORM_CLIPS or \
+                isinstance(func, cst.Attribute) and func.attr.value in _NORM_CLIPS and qualified is None:
+            # `clip_grad_norm_(model.parameters(), 1.0)`: one norm over every gradient it is given,
+            # so the gradients of each module it reads scale the others' (decide.discarded)
+            self.event("grad_read", call, stmt, modules=_parameters_of(call.args[0].value))
         if _hands_back(func, qualified, call):
             # accelerator.prepare(model, opt, loader): the same objects, wrapped
             # for devices; no tensor comes out of it, so no graph does
@@ -2724,6 +2730,18 @@ def _not_tensor_arm(expr: cst.IfExp, imports, code) -> Optional[str]:
         return None
     arm = "body" if negated else "orelse"
     return arm if code(getattr(expr, arm)) == code(test.args[0].value) else None
+
+
+_NORM_CLIPS = {"clip_grad_norm_", "clip_grad_norm", "get_total_norm"}
+
+
+def _parameters_of(arg) -> Optional[frozenset]:
+    """`G.parameters()` -> {"G"}; anything else: None (unknown parameters)."""
+    if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and \
+            arg.func.attr.value in ("parameters", "named_parameters"):
+        base = dotted(arg.func.value)
+        return frozenset({base}) if base else None
+    return None
 
 
 def _new_data(qualified, key) -> bool:

@@ -37,6 +37,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .flow import grad_mode
+from .memo_stores import memo_guard
 from .new_tensors import makes_new_tensor
 from .walk import class_methods, nodes
 
@@ -73,6 +74,7 @@ class BufferUpdate:
     params: tuple = ()  # the module's parameters the value reads (`self.freqs`)
     reset: bool = False  # `self.h.zero_()` in another method: values is [the reset call]
     owner: str = ""  # a module of this file with parameters that holds this one as a part (inferred)
+    memo: str = ""  # the test under which a cache is computed once (`not hasattr(self, "_c")`), see memo_stores
 
 
 def buffer_updates(analysis) -> list:
@@ -449,6 +451,8 @@ class _Walk:
             return frozenset()
         if isinstance(e, cst.Subscript):
             return self.carries(e.value)
+        if isinstance(e, cst.IfExp):  # the test picks a branch; its own value is not the result
+            return self.carries(e.body) | self.carries(e.orelse)
         got = frozenset()
         for child in _exprs(e):
             got |= self.carries(child)
@@ -557,6 +561,14 @@ class _Walk:
                 not self._grad_guarded(value):
             # `if key in self.cache: return self.cache[key]` ... `self.cache[key] = f(self.freqs)`
             self.report(stmt, dotted(base), [value], frozenset({OWN}), cache=True)
+            return
+        # a parameter or layer itself (`self.fc_src = self.fc`) is no value computed from it
+        guard = memo_guard(self.ctx, self.guards, dotted(target) or "", value, self.methods) \
+            if OWN in got and dotted(target) not in self.buffers and dotted(value) not in self.params else None
+        if guard:
+            # `if not hasattr(self, "_c"): self._c = f(self.weight)`: computed once, read by every later call
+            self.report(stmt, dotted(target), [value], frozenset({OWN}), cache=True)
+            self.found[-1].memo = guard
             return
         if isinstance(target, cst.Subscript):
             key = self._state_key(target)

@@ -63,6 +63,11 @@ class GraphKeptAcrossIterations(GraphRule):
     through the one subclass of the file that defines the method: that this
     override is what runs is an inference the message names (a dict or list
     it returns is reported without a fix).
+    A value forward computes once from the module's trained parameters and
+    keeps for every later call (`if not hasattr(self, "_w"): self._w =
+    torch.linalg.solve(k, self.values)`), with no method that clears it, is
+    reported without a fix: the next backward through a prediction walks
+    into the memo's freed graph.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -582,11 +587,15 @@ class GraphKeptAcrossIterations(GraphRule):
     def _cache(self, u, where, what) -> None:
         ctx = self.ctx
         params = ", ".join(f"`{p}`" for p in u.params) or "the module's parameters"
+        if u.memo:
+            later, walker = (f"computes it once (under `{u.memo}`), no method clears it, and later calls read "
+                             f"the kept tensor"), "backward through a later call's output"
+        else:
+            later, walker = "returns the kept tensor on later calls", "training step's backward"
         msg = (f"{where} keeps {what}, computed from {params}, in `{u.key}` (line {line(ctx, u.stmt)}) and "
-               f"returns the kept tensor on later calls: after the first backward frees its graph, the next "
-               f"training step's backward walks into it (and it holds the values from before the optimizer "
-               f"step). Do not keep values computed from trained parameters across calls (or keep them "
-               f"detached where the parameters are not trained)")
+               f"{later}: after the first backward frees its graph, the next {walker} walks into it (and it holds "
+               f"the values from before the optimizer step). Do not keep values computed from trained parameters "
+               f"across calls (or keep them detached where the parameters are not trained)")
         conditions = sorted({c for p in u.params for c in [grad_condition(ctx, u.cls, p)] if c})
         if conditions:
             msg += "; this holds when " + " and ".join(f"`{c}`" for c in conditions) + " is true (the parameter's "\

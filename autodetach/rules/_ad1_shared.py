@@ -76,7 +76,7 @@ def body_child(ctx, node, block_owner):
     return None
 
 
-def path_note(ctx, conflict):
+def path_note(ctx, conflict, what="the freed graph"):
     """`g_loss` (line 16) <- `fake` (line 9): how the second backward reaches
     the freed graph, as one related note on the first node."""
     parts = []
@@ -92,7 +92,7 @@ def path_note(ctx, conflict):
     if len(parts) < 2:
         return []
     anchor = conflict.second.call
-    return [(anchor, "path from this backward to the freed graph: " + " <- ".join(parts))]
+    return [(anchor, f"path from this backward to {what}: " + " <- ".join(parts))]
 
 
 def backward_text(ctx, ev) -> str:

@@ -305,7 +305,8 @@ class SharedGraphNeedsDetach(GraphRule):
             self.report(names[0], msg, edits=edits, fix=(UNSAFE if helper else SAFE) if edits else None,
                         fix_title=f"Use `{code(ctx, names[0])}.detach()` there",
                         related=[(link.stmt, "the shared tensor is computed here"),
-                                 (other.call, "this backward needs the shared graph")] + path_note(ctx, conflict))
+                                 (other.call, "this backward needs the shared graph")]
+                        + path_note(ctx, conflict, "the retained graph" if silenced else "the freed graph"))
         self._negated_terms()
 
     def _negated_terms(self) -> None:

@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from . import containers, first_iteration, foreign_backwards, forward_extras, keyed, model_containers, \
-    optimizer_wrappers, phases, same_test, self_resets, self_views
+    optimizer_wrappers, phases, rewrapped, same_test, self_resets, self_views
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
@@ -1163,7 +1163,7 @@ class Scope:
             return self.backward_site(call, stmt)
         if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
             return self.backward_site(call, stmt, qualified=qualified)
-        if _hands_back(func, qualified, call):
+        if _hands_back(func, qualified, call) or rewrapped.rewraps(self, call, self.cur_stmt):
             # accelerator.prepare(model, opt, loader): the same objects, wrapped
             # for devices; no tensor comes out of it, so no graph does
             for arg in call.args:

@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..imports import dotted
 from . import containers, first_iteration, foreign_backwards, forward_extras, keyed, model_containers, \
-    optimizer_wrappers, overrides, phases, same_test, self_resets, self_views
+    optimizer_wrappers, overrides, phases, rewrapped, same_test, self_resets, self_views
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
@@ -1180,7 +1180,7 @@ class Scope:
             # `clip_grad_norm_(model.parameters(), 1.0)`: one norm over every gradient it is given,
             # so the gradients of each module it reads scale the others' (decide.discarded)
             self.event("grad_read", call, stmt, modules=_parameters_of(call.args[0].value))
-        if _hands_back(func, qualified, call):
+        if _hands_back(func, qualified, call) or rewrapped.rewraps(self, call, self.cur_stmt):
             # accelerator.prepare(model, opt, loader): the same objects, wrapped
             # for devices; no tensor comes out of it, so no graph does
             for arg in call.args:

@@ -178,6 +178,9 @@ def unseen_method(ctx, expr, depth: int = 0, seen=None) -> Optional[str]:
         names = ctx.analysis.names
         if base == "self":
             return _first(ctx, _self_returns(ctx, expr, meth), depth, seen)
+        if meth in ("items", "values") and not expr.args:
+            # `for name, value in losses.parts.items()`: the entries of what the receiver holds
+            return unseen_method(ctx, expr.func.value, depth + 1, seen)
         if base is None or meth in FORWARDS or meth in BUILTIN_METHODS or names.is_module(dotted(expr.func)):
             return None
         if names.is_module(base) and names.method(base, meth) is None:
@@ -202,10 +205,15 @@ def unseen_method(ctx, expr, depth: int = 0, seen=None) -> Optional[str]:
         except (KeyError, AttributeError):
             return None
         for binding in found:
-            if binding.kind in ("assign", "augassign") and binding.value is not None and binding.value is not expr:
+            if binding.kind in ("assign", "augassign", "for") and binding.value is not None and \
+                    binding.value is not expr:
+                # a loop variable: an element of what its loop iterates
                 note = unseen_method(ctx, binding.value, depth + 1, seen)
                 if note:
                     return note
+        if isinstance(expr, cst.Attribute) and not found:
+            # `losses.parts` bound nowhere in this file: part of the object `losses` is
+            return unseen_method(ctx, expr.value, depth + 1, seen)
     return None
 
 

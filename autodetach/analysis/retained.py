@@ -129,7 +129,7 @@ def unneeded_retains(analysis) -> list:
                 found = ([scope.driver_note] if scope.driver_note else []) + \
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
-                    + scope.arm_notes + entry_notes
+                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev)
                 why.extend(x for x in found if x not in why)
                 why.extend(unseen_call_origins(analysis, own, why))
                 if ev.call in passed:
@@ -350,6 +350,20 @@ def _last_walk(ev) -> bool:
     """Is `ev` in the second walk of its innermost loop, which stands for the
     iterations after the first, the last among them?"""
     return bool(ev.loops) and bool(ev.tag) and ev.tag[-1] == (id(ev.loops[-1]), 2)
+
+
+def _blind_later(ctx, scope, ev) -> list:
+    """A later backward of the same pass whose loss shows no graph here (`task_loss[i]` of
+    `task_loss = self._per_task(loss)`, a graph handed in): whether it walks the retained
+    graph again is not seen, so dropping the retain is no safe fix."""
+    for later in scope.events:
+        if later.kind in ("backward", "grad") and later.seq > ev.seq and later.target is not None and \
+                not later.target.heads and not _exclusive(later, ev):
+            text = " ".join(_code(later.call).split())
+            text = text if len(text) <= 50 else text[:47] + "..."
+            return [f"`{text}` (line {ctx.line_of(later.call)}) backwards a value whose graph is not "
+                    "seen here: it may walk the retained graph again"]
+    return []
 
 
 def _exclusive(a, b) -> bool:

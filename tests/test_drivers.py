@@ -73,8 +73,11 @@ def test_literal_argument_picks_the_arm(tmp_path):
     found = _found(tmp_path, ["t.forward()", "t.update_d(keep=False)", "t.update_g()"], "AD103")
     assert [f.line for f in found] == [18]
     assert found[0].fix == "unsafe" and "`self.loss_g.backward()` (line 28) needs it" in found[0].message
-    # `keep=True`: only the retaining arm runs, so nothing is freed
-    assert _found(tmp_path, ["t.forward()", "t.update_d(keep=True)", "t.update_g()"], "AD103") == []
+    # `keep=True`: only the retaining arm runs, so nothing is freed, but the retain is kept only so that
+    # the critic's pass can walk G's graph for gradients that are zeroed: the same detach (analysis/silenced.py)
+    found = _found(tmp_path, ["t.forward()", "t.update_d(keep=True)", "t.update_g()"], "AD103")
+    assert [f.line for f in found] == [18]
+    assert "keeps its graph (`retain_graph=True`) only so that `self.loss_g.backward()`" in found[0].message
 
 
 def test_no_driver_in_the_project(tmp_path):

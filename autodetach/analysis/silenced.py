@@ -17,7 +17,8 @@ def silenced_discarded(analysis) -> list:
 
 
 def _find(analysis) -> list:
-    from .decide import Problem, diagnose
+    from .decide import Problem, diagnose, param_modules
+    from .graph import closure
     from .infeasible import infeasible
     from .invariant import replaced_each_iteration
     from .loss_entries import disjoint_entries
@@ -35,6 +36,12 @@ def _find(analysis) -> list:
                                      {n for n in first.reach if not n.leaf} & second.reach):
                 continue
             diagnosis = diagnose(analysis, scope, conflict)
-            if diagnosis.kind is Problem.SHARED_DISCARDED:
-                out.append(diagnosis)
+            if diagnosis.kind is not Problem.SHARED_DISCARDED:
+                continue
+            shared = closure(conflict.links)
+            if not param_modules(analysis, [n for n in diagnosis.detach_event.reach if n not in shared]):
+                # cut there, the pass would reach no parameters at all: it runs for what its
+                # hooks record (opacus's per-sample norms), or would raise; not a wasted walk
+                continue
+            out.append(diagnosis)
     return out

@@ -323,6 +323,21 @@ class Analysis:
             return False
         return found.distribution if index is None else index in found.distribution_elems
 
+    def output_unread(self, call) -> bool:
+        """`ret = para_model(x, *mems)` of a project object whose forward's summary cannot say
+        whether its result carries a graph, or `model['rep'](x, mask)` of an entry of a container
+        no module is known in: that its outputs carry a graph is inferred, not read."""
+        if not isinstance(call, cst.Call):
+            return False
+        key = dotted(call.func)
+        if key is None:
+            root = call.func.value if isinstance(call.func, cst.Subscript) else None
+            root_key = dotted(root) if root is not None else None
+            return root_key is not None and root_key not in self.names.modules and \
+                root_key not in self.names.instances and root_key not in self.names.foreign_instances
+        found = self._forward_summary(key)
+        return found is not None and found.result == "unknown"
+
     def _forward_summary(self, key):
         """The forward's summary of the class `key` is an object of (this file's or the project's)."""
         if key in self.names.instances:

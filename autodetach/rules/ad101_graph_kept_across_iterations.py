@@ -407,6 +407,10 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"the previous iteration's graph, already freed by {backward_text(ctx, conflict.first)}. "
                    f"Detach it where it is stored (this stops gradients flowing into earlier iterations)")
             edit = _store_edit(ctx, src, link)
+            unread = _unread_output(ctx, link)
+            if unread is not None:
+                msg += (f"; inferred: `{link.name or what}` carries a graph (it comes out of "
+                        f"`{code(ctx, unread.func)}`, whose forward was not read to tell which outputs carry one)")
             if link.iteration[:len(conflict.second.tag)] == conflict.second.tag:
                 # read in the iteration whose loss it feeds (`loss += self.loss_dict[key]`): a
                 # .detach() there also cuts this iteration's own terms
@@ -639,6 +643,15 @@ def _rebinds(stmt, key) -> bool:
                 not any(isinstance(n, (cst.Name, cst.Attribute)) and dotted(n) == key for n in nodes(small.value)):
             return True
     return False
+
+
+def _unread_output(ctx, link):
+    """The call the stored value comes straight out of, when the analysis only infers that its
+    outputs carry a graph (model.output_unread), else None."""
+    for node in [link, *link.parents]:
+        if node.kind == "module" and isinstance(node.expr, cst.Call) and ctx.analysis.output_unread(node.expr):
+            return node.expr
+    return None
 
 
 def _store_edit(ctx, src, node):

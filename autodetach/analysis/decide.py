@@ -148,6 +148,22 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
     return True
 
 
+def zeroed(analysis, scope, ev, modules) -> bool:
+    """Stricter than `discarded`: each module's gradients from `ev` are seen
+    zeroed before anything steps or reads them; "nothing steps them" is not
+    enough (`local.copy_gradients_from`, A3C's `shared._grad = local.grad`)."""
+    modules = sorted({p for m in modules for p in parts_of(analysis.names, m)})
+    events = scope.events
+    start = events.index(ev)
+    for module in modules:
+        fate = _fate(analysis, events[start + 1:], ev, module)
+        if fate is None and scope.repeats and not ev.loops:
+            fate = _fate(analysis, events[:start], ev, module)
+        if fate != "zeroed":
+            return False
+    return True
+
+
 def _escapes(scope, module: str) -> bool:
     """Whether gradients left in `module` by a function outlive it: the
     module comes from a parameter, `self` or a global, not a local."""

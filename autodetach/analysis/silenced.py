@@ -17,7 +17,7 @@ def silenced_discarded(analysis) -> list:
 
 
 def _find(analysis) -> list:
-    from .decide import Problem, diagnose, param_modules
+    from .decide import Problem, diagnose, param_modules, zeroed
     from .graph import closure
     from .infeasible import infeasible
     from .invariant import replaced_each_iteration
@@ -39,6 +39,9 @@ def _find(analysis) -> list:
             if diagnosis.kind is not Problem.SHARED_DISCARDED:
                 continue
             shared = closure(conflict.links)
+            if not zeroed(analysis, scope, diagnosis.detach_event, param_modules(analysis, shared)):
+                # no crash to mend here: only gradients seen cleared before any use may be cut
+                continue
             if not param_modules(analysis, [n for n in diagnosis.detach_event.reach if n not in shared]):
                 # cut there, the pass would reach no parameters at all: it runs for what its
                 # hooks record (opacus's per-sample norms), or would raise; not a wasted walk

@@ -25,6 +25,8 @@ def _find(analysis) -> list:
 
     seen, out = set(), []
     for scope in analysis.scopes:
+        if getattr(scope, "silenced", None) and _reads_gradients(scope.body):
+            continue  # `shared._grad = local.grad`, `copy_gradients_from`: gradients used past what is seen
         for conflict in getattr(scope, "silenced", ()):
             first, second = conflict.first, conflict.second
             key = (id(first.call), id(second.call), tuple(id(link.stmt) for link in conflict.links))
@@ -48,3 +50,26 @@ def _find(analysis) -> list:
                 continue
             out.append(diagnosis)
     return out
+
+
+_GRAD_CALLS_KNOWN = {"zero_grad", "no_grad", "enable_grad", "set_grad_enabled", "requires_grad_", "clip_grad_norm_",
+                     "clip_grad_norm", "clip_grad_value_", "inference_mode"}
+
+
+def _reads_gradients(body) -> bool:
+    """`p.grad` read, or a call whose name speaks of gradients (`copy_gradients_from`,
+    `sync_grads`), in the code walked: the gradients may be used by code out of sight."""
+    import libcst as cst
+
+    from .walk import nodes
+
+    for node in nodes(body) if not isinstance(body, (list, tuple)) else (n for b in body for n in nodes(b)):
+        if type(node) is cst.Attribute and node.attr.value in ("grad", "_grad"):
+            return True
+        if type(node) is cst.Call:
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+                else ""
+            if "grad" in name.lower() and name not in _GRAD_CALLS_KNOWN:
+                return True
+    return False

@@ -119,6 +119,27 @@ def test_of_types_is_the_walk_filtered(src):
     assert [id(n) for n in walk.of_types(module, frozenset({cst.Name}))] == [id(n) for n in names]
 
 
+SKIPS = [(cst.FunctionDef, cst.ClassDef, cst.Lambda), (cst.FunctionDef,), (cst.BaseCompoundStatement,),
+         (cst.BaseExpression,)]
+
+
+@pytest.mark.parametrize("src", list(_sources()))
+def test_skipping_lists_are_cut_from_the_module_list(src):
+    # nodes(n, skip=...) of a node of the listed module: the runs between the
+    # skipped subtrees of the module's list, the walk's nodes in its order
+    # (a skipped type at the top is listed, as the walk lists it).
+    module = cst.parse_module(src)
+    walk.forget()
+    listed = walk.nodes(module)
+    for node in listed[::5]:
+        for skip in SKIPS:
+            seen = []
+            walk.walk(node, seen.append, skip=skip)
+            got = walk._slice_skipping(node, skip)
+            assert got is not None and [id(n) for n in got] == [id(n) for n in seen]
+    assert walk._slice_skipping(cst.parse_module("x = 1\n"), SKIPS[0]) is None  # not the listed module
+
+
 @pytest.mark.parametrize("src", list(_sources()))
 def test_content_parents_agree_with_parents(src):
     # eval_loops climbs from calls through this table instead of the full one.

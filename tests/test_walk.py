@@ -141,6 +141,22 @@ def test_skipping_lists_are_cut_from_the_module_list(src):
 
 
 @pytest.mark.parametrize("src", list(_sources()))
+def test_next_pass_module_list_reuses_kept_statements(src):
+    # A fix pass's module keeps the statements its fixes left alone: their
+    # runs come from the last module's list, the new ones are walked.
+    module = cst.parse_module(src)
+    walk.forget()
+    walk.nodes(module)
+    walk._slice(module)  # its indexes, made by the first listing cut from it
+    new = module.with_changes(body=[cst.parse_statement("y = f(x)\n"), *module.body[1:],
+                                    cst.parse_statement("def g(a):\n    return a\n")])
+    seen = []
+    walk.walk(new, seen.append)
+    assert walk._from_last(new) is not None
+    assert [id(n) for n in walk.nodes(new)] == [id(n) for n in seen]
+
+
+@pytest.mark.parametrize("src", list(_sources()))
 def test_content_parents_agree_with_parents(src):
     # eval_loops climbs from calls through this table instead of the full one.
     module = cst.parse_module(src)

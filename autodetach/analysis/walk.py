@@ -193,8 +193,10 @@ def nodes(node, skip=None):
         return e[1]
     out = _slice(node) if skip is None else _slice_skipping(node, skip)
     if out is None:
-        out = []
-        walk(node, out.append, skip=skip)
+        out = _from_last(node) if skip is None and type(node) is cst.Module else None
+        if out is None:
+            out = []
+            walk(node, out.append, skip=skip)
         if skip is None and type(node) is cst.Module:
             _ROOT[:] = [node, out, None]
     if len(_NODES) >= 20_000:
@@ -223,6 +225,23 @@ def _slice(node):
     if start is None or listed[start] is not node:
         return None
     return listed[start:index[id(last_node(node))] + 1]
+
+
+def _from_last(module):
+    """The module's pre-order list, where a statement of the module listed
+    before it (the last fix pass's: the statements its fixes left alone) is
+    cut from that one's list instead of walked. None when that list has no
+    indexes yet (making them costs what it saves)."""
+    if _ROOT[2] is None:
+        return None
+    out = [module]
+    for stmt in children(module):
+        part = _slice(stmt)
+        if part is None:
+            part = []
+            walk(stmt, part.append)
+        out += part
+    return out
 
 
 # skip -> (the listed module's nodes, indexes of the nodes `skip` leaves out)

@@ -119,6 +119,43 @@ def test_of_types_is_the_walk_filtered(src):
     assert [id(n) for n in walk.of_types(module, frozenset({cst.Name}))] == [id(n) for n in names]
 
 
+SKIPS = [(cst.FunctionDef, cst.ClassDef, cst.Lambda), (cst.FunctionDef,), (cst.BaseCompoundStatement,),
+         (cst.BaseExpression,)]
+
+
+@pytest.mark.parametrize("src", list(_sources()))
+def test_skipping_lists_are_cut_from_the_module_list(src):
+    # nodes(n, skip=...) of a node of the listed module: the runs between the
+    # skipped subtrees of the module's list, the walk's nodes in its order
+    # (a skipped type at the top is listed, as the walk lists it).
+    module = cst.parse_module(src)
+    walk.forget()
+    listed = walk.nodes(module)
+    for node in listed[::5]:
+        for skip in SKIPS:
+            seen = []
+            walk.walk(node, seen.append, skip=skip)
+            got = walk._slice_skipping(node, skip)
+            assert got is not None and [id(n) for n in got] == [id(n) for n in seen]
+    assert walk._slice_skipping(cst.parse_module("x = 1\n"), SKIPS[0]) is None  # not the listed module
+
+
+@pytest.mark.parametrize("src", list(_sources()))
+def test_next_pass_module_list_reuses_kept_statements(src):
+    # A fix pass's module keeps the statements its fixes left alone: their
+    # runs come from the last module's list, the new ones are walked.
+    module = cst.parse_module(src)
+    walk.forget()
+    walk.nodes(module)
+    walk._slice(module)  # its indexes, made by the first listing cut from it
+    new = module.with_changes(body=[cst.parse_statement("y = f(x)\n"), *module.body[1:],
+                                    cst.parse_statement("def g(a):\n    return a\n")])
+    seen = []
+    walk.walk(new, seen.append)
+    assert walk._from_last(new) is not None
+    assert [id(n) for n in walk.nodes(new)] == [id(n) for n in seen]
+
+
 @pytest.mark.parametrize("src", list(_sources()))
 def test_content_parents_agree_with_parents(src):
     # eval_loops climbs from calls through this table instead of the full one.

@@ -5,6 +5,7 @@ read-only walk cost several parses. The analysis only reads, so it walks
 the dataclass fields directly, skipping whitespace and punctuation."""
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import inspect
 import re
@@ -81,6 +82,7 @@ def forget() -> None:
     _NODES.clear()
     _SYNTAX.clear()
     _ROOT[:] = [None, None, None]
+    _SKIPS.clear()
 
 
 # (name, id of each node) -> (the nodes, the answer): see `by_nodes`.
@@ -189,10 +191,12 @@ def nodes(node, skip=None):
     e = _NODES.get(key)
     if e is not None and e[0] is node:
         return e[1]
-    out = _slice(node) if skip is None else None
+    out = _slice(node) if skip is None else _slice_skipping(node, skip)
     if out is None:
-        out = []
-        walk(node, out.append, skip=skip)
+        out = _from_last(node) if skip is None and type(node) is cst.Module else None
+        if out is None:
+            out = []
+            walk(node, out.append, skip=skip)
         if skip is None and type(node) is cst.Module:
             _ROOT[:] = [node, out, None]
     if len(_NODES) >= 20_000:
@@ -221,6 +225,61 @@ def _slice(node):
     if start is None or listed[start] is not node:
         return None
     return listed[start:index[id(last_node(node))] + 1]
+
+
+def _from_last(module):
+    """The module's pre-order list, where a statement of the module listed
+    before it (the last fix pass's: the statements its fixes left alone) is
+    cut from that one's list instead of walked. None when that list has no
+    indexes yet (making them costs what it saves)."""
+    if _ROOT[2] is None:
+        return None
+    out = [module]
+    for stmt in children(module):
+        part = _slice(stmt)
+        if part is None:
+            part = []
+            walk(stmt, part.append)
+        out += part
+    return out
+
+
+# skip -> (the listed module's nodes, indexes of the nodes `skip` leaves out)
+_SKIPS: dict = {}
+
+
+def _slice_skipping(node, skip):
+    """`walk(node, skip=skip)`'s nodes cut from the module's list (None as
+    `_slice`): the runs between the skipped subtrees, which are found by
+    index instead of testing every node (the analysis lists the statements
+    of every loop and function this way, again for each scope)."""
+    listed = _ROOT[1]
+    if listed is None:
+        return None
+    index = _ROOT[2]
+    if index is None:
+        index = _ROOT[2] = {id(n): i for i, n in enumerate(listed)}
+    start = index.get(id(node))
+    if start is None or listed[start] is not node:
+        return None
+    e = _SKIPS.get(skip)
+    if e is None or e[0] is not listed:
+        types = {t for t in set(map(type, listed)) if _skipped(t, skip)}
+        e = _SKIPS[skip] = (listed, [i for i, n in enumerate(listed) if type(n) in types])
+    hits = e[1]
+    end = index[id(last_node(node))] + 1
+    k = bisect.bisect_right(hits, start)  # the node itself is listed whatever its type
+    if k == len(hits) or hits[k] >= end:
+        return listed[start:end]
+    out = []
+    at = start
+    while k < len(hits) and hits[k] < end:
+        i = hits[k]
+        out += listed[at:i]
+        at = index[id(last_node(listed[i]))] + 1
+        k = bisect.bisect_left(hits, at, k)
+    out += listed[at:end]
+    return out
 
 
 def last_node(node):

@@ -23,6 +23,15 @@ class SharedGraphNeedsDetach(GraphRule):
     (`optG.zero_grad()`, `G.zero_grad()`) before any optimizer that owns
     them steps.
 
+    The same pair is found when the first call's `retain_graph=True` is
+    what lets the second run (the usual advice, taken): no error, but the
+    discarded pass still walks the shared graph, and the retain keeps it
+    alive for that. Here the gradients must be seen zeroed before anything
+    steps or reads them (a gradient norm clipped over both models, `.grad`
+    copied to another model, a pass that would reach no parameters once
+    cut, run for what its hooks record: no finding). After the detach, AD104
+    offers to drop the retain when nothing else needs it.
+
     It also finds a learned multiplier's ascent pass (a Lagrange multiplier
     or temperature, `log_alpha`) that backwards the negation of a term
     (`(-penalty.mean()).backward(retain_graph=True)`, then its optimizer

@@ -125,19 +125,7 @@ def discarded(analysis, scope, ev, modules) -> Optional[bool]:
     reads them. False: some optimizer steps with them. None: cannot tell."""
     if ev.kind == "grad":
         return False  # returned to the caller, who uses them
-    if not modules:
-        return True
-    # A module built from another (`Generator(trunk)`) shares its parameters:
-    # an optimizer that steps the part (`trunk`, also in D's) uses them too.
-    modules = sorted({p for m in modules for p in parts_of(analysis.names, m)})
-    events = scope.events
-    start = events.index(ev)
-    for module in modules:
-        fate = _fate(analysis, events[start + 1:], ev, module)
-        if fate is None and scope.repeats and not ev.loops:
-            # A step method runs again for the next batch: what it does before
-            # `ev` comes next (a step every second call, before its zero_grad).
-            fate = _fate(analysis, events[:start], ev, module)
+    for module, fate in _fates(analysis, scope, ev, modules):
         if fate == "unknown":
             return None
         if fate == "stepped":
@@ -152,16 +140,23 @@ def zeroed(analysis, scope, ev, modules) -> bool:
     """Stricter than `discarded`: each module's gradients from `ev` are seen
     zeroed before anything steps or reads them; "nothing steps them" is not
     enough (`local.copy_gradients_from`, A3C's `shared._grad = local.grad`)."""
-    modules = sorted({p for m in modules for p in parts_of(analysis.names, m)})
+    return all(fate == "zeroed" for _, fate in _fates(analysis, scope, ev, modules))
+
+
+def _fates(analysis, scope, ev, modules):
+    """(module, what happens first to the gradients `ev` put into it), for
+    each module and each module built from it."""
+    # A module built from another (`Generator(trunk)`) shares its parameters:
+    # an optimizer that steps the part (`trunk`, also in D's) uses them too.
     events = scope.events
-    start = events.index(ev)
-    for module in modules:
+    start = events.index(ev) if modules else 0
+    for module in sorted({p for m in modules for p in parts_of(analysis.names, m)}):
         fate = _fate(analysis, events[start + 1:], ev, module)
         if fate is None and scope.repeats and not ev.loops:
+            # A step method runs again for the next batch: what it does before
+            # `ev` comes next (a step every second call, before its zero_grad).
             fate = _fate(analysis, events[:start], ev, module)
-        if fate != "zeroed":
-            return False
-    return True
+        yield module, fate
 
 
 def _escapes(scope, module: str) -> bool:

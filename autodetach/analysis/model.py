@@ -729,16 +729,21 @@ class Analysis:
     def diagnoses(self) -> list:
         from .decide import diagnose
 
+        return [diagnose(self, scope, conflict) for scope, conflict in self.conflicts
+                if self.real_conflict(scope, conflict)]
+
+    def real_conflict(self, scope, conflict) -> bool:
+        """Can the second pass of `conflict` really meet what the first freed
+        (or retained)? Not when the linking value is rebuilt every iteration,
+        the path is infeasible, or the two are entries a method builds apart."""
         from .infeasible import infeasible
         from .invariant import replaced_each_iteration
-
         from .loss_entries import disjoint_entries
 
         # two entries of a returned dict that its method builds apart share no graph (what AD104 rests on)
-        return [diagnose(self, scope, conflict) for scope, conflict in self.conflicts
-                if not replaced_each_iteration(scope, conflict) and not infeasible(self, scope, conflict)
-                and not disjoint_entries(self, scope, conflict.first, conflict.second,
-                                         {n for n in conflict.first.reach if not n.leaf} & conflict.second.reach)]
+        return not replaced_each_iteration(scope, conflict) and not infeasible(self, scope, conflict) \
+            and not disjoint_entries(self, scope, conflict.first, conflict.second,
+                                     {n for n in conflict.first.reach if not n.leaf} & conflict.second.reach)
 
     @cached_property
     def forward_walks(self) -> list:

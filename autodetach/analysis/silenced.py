@@ -19,9 +19,6 @@ def silenced_discarded(analysis) -> list:
 def _find(analysis) -> list:
     from .decide import Problem, diagnose, param_modules, zeroed
     from .graph import closure
-    from .infeasible import infeasible
-    from .invariant import replaced_each_iteration
-    from .loss_entries import disjoint_entries
 
     seen, out = set(), []
     for scope in analysis.scopes:
@@ -33,9 +30,7 @@ def _find(analysis) -> list:
             if key in seen or first.tag != second.tag or any(n.iteration != second.tag for n in conflict.path):
                 continue
             seen.add(key)
-            if replaced_each_iteration(scope, conflict) or infeasible(analysis, scope, conflict) or \
-                    disjoint_entries(analysis, scope, first, second,
-                                     {n for n in first.reach if not n.leaf} & second.reach):
+            if not analysis.real_conflict(scope, conflict):
                 continue
             diagnosis = diagnose(analysis, scope, conflict)
             if diagnosis.kind is not Problem.SHARED_DISCARDED:

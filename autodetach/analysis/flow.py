@@ -2227,8 +2227,12 @@ class Scope:
         if isinstance(test, cst.Name) and test.value in self.consts:
             return bool(self.consts[test.value]) != flip
         if isinstance(test, cst.BooleanOperation):
-            # `optimizer_idx == 0 or optimizer_idx == 1`: known when both sides are
+            # `optimizer_idx == 0 or optimizer_idx == 1`: known when both sides are; `it > 0 and train`
+            # with `train=True`: the side on the loop's index has one answer on each walk (first_iteration)
             left, right = self._known_test(test.left), self._known_test(test.right)
+            if (left is None) != (right is None):
+                left = first_iteration.arm(self, test.left) if left is None else left
+                right = first_iteration.arm(self, test.right) if right is None else right
             if left is None or right is None:
                 return None
             both = left or right if isinstance(test.operator, cst.Or) else left and right

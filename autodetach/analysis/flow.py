@@ -233,6 +233,7 @@ class Scope:
         self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
         self.consts: dict = {}  # parameter of an inlined call -> the literal bool it was given (never rebound)
         self.flags: tuple = (None, {})  # the inlined call, its `retain_graph=True` arguments (handed_flags)
+        self.forward_runs: dict = {}  # module key -> its last forward call's value (_forward_reads)
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -256,6 +257,9 @@ class Scope:
                      uses=val.uses, kind=kind, uncertain=val.uncertain,
                      branch=self.branch, seq=self.next_seq())
         self.nodes.append(node)
+        for key, run in self.forward_runs.items():
+            if run is val:  # `out = model(x)`: the node the forward's value became (_forward_reads)
+                self.forward_runs[key] = Val(heads=frozenset({node}), modules=val.modules, nontrivial=True)
         return node
 
     def leaf(self, key: str, modules) -> GNode:
@@ -1474,6 +1478,7 @@ class Scope:
         """model.encode(x): runs the module's parameters (the parts the
         method runs, when its class is in this file)."""
         out = self._module_call(call, base, method_parts(self.analysis, base, func.attr.value))
+        out = self._forward_reads(base, func.attr.value, out)
         own = self._own_method(func)
         if own is None:
             from .quiet_methods import self_cut
@@ -1494,6 +1499,24 @@ class Scope:
                 cut = Val(ghosts=out.heads | out.ghosts)
                 out.elems = self._elems(own, call, out, shape, out, cut, 1)
         return out
+
+    def _forward_reads(self, base: str, meth: str, out: Val) -> Val:
+        """`loss = model.get_loss(batch)` after `model(batch)` in this iteration, where get_loss reads
+        `self.logits` that the forward stores: the loss hangs from that forward's graph too."""
+        run = self.forward_runs.get(base)
+        if self.no_grad or run is None or not run.heads or any(h.iteration != self.tag() for h in run.heads):
+            return out
+        cls = self.names.instances.get(base)
+        if cls is not None:
+            fwd, found = self.analysis._own_summaries.get(f"{cls}.forward"), \
+                self.analysis._own_summaries.get(f"{cls}.{meth}")
+        else:
+            fwd, found = self.analysis.foreign_method(base, "forward"), self.analysis.foreign_method(base, meth)
+            fwd, found = fwd and fwd[0], found and found[0]
+        if fwd is None or found is None or found.self_attrs is None or \
+                not set(found.self_attrs) & set(fwd.forward_stores):
+            return out
+        return dataclasses.replace(out, heads=out.heads | run.heads, nontrivial=True)
 
     def _foreign_cut(self, call: cst.Call, base: str, meth: str, out: Val) -> Val:
         """`model.discriminator_loss(z)` of a module built from another file's class whose
@@ -2017,6 +2040,7 @@ class Scope:
         if dotted(call.func) not in (key, key + ".forward"):
             return value  # model.encode(x): not the forward that keeps the state
         value = self._module_state(key, value)
+        self.forward_runs[key] = value
         summary = self.analysis.forward_elems(key)
         if summary is not None and not any(arg.star for arg in call.args):
             value.elems = self._forward_elems(call, summary, each, value, mods)
@@ -2203,8 +2227,12 @@ class Scope:
         if isinstance(test, cst.Name) and test.value in self.consts:
             return bool(self.consts[test.value]) != flip
         if isinstance(test, cst.BooleanOperation):
-            # `optimizer_idx == 0 or optimizer_idx == 1`: known when both sides are
+            # `optimizer_idx == 0 or optimizer_idx == 1`: known when both sides are; `it > 0 and train`
+            # with `train=True`: the side on the loop's index has one answer on each walk (first_iteration)
             left, right = self._known_test(test.left), self._known_test(test.right)
+            if (left is None) != (right is None):
+                left = first_iteration.arm(self, test.left) if left is None else left
+                right = first_iteration.arm(self, test.right) if right is None else right
             if left is None or right is None:
                 return None
             both = left or right if isinstance(test.operator, cst.Or) else left and right

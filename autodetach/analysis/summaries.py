@@ -116,6 +116,9 @@ class Summary:
     # forward: (parameter names, per element of the returned tuples the parameter handed back
     # untouched there or ""): `return loss, queue, use_queue`, `use_queue` only read (handed_back.py)
     handed_back: tuple = ()
+    # forward: `self.X` it stores a value in that is not cut (`self.out = h`, `self.logits["a"] = o`): what a
+    # method reading X later hangs from (flow.Scope._forward_reads)
+    forward_stores: tuple = ()
 
 
 def ast_dotted(node) -> Optional[str]:
@@ -1222,6 +1225,7 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
                                                                    method.args.args[0].arg == "self" else 0))
     if method.name == "forward":
         out["handed_back"] = handed_back(method)
+        out["forward_stores"] = _forward_stores(walker, own)
     if method.name != "__init__":
         keys = []
         for node in own:
@@ -1234,6 +1238,21 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
                             keys.append(key)
         out["stores_graph"] = tuple(keys)
     return out
+
+
+def _forward_stores(walker: _Fn, own: list) -> tuple:
+    """X for each `self.X = v` or `self.X[k] = v` of a forward, v not cut nor constant."""
+    keys = []
+    for node in own:
+        if not isinstance(node, ast.Assign) or id(node) in walker.quiet or walker.kind(node.value) in ("cut", "const"):
+            continue
+        for target in node.targets:
+            for part in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                part = part.value if isinstance(part, ast.Subscript) else part
+                if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == "self" \
+                        and part.attr not in keys:
+                    keys.append(part.attr)
+    return tuple(keys)
 
 
 PLAIN_TYPES = frozenset({"float", "int", "str", "bool", "None", "complex", "bytes"})

@@ -74,3 +74,31 @@ def test_name_bound_before_loop_keeps_the_conflict():
     src = CONFIG_ARMS.format(test='args.loss == "hinge"').replace(
         "    for step,", "    d_loss = dis(batches[0][0]).mean()\n    for step,")
     assert Problem.CROSS_ITERATION in _kinds(src)
+
+
+PARTLY_READ = """
+def train(c, model, criterion, optimizer, optimizer_st, loader):
+    for i, (x, y, stop) in enumerate(loader):
+        out, stop_out = model(x)
+        stop_loss = criterion(stop_out, stop)
+        loss = criterion(out, y)
+        if {test}:
+            pass
+        else:
+            loss += stop_loss
+        loss.backward()
+        optimizer.step()
+        if c.separate_stopnet:
+            stop_loss.backward()
+            optimizer_st.step()
+"""
+
+
+def test_else_of_a_partly_read_test_implies_nothing():
+    # `i > 0 and flag` is false at i == 0 with the flag set: both arms run together.
+    assert Problem.SHARED_FREED in _kinds(PARTLY_READ.format(test="i > 0 and c.separate_stopnet"))
+    assert Problem.SHARED_FREED in _kinds(PARTLY_READ.format(test="not (i > 0 and not c.separate_stopnet)"))
+
+
+def test_else_of_a_whole_test_still_contradicts():
+    assert Problem.SHARED_FREED not in _kinds(PARTLY_READ.format(test="c.separate_stopnet"))

@@ -110,18 +110,23 @@ def _counted_once(loop, counter: str) -> bool:
 
 
 # ------------------------------------------------------------ contradicting arms
-def _literals(test):
-    """{atom: truth} a test's truth implies (`not a and b.c`), or None."""
+def _read(test):
+    """(facts the test's truth implies, whether those facts are all it says),
+    or None. Only a test read whole may be negated: the else of
+    `i > 0 and train` says nothing about `train`."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _literals(test.expression)
-        return {k: not v for k, v in inner.items()} if inner is not None and len(inner) == 1 else None
+        inner = _read(test.expression)
+        if inner is None or not inner[1] or len(inner[0]) != 1:
+            return None
+        return {k: not v for k, v in inner[0].items()}, True
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        left, right = _literals(test.left), _literals(test.right)
+        left, right = _read(test.left), _read(test.right)
         if left is None and right is None:
             return None
-        return {**(left or {}), **(right or {})}
+        whole = left is not None and right is not None and left[1] and right[1]
+        return {**(left[0] if left else {}), **(right[0] if right else {})}, whole
     key = dotted(test) if isinstance(test, (cst.Name, cst.Attribute)) else None
-    return {key: True} if key else None
+    return ({key: True}, True) if key else None
 
 
 def _arm_facts(stmt, arm: int) -> dict:
@@ -132,12 +137,13 @@ def _arm_facts(stmt, arm: int) -> dict:
         cur = cur.orelse
     out: dict = {}
     for i, test in enumerate(tests[:arm + 1]):
-        lits = _literals(test)
-        if lits is None:
+        found = _read(test)
+        if found is None:
             continue
+        lits, whole = found
         if i == arm:
             out.update(lits)
-        elif len(lits) == 1:
+        elif whole and len(lits) == 1:
             (key, value), = lits.items()
             out[key] = not value
     return out

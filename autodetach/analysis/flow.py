@@ -35,6 +35,7 @@ from .local_names import local_tensor
 from .roles import looks_like_loss as _looks_like_loss
 from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
+from .trained_inputs import makes_leaf, marks, trained_inputs
 from .passed_meters import meter_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
@@ -570,6 +571,11 @@ class Scope:
             self.bound.add(key)
         elif isinstance(small_stmt, cst.Expr):
             self.expr(small_stmt.value, stmt=stmt)
+            value = small_stmt.value
+            if makes_leaf(value) and type(value.func.value) is cst.Name and not self.no_grad and \
+                    value.func.value.value in trained_inputs(self):
+                key = value.func.value.value  # `w.requires_grad_()`, then `Adam([w])`
+                self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))
         elif isinstance(small_stmt, cst.Return):
             if small_stmt.value is not None:
                 val = self._step_output(small_stmt.value, stmt) if self.loop_owner and not self.inlining \
@@ -775,6 +781,12 @@ class Scope:
         key = dotted(target)
         if key is None:
             return
+        marked = marks(target, expr)
+        if marked and not self.no_grad and marked in trained_inputs(self):
+            # `w.requires_grad = True` for a tensor this scope's optimizer trains (trained_inputs)
+            self.env[marked] = Val(heads=frozenset({self.leaf(marked, {marked})}))
+            self.bound.add(marked)
+            return
         self_views.bind(self, key, expr)
         self.bound.add(key)
         keyed.drop_slots(self.env, key)  # `log = {"loss": []}`: a new dict, its lists start empty
@@ -789,9 +801,10 @@ class Scope:
         if key in self.names.leaves and not val.graph:
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
-        if self.eval_note is not None and not val.graph and not self.no_grad and _makes_leaf(expr):
+        if (self.eval_note is not None or key in trained_inputs(self)) and not val.graph and not self.no_grad and \
+                makes_leaf(expr):
             # `z = torch.randn(n, d).requires_grad_()` in an evaluation run with gradients on
-            # (eval_loops): a leaf that requires grad, in this scope only
+            # (eval_loops), or a tensor this scope's optimizer trains: a leaf, in this scope only
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))
             return
         proven = not self.no_grad and (id(stmt), key) in self.proven[0]
@@ -2921,12 +2934,6 @@ def _only_leaves(head) -> bool:
         else:
             return False
     return found and head.kind == "container"
-
-
-def _makes_leaf(expr) -> bool:
-    """`x.requires_grad_()` or `x.requires_grad_(True)`."""
-    return type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value == "requires_grad_" \
-        and all(type(a.value) is cst.Name and a.value.value == "True" for a in expr.args)
 
 
 def _uncertain_below(head) -> bool:

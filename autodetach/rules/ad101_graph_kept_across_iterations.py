@@ -5,6 +5,7 @@ import libcst as cst
 
 from ..analysis.acting_state import acting_states
 from ..analysis.cache_slices import kept_slices
+from ..analysis.value_caches import value_caches
 from ..analysis.threaded_state import threaded_states
 from ..analysis.backwarded import holds_element
 from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
@@ -68,6 +69,15 @@ class GraphKeptAcrossIterations(GraphRule):
     torch.linalg.solve(k, self.values)`), with no method that clears it, is
     reported without a fix: the next backward through a prediction walks
     into the memo's freed graph.
+    State a method computes from an argument and reuses while a later
+    argument has the same values (`if not torch.allclose(cell,
+    self._cell): self._vectors = f(cell)`) is reported without a fix: for an
+    argument that requires grad, a later call reuses an earlier call's freed
+    graph and gets no gradient of its own; that the argument requires grad
+    is inferred. An input a function makes require grad and hands to its
+    own optimizer (`w.requires_grad = True`, `Adam([w])`: an attack, a style
+    transfer) is a leaf of each step's graph, so `best[mask] = adv[mask]`
+    into a tensor made before the loop keeps every step's graph.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -115,8 +125,9 @@ class GraphKeptAcrossIterations(GraphRule):
     name = "graph-kept-across-iterations"
     summary = "a tensor carrying a graph outlives its iteration (crash on the next backward, or a leak)"
     fix_safety = UNSAFE
-    # a module that updates its buffers from its graph, or keeps values computed from its parameters
-    tokens = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(")
+    # a module that updates its buffers from its graph, keeps values computed from its parameters,
+    # or caches what it computes from an argument by the argument's values
+    tokens = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(", "allclose(", "torch.equal(")
 
     VALID = [
         Valid("""
@@ -437,6 +448,7 @@ class GraphKeptAcrossIterations(GraphRule):
         self._acting(done)
         self._threaded(done)
         self._kept_slices(done)
+        self._value_caches(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -509,6 +521,22 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
                                 f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
                                 "Run the acting forward under `torch.no_grad()`")
+
+    def _value_caches(self, done: set) -> None:
+        """State computed from an argument, reused while a later argument has the same values."""
+        ctx = self.ctx
+        for c in value_caches(ctx.analysis):
+            if id(c.stmt) in done:
+                continue
+            done.add(id(c.stmt))
+            msg = (f"`{c.cls.name.value}.{c.method}` keeps in `{c.key}` what it computes from `{c.arg}` (line "
+                   f"{line(ctx, c.stmt)}) and reuses it while `{code(ctx, c.compare)}` holds: the cache is keyed by "
+                   f"`{c.arg}`'s values, not by the tensor, so a later call whose `{c.arg}` requires grad reuses "
+                   f"an earlier call's graph (freed by that call's backward: the next backward fails) and gets "
+                   f"no gradient for its own `{c.arg}`. Recompute it on every call when `{c.arg}` requires grad; "
+                   f"detaching the cache would drop those gradients silently, so no fix is offered; inferred: "
+                   f"`{c.arg}` may require grad (nothing here shows it does)")
+            self.report(c.stmt, msg, related=[(c.compare, "the values decide whether the kept state is reused")])
 
     def _kept_slices(self, done: set) -> None:
         """A per-step cache a training method joins, trains on in part, and stores back as a slice."""

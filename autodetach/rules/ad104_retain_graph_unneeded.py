@@ -5,6 +5,7 @@ import libcst as cst
 
 from ..analysis.cache_slices import kept_slices
 from ..analysis.decide import Problem
+from ..analysis.handed_state import handed_state
 from ..findings import SAFE, UNSAFE
 from ..rule import Edit, Invalid, Valid
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, code, without_arg
@@ -48,6 +49,11 @@ class RetainGraphUnneeded(GraphRule):
     before the loop reach, when those come from a tensor argument: the next
     iteration walks that part again), with `create_graph=True`, or when the graph escapes the
     function (returned, stored on `self` and still held there). Unsafe when
+    the loss comes from a module of this file whose methods hand an object
+    it keeps (`self.device = Device(n)`, not torch's) to code that is not
+    read (`rotate(self.device, self.angles)`): that code may leave this
+    call's graph in the object for the next call (a simulator's state that
+    is never reset), which the retain then keeps walkable. Unsafe when
     the loss is built from attributes of `self` that other code fills and
     this method empties after the only backward in the file
     (`loss = torch.cat(self.losses).sum()` ... `self.losses = []`): that
@@ -409,6 +415,10 @@ class RetainGraphUnneeded(GraphRule):
                     inferred.append(f"{unseen[0]}, and code out of sight built it, so a graph it shares "
                                     "with later iterations would not be seen")
                 inferred.extend(found.inferred)
+            for n in ev.reach:
+                note = handed_state(ctx.analysis, n.expr) if n.kind == "module" else None
+                if note and note not in inferred:
+                    inferred.append(note)  # the module may keep this call's graph for the next (a simulator)
             extra = {"fix": UNSAFE} if inferred else {}
             if inferred:
                 msg += "; inferred: " + "; ".join(inferred)

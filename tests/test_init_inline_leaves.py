@@ -57,3 +57,10 @@ def test_reported_without_fix(body):
 ])
 def test_silent(body):
     assert found(body) == []
+
+
+def test_kept_parameter_keeps_the_plain_message():
+    """`self.w = nn.Parameter(...)` is kept: a value computed from it is the
+    registered-parameter shape, not the inline one."""
+    out = found("self.w = nn.Parameter(torch.tensor(scale))\nself.scale = self.w / self.w.abs()")
+    assert len(out) == 1 and "computed from trainable parameters once" in out[0].message

@@ -783,7 +783,8 @@ class Scope:
                 not local_tensor(self.analysis.ctx, key, stmt, val):
             self.env.pop(key, None)  # `model = Net()`, `opt = SGD(params)`: an object, not a tensor
             return
-        if key in self.names.leaves and not val.graph:
+        if key in self.names.leaves and (not val.graph or self.inline_leaves and val.heads and all(
+                h.leaf and h.name.startswith(INLINE_LEAF) for h in val.heads)):
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
         if self.eval_note is not None and not val.graph and not self.no_grad and _makes_leaf(expr):

@@ -214,6 +214,7 @@ class Scope:
         self.repeats = False  # a step method walked once: its caller runs it again, per batch
         self.cur_stmt = None  # the statement being walked
         self.distributions: set = set()  # names bound to a torch.distributions object
+        self.inline_leaves = False  # `torch.exp(nn.Parameter(x))`: a leaf made inline is a leaf (analysis.init_graphs)
         self.tuple_elems: dict = {}  # id(node of `t = (a, b)`) -> the elements' Vals (a tuple never changes)
         # id(node of `t = [a, b]`) -> its elements' Vals, grown by `t.append(c)` / `t.extend([c, d])`:
         # these only add at the end, so each position keeps what was put there (read by unpacking only)
@@ -798,7 +799,8 @@ class Scope:
                 not local_tensor(self.analysis.ctx, key, stmt, val):
             self.env.pop(key, None)  # `model = Net()`, `opt = SGD(params)`: an object, not a tensor
             return
-        if key in self.names.leaves and not val.graph:
+        if key in self.names.leaves and (not val.graph or self.inline_leaves and val.heads and all(
+                h.leaf and h.name.startswith(INLINE_LEAF) for h in val.heads)):
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
         if (self.eval_note is not None or key in trained_inputs(self)) and not val.graph and not self.no_grad and \
@@ -1563,6 +1565,14 @@ class Scope:
             return self._module_call(call, key)  # `self.model.G(z)`: G is a part of the module `self.model`
         if qualified == "torch.autograd.Variable":
             return self._variable(call)
+        if self.inline_leaves and not self.no_grad and _inline_leaf(qualified, call):
+            for arg in call.args:
+                self.expr(arg.value)
+            return Val(heads=frozenset({self.leaf(f"{INLINE_LEAF}{id(call)}", ())}))
+        if self.inline_leaves and (qualified or "").startswith("torch.nn.init.") and call.args:
+            for arg in call.args[1:]:
+                self.expr(arg.value)
+            return self.expr(call.args[0].value)  # `init.normal_(nn.Parameter(w))` hands its argument back
         if _new_data(qualified, key):
             args = Val()
             for arg in call.args:
@@ -2934,6 +2944,19 @@ def _only_leaves(head) -> bool:
         else:
             return False
     return found and head.kind == "container"
+
+
+INLINE_LEAF = "<leaf made inline at "
+
+
+def _inline_leaf(qualified, call) -> bool:
+    """`nn.Parameter(x)`, `torch.tensor(x, requires_grad=True)`: a new leaf that requires grad."""
+    if qualified in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        flag = call.args[1].value if len(call.args) > 1 else None  # `Parameter(x, requires_grad=False)`
+        return flag is None or type(flag) is cst.Name and flag.value == "True"
+    return (qualified or "").startswith("torch.") and any(
+        a.keyword and a.keyword.value == "requires_grad" and type(a.value) is cst.Name and a.value.value == "True"
+        for a in call.args)
 
 
 def _uncertain_below(head) -> bool:

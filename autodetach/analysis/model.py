@@ -14,7 +14,7 @@ from .decide import find
 from .drivers import driver_walks
 from .optimizer_phases import phase_walks
 from .runtime_classes import runtime_method
-from .flow import GiveUp, Scope
+from .flow import INLINE_LEAF, GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
 from .walk import class_methods, last_node, nodes
@@ -583,9 +583,10 @@ class Analysis:
                 continue
         return out
 
-    def _walk(self, body, params, name, env=None, cls=None, fn=None):
+    def _walk(self, body, params, name, env=None, cls=None, fn=None, inline_leaves=False):
         try:
             scope = Scope(self, body, params=params, env=env, name=name)
+            scope.inline_leaves = inline_leaves
             if fn is not None:
                 scope.grad_from(fn)
             scope.self_class = cls
@@ -794,9 +795,11 @@ class Analysis:
 
     @cached_property
     def init_graphs(self) -> list:
-        """(class, key, node, read) for Module classes that compute a tensor
-        from their parameters in `__init__` and read it in `forward`: the
-        first backward frees that graph for every later call."""
+        """(class, key, node, read, inline) for Module classes that compute a
+        tensor from their parameters in `__init__` and read it in `forward`:
+        the first backward frees that graph for every later call. `inline`:
+        it hangs from a leaf made in the expression (`torch.exp(nn.Parameter(x))`),
+        which the module does not keep, so no optimizer sees it."""
         if not self.sites.backward_in and not self.sites.module_level_backward:
             return []
         out = []
@@ -807,7 +810,8 @@ class Analysis:
             init, fwd = methods.get("__init__"), methods.get("forward")
             if init is None or fwd is None:
                 continue
-            sc_init = self._walk(_body(init), [p.name.value for p in init.params.params], "__init__")
+            sc_init = self._walk(_body(init), [p.name.value for p in init.params.params], "__init__",
+                                 inline_leaves=True)
             params = [p.name.value for p in fwd.params.params]
             sc_fwd = self._walk(_body(fwd), params, "forward")
             if sc_init is None or sc_fwd is None:
@@ -818,7 +822,7 @@ class Analysis:
                 nodes = [n for n in val.heads if not n.leaf and not n.trivial and n.stmt is not None]
                 if nodes and key in sc_fwd.free_reads and not any(_assigns(m, key) for n2, m in methods.items()
                                                                    if n2 not in ("__init__",)):
-                    out.append((cls, key, nodes[0], sc_fwd.free_reads[key]))
+                    out.append((cls, key, nodes[0], sc_fwd.free_reads[key], _inline_leaf_below(nodes[0])))
         return out
 
     def diagnoses_for(self, kind) -> list:
@@ -861,6 +865,18 @@ def _reaches_backward(fn, methods, backward_in, depth=3) -> bool:
     if any(m in backward_in for m in found):
         return True
     return depth > 1 and any(_reaches_backward(m, methods, backward_in, depth - 1) for m in found)
+
+
+def _inline_leaf_below(node) -> bool:
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n.leaf and (n.name or "").startswith(INLINE_LEAF):
+            return True
+        if n.uid not in seen:
+            seen.add(n.uid)
+            stack.extend(n.parents)
+    return False
 
 
 def _assigns(fn, key) -> bool:

@@ -35,6 +35,12 @@ class GraphBuiltOutsideLoop(GraphRule):
     optimisation loop, so every later loss walks its graph. The fix detaches
     the target; unsafe: that the capture input carries a graph and that the
     target is meant to be constant are inferred.
+    Also a value `__init__` computes from a parameter it makes inline and
+    does not keep (`self.scale = torch.exp(nn.Parameter(x))`, or a tensor
+    made with `requires_grad=True`), read by `forward`: no optimizer sees
+    that parameter, and the op's saved tensors are freed by the first
+    backward. Reported without a fix (the parameter must move onto the
+    module, the op into `forward`).
 
     ## Why it matters
     The first backward frees the graph between the parameters and that
@@ -279,10 +285,19 @@ class GraphBuiltOutsideLoop(GraphRule):
             self.report(link.stmt, msg, edits=edits, fix_title=title,
                         related=[(second, "the backward of a later iteration")] + path_note(ctx, conflict))
 
-        for cls, key, node, read in analysis.init_graphs:
+        for cls, key, node, read, inline in analysis.init_graphs:
             if id(node.stmt) in done:
                 continue
             done.add(id(node.stmt))
+            if inline:
+                msg = (f"`{key}` is computed once, in `{cls.name.value}.__init__` (line {line(ctx, node.stmt)}), "
+                       f"from a tensor made there that requires grad (`nn.Parameter(...)`, `requires_grad=True`), "
+                       f"which the module does not keep: no optimizer sees it, the value never changes, and "
+                       f"`forward` reads it on every call (line {line(ctx, read)}), so where an op on that path "
+                       f"saves tensors, the second backward fails. Keep the parameter on the module "
+                       f"(`self.raw = nn.Parameter(...)`) and compute `{key}` from it in `forward`")
+                self.report(node.stmt, msg, related=[(read, "read here on every call")])
+                continue
             msg = (f"`{key}` is computed from trainable parameters once, in `{cls.name.value}.__init__` "
                    f"(line {line(ctx, node.stmt)}), and read by `forward` (line {line(ctx, read)}): the first "
                    f"backward frees its graph, so the second fails, and the value never follows the updated "

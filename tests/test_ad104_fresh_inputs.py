@@ -59,6 +59,15 @@ def test_value_stored_or_walked_again_keeps_the_retain():
     assert _ad104(stored) == [] and _ad104(walked) == []
 
 
+def test_a_sibling_of_the_value_walked_later_keeps_the_retain():
+    # `aux` comes out of the same call as `c`: a grad of it may walk the same graph
+    extra = "    extra = torch.autograd.grad(aux, state_t)[0]\n    return grad_state + dstate + extra"
+    src = REROUTE.replace("c = event_fn(event_t, state_t)", "c, aux = event_fn(event_t, state_t)").replace(
+        "    return grad_state + dstate", extra)
+    assert "extra" in src and "c, aux" in src
+    assert _ad104(src) == []
+
+
 def test_inputs_handed_in_are_not_new():
     # `state_t` is the caller's tensor: the grad may walk a graph the caller built and walks again
     src = REROUTE.replace("    state_t = state_t.detach().clone().requires_grad_(True)\n", "")

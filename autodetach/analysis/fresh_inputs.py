@@ -198,7 +198,8 @@ def _derived(ctx, binds, seeds, before) -> set:
 
 
 def _slice(ctx, binds, target, made, at) -> set:
-    """The names among `made` that the target's value hangs from, through their bindings."""
+    """The names among `made` that the target's value hangs from, through their bindings;
+    with the others a statement binding one of them binds (`c, aux = f(x)`: one call's graph)."""
     out: set = set()
     todo = list(carried(ctx, target) & made)
     while todo:
@@ -206,9 +207,10 @@ def _slice(ctx, binds, target, made, at) -> set:
         if name in out:
             continue
         out.add(name)
-        for line, value, _stmt in binds.get(name, ()):
+        for line, value, stmt in binds.get(name, ()):
             if line < at and value is not None:
                 todo.extend(carried(ctx, value) & made)
+                todo.extend(other for other, entries in binds.items() if any(e[2] is stmt for e in entries))
     return out
 
 

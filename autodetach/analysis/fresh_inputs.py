@@ -271,11 +271,17 @@ def _unseen_calls(ctx, binds, target, hangs, made) -> list:
         for x in nodes(expr):
             if not isinstance(x, cst.Call):
                 continue
-            q = ctx.imports.qualify(x.func) or ""
-            if q.startswith("torch.") or isinstance(x.func, cst.Attribute) and carried(ctx, x.func.value) & made:
+            if _torch_chain(ctx, x.func) or isinstance(x.func, cst.Attribute) and carried(ctx, x.func.value) & made:
                 continue
             text = " ".join(cst.Module([]).code_for_node(x).split())
             text = text if len(text) <= 50 else text[:47] + "..."
             if text not in out:
                 out.append(text)
     return out
+
+
+def _torch_chain(ctx, func) -> bool:
+    """`torch.ones(n).requires_grad_().to`, `F.relu`: a call of torch's, or a method of what one made."""
+    while isinstance(func, cst.Attribute) and (ctx.imports.qualify(func) or "") == "":
+        func = func.value.func if isinstance(func.value, cst.Call) else func.value
+    return (ctx.imports.qualify(func) or "").startswith("torch.")

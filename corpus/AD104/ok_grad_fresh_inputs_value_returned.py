@@ -11,7 +11,7 @@ from torch import nn
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
 
 
-def reroute(event_fn, event_t, state_t, grad_state):
+def reroute_keep_value(event_fn, event_t, state_t, grad_state):
     event_t = event_t.detach().clone().requires_grad_(True)
     state_t = state_t.detach().clone().requires_grad_(True)
     with torch.enable_grad():
@@ -33,7 +33,7 @@ def main():
     state = torch.randn(4)
     t = torch.tensor(0.5)
     for step in range(ITERS):
-        g, c = reroute(event_fn, t, state, torch.ones(4))
+        g, c = reroute_keep_value(event_fn, t, state, torch.ones(4))
         opt.zero_grad()
         c.pow(2).backward()
         opt.step()

@@ -104,3 +104,26 @@ def test_a_backward_in_the_other_arm_does_not_need_the_retain():
 def test_a_backward_after_the_if_still_needs_it():
     src = ARMS + "    out.mean().backward()\n"
     assert _ad104(src) == []
+
+
+def test_a_helper_called_twice_runs_both_arms_on_one_graph():
+    src = """
+        import torch
+        from torch import nn
+
+        net = nn.Linear(4, 2)
+
+
+        def push(loss, first):
+            if first:
+                loss.backward(retain_graph=True)
+            else:
+                loss.backward()
+
+
+        for step in range(3):
+            loss = net(torch.randn(1, 4)).sum()
+            push(loss, True)
+            push(loss, False)
+    """
+    assert _ad104(src) == []

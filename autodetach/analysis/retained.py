@@ -383,8 +383,9 @@ def _same_pass_apart(ctx, scope, a, b) -> bool:
     arms = dict(a.branch)
     for key, arm in b.branch:
         node = scope.branch_nodes.get(key) if key in arms and arms[key] != arm else None
-        if node is None:
-            continue
+        fn = ctx.enclosing(node, cst.FunctionDef) if node is not None else None
+        if node is None or fn is not None and fn.name.value != scope.name:
+            continue  # a function walked at its calls may run the other arm at a later call
         around = {id(loop) for loop in a.loops if ctx.encloses(loop, node)}
         if [t for t in a.tag if t[0] in around] == [t for t in b.tag if t[0] in around]:
             return True

@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .closures import judged_at_calls, reads_outside
+from .fresh_inputs import fresh_grad
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
@@ -95,10 +96,13 @@ def unneeded_retains(analysis) -> list:
             dropped = _dropped(analysis, ev) if escape else None
             if dropped:
                 escape = False  # returned, but every caller found drops the result
-            needed = (not ev.target.heads or ev.target.unknown or escape or ev.call in on_self
+            # a grad for tensors this call makes anew walks only what it built since: names decide
+            fresh = fresh_grad(analysis, ev) if not ev.target.heads else None
+            needed = ((not ev.target.heads and fresh is None) or ev.target.unknown or escape or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
+                             and not _same_pass_apart(ctx, scope, o, ev)
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
@@ -129,7 +133,7 @@ def unneeded_retains(analysis) -> list:
                 found = ([scope.driver_note] if scope.driver_note else []) + \
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
-                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev)
+                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev) + (fresh or [])
                 why.extend(x for x in found if x not in why)
                 why.extend(unseen_call_origins(analysis, own, why))
                 if ev.call in passed:
@@ -370,6 +374,22 @@ def _exclusive(a, b) -> bool:
     """Are two events in different arms of one `if` (never both in one pass)?"""
     arms = dict(a.branch)
     return any(key in arms and arms[key] != arm for key, arm in b.branch)
+
+
+def _same_pass_apart(ctx, scope, a, b) -> bool:
+    """Are two events in different arms of one `if`, in the same run of that `if`
+    (the same walk of each loop around it)? The other arm's backward never runs
+    after this one on its graph; in a later iteration it may (walked_again judges that)."""
+    arms = dict(a.branch)
+    for key, arm in b.branch:
+        node = scope.branch_nodes.get(key) if key in arms and arms[key] != arm else None
+        fn = ctx.enclosing(node, cst.FunctionDef) if node is not None else None
+        if node is None or fn is not None and fn.name.value != scope.name:
+            continue  # a function walked at its calls may run the other arm at a later call
+        around = {id(loop) for loop in a.loops if ctx.encloses(loop, node)}
+        if [t for t in a.tag if t[0] in around] == [t for t in b.tag if t[0] in around]:
+            return True
+    return False
 
 
 def _last_iteration(analysis, ev):

@@ -177,6 +177,17 @@ class RetainGraphUnneeded(GraphRule):
     the call's walk does not see. Safe when the helper is in this file
     (the walk inlines it); unsafe when it is of another file, whose code is
     summarised, not walked.
+    A backward whose only later backward on the graph is in the other arm of
+    the same `if`, in the same pass, needs no retain: the two never run one
+    after the other on that graph (a later iteration's is judged as such).
+    `torch.autograd.grad(c, x, retain_graph=True)` for tensors its function
+    makes anew on each call (`x = s.detach().clone().requires_grad_(True)`,
+    `x = a.reshape(n)`) walks only what the call built from them since, even
+    when the analysis sees no graph in `c` (`c = event_fn(t, x)` of a function
+    handed in): unneeded when no later backward or grad of the function reads
+    what `c` hangs from, and nothing of it is returned, stored or handed to a
+    call out of sight; not in a loop of the function. Unsafe when a call out
+    of sight builds `c`: that it keeps none of its graph is inferred.
     """
 
     code = "AD104"

@@ -56,3 +56,4 @@ def test_list_annotated_as_floats_is_reported():
 def test_total_annotated_as_a_number_is_still_reported():
     assert codes(TOTAL.format(ann="float")) == ["AD102"]
     assert codes(TOTAL.format(ann="int")) == ["AD102"]
+

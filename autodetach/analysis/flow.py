@@ -2175,6 +2175,7 @@ class Scope:
             self._hand_module(param, value)
         self.inlining.add(func.name.value)
         saved_returns, saved_grad, saved_consts, saved_flags = self.returns, self.no_grad, self.consts, self.flags
+        saved_plain, self.plain_keys = self.plain_keys, set()  # the callee's annotations are its own
         self.returns = []
         self.consts = _literal_params(func, params, given)
         self.flags = (call, handed_flags(func, call))
@@ -2183,6 +2184,7 @@ class Scope:
             self.grad_from(func).block(self._block_of(func.body))
         finally:
             self.inlining.discard(func.name.value)
+            self.plain_keys = saved_plain
             self.consts = saved_consts
             self.flags = saved_flags
             self.no_grad = saved_grad

@@ -86,3 +86,21 @@ def test_store_in_a_called_method_under_a_changing_test_is_reported():
     # the caller's argument may differ per call; the loop flips the flag
     assert codes(ACTING.format(test="keep", arg=", keep=i % 2 == 0", extra="")) == ["AD101"]
     assert codes(ACTING.format(test="not self.is_test", arg="", extra="self.is_test = i == 1")) == ["AD101"]
+
+
+def gated(test):
+    """AFTER_STEP with the loop under `if self.step % 2 == 0:`, the caller setting self.step."""
+    src = AFTER_STEP.format(test=test, extra="")
+    gate = "        if self.step % 2 == 0:\n          for i in range(3):\n"
+    src = src.replace("        for i in range(3):\n", gate)
+    return src.replace("        for _ in range(5):\n            self.update(torch.randn(4, 3))",
+                       "        for step in range(5):\n            self.step = step\n            self.update(torch.randn(4, 3))")
+
+
+def test_store_under_a_fixed_flag_inside_a_gated_loop_is_not_reported():
+    # the gate around the loop holds for the whole run of the loop the two stores are in
+    assert codes(gated("self.autotune")) == []
+
+
+def test_store_under_a_changing_test_inside_a_gated_loop_is_reported():
+    assert codes(gated("i % 2 == 0")) == ["AD101"]

@@ -74,6 +74,8 @@ def _arms_fixed(scope, old, loop) -> bool:
         stmt = scope.branch_nodes.get(if_id)
         if not isinstance(stmt, cst.If):
             return False
+        if _encloses(scope.analysis.ctx, stmt, loop):
+            continue  # an `if` around the loop: one test for the whole run the two stores are in
         if _inside(stmt, loop):
             extra = set()
         else:
@@ -89,6 +91,21 @@ def _arms_fixed(scope, old, loop) -> bool:
         if not _invariant(stmt, loop, fresh | extra):
             return False
     return True
+
+
+def _encloses(ctx, stmt: cst.If, loop) -> bool:
+    """Does the loop run inside an arm of `stmt`: written there, or in the
+    function a call there makes (`if self.global_step > start: self.update()`)?"""
+    inner = list(nodes(stmt))
+    if any(n is loop for n in inner):
+        return True
+    func = ctx.enclosing(loop, (cst.FunctionDef,))
+    if func is None or ctx.enclosing(stmt, (cst.FunctionDef,)) is func:
+        return False
+    name = func.name.value
+    return any(isinstance(n, cst.Call) and (isinstance(n.func, cst.Name) and n.func.value == name or
+                                            isinstance(n.func, cst.Attribute) and n.func.attr.value == name)
+               for n in inner)
 
 
 def _reads_self_only(stmt: cst.If) -> bool:

@@ -93,8 +93,9 @@ def gated(test):
     src = AFTER_STEP.format(test=test, extra="")
     gate = "        if self.step % 2 == 0:\n          for i in range(3):\n"
     src = src.replace("        for i in range(3):\n", gate)
-    return src.replace("        for _ in range(5):\n            self.update(torch.randn(4, 3))",
-                       "        for step in range(5):\n            self.step = step\n            self.update(torch.randn(4, 3))")
+    call = "            self.update(torch.randn(4, 3))"
+    loop = "        for step in range(5):\n            self.step = step\n"
+    return src.replace("        for _ in range(5):\n" + call, loop + call)
 
 
 def test_store_under_a_fixed_flag_inside_a_gated_loop_is_not_reported():

@@ -26,6 +26,7 @@ from . import containers, first_iteration, foreign_backwards, forward_extras, ke
 from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
+from .plain_annotations import plain_annotation
 from .self_storage import grows_on_self, log_helper
 from .sibling_evals import evaluation_loop
 from .graph import GNode, closure
@@ -226,6 +227,7 @@ class Scope:
         self.meter_keys: set = set()  # the objects a meter store went into (`_meter_add`, `_setitem_store`)
         self.sum_elts: set = set()  # ids of comprehension elements that add (`[s + b for s, b in zip(...)]`)
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
+        self.plain_keys: set = set()  # names annotated `List[str]`, `int`, ... (plain_annotations.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
         self.loop_grad: dict = {}  # id(loop) -> self.no_grad where a loop of this body starts (sibling_evals.py)
@@ -542,8 +544,16 @@ class Scope:
             for target in small_stmt.targets:
                 self.assign_target(target.target, val, stmt, small_stmt.value)
         elif isinstance(small_stmt, cst.AnnAssign):
+            key = dotted(small_stmt.target)
+            if key is not None and plain_annotation(small_stmt.annotation):
+                self.plain_keys.add(key)
+            else:
+                self.plain_keys.discard(key)
             if small_stmt.value is not None:
-                self.assign_target(small_stmt.target, self.expr(small_stmt.value), stmt, small_stmt.value)
+                val = self.expr(small_stmt.value)
+                if key in self.plain_keys:
+                    val = Val(ghosts=val.heads | val.ghosts)
+                self.assign_target(small_stmt.target, val, stmt, small_stmt.value)
         elif isinstance(small_stmt, cst.AugAssign) and isinstance(small_stmt.target, cst.Subscript):
             from .entries import add_entry
 
@@ -1445,11 +1455,15 @@ class Scope:
             # through an unrolled loop only a loss is taken for kept (`[loss, acc]`: `acc` may be a
             # number from code the analysis reads as a graph)
             val = Val(ghosts=val.heads | val.ghosts)
+        if base in self.plain_keys:
+            val = Val(ghosts=val.heads | val.ghosts)  # `names: List[str]`: it holds no tensor
         proven = id(call) in self.proven[1]
         grown = self._grown_elems(base, meth, exprs, args)
         if (val.graph or proven) and not self.no_grad:
             old = self.lookup_key(base)
-            expr = exprs[-1] if exprs else None
+            # `meter.append(loss, count=batch_size)`: the argument that brings the graph, not the last
+            live = [e for e, a in zip(exprs, args) if a.graph]
+            expr = live[-1] if live else exprs[-1] if exprs else None
             elem = containers.append_elem(self, base, meth, val, proven, stmt, expr)
             node = self.new_node(base, stmt, expr, Val(heads=old.heads | elem.heads, ghosts=val.ghosts,
                                                        uses=val.uses), kind="container")
@@ -1719,6 +1733,11 @@ class Scope:
                 if index < len(params) and params[index] in mods:
                     self._hand_module(params[index], arg.value)
             args.nontrivial = True
+            # `discriminator_loss(fake, real)` that runs `disc_net(fake.detach())`: not `fake`'s graph
+            own = self.analysis.own_summary(key)
+            if own is not None and own.arg_flow is not None and "cut" in own.arg_flow and not own.events:
+                narrowed = self._cut_args(call, own, args)  # `args` stands for the result: narrowed in place
+                args.heads, args.ghosts, args.uses = narrowed.heads, narrowed.ghosts, narrowed.uses
         shape = self.analysis.returns_elems(func)
         if shape is not None:
             # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
@@ -2203,6 +2222,7 @@ class Scope:
             self._hand_module(param, value)
         self.inlining.add(func.name.value)
         saved_returns, saved_grad, saved_consts, saved_flags = self.returns, self.no_grad, self.consts, self.flags
+        saved_plain, self.plain_keys = self.plain_keys, set()  # the callee's annotations are its own
         self.returns = []
         self.consts = _literal_params(func, params, given)
         self.flags = (call, handed_flags(func, call))
@@ -2211,6 +2231,7 @@ class Scope:
             self.grad_from(func).block(self._block_of(func.body))
         finally:
             self.inlining.discard(func.name.value)
+            self.plain_keys = saved_plain
             self.consts = saved_consts
             self.flags = saved_flags
             self.no_grad = saved_grad

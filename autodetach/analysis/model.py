@@ -355,6 +355,10 @@ class Analysis:
 
         return parse_text(self.ctx.text or self.ctx.module.code)
 
+    def own_summary(self, name: str):
+        """The summary (summaries.Summary) of this file's function `name` or method `C.m`."""
+        return self._own_summaries.get(name)
+
     @cached_property
     def _own_summaries(self):
         # Computed as asked: a lookup of `C.m` summarises the classes up to C only.
@@ -739,10 +743,12 @@ class Analysis:
         the path is infeasible, or the two are entries a method builds apart."""
         from .infeasible import infeasible
         from .invariant import replaced_each_iteration
+        from .iterated_sources import data_source
         from .loss_entries import disjoint_entries
 
         # two entries of a returned dict that its method builds apart share no graph (what AD104 rests on)
         return not replaced_each_iteration(scope, conflict) and not infeasible(self, scope, conflict) \
+            and not data_source(self, conflict) \
             and not disjoint_entries(self, scope, conflict.first, conflict.second,
                                      {n for n in conflict.first.reach if not n.leaf} & conflict.second.reach)
 

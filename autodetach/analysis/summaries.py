@@ -27,7 +27,8 @@ from .switches import switch_exits
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "detach_", "size", "dim", "numel", "argmax", "argmin",
                "argsort", "multinomial", "bernoulli", "long", "int", "bool", "eq", "ne", "gt", "lt", "ge", "le",
-               "nonzero", "count_nonzero", "sign", "isnan", "isinf", "isfinite", "byte", "short", "char"}
+               "nonzero", "count_nonzero", "sign", "isnan", "isinf", "isfinite", "byte", "short", "char",
+               "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}  # x.new_full(...): a new tensor
 CUT_FUNCS = {f"torch.{k}" for k in ("argmax", "argmin", "argsort", "nonzero", "count_nonzero", "eq", "ne", "gt",
                                     "lt", "ge", "le", "isnan", "isinf", "isfinite", "sign", "randint", "randperm")}
 # (values, indices) pairs, as flow.py reads them: always, or when a dimension is given

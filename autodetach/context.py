@@ -8,7 +8,7 @@ import libcst as cst
 
 from .analysis.walk import content_parents, is_trivia
 from .imports import ImportTable
-from .positions import Positions
+from .positions import Positions, code_for
 
 
 class FileContext:
@@ -111,7 +111,7 @@ class FileContext:
         return node
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_for(self.module, node)
 
     @cached_property
     def analysis(self):

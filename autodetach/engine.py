@@ -19,6 +19,7 @@ from . import spans, suppress, tabmask
 from .code_tokens import code_rules
 from .context import FileContext
 from .findings import NONE, SAFE, UNSAFE, FileResult, Finding
+from .positions import code_for
 from .rule import Report, Rule
 from .textio import decode, encode
 
@@ -496,7 +497,7 @@ def _print(new: cst.Module, old: cst.Module, positions, pieces=None) -> str:
             start, end = positions.extent(stmt)
             out.append(code[start:end])
         else:
-            out.append(new.code_for_node(stmt))
+            out.append(code_for(new, stmt))
         if pieces is not None:
             pieces.append((stmt if id(stmt) in top else None, out[-1]))
     out.append(code[positions.extent(old.body[-1])[1]:])  # the footer

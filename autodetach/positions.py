@@ -87,6 +87,34 @@ class _Syntactic:
         return False
 
 
+class _PlainState(CodegenState):
+    """libcst's own state, less the generator-based context manager it
+    enters per statement and expression to record nothing."""
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return _NOTHING
+
+
+class _Nothing:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NOTHING = _Nothing()
+
+
+def code_for(module, node) -> str:
+    """`module.code_for_node(node)`: the same tokens, generated with _PlainState."""
+    state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
 class Positions:
     """node -> CodeRange, like `MetadataWrapper.resolve(PositionProvider)`."""
 

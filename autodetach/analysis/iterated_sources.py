@@ -17,8 +17,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .rewrapped import literal
 
-_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _TORCH = ("torch", "F", "nn", "np", "numpy")
 
 
@@ -52,10 +52,10 @@ def _settings_call(analysis, call: cst.Call) -> bool:
         if arg.star:
             return False
         value = arg.value
+        if literal(value):
+            continue
         if isinstance(value, cst.UnaryOperation):
             value = value.expression
-        if isinstance(value, _LITERALS) or isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
-            continue
         key = dotted(value)
         if key is not None and (names.is_module(key) or key in names.optimizers):
             continue

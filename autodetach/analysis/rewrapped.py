@@ -16,7 +16,7 @@ import libcst as cst
 
 from ..imports import dotted
 
-_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def rewraps(scope, call: cst.Call, stmt) -> bool:
@@ -36,10 +36,10 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
         if arg.star:
             return False
         value = arg.value
+        if literal(value):
+            continue
         if isinstance(value, cst.UnaryOperation):
             value = value.expression
-        if isinstance(value, _LITERALS) or isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
-            continue
         key = dotted(value)
         if key is None or scope.lookup_key(key).heads:
             return False  # an argument with a graph (or one not read by name) may come back with it
@@ -48,3 +48,10 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
     if any(key is None or key != "_" and key not in given for key in targets):
         return False
     return any(key in scope.names.optimizers for key in targets)
+
+
+def literal(value) -> bool:
+    """A number, string, True/False/None (`-1` too): an argument that brings no graph."""
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    return isinstance(value, _LITERALS) or isinstance(value, cst.Name) and value.value in ("True", "False", "None")

@@ -412,8 +412,10 @@ class RetainGraphUnneeded(GraphRule):
             call = ev.call
             if any(k.backward is call for k in kept_slices(ctx.analysis)):
                 continue  # the next call backwards again through a slice this one stores (AD101)
+            # outside a loop nothing replaces it: it lives as long as the loss or an output is referenced
+            until = "the next iteration replaces it" if ev.loops else "nothing refers to the loss or its outputs"
             msg = (f"`{code(ctx, call)}` retains a graph that no later backward uses: it stays in "
-                   f"memory until the next iteration replaces it; drop `retain_graph=True`")
+                   f"memory until {until}; drop `retain_graph=True`")
             unseen = sorted({n.unseen for n in ev.reach if n.unseen})
             inferred = []
             if found.emptied:

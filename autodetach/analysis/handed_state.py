@@ -47,7 +47,7 @@ def handed_state(analysis, call) -> Optional[str]:
 
 def _find(analysis, cls_name) -> Optional[str]:
     ctx, names = analysis.ctx, analysis.names
-    cls = next((c for c in ctx.module.body if isinstance(c, cst.ClassDef) and c.name.value == cls_name), None)
+    cls = next(iter(ctx.class_defs(cls_name)), None)
     if cls is None:
         return None
     methods = class_methods(cls)

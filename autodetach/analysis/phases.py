@@ -241,7 +241,7 @@ def sibling_stores(analysis, method, cls_name) -> frozenset:
     calls `self.forward()`) stores, directly or through the methods it calls,
     when `method` does not call it: a driver that calls both each iteration
     refreshes them between two calls of `method`."""
-    cls = next((c for c in analysis.ctx.module.body if isinstance(c, cst.ClassDef) and c.name.value == cls_name), None)
+    cls = next(iter(analysis.ctx.class_defs(cls_name)), None)
     if cls is None:
         return frozenset()
     every = {m.name.value: _facts(m) for m in cls.body.body if isinstance(m, cst.FunctionDef)}

@@ -40,9 +40,9 @@ def _find(body, imports) -> frozenset:
         for n in nodes(stmt, skip=_SKIP):
             if type(n) is cst.Assign:
                 for t in n.targets:
-                    if type(t.target) is cst.Attribute and t.target.attr.value == "requires_grad" and \
-                            type(t.target.value) is cst.Name and _true(n.value):
-                        marked.add(t.target.value.value)  # `w.requires_grad = True`
+                    name = marks(t.target, n.value)
+                    if name and "." not in name:
+                        marked.add(name)  # `w.requires_grad = True`
                     elif type(t.target) is cst.Name and makes_leaf(n.value):
                         marked.add(t.target.value)  # `w = x.detach().requires_grad_()`
             elif type(n) is cst.Expr and makes_leaf(n.value) and type(n.value.func.value) is cst.Name:

@@ -66,7 +66,7 @@ INT_DTYPES = {f"torch.{k}" for k in (
 WITH_INDICES = {"sort", "topk", "kthvalue", "mode", "cummax", "cummin"}
 WITH_INDICES_DIM = {"max", "min", "median", "nanmedian"}
 CUT_BUILTINS = {"float", "int", "bool", "len", "str", "repr", "print", "isinstance", "range", "type",
-                "enumerate", "zip", "abs", "round"}
+                "enumerate", "zip", "round"}
 STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval", "state_dict",
                  "load_state_dict", "to", "cuda", "cpu", "apply", "modules", "children",
                  "named_modules", "requires_grad_", "register_forward_hook", "buffers"}

@@ -40,6 +40,7 @@ from .trained_inputs import makes_leaf, marks, trained_inputs
 from .passed_meters import meter_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
+from .kept_args import keeps_arguments
 from .walk import nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -1593,8 +1594,11 @@ class Scope:
                 args = args.join(self.expr(arg.value))
             return Val(ghosts=args.heads | args.ghosts)
         if key is not None and key in self.names.classes and key not in self.names.module_classes:
+            held = Val()
             for arg in call.args:
-                self.expr(arg.value)
+                held = held.join(self.expr(arg.value))
+            if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
+                return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
             return Val()  # an object of a local helper class
         if isinstance(func, cst.Attribute) and qualified is None:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments

@@ -1352,6 +1352,9 @@ class Scope:
                                   foreign_backwards.backwarded_params(self.analysis, base, meth, found)):
             return self._foreign_step(call, stmt, base, meth, found)
         method = self.names.method(base, meth)
+        made = dotted(func.value.func) if base is None and isinstance(func.value, cst.Call) else None
+        if method is None and made in self.names.classes and made not in self.names.module_classes:
+            method = self.names.class_method(made, meth)  # `Aux().run(out)`: a method of an object made here
         if method is None and base == "self" and (self.self_class or self.method_class):
             # self.backward_step(loss); `self._update(loss)` of the class whose method is walked
             method = self.names.class_method(self.self_class or self.method_class, meth)
@@ -1600,6 +1603,12 @@ class Scope:
             if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
                 return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
             return Val()  # an object of a local helper class
+        made = dotted(func.func) if isinstance(func, cst.Call) else None
+        if made in self.names.classes and made not in self.names.module_classes:
+            method = self.names.class_method(made, "__call__")  # `Aux()(out)`
+            if method is not None and method.name.value not in self.inlining and \
+                    self.analysis.function_summary(method).has_events:
+                return self.inline(method, call, stmt, bound_self=True)
         if isinstance(func, cst.Attribute) and qualified is None:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:

@@ -17,6 +17,7 @@ from .fresh_inputs import fresh_grad
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
+from .opaque_calls import opaque_later
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .state_cuts import cut_after, outer_cut
@@ -133,7 +134,8 @@ def unneeded_retains(analysis) -> list:
                 found = ([scope.driver_note] if scope.driver_note else []) + \
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
-                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev) + (fresh or [])
+                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev) + (fresh or []) \
+                    + opaque_later(analysis, scope, ev, own)
                 why.extend(x for x in found if x not in why)
                 why.extend(unseen_call_origins(analysis, own, why))
                 if ev.call in passed:

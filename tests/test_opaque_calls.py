@@ -58,3 +58,36 @@ def test_AD104_opaque_call_named_in_message():
     text = textwrap.dedent(PROGRAM).format(second="hooks[0](out)")
     found, _, _ = check_source(text, "train.py", [by_code()["AD104"]], Options())
     assert found and "`hooks[0](out)` (line" in found[0].message
+
+
+ACCUMULATED = """
+import functools
+import torch
+
+
+def aux_backward(t):
+    t.mean().backward()
+
+
+hooks = [aux_backward]
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+history = []
+for step in range(3):
+    loss = ((model(torch.randn(8, 3)) - 1) ** 2).mean()
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+    history.append(loss)
+kept = torch.stack(history)
+{second}
+"""
+
+
+@pytest.mark.parametrize("second", ["hooks[0](kept)", "functools.partial(aux_backward, kept)()",
+                                    "list(map(aux_backward, [kept]))"])
+def test_AD102_no_safe_cut_before_opaque_call(second):
+    """The kept losses are backwarded by code the walk does not follow: a cut would stop that."""
+    text = textwrap.dedent(ACCUMULATED).format(second=second)
+    found, _, _ = check_source(text, "train.py", [by_code()["AD102"]], Options())
+    assert found and [f for f in found if f.fix == SAFE] == [], [(f.fix, f.message) for f in found]

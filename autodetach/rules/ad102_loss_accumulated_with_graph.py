@@ -8,6 +8,7 @@ from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
 from ..analysis.infeasible import slot_read
 from ..analysis.factories import factory_notes
+from ..analysis.opaque_calls import opaque_after
 from ..analysis.graph import closure
 from ..analysis.keyed import slot_note
 from ..analysis.uses import float_ok, read_as_mapping
@@ -175,7 +176,9 @@ class LossAccumulatedWithGraph(GraphRule):
     the entries of a container summed into the loss, what the caller of a
     method does with the list on `self` it returns, that an object whose
     `.forward(x)` a training method calls on tensors is a module, what the
-    callers of a helper in other files hand it and backward.
+    callers of a helper in other files hand it and backward, that a later
+    call the walk cannot see into (`hooks[0](kept)`, a function handed on
+    with it: `map(f, [kept])`) does not backward what was accumulated.
     """
 
     code = "AD102"
@@ -638,6 +641,9 @@ class LossAccumulatedWithGraph(GraphRule):
                 guesses.append(unseen_note(ctx, src))
             elif method := unseen_method(ctx, src):
                 guesses.append(method)  # `total += model.score(x)`: a float, perhaps
+            guesses += opaque_after(ctx.analysis, scope, node.stmt, [leak.loop] if leak.loop is not None else [],
+                                    {n for n in scope.nodes if n.stmt is node.stmt},  # every walk's
+                                    f"it may backward what `{leak.key}` keeps, which a cut would stop")
             if node.meter:
                 self._meter(leak, node, src, guesses)
                 continue

@@ -38,6 +38,7 @@ from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .trained_inputs import makes_leaf, marks, trained_inputs
 from .passed_meters import meter_helper
+from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
 from .kept_args import keeps_arguments
@@ -225,6 +226,7 @@ class Scope:
         # an inlined callee's parameter -> the caller's name it was given (`train_step(..., losses)`),
         # so that `meter.update(loss)` there finds the caller's meter object and stores into it
         self.passed: dict = {}
+        self.passed_writes: set = set()  # the caller's names an inlined callee wrote into by index (passed_buffers)
         self.meter_keys: set = set()  # the objects a meter store went into (`_meter_add`, `_setitem_store`)
         self.sum_elts: set = set()  # ids of comprehension elements that add (`[s + b for s, b in zip(...)]`)
         self.unrolled: dict = {}  # a loop variable of an unrolled loop -> its element's expression (unrolled.py)
@@ -708,6 +710,9 @@ class Scope:
         """`buf[i] = x`: the container now holds x's graph too."""
         key = dotted(target.value)
         self_views.store(self, target, expr)
+        if key in self.passed and "." not in key and self.inlining:
+            key = self.passed[key]  # `cur[mask] = d` in a helper given the caller's tensor writes into it
+            self.passed_writes.add(key)
         if key is not None:
             keyed.drop_slots(self.env, key, keyed.key_of(target))  # `log["loss"] = []`: a new list
         if key is not None and self._setitem_store(target, self.passed.get(key, key), val, stmt, expr):
@@ -1369,7 +1374,8 @@ class Scope:
             return self.inline(method, call, stmt, bound_self=True)
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
-                                log_helper(self, own) or meter_helper(self, own, call, bound_self=True)):
+                                log_helper(self, own) or meter_helper(self, own, call, bound_self=True) or
+                                buffer_helper(self, own, call, bound_self=True)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if base == "self" and not self.no_grad:
             # `loss, out = self.forward_step(mb)` left to subclasses: the file's one override, noted
@@ -1731,7 +1737,8 @@ class Scope:
         if self.analysis.returns_cut(func):
             return Val(ghosts=args.heads | args.ghosts)
         summary = self.analysis.function_summary(func)
-        if summary.has_events or meter_helper(self, func, call, bound_self=False):
+        if summary.has_events or meter_helper(self, func, call, bound_self=False) or \
+                buffer_helper(self, func, call, bound_self=False):
             return self.inline(func, call, stmt)
         ret = self.analysis.returns_graph(func)
         if ret is False:
@@ -2217,6 +2224,7 @@ class Scope:
         given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
         self.handed = dict(self.handed)
         saved_passed, self.passed = self.passed, dict(self.passed)
+        saved_writes, self.passed_writes = self.passed_writes, set()
         rebound = _rebound_names(func)
         given_keys = {}
         for param, value in given.items():
@@ -2263,6 +2271,8 @@ class Scope:
         local = set(params) | self._locals_of(func)
         # `train_step(..., losses)` whose parameter is also `losses`: the caller's meter keeps the store
         kept = {key for param, key in given_keys.items() if key == param and key in self.meter_keys}
+        kept |= self.passed_writes  # the caller's tensors the callee wrote into by index
+        self.passed_writes = saved_writes | self.passed_writes
         # `self.stats["train"] = {}` names `self.stats` among the assigned: state on `self` outlives the call
         self.callee_locals.update(id(node) for node in self.nodes[first:]
                                   if node.name in local and "." not in node.name and node.name not in kept)

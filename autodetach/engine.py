@@ -389,6 +389,9 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     skip = _ad1_skip(rules, carry, ctx) if carry is not None else frozenset()
     if skip and not CHECK_SKIP:
         rules = [r for r in rules if r not in skip]
+    if ctx.imports.other_autodiff():
+        # an MXNet or JAX file: what it backwards is not a torch graph
+        rules = [r for r in rules if not r.code.startswith("AD1")]
     visitors = [r(ctx) for r in rules]
     visit_rules(module, visitors)
     fixable = []

@@ -189,6 +189,23 @@ class ImportTable:
             m.startswith("torch") for m in self.star_modules
         )
 
+    def other_autodiff(self) -> Optional[str]:
+        """Another autodiff library the file imports (`import mxnet as mx`,
+        `import jax.numpy as jnp`) when it names no torch module at all: its
+        tensors, losses and `backward` are that library's, not torch's."""
+        if self.mentions_torch():
+            return None
+        for v in list(self.aliases.values()) + self.star_modules:
+            head = v.split(".")[0]
+            if head in OTHER_AUTODIFF:
+                return head
+        return None
+
+
+# autodiff libraries whose graphs are not torch's (a file of theirs is not the AD1 rules' to read)
+OTHER_AUTODIFF = frozenset({"mxnet", "jax", "flax", "tensorflow", "paddle", "mindspore", "oneflow", "chainer",
+                            "mlx", "theano"})
+
 
 def is_torch(name: str) -> bool:
     """Is the qualified name torch itself or inside it (not torchvision, torch_geometric)?"""

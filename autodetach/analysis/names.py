@@ -16,6 +16,7 @@ from .optimizer_owners import resolve_owners
 from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
 from .bound_optimizers import infer_bound_optimizers
+from .buffer_modules import buffers_only
 from .roles import infer_attr_roles, infer_roles
 from .self_module import local_func, local_key, self_aliases
 from .walk import nodes as walk_nodes, of_types
@@ -51,6 +52,7 @@ class NameTable:
     cells: set = field(default_factory=set)  # LSTMCell-like: (h, c) unpacked into tensors
     optimizers: dict = field(default_factory=dict)  # name -> Optimizer
     module_classes: set = field(default_factory=set)  # local nn.Module subclasses
+    buffer_classes: set = field(default_factory=set)  # of those, classes that hold buffers only (buffer_modules.py)
     classes: set = field(default_factory=set)  # every local class
     instances: dict = field(default_factory=dict)  # name -> local class it was built from
     foreign_instances: dict = field(default_factory=dict)  # name -> the call's func, for other classes
@@ -123,6 +125,8 @@ class _Collector(cst.CSTVisitor):
             bname = _key(base.value)
             if qualified in ("torch.nn.Module",) or (bname in self.table.module_classes):
                 self.table.module_classes.add(node.name.value)
+                if buffers_only(node, self.imports):
+                    self.table.buffer_classes.add(node.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.table.functions.setdefault(node.name.value, node)
@@ -243,7 +247,7 @@ class _Collector(cst.CSTVisitor):
                 isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args):
                 return "leaf"
         if local_key(fname, self.self_aliases) in self.table.module_classes:
-            return "param"
+            return "paramless" if local_key(fname, self.self_aliases) in self.table.buffer_classes else "param"
         positional = [arg for arg in call.args if arg.keyword is None]
         if fname and fname.split(".")[-1][:1].isupper() and not is_torch(qualified or "") and positional and all(
                 not arg.star and self.table.modules.get(_key(arg.value) or "") == "param" for arg in positional):

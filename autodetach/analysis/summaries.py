@@ -180,7 +180,7 @@ class _Fn:
         `if isinstance(v, torch.Tensor):` (`out[k] = v` there holds no graph)."""
         out = set()
         for node in _own_nodes(self.fn):
-            if isinstance(node, ast.If):
+            if isinstance(node, (ast.If, ast.IfExp)):
                 found = _plain_branch(node)
                 if found is not None:
                     name, branch = found
@@ -1599,10 +1599,11 @@ def tensor_test(func: Optional[str], types: Optional[set]) -> Optional[bool]:
     return True if func in ("torch.is_tensor", "is_tensor") else None
 
 
-def _plain_branch(node: ast.If):
-    """(name, statements) where `node` proves `name` is no tensor: the body of an
-    `isinstance` test against numbers/strings or of a negated tensor test, the else
-    of a tensor test. None when it proves nothing."""
+def _plain_branch(node):
+    """(name, statements) where `node` (an `if` or `a if test else b`) proves
+    `name` is no tensor: the body of an `isinstance` test against numbers/strings
+    or of a negated tensor test, the else of a tensor test (`x.detach() if
+    torch.is_tensor(x) else x`). None when it proves nothing."""
     test, negated = node.test, False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
@@ -1617,6 +1618,8 @@ def _plain_branch(node: ast.If):
         return None
     plain = (not tensor) != negated  # the body is the plain branch
     branch = node.body if plain else node.orelse
+    if isinstance(node, ast.IfExp):
+        branch = [branch]
     return (test.args[0].id, branch) if branch else None
 
 

@@ -124,6 +124,8 @@ def arg_log_helper(scope, own, call: cst.Call) -> bool:
     `self.history.append(loss)`). Walked at the call, like log_helper, so that what it keeps
     is seen where the loop runs; a plain store of the latest value (`self.last = loss`) is not
     an add and leaves the method to its summary."""
+    if not (scope.loop_stack or scope.caller_loop):
+        return False  # what it adds is kept across the iterations of a loop, or of the caller's
     params = [p.name.value for p in own.params.params][1:]
     held = set()
     for index, arg in enumerate(call.args):
@@ -133,8 +135,6 @@ def arg_log_helper(scope, own, call: cst.Call) -> bool:
         key = dotted(arg.value) if type(arg.value) in (cst.Name, cst.Attribute) else None
         if name in params and key in scope.env and scope.env[key].heads:
             held.add(name)
-    if not held and not (scope.loop_stack or scope.caller_loop):
-        return False
     if held & _adds_of(scope, own):
         return True
     return _reaches_adder(scope, own, 3)

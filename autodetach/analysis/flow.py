@@ -27,7 +27,7 @@ from .bindings import target_names
 from .bounded import within_step
 from .one_call import one_call
 from .plain_annotations import plain_annotation
-from .self_storage import grows_on_self, log_helper
+from .self_storage import arg_log_helper, grows_on_self, log_helper, shared_note
 from .sibling_evals import evaluation_loop
 from .graph import GNode, closure
 from .handed_flags import flag_at_call, handed_flags
@@ -210,6 +210,7 @@ class Scope:
         self.arg_vals: dict = {}  # id(call) -> {argument index: its Val}, from the call's last walk
         self.training_loops: set = set()  # id(loop): loops that call another file's training step
         self.caller_loop = False  # a method walked as the body of a loop its caller runs (Analysis._step_methods)
+        self.returned_state: dict = {}  # `self.X` stored by arms of an inlined function that return (inline)
         self.framework = None  # the framework that backwards what this method returns (analysis.lightning)
         self.loop_owner = None  # the framework that runs this method once per batch, in either mode
         self.phase_backward = None  # the framework that backwards what each inlined call returns (optimizer_phases)
@@ -425,6 +426,15 @@ class Scope:
         # an element of a loss (or of what a step returns beside its loss) is kept as one
         return Val(heads=heads, ghosts=iterated.ghosts, unknown=iterated.unknown, loss=iterated.loss)
 
+    def _keep_returned_state(self, base_env) -> None:
+        """An arm of an inlined function that returns: what it stored on `self` or another object
+        (`self.log[k] = ... + loss; return loss`) outlives the call, though the code after the `if`
+        never sees it. Joined back in when the inline ends."""
+        for key, value in self.env.items():
+            if "." in key and base_env.get(key) is not value:
+                kept = self.returned_state.get(key)
+                self.returned_state[key] = value if kept is None else kept.join(value)
+
     def branch_run(self, arms, node, none_in=()) -> None:
         """Run alternatives; keep the frees common to all (and to 'not taken').
         `none_in`: (arm, name) pairs where a test proved the name None."""
@@ -446,6 +456,8 @@ class Scope:
             if _exits(arm):
                 for event in self.events[start:]:
                     event.exits = True
+                if self.inlining and _exits(arm, (cst.Return,)):
+                    self._keep_returned_state(base_env)
                 continue
             envs.append(self.env)
             freeds.append(self.freed)
@@ -1377,6 +1389,15 @@ class Scope:
                                 log_helper(self, own) or meter_helper(self, own, call, bound_self=True) or
                                 buffer_helper(self, own, call, bound_self=True)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
+        if own is not None and arg_log_helper(self, own, call):
+            first = len(self.nodes)
+            out = self.inline(own, call, stmt, bound_self=True)  # self._update_loss_log(name, loss)
+            note = shared_note(self, own)
+            if note:
+                table = self.analysis.table("override_nodes")  # read by factories.factory_notes
+                for node in self.nodes[first:]:
+                    table.setdefault(node, note)
+            return out
         if base == "self" and not self.no_grad:
             # `loss, out = self.forward_step(mb)` left to subclasses: the file's one override, noted
             cls = self.self_class or self.method_class
@@ -2248,9 +2269,13 @@ class Scope:
         self.consts = _literal_params(func, params, given)
         self.flags = (call, handed_flags(func, call))
         first = len(self.nodes)
+        saved_state, self.returned_state = self.returned_state, {}
         try:
             self.grad_from(func).block(self._block_of(func.body))
+            for key, value in self.returned_state.items():
+                self.env[key] = self.env[key].join(value) if key in self.env else value
         finally:
+            self.returned_state = saved_state
             self.inlining.discard(func.name.value)
             self.plain_keys = saved_plain
             self.consts = saved_consts
@@ -2900,13 +2925,13 @@ def decorated_grad(fn, imports) -> int:
     return 0
 
 
-def _exits(arm) -> bool:
+def _exits(arm, how=(cst.Continue, cst.Break, cst.Return, cst.Raise)) -> bool:
     if not arm:
         return False
     last = arm[-1]
     body = getattr(last, "body", None)
     if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
-        return isinstance(body[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
+        return isinstance(body[-1], how)
     return False
 
 

@@ -314,12 +314,12 @@ def _gc_paused():
                 gc.enable()
 
 
-def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False):
+def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, report: bool = False):
     """One pass (see _run_rules)."""
     held: list = []
     with _gc_paused():
         try:
-            return _run_rules(text, path, rules, opts, verify, held)
+            return _run_rules(text, path, rules, opts, verify, held, report)
         finally:
             if getattr(_CARRY, "value", None) is None:
                 from .analysis.walk import forget
@@ -334,10 +334,13 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
                 ctx.release()
 
 
-def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, held=None):
+def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, held=None,
+               report: bool = False):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed). With
     `verify`, `text` is our own output: it must parse (the pass's own parse
-    checks it when it can, instead of a second parse)."""
+    checks it when it can, instead of a second parse). `report`: the pass
+    is one of a plain report's fixing passes, which keep only the findings
+    they fix (see _quiet_ad1)."""
     findings: list[Finding] = []
     lines = suppress.Lines(text)
     starts = spans.line_starts(text)
@@ -397,7 +400,8 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     fixable = []
     for v in visitors:
         v.finish()
-        if v.reports and type(v) in skip:  # CHECK_SKIP
+        if type(v) in skip and (carry.quiet[2] is None and v.reports or
+                                any(_fixable(r, opts) and r.edits for r in v.reports)):  # CHECK_SKIP
             raise AssertionError(f"{type(v).code} reports after a pass that removed only unused imports")
         for rep in v.reports:
             f = _finding(path, type(v), rep, ctx, starts)
@@ -433,22 +437,31 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         if "parents" in ctx.parts:
             keep_parents(ctx.parts["parents"], kept)
         _CARRY.value = _Carry(path, new_code, module, pieces, ctx.parts,
-                              _quiet_ad1(visitors, chosen, module, ctx, new_code))
+                              _quiet_ad1(visitors, chosen, module, ctx, new_code, opts if report else None))
     return findings, new_code, len(chosen)
 
 
 AD1_SKIPS = [0]  # passes that skipped the AD1 rules (tests)
 
 
-def _quiet_ad1(visitors, chosen, module, ctx, new_code):
+def _quiet_ad1(visitors, chosen, module, ctx, new_code, report_opts=None):
     """When this pass's fixes only deleted whole top-level `from m import
     name` lines (unused imports: AD202's `Variable`) whose names the new
     text no longer holds, and the AD1 rules reported nothing here: (the AD1
-    rules that ran, whether the imports mention torch). The next pass need
-    not run them: on that text they report nothing either (docs/scale.md,
-    "Skipping the AD1 rules after an import removal"). Else None."""
+    rules that ran, whether the imports mention torch, None). The next pass
+    need not run them: on that text they report nothing either (docs/scale.md,
+    "Skipping the AD1 rules after an import removal"). Else None.
+    With `report_opts` (a plain report's fixing passes, whose unfixed
+    findings are dropped: check_source keeps the first pass's report and
+    the findings a later pass fixes) it is enough that none of their reports
+    has a fix these options apply: on the next text they report the same,
+    moved, and fix nothing either; the third item is then True."""
     ad1 = [v for v in visitors if type(v).code.startswith("AD1")]
-    if not ad1 or any(v.reports for v in ad1):
+    if not ad1:
+        return None
+    reported = any(v.reports for v in ad1)
+    if reported and (report_opts is None or
+                     any(_fixable(r, report_opts) and r.edits for v in ad1 for r in v.reports)):
         return None
     top = {id(s) for s in module.body}
     for rep in chosen:
@@ -463,7 +476,7 @@ def _quiet_ad1(visitors, chosen, module, ctx, new_code):
         if imp.relative or type(imp.names) is cst.ImportStar or stmt.trailing_whitespace.comment is not None or \
                 any(line.comment is not None for line in stmt.leading_lines):
             return None
-    return frozenset(type(v) for v in ad1), ctx.imports.mentions_torch()
+    return frozenset(type(v) for v in ad1), ctx.imports.mentions_torch(), (True if reported else None)
 
 
 def _ad1_skip(rules, carry, ctx) -> frozenset:
@@ -472,7 +485,7 @@ def _ad1_skip(rules, carry, ctx) -> frozenset:
     they did (AD110 and the eval-loop analysis ask)."""
     if carry.quiet is None:
         return frozenset()
-    ran, torch_named = carry.quiet
+    ran, torch_named, _ = carry.quiet
     ad1 = frozenset(r for r in rules if r.code.startswith("AD1"))
     if not ad1 or not ad1 <= ran or ctx.imports.mentions_torch() != torch_named:
         return frozenset()
@@ -702,9 +715,10 @@ class _Tracker:
         self._first = False
 
 
-def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(), first=None):
+def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(), first=None, report=False):
     """Passes until nothing changes: (findings of the last pass, new text or
-    None, fixes applied, tracker). `first`: the first pass, already run."""
+    None, fixes applied, tracker). `first`: the first pass, already run.
+    `report`: for a plain report, which reads only the tracker (run_rules)."""
     tracker = _Tracker(seed)
     findings, new, n = first if first is not None else run_rules(text, path, prefilter(text, rules), opts)
     tracker.texts.append(text)
@@ -718,7 +732,7 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
         # The pre-filter on this pass's text, over the whole selection: a
         # fix may remove a rule's tokens (skip it) or write them (AD201's
         # `x.detach()` statement is AD110's).
-        findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True)
+        findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True, report=report)
         tracker.texts.append(current)
         tracker.match(findings)
         if nxt is None or nxt == current:
@@ -739,21 +753,22 @@ def check_source(text: str, path: str, rules: Sequence[type], opts: Options):
     if opts.fix:
         findings, new, n, _ = _settle(text, path, rules, opts)
         return findings, new, n
-    report, state = _report_settled(text, path, rules, opts)
+    report, state = _report_settled(text, path, rules, opts, report=True)
     if state:
         report = report + _appeared(state[2], report)
     return report, None, 0
 
 
-def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
+def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options, report: bool = False):
     """(the report of `text`, state of the fixing passes that follow it):
     (remaining, settled text or None, tracker); None when nothing is to
     be fixed, False when fixing raised (`--fix` reports it; a report still
-    stands)."""
+    stands). `report`: the caller reads only the tracker of that state
+    (check_source), not what remains (run_rules)."""
     fix_opts = dataclasses.replace(opts, fix=True)
     admitted = prefilter(text, rules)
     try:
-        first = run_rules(text, path, admitted, fix_opts)
+        first = run_rules(text, path, admitted, fix_opts, report=report)
     except (cst.ParserSyntaxError, RecursionError):
         raise
     except Exception:  # noqa: BLE001 - applying a fix failed: the plain report
@@ -768,7 +783,7 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options):
         seed = run_rules(text, path, admitted, opts)[0]
         _Tracker().match(seed)
     try:
-        remaining, settled, _, tracker = _settle(text, path, rules, fix_opts, seed=seed, first=first)
+        remaining, settled, _, tracker = _settle(text, path, rules, fix_opts, seed=seed, first=first, report=report)
         state = (remaining, settled, tracker)
     except Exception:  # noqa: BLE001
         state = False

@@ -80,3 +80,28 @@ def test_same_output_on_legacy_corpus(skips, monkeypatch, check):
     monkeypatch.setattr(engine, "_ad1_skip", lambda *a: frozenset())
     for p in paths:
         assert _run(open(p, "rb").read(), p, rules) == with_skip[p], p
+
+
+# AD102 reports `history.append(loss)` with an unsafe fix only: a plain report
+# (which keeps only the findings its fixing passes fix) skips the AD1 rules after
+# the import removal; a report with --unsafe-fixes, and every fix run, does not.
+REPORTED = "import torch\nfrom torch.autograd import Variable\n" + LOOP + "        history.append(loss)\n"
+
+
+def test_report_skips_after_unfixed_ad1_findings(skips):
+    found = autodetach.check_code(REPORTED)
+    assert skips[0] == 1
+    assert [f.code for f in found] == ["AD102", "AD202"]
+    autodetach.fix_code(REPORTED)
+    assert skips[0] == 1  # a fix run reads what remains: the rules run
+
+
+def test_report_with_unfixed_ad1_findings_same_output(skips, monkeypatch):
+    rules = select_rules(select=["ALL"])
+    data = REPORTED.encode()
+    with_skip = _run(data, "t.py", rules)
+    # the plain report; with unsafe fixes (report and fix) AD102 is fixed on the
+    # first pass, and the import's pass skips as before; the plain fix run does not
+    assert skips[0] == 3
+    monkeypatch.setattr(engine, "_ad1_skip", lambda *a: frozenset())
+    assert _run(data, "t.py", rules) == with_skip

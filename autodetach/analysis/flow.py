@@ -48,6 +48,7 @@ CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "
                "nelement", "argmax", "argmin", "eq", "ne", "gt", "lt", "ge", "le", "long", "int",
                "bool", "byte", "nonzero", "sign", "round", "floor", "ceil", "isnan", "isinf",
                "argsort", "multinomial", "bernoulli", "isfinite", "count_nonzero", "short", "char"}
+_NEW_METHODS = {"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim", "indices"}
 # torch functions whose results never carry a graph: indices, samples, truth values
 CUT_FUNCTIONS = {f"torch.{k}" for k in (
@@ -1277,6 +1278,16 @@ class Scope:
                     self._zero_grad(call, stmt, inner)
                 self.analysis.table("wrapper_steps")[id(self.events[-1])] = note
                 return Val()
+        if meth in _NEW_METHODS and (base is None or base not in self.names.instances):
+            # `w.new_empty(n)`: a new tensor of `w`'s dtype and device, with no history
+            self.expr(func.value)
+            for arg in call.args:
+                self.expr(arg.value)
+            return Val()
+        if self.inline_leaves and base == "self" and meth == "register_buffer":
+            out = self._register_buffer(call, stmt)
+            if out is not None:
+                return out
         event = _EVENT_METHODS.get(meth)
         if event is not None:
             out = event(self, call, stmt, self.handed.get(base, base))
@@ -1318,6 +1329,19 @@ class Scope:
         if out is not None:
             return out
         return self._class_method(call, stmt, func, base, meth)
+
+    def _register_buffer(self, call: cst.Call, stmt) -> Optional[Val]:
+        """`self.register_buffer("cdf", f(alpha))` in `__init__` (analysis.init_graphs): the module
+        keeps the tensor itself, graph and all, as `self.cdf`."""
+        args = [a for a in call.args if a.keyword is None]
+        if len(args) < 2 or len(call.args) > 3 or type(args[0].value) is not cst.SimpleString:
+            return None
+        name = args[0].value.evaluated_value
+        if not isinstance(name, str) or not name.isidentifier():
+            return None
+        val = self.expr(args[1].value)
+        self.assign_target(cst.Attribute(value=cst.Name("self"), attr=cst.Name(name)), val, stmt, args[1].value)
+        return Val()
 
     def _inplace_add(self, call: cst.Call, stmt, base) -> Val:
         """`total.add_(loss)`: `total += loss` in place; the tensor bound
@@ -1610,6 +1634,11 @@ class Scope:
             return self._module_call(call, key)  # `self.model.G(z)`: G is a part of the module `self.model`
         if qualified == "torch.autograd.Variable":
             return self._variable(call)
+        if self.inline_leaves and qualified == "copy.deepcopy":
+            # a tensor with a history cannot be deep-copied (a RuntimeError): the copy is a new leaf
+            for arg in call.args:
+                self.expr(arg.value)
+            return Val()
         if self.inline_leaves and not self.no_grad and _inline_leaf(qualified, call):
             for arg in call.args:
                 self.expr(arg.value)

@@ -831,6 +831,42 @@ class Analysis:
                     out.append((cls, key, nodes[0], sc_fwd.free_reads[key], _inline_leaf_below(nodes[0])))
         return out
 
+    @cached_property
+    def init_own_graphs(self) -> list:
+        """(class, key, node, read, method) for Module classes whose `__init__`
+        keeps on self (`self.k = ...`, `register_buffer("k", ...)`) a tensor
+        computed from a parameter it makes itself (`self.w = nn.Parameter(...)`),
+        read by another method (`method`): the class is trained by design, so
+        the backward that frees that graph is inferred, wherever it runs. Not
+        those init_graphs reports."""
+        seen = {(id(c), k) for c, k, *_ in self.init_graphs}
+        out = []
+        for cls in self.ctx.module.body:
+            if not isinstance(cls, cst.ClassDef):  # its base may be a Module of another file
+                continue
+            methods = class_methods(cls)
+            init = methods.get("__init__")
+            if init is None or not any(type(n) is cst.Call and dotted(n.func) in _PARAMETER_CALLS
+                                       for n in nodes(init)):
+                continue
+            sc_init = self._walk(_body(init), [p.name.value for p in init.params.params], "__init__",
+                                 inline_leaves=True)
+            if sc_init is None:
+                continue
+            others = [(n, m) for n, m in methods.items() if n != "__init__"]
+            for key, val in sc_init.env.items():
+                if not key.startswith("self.") or key in self.names.modules or key in self.names.leaves or \
+                        (id(cls), key) in seen or any(_assigns(m, key) for _, m in others):
+                    continue
+                found = [n for n in val.heads if not n.leaf and not n.trivial and n.stmt is not None and
+                         _own_leaf_below(n, self.names.leaves)]
+                reads = [(n2, r) for n2, m in others for r in nodes(m) if type(r) is cst.Attribute and
+                         dotted(r) == key]
+                if found and reads:
+                    reads.sort(key=lambda nr: nr[0] != "forward")
+                    out.append((cls, key, found[0], reads[0][1], reads[0][0]))
+        return out
+
     def diagnoses_for(self, kind) -> list:
         """What the analysis finds of one kind of problem (decide.Problem)."""
         return find(self, kind)
@@ -871,6 +907,22 @@ def _reaches_backward(fn, methods, backward_in, depth=3) -> bool:
     if any(m in backward_in for m in found):
         return True
     return depth > 1 and any(_reaches_backward(m, methods, backward_in, depth - 1) for m in found)
+
+
+_PARAMETER_CALLS = ("nn.Parameter", "torch.nn.Parameter", "Parameter", "torch.nn.parameter.Parameter")
+
+
+def _own_leaf_below(node, leaves) -> bool:
+    """`node` hangs from a parameter kept on self (`self.w`, a leaf of this file)."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n.leaf and (n.name or "").startswith("self.") and n.name in leaves:
+            return True
+        if n.uid not in seen:
+            seen.add(n.uid)
+            stack.extend(n.parents)
+    return False
 
 
 def _inline_leaf_below(node) -> bool:

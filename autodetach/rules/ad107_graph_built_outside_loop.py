@@ -41,6 +41,13 @@ class GraphBuiltOutsideLoop(GraphRule):
     that parameter, and the op's saved tensors are freed by the first
     backward. Reported without a fix (the parameter must move onto the
     module, the op into `forward`).
+    Also a value `__init__` computes from a parameter the module makes and
+    keeps (`self.mu = nn.Parameter(mu)`), kept on self as an attribute or a
+    buffer (`self.register_buffer("cdf_low", normal.cdf(low - self.mu))`)
+    and read by another method (`sample`): the class is trained by design,
+    so this is reported even in a library file with no training loop,
+    without a fix, and the report says what it infers: that what that
+    method returns is backwarded more than once.
 
     ## Why it matters
     The first backward frees the graph between the parameters and that
@@ -81,7 +88,7 @@ class GraphBuiltOutsideLoop(GraphRule):
     name = "graph-built-outside-loop"
     summary = "a tensor derived from parameters before the loop is reused by every iteration's backward"
     fix_safety = UNSAFE
-    tokens = BACKWARD_TOKENS
+    tokens = BACKWARD_TOKENS + ("Parameter(",)  # a module trained by design (analysis.init_own_graphs)
 
     VALID = [
         Valid("""
@@ -303,6 +310,18 @@ class GraphBuiltOutsideLoop(GraphRule):
                    f"backward frees its graph, so the second fails, and the value never follows the updated "
                    f"parameters. Compute it in `forward`, or register a detached buffer if it is meant to be constant")
             self.report(node.stmt, msg, related=[(read, "read here on every call")])
+
+        for cls, key, node, read, method in analysis.init_own_graphs:
+            if id(node.stmt) in done:
+                continue
+            done.add(id(node.stmt))
+            msg = (f"`{key}` is computed once, in `{cls.name.value}.__init__` (line {line(ctx, node.stmt)}), "
+                   f"from a parameter the module makes itself, and read by `{method}` (line {line(ctx, read)}): "
+                   f"the value never follows the updated parameter, and once a backward has run through it, the "
+                   f"next one fails (the graph is freed). Compute it where it is read, or keep a detached copy "
+                   f"if it is meant to be constant; inferred: that a loss built from `{method}` is backwarded "
+                   f"more than once")
+            self.report(node.stmt, msg, related=[(read, "read here")])
 
         self._self_graphs(analysis, done)
         self._captured(analysis, done)

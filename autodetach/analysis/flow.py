@@ -2268,6 +2268,8 @@ class Scope:
         call site, one level deep. A method's `self.X` state lives on."""
         saved_env, saved_handed, saved_views = dict(self.env), self.handed, dict(self.views)
         self._prove_inside(func)
+        # a @staticmethod called through `self` binds no `self`: its first parameter is the first argument
+        bound_self = bound_self and not _static(func)
         params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
         pos = [arg for arg in call.args if arg.keyword is None]
         given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
@@ -3116,6 +3118,11 @@ def _literal_bool(expr) -> Optional[bool]:
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
+
+
+def _static(func: cst.FunctionDef) -> bool:
+    """`@staticmethod` (or `@staticmethod` spelled through a module)."""
+    return any(dotted(d.decorator) in ("staticmethod", "builtins.staticmethod") for d in func.decorators)
 
 
 def _rebound_names(func) -> set:

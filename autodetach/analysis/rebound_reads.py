@@ -93,9 +93,11 @@ def judged_in_file(analysis, scope, ev) -> bool:
     if fn is None or scope.name != fn.name.value or scope.driver_note is not None:
         return False
     params = fn.params.params
-    if not params or params[0].name.value != "self":
+    # a @staticmethod run as `self.name(...)`: its own walk sees no graph in what it is given
+    static = any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
+    if not static and (not params or params[0].name.value != "self"):
         return False
-    if any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body)):
+    if not static and any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body)):
         return False  # a graph it returns is judged by dropped_results, which also weighs callers out of sight
     name = fn.name.value
     calls = [n for n in nodes(ctx.module) if isinstance(n, cst.Call) and _names(n.func, name)]

@@ -125,8 +125,9 @@ def unneeded_retains(analysis) -> list:
             if ev.call in escapes and scope.name == _holder_name(ctx, ev):
                 escaped[ev.call] = needed  # the lone walk's verdict, without its return
                 continue
-            handed = _caller_graphs(analysis, ev, own) if not needed else []
-            if handed and _callers_reuse(analysis, ev, own):
+            walker = _walked_function(ctx, scope, ev)
+            handed = _caller_graphs(analysis, ev, own, walker) if not needed else []
+            if handed and _callers_reuse(analysis, ev, own, walker):
                 needed = True  # a caller backwards again what the argument hangs from
                 verdict[ev.call] = True
             if not needed:
@@ -661,7 +662,22 @@ def _reads_arguments(ctx, ev, own) -> bool:
 NUMBER_CALLS = {"range", "len", "int", "float", "bool", "round", "str", "isinstance", "print"}
 
 
-def _caller_graphs(analysis, ev, own) -> list:
+def _walked_function(ctx, scope, ev):
+    """The function whose walk this is: a caller of the function holding the
+    backward walks it inline (`self._stress(v, energy)` of a @staticmethod), and
+    then the arguments the loss reads are that caller's values, which it sees."""
+    body = list(scope.body or [])
+    first = body[0] if body else None
+    if isinstance(first, cst.For) and isinstance(first.body, cst.IndentedBlock) and first.body.body:
+        first = first.body.body[0]  # a step method walked as the body of its caller's loop (model.py)
+    fn = ctx.enclosing(first, cst.FunctionDef) if first is not None else None
+    holder = ctx.enclosing(ev.call, cst.FunctionDef)
+    if isinstance(fn, cst.FunctionDef) and holder is not None and fn is not holder and fn.name.value == scope.name:
+        return fn
+    return holder
+
+
+def _caller_graphs(analysis, ev, own, fn=None) -> list:
     """A note when the loss reads a tensor argument of the function holding
     the backward: the caller built that argument and may backward through
     its graph again after this call (a GAN's `d_step(fake)` then
@@ -669,7 +685,7 @@ def _caller_graphs(analysis, ev, own) -> list:
     (a caller the project shows doing so makes it needed: `_callers_reuse`).
     Modules, optimizers and called arguments (`model(x)`) carry no graph in."""
     ctx = analysis.ctx
-    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    fn = fn or ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return []
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
@@ -700,13 +716,14 @@ def _caller_graphs(analysis, ev, own) -> list:
             f"do not; callers out of sight may)"]
 
 
-def _callers_reuse(analysis, ev, own) -> bool:
-    """Does a project caller of the function holding `ev` backward again what
-    an argument the loss reads hangs from (analysis.caller_reuse)?"""
+def _callers_reuse(analysis, ev, own, fn=None) -> bool:
+    """Does a project caller of the function holding `ev` (or of the one whose
+    walk inlines it) backward again what an argument the loss reads hangs from
+    (analysis.caller_reuse)?"""
     from .caller_reuse import callers_reuse
 
     ctx = analysis.ctx
-    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    fn = fn or ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return False
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .passed_meters import handed_arguments
 from .walk import nodes
 
 
@@ -24,10 +25,7 @@ def buffer_helper(scope, func: cst.FunctionDef, call: cst.Call, bound_self: bool
     written = _written(scope.analysis, func)
     if not written:
         return False
-    params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
-    given = {params[index]: arg.value for index, arg in enumerate(a for a in call.args if a.keyword is None)
-             if index < len(params) and not arg.star}
-    given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
+    given = handed_arguments(func, call, bound_self)
     if not any(type(given.get(param)) in (cst.Name, cst.Attribute) for param in written):
         return False
     # a value with a graph among the names given (read, not walked: no node is made here)

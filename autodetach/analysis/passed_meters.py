@@ -22,10 +22,7 @@ def meter_helper(scope, func: cst.FunctionDef, call: cst.Call, bound_self: bool)
     used = _meter_uses(scope.analysis, func)
     if not used:
         return False
-    params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
-    given = {params[index]: arg.value for index, arg in enumerate(a for a in call.args if a.keyword is None)
-             if index < len(params) and not arg.star}
-    given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
+    given = handed_arguments(func, call, bound_self)
     for param, meths in used.items():
         value = given.get(param)
         key = dotted(value) if type(value) in (cst.Name, cst.Attribute) else None
@@ -55,3 +52,13 @@ def _meter_uses(analysis, func) -> dict:
         out.pop("self", None)
         memo[func] = out
     return memo[func]
+
+
+def handed_arguments(func: cst.FunctionDef, call: cst.Call, bound_self: bool) -> dict:
+    """Parameter name -> the expression `call` hands it (positional, then by keyword;
+    `self` skipped for a method called through its object; starred arguments not followed)."""
+    params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
+    given = {params[index]: arg.value for index, arg in enumerate(a for a in call.args if a.keyword is None)
+             if index < len(params) and not arg.star}
+    given.update((arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None)
+    return given

@@ -54,3 +54,4 @@ def test_static_helper_arguments_bind_from_the_first_parameter(tmp_path):
     # the energy bound to `diff` (one parameter off) would carry no graph: the retain would look needed
     src = CALC.replace("LATER", "pass").replace("def _forces(pos, energy)", "def _forces(pos, energy, scale=1.0)")
     assert [f.line for f in _ad104(src, tmp_path)] == [20]
+

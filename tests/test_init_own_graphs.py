@@ -60,3 +60,31 @@ def test_silent(body):
 def test_silent_without_a_parameter():
     module = MODULE.replace("self.mu = nn.Parameter(mu)", 'self.register_buffer("mu", mu)')
     assert found('self.register_buffer("low", torch.erf(-self.mu))', module) == []
+
+
+def test_silent_for_an_optimizer_and_a_scheduler_built_from_the_parameters():
+    """`self.opt, self.sched = make_opt(self.parameters(), self.logZ)`, read only as
+    `self.sched.step()`: an optimizer and a scheduler, no tensor (gflownet's agent)."""
+    src = """
+    import torch
+    from torch import nn
+
+
+    def make_opt(params, log_z):
+        opt = torch.optim.Adam([{"params": params}, {"params": [log_z]}])
+        return opt, torch.optim.lr_scheduler.StepLR(opt, 10)
+
+
+    class Agent(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.log_z = nn.Parameter(torch.ones(4))
+            self.opt, self.sched = make_opt(self.parameters(), self.log_z)
+
+        def train_step(self):
+            self.opt.step()
+            self.sched.step()
+            return self.sched.get_last_lr()
+    """
+    out = [f for f in autodetach.check_code(textwrap.dedent(src), select=["AD107"]) if f.code == "AD107"]
+    assert out == [], [f.message for f in out]

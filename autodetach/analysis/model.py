@@ -862,6 +862,8 @@ class Analysis:
                          _own_leaf_below(n, self.names.leaves)]
                 reads = [(n2, r) for n2, m in others for r in nodes(m) if type(r) is cst.Attribute and
                          dotted(r) == key]
+                if found and reads and all(_stepper_read(self.ctx, r) for _, r in reads):
+                    continue  # `self.opt, self.lr_scheduler = make_opt(self.parameters(), ...)`: no tensor
                 if found and reads:
                     reads.sort(key=lambda nr: nr[0] != "forward")
                     out.append((cls, key, found[0], reads[0][1], reads[0][0]))
@@ -971,3 +973,14 @@ def _locals(method) -> set:
 def _self_attr(key: str) -> bool:
     """`self.criterion`: an object the class keeps on itself."""
     return key.startswith("self.") and key.count(".") == 1
+
+
+# what an optimizer or a scheduler is read for (a tensor has none of these)
+_STEPPER_API = frozenset({"step", "zero_grad", "get_last_lr", "get_lr", "param_groups", "state_dict",
+                          "load_state_dict", "add_param_group"})
+
+
+def _stepper_read(ctx, read) -> bool:
+    """Is `self.k` read here only as an optimizer or a scheduler (`self.k.step()`)?"""
+    parent = ctx.parent(read)
+    return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in _STEPPER_API

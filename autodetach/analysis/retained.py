@@ -672,8 +672,9 @@ def _walked_function(ctx, scope, ev):
         first = first.body.body[0]  # a step method walked as the body of its caller's loop (model.py)
     fn = ctx.enclosing(first, cst.FunctionDef) if first is not None else None
     holder = ctx.enclosing(ev.call, cst.FunctionDef)
-    if isinstance(fn, cst.FunctionDef) and holder is not None and fn is not holder and fn.name.value == scope.name:
-        return fn
+    static = holder is not None and any(dotted(d.decorator) == "staticmethod" for d in holder.decorators)
+    if static and isinstance(fn, cst.FunctionDef) and fn is not holder and fn.name.value == scope.name:
+        return fn  # only a @staticmethod: a method's own `self` state keeps its walk the judge (d3rlpy's update_alpha)
     return holder
 
 

@@ -113,6 +113,11 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         return code_for(self.module, node)
 
+    def snippet(self, node: cst.CSTNode, limit: int = 50) -> str:
+        """`node`'s code on one line, cut to `limit` characters (for messages)."""
+        text = " ".join(self.code(node).split())
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+
     @cached_property
     def analysis(self):
         from .analysis import build

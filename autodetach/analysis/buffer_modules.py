@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .self_storage import stores_on_self
 
 _MAKES_PARAMS = {"Parameter", "register_parameter", "add_module", "register_module", "setattr"}
 _CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -33,16 +34,9 @@ def buffers_only(node: cst.ClassDef, imports) -> bool:
                 return False  # `nn.Linear(...)` made anywhere in the class, even as a class attribute
         if type(n) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
             targets = [t.target for t in n.targets] if type(n) is cst.Assign else [n.target]
-            if (id(n) in top or any(_on_self(t) for t in targets)) and not _plain_value(n.value, imports):
+            if (id(n) in top or any(stores_on_self(t) for t in targets)) and not _plain_value(n.value, imports):
                 return False
     return True
-
-
-def _on_self(target) -> bool:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_on_self(e.value) for e in target.elements)
-    return isinstance(target, (cst.Attribute, cst.Subscript)) and (dotted(target) or "").startswith("self.") or \
-        isinstance(target, cst.Subscript) and (dotted(target.value) or "").startswith("self.")
 
 
 def _plain_value(value, imports) -> bool:

@@ -42,7 +42,7 @@ from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
 from .kept_args import keeps_arguments
-from .walk import nodes, walk
+from .walk import is_static, nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
                "nelement", "argmax", "argmin", "eq", "ne", "gt", "lt", "ge", "le", "long", "int",
@@ -2269,7 +2269,7 @@ class Scope:
         saved_env, saved_handed, saved_views = dict(self.env), self.handed, dict(self.views)
         self._prove_inside(func)
         # a @staticmethod called through `self` binds no `self`: its first parameter is the first argument
-        bound_self = bound_self and not _static(func)
+        bound_self = bound_self and not is_static(func)
         params = [param.name.value for param in func.params.params][1 if bound_self else 0:]
         pos = [arg for arg in call.args if arg.keyword is None]
         given = {param: pos[index].value for index, param in enumerate(params) if index < len(pos)}
@@ -3118,11 +3118,6 @@ def _literal_bool(expr) -> Optional[bool]:
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
-
-
-def _static(func: cst.FunctionDef) -> bool:
-    """`@staticmethod` (or `@staticmethod` spelled through a module)."""
-    return any(dotted(d.decorator) in ("staticmethod", "builtins.staticmethod") for d in func.decorators)
 
 
 def _rebound_names(func) -> set:

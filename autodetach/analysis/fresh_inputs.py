@@ -273,8 +273,7 @@ def _unseen_calls(ctx, binds, target, hangs, made) -> list:
                 continue
             if _torch_chain(ctx, x.func) or isinstance(x.func, cst.Attribute) and carried(ctx, x.func.value) & made:
                 continue
-            text = " ".join(cst.Module([]).code_for_node(x).split())
-            text = text if len(text) <= 50 else text[:47] + "..."
+            text = ctx.snippet(x)
             if text not in out:
                 out.append(text)
     return out

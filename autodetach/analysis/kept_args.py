@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .self_storage import stores_on_self
 from .walk import nodes
 
 
@@ -41,7 +42,7 @@ def keeps_arguments(ctx, name: str) -> bool:
     for node in nodes(init.body):
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            if any(_on_self(t) for t in targets) and _reads(node.value, params):
+            if any(stores_on_self(t) for t in targets) and _reads(node.value, params):
                 return True
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                 node.func.attr.value in ("__init__", "append", "extend", "update", "setattr") or \
@@ -49,14 +50,6 @@ def keeps_arguments(ctx, name: str) -> bool:
             if any(_reads(arg.value, params) for arg in node.args):
                 return True  # `super().__init__(t)`, `self.items.append(t)`, `setattr(self, k, v)`
     return False
-
-
-def _on_self(target) -> bool:
-    while isinstance(target, (cst.Attribute, cst.Subscript)):
-        target = target.value
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_on_self(e.value) for e in target.elements)
-    return isinstance(target, cst.Name) and target.value == "self"
 
 
 def _reads(expr, params) -> bool:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from ..positions import code_for
 from .graph import closure
 from .walk import nodes
 
@@ -45,8 +44,7 @@ def opaque_after(analysis, scope, anchor, loops, targets, risk) -> list:
                 continue
             why = _opaque(analysis, scope, node, targets)
             if why:
-                text = " ".join(code_for(ctx.module, node).split())
-                text = text if len(text) <= 50 else text[:47] + "..."
+                text = ctx.snippet(node)
                 return [f"`{text}` (line {ctx.line_of(node)}) {why}: {risk}"]
     return []
 

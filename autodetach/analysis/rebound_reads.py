@@ -15,7 +15,7 @@ import os
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import is_static, nodes
 
 _BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
 
@@ -94,7 +94,7 @@ def judged_in_file(analysis, scope, ev) -> bool:
         return False
     params = fn.params.params
     # a @staticmethod run as `self.name(...)`: its own walk sees no graph in what it is given
-    static = any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
+    static = is_static(fn)
     if not static and (not params or params[0].name.value != "self"):
         return False
     if not static and any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body)):

@@ -22,7 +22,7 @@ from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .state_cuts import cut_after, outer_cut
 from .stubs import abstract_origins, unseen_call_origins
-from .walk import nodes
+from .walk import is_static, nodes
 
 
 @dataclass
@@ -366,8 +366,7 @@ def _blind_later(ctx, scope, ev) -> list:
     for later in scope.events:
         if later.kind in ("backward", "grad") and later.seq > ev.seq and later.target is not None and \
                 not later.target.heads and not _exclusive(later, ev):
-            text = " ".join(_code(later.call).split())
-            text = text if len(text) <= 50 else text[:47] + "..."
+            text = ctx.snippet(later.call)
             return [f"`{text}` (line {ctx.line_of(later.call)}) backwards a value whose graph is not "
                     "seen here: it may walk the retained graph again"]
     return []
@@ -672,7 +671,7 @@ def _walked_function(ctx, scope, ev):
         first = first.body.body[0]  # a step method walked as the body of its caller's loop (model.py)
     fn = ctx.enclosing(first, cst.FunctionDef) if first is not None else None
     holder = ctx.enclosing(ev.call, cst.FunctionDef)
-    static = holder is not None and any(dotted(d.decorator) == "staticmethod" for d in holder.decorators)
+    static = holder is not None and is_static(holder)
     if static and isinstance(fn, cst.FunctionDef) and fn is not holder and fn.name.value == scope.name:
         return fn  # only a @staticmethod: a method's own `self` state keeps its walk the judge (d3rlpy's update_alpha)
     return holder

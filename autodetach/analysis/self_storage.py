@@ -105,16 +105,24 @@ def _log_parts(fn) -> tuple:
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             reads.add(f"self.{node.attr.value}")
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDS:
-            adds = adds or _on_self(node.func.value, views)
+            adds = adds or on_self(node.func.value, views)
         elif isinstance(node, cst.AugAssign):
-            adds = adds or _on_self(node.target, views)
+            adds = adds or on_self(node.target, views)
     return frozenset(reads), adds
 
 
-def _on_self(expr, views=frozenset()) -> bool:
+def on_self(expr, views=frozenset()) -> bool:
+    """Is `expr` (`self.a.b[k]`) rooted at `self`, or at a name in `views`?"""
     while isinstance(expr, (cst.Subscript, cst.Attribute)):
         expr = expr.value
     return isinstance(expr, cst.Name) and (expr.value == "self" or expr.value in views)
+
+
+def stores_on_self(target) -> bool:
+    """Does an assignment target (`self.k`, `self.a[i]`, or a tuple holding one) store on `self`?"""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(stores_on_self(e.value) for e in target.elements)
+    return on_self(target)
 
 
 def arg_log_helper(scope, own, call: cst.Call) -> bool:
@@ -179,12 +187,12 @@ def _param_adds(fn, params) -> frozenset:
     views = self_views.names_in(fn.body)
     out = set()
     for node in nodes(fn.body):
-        if isinstance(node, cst.AugAssign) and _on_self(node.target, views):
+        if isinstance(node, cst.AugAssign) and on_self(node.target, views):
             out |= _names(node.value, params)
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
-                node.func.attr.value in ADDS and _on_self(node.func.value, views):
+                node.func.attr.value in ADDS and on_self(node.func.value, views):
             out |= _names(cst.Tuple([cst.Element(a.value) for a in node.args]), params) if node.args else set()
-        elif isinstance(node, cst.Assign) and len(node.targets) == 1 and _on_self(node.targets[0].target, views):
+        elif isinstance(node, cst.Assign) and len(node.targets) == 1 and on_self(node.targets[0].target, views):
             root = _root(node.targets[0].target)
             if root is not None and any(_root(n) == root for n in nodes(node.value)
                                         if isinstance(n, (cst.Attribute, cst.Subscript))):

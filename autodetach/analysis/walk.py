@@ -12,6 +12,8 @@ import re
 
 import libcst as cst
 
+from ..imports import dotted
+
 _TRIVIA = {"lpar", "rpar", "comma", "semicolon", "dot", "equal", "colon", "leading_lines",
            "lines_after_decorators", "header", "footer", "newline", "indent", "star", "asynchronous",
            "whitespace_before", "whitespace_after", "operator", "default_indent", "default_newline",
@@ -203,6 +205,11 @@ def nodes(node, skip=None):
         _NODES.clear()
     _NODES[key] = (node, out)
     return out
+
+
+def is_static(fn: cst.FunctionDef) -> bool:
+    """`@staticmethod` (or `@builtins.staticmethod`): called through `self`, it binds no `self`."""
+    return any(dotted(d.decorator) in ("staticmethod", "builtins.staticmethod") for d in fn.decorators)
 
 
 def returns(fn: cst.FunctionDef) -> list:

@@ -194,6 +194,7 @@ class Scope:
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
         self.returns: list = []
+        self.inner_returns: list = []  # (function walked at its call, the heads it returned)
         self.step_outputs: list = []  # (return stmt, key, expr, Val, no_grad) per entry a step method returns
         self.dict_vals: dict = {}  # id(value of a dict literal's entry) -> its Val, in a framework's step method
         self.leaf_nodes: dict = {}
@@ -2152,6 +2153,8 @@ class Scope:
         if dotted(call.func) not in (key, key + ".forward"):
             return value  # model.encode(x): not the forward that keeps the state
         value = self._module_state(key, value)
+        if forward_extras.returns_no_graph(self.analysis, key):
+            value = Val(ghosts=value.heads | value.ghosts)  # a policy whose forward returns `.numpy()`
         self.forward_runs[key] = value
         summary = self.analysis.forward_elems(key)
         if summary is not None and not any(arg.star for arg in call.args):
@@ -2322,6 +2325,7 @@ class Scope:
             out = self.returns[0]
         elif self.returns:
             out.elems = _joined_elems(self.returns)  # `return None, {}, t` and `return out, d, t`
+        self.inner_returns.append((func, [head for ret in self.returns for head in ret.heads]))
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
         local = set(params) | self._locals_of(func)
@@ -2735,6 +2739,17 @@ class Scope:
                     self._leak_candidates.append((key, head, loop, older, outer))
                     self._leak_keys.setdefault(loop_id, set()).add(key)
 
+    def _returned_around(self, loop) -> set:
+        """What a function walked at its call returned, when `loop` is in its body."""
+        out: set = set()
+        loops = self.analysis.table("loops_in_function")
+        for func, heads in self.inner_returns:
+            if id(func) not in loops:
+                loops[id(func)] = {id(n) for n in nodes(func) if type(n) in (cst.For, cst.While)}
+            if heads and id(loop) in loops[id(func)]:
+                out |= closure(heads)
+        return out
+
     def finish_leaks(self) -> None:
         # Decided at the end: a backward after the loop may consume it.
         returned = closure(root for ret in self.returns for root in ret.heads)
@@ -2771,6 +2786,10 @@ class Scope:
             if reached and not any(event.retain is not False for event in self.events
                                    if event.kind in ("backward", "grad") and head in event.reach):
                 continue  # consumed by a backward (gradient accumulation)
+            if not reached and not evaluates and _carried(loop, older) & (returned | self._returned_around(loop)) and \
+                    not closure([head]) & self.freed_any and \
+                    not grows_on_self(self.analysis, self.method_class or self.self_class, key):
+                continue  # what the function returns hangs from the chain: an unrolled loop the caller may backward
             if within_step(self, key, head, loop, older, outer):
                 continue  # summed over one step's sub-iterations, reset each step, every graph freed
             if one_call(self, key, head, loop, older, outer):
@@ -2783,6 +2802,13 @@ class Scope:
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
             self.leaks.append(Leak(key, head, loop, reached))
+
+
+def _carried(loop, older) -> set:
+    """What the first iteration of `loop` computed that the kept values hang from (`h` of
+    `hs.append(h)` with `cI, h = meta(x, hs[-1])`)."""
+    first = (id(loop), 1)
+    return {node for node in closure(older) if first in node.iteration}
 
 
 def _computed_from(head, key: str, targets: set) -> bool:

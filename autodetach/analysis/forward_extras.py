@@ -34,3 +34,31 @@ def cut_positions(analysis, key: Optional[str]) -> Optional[tuple]:
         return None
     cuts = tuple(kind in ("cut", "const") for kind in summary.elems)
     return cuts if any(cuts) else None
+
+
+def returns_no_graph(analysis, key: Optional[str]) -> bool:
+    """Does the forward of `key`'s class (this file's, or a project class read
+    with `ast`) return nothing that carries a graph (`return
+    mu.detach().cpu().numpy()`, a number, a value computed under no_grad)?
+    Then `self.policy(obs)` hands back no graph, whatever its inputs. A class
+    given as a parameter (`policy=EIIE`) is judged by its default: the code
+    shows no other."""
+    summary = forward_summary(analysis, key) or _default_forward(analysis, key)
+    return summary is not None and summary.no_graph and not summary.abstract
+
+
+def _default_forward(analysis, key: Optional[str]):
+    from ..imports import dotted
+
+    default = analysis.names.default_instances.get(key) if key else None
+    cls = dotted(default) if default is not None else None
+    if cls is None:
+        return None
+    if cls in analysis.names.classes:
+        found = analysis._own_summaries.get(f"{cls}.forward")
+    else:
+        qualified = analysis.ctx.imports.qualify(default)
+        hit = analysis.project.method(qualified, "forward") if qualified else \
+            analysis.project.relative_method_at(cls, "forward")
+        found = hit[0] if hit is not None else None
+    return found if found is not None and not found.events else None

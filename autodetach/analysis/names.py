@@ -16,6 +16,7 @@ from .optimizer_owners import resolve_owners
 from .module_parts import extend_owners, module_parts
 from .optimizer_roles import infer_optimizer_attrs
 from .bound_optimizers import infer_bound_optimizers
+from .handed_classes import find_handed_classes
 from .buffer_modules import buffers_only
 from .roles import infer_attr_roles, infer_roles
 from .self_module import local_func, local_key, self_aliases
@@ -56,6 +57,9 @@ class NameTable:
     classes: set = field(default_factory=set)  # every local class
     instances: dict = field(default_factory=dict)  # name -> local class it was built from
     foreign_instances: dict = field(default_factory=dict)  # name -> the call's func, for other classes
+    # `self.policy = policy(**kw)` of `def __init__(self, policy=EIIE)`: name -> the default's class
+    # expression; what the default's forward returns (forward_extras.returns_no_graph), nothing more
+    default_instances: dict = field(default_factory=dict)
     methods: dict = field(default_factory=dict)  # (class, method) -> FunctionDef
 
     bases: dict = field(default_factory=dict)  # local class -> names of its bases
@@ -449,6 +453,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     for key, src in col.aliases:
         if "." not in key and "." not in src:
             table.name_aliases[key] = src
+    find_handed_classes(table)
     infer_roles(module, col.imports, table)
     for key, note in passed.items():  # after the roles: both are said
         table.inferred[key] = f"{table.inferred[key]}; {note}" if key in table.inferred else note

@@ -261,7 +261,12 @@ class Project:
     def relative_method(self, name: str, meth: str) -> Optional[Summary]:
         """The summary of method `meth` of class `name`, imported relatively
         (`from .model import Scalar`), or None."""
-        if self.dir is None:
+        found = self.relative_method_at(name, meth)
+        return found[0] if found is not None else None
+
+    def relative_method_at(self, name: Optional[str], meth: str) -> Optional[tuple]:
+        """(summary, file) of method `meth` of class `name` imported relatively, or None."""
+        if self.dir is None or not name:
             return None
         if self._rel is None:
             self._rel = relative_imports(self.module)
@@ -273,7 +278,10 @@ class Project:
         for _ in range(level - 1):
             base = os.path.dirname(base)
         f = _module_file(base, mod.split("."))
-        return find(f, f"{cls}.{meth}")[0] if f is not None else None
+        if f is None:
+            return None
+        found, f = find(f, f"{cls}.{meth}")
+        return (found, f) if found is not None else None
 
     def _in_module(self, base: str, parts: list) -> Optional[Summary]:
         # a.b.f: function f of a/b.py (or of a/b/__init__.py)

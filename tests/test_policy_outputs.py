@@ -1,0 +1,149 @@
+"""Outputs of a module whose forward returns no graph (`return mu.detach().numpy()`):
+the forward read from this file's class, from a class imported relatively
+(`from .policies import Policy`), and from a class handed in as a parameter whose
+default the code shows (`def __init__(self, policy=Policy)`, handed on to
+`self._setup(self.policy, ...)`); and a chain an inner loop keeps for the value
+its function returns (an unrolled learned optimizer), which the caller backwards."""
+import textwrap
+
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+POLICY = """
+import torch
+import torch.nn as nn
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.as_tensor(x, dtype=torch.float32)).detach().numpy()
+"""
+
+AGENT = """
+import torch
+
+IMPORT
+
+
+class Memory:
+    def __init__(self):
+        self.items = []
+
+    def add(self, a):
+        self.items.append(a)
+
+    def last(self):
+        return self.items[-1]
+
+
+class Agent:
+    def __init__(self, policy=Policy):
+        self.policy_cls = policy
+        self._setup(SETUP_ARG)
+
+    def _setup(self, policy):
+        self.policy = policy().to("cpu")
+        self.opt = torch.optim.SGD(self.policy.parameters(), lr=0.1)
+        self.mem = Memory()
+
+    def train(self, steps):
+        for _ in range(steps):
+            action = self.policy(self.mem.last())
+            self.mem.add(action)
+            loss = self.policy.fc(torch.zeros(4)).sum()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+"""
+
+
+def _ad1(tmp_path, agent, policy=POLICY):
+    pkg = tmp_path / "agents"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "policies.py").write_text(textwrap.dedent(policy))
+    path = pkg / "algorithms.py"
+    path.write_text(textwrap.dedent(agent))
+    findings, _, _ = check_source(path.read_text(), str(path), all_rules(), Options())
+    return [(f.code, f.line, f.fix) for f in findings if f.code.startswith("AD1")]
+
+
+def test_default_class_handed_on_relative_import(tmp_path):
+    agent = AGENT.replace("IMPORT", "from .policies import Policy").replace("SETUP_ARG", "policy")
+    assert _ad1(tmp_path, agent) == []
+
+
+def test_default_class_through_an_attribute(tmp_path):
+    agent = AGENT.replace("IMPORT", "from .policies import Policy").replace("SETUP_ARG", "self.policy_cls")
+    assert _ad1(tmp_path, agent) == []
+
+
+def test_a_policy_that_returns_its_graph_is_still_reported(tmp_path):
+    agent = AGENT.replace("IMPORT", "from .policies import Policy").replace("SETUP_ARG", "policy")
+    found = _ad1(tmp_path, agent, POLICY.replace(".detach().numpy()", ""))
+    assert [(code, line) for code, line, _ in found] == [("AD102", 31)]
+
+
+def test_own_class_forward_returns_numpy(tmp_path):
+    agent = AGENT.replace("IMPORT", POLICY.replace("import torch\n", "")).replace(
+        "self._setup(SETUP_ARG)", "self._setup(Policy)")
+    assert _ad1(tmp_path, agent) == []
+
+
+UNROLL = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Meta(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(2, 4)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, inputs, w, h):
+        h = self.cell(inputs, h)
+        return w - self.out(h).squeeze(1), h
+
+
+def unroll(meta, w, x, y, steps):
+    states = [None]
+    for _ in range(steps):
+        leaf = w.detach().requires_grad_()
+        loss = F.mse_loss(x @ leaf, y)
+        loss.backward()
+        w, h = meta(torch.stack([leaf.grad, leaf.grad], 1), w, states[-1])
+        states.append(h)
+    return RESULT
+
+
+meta = Meta()
+opt = torch.optim.Adam(meta.parameters())
+for episode in range(3):
+    x = torch.randn(8, 5)
+    w = unroll(meta, torch.zeros(5), x, x.sum(1), 3)
+    meta_loss = (w ** 2).sum()
+    opt.zero_grad()
+    meta_loss.backward()
+    opt.step()
+"""
+
+
+def _unroll(src):
+    findings, _, _ = check_source(textwrap.dedent(src), "unroll.py", all_rules(), Options())
+    return [(f.code, f.line, f.fix) for f in findings if f.code.startswith("AD1")]
+
+
+def test_chain_the_returned_value_hangs_from_is_not_a_leak():
+    assert _unroll(UNROLL.replace("RESULT", "w")) == []
+
+
+def test_chain_nothing_returned_hangs_from_is_still_a_leak():
+    # the function returns a fresh tensor: the states kept in the loop serve no caller
+    found = _unroll(UNROLL.replace("RESULT", "w.detach().requires_grad_()"))
+    assert ("AD101", 25, "safe") in found

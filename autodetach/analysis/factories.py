@@ -109,3 +109,23 @@ def factory_notes(analysis, graph_nodes) -> list:
         if note:
             out.add(note)
     return sorted(out)
+
+
+def library_keeper_note(analysis, key: str, stmt) -> Optional[str]:
+    """`run_loss.append(loss)` where `run_loss = CumulativeAverage()` of a library
+    (`monai.metrics`): the method is not read, so that the object keeps the graph
+    of what it is given (as a list would) is inferred; it may detach it."""
+    import sys
+
+    func = analysis.names.foreign_instances.get(key)
+    if func is None:
+        return None
+    meth = next((n.func.attr.value for n in nodes(stmt) if isinstance(n, cst.Call) and
+                 isinstance(n.func, cst.Attribute) and dotted(n.func.value) == key), None)
+    if meth is None or analysis.foreign_method(key, meth) is not None:
+        return None  # read from the project's own class
+    name = analysis.ctx.imports.qualify(func) or dotted(func) or ""
+    if name.split(".")[0] in sys.stdlib_module_names or name.split(".")[0] == "builtins":
+        return None  # `collections.deque`, `queue.Queue`: they keep what they are given
+    return (f"`{key}` is an object of `{name}`, whose `{meth}` is not read: that it keeps its argument with "
+            f"its graph is taken from the name")

@@ -7,7 +7,7 @@ from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.containers import last_consumed
 from ..analysis.infeasible import slot_read
-from ..analysis.factories import factory_notes
+from ..analysis.factories import factory_notes, library_keeper_note
 from ..analysis.opaque_calls import opaque_after
 from ..analysis.graph import closure
 from ..analysis.keyed import slot_note
@@ -170,7 +170,8 @@ class LossAccumulatedWithGraph(GraphRule):
     message names: what a meter's method keeps, results of the same call as
     the backwarded loss, an evaluation function's callers in other files,
     what a meter's callers in other files pass, what a meter out of sight
-    keeps, a loss object built by
+    keeps, what `append` of an object of a library class keeps
+    (`run_loss = CumulativeAverage()`; it may detach), a loss object built by
     another file's factory, the candidate classes of an object whose class
     is chosen at run time (no fix at all when some of them return numbers),
     the entries of a container summed into the loss, what the caller of a
@@ -633,6 +634,8 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue  # only an unread call's extra result, beside its backwarded loss
             done.add(id(node.stmt))
             guesses = _sibling_notes(node) + factory_notes(ctx.analysis, closure([node]))
+            if not node.meter and (kept := library_keeper_note(ctx.analysis, leak.key, node.stmt)) is not None:
+                guesses.append(kept)
             held = slot_note(ctx, leak.key, node.stmt)
             if held:
                 guesses.append(held)  # a dict-held list: its readers elsewhere are not followed

@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .self_storage import stores_on_self
+from .walk import children
 
 _MAKES_PARAMS = {"Parameter", "register_parameter", "add_module", "register_module", "setattr"}
 _CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
@@ -54,8 +55,11 @@ def _plain_value(value, imports) -> bool:
 
 
 def _walk(node):
+    # The analysis's cached children (no trivia, which holds no call or
+    # assignment), in source order: a module class's `nn.Linear(...)` in
+    # `__init__` ends the walk before `forward`.
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(n.children)
+        stack.extend(reversed(children(n)))

@@ -3,7 +3,8 @@ the forward read from this file's class, from a class imported relatively
 (`from .policies import Policy`), and from a class handed in as a parameter whose
 default the code shows (`def __init__(self, policy=Policy)`, handed on to
 `self._setup(self.policy, ...)`); and a chain an inner loop keeps for the value
-its function returns (an unrolled learned optimizer), which the caller backwards."""
+its function returns (an unrolled learned optimizer), which the caller may
+backward: no finding in the function alone, no SAFE cut when walked at its call."""
 import textwrap
 
 from autodetach.engine import Options, check_source
@@ -140,7 +141,24 @@ def _unroll(src):
 
 
 def test_chain_the_returned_value_hangs_from_is_not_a_leak():
+    # the function alone: what it returns hangs from the chain, and its callers are not in sight
+    src = UNROLL.replace("RESULT", "w")
+    assert _unroll(src[:src.index("meta = Meta()")]) == []
+
+
+def test_chain_a_followed_caller_backwards_is_not_a_leak():
     assert _unroll(UNROLL.replace("RESULT", "w")) == []
+
+
+def test_chain_handed_to_an_unseen_call_is_no_safe_cut():
+    # walked at its call, the result handed to code out of sight before the backward: the
+    # chain is reported, but a cut would stop the gradient that code may send back through it
+    src = UNROLL.replace("RESULT", "w").replace("import torch\n", "import torch\nfrom weights_lib import Holder\n", 1)
+    src = src.replace("    meta_loss = (w ** 2).sum()", "    holder = Holder()\n    holder.load(w)\n    meta_loss = holder.loss()")
+    findings, _, _ = check_source(textwrap.dedent(src), "unroll.py", all_rules(), Options())
+    found = [f for f in findings if f.code.startswith("AD1")]
+    assert found and all(f.fix != "safe" for f in found)
+    assert any("what `unroll` returns hangs from the chain kept in" in f.message for f in found)
 
 
 def test_chain_nothing_returned_hangs_from_is_still_a_leak():

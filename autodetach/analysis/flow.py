@@ -157,6 +157,9 @@ class Leak:
     node: GNode  # the store in the later iteration
     loop: cst.CSTNode
     reached: bool  # a backward reaches the kept graph (retain_graph hides it)
+    # the function walked at its call whose result hangs from the kept chain (an unrolled
+    # inner loop): the caller may backward through it, so a cut is not proven harmless
+    feeds: Optional[str] = None
 
 
 class Scope:
@@ -2739,16 +2742,16 @@ class Scope:
                     self._leak_candidates.append((key, head, loop, older, outer))
                     self._leak_keys.setdefault(loop_id, set()).add(key)
 
-    def _returned_around(self, loop) -> set:
-        """What a function walked at its call returned, when `loop` is in its body."""
-        out: set = set()
+    def _returned_around(self, loop, carried: set) -> Optional[str]:
+        """The function walked at its call, with `loop` in its body, whose result hangs
+        from what the loop's first iteration carried: its name, else None."""
         loops = self.analysis.table("loops_in_function")
         for func, heads in self.inner_returns:
             if id(func) not in loops:
                 loops[id(func)] = {id(n) for n in nodes(func) if type(n) in (cst.For, cst.While)}
-            if heads and id(loop) in loops[id(func)]:
-                out |= closure(heads)
-        return out
+            if heads and id(loop) in loops[id(func)] and carried & closure(heads):
+                return func.name.value
+        return None
 
     def finish_leaks(self) -> None:
         # Decided at the end: a backward after the loop may consume it.
@@ -2786,10 +2789,13 @@ class Scope:
             if reached and not any(event.retain is not False for event in self.events
                                    if event.kind in ("backward", "grad") and head in event.reach):
                 continue  # consumed by a backward (gradient accumulation)
-            if not reached and not evaluates and _carried(loop, older) & (returned | self._returned_around(loop)) and \
-                    not closure([head]) & self.freed_any and \
+            feeds = None
+            if not reached and not evaluates and not closure([head]) & self.freed_any and \
                     not grows_on_self(self.analysis, self.method_class or self.self_class, key):
-                continue  # what the function returns hangs from the chain: an unrolled loop the caller may backward
+                carried = _carried(loop, older)
+                if carried & returned:
+                    continue  # what the function returns hangs from the chain: an unrolled loop the caller may backward
+                feeds = self._returned_around(loop, carried)
             if within_step(self, key, head, loop, older, outer):
                 continue  # summed over one step's sub-iterations, reset each step, every graph freed
             if one_call(self, key, head, loop, older, outer):
@@ -2801,7 +2807,7 @@ class Scope:
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
-            self.leaks.append(Leak(key, head, loop, reached))
+            self.leaks.append(Leak(key, head, loop, reached, feeds))
 
 
 def _carried(loop, older) -> set:

@@ -26,6 +26,20 @@ def forward_summary(analysis, key: Optional[str]):
     return found if found is not None and not found.events else None
 
 
+def _relative_forward(analysis, key: Optional[str]):
+    """The forward's summary of `key`'s class imported relatively (`from .architectures
+    import EIIE`), which foreign_method does not read (reading every method of such
+    classes loses the arguments' flow through methods that step: edge-connect's
+    `process`), for the one question below."""
+    from ..imports import dotted
+
+    func = analysis.names.foreign_instances.get(key) if key else None
+    if func is None or analysis.ctx.imports.qualify(func) is not None:
+        return None
+    hit = analysis.project.relative_method_at(dotted(func), "forward")
+    return hit[0] if hit is not None and not hit[0].events else None
+
+
 def cut_positions(analysis, key: Optional[str]) -> Optional[tuple]:
     """Per element of the forward's returned tuple, True where it holds no
     graph; None when no element is known to."""
@@ -43,7 +57,7 @@ def returns_no_graph(analysis, key: Optional[str]) -> bool:
     Then `self.policy(obs)` hands back no graph, whatever its inputs. A class
     given as a parameter (`policy=EIIE`) is judged by its default: the code
     shows no other."""
-    summary = forward_summary(analysis, key) or _default_forward(analysis, key)
+    summary = forward_summary(analysis, key) or _relative_forward(analysis, key) or _default_forward(analysis, key)
     return summary is not None and summary.no_graph and not summary.abstract
 
 

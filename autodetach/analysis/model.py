@@ -195,11 +195,7 @@ class Analysis:
             if func is not None:
                 # (a class through `from utils import *` is not followed: its meters then judged the
                 # `n` of `update(val, n)` by a module output's elements, all taken to carry a graph)
-                qualified = self.ctx.imports.qualify(func)
-                if qualified is None:  # `from .arch import Net`
-                    cache[key] = self.project.relative_method_at(dotted(func), meth)
-                else:
-                    cache[key] = self.project.method(qualified, meth)
+                cache[key] = self.project.method(self.ctx.imports.qualify(func), meth)
             else:
                 cache[key] = runtime_method(self, base, meth) if base else None
         return cache[key]

@@ -117,7 +117,12 @@ class GraphKeptAcrossIterations(GraphRule):
     forward that grows recurrent state is run under `torch.no_grad()`, an
     unsafe fix: that no later forward trains through the state the acting
     steps leave is inferred (so is the recurrent call of a loop that feeds
-    its state back).
+    its state back). A chain that an inner loop keeps and that the value
+    its function returns hangs from (an unrolled learned optimizer: `w, h =
+    meta(x, w, states[-1]); states.append(h)`, then `return w`) is left
+    alone in that function, whose callers may backward through it; where
+    the function is walked at its call and the caller hands the result to
+    code out of sight, it is reported and the fix is unsafe.
     """
 
     code = "AD101"
@@ -491,6 +496,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg += f" ({loop_number_why(plain)})"
             notes = factory_notes(ctx.analysis, closure([node])) + \
                 sorted({n.summed for n in closure([node]) if n.summed})
+            if leak.feeds:
+                notes.append(f"what `{leak.feeds}` returns hangs from the chain kept in `{leak.key}`, and the "
+                             f"caller may backward through it (a cut there would stop that gradient)")
             if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
                 # number, and `.detach()` of a number raises

@@ -5,7 +5,8 @@
 # caller's meta-loss backwards through them, down the whole chain of
 # states into the meta-learner's weights. The chain is kept on purpose for
 # that one backward and freed when the episode ends: nothing to report (a
-# `.detach()` of the kept states would cut the meta-gradient).
+# `.detach()` of the kept states would cut the meta-gradient: the checksum
+# moves from -1.302927 to -1.374430).
 import os
 
 import torch

@@ -12,7 +12,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import bound_argument, nodes
 
 _CHAIN = ("to", "cuda", "cpu", "train", "eval", "float", "double")
 
@@ -76,7 +76,7 @@ def _handed_default(table, fn: cst.FunctionDef, name: str) -> Optional[cst.BaseE
         for call in nodes(caller):
             if type(call) is not cst.Call or (dotted(call.func) or "").split(".")[-1] != fn.name.value:
                 continue
-            arg = _argument(call, positional, name)
+            arg = bound_argument(call, positional, name)
             if arg is None:
                 continue
             if defaults is None:
@@ -103,16 +103,4 @@ def _attr_default(table, key: str):
                     defaults = _params(fn)
                 if defaults.get(stmt.value.value) is not None:
                     return defaults[stmt.value.value]
-    return None
-
-
-def _argument(call: cst.Call, positional: list, name: str):
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is not None:
-            if arg.keyword.value == name:
-                return arg.value
-        elif index < len(positional) and positional[index] == name:
-            return arg.value
     return None

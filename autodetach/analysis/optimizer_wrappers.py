@@ -28,7 +28,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .imported_classes import class_of
-from .walk import of_types
+from .walk import bound_argument, of_types
 
 KINDS = ("step", "zero_grad")
 _ASSIGN = frozenset({cst.Assign})
@@ -67,7 +67,7 @@ def _wrapped(analysis, base, meth):
         return None  # a training step of its own (`trainer.train_step(x)`) is walked as one elsewhere
     kind, attr = kind_attr
     param = stored[attr]
-    arg = _argument(build, params, param)
+    arg = bound_argument(build, params, param)
     inner = dotted(arg) if arg is not None else None
     if inner is None or inner not in analysis.names.optimizers:
         return None
@@ -142,14 +142,3 @@ def _backwards(fn, methods: dict, depth: int) -> bool:
                     and _backwards(methods[n.func.attr], methods, depth - 1):
                 return True
     return False
-
-
-def _argument(call: cst.Call, params: list, param: str):
-    """The expression `call` hands `param`."""
-    for index, arg in enumerate(call.args):
-        if arg.keyword is not None:
-            if arg.keyword.value == param:
-                return arg.value
-        elif index < len(params) and params[index] == param:
-            return arg.value
-    return None

@@ -490,3 +490,17 @@ def keep_parents(parts: dict, stmts) -> None:
 def class_methods(cls: cst.ClassDef) -> dict:
     """A class's own methods by name (the last definition of a name wins)."""
     return {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)}
+
+
+def bound_argument(call: cst.Call, params: list, name: str):
+    """The expression `call` hands to parameter `name` of a function whose positional
+    parameters are `params` (self left out); None when not given or behind `*args`."""
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+        elif index < len(params) and params[index] == name:
+            return arg.value
+    return None

@@ -5,6 +5,7 @@ inference about code this file does not show. The rules name it."""
 from __future__ import annotations
 
 import os
+import sys
 from typing import Optional
 
 import libcst as cst
@@ -115,8 +116,6 @@ def library_keeper_note(analysis, key: str, stmt) -> Optional[str]:
     """`run_loss.append(loss)` where `run_loss = CumulativeAverage()` of a library
     (`monai.metrics`): the method is not read, so that the object keeps the graph
     of what it is given (as a list would) is inferred; it may detach it."""
-    import sys
-
     func = analysis.names.foreign_instances.get(key)
     if func is None:
         return None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..imports import dotted
+
 
 def forward_summary(analysis, key: Optional[str]):
     """The summary of the forward of `key`'s class, when it has no events, else None."""
@@ -24,20 +26,6 @@ def forward_summary(analysis, key: Optional[str]):
     else:
         return None
     return found if found is not None and not found.events else None
-
-
-def _relative_forward(analysis, key: Optional[str]):
-    """The forward's summary of `key`'s class imported relatively (`from .architectures
-    import EIIE`), which foreign_method does not read (reading every method of such
-    classes loses the arguments' flow through methods that step: edge-connect's
-    `process`), for the one question below."""
-    from ..imports import dotted
-
-    func = analysis.names.foreign_instances.get(key) if key else None
-    if func is None or analysis.ctx.imports.qualify(func) is not None:
-        return None
-    hit = analysis.project.relative_method_at(dotted(func), "forward")
-    return hit[0] if hit is not None and not hit[0].events else None
 
 
 def cut_positions(analysis, key: Optional[str]) -> Optional[tuple]:
@@ -57,21 +45,28 @@ def returns_no_graph(analysis, key: Optional[str]) -> bool:
     Then `self.policy(obs)` hands back no graph, whatever its inputs. A class
     given as a parameter (`policy=EIIE`) is judged by its default: the code
     shows no other."""
-    summary = forward_summary(analysis, key) or _relative_forward(analysis, key) or _default_forward(analysis, key)
+    summary = forward_summary(analysis, key)
+    if summary is None and key:
+        built = analysis.names.foreign_instances.get(key)
+        if built is not None and analysis.ctx.imports.qualify(built) is None:
+            # `from .architectures import EIIE`: foreign_method reads absolute imports only (reading
+            # every method of such classes loses the arguments' flow through methods that step)
+            summary = _class_forward(analysis, built)
+        if summary is None:
+            summary = _class_forward(analysis, analysis.names.default_instances.get(key))
     return summary is not None and summary.no_graph and not summary.abstract
 
 
-def _default_forward(analysis, key: Optional[str]):
-    from ..imports import dotted
-
-    default = analysis.names.default_instances.get(key) if key else None
-    cls = dotted(default) if default is not None else None
+def _class_forward(analysis, cls_expr):
+    """The forward's summary of the class `cls_expr` names (this file's, or a project
+    class imported absolutely or relatively), when it runs no backward or step."""
+    cls = dotted(cls_expr) if cls_expr is not None else None
     if cls is None:
         return None
     if cls in analysis.names.classes:
-        found = analysis._own_summaries.get(f"{cls}.forward")
+        found = analysis.own_summary(f"{cls}.forward")
     else:
-        qualified = analysis.ctx.imports.qualify(default)
+        qualified = analysis.ctx.imports.qualify(cls_expr)
         hit = analysis.project.method(qualified, "forward") if qualified else \
             analysis.project.relative_method_at(cls, "forward")
         found = hit[0] if hit is not None else None

@@ -23,8 +23,6 @@ def find_handed_classes(table) -> None:
         if not params:
             continue
         for stmt in _own(fn):
-            if type(stmt) is not cst.Assign:
-                continue
             call = stmt.value
             while type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value in _CHAIN:
                 call = call.func.value
@@ -32,11 +30,11 @@ def find_handed_classes(table) -> None:
                 continue
             name = call.func.value
             default = params[name] if params[name] is not None else _handed_default(table, fn, name)
+            if default is None:
+                continue
             for target in stmt.targets:
                 key = dotted(target.target)
-                if key is None:
-                    continue
-                if default is not None:
+                if key is not None:
                     table.default_instances[key] = default
 
 
@@ -47,21 +45,9 @@ def _params(fn: cst.FunctionDef) -> dict:
             for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params) if p.name.value not in ("self", "cls")}
 
 
-def _own(fn):
-    """The statements of `fn`'s body, not those of functions or classes defined in it."""
-    todo = list(fn.body.body)
-    while todo:
-        stmt = todo.pop()
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        if isinstance(stmt, cst.SimpleStatementLine):
-            yield from stmt.body
-            continue
-        for n in nodes(stmt):
-            if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and n is not stmt and \
-                    not isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-                if isinstance(n, cst.SimpleStatementLine):
-                    yield from n.body
+def _own(fn) -> list:
+    """The assignments of `fn`'s body, not those of functions, classes or lambdas defined in it."""
+    return [n for n in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)) if type(n) is cst.Assign]
 
 
 def _handed_default(table, fn: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
@@ -97,7 +83,7 @@ def _attr_default(table, key: str):
     for fn in table.functions_all:
         defaults = None
         for stmt in _own(fn):
-            if type(stmt) is cst.Assign and type(stmt.value) is cst.Name and \
+            if type(stmt.value) is cst.Name and \
                     any(dotted(t.target) == key for t in stmt.targets):
                 if defaults is None:
                     defaults = _params(fn)

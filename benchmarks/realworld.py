@@ -75,10 +75,15 @@ def has_commit(gdir: str, commit: str) -> bool:
     return r.returncode == 0
 
 
-def export(gdir: str, commit: str, dest: str) -> None:
-    """The commit's Python files (the package context of the cases)."""
+def export(gdir: str, commit: str, dest: str, notebooks=()) -> None:
+    """The commit's Python files (the package context of the cases), and the
+    notebooks that are cases themselves."""
+    names = subprocess.run(["git", "--git-dir", gdir, "ls-tree", "-r", "--name-only", commit],
+                           capture_output=True, text=True).stdout.splitlines()
+    # a pathspec that matches nothing fails the whole archive
+    specs = [":(glob)**/*.py"] if any(n.endswith(".py") for n in names) else []
     arch = subprocess.run(["git", "--git-dir", gdir, "archive", "--format=tar", commit,
-                           "--", ":(glob)**/*.py"], capture_output=True)
+                           "--", *specs, *notebooks], capture_output=True)
     if arch.returncode != 0:
         raise RuntimeError(arch.stderr.decode(errors="replace").strip().splitlines()[-1:])
     subprocess.run(["tar", "-x", "-C", dest], input=arch.stdout, check=True)
@@ -131,13 +136,32 @@ def case_lines(case: dict) -> list:
     return list(case["span"])
 
 
+def notebook_cell_lines(raw: bytes, cell: int):
+    """The lines of a notebook's cell `cell` (1-based among all its cells, as the
+    tool reports it), or None when there is no such code cell."""
+    try:
+        cells = json.loads(raw.decode("utf-8")).get("cells", [])
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return None
+    if not 1 <= cell <= len(cells) or cells[cell - 1].get("cell_type") != "code":
+        return None
+    src = cells[cell - 1].get("source", "")
+    return ("".join(src) if isinstance(src, list) else src).splitlines()
+
+
 def check_case(gdir: str, case: dict) -> dict:
-    """Is the case's file at its commit, and do its lines lie inside it? Runs no tool."""
+    """Is the case's file at its commit, and do its lines lie inside it? Runs no tool.
+    A notebook case names its code cell (`cell`); its lines count within that cell."""
     r = subprocess.run(["git", "--git-dir", gdir, "show", f"{case['commit']}:{case['path']}"],
                        capture_output=True)
     if r.returncode != 0:
         return {"id": case["id"], "ok": False, "problem": "path not in commit"}
-    lines = r.stdout.decode("utf-8", errors="replace").splitlines()
+    if case["path"].endswith(".ipynb"):
+        lines = notebook_cell_lines(r.stdout, case.get("cell", 0))
+        if lines is None:
+            return {"id": case["id"], "ok": False, "problem": f"no code cell {case.get('cell')} in the notebook"}
+    else:
+        lines = r.stdout.decode("utf-8", errors="replace").splitlines()
     outside = [n for n in case_lines(case) if not 1 <= n <= len(lines)]
     out = {"id": case["id"], "ok": not outside, "file_lines": len(lines)}
     if outside:
@@ -180,7 +204,8 @@ def score(cases: list, findings: dict, tol: int) -> dict:
         key = (case["repo"], case["commit"], case["path"])
         if key not in findings:
             continue
-        got = [f for f in findings[key] if f["code"].startswith("AD1")]
+        # in a notebook, lines count within the case's cell
+        got = [f for f in findings[key] if f["code"].startswith("AD1") and f.get("cell") == case.get("cell")]
         if case["kind"] == "positive":
             fam = fams.setdefault(case["code"], {"positives": 0, "found": 0, "recall": None, "missed": []})
             fam["positives"] += 1
@@ -200,6 +225,7 @@ def score(cases: list, findings: dict, tol: int) -> dict:
             for f in got:
                 if first <= f["line"] <= last:
                     fps.append({"id": case["id"], "path": case["path"], "line": f["line"],
+                                **({"cell": f["cell"]} if "cell" in f else {}),
                                 "code": f["code"], "fix": f.get("fix"), "message": f["message"][:200]})
     for fam in fams.values():
         if fam["positives"]:
@@ -315,7 +341,7 @@ def main(argv=None) -> int:
         paths = sorted({c["path"] for c in group})
         with tempfile.TemporaryDirectory(prefix="realworld-") as tmp:
             try:
-                export(gdir, commit, tmp)
+                export(gdir, commit, tmp, [p for p in paths if p.endswith(".ipynb")])
             except (RuntimeError, subprocess.CalledProcessError) as e:
                 unavailable.append({"repo": repo, "commit": commit, "fetch": f"github:{repo}",
                                     "reason": f"export failed: {e}", "cases": [c["id"] for c in group]})

@@ -220,6 +220,8 @@ def test_realworld_manifest_is_well_formed():
             assert c.get("source"), c["id"]
         else:
             assert realworld.held_out_for(c["id"], data["seed"]) == c["held_out"], c["id"]
+        # a notebook case names its code cell (1-based among all cells, as the tool reports it)
+        assert (isinstance(c.get("cell"), int) and c["cell"] > 0) == c["path"].endswith(".ipynb"), c["id"]
         if c["kind"] == "positive":
             assert rule.fullmatch(c["code"]) and all(rule.fullmatch(x) for x in c.get("also_codes", [])), c["id"]
             assert all(isinstance(n, int) and n > 0 for n in [c["line"], *c.get("also_lines", [])]), c["id"]
@@ -280,3 +282,40 @@ def test_realworld_counts_files_with_an_internal_error_once():
     ]
     assert realworld.internal_errors(errors) == 1
     assert realworld.internal_errors([]) == 0
+
+
+def _cell(kind, text):
+    return {"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True),
+            **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+
+
+def test_realworld_scores_notebook_cases_by_cell_and_line(tmp_path):
+    """A notebook case names its cell; a finding counts only in that cell, at a line within it."""
+    work = tmp_path / "mirrors" / "someone+nb" / "repo"
+    work.mkdir(parents=True)
+    _git(work, "init", "-q")
+    head, buggy_loop = TRAIN.split("total_loss = 0\n")[0], "total_loss = 0\n" + TRAIN.split("total_loss = 0\n")[1]
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [_cell("markdown", "# Training\n"), _cell("code", head), _cell("code", buggy_loop)]}
+    (work / "train.ipynb").write_text(json.dumps(nb, indent=1))
+    _git(work, "add", ".")
+    _git(work, "commit", "-qm", "nb")
+    commit = _git(work, "rev-parse", "HEAD")
+    root = tmp_path / "mirrors"
+    base = {"repo": "someone/nb", "commit": commit, "path": "train.ipynb", "held_out": True, "batch": "b"}
+    # `total_loss += loss` is line 7 of the third cell
+    cases = [{**base, "id": "pos", "kind": "positive", "code": "AD102", "cell": 3, "line": 7},
+             {**base, "id": "wrong-cell", "kind": "positive", "code": "AD102", "cell": 2, "line": 7},
+             {**base, "id": "neg-head", "kind": "negative", "code": "AD102", "cell": 2, "span": [1, 5]},
+             {**base, "id": "neg-item", "kind": "negative", "code": "AD102", "cell": 3, "span": [9, 16]}]
+    out = _run(_manifest(tmp_path, cases), root, "--batch", "b")
+    fam = out["families"]["AD102"]
+    assert (fam["positives"], fam["found"]) == (2, 1)
+    assert [m["id"] for m in fam["missed"]] == ["wrong-cell"]
+    assert out["overall"]["negatives"] == 2 and out["overall"]["false_positives"] == 0
+    checked = _run(_manifest(tmp_path, cases + [{**base, "id": "md", "kind": "negative", "code": "AD102",
+                                                 "cell": 1, "span": [1, 1]}]),
+                   root, "--batch", "b", "--check-only", "--python", "/nonexistent")
+    assert checked["checked"][0]["line_text"] == "total_loss += loss"
+    assert [(p["id"], p["problem"]) for p in checked["problems"]] == [
+        ("wrong-cell", "lines outside the file: [7]"), ("md", "no code cell 1 in the notebook")]

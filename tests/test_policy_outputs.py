@@ -165,3 +165,57 @@ def test_chain_nothing_returned_hangs_from_is_still_a_leak():
     # the function returns a fresh tensor: the states kept in the loop serve no caller
     found = _unroll(UNROLL.replace("RESULT", "w.detach().requires_grad_()"))
     assert ("AD101", 25, "safe") in found
+
+
+HANDED = """
+import copy
+
+import torch
+import torch.nn as nn
+from ringlib import Ring
+
+
+class Agent:
+    def __init__(self, lr=0.1):
+        self.lr = lr
+
+    def test(self, steps, policy):
+        self.policy = BUILD
+        self.opt = torch.optim.SGD(self.policy.parameters(), lr=self.lr)
+        self.ring = Ring()
+        for _ in range(steps):
+            action = self.policy(self.ring.retrieve())
+            self.ring.add(action)
+            LOSS
+
+    def update(self):
+        loss = self.policy(torch.zeros(4)).sum()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+"""
+
+
+def _handed(tmp_path, build, loss="self.update()"):
+    path = tmp_path / f"agent_{abs(hash((build, loss)))}.py"
+    path.write_text(textwrap.dedent(HANDED).replace("BUILD", build).replace("LOSS", loss))
+    findings, _, _ = check_source(path.read_text(), str(path), all_rules(), Options())
+    return [(f.code, f.fix, "is taken to return a tensor with a graph" in f.message)
+            for f in findings if f.code == "AD101"]
+
+
+def test_a_copied_policy_of_unknown_class_gets_no_safe_cut(tmp_path):
+    # the caller's policy, copied: nothing tells its class, so a graph in what it returns is
+    # only assumed (FinRL's test policy returns numpy, whose `.detach()` raises)
+    assert _handed(tmp_path, "copy.deepcopy(policy)") == [("AD101", "unsafe", True)] * 2
+    assert _handed(tmp_path, "policy") == [("AD101", "unsafe", True)] * 2
+
+
+def test_a_built_module_or_a_backward_through_the_output_keeps_the_safe_cut(tmp_path):
+    # `action` (fed back through the ring) and the ring that keeps it
+    assert _handed(tmp_path, "nn.Linear(4, 4)") == [("AD101", "safe", False)] * 2
+    loss = ("loss = action.sum()\n            self.opt.zero_grad()\n"
+            "            loss.backward()\n            self.opt.step()")
+    # a backward through the action proves it carries a graph (the chain it feeds back is reached: unsafe)
+    found = _handed(tmp_path, "copy.deepcopy(policy)", loss)
+    assert found and all(not inferred for _, _, inferred in found)

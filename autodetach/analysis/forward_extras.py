@@ -57,6 +57,23 @@ def returns_no_graph(analysis, key: Optional[str]) -> bool:
     return summary is not None and summary.no_graph and not summary.abstract
 
 
+def class_unseen(analysis, key: Optional[str]) -> bool:
+    """Is nothing known of the class of module `key` (or of a module holding it)?
+    `self.test_policy = copy.deepcopy(policy)` of a `policy` the caller passes:
+    that its forward returns a tensor with a graph is only assumed (a policy may
+    return `.numpy()`)."""
+    names = analysis.names
+    if not key or key == "self":
+        return False  # `self(x)`: the class being read
+    parts = key.split(".")
+    for i in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:i])
+        if prefix in names.built or prefix in names.instances or prefix in names.foreign_instances or \
+                prefix in names.default_instances or prefix in names.wrapped:
+            return False
+    return True
+
+
 def _class_forward(analysis, cls_expr):
     """The forward's summary of the class `cls_expr` names (this file's, or a project
     class imported absolutely or relatively), when it runs no backward or step."""

@@ -60,6 +60,7 @@ class NameTable:
     # `self.policy = policy(**kw)` of `def __init__(self, policy=EIIE)`: name -> the default's class
     # expression; what the default's forward returns (forward_extras.returns_no_graph), nothing more
     default_instances: dict = field(default_factory=dict)
+    built: set = field(default_factory=set)  # modules a constructor call made (`nn.Linear(...)`): their class is named
     methods: dict = field(default_factory=dict)  # (class, method) -> FunctionDef
 
     bases: dict = field(default_factory=dict)  # local class -> names of its bases
@@ -210,6 +211,8 @@ class _Collector(cst.CSTVisitor):
                     and key not in self.table.instances and key not in self.table.foreign_instances:
                 self.table.wrapped.add(key)  # a class we cannot see
             self.table.modules[key] = kind
+            if isinstance(call, cst.Call) and self.imports.qualify(call.func) != "copy.deepcopy":
+                self.table.built.add(key)
             if kind in ("tensor", "tuple"):
                 self.table.recurrent[key] = kind
                 qualified = self.imports.qualify(value.func) if isinstance(value, cst.Call) else None
@@ -433,6 +436,8 @@ def build_names(module: cst.Module, imports) -> NameTable:
                 table.modules[key] = table.modules[src]
             if src in table.instances and key not in table.instances:
                 table.instances[key] = table.instances[src]
+            if src in table.built:
+                table.built.add(key)
     passed = _argument_instances(table, calls)
     _instance_parts(table)
     plists = _ParamLists(table, col.imports)

@@ -12,6 +12,7 @@ from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_conditi
 from ..analysis.decide import Problem
 from ..findings import SAFE, UNSAFE
 from ..analysis.factories import factory_notes
+from ..analysis.forward_extras import class_unseen
 from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
@@ -122,7 +123,11 @@ class GraphKeptAcrossIterations(GraphRule):
     meta(x, w, states[-1]); states.append(h)`, then `return w`) is left
     alone in that function, whose callers may backward through it; where
     the function is walked at its call and the caller hands the result to
-    code out of sight, it is reported and the fix is unsafe.
+    code out of sight, it is reported and the fix is unsafe. So is a value
+    whose graph would come only from a module nothing tells the class of (a
+    caller's policy, `copy.deepcopy(policy)`) when no backward runs through
+    what it returns: its forward may hand back a number or a numpy array
+    (`.detach()` of which raises).
     """
 
     code = "AD101"
@@ -505,6 +510,10 @@ class GraphKeptAcrossIterations(GraphRule):
                 notes = notes + [unseen_note(ctx, src)]
             elif edit is not None and fix is SAFE and (method := unseen_method(ctx, src)):
                 notes = notes + [method]  # `logs` of `loss, logs = model.train_step(b)`
+            elif edit is not None and fix is SAFE and (unseen := _unseen_modules(ctx, scope, node)):
+                notes = notes + [f"{' and '.join(f'`{k}(...)`' for k in unseen)} "
+                                 f"{'is' if len(unseen) == 1 else 'are'} taken to return a tensor with a graph "
+                                 f"(nothing here tells the class, and no backward runs through what it returns)"]
             if notes:
                 msg += "; inferred: " + "; ".join(notes) + UNSAFE_NOTE
                 fix = UNSAFE
@@ -653,6 +662,22 @@ def _no_grad_edit(ctx, stmt) -> list:
     wrapped = cst.With(items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
                        body=cst.IndentedBlock(body=[body]), leading_lines=stmt.leading_lines)
     return [Edit(stmt, wrapped)]
+
+
+def _unseen_modules(ctx, scope, node) -> list:
+    """The modules the kept graph comes from, when they are its only source and
+    nothing tells their class (`copy.deepcopy(policy)` of a caller's policy)
+    and no backward proves what they return carries a graph."""
+    nodes = closure([node])
+    if any(n.leaf or n.proven for n in nodes):
+        return []
+    calls = {n for n in nodes if n.modules}
+    if any(e.kind in ("backward", "grad") and calls & e.reach for e in scope.events):
+        return []
+    mods = sorted({m for n in calls for m in n.modules})
+    if mods and all(class_unseen(ctx.analysis, m) for m in mods):
+        return mods
+    return []
 
 
 def _reset_after_backward(ctx, scope, leak) -> bool:

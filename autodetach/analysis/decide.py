@@ -293,9 +293,18 @@ def _parts(analysis, opt, module: str) -> list:
     return sorted(m for m in (optimizer.owns or ()) if m.startswith(module + ".")) if optimizer else []
 
 
+def _ended(iteration: tuple, tag: tuple) -> bool:
+    """Was a node of `iteration` built in this iteration of the loops around the
+    pass (tag), or in a loop that ended before it (`for x in data: loss = loss + f(x)`)?"""
+    around = {loop for loop, _ in tag}
+    return tuple(t for t in iteration if t[0] in around) == tag
+
+
 def diagnose(analysis, scope, conflict) -> Diagnosis:
     first, second = conflict.first, conflict.second
     crossing = next((n for n in conflict.path if n.iteration != second.tag), None)
+    if crossing is not None and first.tag == second.tag and all(_ended(n.iteration, second.tag) for n in conflict.path):
+        crossing = None  # built by a loop that ended before both passes: one graph they share
     if first.tag != second.tag or crossing is not None:
         # State a module keeps on itself is the link, wherever the path crosses first.
         held = next((n for n in conflict.links if n.module_state

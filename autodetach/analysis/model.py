@@ -17,7 +17,7 @@ from .runtime_classes import runtime_method
 from .flow import INLINE_LEAF, GiveUp, Scope
 from .graph import reset_ids
 from .names import build_names
-from .walk import class_methods, last_node, nodes
+from .walk import bound_argument, class_methods, last_node, nodes
 
 BACKWARD_ATTRS = {"backward", "manual_backward"}
 
@@ -45,6 +45,7 @@ class _Sites:
         self.uses: dict = {}
         self.functions: list = []
         self.loop_calls: dict = {None: []}
+        self.plain_calls: dict = {None: []}  # the same outside loops (two helper backwards in a row)
         self.calls: dict = {}  # function -> `self.m` / `f` it calls itself (events_through)
         self.bound: set = set()  # ids of calls whose result is assigned
         # The pass's shared pre-order list, not a walk of its own: enter only
@@ -71,6 +72,7 @@ class _Sites:
             self.uses[node] = set()
             self.functions.append(node)
             self.loop_calls[node] = []
+            self.plain_calls[node] = []
         elif node_type is cst.For or node_type is cst.While:
             self.depth[-1] += 1
         elif node_type is cst.Name:
@@ -90,10 +92,12 @@ class _Sites:
 
     def call(self, node: cst.Call) -> None:
         func = node.func
-        if self.depth[-1]:
-            key = dotted(func)
-            if key is not None:
+        key = dotted(func)
+        if key is not None:
+            if self.depth[-1]:
                 self.loop_calls[self.stack[-1] if self.stack else None].append(key)
+            else:
+                self.plain_calls[self.stack[-1] if self.stack else None].append((key, node))
         if self.stack and (type(func) is cst.Name or type(func) is cst.Attribute and type(func.value) is cst.Name
                            and func.value.value == "self"):
             self.calls.setdefault(self.stack[-1], set()).add(dotted(func))
@@ -657,21 +661,61 @@ class Analysis:
 
     def _calls_event_function(self, owner) -> bool:
         """A loop in `owner` (a function, or None: the module body) calls a
-        same-file function or method that does backward."""
-        funcs = self.names.functions
-        for key in self.sites.loop_calls.get(owner, ()):
-            if key in funcs and funcs[key] in self.sites.backward_in:
-                return True
-            if "." in key:
-                base, _, meth = key.rpartition(".")
-                method = self.names.method(base, meth)
-                if method is not None and method in self.sites.backward_in:
-                    return True
-                found = self.foreign_method(base, meth)
-                if found is not None and found[0].events:
-                    return True
+        same-file function or method that does backward, or two such calls
+        follow each other outside loops (`update(opt_a, loss); update(opt_c,
+        loss)`: the second backwards what the first freed)."""
+        if any(self._event_call(key) for key in self.sites.loop_calls.get(owner, ())):
+            return True
+        handed = [arg for key, call in self.sites.plain_calls.get(owner, ()) for arg in self._backwarded(key, call)]
+        if len(handed) > len(set(handed)):
+            return True
         cls = self._method_class.get(owner) if owner is not None else None
         return cls is not None and self._self_event_call(owner, cls)
+
+    def _backwarded(self, key: str, call) -> list:
+        """The values (their code) `call` hands to a function or method of this
+        file or the project that backwards them (`update_model(opt, loss)`),
+        modules and optimizers left out: two calls handed one value backward
+        one graph twice. A training function handed the same model twice
+        (pretrain, then finetune) is not such a pair."""
+        found = None
+        if key in self.names.functions:
+            found = self.own_summary(key)
+        elif "." in key:
+            base, _, meth = key.rpartition(".")
+            cls = self.names.instances.get(base)
+            if cls is not None:
+                found = self.own_summary(f"{cls}.{meth}")
+            else:
+                hit = self.foreign_method(base, meth)
+                found = hit[0] if hit is not None else None
+        if found is None or not found.backward_args or not found.params:
+            return []
+        out = []
+        for name in found.backward_params:
+            value = bound_argument(call, list(found.params), name)
+            if value is None:
+                continue
+            text = self.ctx.code(value).strip()
+            if self.names.is_module(text):
+                return []  # a training function that builds its loss on the model it is given
+            if text not in self.names.optimizers:
+                out.append(text)
+        return out
+
+    def _event_call(self, key: str) -> bool:
+        funcs = self.names.functions
+        if key in funcs and funcs[key] in self.sites.backward_in:
+            return True
+        if "." in key:
+            base, _, meth = key.rpartition(".")
+            method = self.names.method(base, meth)
+            if method is not None and method in self.sites.backward_in:
+                return True
+            found = self.foreign_method(base, meth)
+            if found is not None and found[0].events:
+                return True
+        return False
 
     # ---------------------------------------------------------------- queries
     def _unique(self, attr, key) -> list:

@@ -16,7 +16,11 @@ class GraphFreedBeforeReuse(GraphRule):
     Finds `loss.backward()` called twice, `torch.autograd.grad(loss, ...)`
     followed by `loss.backward()`, and two losses that share part of a graph
     (a shared trunk, `model2(model1(x))` under one optimizer) backwarded one
-    after the other, where the gradients of both passes are used.
+    after the other, where the gradients of both passes are used. That
+    includes one loss handed to two helpers that each backward and step
+    (`actor.update_model(loss); critic.update_model(loss)`), in a loop or
+    one after the other, and a loss a loop sums that both passes backward
+    after the loop has ended (one graph, not a link across iterations).
 
     A method that Lightning (before 2.0) runs once per optimizer takes
     `optimizer_idx` (`training_step(self, batch, batch_idx, optimizer_idx)`,

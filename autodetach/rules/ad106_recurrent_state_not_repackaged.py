@@ -603,6 +603,8 @@ class RecurrentStateNotRepackaged(GraphRule):
             line_src = f"{key} = tuple(s.detach() for s in {key})"
         else:
             line_src = f"{key} = {HELPER}({key})"
+        if _cut_before(ctx, anchor, line_src):
+            return []  # cut there already: the chain runs through another value, and a second cut would not settle
         stmt = cst.parse_statement(line_src + "\n")
         edits = [Edit(anchor, cst.FlattenSentinel([stmt, anchor]))]
         if HELPER in line_src:
@@ -677,6 +679,15 @@ def _target_index(node):
                         if dotted(elem.value) == node.name:
                             return i
     return None
+
+
+def _cut_before(ctx, anchor, line_src: str) -> bool:
+    """Does the block holding `anchor` already hold the cut `line_src` before it?"""
+    block = ctx.parent(anchor)
+    body = getattr(block, "body", None)
+    if not isinstance(body, (list, tuple)) or anchor not in body:
+        return False
+    return any(ctx.code(stmt).strip() == line_src for stmt in body[:body.index(anchor)])
 
 
 def _chained(node, ev, scope):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..imports import dotted
+from .argument_prep import prepared_inputs
 from .closures import judged_at_calls, reads_outside
 from .fresh_inputs import fresh_grad
 from .graph import closure
@@ -105,6 +106,7 @@ def unneeded_retains(analysis) -> list:
                       or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
                              and not _same_pass_apart(ctx, scope, o, ev)
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
+                             and not _prepared_apart(analysis, ev, o, own, entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
                       or _later_method_backward(analysis, ev, own)
@@ -376,6 +378,15 @@ def _exclusive(a, b) -> bool:
     """Are two events in different arms of one `if` (never both in one pass)?"""
     arms = dict(a.branch)
     return any(key in arms and arms[key] != arm for key, arm in b.branch)
+
+
+def _prepared_apart(analysis, ev, later, own, notes) -> bool:
+    """Does the next walk of `ev` share only inputs made ready before the loop
+    (argument_prep.py)? Its note joins `notes`: an inference."""
+    note = prepared_inputs(analysis, ev, later, own)
+    if note is not None and note not in notes:
+        notes.append(note)
+    return note is not None
 
 
 def _same_pass_apart(ctx, scope, a, b) -> bool:

@@ -25,6 +25,7 @@ from . import containers, first_iteration, foreign_backwards, forward_extras, ke
     optimizer_wrappers, overrides, phases, rewrapped, same_test, self_resets, self_views
 from .bindings import target_names
 from .bounded import within_step
+from .stepped_kept import stale_step
 from .one_call import one_call
 from .plain_annotations import plain_annotation
 from .self_storage import arg_log_helper, grows_on_self, log_helper, shared_note
@@ -2762,11 +2763,17 @@ class Scope:
         for key, head, loop, older, outer in self._leak_candidates:
             if head in returned and not evaluates and not closure([head]) & self.freed_any:
                 cls = self.method_class or self.self_class
-                if not grows_on_self(self.analysis, cls, key):
+                if grows_on_self(self.analysis, cls, key):
+                    # kept on `self` and never emptied: every call's graphs stay, whatever the caller does
+                    head.returned = (f"`{key}` is returned to the caller, which is not followed (it may backward "
+                                     f"it), but no method of `{cls}` but `__init__` binds or empties it")
+                elif (stale := stale_step(self, loop, older)) is not None:
+                    # a backward after the loop would fail: the caller keeps the graphs for the log only
+                    head.returned = (f"`{key}` is returned to the caller, which is not followed; that it "
+                                     f"backwards none of it: `{stale[0]}.step()` in the loop updates `{stale[1]}` "
+                                     f"in place after each kept value is computed through it")
+                else:
                     continue  # the caller may backward it; not when a backward here freed its graph
-                # kept on `self` and never emptied: every call's graphs stay, whatever the caller does
-                head.returned = (f"`{key}` is returned to the caller, which is not followed (it may backward "
-                                 f"it), but no method of `{cls}` but `__init__` binds or empties it")
             # `autograd.grad(..., create_graph=True)` right in the loop builds the terms of one loss (a
             # gradient penalty summed over outputs): no step; a loop around it runs such steps
             if not any(loop in event.loops for event in self.events if event.kind == "backward" or
@@ -2793,7 +2800,7 @@ class Scope:
             if not reached and not evaluates and not closure([head]) & self.freed_any and \
                     not grows_on_self(self.analysis, self.method_class or self.self_class, key):
                 carried = _carried(loop, older)
-                if carried & returned:
+                if carried & returned and not head.returned:
                     continue  # what the function returns hangs from the chain: an unrolled loop the caller may backward
                 feeds = self._returned_around(loop, carried)
             if within_step(self, key, head, loop, older, outer):

@@ -28,7 +28,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .self_storage import _bound, _empties, grows_on_self
-from .walk import nodes
+from .walk import is_static, nodes
 
 
 def key_of(target: cst.Subscript) -> Optional[str]:
@@ -193,11 +193,33 @@ def _saver(name) -> bool:
 
 def _reads_only(scope, call: cst.Call, holder: str) -> bool:
     """`report(stats)` of a function of this file that neither binds, empties nor stores
-    into the parameter it is handed the dict as."""
+    into the parameter it is handed the dict as; `monitor.check(net, stats)` of an object
+    whose class is not known, when the file's classes define `check` and every one of them
+    only reads it (which class it is stays an inference: the dict is handed on)."""
     fn = scope.names.functions.get(dotted(call.func) or "")
-    if not isinstance(fn, cst.FunctionDef):
+    if isinstance(fn, cst.FunctionDef):
+        return _reads_param(fn, call, holder, 0)
+    if not isinstance(call.func, cst.Attribute) or type(call.func.value) is not cst.Name:
         return False
-    params = [p.name.value for p in fn.params.params]
+    methods = _file_methods(scope, call.func.attr.value)
+    return bool(methods) and all(_reads_param(m, call, holder, 0 if is_static(m) else 1) for m in methods)
+
+
+def _file_methods(scope, name: str) -> list:
+    """The methods called `name` of the classes of this file."""
+    memo = scope.analysis.table("_file_methods")
+    module = scope.analysis.ctx.module
+    if (id(module), name) not in memo:
+        memo[(id(module), name)] = [m for cls in nodes(module) if isinstance(cls, cst.ClassDef)
+                                    for m in cls.body.body
+                                    if isinstance(m, cst.FunctionDef) and m.name.value == name]
+    return memo[(id(module), name)]
+
+
+def _reads_param(fn, call: cst.Call, holder: str, skip: int) -> bool:
+    """Does `fn` (its first `skip` parameters bound by the call's receiver) neither bind, empty
+    nor store into the parameter `call` hands it the dict as?"""
+    params = [p.name.value for p in fn.params.params][skip:]
     at = [i for i, arg in enumerate(call.args) if type(arg.value) is cst.Name and arg.value.value == holder]
     if any(call.args[i].keyword is not None or call.args[i].star or i >= len(params) for i in at):
         return False

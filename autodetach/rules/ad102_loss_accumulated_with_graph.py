@@ -131,7 +131,14 @@ class LossAccumulatedWithGraph(GraphRule):
     a difference), kept for the log like a loss total. A list on `self` that only
     `__init__` makes and no method empties, returned by the method that appends
     each step's loss (every call adds to what earlier calls kept, whatever the
-    caller does with it). A loss kept on `self` by the step (`self.batch_loss =
+    caller does with it). A list of losses (or a dict's list) that a function
+    returns, when an optimizer step in the same loop updates in place a module
+    each kept loss went through after it was computed (`history.append(epoch_loss)`
+    after `opt.step()`): a backward of them by the caller, not followed, would run
+    through graphs of parameters updated since, so the caller is inferred to keep
+    them for the log. A dict of lists handed to `monitor.check(history)` of an
+    object of no known class, followed when every `check` of the file's classes
+    only reads it. A loss kept on `self` by the step (`self.batch_loss =
     loss`) and added into `self` state by another method the step calls
     (`self.end_of_batch_log()`), also through a nested entry or a local name
     for that state (`stat = self.statistics[split]`, then
@@ -175,7 +182,9 @@ class LossAccumulatedWithGraph(GraphRule):
     another file's factory, the candidate classes of an object whose class
     is chosen at run time (no fix at all when some of them return numbers),
     the entries of a container summed into the loss, what the caller of a
-    method does with the list on `self` it returns, that an object whose
+    method does with the list on `self` it returns, what the caller of a
+    function does with the history it returns after steps that update the
+    module its losses went through, that an object whose
     `.forward(x)` a training method calls on tensors is a module, what the
     callers of a helper in other files hand it and backward, that a later
     call the walk cannot see into (`hooks[0](kept)`, a function handed on

@@ -3111,7 +3111,7 @@ def _uncertain_below(head) -> bool:
         seen.add(node)
         if node.proven and node is not head:
             return False
-        if node.uncertain:
+        if node.uncertain and not node.unsplit:
             uncertain = True
             if node is not head:
                 continue  # what an unseen call returns may be cut: not followed

@@ -65,6 +65,9 @@ class GNode:
     # a container's store under a constant string key (`losses["d_loss"] = d_loss`): the key's
     # value (keyed.py), so that a read of another key does not see this entry
     item: Optional[str] = None
+    # uncertain only as to which model's graph an inline call left in a list (`qs.append(q_nets[i](x))`,
+    # no node of its own): no conflict rests on it, but it is a graph all the same (kept: a leak)
+    unsplit: bool = False
 
     # Sets of nodes are walked in hash order, and the analysis takes the
     # first path or link it meets: an address-based hash made the findings

@@ -28,7 +28,8 @@ class LossAccumulatedWithGraph(GraphRule):
     ## What it does
     Finds `total_loss += loss`, `total = total + loss` and
     `losses.append(loss)` in a loop, where the loss carries its graph and the
-    accumulator is never backwarded. With no loop in sight, a step function
+    accumulator is never backwarded, the loss computed inline too
+    (`val_history.append(criterion(net(x_val), y_val))`). With no loop in sight, a step function
     that backwards its loss and adds it in place into a tensor reached
     through an argument or `self` (`stats.device_stat("loss").add_(loss)`):
     the tensor outlives the call, an inference the report states.

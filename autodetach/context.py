@@ -11,6 +11,20 @@ from .imports import ImportTable
 from .positions import Positions, code_for
 
 
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_KINDS: dict = {}  # (node type, kinds) -> isinstance's answer
+
+
+def _is(node, kinds) -> bool:
+    """isinstance(node, kinds), kept per node type: libcst's node classes are
+    ABCs, whose isinstance runs Python code for every node not of the exact
+    class, and an ancestor walk tests many such nodes."""
+    key = (type(node), kinds)
+    if key not in _KINDS:
+        _KINDS[key] = isinstance(node, kinds)
+    return _KINDS[key]
+
+
 class FileContext:
     def __init__(self, module: cst.Module, path: str = "<string>", text: str = "", parts=None) -> None:
         self.module = module
@@ -97,16 +111,16 @@ class FileContext:
         none, or when an ancestor of one of `stop` comes first."""
         cur = self.parent(node) if node is not None else None
         while cur is not None:
-            if isinstance(cur, kinds):
+            if _is(cur, kinds):
                 return cur
-            if isinstance(cur, stop):
+            if stop and _is(cur, stop):
                 return None
             cur = self.parent(cur)
         return None
 
     def statement_of(self, node) -> Optional[cst.CSTNode]:
         """The statement holding `node` (itself, when it is one): a simple line or a compound statement."""
-        while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        while node is not None and not _is(node, _STATEMENTS):
             node = self.parent(node)
         return node
 

@@ -53,11 +53,13 @@ def frozen_note(analysis, stmt, modules) -> Optional[str]:
 
 def _holder(module: cst.Module, stmt):
     """The class and the method (directly in it) that hold `stmt`."""
+    # Exact type tests: these classes have no subclasses, and isinstance on
+    # libcst's ABCs is slow for the many nodes that are not classes.
     for cls in nodes(module):
-        if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
+        if type(cls) is not cst.ClassDef or type(cls.body) is not cst.IndentedBlock:
             continue
         for fn in cls.body.body:
-            if isinstance(fn, cst.FunctionDef) and any(n is stmt for n in nodes(fn)):
+            if type(fn) is cst.FunctionDef and any(n is stmt for n in nodes(fn)):
                 return cls, fn
     return None, None
 

@@ -68,6 +68,8 @@ def part_loop(scope, loop) -> bool:
     by_index, direct = _targets(loop)
     if not by_index and not direct:
         return False
+    if _parameter_reads(loop, direct):
+        return True
     for node in nodes(loop.body):
         if isinstance(node, cst.Call):
             func = node.func
@@ -79,6 +81,33 @@ def part_loop(scope, loop) -> bool:
             if _hands_part(scope, node, by_index, direct):
                 return True
     return False
+
+
+def _parameter_reads(loop, direct: set) -> bool:
+    """`for up, down in lora_layers(model): weights.append(up.weight.to(torch.float16))`: a
+    loop variable's `.weight` / `.bias` is read (a module's, not a tensor's) and the body
+    calls nothing but tensor and container methods and builtins, so the only graph kept is
+    that of each entry's own parameters."""
+    from .tensor_methods import BUILTIN_METHODS
+
+    reads = False
+    for node in nodes(loop.body):
+        if isinstance(node, cst.Attribute) and node.attr.value in ("weight", "bias") and \
+                _picked(node.value, set(), direct):
+            reads = True
+        elif isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in BUILTIN_METHODS:
+                continue
+            if isinstance(func, cst.Name) and func.value in _BUILTINS:
+                continue
+            return False
+        elif isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            return False
+    return reads
+
+
+_BUILTINS = {"len", "float", "int", "str", "isinstance", "print", "tuple", "list", "dict", "getattr"}
 
 
 def _targets(loop: cst.For):

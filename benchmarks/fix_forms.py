@@ -37,6 +37,7 @@ ROOT = os.path.dirname(HERE)
 HEAD = '''import copy, functools, operator, os, sys, types
 import torch
 import torch.nn.functional as F
+import helpers
 import utils
 
 torch.manual_seed(0)
@@ -107,6 +108,14 @@ handlers = {"aux": aux_backward}
 later = []
 STORE = []
 state = types.SimpleNamespace()
+
+
+def num(v):
+    if isinstance(v, dict):
+        v = list(v.values())
+    if isinstance(v, (list, tuple)):
+        return sum(num(t) for t in v)
+    return torch.as_tensor(v).double().sum().item()
 '''
 
 UTILS = '''import torch
@@ -231,22 +240,61 @@ print(f"{{model.weight.sum().item():.6f}} {{model.bias.sum().item():.6f}}")
 }
 
 
-def write_tree(root: str) -> dict:
+def load_templates() -> dict:
+    """The templates of fix_forms/templates/: a header `# template: var=V hole=read|backward`, then
+    `# ref: OLD => NEW` lines the reference applies (the cut the fix is meant to make), and one hole,
+    `@E@` (a read of V) or `@S@` (a second backward's statements)."""
+    found = {}
+    folder = os.path.join(HERE, "fix_forms", "templates")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        text = open(os.path.join(folder, name)).read()
+        head = re.match(r"# template: var=(?P<var>.+) hole=(?P<hole>\w+)$", text.splitlines()[0]).groupdict()
+        refs = [tuple(part.strip() for part in line[len("# ref: "):].split(" => ", 1))
+                for line in text.splitlines() if line.startswith("# ref: ")]
+        found[name[:-3]] = {"var": head["var"], "hole": head["hole"], "text": text, "ref": refs}
+    return found
+
+
+def _indented(form: str, text: str, hole: str) -> str:
+    """A statements form is written for a loop body at 4 spaces; put it at the hole's indent."""
+    indent = re.search(r"^( *)" + re.escape(hole), text, re.M).group(1)
+    lines = form.split("\n")
+    return "\n".join([lines[0]] + [indent + line[4:] for line in lines[1:]])
+
+
+def write_tree(root: str, only=None, every=1) -> dict:
     forms = json.load(open(os.path.join(HERE, "fix_forms", "forms.json")))
-    index = {}
+    forms["reads"] = forms["reads"][::every]
+    helpers = open(os.path.join(HERE, "fix_forms", "helpers.py")).read()
+    variants_of = {}
     for name, (var, text) in TEMPLATES.items():
         if name == "second_backward":
-            variants = [(s, text.format(S=s, E="")) for s in forms["second_backwards"]]
+            variants_of[name] = [(s, text.format(S=s, E=""), []) for s in forms["second_backwards"]]
         else:
-            variants = [(e, text.format(E=re.sub(r"\bX\b", var, e), S="")) for e in forms["reads"]]
-        for i, (form, body) in enumerate(variants):
+            variants_of[name] = [(e, text.format(E=re.sub(r"\bX\b", var, e), S=""), []) for e in forms["reads"]]
+    for name, t in load_templates().items():
+        if t["hole"] == "backward":
+            variants_of[name] = [(s, t["text"].replace("@S@", _indented(s, t["text"], "@S@")), t["ref"])
+                                 for s in forms["second_backwards"]]
+        else:
+            variants_of[name] = [(e, t["text"].replace("@E@", re.sub(r"\bX\b", lambda m: t["var"], e)), t["ref"])
+                                 for e in forms["reads"]]
+    index = {}
+    for name, variants in variants_of.items():
+        if only and not any(re.search(pat, name) for pat in only):
+            continue
+        for i, (form, body, refs) in enumerate(variants):
             case = f"{name}_{i:03d}"
             os.makedirs(os.path.join(root, case))
             with open(os.path.join(root, case, "main.py"), "w") as fh:
                 fh.write(HEAD + "\n\n" + body)
             with open(os.path.join(root, case, "utils.py"), "w") as fh:
                 fh.write(UTILS)
-            index[case] = {"template": name, "form": form}
+            with open(os.path.join(root, case, "helpers.py"), "w") as fh:
+                fh.write(helpers)
+            index[case] = {"template": name, "form": form, "ref": refs}
     return index
 
 
@@ -268,15 +316,21 @@ def _run(folder: str) -> tuple:
     return proc.returncode, _last_line(proc)
 
 
-def check(case_dir: str, work: str) -> dict:
+def check(case_dir: str, work: str, refs=()) -> dict:
     ref, fixed = os.path.join(work, "ref"), os.path.join(work, "fixed")
     shutil.copytree(case_dir, ref)
     shutil.copytree(case_dir, fixed)
-    path = os.path.join(ref, "main.py")
-    with open(path) as fh:
-        text = re.sub(r"\.backward\(\)", ".backward(retain_graph=True)", fh.read())
-    with open(path, "w") as fh:
-        fh.write(text)
+    for name in ("main.py", "helpers.py"):
+        path = os.path.join(ref, name)
+        with open(path) as fh:
+            text = re.sub(r"\.backward\(\)", ".backward(retain_graph=True)", fh.read())
+        if name == "main.py":
+            for old, new in refs:
+                lines = text.split("\n")
+                assert any(old in line and not line.lstrip().startswith("#") for line in lines), old
+                text = "\n".join(line if line.lstrip().startswith("#") else line.replace(old, new) for line in lines)
+        with open(path, "w") as fh:
+            fh.write(text)
     _autodetach(["--no-cache", "--select", "ALL", "--fix", "-q", fixed])
     (rc_ref, out_ref), (rc_fix, out_fix) = _run(ref), _run(fixed)
     result = "no reference" if rc_ref else ("match" if (rc_fix, out_fix) == (rc_ref, out_ref) else "mismatch")
@@ -287,11 +341,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--run", type=int, default=24, help="safe fixes to run (0: all)")
     ap.add_argument("--keep", help="write the programs here instead of a temporary folder")
+    ap.add_argument("--every", type=int, default=1, help="every Nth read form only")
+    ap.add_argument("--only", action="append", help="templates whose name matches this regex (repeatable)")
     args = ap.parse_args(argv)
     root = args.keep or tempfile.mkdtemp(prefix="autodetach-forms-")
     tree = os.path.join(root, "cases")
     shutil.rmtree(tree, ignore_errors=True)
-    index = write_tree(tree)
+    index = write_tree(tree, args.only, args.every)
     out_json = os.path.join(root, "report.json")
     _autodetach(["--no-cache", "--select", "ALL", "--output-format", "json", "-o", out_json, tree])
     report = json.load(open(out_json))
@@ -311,7 +367,7 @@ def main(argv=None) -> int:
     for n, case in enumerate(chosen, 1):
         print(f"[{n}/{len(chosen)}] {case}", file=sys.stderr)
         runs[case] = dict(index[case], fixes=safe[case], **check(os.path.join(tree, case),
-                                                                   os.path.join(root, "runs", case)))
+                                                                   os.path.join(root, "runs", case), index[case]["ref"]))
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
     print(json.dumps({

@@ -7,6 +7,7 @@ from ..analysis.acting_state import acting_states
 from ..analysis.cache_slices import kept_slices
 from ..analysis.value_caches import value_caches
 from ..analysis.threaded_state import threaded_states
+from ..analysis.unfollowed_reads import unfollowed_read
 from ..analysis.backwarded import holds_element
 from ..analysis.buffer_updates import ENTRIES, OWN, buffer_updates, grad_condition
 from ..analysis.decide import Problem
@@ -127,7 +128,11 @@ class GraphKeptAcrossIterations(GraphRule):
     whose graph would come only from a module nothing tells the class of (a
     caller's policy, `copy.deepcopy(policy)`) when no backward runs through
     what it returns: its forward may hand back a number or a numpy array
-    (`.detach()` of which raises).
+    (`.detach()` of which raises). The fix is unsafe too where code the
+    walk does not follow reads the kept value: a `lambda` or a function over
+    its name (`penalty = lambda: ema.mean()`), or another method that returns
+    what `self.key` keeps (`def summary(self): return self.bank[-1]`); what
+    they return may be backwarded, and the detach would cut that gradient.
     """
 
     code = "AD101"
@@ -510,6 +515,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 notes = notes + [unseen_note(ctx, src)]
             elif edit is not None and fix is SAFE and (method := unseen_method(ctx, src)):
                 notes = notes + [method]  # `logs` of `loss, logs = model.train_step(b)`
+            elif edit is not None and fix is SAFE and (read := unfollowed_read(ctx, node, leak.key)):
+                notes = notes + [read]
             elif edit is not None and fix is SAFE and (unseen := _unseen_modules(ctx, scope, node)):
                 notes = notes + [f"{' and '.join(f'`{k}(...)`' for k in unseen)} "
                                  f"{'is' if len(unseen) == 1 else 'are'} taken to return a tensor with a graph "

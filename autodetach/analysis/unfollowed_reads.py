@@ -26,13 +26,6 @@ def unfollowed_read(ctx, node, key: str) -> Optional[str]:
     return _closure_read(ctx, node, key)
 
 
-def _enclosing(ctx, node, kinds):
-    cur = ctx.parent(node)
-    while cur is not None and not isinstance(cur, kinds):
-        cur = ctx.parent(cur)
-    return cur
-
-
 def _reads_name(tree, key: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == key for n in nodes(tree))
 
@@ -56,7 +49,7 @@ def _binds(func: cst.FunctionDef, key: str) -> bool:
 
 def _closure_read(ctx, node, key: str) -> Optional[str]:
     stmt = node.stmt if node.stmt is not None else node.expr
-    home = _enclosing(ctx, stmt, (cst.FunctionDef, cst.Module)) or ctx.module
+    home = ctx.enclosing(stmt, (cst.FunctionDef, cst.Module)) or ctx.module
     for n in nodes(home):
         if n is home:
             continue
@@ -70,10 +63,10 @@ def _closure_read(ctx, node, key: str) -> Optional[str]:
 
 def _returned_by_method(ctx, node, key: str) -> Optional[str]:
     stmt = node.stmt if node.stmt is not None else node.expr
-    cls = _enclosing(ctx, stmt, (cst.ClassDef,))
+    cls = ctx.enclosing(stmt, (cst.ClassDef,))
     if cls is None:
         return None
-    storing = _enclosing(ctx, stmt, (cst.FunctionDef,))
+    storing = ctx.enclosing(stmt, (cst.FunctionDef,))
     for func in cls.body.body:
         if not isinstance(func, cst.FunctionDef) or func is storing or func.name.value == "__init__":
             continue

@@ -38,7 +38,8 @@ def append_elem(scope, base, meth, val, proven: bool, stmt, expr):
                                                  modules=val.modules, nontrivial=val.nontrivial,
                                                  uncertain=val.uncertain or (bool(val.modules) and not val.heads)),
                            kind="container")
-    entry.unsplit = bool(val.modules) and not val.heads and not val.uncertain
+    # only a loss (`criterion(net(x), y)`): `layers.append(block(n))` builds modules, no graph
+    entry.unsplit = bool(val.loss and val.modules) and not val.heads and not val.uncertain
     entry.loss = val.loss or proven
     entry.entry = True  # one value, not the list that accumulates (flow.find_leaks)
     return Val(heads=frozenset({entry}), loss=entry.loss)

@@ -65,7 +65,7 @@ class GNode:
     # a container's store under a constant string key (`losses["d_loss"] = d_loss`): the key's
     # value (keyed.py), so that a read of another key does not see this entry
     item: Optional[str] = None
-    # uncertain only as to which model's graph an inline call left in a list (`qs.append(q_nets[i](x))`,
+    # uncertain only as to which model's graph an inline loss left in a list (`losses.append(crit(net(x), y))`,
     # no node of its own): no conflict rests on it, but it is a graph all the same (kept: a leak)
     unsplit: bool = False
 

@@ -38,7 +38,6 @@ def prepared_inputs(analysis, ev, later, own) -> Optional[str]:
     if not shared or fn is None:
         return None
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
-    stored = _self_stores(ctx)
     calls = []
     for n in shared:
         if n.stmt is None or any(ctx.encloses(loop, n.stmt) for loop in ev.loops) or \
@@ -48,7 +47,7 @@ def prepared_inputs(analysis, ev, later, own) -> Optional[str]:
             return None  # a parameter, or a graph from before that is not this one
         if n.kind == "module":
             call = n.expr
-            if not _self_method(call, stored) or not _reads_only(call, params, shared) or \
+            if not _self_method(call, _self_stores(analysis)) or not _reads_only(call, params, shared) or \
                     _runs_parameters(analysis, fn, call.func.attr.value, 0):
                 return None
             if call not in calls:
@@ -133,10 +132,14 @@ def _reads_only(call, params: set, shared) -> bool:
     return True
 
 
-def _self_stores(ctx) -> set:
-    """The attributes the file stores on `self` (`self.encoder = ...`): submodules or state, not methods."""
-    out = set()
-    for node in nodes(ctx.module):
+def _self_stores(analysis) -> set:
+    """The attributes the file stores on `self` (`self.encoder = ...`): submodules or state, not methods.
+    Once per file: every retained backward's later walks ask."""
+    memo = analysis.table("_self_stores")
+    if "out" in memo:
+        return memo["out"]
+    out = memo["out"] = set()
+    for node in nodes(analysis.ctx.module):
         targets = []
         if type(node) is cst.AssignTarget:
             targets = [node.target]

@@ -207,13 +207,11 @@ def _reads_only(scope, call: cst.Call, holder: str) -> bool:
 
 def _file_methods(scope, name: str) -> list:
     """The methods called `name` of the classes of this file."""
-    memo = scope.analysis.table("_file_methods")
-    module = scope.analysis.ctx.module
-    if (id(module), name) not in memo:
-        memo[(id(module), name)] = [m for cls in nodes(module) if isinstance(cls, cst.ClassDef)
-                                    for m in cls.body.body
-                                    if isinstance(m, cst.FunctionDef) and m.name.value == name]
-    return memo[(id(module), name)]
+    memo = scope.analysis.table("_file_methods")  # one table per file's analysis
+    if name not in memo:
+        memo[name] = [m for cls in nodes(scope.analysis.ctx.module) if isinstance(cls, cst.ClassDef)
+                      for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == name]
+    return memo[name]
 
 
 def _reads_param(fn, call: cst.Call, holder: str, skip: int) -> bool:

@@ -100,7 +100,7 @@ class _Sites:
                 self.plain_calls[self.stack[-1] if self.stack else None].append((key, node))
         if self.stack and (type(func) is cst.Name or type(func) is cst.Attribute and type(func.value) is cst.Name
                            and func.value.value == "self"):
-            self.calls.setdefault(self.stack[-1], set()).add(dotted(func))
+            self.calls.setdefault(self.stack[-1], set()).add(key)
         is_bw = isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_ATTRS and id(node) not in self.bound
         if not is_bw:
             qualified = self.analysis.ctx.imports.qualify(func)

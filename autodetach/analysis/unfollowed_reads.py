@@ -35,16 +35,14 @@ def _binds(func: cst.FunctionDef, key: str) -> bool:
     params = func.params
     if any(p.name.value == key for p in [*params.params, *params.posonly_params, *params.kwonly_params]):
         return True
+    assigned = False
     for n in nodes(func.body):
         if isinstance(n, (cst.Global, cst.Nonlocal)) and any(a.name.value == key for a in n.names):
-            return False
-    for n in nodes(func.body):
+            return False  # wherever it stands: the name is the enclosing one
         targets = n.targets if isinstance(n, cst.Assign) else [n] if isinstance(n, (cst.AugAssign, cst.AnnAssign)) \
             else []
-        for t in targets:
-            if isinstance(t.target, cst.Name) and t.target.value == key:
-                return True
-    return False
+        assigned = assigned or any(isinstance(t.target, cst.Name) and t.target.value == key for t in targets)
+    return assigned
 
 
 def _closure_read(ctx, node, key: str) -> Optional[str]:

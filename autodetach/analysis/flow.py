@@ -681,11 +681,13 @@ class Scope:
     def _known_elems(self, val: Val, width: int) -> Val:
         """`state, log_prob, reward = self.transition`, bound to `[state, log_prob]` and extended:
         each name gets its own element, not the graph of all of them. Where `val` may be one of
-        several such lists (an `if` stored it), each position joins theirs. Only lists stored in this
-        pass: one kept from an earlier iteration is read through its store (where AD101 cuts it).
+        several such lists (an `if` stored it), each position joins theirs. At least one list stored in
+        this pass: one kept only from an earlier iteration is read through its store (where AD101 cuts
+        it), and beside one of this pass, an earlier list's positions with a graph are too.
         A list shorter than the targets was grown by code not walked here: growing only adds at the
         end, so the known positions stay, and the others may hold anything the list holds."""
-        if any(head.iteration != self.tag() for head in val.heads):
+        tag = self.tag()
+        if all(head.iteration != tag for head in val.heads):
             return val
         whole = dataclasses.replace(val, elems=None)
         known = []
@@ -696,6 +698,11 @@ class Scope:
                 each = None if each is None else each + [whole] * (width - len(each))
             if each is None or len(each) != width:
                 return val
+            if head.iteration != tag:
+                # an earlier iteration's list, still held where an `if` may not have stored this one's
+                # (`if not self.is_test: self.transition = [state, log_prob]`): a position it filled with
+                # no graph adds none; the others are read through the whole list, as before
+                each = [Val() if _graphless(elem) else whole for elem in each]
             known.append(each)
         joined = list(known[0])
         for each in known[1:]:
@@ -1603,9 +1610,31 @@ class Scope:
             fwd, found = self.analysis.foreign_method(base, "forward"), self.analysis.foreign_method(base, meth)
             fwd, found = fwd and fwd[0], found and found[0]
         if fwd is None or found is None or found.self_attrs is None or \
-                not set(found.self_attrs) & set(fwd.forward_stores):
+                not set(found.self_attrs) & (set(fwd.forward_stores) | self._called_stores(base, cls, fwd)):
             return out
         return dataclasses.replace(out, heads=out.heads | run.heads, nontrivial=True)
+
+    def _called_stores(self, base: str, cls, fwd) -> set:
+        """X for each `self.X` that a method the forward calls (`self.infer(context)`, and what that
+        calls, three deep) fills with a network's output (`self.means = params[:, :k]`)."""
+        out: set = set()
+        seen = {"forward"}
+        todo = [(meth, 1) for meth in fwd.self_calls]
+        while todo:
+            meth, depth = todo.pop()
+            if meth in seen or depth > 3:
+                continue
+            seen.add(meth)
+            if cls is not None:
+                found = self.analysis._own_summaries.get(f"{cls}.{meth}")
+            else:
+                found = self.analysis.foreign_method(base, meth)
+                found = found and found[0]
+            if found is None:
+                continue
+            out |= {key[len("self."):] for key in found.stores_graph if key.startswith("self.")}
+            todo.extend((m, depth + 1) for m in found.self_calls)
+        return out
 
     def _foreign_cut(self, call: cst.Call, base: str, meth: str, out: Val) -> Val:
         """`model.discriminator_loss(z)` of a module built from another file's class whose
@@ -3003,6 +3032,11 @@ def _exits(arm, how=(cst.Continue, cst.Break, cst.Return, cst.Raise)) -> bool:
     if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
         return isinstance(body[-1], how)
     return False
+
+
+def _graphless(val: Val) -> bool:
+    """A list's element known to carry no graph (`torch.FloatTensor(state)`), through no unseen code."""
+    return not (val.graph or val.ghosts or val.unknown or val.uncertain or val.loss)
 
 
 def _constant_index(target: cst.Subscript) -> bool:

@@ -23,6 +23,7 @@ from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .state_cuts import cut_after, outer_cut
 from .stubs import abstract_origins, unseen_call_origins
+from .tensor_methods import TENSOR_ONLY
 from .walk import is_static, nodes
 
 
@@ -111,6 +112,7 @@ def unneeded_retains(analysis) -> list:
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
                       or _later_method_backward(analysis, ev, own)
                       or _sibling_later(ctx, scope, ev, own)
+                      or _object_state_later(analysis, scope, ev, own)
                       or outer_cut(analysis, ev) is not None)  # the next frame reads state hanging from it
             if _last_walk(ev):
                 unseen = (not ev.target.heads or ev.target.unknown) and not _argument_target(ctx, ev) \
@@ -567,6 +569,72 @@ def _sibling_later(ctx, scope, ev, own) -> bool:
         if _entries_of(mine) & _entries_of(theirs):
             return True  # `loss_g_ae = vals_g['loss_g_ae']`, then `loss_g = vals_g['loss_g']`: one forward's losses
     return False
+
+
+def _object_state_later(analysis, scope, ev, own) -> bool:
+    """The loss comes from a method of an object `self` holds (`kl_div = self.agent.compute_kl_div()`),
+    either out of sight (no graph seen) or a module whose class the analysis does not know (handed to
+    `__init__`), and that object's own call filled its state (`policy_outputs, task_z = self.agent(obs,
+    context)` keeps the posterior on the agent): a later backward of the pass on a value that object
+    gave (`q1_pred = self.qf1(obs, actions, task_z)`) may walk the graph the method read, which the
+    retain keeps for it."""
+    ctx = analysis.ctx
+    methods = set()
+    for n in own:
+        unseen = _unseen(n)
+        if not unseen and n.kind != "module":
+            continue
+        for call in _calls_behind(ctx, n.stmt):
+            func = dotted(call.func)
+            if not func or func.count(".") < 2 or not func.startswith("self."):
+                continue
+            owner, meth = func.rsplit(".", 1)
+            if meth in TENSOR_ONLY or meth == "forward":
+                continue  # `self.z.mean()`, not `self.agent.compute_kl_div()`
+            if unseen or (owner in n.modules and analysis.names.instances.get(owner) is None
+                          and analysis.foreign_method(owner, meth) is None):
+                methods.add(owner)
+    if not methods:
+        return False
+    for other in scope.events:
+        if other.kind not in ("backward", "grad") or other.seq <= ev.seq or other.tag != ev.tag \
+                or other.call is ev.call:
+            continue
+        for n in other.reach:
+            if n.stmt is None:
+                continue
+            for call in _calls_behind(ctx, n.stmt):
+                func = dotted(call.func)
+                if func and (func in methods or (func.rsplit(".", 1)[0] in methods and "." in func)):
+                    return True
+    return False
+
+
+def _calls_behind(ctx, stmt) -> list:
+    """The calls of a statement, and of the statements binding the names it reads (one step back,
+    in the same function: `kl_loss = w * kl_div` reaches `kl_div = self.agent.compute_kl_div()`)."""
+    out = [x for x in nodes(stmt) if type(x) is cst.Call]
+    body = getattr(stmt, "body", ())
+    values = [small.value for small in body if type(small) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
+              and small.value is not None]
+    skip = {id(x.attr) for v in values for x in nodes(v) if type(x) is cst.Attribute}
+    # `task_z.detach()`: what the name is bound from does not reach the graph
+    skip |= {id(x.value) for v in values for x in nodes(v) if type(x) is cst.Attribute
+             and x.attr.value in ("detach", "data", "item", "numpy", "tolist")}
+    seen = set()
+    for value in values:
+        for name in nodes(value):
+            if type(name) is not cst.Name or id(name) in skip or name.value in seen:
+                continue
+            seen.add(name.value)
+            try:
+                _, found = ctx.bindings.lookup(name)
+            except (KeyError, AttributeError):
+                continue
+            for binding in found:
+                if binding.kind in ("assign", "augassign", "annotation", "walrus") and binding.value is not None:
+                    out.extend(x for x in nodes(binding.value) if type(x) is cst.Call)
+    return out
 
 
 def _entries_of(graph) -> set:

@@ -9,6 +9,7 @@ update on a value cut from the ones it does (`netD(fake.detach())` added to
 an L1 term in the generator's step), so that term teaches them nothing."""
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 
 import libcst as cst
@@ -49,6 +50,8 @@ def starved_steps(analysis) -> list:
             # Modules this step updates that no backward of the iteration
             # reaches directly, but that a cut path does reach.
             starved = owned - direct
+            if starved and phase is None and (_unseen_store(scope, step, bws) or _reads_unbound(analysis, bws)):
+                continue
             shown, note = (phase[1], scope.driver_note) if phase is not None else (None, "")
             if not starved:
                 term = _dead_term(analysis, bws, owned)
@@ -82,6 +85,48 @@ def _backwards(analysis, scope, step):
         if backward.kind == "backward" and backward.tag == step.tag:
             direct |= param_modules(analysis, backward.reach)
     return owned, bws, direct
+
+
+def _unseen_store(scope, step, bws) -> bool:
+    """A backward of the step's iteration hangs, uncut, from `self.X` that another method fills
+    with a graph this walk does not see (`obs, log_prob = self.memory`, the list `act()` stores):
+    what that graph reaches is not known, so the step's modules may get their gradient through it."""
+    for backward in bws:
+        if any(node.kind == "stored" and not node.modules for node in backward.reach):
+            return True
+    return False
+
+
+def _reads_unbound(analysis, bws) -> bool:
+    """A backward's function reads a name no scope of the file binds, nor a builtin, nor a star
+    import (a notebook's loss on `u`, never assigned): the code stops there with a NameError or
+    gets it from out of sight, so what its loss reaches is not known."""
+    ctx = analysis.ctx
+    memo = analysis.table("_starved_unbound")
+    if "blocks" not in memo:
+        blocks = set()
+        bindings = ctx.bindings
+        if not bindings.module.star_import:
+            for name, scope in bindings.reads:
+                if name.value in _BUILTINS or bindings.owner(name.value, scope) is not None:
+                    continue
+                blocks.add(id(bindings.code_block(scope).node))
+        memo["blocks"] = blocks
+    blocks = memo["blocks"]
+    if not blocks:
+        return False
+    for backward in bws:
+        try:
+            block = ctx.bindings.code_block(ctx.bindings.scope_of(backward.call))
+        except (KeyError, AttributeError):
+            continue
+        if id(block.node) in blocks:
+            return True
+    return False
+
+
+_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__builtins__", "__spec__", "__doc__",
+                                        "get_ipython", "display", "In", "Out"}
 
 
 def _phase(scope, step):
@@ -123,6 +168,8 @@ def _dead_term(analysis, bws, owned):
             lost = owned & param_modules(analysis, closure(node.ghosts, through_ghosts=True))
             if not lost or lost & param_modules(analysis, closure(node.parents)):
                 continue
+            if _unpacked_elsewhere(node, own):
+                continue
             # the same model also run on the live value (a relativistic loss's detached
             # reference next to `netD(fake)`): the cut one is a reference, not the lost term
             if any(other is not node and param_modules(analysis, [other]) & own and
@@ -130,6 +177,30 @@ def _dead_term(analysis, bws, owned):
                 continue
             return backward, node, lost
     return None
+
+
+def _unpacked_elsewhere(node, own) -> bool:
+    """`tau, expected = project(dist, next_state, reward)`: one node stands for all the results of a
+    call whose code builds them apart (`tau` from `dist.data`, `expected` from `target_model(...)`),
+    and the statement runs none of `own` itself: that the model ran on the cut value is not shown."""
+    stmt = node.stmt
+    body = getattr(stmt, "body", None)
+    if not isinstance(body, (list, tuple)) or len(body) != 1 or type(body[0]) is not cst.Assign:
+        return False
+    assign = body[0]
+    if not any(isinstance(t.target, (cst.Tuple, cst.List)) for t in assign.targets):
+        return False
+    return not any(isinstance(x, cst.Call) and dotted(x.func) in own for x in _calls(assign.value))
+
+
+def _calls(expr):
+    """Every call in `expr`, nested ones included."""
+    stack = [expr]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, cst.Call):
+            yield x
+        stack.extend(x.children)
 
 
 def _cut(analysis, bws, starved):

@@ -90,7 +90,12 @@ class RetainGraphUnneeded(GraphRule):
     (`net.detach_hidden()` after the frames of a sequence): the next frame's
     forward reads state hanging from this graph (AD106 when the loop steps in
     between); only the last frame's retain may then be unneeded, when the cut
-    follows the loop. A value another method keeps on `self`
+    follows the loop. Not reported either when the loss comes from a method
+    of an object `self` holds, out of sight or of a class not known
+    (`kl_div = self.agent.compute_kl_div()`), and a later backward of the
+    pass reads a value that object's call gave (`task_z = self.agent(obs,
+    ctx)`): the method may read state that call kept with its graph (a
+    posterior the KL term and the critic share). A value another method keeps on `self`
     (`self.fake_B = self.netG(self.real_A)` in `forward()`) counts as a graph
     other backwards share, so a loss that reaches it keeps its retain.
     Data a project helper caches before the loop (`inps, outs =

@@ -28,7 +28,14 @@ class DetachBlocksLearning(GraphRule):
     teaches nothing (in a forward that returns `loss`, the caller's
     backward is inferred from the name). A cut that shifts a value on purpose
     (`task + reg - reg.detach()`, a straight-through estimator) or a constant
-    from a model the loss does not train (a teacher) is left alone. And a
+    from a model the loss does not train (a teacher) is left alone, and so
+    is a loss whose path is not known: one hanging uncut from `self` state
+    another method fills out of the walk's sight (`obs, log_prob =
+    self.memory`), one in a function that reads a name nothing binds (a
+    notebook's `u`, assigned in no cell), or results unpacked from a helper
+    call that does not itself run the model (`tau, expected =
+    project(dist, ...)`: `tau` from `dist.data`, `expected` from a target
+    network, is not that network run on the cut value). And a
     cut argument of a method that steps: `self.update_critic(obs.detach(), ...)`
     where `update_critic` (of this class or a base class in another file)
     zeroes and steps `self.encoder_opt` around a backward whose loss reaches

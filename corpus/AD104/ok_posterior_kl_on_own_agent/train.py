@@ -1,0 +1,46 @@
+# expect-before: runs
+# The PEARL-like learner builds its agent itself (a class of agent.py): the agent's
+# forward calls `infer()`, which keeps the task posterior on the agent, and the KL
+# loss comes from `kl_divergence()`, which reads it. The critic's loss runs on the task
+# code sampled from that posterior, so its backward walks the encoder's graph again
+# and the KL backward must retain it.
+import os
+
+import torch
+import torch.nn as nn
+
+from agent import ContextAgent
+
+torch.manual_seed(0)
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+
+
+class Learner:
+    def __init__(self, obs_dim=3, latent=2, kl_weight=0.1):
+        self.agent = ContextAgent()
+        self.critic = nn.Sequential(nn.Linear(obs_dim + latent, 16), nn.ReLU(), nn.Linear(16, 1))
+        self.kl_weight = kl_weight
+        self.context_optimizer = torch.optim.Adam(self.agent.parameters(), lr=1e-2)
+        self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=1e-2)
+
+    def take_step(self, obs, context, returns):
+        task_z = self.agent(obs, context)
+        value = self.critic(torch.cat([obs, task_z], dim=1))
+        self.context_optimizer.zero_grad()
+        kl_div = self.agent.kl_divergence()
+        kl_loss = self.kl_weight * kl_div
+        kl_loss.backward(retain_graph=True)
+        self.critic_optimizer.zero_grad()
+        critic_loss = (value.squeeze(1) - returns).pow(2).mean()
+        critic_loss.backward()
+        self.critic_optimizer.step()
+        self.context_optimizer.step()
+        return kl_loss.item() + critic_loss.item()
+
+
+learner = Learner()
+total = 0.0
+for step in range(ITERS):
+    total += learner.take_step(torch.randn(8, 3), torch.randn(6, 5), torch.randn(8))
+print(f"loss {total / ITERS:.6f}")
+print(f"checksum {sum(p.sum().item() for p in learner.agent.parameters()):.6f}")

@@ -87,9 +87,9 @@ class ImportTable:
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    if type(small) in (cst.Import, cst.ImportFrom):
                         self._add(stmt, small, top)
-            elif isinstance(stmt, (cst.If, cst.Try)):
+            elif type(stmt) in (cst.If, cst.Try):
                 # Guarded imports (try: import x except ImportError) still bind.
                 self._collect(stmt.body.body, top)
                 for extra in getattr(stmt, "handlers", ()):

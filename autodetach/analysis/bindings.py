@@ -274,7 +274,7 @@ class _Builder:
             self.bindings._pending.append(Binding(target.value, kind, node, target, value, path, scope, op))
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, elem in enumerate(target.elements):
-                star = isinstance(elem, cst.StarredElement)
+                star = type(elem) is cst.StarredElement
                 sub = None if path is None or star else path + (i,)
                 self.bind(elem.value, kind, node, scope, value, sub, op)
         elif isinstance(target, cst.StarredElement):

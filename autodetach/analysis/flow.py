@@ -299,10 +299,10 @@ class Scope:
         self.walked += 1
         if self.walked > BUDGET:
             raise GiveUp()
-        if isinstance(stmt, (cst.SimpleStatementLine, _SuiteLine)):
+        if type(stmt) in (cst.SimpleStatementLine, _SuiteLine):
             for small in stmt.body:
                 self.small(small, stmt.suite if isinstance(stmt, _SuiteLine) else stmt)
-        elif isinstance(stmt, (cst.For, cst.While)):
+        elif type(stmt) in (cst.For, cst.While):
             self.loop(stmt)
         elif isinstance(stmt, cst.If):
             self.if_(stmt)
@@ -560,11 +560,11 @@ class Scope:
 
     # ---------------------------------------------------------------- small statements
     def small(self, small_stmt, stmt) -> None:
-        if isinstance(small_stmt, cst.Assign):
+        if type(small_stmt) is cst.Assign:
             val = self.expr(small_stmt.value)
             for target in small_stmt.targets:
                 self.assign_target(target.target, val, stmt, small_stmt.value)
-        elif isinstance(small_stmt, cst.AnnAssign):
+        elif type(small_stmt) is cst.AnnAssign:
             key = dotted(small_stmt.target)
             if key is not None and plain_annotation(small_stmt.annotation):
                 self.plain_keys.add(key)
@@ -575,11 +575,11 @@ class Scope:
                 if key in self.plain_keys:
                     val = Val(ghosts=val.heads | val.ghosts)
                 self.assign_target(small_stmt.target, val, stmt, small_stmt.value)
-        elif isinstance(small_stmt, cst.AugAssign) and isinstance(small_stmt.target, cst.Subscript):
+        elif type(small_stmt) is cst.AugAssign and type(small_stmt.target) is cst.Subscript:
             from .entries import add_entry
 
             add_entry(self, small_stmt, stmt)  # total[name] += loss
-        elif isinstance(small_stmt, cst.AugAssign):
+        elif type(small_stmt) is cst.AugAssign:
             key = dotted(small_stmt.target)
             rhs = self.expr(small_stmt.value)
             old = self.lookup_key(key) if key else Val()
@@ -825,7 +825,7 @@ class Scope:
         self_views.bind(self, key, expr)
         self.bound.add(key)
         keyed.drop_slots(self.env, key)  # `log = {"loss": []}`: a new dict, its lists start empty
-        if isinstance(expr, cst.Call) and self._distribution(expr):
+        if type(expr) is cst.Call and self._distribution(expr):
             self.distributions.add(key)
         else:
             self.distributions.discard(key)
@@ -957,7 +957,7 @@ class Scope:
     def _stepping_method(self, call: cst.Call) -> bool:
         """`loss, h = self.train_step(x, h)`: a method of this class that
         backwards (walked at the call), read like a function of the file."""
-        if not isinstance(call.func, cst.Attribute) or dotted(call.func.value) != "self":
+        if type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
             return False
         own = self._own_method(call.func)
         return own is not None and self.analysis.function_summary(own).has_events
@@ -1044,8 +1044,8 @@ class Scope:
         return self.expr(expr.value)
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
-        if isinstance(expr.operator, cst.Multiply) and (isinstance(expr.left, (cst.List, cst.Tuple)) or
-                                                        isinstance(expr.right, (cst.List, cst.Tuple))):
+        if type(expr.operator) is cst.Multiply and (type(expr.left) in (cst.List, cst.Tuple) or
+                                                    type(expr.right) in (cst.List, cst.Tuple)):
             # `[None] * self.batch_size`: a literal repeated a number of times holds its elements only
             literal, count = (expr.left, expr.right) if isinstance(expr.left, (cst.List, cst.Tuple)) else \
                 (expr.right, expr.left)
@@ -1053,10 +1053,10 @@ class Scope:
             value = self.expr(literal)
             return dataclasses.replace(value, ghosts=value.ghosts | times.heads | times.ghosts, elems=None)
         value = self.expr(expr.left).join(self.expr(expr.right))
-        if isinstance(expr.operator, cst.Modulo) and \
-                isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if type(expr.operator) is cst.Modulo and \
+                type(expr.left) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
             return Val(ghosts=value.heads | value.ghosts)  # `'%.4f' % loss` is a string
-        value.nontrivial = value.nontrivial or not isinstance(expr.operator, ADDITIVE)
+        value.nontrivial = value.nontrivial or type(expr.operator) not in ADDITIVE
         # `[s + b for s, b in zip(sums, step_stats)]` sums element by element, as `s += b` would:
         # what it adds a loss to is still one; other arithmetic is not
         value.loss = value.loss and isinstance(expr.operator, cst.Add) and id(expr) in self.sum_elts
@@ -1219,7 +1219,7 @@ class Scope:
         the callee itself."""
         func = call.func
         qualified = self.imports.qualify(func)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward") and \
+        if type(func) is cst.Attribute and func.attr.value in ("backward", "manual_backward") and \
                 not _result_bound(call, self.cur_stmt):
             own = self._own_backward_hook(func, call)
             if own is not None:
@@ -1229,7 +1229,7 @@ class Scope:
             return self.backward_site(call, stmt, qualified=qualified)
         if call.args and (qualified or "").startswith("torch.nn.utils.") and \
                 qualified.rsplit(".", 1)[-1] in _NORM_CLIPS or \
-                isinstance(func, cst.Attribute) and func.attr.value in _NORM_CLIPS and qualified is None:
+                type(func) is cst.Attribute and func.attr.value in _NORM_CLIPS and qualified is None:
             # `clip_grad_norm_(model.parameters(), 1.0)`: one norm over every gradient it is given,
             # so the gradients of each module it reads scale the others' (decide.discarded)
             self.event("grad_read", call, stmt, modules=_parameters_of(call.args[0].value))
@@ -1242,7 +1242,7 @@ class Scope:
         called = self._called_meter(func)
         if called is not None:
             return self._meter_add(call, stmt, *called)
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             out = self.method_call(call, stmt, func)
             if out is not None:
                 return out
@@ -1310,7 +1310,7 @@ class Scope:
             known = self.analysis.object_method(base, meth)
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
-        if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
+        if base is None and type(func.value) is cst.Subscript and meth not in CUT_METHODS:
             # `stats[key].update(value)`: a meter of a dict (or list) of meters
             holder = dotted(func.value.value)
             held = meter_method(self.analysis, holder, meth) if holder else None
@@ -1664,17 +1664,17 @@ class Scope:
             if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
                 return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
             return Val()  # an object of a local helper class
-        made = dotted(func.func) if isinstance(func, cst.Call) else None
+        made = dotted(func.func) if type(func) is cst.Call else None
         if made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, "__call__")  # `Aux()(out)`
             if method is not None and method.name.value not in self.inlining and \
                     self.analysis.function_summary(method).has_events:
                 return self.inline(method, call, stmt, bound_self=True)
-        if isinstance(func, cst.Attribute) and qualified is None:
+        if type(func) is cst.Attribute and qualified is None:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
-        if (isinstance(func, cst.Name) or (key or "").startswith("self.") and key.count(".") == 1) and \
+        if (type(func) is cst.Name or (key or "").startswith("self.") and key.count(".") == 1) and \
                 qualified is None and not self.no_grad:
             summary = self.analysis.forward_elems(key)  # `loss_fn(...)`, `self.criterion(...)`
             if summary is not None and not any(arg.star for arg in call.args):
@@ -1747,10 +1747,10 @@ class Scope:
                 continue
             each[index] = self.expr(arg.value)
             args = args.join(each[index])
-        if isinstance(func, cst.Attribute) and qualified is None:
+        if type(func) is cst.Attribute and qualified is None:
             # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
             args = self.expr(func.value).join(args)
-        elif not isinstance(func, (cst.Attribute, cst.Name)):
+        elif type(func) not in (cst.Attribute, cst.Name):
             args = self.expr(func).join(args)
         return args, module_args
 
@@ -2120,7 +2120,7 @@ class Scope:
         parameter, a callback): it might cut the graph."""
         if qualified is not None:
             return qualified.split(".")[0] not in ("torch", "math", "numpy", "builtins")
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             return func.value not in _BUILTINS and key not in self.names.functions
         return False
 
@@ -2951,7 +2951,7 @@ def _whole(value: Val, nontrivial: bool) -> Val:
 
 def _with_indices(call: cst.Call, func, qualified) -> bool:
     """`x.max(1)`, `torch.sort(x)`: a call that returns (values, indices)."""
-    if isinstance(func, cst.Attribute) and qualified is None:
+    if type(func) is cst.Attribute and qualified is None:
         name, dims = func.attr.value, 1
     elif qualified and qualified.startswith("torch.") and qualified.count(".") == 1:
         name, dims = qualified[6:], 2
@@ -3000,8 +3000,8 @@ def _exits(arm, how=(cst.Continue, cst.Break, cst.Return, cst.Raise)) -> bool:
         return False
     last = arm[-1]
     body = getattr(last, "body", None)
-    if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
-        return isinstance(body[-1], how)
+    if type(last) in (cst.SimpleStatementLine, _SuiteLine) and body:
+        return type(body[-1]) in how
     return False
 
 
@@ -3272,7 +3272,7 @@ def _hands_back(func, qualified, call=None) -> bool:
         # with a graph: none of what built the dataset (with no workers they may)
         return any(arg.keyword is not None and arg.keyword.value == "num_workers" and
                    type(arg.value) is cst.Integer and arg.value.evaluated_value > 0 for arg in call.args)
-    if not isinstance(func, cst.Attribute):
+    if type(func) is not cst.Attribute:
         return False
     meth = func.attr.value
     if meth in _HAND_BACK_METHODS:

@@ -141,7 +141,7 @@ class _Collector(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             t, v = target.target, node.value
-            if isinstance(t, (cst.Tuple, cst.List)) and isinstance(v, (cst.Tuple, cst.List)) and \
+            if type(t) in (cst.Tuple, cst.List) and type(v) in (cst.Tuple, cst.List) and \
                     len(t.elements) == len(v.elements):
                 for te, ve in zip(t.elements, v.elements):  # self.enc, self.gen = enc, gen
                     self._bind(te.value, ve.value)
@@ -185,7 +185,7 @@ class _Collector(cst.CSTVisitor):
         if src is not None:
             self.aliases.append((key, src))  # self.model = model
         call = value
-        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+        while type(call) is cst.Call and type(call.func) is cst.Attribute and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train"):
             call = call.func.value
         inner = self._wrapped_key(call)
@@ -222,7 +222,7 @@ class _Collector(cst.CSTVisitor):
     def classify(self, value) -> Optional[str]:
         call = value
         # model = Net().to(device) / .cuda() / .train()
-        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+        while type(call) is cst.Call and type(call.func) is cst.Attribute and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train", "double", "float", "half"):
             call = call.func.value
         if not isinstance(call, cst.Call):
@@ -267,7 +267,7 @@ class _Collector(cst.CSTVisitor):
     # --- usage that reveals a module ------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters", "zero_grad"):
+        if type(func) is cst.Attribute and func.attr.value in ("parameters", "named_parameters", "zero_grad"):
             key = _key(func.value)
             if key is not None and key not in self.table.optimizers and key not in self.table.modules:
                 if func.attr.value != "zero_grad":
@@ -298,11 +298,11 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         if fname == "filter" and len(expr.args) == 2:
             return _owned(expr.args[1].value, table, env, imports)
         return None
-    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and isinstance(expr.elt, cst.Name) and \
+    if type(expr) in (cst.ListComp, cst.GeneratorExp) and type(expr.elt) is cst.Name and \
             isinstance(expr.for_in.target, cst.Name) and expr.elt.value == expr.for_in.target.value and \
             expr.for_in.inner_for_in is None:
         return _owned(expr.for_in.iter, table, env, imports)  # [p for p in params if p.requires_grad]
-    if isinstance(expr, (cst.List, cst.Tuple)):
+    if type(expr) in (cst.List, cst.Tuple):
         out = set()
         for elem in expr.elements:
             value = elem.value
@@ -385,7 +385,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     col = _Collector(imports, table)
     col.self_aliases = self_aliases(module, imports)
     for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef):
+        if type(stmt) is cst.ClassDef:
             col.visit_ClassDef(stmt)
             table.bases[stmt.name.value] = [b for b in (_key(arg.value) for arg in stmt.bases) if b]
             for method in stmt.body.body:

@@ -38,7 +38,7 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
         value = arg.value
         if literal(value):
             continue
-        if isinstance(value, cst.UnaryOperation):
+        if type(value) is cst.UnaryOperation:
             value = value.expression
         key = dotted(value)
         if key is None or scope.lookup_key(key).heads:
@@ -52,6 +52,6 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
 
 def literal(value) -> bool:
     """A number, string, True/False/None (`-1` too): an argument that brings no graph."""
-    if isinstance(value, cst.UnaryOperation):
+    if type(value) is cst.UnaryOperation:
         value = value.expression
-    return isinstance(value, _LITERALS) or isinstance(value, cst.Name) and value.value in ("True", "False", "None")
+    return type(value) in _LITERALS or type(value) is cst.Name and value.value in ("True", "False", "None")

@@ -63,7 +63,7 @@ def _reads_gradients(body) -> bool:
             return True
         if type(node) is cst.Call:
             func = node.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+            name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name \
                 else ""
             if "grad" in name.lower() and name not in _GRAD_CALLS_KNOWN:
                 return True

@@ -53,7 +53,7 @@ def outer_cut(analysis, ev):
     if not ctx.encloses(body, loop):
         return None  # a caller's loop around an inlined call: not this function's cuts to judge
     # cut every iteration: any call on the module in the loop named like a cut (`memory.detach()`)
-    inner = {dotted(n.func.value) for n in nodes(loop) if type(n) is cst.Call and isinstance(n.func, cst.Attribute)
+    inner = {dotted(n.func.value) for n in nodes(loop) if type(n) is cst.Call and type(n.func) is cst.Attribute
              and _ANY_CUT.search(n.func.attr.value) and n.func.attr.value != "zero_grad"}
     for call in _cuts(analysis, body):
         module = dotted(call.func.value)

@@ -122,12 +122,12 @@ def _carries(e, names: set):
     """The first of `names` that `e` reads without a cut, else None."""
     cut = set()
     for n in nodes(e):
-        if isinstance(n, cst.Attribute) and n.attr.value in CUTS:
+        if type(n) is cst.Attribute and n.attr.value in CUTS:
             cut |= {id(x) for x in nodes(n.value)}
-        if isinstance(n, cst.Call) and dotted(n.func) in ("float", "int", "len", "bool"):
+        if type(n) is cst.Call and dotted(n.func) in ("float", "int", "len", "bool"):
             cut |= {id(x) for x in nodes(n)}
     for n in nodes(e):
-        if isinstance(n, cst.Name) and n.value in names and id(n) not in cut:
+        if type(n) is cst.Name and n.value in names and id(n) not in cut:
             return n.value
     return None
 

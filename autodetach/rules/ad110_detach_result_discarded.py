@@ -32,7 +32,7 @@ _UNSEEN = object()  # an attribute target the file never assigns
 
 def _simple(expr: cst.BaseExpression) -> bool:
     """Side-effect-free to evaluate (names, attributes, constants, simple indexing)."""
-    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+    if type(expr) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString):
         return True
     if isinstance(expr, cst.Attribute):
         return _simple(expr.value)
@@ -67,7 +67,7 @@ def _chain(ctx, expr) -> Optional[_Chain]:
     """The no-op detach chain `expr` is, or None when it may have an effect."""
     methods = []
     inner = expr
-    while isinstance(inner, cst.Call):
+    while type(inner) is cst.Call:
         if ctx.imports.is_(inner.func, *_TORCH_DETACH):
             if len(inner.args) != 1 or inner.args[0].keyword is not None or inner.args[0].star:
                 return None
@@ -685,7 +685,7 @@ class DetachResultDiscarded(Rule):
                 and isinstance(value.args[0].value, cst.GeneratorExp):
             comp = value.args[0].value
             wrapper = value.func.value
-        if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
+        if type(comp) not in (cst.ListComp, cst.GeneratorExp):
             return None
         for_in = comp.for_in
         if for_in.asynchronous is not None or for_in.ifs or for_in.inner_for_in is not None:

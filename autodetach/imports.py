@@ -85,7 +85,7 @@ class ImportTable:
 
     def _collect(self, body, top: bool) -> None:
         for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
                     if type(small) in (cst.Import, cst.ImportFrom):
                         self._add(stmt, small, top)
@@ -99,7 +99,7 @@ class ImportTable:
                     inner = orelse.body
                     self._collect(getattr(inner, "body", ()), top)
                     orelse = getattr(orelse, "orelse", None)
-            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 # Imports inside functions are common in old scripts.
                 block = stmt.body
                 if isinstance(block, cst.IndentedBlock):

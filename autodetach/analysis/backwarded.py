@@ -278,7 +278,7 @@ def _constant(small, key) -> bool:
 def _number_or_none(expr) -> bool:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         expr = expr.expression
-    return isinstance(expr, (cst.Integer, cst.Float)) or isinstance(expr, cst.Name) and expr.value == "None"
+    return type(expr) in (cst.Integer, cst.Float) or type(expr) is cst.Name and expr.value == "None"
 
 
 def _rebinds_elsewhere(inner, key) -> bool:

@@ -99,7 +99,7 @@ def graph_inputs(analysis, cls) -> bool:
     ctx = analysis.ctx
 
     def build():
-        classes = [c for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+        classes = [c for c in ctx.module.body if type(c) is cst.ClassDef]
         owned = _owners(ctx, classes)
         out = set(owned)
         for c in classes:
@@ -291,7 +291,7 @@ def _resets(ctx, cls, methods, stored, walked) -> list:
 
 def _file_bases(ctx, cls) -> list:
     """The classes of this file that `cls` derives from (directly), in order."""
-    here = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    here = {c.name.value: c for c in ctx.module.body if type(c) is cst.ClassDef}
     return [here[b.value.value] for b in cls.bases
             if isinstance(b.value, cst.Name) and b.value.value in here and b.value.value != cls.name.value]
 
@@ -413,9 +413,9 @@ class _Walk:
     def carries(self, e) -> frozenset:
         if e is None:
             return frozenset()
-        if isinstance(e, cst.Name):
+        if type(e) is cst.Name:
             return self.env.get(e.value, frozenset())
-        if isinstance(e, cst.Attribute):
+        if type(e) is cst.Attribute:
             key = dotted(e)
             if e.attr.value in CUT_ATTRS:
                 return frozenset()
@@ -447,7 +447,7 @@ class _Walk:
             for a in e.args:
                 got |= self.carries(a.value)
             return got
-        if isinstance(e, (cst.Comparison, cst.SimpleString, cst.Integer, cst.Float, cst.Lambda)):
+        if type(e) in (cst.Comparison, cst.SimpleString, cst.Integer, cst.Float, cst.Lambda):
             return frozenset()
         if isinstance(e, cst.Subscript):
             return self.carries(e.value)

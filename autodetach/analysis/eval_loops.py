@@ -190,7 +190,7 @@ def _accumulated(fn) -> set:
                     out.add(_root(node.func.value))
                 if type(node) is cst.Assign and len(node.targets) == 1 and \
                         isinstance(node.targets[0].target, cst.Name) and not isinstance(node.value, cst.Name) and \
-                        node.targets[0].target.value in {x.value for x in nodes(node.value) if isinstance(x, cst.Name)}:
+                        node.targets[0].target.value in {x.value for x in nodes(node.value) if type(x) is cst.Name}:
                     out.add(node.targets[0].target.value)  # `result = torch.cat((result, pred))`: rebuilt from itself
                     if _built_here(node.value, loop.body):
                         probes.add(node.targets[0].target.value)

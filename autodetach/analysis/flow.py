@@ -515,7 +515,7 @@ class Scope:
                 orelse = None
         if len(arms) == 1:
             arms.append([])  # the branch not taken
-        if len(arms) == 2 and not isinstance(stmt.orelse, cst.If):
+        if len(arms) == 2 and type(stmt.orelse) is not cst.If:
             # `if i > 0:` on a loop's index: its first iteration takes one arm, later ones the other
             taken = first_iteration.arm(self, stmt.test)
             if taken is not None:
@@ -587,7 +587,7 @@ class Scope:
             val = old.join(rhs)
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
-            elif isinstance(small_stmt.target, cst.Attribute) and small_stmt.target.attr.value == "data":
+            elif type(small_stmt.target) is cst.Attribute and small_stmt.target.attr.value == "data":
                 # `p.data -= lr * g` goes through the `.data` setter, which takes the values only:
                 # `p` keeps its own history, and the alias that took `g`'s graph is dropped
                 self.env.pop(key, None)
@@ -601,14 +601,14 @@ class Scope:
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
             self.bound.add(key)
-        elif isinstance(small_stmt, cst.Expr):
+        elif type(small_stmt) is cst.Expr:
             self.expr(small_stmt.value, stmt=stmt)
             value = small_stmt.value
             if makes_leaf(value) and type(value.func.value) is cst.Name and not self.no_grad and \
                     value.func.value.value in trained_inputs(self):
                 key = value.func.value.value  # `w.requires_grad_()`, then `Adam([w])`
                 self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))
-        elif isinstance(small_stmt, cst.Return):
+        elif type(small_stmt) is cst.Return:
             if small_stmt.value is not None:
                 val = self._step_output(small_stmt.value, stmt) if self.loop_owner and not self.inlining \
                     else self.expr(small_stmt.value)
@@ -620,9 +620,9 @@ class Scope:
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
                 if self.framework and not self.inlining or self.phase_backward and len(self.inlining) == 1:
                     self.framework_backward(small_stmt.value, stmt)
-        elif isinstance(small_stmt, cst.Del):
+        elif type(small_stmt) is cst.Del:
             self.delete(small_stmt.target)
-        elif isinstance(small_stmt, cst.Global) or isinstance(small_stmt, cst.Nonlocal):
+        elif type(small_stmt) is cst.Global or type(small_stmt) is cst.Nonlocal:
             pass
 
     def delete(self, target) -> None:
@@ -941,7 +941,7 @@ class Scope:
     def _state_kind(self, target, expr) -> Optional[str]:
         """`out, h = rnn(x, h)`: h is recurrent state fed back into the call."""
         key = dotted(target)
-        if key is None or not isinstance(expr, cst.Call):
+        if key is None or type(expr) is not cst.Call:
             return None
         callee = dotted(expr.func)
         if callee is None:
@@ -1064,7 +1064,7 @@ class Scope:
 
     def _unary(self, expr: cst.UnaryOperation, stmt) -> Val:
         value = self.expr(expr.expression)
-        if isinstance(expr.operator, cst.Not):
+        if type(expr.operator) is cst.Not:
             return Val(ghosts=value.heads | value.ghosts)
         return value
 
@@ -1084,7 +1084,7 @@ class Scope:
         if slot in self.env:
             return self.env[slot]  # `stats["loss"]`, appended to since it was stored: that list
         for part in expr.slice:
-            if isinstance(part.slice, cst.Index):
+            if type(part.slice) is cst.Index:
                 self.expr(part.slice.value)
         last = containers.last_elem(value, expr)
         if last is not None:
@@ -1398,7 +1398,7 @@ class Scope:
                                   foreign_backwards.backwarded_params(self.analysis, base, meth, found)):
             return self._foreign_step(call, stmt, base, meth, found)
         method = self.names.method(base, meth)
-        made = dotted(func.value.func) if base is None and isinstance(func.value, cst.Call) else None
+        made = dotted(func.value.func) if base is None and type(func.value) is cst.Call else None
         if method is None and made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, meth)  # `Aux().run(out)`: a method of an object made here
         if method is None and base == "self" and (self.self_class or self.method_class):
@@ -1714,10 +1714,10 @@ class Scope:
             out = self._external_call(call, stmt, args, qualified, key)
             if out is not None:
                 return out
-        if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
+        if type(func) is cst.Attribute and qualified is None and own is None and args.graph and \
                 dotted(func.value) is not None:
             args = self._foreign_cut(call, dotted(func.value), func.attr.value, args)
-        if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
+        if type(func) is cst.Attribute and qualified is None and own is None and args.graph and \
                 dotted(func.value) is not None and (not self.lookup_key(dotted(func.value)).graph or
                                                     func.attr.value not in BUILTIN_METHODS):
             # `agent.greedy_option(state)`, `nets.fan.get_heatmap(x)` of an object whose class is
@@ -1855,7 +1855,7 @@ class Scope:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
-        if summary is None and isinstance(call.func, cst.Name) and not qualified:
+        if summary is None and type(call.func) is cst.Name and not qualified:
             summary = self._instance_call(key)
         if summary is not None and (summary.step_params and summary.backward_params or summary.multi_steps):
             result = self.step_helper(call, stmt, summary, qualified or key)
@@ -2084,7 +2084,7 @@ class Scope:
     def _own_method(self, func):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
         (for `self`, the walked class, else the only class with such a method)."""
-        if not isinstance(func, cst.Attribute):
+        if type(func) is not cst.Attribute:
             return None
         base, meth = dotted(func.value), func.attr.value
         method = self.names.method(base, meth)
@@ -3039,7 +3039,7 @@ def _metric_total(head) -> bool:
 
 def _dict_view(expr) -> Optional[str]:
     """'keys' or 'items' for `d.keys()` / `d.items()`, else None."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args and \
+    if type(expr) is cst.Call and type(expr.func) is cst.Attribute and not expr.args and \
             expr.func.attr.value in ("keys", "items"):
         return expr.func.attr.value
     return None
@@ -3217,7 +3217,7 @@ def _none_check(test) -> Optional[tuple]:
     """(name, True) for `name is None`, (name, False) for `name is not None`
     (and their `not` forms); None for any other test."""
     negate = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         negate, test = not negate, test.expression
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
@@ -3239,9 +3239,9 @@ def _plain_check(test) -> Optional[tuple]:
     (`isinstance(v, (int, float))`, `not torch.is_tensor(v)`), (name, False)
     when its other arms do (`isinstance(v, torch.Tensor)`); else None."""
     negate = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         negate, test = not negate, test.expression
-    if not isinstance(test, cst.Call) or not test.args or test.args[0].keyword is not None:
+    if type(test) is not cst.Call or not test.args or test.args[0].keyword is not None:
         return None
     key = dotted(test.args[0].value) if isinstance(test.args[0].value, (cst.Name, cst.Attribute)) else None
     func = dotted(test.func)

@@ -48,7 +48,7 @@ def _held(analysis, value) -> Optional[cst.BaseExpression]:
         built = [_built(analysis, getattr(el, "value", None)) for el in value.elements]
         names = {dotted(cls) for cls in built if cls is not None}
         return built[0] if len(names) == 1 and all(cls is not None for cls in built) else None
-    if isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(".")[2] == "defaultdict" and \
+    if type(value) is cst.Call and (dotted(value.func) or "").rpartition(".")[2] == "defaultdict" and \
             value.args and _is_class(analysis, value.args[0].value):
         return value.args[0].value
     return None

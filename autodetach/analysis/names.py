@@ -168,7 +168,7 @@ class _Collector(cst.CSTVisitor):
 
     def _wrapped_key(self, call) -> Optional[str]:
         """`DataParallel(net, device_ids=...)`: the key of the wrapped module, or None."""
-        if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+        if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
             return None
         if self.imports.qualify(call.func) not in WRAPPERS | {"torch.nn.DataParallel"}:
             return None
@@ -194,9 +194,9 @@ class _Collector(cst.CSTVisitor):
             for table in (self.table.instances, self.table.foreign_instances):
                 if inner in table:
                     table[key] = table[inner]
-        elif isinstance(call, cst.Call) and local_func(call.func, self.self_aliases) in self.table.classes:
+        elif type(call) is cst.Call and local_func(call.func, self.self_aliases) in self.table.classes:
             self.table.instances[key] = local_func(call.func, self.self_aliases)
-        elif isinstance(call, cst.Call) and _key(call.func) is not None and (
+        elif type(call) is cst.Call and _key(call.func) is not None and (
                 _key(call.func)[:1].isupper() or self._module_class(call.func)):
             self.table.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
         kind = self.classify(value)
@@ -225,7 +225,7 @@ class _Collector(cst.CSTVisitor):
         while type(call) is cst.Call and type(call.func) is cst.Attribute and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train", "double", "float", "half"):
             call = call.func.value
-        if not isinstance(call, cst.Call):
+        if type(call) is not cst.Call:
             return None
         qualified = self.imports.qualify(call.func)
         fname = _key(call.func)
@@ -276,9 +276,9 @@ class _Collector(cst.CSTVisitor):
 
 def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
     """Module names whose parameters `expr` (an optimizer's params) covers."""
-    if isinstance(expr, cst.Call):
+    if type(expr) is cst.Call:
         func = expr.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+        if type(func) is cst.Attribute and func.attr.value in ("parameters", "named_parameters"):
             key = _key(func.value)
             if key is None and isinstance(func.value, cst.Subscript):
                 own = entry_keys(func.value)  # `nets["G"].parameters()`: that entry (not `nets[i]`: which one?)
@@ -321,16 +321,16 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
                     return None
                 out |= sub
         return out
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+    if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Add:
         left, right = _owned(expr.left, table, env, imports), _owned(expr.right, table, env, imports)
         return None if left is None or right is None else left | right
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         if expr.value in table.leaves:
             return {expr.value}
         if expr.value in env:
             return env[expr.value]
         return None
-    if isinstance(expr, cst.Attribute):
+    if type(expr) is cst.Attribute:
         key = _key(expr)
         if key in table.leaves:
             return {key}
@@ -524,7 +524,7 @@ def _plain_instance(table: NameTable, arg, key):
     (`History()`, or a name bound to one): `train(..., log)` then reads
     `log`'s methods in `train`. Modules are left to the roles."""
     cls = table.instances.get(key) if key else None
-    if cls is None and isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and \
+    if cls is None and type(arg) is cst.Call and type(arg.func) is cst.Name and \
             arg.func.value in table.classes:
         cls = arg.func.value
     return cls if cls is not None and cls not in table.module_classes else None

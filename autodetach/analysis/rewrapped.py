@@ -27,7 +27,7 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
     if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) not in (cst.Tuple, cst.List):
         return False
     func = call.func
-    if dotted(func) in scope.names.functions or isinstance(func, cst.Attribute) and (
+    if dotted(func) in scope.names.functions or type(func) is cst.Attribute and (
             dotted(func.value) == "self" or scope.names.method(dotted(func.value), func.attr.value) is not None):
         # code of this file is walked: `model, opt, h = step(model, opt, h)` may hand state back with a graph
         return False

@@ -100,6 +100,6 @@ def _cuts(analysis, body) -> list:
     memo = analysis.table("_state_cuts")
     if id(body) not in memo:
         memo[id(body)] = [n for n in nodes(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
-                          if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and not n.args
+                          if type(n) is cst.Call and type(n.func) is cst.Attribute and not n.args
                           and _CUT.match(n.func.attr.value) and dotted(n.func.value) is not None]
     return memo[id(body)]

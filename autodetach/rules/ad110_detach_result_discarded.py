@@ -34,7 +34,7 @@ def _simple(expr: cst.BaseExpression) -> bool:
     """Side-effect-free to evaluate (names, attributes, constants, simple indexing)."""
     if type(expr) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString):
         return True
-    if isinstance(expr, cst.Attribute):
+    if type(expr) is cst.Attribute:
         return _simple(expr.value)
     if isinstance(expr, cst.UnaryOperation):
         return _simple(expr.expression)
@@ -74,7 +74,7 @@ def _chain(ctx, expr) -> Optional[_Chain]:
             methods.append("detach")
             inner = inner.args[0].value
             continue
-        if not isinstance(inner.func, cst.Attribute):
+        if type(inner.func) is not cst.Attribute:
             return None
         if not all(not arg.star and _simple(arg.value) for arg in inner.args):
             return None
@@ -132,7 +132,7 @@ def _seen(ctx, scope, key: str) -> list:
 
 
 def _builtin(ctx, func, *names) -> bool:
-    return isinstance(func, cst.Name) and func.value in names and func.value not in ctx.imports.aliases
+    return type(func) is cst.Name and func.value in names and func.value not in ctx.imports.aliases
 
 
 class DetachResultDiscarded(Rule):
@@ -446,7 +446,7 @@ class DetachResultDiscarded(Rule):
             self._comp(node, *comp)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) or \
+        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or \
                 not self.ctx.imports.mentions_torch():
             return
         name = node.targets[0].target.value

@@ -53,7 +53,14 @@ _GRAD_CALLS_KNOWN = {"zero_grad", "no_grad", "enable_grad", "set_grad_enabled", 
 
 def _reads_gradients(body) -> bool:
     """`p.grad` read, or a call whose name speaks of gradients (`copy_gradients_from`,
-    `sync_grads`), in the code walked: the gradients may be used by code out of sight."""
+    `sync_grads`), in the code walked: the gradients may be used by code out of sight.
+    A function of the body's nodes alone: worked out once while they live."""
+    from .walk import by_nodes
+
+    return by_nodes("silenced.reads_gradients", body, _reads)
+
+
+def _reads(body) -> bool:
     import libcst as cst
 
     from .walk import nodes

@@ -104,7 +104,7 @@ class FileContext:
 
     def class_defs(self, name) -> list:
         """The top-level classes named `name`, in order (usually one)."""
-        return [stmt for stmt in self.module.body if isinstance(stmt, cst.ClassDef) and stmt.name.value == name]
+        return [stmt for stmt in self.module.body if type(stmt) is cst.ClassDef and stmt.name.value == name]
 
     def enclosing(self, node, kinds, stop=()) -> Optional[cst.CSTNode]:
         """The nearest ancestor of `node` of one of `kinds`; None when there is

@@ -125,7 +125,7 @@ def _finding(path, rule: type, rep: Report, ctx: Optional[FileContext], starts: 
         # fixed class, the accumulator behind `total[0]`).
         seen = {r[0] for r in related}
         for e in rep.edits:
-            if isinstance(e.node, cst.Module):
+            if type(e.node) is cst.Module:
                 continue
             l, c, _, _ = ctx.position(e.node)
             if not line <= l <= eline and l not in seen:
@@ -607,7 +607,7 @@ def _indented(lines) -> bool:
 def _first_block(stmt):
     """The first indented block in `stmt`, in text order, else None."""
     body = getattr(stmt, "body", None)
-    if isinstance(body, cst.IndentedBlock):
+    if type(body) is cst.IndentedBlock:
         return body
     if isinstance(stmt, cst.SimpleStatementLine):
         return None

@@ -85,11 +85,11 @@ class ImportTable:
 
     def _collect(self, body, top: bool) -> None:
         for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    if type(small) in (cst.Import, cst.ImportFrom):
                         self._add(stmt, small, top)
-            elif isinstance(stmt, (cst.If, cst.Try)):
+            elif type(stmt) in (cst.If, cst.Try):
                 # Guarded imports (try: import x except ImportError) still bind.
                 self._collect(stmt.body.body, top)
                 for extra in getattr(stmt, "handlers", ()):
@@ -99,7 +99,7 @@ class ImportTable:
                     inner = orelse.body
                     self._collect(getattr(inner, "body", ()), top)
                     orelse = getattr(orelse, "orelse", None)
-            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 # Imports inside functions are common in old scripts.
                 block = stmt.body
                 if isinstance(block, cst.IndentedBlock):

@@ -236,3 +236,61 @@ def test_one_table_looked_up_from_threads():
         for t in threads:
             t.join()
         assert got == {k: {repr(whole[k])} for k in keys}
+
+
+# Helpers that call each other (the `helpers` memo cuts a cycle where it
+# started, so a function's summary depends on those summarised before it),
+# one name defined twice, and a class whose `__call__` cuts (`instances`).
+FUNCTIONS = '''
+import torch
+
+class Cut:
+    def __call__(self, x):
+        return x.detach()
+
+def a(x):
+    return b(x) * 2
+
+def b(x):
+    if x is None:
+        return a(x)
+    return float(x)
+
+def c(x, n):
+    return a(x) + b(n) + Cut()(x)
+
+def a(x):
+    return x.detach() if x else b(x)
+
+def train(loader, model, opt):
+    for x in loader:
+        loss = c(model(x), 1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return a(loss)
+'''
+
+
+def test_functions_as_asked_match_the_whole_table():
+    texts = [FUNCTIONS]
+    for sub in ("migration", "AD101", "AD104"):
+        folder = os.path.join(ROOT, "corpus", sub)
+        texts += [open(os.path.join(folder, n), encoding="utf-8").read()
+                  for n in sorted(os.listdir(folder)) if n.endswith(".py")]
+    checked = 0
+    for text in texts:
+        whole = summarize(text)
+        names = [k for k in whole if "." not in k and not k.startswith(" ")]
+        orders = itertools.permutations(names) if len(names) <= 4 else [reversed(names), names]
+        for order in orders:
+            lazy = OwnSummaries(text)
+            for k in order:
+                assert repr(lazy[k]) == repr(whole[k]), k
+                checked += 1
+            assert _same(dict(lazy.items()), whole)
+        lazy = OwnSummaries(text)
+        if names:
+            lazy[names[0]]  # only the first is summarised; the rest wait
+            assert list(lazy._funcs) == names[:1]
+    assert checked > 100

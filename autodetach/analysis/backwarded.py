@@ -28,7 +28,7 @@ def _targets(call: cst.Call) -> list:
     """(key, whole) for what a backward call runs on: whole is False for
     `key[i].backward()` (an element of a container)."""
     func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value not in _CALL_FORMS:
+    if type(func) is not cst.Attribute or func.attr.value not in _CALL_FORMS:
         return []
     base = func.value
     if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and \
@@ -226,7 +226,7 @@ def _last_straight(suite, found, backwards) -> list:
 
 def _all(body):
     for stmt in body:
-        if not isinstance(stmt, _SKIP):
+        if type(stmt) not in _SKIP:
             yield from nodes(stmt, skip=_SKIP)
 
 
@@ -241,9 +241,9 @@ def _statement_lines(suite) -> list:
 
 
 def _assigns(small, key) -> bool:
-    if isinstance(small, cst.Assign):
+    if type(small) is cst.Assign:
         return any(key in _target_keys(t.target) for t in small.targets)
-    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+    if type(small) in (cst.AnnAssign, cst.AugAssign):
         return dotted(small.target) == key
     return False
 
@@ -278,7 +278,7 @@ def _constant(small, key) -> bool:
 def _number_or_none(expr) -> bool:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         expr = expr.expression
-    return isinstance(expr, (cst.Integer, cst.Float)) or isinstance(expr, cst.Name) and expr.value == "None"
+    return type(expr) in (cst.Integer, cst.Float) or type(expr) is cst.Name and expr.value == "None"
 
 
 def _rebinds_elsewhere(inner, key) -> bool:
@@ -293,9 +293,9 @@ def _rebinds_elsewhere(inner, key) -> bool:
 
 
 def _target_keys(target) -> set:
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         return {k for el in target.elements for k in _target_keys(el.value)}
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _target_keys(target.value)
     key = dotted(target)
     return {key} if key else set()

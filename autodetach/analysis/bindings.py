@@ -212,7 +212,7 @@ class Bindings:
 
 def target_names(target) -> list:
     """The names an assignment or loop target binds (`a, (b, *c)` -> a, b, c)."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
         return [name for elem in target.elements for name in target_names(elem.value)]
@@ -269,12 +269,12 @@ class _Builder:
 
     # --- binding ---------------------------------------------------------------
     def bind(self, target, kind, node, scope, value=None, path=(), op="") -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.bindings._at[target] = scope
             self.bindings._pending.append(Binding(target.value, kind, node, target, value, path, scope, op))
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             for i, elem in enumerate(target.elements):
-                star = isinstance(elem, cst.StarredElement)
+                star = type(elem) is cst.StarredElement
                 sub = None if path is None or star else path + (i,)
                 self.bind(elem.value, kind, node, scope, value, sub, op)
         elif isinstance(target, cst.StarredElement):
@@ -297,7 +297,7 @@ class _Builder:
         self.push([node.body], inner)
 
     def params(self, params: cst.Parameters, node, inner, outer) -> None:
-        star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+        star = [params.star_arg] if type(params.star_arg) is cst.Param else []
         kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
         for param in [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]:
             ann = param.annotation.annotation if param.annotation is not None else None
@@ -370,7 +370,7 @@ class _Builder:
             self.bind(node.name.name, "except", node, scope, node.type)
 
     def import_(self, node, scope) -> None:
-        if isinstance(node.names, cst.ImportStar):
+        if type(node.names) is cst.ImportStar:
             scope.star_import = True
             return
         for alias in node.names:

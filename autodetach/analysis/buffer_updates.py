@@ -84,7 +84,7 @@ def buffer_updates(analysis) -> list:
 def _find(analysis) -> list:
     ctx = analysis.ctx
     out = []
-    classes = [c for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+    classes = [c for c in ctx.module.body if type(c) is cst.ClassDef]
     owners = _owners(ctx, classes)
     for cls in classes:
         out += _class_updates(ctx, cls, owners.get(cls.name.value, ""))
@@ -99,7 +99,7 @@ def graph_inputs(analysis, cls) -> bool:
     ctx = analysis.ctx
 
     def build():
-        classes = [c for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+        classes = [c for c in ctx.module.body if type(c) is cst.ClassDef]
         owned = _owners(ctx, classes)
         out = set(owned)
         for c in classes:
@@ -291,7 +291,7 @@ def _resets(ctx, cls, methods, stored, walked) -> list:
 
 def _file_bases(ctx, cls) -> list:
     """The classes of this file that `cls` derives from (directly), in order."""
-    here = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    here = {c.name.value: c for c in ctx.module.body if type(c) is cst.ClassDef}
     return [here[b.value.value] for b in cls.bases
             if isinstance(b.value, cst.Name) and b.value.value in here and b.value.value != cls.name.value]
 
@@ -413,9 +413,9 @@ class _Walk:
     def carries(self, e) -> frozenset:
         if e is None:
             return frozenset()
-        if isinstance(e, cst.Name):
+        if type(e) is cst.Name:
             return self.env.get(e.value, frozenset())
-        if isinstance(e, cst.Attribute):
+        if type(e) is cst.Attribute:
             key = dotted(e)
             if e.attr.value in CUT_ATTRS:
                 return frozenset()
@@ -447,7 +447,7 @@ class _Walk:
             for a in e.args:
                 got |= self.carries(a.value)
             return got
-        if isinstance(e, (cst.Comparison, cst.SimpleString, cst.Integer, cst.Float, cst.Lambda)):
+        if type(e) in (cst.Comparison, cst.SimpleString, cst.Integer, cst.Float, cst.Lambda):
             return frozenset()
         if isinstance(e, cst.Subscript):
             return self.carries(e.value)
@@ -461,14 +461,14 @@ class _Walk:
     def param_sources(self, e) -> set:
         out = set()
         for n in nodes(e):
-            if isinstance(n, cst.Attribute) and dotted(n) in self.params:
+            if type(n) is cst.Attribute and dotted(n) in self.params:
                 out.add(dotted(n))
-            elif isinstance(n, cst.Name):
+            elif type(n) is cst.Name:
                 out |= self.puse.get(n.value, set())
         return out
 
     def sources(self, e) -> tuple:
-        return tuple(sorted({p for n in nodes(e) if isinstance(n, cst.Name) for p in self.inputs.get(n.value, ())}))
+        return tuple(sorted({p for n in nodes(e) if type(n) is cst.Name for p in self.inputs.get(n.value, ())}))
 
     # --- statements ---------------------------------------------------------
     def block(self, block, quiet: bool) -> None:
@@ -525,7 +525,7 @@ class _Walk:
         if isinstance(small, cst.Return) and small.value is not None:
             for n in nodes(small.value):
                 key = dotted(n.value if isinstance(n, cst.Subscript) else n) \
-                    if isinstance(n, (cst.Attribute, cst.Subscript)) else None
+                    if type(n) in (cst.Attribute, cst.Subscript) else None
                 if key is not None and key.startswith("self.") and key.count(".") == 1 and key not in self.params:
                     self.returned.add(key)  # an early return of kept state: a cache
         if isinstance(small, cst.Assign):
@@ -545,10 +545,10 @@ class _Walk:
             self.in_place(stmt, small.value)
             self.re_register(stmt, small.value)
         for n in nodes(small):
-            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+            if type(n) is cst.Call and type(n.func) is cst.Attribute and \
                     dotted(n.func.value) == "self" and n.func.attr.value in self.methods:
                 self.helper(n, quiet)
-            if isinstance(n, cst.Attribute) and dotted(n) in self.buffers:
+            if type(n) is cst.Attribute and dotted(n) in self.buffers:
                 self.reads.add(dotted(n))
             if self.parts and isinstance(n, cst.Call) and dotted(n.func) in self.parts and not quiet and \
                     any(OWN in self.carries(a.value) for a in n.args):

@@ -46,7 +46,7 @@ class CutArgument:
 def cut_arguments(analysis) -> list:
     out = []
     ctx = analysis.ctx
-    for cls in [s for s in ctx.module.body if isinstance(s, cst.ClassDef)]:
+    for cls in [s for s in ctx.module.body if type(s) is cst.ClassDef]:
         source = None
         for fn in [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]:
             for node in _calls(fn):

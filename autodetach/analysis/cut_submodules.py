@@ -53,7 +53,7 @@ def _find(analysis) -> list:
     out = []
     names = analysis.names
     for cls in analysis.ctx.module.body:
-        if not isinstance(cls, cst.ClassDef) or cls.name.value not in names.module_classes:
+        if type(cls) is not cst.ClassDef or cls.name.value not in names.module_classes:
             continue
         methods = class_methods(cls)
         forward = methods.get("forward")
@@ -77,10 +77,10 @@ def _param_groups(methods: dict) -> dict:
         if name in ("forward", "__init__"):
             continue
         for node in nodes(m.body):
-            if isinstance(node, cst.Dict):
+            if type(node) is cst.Dict:
                 values = [e.value for e in node.elements if isinstance(e, cst.DictElement) and
                           isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == "params"]
-            elif isinstance(node, cst.Call) and dotted(node.func) == "dict":
+            elif type(node) is cst.Call and dotted(node.func) == "dict":
                 values = [a.value for a in node.args if a.keyword is not None and a.keyword.value == "params"]
             else:
                 continue

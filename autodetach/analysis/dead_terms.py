@@ -136,7 +136,7 @@ def _returned(value) -> list:
                         looks_like_loss(dotted(v) or "")]
     else:
         items = [value]
-    return [v for v in items if isinstance(v, (cst.Name, cst.Attribute)) and looks_like_loss(dotted(v) or "")]
+    return [v for v in items if type(v) in (cst.Name, cst.Attribute) and looks_like_loss(dotted(v) or "")]
 
 
 # ---------------------------------------------------------------- terms
@@ -295,7 +295,7 @@ def _cuts(expr, analysis) -> list:
             out.append((node, node.value))
         elif type(node) is cst.Call:
             func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in CUT_METHODS and not node.args:
+            if type(func) is cst.Attribute and func.attr.value in CUT_METHODS and not node.args:
                 out.append((node, func.value))
                 continue
             qualified = analysis.ctx.imports.qualify(func)

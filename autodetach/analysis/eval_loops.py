@@ -183,14 +183,14 @@ def _accumulated(fn) -> set:
     for loop in nodes(fn.body, skip=_SKIP):
         if type(loop) is cst.For or type(loop) is cst.While:
             for node in nodes(loop.body, skip=_SKIP):
-                if isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+                if type(node) is cst.AugAssign and type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
                     out.add(_root(node.target))
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                if type(node) is cst.Call and type(node.func) is cst.Attribute and \
                         node.func.attr.value in _ADDS:
                     out.add(_root(node.func.value))
-                if isinstance(node, cst.Assign) and len(node.targets) == 1 and \
+                if type(node) is cst.Assign and len(node.targets) == 1 and \
                         isinstance(node.targets[0].target, cst.Name) and not isinstance(node.value, cst.Name) and \
-                        node.targets[0].target.value in {x.value for x in nodes(node.value) if isinstance(x, cst.Name)}:
+                        node.targets[0].target.value in {x.value for x in nodes(node.value) if type(x) is cst.Name}:
                     out.add(node.targets[0].target.value)  # `result = torch.cat((result, pred))`: rebuilt from itself
                     if _built_here(node.value, loop.body):
                         probes.add(node.targets[0].target.value)
@@ -203,7 +203,7 @@ def _built_here(value, body) -> bool:
     probe through each new layer, one forward deep, not a sum over batches."""
     if type(value) is not cst.Call:
         return False
-    return any(isinstance(node, cst.Assign) and type(node.value) is cst.Call and
+    return any(type(node) is cst.Assign and type(node.value) is cst.Call and
                any(target.target.deep_equals(value.func) for target in node.targets)
                for node in nodes(body, skip=_SKIP))
 
@@ -317,11 +317,11 @@ def _backwards_result(owner, call, fn) -> bool:
                     bound |= {dotted(x) for x in nodes(target.target) if isinstance(x, (cst.Name, cst.Attribute))}
         bound.discard(None)
     for node in owner_nodes:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and \
                 node.func.attr.value in ("backward", "manual_backward"):
             if _names(node) & bound:
                 return True
-        if isinstance(node, cst.Return) and node.value is not None and _names(node.value) & bound:
+        if type(node) is cst.Return and node.value is not None and _names(node.value) & bound:
             return True
     return False
 
@@ -361,4 +361,4 @@ def _only_read(expr, call) -> bool:
 
 
 def _names(expr) -> set:
-    return {dotted(x) for x in nodes(expr) if isinstance(x, (cst.Name, cst.Attribute))}
+    return {dotted(x) for x in nodes(expr) if type(x) in (cst.Name, cst.Attribute)}

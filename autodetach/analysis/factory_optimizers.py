@@ -42,7 +42,7 @@ def add_factory_optimizers(table, analysis) -> None:
     if text and "optim" not in text:
         return
     for stmt in analysis.ctx.module.body:
-        if not isinstance(stmt, cst.ClassDef):
+        if type(stmt) is not cst.ClassDef:
             continue
         classes, factories = None, {}
         for node in of_types(stmt, _ASSIGN):

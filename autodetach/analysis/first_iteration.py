@@ -45,9 +45,9 @@ def arm(scope, test) -> Optional[bool]:
 
 def _parse(test):
     """(index name, value -> truth of the test) for `i > 0`, `0 < i`, `i == 0`, `i`, `not i`."""
-    if isinstance(test, cst.Name):
+    if type(test) is cst.Name:
         return test.value, bool
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         inner = _parse(test.expression)
         return None if inner is None else (inner[0], lambda v, f=inner[1]: not f(v))
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:

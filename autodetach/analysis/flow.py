@@ -299,10 +299,10 @@ class Scope:
         self.walked += 1
         if self.walked > BUDGET:
             raise GiveUp()
-        if isinstance(stmt, (cst.SimpleStatementLine, _SuiteLine)):
+        if type(stmt) in (cst.SimpleStatementLine, _SuiteLine):
             for small in stmt.body:
                 self.small(small, stmt.suite if isinstance(stmt, _SuiteLine) else stmt)
-        elif isinstance(stmt, (cst.For, cst.While)):
+        elif type(stmt) in (cst.For, cst.While):
             self.loop(stmt)
         elif isinstance(stmt, cst.If):
             self.if_(stmt)
@@ -515,7 +515,7 @@ class Scope:
                 orelse = None
         if len(arms) == 1:
             arms.append([])  # the branch not taken
-        if len(arms) == 2 and not isinstance(stmt.orelse, cst.If):
+        if len(arms) == 2 and type(stmt.orelse) is not cst.If:
             # `if i > 0:` on a loop's index: its first iteration takes one arm, later ones the other
             taken = first_iteration.arm(self, stmt.test)
             if taken is not None:
@@ -560,11 +560,11 @@ class Scope:
 
     # ---------------------------------------------------------------- small statements
     def small(self, small_stmt, stmt) -> None:
-        if isinstance(small_stmt, cst.Assign):
+        if type(small_stmt) is cst.Assign:
             val = self.expr(small_stmt.value)
             for target in small_stmt.targets:
                 self.assign_target(target.target, val, stmt, small_stmt.value)
-        elif isinstance(small_stmt, cst.AnnAssign):
+        elif type(small_stmt) is cst.AnnAssign:
             key = dotted(small_stmt.target)
             if key is not None and plain_annotation(small_stmt.annotation):
                 self.plain_keys.add(key)
@@ -575,11 +575,11 @@ class Scope:
                 if key in self.plain_keys:
                     val = Val(ghosts=val.heads | val.ghosts)
                 self.assign_target(small_stmt.target, val, stmt, small_stmt.value)
-        elif isinstance(small_stmt, cst.AugAssign) and isinstance(small_stmt.target, cst.Subscript):
+        elif type(small_stmt) is cst.AugAssign and type(small_stmt.target) is cst.Subscript:
             from .entries import add_entry
 
             add_entry(self, small_stmt, stmt)  # total[name] += loss
-        elif isinstance(small_stmt, cst.AugAssign):
+        elif type(small_stmt) is cst.AugAssign:
             key = dotted(small_stmt.target)
             rhs = self.expr(small_stmt.value)
             old = self.lookup_key(key) if key else Val()
@@ -587,7 +587,7 @@ class Scope:
             val = old.join(rhs)
             if key is not None and (self.no_grad or key in self.names.leaves):
                 pass  # an in-place update: same tensor, same place in the graph
-            elif isinstance(small_stmt.target, cst.Attribute) and small_stmt.target.attr.value == "data":
+            elif type(small_stmt.target) is cst.Attribute and small_stmt.target.attr.value == "data":
                 # `p.data -= lr * g` goes through the `.data` setter, which takes the values only:
                 # `p` keeps its own history, and the alias that took `g`'s graph is dropped
                 self.env.pop(key, None)
@@ -601,14 +601,14 @@ class Scope:
             elif key is not None:
                 self.env[key] = Val(unknown=val.unknown)
             self.bound.add(key)
-        elif isinstance(small_stmt, cst.Expr):
+        elif type(small_stmt) is cst.Expr:
             self.expr(small_stmt.value, stmt=stmt)
             value = small_stmt.value
             if makes_leaf(value) and type(value.func.value) is cst.Name and not self.no_grad and \
                     value.func.value.value in trained_inputs(self):
                 key = value.func.value.value  # `w.requires_grad_()`, then `Adam([w])`
                 self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))
-        elif isinstance(small_stmt, cst.Return):
+        elif type(small_stmt) is cst.Return:
             if small_stmt.value is not None:
                 val = self._step_output(small_stmt.value, stmt) if self.loop_owner and not self.inlining \
                     else self.expr(small_stmt.value)
@@ -620,9 +620,9 @@ class Scope:
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
                 if self.framework and not self.inlining or self.phase_backward and len(self.inlining) == 1:
                     self.framework_backward(small_stmt.value, stmt)
-        elif isinstance(small_stmt, cst.Del):
+        elif type(small_stmt) is cst.Del:
             self.delete(small_stmt.target)
-        elif isinstance(small_stmt, cst.Global) or isinstance(small_stmt, cst.Nonlocal):
+        elif type(small_stmt) is cst.Global or type(small_stmt) is cst.Nonlocal:
             pass
 
     def delete(self, target) -> None:
@@ -832,7 +832,7 @@ class Scope:
         self_views.bind(self, key, expr)
         self.bound.add(key)
         keyed.drop_slots(self.env, key)  # `log = {"loss": []}`: a new dict, its lists start empty
-        if isinstance(expr, cst.Call) and self._distribution(expr):
+        if type(expr) is cst.Call and self._distribution(expr):
             self.distributions.add(key)
         else:
             self.distributions.discard(key)
@@ -948,7 +948,7 @@ class Scope:
     def _state_kind(self, target, expr) -> Optional[str]:
         """`out, h = rnn(x, h)`: h is recurrent state fed back into the call."""
         key = dotted(target)
-        if key is None or not isinstance(expr, cst.Call):
+        if key is None or type(expr) is not cst.Call:
             return None
         callee = dotted(expr.func)
         if callee is None:
@@ -964,7 +964,7 @@ class Scope:
     def _stepping_method(self, call: cst.Call) -> bool:
         """`loss, h = self.train_step(x, h)`: a method of this class that
         backwards (walked at the call), read like a function of the file."""
-        if not isinstance(call.func, cst.Attribute) or dotted(call.func.value) != "self":
+        if type(call.func) is not cst.Attribute or dotted(call.func.value) != "self":
             return False
         own = self._own_method(call.func)
         return own is not None and self.analysis.function_summary(own).has_events
@@ -1051,8 +1051,8 @@ class Scope:
         return self.expr(expr.value)
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
-        if isinstance(expr.operator, cst.Multiply) and (isinstance(expr.left, (cst.List, cst.Tuple)) or
-                                                        isinstance(expr.right, (cst.List, cst.Tuple))):
+        if type(expr.operator) is cst.Multiply and (type(expr.left) in (cst.List, cst.Tuple) or
+                                                    type(expr.right) in (cst.List, cst.Tuple)):
             # `[None] * self.batch_size`: a literal repeated a number of times holds its elements only
             literal, count = (expr.left, expr.right) if isinstance(expr.left, (cst.List, cst.Tuple)) else \
                 (expr.right, expr.left)
@@ -1060,10 +1060,10 @@ class Scope:
             value = self.expr(literal)
             return dataclasses.replace(value, ghosts=value.ghosts | times.heads | times.ghosts, elems=None)
         value = self.expr(expr.left).join(self.expr(expr.right))
-        if isinstance(expr.operator, cst.Modulo) and \
-                isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if type(expr.operator) is cst.Modulo and \
+                type(expr.left) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
             return Val(ghosts=value.heads | value.ghosts)  # `'%.4f' % loss` is a string
-        value.nontrivial = value.nontrivial or not isinstance(expr.operator, ADDITIVE)
+        value.nontrivial = value.nontrivial or type(expr.operator) not in ADDITIVE
         # `[s + b for s, b in zip(sums, step_stats)]` sums element by element, as `s += b` would:
         # what it adds a loss to is still one; other arithmetic is not
         value.loss = value.loss and isinstance(expr.operator, cst.Add) and id(expr) in self.sum_elts
@@ -1071,7 +1071,7 @@ class Scope:
 
     def _unary(self, expr: cst.UnaryOperation, stmt) -> Val:
         value = self.expr(expr.expression)
-        if isinstance(expr.operator, cst.Not):
+        if type(expr.operator) is cst.Not:
             return Val(ghosts=value.heads | value.ghosts)
         return value
 
@@ -1091,7 +1091,7 @@ class Scope:
         if slot in self.env:
             return self.env[slot]  # `stats["loss"]`, appended to since it was stored: that list
         for part in expr.slice:
-            if isinstance(part.slice, cst.Index):
+            if type(part.slice) is cst.Index:
                 self.expr(part.slice.value)
         last = containers.last_elem(value, expr)
         if last is not None:
@@ -1226,7 +1226,7 @@ class Scope:
         the callee itself."""
         func = call.func
         qualified = self.imports.qualify(func)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward") and \
+        if type(func) is cst.Attribute and func.attr.value in ("backward", "manual_backward") and \
                 not _result_bound(call, self.cur_stmt):
             own = self._own_backward_hook(func, call)
             if own is not None:
@@ -1236,7 +1236,7 @@ class Scope:
             return self.backward_site(call, stmt, qualified=qualified)
         if call.args and (qualified or "").startswith("torch.nn.utils.") and \
                 qualified.rsplit(".", 1)[-1] in _NORM_CLIPS or \
-                isinstance(func, cst.Attribute) and func.attr.value in _NORM_CLIPS and qualified is None:
+                type(func) is cst.Attribute and func.attr.value in _NORM_CLIPS and qualified is None:
             # `clip_grad_norm_(model.parameters(), 1.0)`: one norm over every gradient it is given,
             # so the gradients of each module it reads scale the others' (decide.discarded)
             self.event("grad_read", call, stmt, modules=_parameters_of(call.args[0].value))
@@ -1249,7 +1249,7 @@ class Scope:
         called = self._called_meter(func)
         if called is not None:
             return self._meter_add(call, stmt, *called)
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             out = self.method_call(call, stmt, func)
             if out is not None:
                 return out
@@ -1317,7 +1317,7 @@ class Scope:
             known = self.analysis.object_method(base, meth)
         if known is not None and known[0].accum and not known[0].events:
             return self._meter_add(call, stmt, base, meth, known)
-        if base is None and isinstance(func.value, cst.Subscript) and meth not in CUT_METHODS:
+        if base is None and type(func.value) is cst.Subscript and meth not in CUT_METHODS:
             # `stats[key].update(value)`: a meter of a dict (or list) of meters
             holder = dotted(func.value.value)
             held = meter_method(self.analysis, holder, meth) if holder else None
@@ -1405,7 +1405,7 @@ class Scope:
                                   foreign_backwards.backwarded_params(self.analysis, base, meth, found)):
             return self._foreign_step(call, stmt, base, meth, found)
         method = self.names.method(base, meth)
-        made = dotted(func.value.func) if base is None and isinstance(func.value, cst.Call) else None
+        made = dotted(func.value.func) if base is None and type(func.value) is cst.Call else None
         if method is None and made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, meth)  # `Aux().run(out)`: a method of an object made here
         if method is None and base == "self" and (self.self_class or self.method_class):
@@ -1693,17 +1693,17 @@ class Scope:
             if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
                 return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
             return Val()  # an object of a local helper class
-        made = dotted(func.func) if isinstance(func, cst.Call) else None
+        made = dotted(func.func) if type(func) is cst.Call else None
         if made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, "__call__")  # `Aux()(out)`
             if method is not None and method.name.value not in self.inlining and \
                     self.analysis.function_summary(method).has_events:
                 return self.inline(method, call, stmt, bound_self=True)
-        if isinstance(func, cst.Attribute) and qualified is None:
+        if type(func) is cst.Attribute and qualified is None:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
-        if (isinstance(func, cst.Name) or (key or "").startswith("self.") and key.count(".") == 1) and \
+        if (type(func) is cst.Name or (key or "").startswith("self.") and key.count(".") == 1) and \
                 qualified is None and not self.no_grad:
             summary = self.analysis.forward_elems(key)  # `loss_fn(...)`, `self.criterion(...)`
             if summary is not None and not any(arg.star for arg in call.args):
@@ -1743,10 +1743,10 @@ class Scope:
             out = self._external_call(call, stmt, args, qualified, key)
             if out is not None:
                 return out
-        if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
+        if type(func) is cst.Attribute and qualified is None and own is None and args.graph and \
                 dotted(func.value) is not None:
             args = self._foreign_cut(call, dotted(func.value), func.attr.value, args)
-        if isinstance(func, cst.Attribute) and qualified is None and own is None and args.graph and \
+        if type(func) is cst.Attribute and qualified is None and own is None and args.graph and \
                 dotted(func.value) is not None and (not self.lookup_key(dotted(func.value)).graph or
                                                     func.attr.value not in BUILTIN_METHODS):
             # `agent.greedy_option(state)`, `nets.fan.get_heatmap(x)` of an object whose class is
@@ -1776,10 +1776,10 @@ class Scope:
                 continue
             each[index] = self.expr(arg.value)
             args = args.join(each[index])
-        if isinstance(func, cst.Attribute) and qualified is None:
+        if type(func) is cst.Attribute and qualified is None:
             # a method on a value: x.sum(), x.view(...), scaler.scale(loss)
             args = self.expr(func.value).join(args)
-        elif not isinstance(func, (cst.Attribute, cst.Name)):
+        elif type(func) not in (cst.Attribute, cst.Name):
             args = self.expr(func).join(args)
         return args, module_args
 
@@ -1884,7 +1884,7 @@ class Scope:
         """A function we cannot see; its project summary, when there is one,
         says whether it runs backward, cuts or passes the graph through."""
         summary = self.analysis.project_summary(qualified, key)
-        if summary is None and isinstance(call.func, cst.Name) and not qualified:
+        if summary is None and type(call.func) is cst.Name and not qualified:
             summary = self._instance_call(key)
         if summary is not None and (summary.step_params and summary.backward_params or summary.multi_steps):
             result = self.step_helper(call, stmt, summary, qualified or key)
@@ -2113,7 +2113,7 @@ class Scope:
     def _own_method(self, func):
         """The FunctionDef of `obj.m(...)` / `self.m(...)` when this file defines it
         (for `self`, the walked class, else the only class with such a method)."""
-        if not isinstance(func, cst.Attribute):
+        if type(func) is not cst.Attribute:
             return None
         base, meth = dotted(func.value), func.attr.value
         method = self.names.method(base, meth)
@@ -2149,7 +2149,7 @@ class Scope:
         parameter, a callback): it might cut the graph."""
         if qualified is not None:
             return qualified.split(".")[0] not in ("torch", "math", "numpy", "builtins")
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             return func.value not in _BUILTINS and key not in self.names.functions
         return False
 
@@ -2980,7 +2980,7 @@ def _whole(value: Val, nontrivial: bool) -> Val:
 
 def _with_indices(call: cst.Call, func, qualified) -> bool:
     """`x.max(1)`, `torch.sort(x)`: a call that returns (values, indices)."""
-    if isinstance(func, cst.Attribute) and qualified is None:
+    if type(func) is cst.Attribute and qualified is None:
         name, dims = func.attr.value, 1
     elif qualified and qualified.startswith("torch.") and qualified.count(".") == 1:
         name, dims = qualified[6:], 2
@@ -3029,8 +3029,8 @@ def _exits(arm, how=(cst.Continue, cst.Break, cst.Return, cst.Raise)) -> bool:
         return False
     last = arm[-1]
     body = getattr(last, "body", None)
-    if isinstance(last, (cst.SimpleStatementLine, _SuiteLine)) and body:
-        return isinstance(body[-1], how)
+    if type(last) in (cst.SimpleStatementLine, _SuiteLine) and body:
+        return type(body[-1]) in how
     return False
 
 
@@ -3073,7 +3073,7 @@ def _metric_total(head) -> bool:
 
 def _dict_view(expr) -> Optional[str]:
     """'keys' or 'items' for `d.keys()` / `d.items()`, else None."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args and \
+    if type(expr) is cst.Call and type(expr.func) is cst.Attribute and not expr.args and \
             expr.func.attr.value in ("keys", "items"):
         return expr.func.attr.value
     return None
@@ -3251,7 +3251,7 @@ def _none_check(test) -> Optional[tuple]:
     """(name, True) for `name is None`, (name, False) for `name is not None`
     (and their `not` forms); None for any other test."""
     negate = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         negate, test = not negate, test.expression
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
@@ -3273,9 +3273,9 @@ def _plain_check(test) -> Optional[tuple]:
     (`isinstance(v, (int, float))`, `not torch.is_tensor(v)`), (name, False)
     when its other arms do (`isinstance(v, torch.Tensor)`); else None."""
     negate = False
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         negate, test = not negate, test.expression
-    if not isinstance(test, cst.Call) or not test.args or test.args[0].keyword is not None:
+    if type(test) is not cst.Call or not test.args or test.args[0].keyword is not None:
         return None
     key = dotted(test.args[0].value) if isinstance(test.args[0].value, (cst.Name, cst.Attribute)) else None
     func = dotted(test.func)
@@ -3306,7 +3306,7 @@ def _hands_back(func, qualified, call=None) -> bool:
         # with a graph: none of what built the dataset (with no workers they may)
         return any(arg.keyword is not None and arg.keyword.value == "num_workers" and
                    type(arg.value) is cst.Integer and arg.value.evaluated_value > 0 for arg in call.args)
-    if not isinstance(func, cst.Attribute):
+    if type(func) is not cst.Attribute:
         return False
     meth = func.attr.value
     if meth in _HAND_BACK_METHODS:

@@ -33,7 +33,7 @@ from .walk import is_static, nodes
 
 def key_of(target: cst.Subscript) -> Optional[str]:
     """The constant string key of `d["loss"]` (quotes and prefixes normalised), or None."""
-    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+    if len(target.slice) != 1 or type(target.slice[0].slice) is not cst.Index:
         return None
     return constant(target.slice[0].slice.value)
 
@@ -57,7 +57,7 @@ def empty(head) -> bool:
 
 def constant(index) -> Optional[str]:
     """The value of a constant string expression, or None."""
-    if not isinstance(index, (cst.SimpleString, cst.ConcatenatedString)):
+    if type(index) not in (cst.SimpleString, cst.ConcatenatedString):
         return None
     try:
         value = ast.literal_eval(cst.Module([]).code_for_node(index))

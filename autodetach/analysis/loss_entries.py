@@ -99,7 +99,7 @@ def disjoint_entries(analysis, scope, ev, later, shared) -> list:
 
 def _entry(expr):
     """`losses['d']` -> ('losses', 'd')."""
-    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+    if type(expr) is cst.Subscript and type(expr.value) is cst.Name and len(expr.slice) == 1:
         key = expr.slice[0].slice
         if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
             return expr.value.value, key.value.evaluated_value

@@ -28,7 +28,7 @@ def _find(analysis) -> dict:
         if type(node) is not cst.Assign or len(node.targets) != 1:
             continue
         target, value = node.targets[0].target, node.value
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             key, cls = dotted(target.value), _built(analysis, value)
         else:
             key, cls = dotted(target), _held(analysis, value)
@@ -39,16 +39,16 @@ def _find(analysis) -> dict:
 
 def _held(analysis, value) -> Optional[cst.BaseExpression]:
     """The class of the elements a container expression is built with."""
-    if isinstance(value, cst.DictComp):
+    if type(value) is cst.DictComp:
         return _built(analysis, value.value)
-    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+    if type(value) in (cst.ListComp, cst.GeneratorExp):
         return _built(analysis, value.elt)
-    if isinstance(value, (cst.Dict, cst.List, cst.Tuple)) and value.elements:
+    if type(value) in (cst.Dict, cst.List, cst.Tuple) and value.elements:
         # `{"loss": Averager(), "acc": Averager()}`: every entry a meter of one class
         built = [_built(analysis, getattr(el, "value", None)) for el in value.elements]
         names = {dotted(cls) for cls in built if cls is not None}
         return built[0] if len(names) == 1 and all(cls is not None for cls in built) else None
-    if isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(".")[2] == "defaultdict" and \
+    if type(value) is cst.Call and (dotted(value.func) or "").rpartition(".")[2] == "defaultdict" and \
             value.args and _is_class(analysis, value.args[0].value):
         return value.args[0].value
     return None

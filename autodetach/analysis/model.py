@@ -101,11 +101,11 @@ class _Sites:
         if self.stack and (type(func) is cst.Name or type(func) is cst.Attribute and type(func.value) is cst.Name
                            and func.value.value == "self"):
             self.calls.setdefault(self.stack[-1], set()).add(key)
-        is_bw = isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_ATTRS and id(node) not in self.bound
+        is_bw = type(func) is cst.Attribute and func.attr.value in BACKWARD_ATTRS and id(node) not in self.bound
         if not is_bw:
             qualified = self.analysis.ctx.imports.qualify(func)
             is_bw = qualified in ("torch.autograd.backward", "torch.autograd.grad")
-        is_ev = isinstance(func, cst.Attribute) and func.attr.value in ("step", "zero_grad")
+        is_ev = type(func) is cst.Attribute and func.attr.value in ("step", "zero_grad")
         if not (is_bw or is_ev) and self.stack and (type(func) is cst.Name and func.value in
                                                    self.analysis.ctx.imports.aliases or
                                                    type(func) is cst.Attribute and dotted(func.value) == "self"):
@@ -535,7 +535,7 @@ class Analysis:
         out = dict(framework_steps(self))  # the framework backwards what they return
         sites = self.sites
         for cls in self.ctx.module.body:
-            if not isinstance(cls, cst.ClassDef):
+            if type(cls) is not cst.ClassDef:
                 continue
             methods = class_methods(cls)
             reachable = {**self._inherited(cls.name.value), **methods}  # a base's `take_step()` runs here too
@@ -807,7 +807,7 @@ class Analysis:
 
         out = []
         for cls in self.ctx.module.body:
-            if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
+            if type(cls) is not cst.ClassDef or cls.name.value not in self.names.module_classes:
                 continue
             if not graph_inputs(self, cls):
                 continue  # no parameters, no parts, fed by no trained module: raw data (an input normaliser)
@@ -854,7 +854,7 @@ class Analysis:
             return []
         out = []
         for cls in self.ctx.module.body:
-            if not isinstance(cls, cst.ClassDef) or cls.name.value not in self.names.module_classes:
+            if type(cls) is not cst.ClassDef or cls.name.value not in self.names.module_classes:
                 continue
             methods = class_methods(cls)
             init, fwd = methods.get("__init__"), methods.get("forward")
@@ -886,7 +886,7 @@ class Analysis:
         seen = {(id(c), k) for c, k, *_ in self.init_graphs}
         out = []
         for cls in self.ctx.module.body:
-            if not isinstance(cls, cst.ClassDef):  # its base may be a Module of another file
+            if type(cls) is not cst.ClassDef:  # its base may be a Module of another file
                 continue
             methods = class_methods(cls)
             init = methods.get("__init__")

@@ -44,7 +44,7 @@ ANY = "[]"
 
 def elem_key(expr, table) -> Optional[str]:
     """The name-table key of `base["k"]` / `base[i]` when the table knows it."""
-    if not isinstance(expr, cst.Subscript):
+    if type(expr) is not cst.Subscript:
         return None
     found = next((k for k in entry_keys(expr) if k in table.modules or k in table.optimizers), None)
     base = dotted(expr.value)
@@ -129,7 +129,7 @@ def _assign(facts: Facts, node: cst.Assign) -> None:
     facts.bound.update(t.target.value for t in node.targets if type(t.target) is cst.Name)
     if len(node.targets) == 1 and type(node.value) is cst.ListComp and dotted(node.targets[0].target) is not None:
         facts.comps.append((dotted(node.targets[0].target), node.value))
-    if len(node.targets) == 1 and isinstance(node.value, (cst.List, cst.Tuple)) and node.value.elements:
+    if len(node.targets) == 1 and type(node.value) in (cst.List, cst.Tuple) and node.value.elements:
         facts.literals.append(node)
         key = dotted(node.targets[0].target)
         if key is not None:  # `models = [G(), D()]`: what the list is given
@@ -144,7 +144,7 @@ def _assign(facts: Facts, node: cst.Assign) -> None:
             _store_entry(facts, base, e.key, e.value)
     for tgt in node.targets:
         stored = tgt.target
-        if isinstance(stored, cst.Subscript) and dotted(stored.value) is not None and len(stored.slice) == 1 \
+        if type(stored) is cst.Subscript and dotted(stored.value) is not None and len(stored.slice) == 1 \
                 and isinstance(stored.slice[0].slice, cst.Index):
             _store_entry(facts, dotted(stored.value), stored.slice[0].slice.value, node.value)
 

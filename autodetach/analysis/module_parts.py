@@ -26,7 +26,7 @@ def module_parts(assigns: list, table) -> dict:
             continue
         target, value = node.targets[0].target, node.value
         pairs = [(target, value)]
-        if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and \
+        if type(target) is cst.Tuple and type(value) is cst.Tuple and \
                 len(target.elements) == len(value.elements):
             pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]  # G, D = Gen(t), Dis(t)
         for target, value in pairs:

@@ -141,7 +141,7 @@ class _Collector(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             t, v = target.target, node.value
-            if isinstance(t, (cst.Tuple, cst.List)) and isinstance(v, (cst.Tuple, cst.List)) and \
+            if type(t) in (cst.Tuple, cst.List) and type(v) in (cst.Tuple, cst.List) and \
                     len(t.elements) == len(v.elements):
                 for te, ve in zip(t.elements, v.elements):  # self.enc, self.gen = enc, gen
                     self._bind(te.value, ve.value)
@@ -168,7 +168,7 @@ class _Collector(cst.CSTVisitor):
 
     def _wrapped_key(self, call) -> Optional[str]:
         """`DataParallel(net, device_ids=...)`: the key of the wrapped module, or None."""
-        if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+        if type(call) is not cst.Call or not call.args or call.args[0].keyword is not None:
             return None
         if self.imports.qualify(call.func) not in WRAPPERS | {"torch.nn.DataParallel"}:
             return None
@@ -185,7 +185,7 @@ class _Collector(cst.CSTVisitor):
         if src is not None:
             self.aliases.append((key, src))  # self.model = model
         call = value
-        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+        while type(call) is cst.Call and type(call.func) is cst.Attribute and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train"):
             call = call.func.value
         inner = self._wrapped_key(call)
@@ -194,9 +194,9 @@ class _Collector(cst.CSTVisitor):
             for table in (self.table.instances, self.table.foreign_instances):
                 if inner in table:
                     table[key] = table[inner]
-        elif isinstance(call, cst.Call) and local_func(call.func, self.self_aliases) in self.table.classes:
+        elif type(call) is cst.Call and local_func(call.func, self.self_aliases) in self.table.classes:
             self.table.instances[key] = local_func(call.func, self.self_aliases)
-        elif isinstance(call, cst.Call) and _key(call.func) is not None and (
+        elif type(call) is cst.Call and _key(call.func) is not None and (
                 _key(call.func)[:1].isupper() or self._module_class(call.func)):
             self.table.foreign_instances[key] = call.func  # `trainer = Trainer(...)`, Trainer imported
         kind = self.classify(value)
@@ -222,10 +222,10 @@ class _Collector(cst.CSTVisitor):
     def classify(self, value) -> Optional[str]:
         call = value
         # model = Net().to(device) / .cuda() / .train()
-        while isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+        while type(call) is cst.Call and type(call.func) is cst.Attribute and \
                 call.func.attr.value in ("to", "cuda", "cpu", "train", "double", "float", "half"):
             call = call.func.value
-        if not isinstance(call, cst.Call):
+        if type(call) is not cst.Call:
             return None
         qualified = self.imports.qualify(call.func)
         fname = _key(call.func)
@@ -267,7 +267,7 @@ class _Collector(cst.CSTVisitor):
     # --- usage that reveals a module ------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters", "zero_grad"):
+        if type(func) is cst.Attribute and func.attr.value in ("parameters", "named_parameters", "zero_grad"):
             key = _key(func.value)
             if key is not None and key not in self.table.optimizers and key not in self.table.modules:
                 if func.attr.value != "zero_grad":
@@ -276,9 +276,9 @@ class _Collector(cst.CSTVisitor):
 
 def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
     """Module names whose parameters `expr` (an optimizer's params) covers."""
-    if isinstance(expr, cst.Call):
+    if type(expr) is cst.Call:
         func = expr.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+        if type(func) is cst.Attribute and func.attr.value in ("parameters", "named_parameters"):
             key = _key(func.value)
             if key is None and isinstance(func.value, cst.Subscript):
                 own = entry_keys(func.value)  # `nets["G"].parameters()`: that entry (not `nets[i]`: which one?)
@@ -298,11 +298,11 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
         if fname == "filter" and len(expr.args) == 2:
             return _owned(expr.args[1].value, table, env, imports)
         return None
-    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and isinstance(expr.elt, cst.Name) and \
+    if type(expr) in (cst.ListComp, cst.GeneratorExp) and type(expr.elt) is cst.Name and \
             isinstance(expr.for_in.target, cst.Name) and expr.elt.value == expr.for_in.target.value and \
             expr.for_in.inner_for_in is None:
         return _owned(expr.for_in.iter, table, env, imports)  # [p for p in params if p.requires_grad]
-    if isinstance(expr, (cst.List, cst.Tuple)):
+    if type(expr) in (cst.List, cst.Tuple):
         out = set()
         for elem in expr.elements:
             value = elem.value
@@ -321,16 +321,16 @@ def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:
                     return None
                 out |= sub
         return out
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+    if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Add:
         left, right = _owned(expr.left, table, env, imports), _owned(expr.right, table, env, imports)
         return None if left is None or right is None else left | right
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         if expr.value in table.leaves:
             return {expr.value}
         if expr.value in env:
             return env[expr.value]
         return None
-    if isinstance(expr, cst.Attribute):
+    if type(expr) is cst.Attribute:
         key = _key(expr)
         if key in table.leaves:
             return {key}
@@ -385,7 +385,7 @@ def build_names(module: cst.Module, imports) -> NameTable:
     col = _Collector(imports, table)
     col.self_aliases = self_aliases(module, imports)
     for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef):
+        if type(stmt) is cst.ClassDef:
             col.visit_ClassDef(stmt)
             table.bases[stmt.name.value] = [b for b in (_key(arg.value) for arg in stmt.bases) if b]
             for method in stmt.body.body:
@@ -524,7 +524,7 @@ def _plain_instance(table: NameTable, arg, key):
     (`History()`, or a name bound to one): `train(..., log)` then reads
     `log`'s methods in `train`. Modules are left to the roles."""
     cls = table.instances.get(key) if key else None
-    if cls is None and isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and \
+    if cls is None and type(arg) is cst.Call and type(arg.func) is cst.Name and \
             arg.func.value in table.classes:
         cls = arg.func.value
     return cls if cls is not None and cls not in table.module_classes else None

@@ -23,7 +23,7 @@ def resolve_owners(table, assigns: list, augs: list, calls: list, env: dict, ali
     grown.update(_appended_lists(loops, env, grown))
     over = {**env, **grown, **{k: v for k, (v, _) in made.items()}}
     for node in assigns:
-        if len(node.targets) != 1 or not isinstance(node.value, cst.Call) or not node.value.args:
+        if len(node.targets) != 1 or type(node.value) is not cst.Call or not node.value.args:
             continue
         key = dotted(node.targets[0].target)
         optimizer = table.optimizers.get(key) if key else None
@@ -173,7 +173,7 @@ def _appended_lists(loops, env: dict, grown: dict) -> dict:
     for loop in loops:
         var, src = _param_loop(loop)
         for node in nodes(loop.body):
-            if not (type(node) is cst.Call and isinstance(node.func, cst.Attribute) and
+            if not (type(node) is cst.Call and type(node.func) is cst.Attribute and
                     node.func.attr.value in ("append", "extend") and len(node.args) == 1):
                 continue
             key = dotted(node.func.value)

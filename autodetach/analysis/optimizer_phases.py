@@ -36,7 +36,7 @@ def _walks(analysis) -> list:
 
     out = []
     for cls in analysis.ctx.module.body:
-        if not isinstance(cls, cst.ClassDef):
+        if type(cls) is not cst.ClassDef:
             continue
         for m in cls.body.body:
             if not isinstance(m, cst.FunctionDef) or not _phased(m):

@@ -93,7 +93,7 @@ def _pairs(analysis) -> list:
     sites = analysis.sites
     out = []
     for cls in analysis.ctx.module.body:
-        if not isinstance(cls, cst.ClassDef):
+        if type(cls) is not cst.ClassDef:
             continue
         methods = {m.name.value: m for m in cls.body.body if isinstance(m, cst.FunctionDef)
                    and not m.name.value.startswith("__") and m.params.params

@@ -27,7 +27,7 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
     if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) not in (cst.Tuple, cst.List):
         return False
     func = call.func
-    if dotted(func) in scope.names.functions or isinstance(func, cst.Attribute) and (
+    if dotted(func) in scope.names.functions or type(func) is cst.Attribute and (
             dotted(func.value) == "self" or scope.names.method(dotted(func.value), func.attr.value) is not None):
         # code of this file is walked: `model, opt, h = step(model, opt, h)` may hand state back with a graph
         return False
@@ -38,7 +38,7 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
         value = arg.value
         if literal(value):
             continue
-        if isinstance(value, cst.UnaryOperation):
+        if type(value) is cst.UnaryOperation:
             value = value.expression
         key = dotted(value)
         if key is None or scope.lookup_key(key).heads:
@@ -52,6 +52,6 @@ def rewraps(scope, call: cst.Call, stmt) -> bool:
 
 def literal(value) -> bool:
     """A number, string, True/False/None (`-1` too): an argument that brings no graph."""
-    if isinstance(value, cst.UnaryOperation):
+    if type(value) is cst.UnaryOperation:
         value = value.expression
-    return isinstance(value, _LITERALS) or isinstance(value, cst.Name) and value.value in ("True", "False", "None")
+    return type(value) in _LITERALS or type(value) is cst.Name and value.value in ("True", "False", "None")

@@ -219,7 +219,7 @@ def infer_attr_roles(module: cst.Module, table) -> None:
     from .names import Optimizer
 
     for cls in module.body:
-        if not isinstance(cls, cst.ClassDef):
+        if type(cls) is not cst.ClassDef:
             continue
         use: dict = {}
         trains = [False]

@@ -30,9 +30,9 @@ from .walk import nodes
 
 def _targets(node) -> list:
     """Dotted names an assignment-like node binds (tuple targets unpacked)."""
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if type(node) in (cst.Tuple, cst.List):
         return [name for elem in node.elements for name in _targets(elem.value)]
-    if isinstance(node, cst.StarredElement):
+    if type(node) is cst.StarredElement:
         return _targets(node.value)
     key = dotted(node)
     return [key] if key else []
@@ -76,12 +76,22 @@ def _assigned(body) -> tuple:
     return counts, top
 
 
+_OPAQUE = (cst.Call, cst.Subscript, cst.Lambda, cst.NamedExpr, cst.Await, cst.BaseComp)
+# type -> isinstance(node, _OPAQUE): libcst's node classes are ABCs, whose isinstance
+# runs Python code for every node not of the exact class
+_OPAQUE_TYPES: dict = {}
+
+
 def _stable(test, counts: dict, top: set) -> bool:
     """Does `test` read only names the body does not rebind between two runs of it?"""
     for node in nodes(test):
-        if isinstance(node, (cst.Call, cst.Subscript, cst.Lambda, cst.NamedExpr, cst.Await, cst.BaseComp)):
+        t = type(node)
+        opaque = _OPAQUE_TYPES.get(t)
+        if opaque is None:
+            opaque = _OPAQUE_TYPES[t] = isinstance(node, _OPAQUE)
+        if opaque:
             return False
-    reads = [node for node in nodes(test) if isinstance(node, (cst.Name, cst.Attribute))]
+    reads = [node for node in nodes(test) if type(node) in (cst.Name, cst.Attribute)]
     for node in reads:
         key = dotted(node)
         if key is None:

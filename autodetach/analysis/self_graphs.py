@@ -49,7 +49,7 @@ def _find(analysis) -> tuple:
         return [], {}
     out, loose = [], {}
     for cls in analysis.ctx.module.body:
-        if not isinstance(cls, cst.ClassDef):
+        if type(cls) is not cst.ClassDef:
             continue
         methods = class_methods(cls)
         loops = [scope for scope in analysis.scopes for m in methods.values()

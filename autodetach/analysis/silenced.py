@@ -53,7 +53,14 @@ _GRAD_CALLS_KNOWN = {"zero_grad", "no_grad", "enable_grad", "set_grad_enabled", 
 
 def _reads_gradients(body) -> bool:
     """`p.grad` read, or a call whose name speaks of gradients (`copy_gradients_from`,
-    `sync_grads`), in the code walked: the gradients may be used by code out of sight."""
+    `sync_grads`), in the code walked: the gradients may be used by code out of sight.
+    A function of the body's nodes alone: worked out once while they live."""
+    from .walk import by_nodes
+
+    return by_nodes("silenced.reads_gradients", body, _reads)
+
+
+def _reads(body) -> bool:
     import libcst as cst
 
     from .walk import nodes
@@ -63,7 +70,7 @@ def _reads_gradients(body) -> bool:
             return True
         if type(node) is cst.Call:
             func = node.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+            name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name \
                 else ""
             if "grad" in name.lower() and name not in _GRAD_CALLS_KNOWN:
                 return True

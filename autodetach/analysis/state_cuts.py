@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..imports import dotted
-from .walk import nodes
+from .walk import by_nodes, nodes
 
 _ANY_CUT = re.compile(r"detach|reset|repackage|init|clear|truncate", re.I)
 _CUT = re.compile(r"^_?(detach|repackage|reset|init|clear|zero)_?\w*?(hidden|state|memory|mem)s?(_\w+)?$", re.I)
@@ -53,14 +53,21 @@ def outer_cut(analysis, ev):
     if not ctx.encloses(body, loop):
         return None  # a caller's loop around an inlined call: not this function's cuts to judge
     # cut every iteration: any call on the module in the loop named like a cut (`memory.detach()`)
-    inner = {dotted(n.func.value) for n in nodes(loop) if type(n) is cst.Call and isinstance(n.func, cst.Attribute)
-             and _ANY_CUT.search(n.func.attr.value) and n.func.attr.value != "zero_grad"}
+    inner = by_nodes("state_cuts.inner", loop, _inner_cuts)
     for call in _cuts(analysis, body):
         module = dotted(call.func.value)
         if module in mods and module not in inner and _drops_or_keeps(ctx, call, module) \
                 and not _forward_cuts(analysis, module):
             return OuterCut(module, call, loop, tuple(x for x in ev.loops if not ctx.encloses(x, call)))
     return None
+
+
+def _inner_cuts(loop) -> set:
+    """The objects of the calls in `loop` named like a cut: a function of the
+    loop's nodes alone, asked again for every backward in it (a shared set:
+    do not change it)."""
+    return {dotted(n.func.value) for n in nodes(loop) if type(n) is cst.Call and type(n.func) is cst.Attribute
+            and _ANY_CUT.search(n.func.attr.value) and n.func.attr.value != "zero_grad"}
 
 
 def _drops_or_keeps(ctx, call, module) -> bool:
@@ -100,6 +107,6 @@ def _cuts(analysis, body) -> list:
     memo = analysis.table("_state_cuts")
     if id(body) not in memo:
         memo[id(body)] = [n for n in nodes(body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
-                          if type(n) is cst.Call and isinstance(n.func, cst.Attribute) and not n.args
+                          if type(n) is cst.Call and type(n.func) is cst.Attribute and not n.args
                           and _CUT.match(n.func.attr.value) and dotted(n.func.value) is not None]
     return memo[id(body)]

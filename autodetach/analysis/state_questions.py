@@ -21,7 +21,7 @@ NUMBER_FUNCTIONS = {"torch.argmax", "torch.argmin", "numpy.argmax", "numpy.argmi
 def bound_here(ctx, name) -> bool:
     """Is this name read a target that an assignment binds (`h = ...`, `a, h = ...`)?"""
     parent = ctx.parent(name)
-    if isinstance(parent, cst.AssignTarget):
+    if type(parent) is cst.AssignTarget:
         return True
     if isinstance(parent, cst.Element):
         up = ctx.parent(parent)

@@ -91,12 +91,12 @@ def _in_function(ctx, fn) -> list:
 def _accumulation(small):
     """(target, value) of `target.add_(value)` as a statement, or `t[k] += value` /
     `t.attr += value` (an element or attribute of a longer-lived object)."""
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+    if type(small) is cst.Expr and type(small.value) is cst.Call:
         call = small.value
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ADDS and call.args and \
                 call.args[0].keyword is None:
             return call.func.value, call.args[0].value
-    if isinstance(small, cst.AugAssign) and isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)) and \
+    if type(small) is cst.AugAssign and type(small.operator) in (cst.AddAssign, cst.SubtractAssign) and \
             isinstance(small.target, (cst.Subscript, cst.Attribute)) and not _self_attr(small.target):
         return small.target, small.value
     return None
@@ -122,12 +122,12 @@ def _carries(e, names: set):
     """The first of `names` that `e` reads without a cut, else None."""
     cut = set()
     for n in nodes(e):
-        if isinstance(n, cst.Attribute) and n.attr.value in CUTS:
+        if type(n) is cst.Attribute and n.attr.value in CUTS:
             cut |= {id(x) for x in nodes(n.value)}
-        if isinstance(n, cst.Call) and dotted(n.func) in ("float", "int", "len", "bool"):
+        if type(n) is cst.Call and dotted(n.func) in ("float", "int", "len", "bool"):
             cut |= {id(x) for x in nodes(n)}
     for n in nodes(e):
-        if isinstance(n, cst.Name) and n.value in names and id(n) not in cut:
+        if type(n) is cst.Name and n.value in names and id(n) not in cut:
             return n.value
     return None
 

@@ -88,7 +88,7 @@ def _from_elements(e, targets, names, imports, fresh) -> bool:
 
 def _forward(n, names, imports) -> bool:
     """A call that may run a model in the loop (then the graph is built here)."""
-    if not isinstance(n, cst.Call):
+    if type(n) is not cst.Call:
         return False
     qualified = imports.qualify(n.func)
     if qualified is not None and qualified.startswith("torch.") and not qualified.startswith("torch.nn."):

@@ -1882,17 +1882,25 @@ class OwnSummaries(Mapping):
                     self._until[f"{cls.name}.forward"] = len(self._steps)
         return self._tree
 
-    def _functions(self) -> dict:
+    def _functions(self, upto: Optional[str] = None) -> dict:
+        """The summaries of the file's functions, in file order; with `upto`,
+        only as far as that function. A function's summary depends on the
+        ones before it alone (the `helpers` memo they fill, cycles cut where
+        they started): summarised in order, up to a name, each comes out as
+        in the whole table (`_backwarded` asks for one of every call's)."""
         if self._funcs is None:
             tree = self._parse()
             funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-            dists = _dist_names(tree)
-            helpers: dict = {}
-            self._funcs = {name: _plain_result(_function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers,
-                                                                        instances=self._instance_cut)), fn,
-                                               self._plain_classes())
-                           for name, fn in funcs.items()}
-        return self._funcs
+            self._funcs = {}
+            self._fn_steps = (funcs, _dist_names(tree), {}, list(funcs.items()))
+        funcs, dists, helpers, todo = self._fn_steps
+        out = self._funcs
+        while len(out) < len(todo) and (upto is None or upto not in out):
+            name, fn = todo[len(out)]
+            out[name] = _plain_result(_function_summary(_Fn(fn, funcs, dists=dists, helpers=helpers,
+                                                            instances=self._instance_cut)), fn,
+                                      self._plain_classes())
+        return out
 
     def _call_table(self) -> dict:
         if self._calls is None:
@@ -2060,7 +2068,7 @@ class OwnSummaries(Mapping):
             if key == CALLS:
                 return self._call_table()
             if "." not in key:
-                return self._functions()[key]
+                return self._functions(key)[key]
         return self._whole()[key]
 
     def methods_named(self, meth: str) -> list:

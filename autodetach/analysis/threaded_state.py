@@ -103,7 +103,7 @@ def _flat(target) -> Optional[list]:
     if type(target) in (cst.Tuple, cst.List):
         out = []
         for e in target.elements:
-            if isinstance(e, cst.StarredElement):
+            if type(e) is cst.StarredElement:
                 return None
             sub = _flat(e.value)
             if sub is None:

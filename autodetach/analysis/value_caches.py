@@ -50,7 +50,7 @@ def value_caches(analysis) -> list:
 
 def _find(ctx) -> list:
     out = []
-    for cls in (c for c in ctx.module.body if isinstance(c, cst.ClassDef)):
+    for cls in (c for c in ctx.module.body if type(c) is cst.ClassDef):
         methods = class_methods(cls)
         for name, fn in methods.items():
             if name == "__init__" or any(grad_mode(d.decorator, ctx.imports) == 1 for d in fn.decorators):

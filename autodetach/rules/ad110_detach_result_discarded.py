@@ -32,9 +32,9 @@ _UNSEEN = object()  # an attribute target the file never assigns
 
 def _simple(expr: cst.BaseExpression) -> bool:
     """Side-effect-free to evaluate (names, attributes, constants, simple indexing)."""
-    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+    if type(expr) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString):
         return True
-    if isinstance(expr, cst.Attribute):
+    if type(expr) is cst.Attribute:
         return _simple(expr.value)
     if isinstance(expr, cst.UnaryOperation):
         return _simple(expr.expression)
@@ -67,14 +67,14 @@ def _chain(ctx, expr) -> Optional[_Chain]:
     """The no-op detach chain `expr` is, or None when it may have an effect."""
     methods = []
     inner = expr
-    while isinstance(inner, cst.Call):
+    while type(inner) is cst.Call:
         if ctx.imports.is_(inner.func, *_TORCH_DETACH):
             if len(inner.args) != 1 or inner.args[0].keyword is not None or inner.args[0].star:
                 return None
             methods.append("detach")
             inner = inner.args[0].value
             continue
-        if not isinstance(inner.func, cst.Attribute):
+        if type(inner.func) is not cst.Attribute:
             return None
         if not all(not arg.star and _simple(arg.value) for arg in inner.args):
             return None
@@ -132,7 +132,7 @@ def _seen(ctx, scope, key: str) -> list:
 
 
 def _builtin(ctx, func, *names) -> bool:
-    return isinstance(func, cst.Name) and func.value in names and func.value not in ctx.imports.aliases
+    return type(func) is cst.Name and func.value in names and func.value not in ctx.imports.aliases
 
 
 class DetachResultDiscarded(Rule):
@@ -446,7 +446,7 @@ class DetachResultDiscarded(Rule):
             self._comp(node, *comp)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) or \
+        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or \
                 not self.ctx.imports.mentions_torch():
             return
         name = node.targets[0].target.value
@@ -685,7 +685,7 @@ class DetachResultDiscarded(Rule):
                 and isinstance(value.args[0].value, cst.GeneratorExp):
             comp = value.args[0].value
             wrapper = value.func.value
-        if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
+        if type(comp) not in (cst.ListComp, cst.GeneratorExp):
             return None
         for_in = comp.for_in
         if for_in.asynchronous is not None or for_in.ifs or for_in.inner_for_in is not None:

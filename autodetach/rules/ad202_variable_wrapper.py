@@ -53,7 +53,7 @@ _NO_PARENS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst
 
 
 def _numeric(node) -> bool:
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+    if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
         return True
     return isinstance(node, cst.UnaryOperation) and _numeric(node.expression)
 

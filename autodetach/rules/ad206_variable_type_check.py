@@ -201,7 +201,7 @@ class VariableTypeCheck(Rule):
             f"{torch[0]}.Tensor)` (note: it is also true for `nn.Parameter`)")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not (isinstance(node.func, cst.Name) and node.func.value == "isinstance"
+        if not (type(node.func) is cst.Name and node.func.value == "isinstance"
                 and "isinstance" not in self.ctx.imports.aliases):
             return
         pos = positional(node)

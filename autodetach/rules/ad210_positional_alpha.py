@@ -211,7 +211,7 @@ class PositionalAlpha(Rule):
         skip = 0
         if q in _FUNCS:
             method, skip = _FUNCS[q], 1
-        elif isinstance(func, cst.Attribute) and func.attr.value in _METHODS and (
+        elif type(func) is cst.Attribute and func.attr.value in _METHODS and (
                 q is None or q.startswith("torch.")):
             method = func.attr.value
         else:

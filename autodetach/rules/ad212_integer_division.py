@@ -221,9 +221,9 @@ class IntegerDivision(Rule):
     # --- what an expression is ------------------------------------------------
     def kind(self, e, seen=frozenset()):
         """(ITENSOR|PYINT, non_negative) or None when unproven."""
-        if isinstance(e, cst.Integer):
+        if type(e) is cst.Integer:
             return PYINT, True, True
-        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus) \
+        if type(e) is cst.UnaryOperation and type(e.operator) is cst.Minus \
                 and isinstance(e.expression, cst.Integer):
             return PYINT, False, True
         if isinstance(e, cst.Name):

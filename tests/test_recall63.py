@@ -142,3 +142,46 @@ def test_range_one_inside_an_epoch_loop_keeps_outer_findings(tmp_path):
     print(total)
     """
     assert _ad1(tmp_path, src) == [("AD102", 14)]
+
+
+FIT = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(1, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def fit(net, x, y, create_graph=False):
+    pred = net(x)
+    loss = F.mse_loss(pred, y)
+    loss.backward(create_graph=CREATE, retain_graph=True)
+    return pred.detach()
+
+
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(3):
+    x = torch.randn(4, 1)
+    opt.zero_grad()
+    pred = fit(net, x, x * 2)
+    opt.step()
+"""
+
+
+def test_retain_next_to_a_create_graph_flag_is_judged(tmp_path):
+    # `create_graph=flag`: true, it retains by itself; false, nothing walks the graph again
+    assert _ad1(tmp_path, FIT.replace("CREATE", "create_graph")) == [("AD104", 19)]
+    # a literal create_graph=True: the retain changes nothing, and is left alone (unchanged)
+    assert _ad1(tmp_path, FIT.replace("CREATE", "True")) == []
+    # the caller backwards what the helper returns again: needed when the flag is false
+    src = FIT.replace("CREATE", "create_graph").replace("return pred.detach()", "return pred")
+    src = src.replace("    opt.step()", "    pred.pow(2).mean().backward()\n    opt.step()")
+    assert _ad1(tmp_path, src) == []

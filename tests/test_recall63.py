@@ -185,3 +185,8 @@ def test_retain_next_to_a_create_graph_flag_is_judged(tmp_path):
     src = FIT.replace("CREATE", "create_graph").replace("return pred.detach()", "return pred")
     src = src.replace("    opt.step()", "    pred.pow(2).mean().backward()\n    opt.step()")
     assert _ad1(tmp_path, src) == []
+
+
+def test_create_graph_flag_on_an_attribute(tmp_path):
+    src = FIT.replace("CREATE", "net.second_order")
+    assert _ad1(tmp_path, src) == [("AD104", 19)]

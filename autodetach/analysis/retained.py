@@ -176,14 +176,15 @@ def unneeded_retains(analysis) -> list:
 
 
 def _create_flag(ev) -> bool:
-    """`loss.backward(create_graph=flag, retain_graph=True)`: `flag` a name, not a literal. When
-    it is true, `retain_graph` defaults to it and the retain changes nothing; so the retain
-    is judged as if `flag` were false, the only case where it keeps the graph."""
+    """`loss.backward(create_graph=flag, retain_graph=True)`: `flag` a name (`self.second_order`),
+    not a literal. When it is true, `retain_graph` defaults to it and the retain changes
+    nothing; so the retain is judged as if `flag` were false, the only case where it keeps
+    the graph."""
     if ev.retain is not True or ev.flag_of:
         return False
     for arg in ev.call.args:
         if arg.keyword is not None and arg.keyword.value == "create_graph":
-            return type(arg.value) is cst.Name and arg.value.value not in ("True", "False", "None")
+            return dotted(arg.value) is not None and dotted(arg.value) not in ("True", "False", "None")
     return False
 
 

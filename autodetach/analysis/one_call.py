@@ -29,6 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from ..imports import dotted
+from .bindings import target_names
 from .walk import nodes
 
 # Methods only a module, an optimizer or an environment has: an entry they are called on is a part.
@@ -49,15 +50,92 @@ def one_call(scope, key: str, head, loop, older, outer: tuple) -> bool:
     events = scope.events
     if any(ev.kind in ("backward", "grad") and loop in ev.loops and kept & ev.reach for ev in events):
         return False  # walked again each iteration: the earlier terms count again
-    return part_loop(scope, loop) or _sub_steps(events, loop, head)
+    return part_loop(scope, loop) or _sub_steps(events, loop, head, outer)
 
 
-def _sub_steps(events, loop, head) -> bool:
+def _sub_steps(events, loop, head, outer: tuple = ()) -> bool:
     """No step inside the loop, one after it in the same function: the
     iterations build one step."""
     if any(ev.kind == "step" and loop in ev.loops for ev in events):
         return False
+    if updates_by_hand(loop, outer):
+        return False  # `w -= lr * w.grad` in the loop: each iteration is a step of its own
     return any(ev.kind == "step" and loop not in ev.loops and ev.seq > head.seq for ev in events)
+
+
+_IN_PLACE = {"sub_", "add_", "copy_", "addcdiv_", "addcmul_"}
+
+
+def _base(expr) -> Optional[str]:
+    """`w`, `p.data` or `self.w.data`: the tensor's dotted name without `.data`."""
+    name = dotted(expr)
+    while name is not None and name.endswith(".data"):
+        name = name[:-len(".data")]
+    return name
+
+
+def _grads_of(expr) -> set:
+    """The tensors whose `.grad` `expr` reads (`lr * w.grad.data` reads `w`'s)."""
+    return {_base(n.value) for n in nodes(expr) if isinstance(n, cst.Attribute) and n.attr.value == "grad"} - {None}
+
+
+def _updated(loop) -> list:
+    """(tensor, statement) for each tensor the body updates in place from its own gradient."""
+    out = []
+    for node in nodes(loop.body):
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, (cst.SubtractAssign, cst.AddAssign)):
+            name = _base(node.target)
+            if name in _grads_of(node.value):
+                out.append(name)
+        elif isinstance(node, cst.Assign) and len(node.targets) == 1:
+            name = _base(node.targets[0].target)
+            if name in _grads_of(node.value):
+                out.append(name)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value in _IN_PLACE:
+            name = _base(node.func.value)
+            if any(name in _grads_of(arg.value) for arg in node.args):
+                out.append(name)
+    return out
+
+
+def _bound_in(outer) -> tuple:
+    """What the outermost loop binds in its body or target: ({dotted name}, {loop
+    variable: dotted name of what it iterates})."""
+    bound, over = set(), {}
+    for node in [outer] + list(nodes(outer.body)):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                bound.update(target_names(t.target) or [dotted(t.target)])
+        elif isinstance(node, (cst.AnnAssign, cst.NamedExpr)):
+            bound.update(target_names(node.target) or [dotted(node.target)])
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            names = target_names(node.target)
+            if node is not outer and len(names) == 1 and dotted(node.iter) is not None:
+                over[names[0]] = dotted(node.iter)
+            else:
+                bound.update(names)
+        elif isinstance(node, cst.AsName):
+            bound.update(target_names(node.name))
+    return bound - {None}, over
+
+
+def updates_by_hand(loop, outer: tuple = ()) -> bool:
+    """Does the loop's body update a tensor in place from its own gradient, a step written
+    out (`w -= lr * w.grad`, `p.data.sub_(lr * p.grad)` for `p` in a list of them), where the
+    tensor (or the list) is bound before the outermost enclosing loop: a weight every step
+    trains, not an input made anew for each batch (`x_adv.data += eps * x_adv.grad.sign()`)?"""
+    updated = _updated(loop)
+    if not updated:
+        return False
+    bound, over = _bound_in(outer[0] if outer else loop)
+
+    def before(name: str) -> bool:
+        if name in over:
+            name = over[name]
+        return name.split(".")[0] not in bound and name not in bound
+
+    return any(before(name) for name in updated)
 
 
 def part_loop(scope, loop) -> bool:

@@ -53,7 +53,8 @@ def unneeded_retains(analysis) -> list:
     for scope in analysis.scopes:
         returned = closure(h for r in scope.returns for h in r.heads)
         for ev in scope.events:
-            if ev.kind not in ("backward", "grad") or ev.retain is False or ev.create_graph:
+            if ev.kind not in ("backward", "grad") or ev.retain is False or \
+                    ev.create_graph and not _create_flag(ev):
                 continue
             if ev.retain_arg is None or ev.retain_arg.keyword is None:
                 continue
@@ -174,6 +175,19 @@ def unneeded_retains(analysis) -> list:
             if found is not None:
                 out.append(found)
     return out
+
+
+def _create_flag(ev) -> bool:
+    """`loss.backward(create_graph=flag, retain_graph=True)`: `flag` a name (`self.second_order`),
+    not a literal. When it is true, `retain_graph` defaults to it and the retain changes
+    nothing; so the retain is judged as if `flag` were false, the only case where it keeps
+    the graph."""
+    if ev.retain is not True or ev.flag_of:
+        return False
+    for arg in ev.call.args:
+        if arg.keyword is not None and arg.keyword.value == "create_graph":
+            return dotted(arg.value) is not None and dotted(arg.value) not in ("True", "False", "None")
+    return False
 
 
 def _later_method_backward(analysis, ev, own) -> bool:

@@ -15,7 +15,8 @@ graph (an evaluator's result) computed.
 
 Forms: `zip(L1, L2, ...)` of list or tuple literals of one length, a
 literal of tuple literals (`for h, v in ((losses, loss), (accs, acc))`), a
-literal with one loop variable. No `break`/`continue` in the body (the
+literal with one loop variable, and `for i in range(1)` (one iteration, `i` is 0: the
+body is straight-line code, no later iteration reads what it binds). No `break`/`continue` in the body (the
 unrolled walk has no way out of one position), at most MAX elements."""
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def positions(loop: cst.For) -> Optional[list]:
         if any(a.keyword or a.star or not isinstance(a.value, _SEQ) for a in it.args):
             return None
         columns = [_elements(a.value) for a in it.args]
+    elif _one_iteration(it) and len(names) == 1:
+        columns = [[cst.Integer("0")]]
     elif isinstance(it, _SEQ):
         rows = _elements(it)
         if rows is None:
@@ -56,6 +59,16 @@ def positions(loop: cst.For) -> Optional[list]:
     if any(type(n) in (cst.Break, cst.Continue) for n in nodes(loop.body, skip=(cst.FunctionDef, cst.ClassDef))):
         return None
     return [{n.value: col[i] for n, col in zip(names, columns)} for i in range(len(columns[0]))]
+
+
+def _one_iteration(it) -> bool:
+    """`range(1)` or `range(0, 1)`: the loop runs its body once."""
+    if not (isinstance(it, cst.Call) and type(it.func) is cst.Name and it.func.value == "range"):
+        return False
+    if any(a.keyword or a.star or type(a.value) is not cst.Integer for a in it.args):
+        return False
+    bounds = [a.value.evaluated_value for a in it.args]
+    return bounds == [1] or bounds == [0, 1]
 
 
 def _elements(seq) -> Optional[list]:

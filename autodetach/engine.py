@@ -759,7 +759,8 @@ def check_source(text: str, path: str, rules: Sequence[type], opts: Options):
     return report, None, 0
 
 
-def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options, report: bool = False):
+def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options, report: bool = False,
+                    first=None):
     """(the report of `text`, state of the fixing passes that follow it):
     (remaining, settled text or None, tracker); None when nothing is to
     be fixed, False when fixing raised (`--fix` reports it; a report still
@@ -768,7 +769,8 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options, 
     fix_opts = dataclasses.replace(opts, fix=True)
     admitted = prefilter(text, rules)
     try:
-        first = run_rules(text, path, admitted, fix_opts, report=report)
+        if first is None:
+            first = run_rules(text, path, admitted, fix_opts, report=report)
     except (cst.ParserSyntaxError, RecursionError):
         raise
     except Exception:  # noqa: BLE001 - applying a fix failed: the plain report
@@ -790,11 +792,11 @@ def _report_settled(text: str, path: str, rules: Sequence[type], opts: Options, 
     return list(seed) or [dataclasses.replace(f, fixed=False) for f in first[0]], state
 
 
-def report_and_fix(text: str, path: str, rules: Sequence[type], unsafe: bool):
+def report_and_fix(text: str, path: str, rules: Sequence[type], unsafe: bool, first=None):
     """check_source's report and fix_reported's fix from one set of passes:
     (report, fixed text or None, report with .fixed set); the last two are
-    None when fixing raised."""
-    base, state = _report_settled(text, path, rules, Options(unsafe=unsafe))
+    None when fixing raised. `first`: the first fixing pass, already run."""
+    base, state = _report_settled(text, path, rules, Options(unsafe=unsafe), first=first)
     if state is False:
         return base, None, None
     if state is None:
@@ -1041,7 +1043,11 @@ def fix_code(source: str, select: Optional[Iterable[str]] = None, unsafe: bool =
     text_codes = {r.code for r in rules if r.has_text_pass()}
     if any(f.fixed and f.code in text_codes for f in first[0]):
         # The first pass applied text fixes only and stopped there: the
-        # report needs a pass of its own.
+        # report needs a pass of its own, and the fixing passes follow it
+        # from that first pass (report_and_fix), not from the start again.
+        _, new, fixed = report_and_fix(source, path, rules, unsafe, first=first)
+        if fixed is not None:
+            return (new if new is not None else source), fixed
         report, _, _ = check_source(source, path, rules, Options())
         return fix_reported(source, path, rules, unsafe, report)
     # The first fix pass found what a report pass finds: reuse it.

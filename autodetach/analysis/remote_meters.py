@@ -65,9 +65,12 @@ def _importers(path: str, stem: str) -> list:
     imports = (f"import {stem}".encode(), f".{stem} import".encode(), f" {stem} import".encode())
     me = os.path.realpath(path)
     out = []
-    # from the project's root: a package's trainers sit beside its utilities (`hive/agents/dqn.py` feeding
-    # `hive/utils/logging.py`), not below them
-    for f in files_mentioning(os.path.join(package_root(path), "_"), b"backward", up=False):
+    found = list(files_mentioning(path, b"backward"))  # the file's folder, below, and the scripts above
+    root = package_root(path)
+    if root != os.path.dirname(os.path.abspath(path)):
+        # a package's trainers sit beside its utilities (`hive/agents/dqn.py` feeding `hive/utils/logging.py`)
+        found += [f for f in files_mentioning(os.path.join(root, "_"), b"backward", up=False) if f not in found]
+    for f in found:
         if os.path.realpath(f) == me:
             continue
         decoded = text_of(f)  # recorded as read: the result cache then follows the callers' edits

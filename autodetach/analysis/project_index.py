@@ -80,6 +80,24 @@ def project_root(path: str) -> str:
     return directory
 
 
+def package_root(path: str) -> str:
+    """project_root, or, where no marker is found there, the directory holding
+    the file's top package (the first directory up without `__init__.py`,
+    at most five levels: `hive/utils/logging.py` -> the folder holding `hive`)."""
+    root = project_root(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if root != directory:
+        return root
+    for _ in range(5):
+        if not os.path.exists(os.path.join(directory, "__init__.py")):
+            break
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return directory
+
+
 def classes_with_method(path: str, meth: str, whole: bool = False) -> list:
     """(class, summary, file) for each class that defines `meth` in the file's
     directory and below (where a script imports its classes from); with

@@ -60,12 +60,17 @@ def _importers(path: str, stem: str) -> list:
     """(file, bytes) of the other project files that import this file's
     module and run a backward: the only files whose calls can feed its
     meters (one read each; the `backward` listing is shared by the folder)."""
-    from .project_index import files_mentioning
+    from .project_index import files_mentioning, package_root
 
     imports = (f"import {stem}".encode(), f".{stem} import".encode(), f" {stem} import".encode())
     me = os.path.realpath(path)
     out = []
-    for f in files_mentioning(path, b"backward"):
+    found = list(files_mentioning(path, b"backward"))  # the file's folder, below, and the scripts above
+    root = package_root(path)
+    if root != os.path.dirname(os.path.abspath(path)):
+        # a package's trainers sit beside its utilities (`hive/agents/dqn.py` feeding `hive/utils/logging.py`)
+        found += [f for f in files_mentioning(os.path.join(root, "_"), b"backward", up=False) if f not in found]
+    for f in found:
         if os.path.realpath(f) == me:
             continue
         decoded = text_of(f)  # recorded as read: the result cache then follows the callers' edits

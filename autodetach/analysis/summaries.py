@@ -837,6 +837,8 @@ class _Fn:
                 if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and \
                         base.func.attr == "setdefault":
                     base = base.func.value  # `self.hist.setdefault(k, []).append(v)`: a list kept in `self.hist`
+                while isinstance(base, ast.Subscript) and not isinstance(node, ast.AugAssign):
+                    base = base.value  # `self._log_data[name][0].append(v)`: a list inside `self._log_data`
                 if not (_dotted(base) or "").startswith("self."):
                     continue
                 self.memo.clear()
@@ -1657,6 +1659,10 @@ def passed_graphs(body) -> dict:
     if not backwarded:
         return {}
     out: dict = {}
+    # a training step (`loss.backward()`, then `self._optimizer.step()`): its caller runs it once per batch,
+    # so a call anywhere in it is repeated as in a loop
+    step = any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step" and
+               not node.args and not node.keywords for node in _walk_own(body))
 
     def visit(nodes, loop, guarded):
         for node in nodes:
@@ -1673,7 +1679,7 @@ def passed_graphs(body) -> dict:
                         out.setdefault(node.func.attr, []).append((node.lineno, i, arg.id))
             visit(list(ast.iter_child_nodes(node)), loop or isinstance(node, (ast.For, ast.While)), guarded_here)
 
-    visit(list(body), False, False)
+    visit(list(body), step, False)
     return {meth: tuple(value) for meth, value in out.items()}
 
 

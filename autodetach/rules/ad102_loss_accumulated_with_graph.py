@@ -201,7 +201,9 @@ class LossAccumulatedWithGraph(GraphRule):
     # a meter of losses, fed by another file; a list of losses a step method of another file returns
     # a helper storing the loss it returns into a caller's collector (`stat_col["loss"] = loss`, `meter.update(loss)`)
     # a dict of the loss's parts returned beside the loss, fed to meters by callers in other files
-    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss", "= sum(")
+    # a logger of another file's values kept per name (`self._log_data[name][0].append(value)`, fed a loss)
+    tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss", "= sum(",
+                                "].append(value)")
 
     VALID = [
         Valid("""

@@ -16,7 +16,8 @@ from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
-from ..analysis.plain_values import loop_number_why, not_tensor, partly_plain_read, unseen_method, why as plain_why
+from ..analysis.plain_values import loop_number_why, maybe_plain, not_tensor, partly_plain_read, unseen_method, \
+    why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line, unseen_note
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -717,6 +718,10 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             if (plain := partly_plain_read(ctx, src)) is not None:
                 self.report(src, msg + f"keep detached values instead ({loop_number_why(plain)})")
+                continue
+            if (why := maybe_plain(ctx, src)) is not None:
+                # `adv = 0.0; if step > start: adv += ...; hist.append(adv)`: a float before the `if` runs
+                self.report(src, msg + f"keep detached values instead ({why}: no fix is offered)")
                 continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))

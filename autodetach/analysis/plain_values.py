@@ -305,18 +305,22 @@ def maybe_plain(ctx, expr) -> Optional[str]:
         value = binding.element() if binding.kind in ("assign", "walrus") else None
         if isinstance(value, DISPLAYS + (cst.ListComp, cst.DictComp, cst.SetComp)):
             return f"`{expr.value}` is bound to a container (`{ctx.snippet(binding.node)}`): it has no `.detach()`"
-    plain = _number_left(ctx, expr, found)
-    if plain is not None:
-        return (f"`{expr.value}` is still the number of `{ctx.snippet(plain)}` when the `if` that makes it a "
-                f"tensor does not run, and a number has no `.detach()`")
+    left = _number_left(ctx, expr, found)
+    if left is not None:
+        plain, guarded = left
+        when = " when the `if` that makes it a tensor does not run" if guarded else ""
+        return (f"`{expr.value}` is still the plain value of `{ctx.snippet(plain)}`{when}, "
+                f"which has no `.detach()`")
     return None
 
 
-def _number_left(ctx, read: cst.Name, found) -> Optional[cst.CSTNode]:
-    """The `name = <number>` that reaches `read` through the statements before it in its
-    block (and the blocks around it, up to the nearest loop or function), passing only
-    `if` statements that bind the name; None at any other binding, loop or `try` first."""
+def _number_left(ctx, read: cst.Name, found) -> Optional[tuple]:
+    """(the `name = <plain value>` that reaches `read` through the statements before it in
+    its block and the blocks around it, up to the nearest loop or function, whether an `if`
+    that binds the name was passed on the way); None at any other binding, loop or `try`
+    first."""
     binds = {id(b.node): b for b in found}
+    guarded = False
     stmt = ctx.statement_of(read)
     while stmt is not None:
         block = ctx.parent(stmt)
@@ -334,13 +338,14 @@ def _number_left(ctx, read: cst.Name, found) -> Optional[cst.CSTNode]:
                         continue
                     if binding.kind == "assign" and binding.path == () and binding.value is not None and \
                             not_tensor(ctx, binding.value):
-                        return small
+                        return small, guarded
                     return None
                 continue
             if not any(id(n) in binds for n in nodes(prev)):
                 continue
             if not isinstance(prev, cst.If):
                 return None  # a loop or `try` that binds it: taken to make it a tensor
+            guarded = True
         owner = block
         while owner is not None and not isinstance(owner, (cst.If, cst.Else, cst.With)):
             if isinstance(owner, (cst.For, cst.While, cst.Try, cst.FunctionDef, cst.ClassDef, cst.Module)):

@@ -88,3 +88,32 @@ def test_recurrent_state_bound_to_a_tuple_gets_no_detach():
     new, _ = fix_code(LSTM, select=["AD101"], unsafe=True)
     assert "h_out.detach()" not in new
     assert all(f.fix == "none" for f in found if "`h_in`" in f.message), [(f.fix, f.message) for f in found]
+
+
+TRACKER = """\
+import collections
+import torch
+import torch.nn as nn
+from metrics import Tracker
+net = nn.Linear(4, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+tot = Tracker()
+for it in range(4):
+    loss = net(torch.randn(8, 4)).pow(2).mean()
+    info = Tracker()
+    info["loss"] = loss
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    tot = (tot * 0.5) + info
+"""
+
+
+@pytest.mark.parametrize("name", ["tot", "tot_loss"])
+def test_sum_of_dicts_gets_no_detach(name):
+    src = TRACKER.replace("tot", name)
+    found = [f for f in check_code(src, select=["AD101", "AD102"]) if f"`{name}`" in f.message]
+    assert found, "the graph kept in the running sum is still reported"
+    assert all(f.fix == "none" for f in found), [(f.code, f.fix, f.message) for f in found]
+    new, _ = fix_code(src, select=["AD101", "AD102"], unsafe=True)
+    assert new == src

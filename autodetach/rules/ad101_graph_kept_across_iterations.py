@@ -18,6 +18,7 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
+from ..analysis.uses import operands, read_as_mapping
 from ..analysis.plain_values import loop_number_why, maybe_plain, not_tensor, partly_plain_read, unseen_method, \
     why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
@@ -737,6 +738,8 @@ def _store_edit(ctx, src, node):
         return None  # `for k, v in [("loss", loss), ("acc", acc)]`: a number on some iterations
     if maybe_plain(ctx, src) is not None:
         return None  # `h_in = hidden` where `hidden = (h0, c0)`: `.detach()` of a tuple raises
+    if any(read_as_mapping(ctx, node.stmt, n.value) for n in operands(src)):
+        return None  # `tot = tot * 0.5 + info` where `info["loss"] = ...`: a dict class, no `.detach()`
     return Edit(src, detach(src))
 
 

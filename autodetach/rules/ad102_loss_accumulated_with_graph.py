@@ -11,7 +11,7 @@ from ..analysis.factories import factory_notes, library_keeper_note
 from ..analysis.opaque_calls import opaque_after
 from ..analysis.graph import closure
 from ..analysis.keyed import slot_note
-from ..analysis.uses import float_ok, read_as_mapping
+from ..analysis.uses import float_ok, operands, read_as_mapping
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
@@ -704,6 +704,12 @@ class LossAccumulatedWithGraph(GraphRule):
                 # `history.append(losses)` where `losses["kl"]` is read: a dict has no `.detach()`
                 self.report(src, msg + f"keep detached tensors instead (`{src.value}` is read as a dict: "
                                        "detach each tensor in it)")
+                continue
+            mapped = next((n for n in operands(src) if read_as_mapping(ctx, node.stmt, n.value)), None)
+            if mapped is not None:
+                # `tot = tot + info` where `info["loss"] = ...`: a metrics dict that defines `+`, no `.detach()`
+                self.report(src, msg + f"keep detached tensors instead (`{mapped.value}` is used as a dict, and "
+                                       f"the sum is one too: detach each tensor in it; no fix is offered)")
                 continue
             if isinstance(src, (cst.DictComp, cst.ListComp, cst.SetComp)):
                 # `totals = {k: totals[k] + losses[k] for k in totals}`: a dict has no `.detach()`

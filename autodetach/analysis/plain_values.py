@@ -285,3 +285,73 @@ def partly_plain_read(ctx, expr) -> Optional[cst.Name]:
     if expr is None:
         return None
     return next((n for n in nodes(expr) if type(n) is cst.Name and partly_plain(ctx, n)), None)
+
+
+def maybe_plain(ctx, expr) -> Optional[str]:
+    """Why `expr.detach()` may raise where `expr` carries a graph on other runs, or None:
+    a name bound to a display in its scope (`hidden = (h0, c0)`, later the state an LSTM
+    returns: a tuple either way), or one that still holds the number it was given
+    (`adv = 0.0`) when the `if` arms that make it a tensor do not run (a GAN's adversarial
+    term before the discriminator starts). The words name the binding."""
+    if not isinstance(expr, cst.Name):
+        return None
+    try:
+        owner, found = ctx.bindings.lookup(expr)
+    except (KeyError, AttributeError):
+        return None
+    if owner is None or not found:
+        return None
+    for binding in found:
+        value = binding.element() if binding.kind in ("assign", "walrus") else None
+        if isinstance(value, DISPLAYS + (cst.ListComp, cst.DictComp, cst.SetComp)):
+            return f"`{expr.value}` is bound to a container (`{ctx.snippet(binding.node)}`): it has no `.detach()`"
+    left = _number_left(ctx, expr, found)
+    if left is not None:
+        plain, guarded = left
+        when = " when the `if` that makes it a tensor does not run" if guarded else ""
+        return (f"`{expr.value}` is still the plain value of `{ctx.snippet(plain)}`{when}, "
+                f"which has no `.detach()`")
+    return None
+
+
+def _number_left(ctx, read: cst.Name, found) -> Optional[tuple]:
+    """(the `name = <plain value>` that reaches `read` through the statements before it in
+    its block and the blocks around it, up to the nearest loop or function, whether an `if`
+    that binds the name was passed on the way); None at any other binding, loop or `try`
+    first."""
+    binds = {id(b.node): b for b in found}
+    guarded = False
+    stmt = ctx.statement_of(read)
+    while stmt is not None:
+        block = ctx.parent(stmt)
+        if not isinstance(block, cst.IndentedBlock):
+            return None
+        body = list(block.body)
+        at = next((i for i, s in enumerate(body) if s is stmt), None)
+        if at is None:
+            return None
+        for prev in reversed(body[:at]):
+            if isinstance(prev, cst.SimpleStatementLine):
+                for small in reversed(prev.body):
+                    binding = binds.get(id(small))
+                    if binding is None:
+                        continue
+                    if binding.kind == "assign" and binding.path == () and binding.value is not None and \
+                            not_tensor(ctx, binding.value):
+                        return small, guarded
+                    return None
+                continue
+            if not any(id(n) in binds for n in nodes(prev)):
+                continue
+            if not isinstance(prev, cst.If):
+                return None  # a loop or `try` that binds it: taken to make it a tensor
+            guarded = True
+        owner = block
+        while owner is not None and not isinstance(owner, (cst.If, cst.Else, cst.With)):
+            if isinstance(owner, (cst.For, cst.While, cst.Try, cst.FunctionDef, cst.ClassDef, cst.Module)):
+                return None
+            owner = ctx.parent(owner)
+        stmt = ctx.statement_of(owner) if owner is not None else None
+        while isinstance(stmt, cst.If) and isinstance(ctx.parent(stmt), cst.If):
+            stmt = ctx.parent(stmt)  # an `elif`: the statements before the first `if`
+    return None

@@ -198,3 +198,14 @@ def _param_for(fn, call, arg):
     i = pos.index(arg)
     params = list(fn.params.posonly_params) + list(fn.params.params)
     return params[i].name.value if i < len(params) else None
+
+
+def operands(expr) -> list:
+    """The names an arithmetic expression combines (`(tot * 0.9) + info` gives `tot`, `info`)."""
+    if isinstance(expr, cst.Name):
+        return [expr]
+    if isinstance(expr, cst.BinaryOperation):
+        return operands(expr.left) + operands(expr.right)
+    if isinstance(expr, cst.UnaryOperation):
+        return operands(expr.expression)
+    return []

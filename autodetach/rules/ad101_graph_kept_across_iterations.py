@@ -18,7 +18,9 @@ from ..analysis.graph import closure
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
-from ..analysis.plain_values import loop_number_why, not_tensor, partly_plain_read, unseen_method, why as plain_why
+from ..analysis.uses import operands, read_as_mapping
+from ..analysis.plain_values import loop_number_why, maybe_plain, not_tensor, partly_plain_read, unseen_method, \
+    why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
     unseen_note
 
@@ -504,6 +506,8 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg += f"; {plain_why(ctx, src)}"
             elif src is not None and edit is None and (plain := partly_plain_read(ctx, src)) is not None:
                 msg += f" ({loop_number_why(plain)})"
+            elif src is not None and edit is None and (why := maybe_plain(ctx, src)) is not None:
+                msg += f" ({why}: no fix is offered)"
             notes = factory_notes(ctx.analysis, closure([node])) + \
                 sorted({n.summed for n in closure([node]) if n.summed})
             if leak.feeds:
@@ -732,6 +736,10 @@ def _store_edit(ctx, src, node):
         return None  # `out, hidden = model(x, hidden)`: most often a tuple, and `.detach()` of a tuple raises
     if partly_plain_read(ctx, src) is not None:
         return None  # `for k, v in [("loss", loss), ("acc", acc)]`: a number on some iterations
+    if maybe_plain(ctx, src) is not None:
+        return None  # `h_in = hidden` where `hidden = (h0, c0)`: `.detach()` of a tuple raises
+    if any(read_as_mapping(ctx, node.stmt, n.value) for n in operands(src)):
+        return None  # `tot = tot * 0.5 + info` where `info["loss"] = ...`: a dict class, no `.detach()`
     return Edit(src, detach(src))
 
 

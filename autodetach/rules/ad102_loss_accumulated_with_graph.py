@@ -11,12 +11,13 @@ from ..analysis.factories import factory_notes, library_keeper_note
 from ..analysis.opaque_calls import opaque_after
 from ..analysis.graph import closure
 from ..analysis.keyed import slot_note
-from ..analysis.uses import float_ok, read_as_mapping
+from ..analysis.uses import float_ok, operands, read_as_mapping
 from ..analysis.walk import nodes
 from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.backwarded import holds_element
-from ..analysis.plain_values import loop_number_why, not_tensor, partly_plain_read, unseen_method, why as plain_why
+from ..analysis.plain_values import loop_number_why, maybe_plain, not_tensor, partly_plain_read, unseen_method, \
+    why as plain_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, code, detach, line, unseen_note
 from ._helpers import method_call, parenthesize_if_needed
 
@@ -706,6 +707,12 @@ class LossAccumulatedWithGraph(GraphRule):
                 self.report(src, msg + f"keep detached tensors instead (`{src.value}` is read as a dict: "
                                        "detach each tensor in it)")
                 continue
+            mapped = next((n for n in operands(src) if read_as_mapping(ctx, node.stmt, n.value)), None)
+            if mapped is not None:
+                # `tot = tot + info` where `info["loss"] = ...`: a metrics dict that defines `+`, no `.detach()`
+                self.report(src, msg + f"keep detached tensors instead (`{mapped.value}` is used as a dict, and "
+                                       f"the sum is one too: detach each tensor in it; no fix is offered)")
+                continue
             if isinstance(src, (cst.DictComp, cst.ListComp, cst.SetComp)):
                 # `totals = {k: totals[k] + losses[k] for k in totals}`: a dict has no `.detach()`
                 self.report(src, msg + "keep detached values instead (`.detach()` of each value it builds: "
@@ -719,6 +726,10 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             if (plain := partly_plain_read(ctx, src)) is not None:
                 self.report(src, msg + f"keep detached values instead ({loop_number_why(plain)})")
+                continue
+            if (why := maybe_plain(ctx, src)) is not None:
+                # `adv = 0.0; if step > start: adv += ...; hist.append(adv)`: a float before the `if` runs
+                self.report(src, msg + f"keep detached values instead ({why}: no fix is offered)")
                 continue
             # `.item()` needs a one-element tensor and a float-only accumulator
             as_tensor = not (_scalar(ctx, src, node, 0) and float_ok(ctx, leak.key, node.kind, node.stmt))

@@ -72,16 +72,22 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
     return False
 
 
+def _bound(ctx, name: cst.Name) -> list:
+    """The bindings of `name` in the scope that owns it; [] when no scope of the file does."""
+    try:
+        owner, found = ctx.bindings.lookup(name)
+    except (KeyError, AttributeError):
+        return []
+    return found if owner is not None else []
+
+
 def _unpacked(ctx, name: cst.Name) -> Optional[list]:
     """What `meta` of `loss, meta = self.step(mb)` may hold: the element at its
     place in every tuple the callee (a function of this file, or a `self` method
     as this file's classes define it) returns; None when a binding is anything else
     or a return does not line up."""
-    try:
-        owner, found = ctx.bindings.lookup(name)
-    except (KeyError, AttributeError):
-        return None
-    if owner is None or not found:
+    found = _bound(ctx, name)
+    if not found:
         return None
     out = []
     for binding in found:
@@ -237,11 +243,8 @@ def loop_parts(ctx, name: cst.Name) -> Optional[list]:
     literal display (`for k, v in [("loss", loss), ("mae", mae)]`, or a local
     name bound once to one): the element of each item at the variable's
     position. None when any binding is something else."""
-    try:
-        owner, found = ctx.bindings.lookup(name)
-    except (KeyError, AttributeError):
-        return None
-    if owner is None or not found:
+    found = _bound(ctx, name)
+    if not found:
         return None
     out = []
     for binding in found:
@@ -295,11 +298,8 @@ def maybe_plain(ctx, expr) -> Optional[str]:
     term before the discriminator starts). The words name the binding."""
     if not isinstance(expr, cst.Name):
         return None
-    try:
-        owner, found = ctx.bindings.lookup(expr)
-    except (KeyError, AttributeError):
-        return None
-    if owner is None or not found:
+    found = _bound(ctx, expr)
+    if not found:
         return None
     for binding in found:
         value = binding.element() if binding.kind in ("assign", "walrus") else None

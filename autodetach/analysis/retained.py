@@ -647,7 +647,25 @@ def _calls_behind(ctx, stmt) -> list:
                 continue
             for binding in found:
                 if binding.kind in ("assign", "augassign", "annotation", "walrus") and binding.value is not None:
-                    out.extend(x for x in nodes(binding.value) if type(x) is cst.Call)
+                    out.extend(_live_calls(binding.value))
+    return out
+
+
+_CUTS = ("detach", "data", "item", "numpy", "tolist")
+
+
+def _live_calls(expr) -> list:
+    """The calls of `expr` but those under a cut (`self.policy.log_prob_t(obs, act).detach()`: the
+    name holds no graph of that call, so a later backward does not reach the object through it)."""
+    cut = {id(x.value) for x in nodes(expr) if type(x) is cst.Attribute and x.attr.value in _CUTS}
+    out, stack = [], [expr]
+    while stack:
+        x = stack.pop()
+        if id(x) in cut:
+            continue
+        if type(x) is cst.Call:
+            out.append(x)
+        stack.extend(x.children)
     return out
 
 

@@ -619,7 +619,9 @@ def _object_state_later(analysis, scope, ev, own) -> bool:
                 continue
             for call in _calls_behind(ctx, n.stmt):
                 func = dotted(call.func)
-                if func and (func in methods or (func.rsplit(".", 1)[0] in methods and "." in func)):
+                # the object's own call (`self.agent(obs, context)`), whose state the method may read;
+                # not its other methods (`self.bg.energy(batch)`, a forward of its own)
+                if func and (func in methods or (func.endswith(".forward") and func[:-len(".forward")] in methods)):
                     return True
     return False
 

@@ -80,15 +80,15 @@ def project_root(path: str) -> str:
     return directory
 
 
-def package_root(path: str) -> str:
+def package_root(path: str, up: int = 5) -> str:
     """project_root, or, where no marker is found there, the directory holding
     the file's top package (the first directory up without `__init__.py`,
-    at most five levels: `hive/utils/logging.py` -> the folder holding `hive`)."""
+    at most `up` levels: `hive/utils/logging.py` -> the folder holding `hive`)."""
     root = project_root(path)
     directory = os.path.dirname(os.path.abspath(path))
     if root != directory:
         return root
-    for _ in range(5):
+    for _ in range(up):
         if not os.path.exists(os.path.join(directory, "__init__.py")):
             break
         parent = os.path.dirname(directory)

@@ -69,7 +69,8 @@ def _importers(path: str, stem: str) -> list:
     root = package_root(path)
     if root != os.path.dirname(os.path.abspath(path)):
         # a package's trainers sit beside its utilities (`hive/agents/dqn.py` feeding `hive/utils/logging.py`)
-        found += [f for f in files_mentioning(os.path.join(root, "_"), b"backward", up=False) if f not in found]
+        seen = set(found)
+        found += [f for f in files_mentioning(os.path.join(root, "_"), b"backward", up=False) if f not in seen]
     for f in found:
         if os.path.realpath(f) == me:
             continue

@@ -636,7 +636,7 @@ def _calls_behind(ctx, stmt) -> list:
     skip = {id(x.attr) for v in values for x in nodes(v) if type(x) is cst.Attribute}
     # `task_z.detach()`: what the name is bound from does not reach the graph
     skip |= {id(x.value) for v in values for x in nodes(v) if type(x) is cst.Attribute
-             and x.attr.value in ("detach", "data", "item", "numpy", "tolist")}
+             and x.attr.value in _CUTS}
     seen = set()
     for value in values:
         for name in nodes(value):
@@ -659,16 +659,8 @@ _CUTS = ("detach", "data", "item", "numpy", "tolist")
 def _live_calls(expr) -> list:
     """The calls of `expr` but those under a cut (`self.policy.log_prob_t(obs, act).detach()`: the
     name holds no graph of that call, so a later backward does not reach the object through it)."""
-    cut = {id(x.value) for x in nodes(expr) if type(x) is cst.Attribute and x.attr.value in _CUTS}
-    out, stack = [], [expr]
-    while stack:
-        x = stack.pop()
-        if id(x) in cut:
-            continue
-        if type(x) is cst.Call:
-            out.append(x)
-        stack.extend(x.children)
-    return out
+    under = {id(y) for x in nodes(expr) if type(x) is cst.Attribute and x.attr.value in _CUTS for y in nodes(x.value)}
+    return [x for x in nodes(expr) if type(x) is cst.Call and id(x) not in under]
 
 
 def _entries_of(graph) -> set:

@@ -32,7 +32,7 @@ from typing import Optional
 import libcst as cst
 
 from .callers import tree_of
-from .project_index import files_mentioning, project_root
+from .project_index import files_mentioning, package_root
 from .remote_helpers import _backwarded, _bound_at, _functions_of, _keeping_classes, loop_assigns
 from .walk import nodes
 
@@ -244,7 +244,7 @@ def _fed_callers(path: str, cls: cst.ClassDef, entries: list) -> Optional[tuple]
     me = os.path.realpath(path)
     bases = [cls.name.value] + [b.value.value if type(b.value) is cst.Name else b.value.attr.value
                                 for b in cls.bases if type(b.value) in (cst.Name, cst.Attribute)]
-    for f in files_mentioning(os.path.join(_package_root(path), "_"), b"backward", up=False):
+    for f in files_mentioning(os.path.join(package_root(path, PACKAGE_UP), "_"), b"backward", up=False):
         if os.path.realpath(f) == me:
             continue
         text, tree = tree_of(f)
@@ -262,22 +262,6 @@ def _fed_callers(path: str, cls: cst.ClassDef, entries: list) -> Optional[tuple]
                     if meter is not None:
                         return (f, call.lineno) + meter
     return None
-
-
-def _package_root(path: str) -> str:
-    """The project's root when a marker shows it, else the outermost package above the
-    file (up to PACKAGE_UP levels): the trainer sits in a sibling package (`train/trainers/`
-    beside `train/actors/`)."""
-    root = project_root(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    if root != directory:
-        return root
-    for _ in range(PACKAGE_UP):
-        parent = os.path.dirname(directory)
-        if parent == directory or not os.path.exists(os.path.join(directory, "__init__.py")):
-            break
-        directory = parent
-    return directory
 
 
 def _unpacked_calls(fn) -> list:

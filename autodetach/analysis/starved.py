@@ -18,6 +18,7 @@ from ..imports import dotted
 
 from .decide import param_modules
 from .graph import closure
+from .walk import nodes
 
 
 @dataclass
@@ -190,17 +191,7 @@ def _unpacked_elsewhere(node, own) -> bool:
     assign = body[0]
     if not any(isinstance(t.target, (cst.Tuple, cst.List)) for t in assign.targets):
         return False
-    return not any(isinstance(x, cst.Call) and dotted(x.func) in own for x in _calls(assign.value))
-
-
-def _calls(expr):
-    """Every call in `expr`, nested ones included."""
-    stack = [expr]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, cst.Call):
-            yield x
-        stack.extend(x.children)
+    return not any(isinstance(x, cst.Call) and dotted(x.func) in own for x in nodes(assign.value))
 
 
 def _cut(analysis, bws, starved):

@@ -1,7 +1,9 @@
 """The pre-commit hooks (.pre-commit-hooks.yaml) through the real pre-commit:
 a scratch project whose .pre-commit-config.yaml points at a git copy of this
 checkout; pre-commit builds its own virtualenv and installs autodetach into
-it from that copy (its dependencies come from the package index)."""
+it from that copy. Offline: no package index is asked (a test talks to no
+server it did not start); the virtualenv sees this interpreter's packages
+(libcst, setuptools), so pip has nothing to download."""
 import os
 import shutil
 import subprocess
@@ -64,7 +66,9 @@ def test_both_hooks_run_and_the_fixing_hook_fixes(tmp_path):
         "      - id: autodetach-check\n      - id: autodetach\n")
     git(proj, "init", "-q")
     git(proj, "add", ".")
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc-home"), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc-home"), PIP_DISABLE_PIP_VERSION_CHECK="1",
+               VIRTUALENV_SYSTEM_SITE_PACKAGES="1", PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0")
+    env.pop("PIP_FIND_LINKS", None)
     env.pop("PYTHONPATH", None)  # the hooks must run the copy installed in pre-commit's environment
 
     def run():

@@ -236,6 +236,26 @@ def _link_fd(fd: int, name: str) -> None:
     os.link(f"/proc/self/fd/{fd}", name, follow_symlinks=True)
 
 
+def read_regular(path: str) -> Optional[bytes]:
+    """The bytes of a regular file; None for anything else, or when it cannot
+    be read. The analysis reads files it was not given (a package's other
+    modules): an open() of a FIFO named `x.py` waits for a writer for ever,
+    and a device never ends."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _current_hash(path: str) -> Optional[bytes]:
     try:
         with open(path, "rb") as fh:

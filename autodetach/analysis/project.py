@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from typing import Optional
 
 import libcst as cst
 
 from ..imports import ImportTable
-from ..textio import write_atomic
+from ..textio import read_regular, write_atomic
 from .summaries import IMPORTS, OwnSummaries, Summary, summarize
 
 _MEMO: dict = {}  # realpath -> ((size, mtime_ns), summaries)
@@ -73,16 +74,17 @@ def summaries_of(path: str) -> dict:
         st = os.stat(path)
     except OSError:
         return {}
+    if not stat.S_ISREG(st.st_mode):  # a FIFO named `x.py` would block the read
+        return {}
     stamp = (st.st_size, st.st_mtime_ns)
     _DEPS[real] = list(stamp)
     hit = _MEMO.get(real)
     if hit is not None and hit[0] == stamp:
         return hit[1]
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", errors="replace")
-    except OSError:
+    data = read_regular(path)
+    if data is None:
         return {}
+    text = data.decode("utf-8", errors="replace")
     if _ORIGINALS is not None:  # replaced while it was read: the original counts
         kept = _from_original(real)
         if kept is not None:
@@ -115,9 +117,10 @@ def text_of(path: str) -> Optional[str]:
             pass
     try:
         st = os.stat(path)
-        with open(path, "rb") as fh:
-            data = fh.read()
     except OSError:
+        return None
+    data = read_regular(path)
+    if data is None:
         return None
     _DEPS[real] = [st.st_size, st.st_mtime_ns]
     return data.decode("utf-8", errors="replace")

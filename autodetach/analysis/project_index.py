@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from ..textio import read_regular
 from .project import summaries_of
 from .summaries import methods_named
 
@@ -55,12 +56,9 @@ def files_mentioning(path: str, needle: bytes, up: bool = True) -> list:
     if hit is None:
         hit = []
         for f in project_files(path, up):
-            try:
-                with open(f, "rb") as fh:
-                    if needle in fh.read():
-                        hit.append(f)
-            except OSError:
-                continue
+            data = read_regular(f)
+            if data is not None and needle in data:
+                hit.append(f)
         _MENTIONS[key] = hit
     return hit
 

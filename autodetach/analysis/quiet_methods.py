@@ -15,6 +15,7 @@ import os
 import re
 from typing import Optional
 
+from ..textio import read_regular
 from .project import summaries_of
 from .project_index import project_files
 from .summaries import methods_named
@@ -32,11 +33,10 @@ def _defining(path: str, meth: str) -> list:
     if index is None:
         index = {}
         for f in project_files(path, up=False):
-            try:
-                with open(f, "rb") as fh:
-                    names = set(_DEF.findall(fh.read()))
-            except OSError:
+            data = read_regular(f)
+            if data is None:
                 continue
+            names = set(_DEF.findall(data))
             for n in names:
                 index.setdefault(n.decode("ascii", "replace"), []).append(f)
         _INDEX[start] = index

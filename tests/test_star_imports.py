@@ -69,8 +69,12 @@ def test_star_import_of_a_missing_file_stays_unseen(tmp_path):
 
 
 def test_relative_star_import(tmp_path):
-    (tmp_path / "__init__.py").write_text("")
-    assert _codes(tmp_path, "accuracy(out, out.detach())", imports="from .metrics import *") == []
+    # in a folder of its own: the analysis looks through the folder holding the package
+    # (here tmp_path), never through pytest's folder of every test's files
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    assert _codes(pkg, "accuracy(out, out.detach())", imports="from .metrics import *") == []
 
 
 def test_local_definition_shadows_the_star_import(tmp_path):

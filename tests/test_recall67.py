@@ -187,3 +187,67 @@ def test_a_step_that_returns_the_metric_as_a_number_is_left_alone(tmp_path):
     path = tmp_path / "train.py"
     path.write_text(textwrap.dedent(STEP.replace("return loss.item(), metric", "return loss.item(), metric.item()")))
     assert _check(str(path)) == []
+
+
+DETECTOR = """
+import torch
+from torch import nn
+
+
+class Detector:
+    def init_model(self):
+        raise NotImplementedError
+
+    def forward_model(self, batch):
+        raise NotImplementedError
+
+    def fit(self, batches):
+        self.model = self.init_model()
+        opt = torch.optim.Adam(self.model.parameters(), lr=0.01)
+        for batch in batches:
+            loss, score = self.forward_model(batch)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return self
+
+    def decision_function(self, batches, n):
+        scores = torch.zeros(n)
+        self.emb = torch.zeros(n, 3)
+        for i, batch in enumerate(batches):
+            loss, score = self.forward_model(batch)
+            idx = torch.arange(i * 4, i * 4 + 4)
+            self.emb[idx] = self.model.emb.cpu()
+            scores[idx] = score
+        return scores
+"""
+
+
+def _detector(tmp_path, src: str):
+    path = tmp_path / "detector.py"
+    path.write_text(textwrap.dedent(src))
+    return _check(str(path))
+
+
+def test_a_network_attribute_copied_into_slots_in_a_loop_without_backward_is_reported(tmp_path):
+    found = _detector(tmp_path, DETECTOR)
+    assert [(f.code, f.line) for f in found] == [("AD101", 29)]
+    assert found[0].fix == UNSAFE and "inferred" in found[0].message and "`fit` backwards" in found[0].message
+
+
+def test_network_slots_filled_under_no_grad_are_left_alone(tmp_path):
+    quiet = DETECTOR.replace("    def decision_function(", "    @torch.no_grad()\n    def decision_function(")
+    assert _detector(tmp_path, quiet) == []
+    loop = DETECTOR.replace("        for i, batch in enumerate(batches):\n",
+                            "        with torch.no_grad():\n          for i, batch in enumerate(batches):\n")
+    assert _detector(tmp_path, loop) == []
+
+
+def test_network_slots_of_a_detached_value_or_a_weight_are_left_alone(tmp_path):
+    assert _detector(tmp_path, DETECTOR.replace("self.model.emb.cpu()", "self.model.emb.detach().cpu()")) == []
+    assert _detector(tmp_path, DETECTOR.replace("self.model.emb.cpu()", "self.model.weight[:4]")) == []
+
+
+def test_network_slots_need_the_loop_to_run_the_network(tmp_path):
+    # nothing backwards what `forward_model` returns: that it runs the network is not known
+    assert _detector(tmp_path, DETECTOR.replace("loss.backward()", "pass")) == []

@@ -86,31 +86,52 @@ def _stores(analysis) -> list:
         return []
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     methods = {name: {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)} for name, cls in classes.items()}
-    kept = []
+    candidates = []
     for name, cls in classes.items():
-        if any(_calls_backward(m) for m in methods[name].values()):
-            continue  # a policy that trains on what it keeps
         for meth in METHODS:
             func = methods[name].get(meth)
-            if func is None or len(func.args.args) < 2:
-                continue
-            for index, line in _accumulated(func, methods, name):
-                kept.append((name, meth, index, line, func.args.args[1 + index].arg))
-    if not kept:
+            if func is not None and len(func.args.args) >= 2 and _self_store(func) and \
+                    not any(_calls_backward(m) for m in methods[name].values()):  # a policy training on it
+                candidates.append((name, meth, func))
+    if not candidates:
         return []
     stem = os.path.splitext(os.path.basename(path))[0]
     importers = _importers(path, stem)
     if not importers:
         return []
     out = []
-    for name, meth, index, line, param in kept:
+    for name, meth, func in candidates:
         types = _types(name, classes)
-        found = []
-        for caller_path, caller_text in importers:
-            found += _callers(caller_path, caller_text, stem, types, meth, index)
-        if found:
-            out.append(MetricStore(name, meth, line, param, found[0], len(found)))
+        needles = [t.encode() for t in types]
+        callers = [(f, t) for f, t in importers if any(n in t for n in needles)]
+        if not callers:
+            continue
+        for index, line in _accumulated(func, methods, name):
+            found = []
+            for caller_path, caller_text in callers:
+                found += _callers(caller_path, caller_text, stem, types, meth, index)
+            if found:
+                out.append(MetricStore(name, meth, line, func.args.args[1 + index].arg, found[0], len(found)))
     return out
+
+
+def _self_store(func) -> bool:
+    """Does the method add into `self` state (`self.x += v`, `self.xs.append(v)`, `self.s.add_(v)`,
+    `self.x = self.x + v`)? A cheap test before the walks."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.AugAssign) and (_dotted(node.target) or "").startswith("self."):
+            return True
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript) and \
+                (_dotted(node.target.value) or "").startswith("self."):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("append", "extend", "add_") and (_dotted(node.func.value) or "").startswith("self."):
+            return True
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                (_dotted(node.targets[0]) or "").startswith("self.") and \
+                any(_dotted(n) == _dotted(node.targets[0]) for n in ast.walk(node.value)):
+            return True
+    return False
 
 
 def _calls_backward(func) -> bool:

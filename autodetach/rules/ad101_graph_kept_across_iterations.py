@@ -496,6 +496,7 @@ class GraphKeptAcrossIterations(GraphRule):
         self._kept_slices(done)
         self._value_caches(done)
         self._metric_states(done)
+        self._network_slots(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -579,6 +580,36 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
                                 f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
                                 "Run the acting forward under `torch.no_grad()`")
+
+    def _network_slots(self, done: set) -> None:
+        """A tensor on `self` made before a loop that runs a network with gradients on and backwards
+        nothing, filled slot by slot with an attribute the network keeps (`self.model.emb[:k].cpu()`)."""
+        from ..analysis.network_slots import network_slots
+
+        ctx = self.ctx
+        reported = {ctx.line_of(r.node) for r in self.reports if r.node is not None}
+        found = network_slots(ctx.analysis)
+        if not found:
+            return
+        values = {}  # (line, column) of a slot store's value -> the store
+        for node in nodes(ctx.module):
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Subscript:
+                start_line, start_col, _, _ = ctx.position(node.value)
+                values[(start_line, start_col - 1)] = node
+        for slot in found:
+            stmt = values.get((slot.line, slot.col))
+            if stmt is None or id(stmt) in done or slot.line in reported:
+                continue
+            done.add(id(stmt))
+            value = stmt.value
+            msg = (f"`{slot.func}` copies `{slot.attr}` into slots of `{slot.key}`, made before the loop, with "
+                   f"its graph: the loop runs `{slot.net}` with gradients on ({slot.runs}) and "
+                   f"backwards nothing, so each in-place copy hangs `{slot.key}` from this batch's graph and "
+                   f"from the previous copies: every batch's graph stays alive until `{slot.key}` is dropped and "
+                   f"memory grows; store it detached (or run the loop under `torch.no_grad()`); inferred: "
+                   f"`{slot.attr}` holds what `{slot.net}`'s forward computed, with its graph (the network's "
+                   f"class is not read), and the call runs `{slot.net}`" + UNSAFE_NOTE)
+            self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Store it detached")
 
     def _metric_states(self, done: set) -> None:
         """A metric class of this file whose `__call__` / `update` folds a tensor computed from its

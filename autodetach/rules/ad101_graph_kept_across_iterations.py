@@ -107,7 +107,15 @@ class GraphKeptAcrossIterations(GraphRule):
     in that function, through an object annotated or built there as the
     class or a base class of it (`metric: Optional[Metric]`): the fix is
     unsafe, the callers and the object's class being inferred from another
-    file.
+    file. A tensor on `self` made before a loop (`self.emb = torch.zeros(n,
+    d)`) and filled slot by slot with an attribute the class's network keeps
+    (`self.emb[idx] = self.model.emb[:k].cpu()`), in a loop that runs the
+    network with gradients on and backwards nothing (a scoring pass): each
+    in-place copy hangs the tensor from that batch's graph and the previous
+    copies. The loop runs the network directly or through a method whose
+    result another method of the class backwards while stepping an optimizer
+    of the network's parameters; that the attribute holds the forward's
+    output with its graph is inferred, and the fix is unsafe.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into

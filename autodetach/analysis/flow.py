@@ -2335,7 +2335,7 @@ class Scope:
         self.returns = []
         self.consts = _literal_params(func, params, given)
         self.flags = (call, handed_flags(func, call))
-        first = len(self.nodes)
+        first, events = len(self.nodes), len(self.events)
         saved_state, self.returned_state = self.returned_state, {}
         try:
             self.grad_from(func).block(self._block_of(func.body))
@@ -2359,6 +2359,7 @@ class Scope:
         elif self.returns:
             out.elems = _joined_elems(self.returns)  # `return None, {}, t` and `return out, d, t`
         self.inner_returns.append((func, [head for ret in self.returns for head in ret.heads]))
+        _mark_beside(func, self.returns, self.events[events:])
         self.returns = saved_returns
         # Locals of the callee vanish; stores to attributes and globals stay.
         local = set(params) | self._locals_of(func)
@@ -2839,11 +2840,34 @@ class Scope:
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents)) or
                                   (head.kind == "container" and _computed_from(head, key, targets)) or
-                                  _metric_total(head)):
+                                  _metric_total(head) or _beside_step(head, key)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
             self.leaks.append(Leak(key, head, loop, reached, feeds))
+
+
+def _mark_beside(func, returns: list, events: list) -> None:
+    """A step function walked at its call (`loss.backward(); opt.step(); return loss.item(), metric`):
+    what it returns that none of its backwards reached is returned beside the loss, for the log."""
+    backwards = [event for event in events if event.kind == "backward" and event.target is not None]
+    if not backwards or not any(event.kind == "step" for event in events):
+        return
+    reached = set().union(*(event.reach for event in backwards))
+    for ret in returns:
+        for head in ret.heads:
+            if head not in reached and not head.loss:
+                head.beside = func.name.value
+
+
+def _beside_step(head, key: str) -> bool:
+    """`total += metric` where every value added is (unpacked from) what a step function
+    returned beside the loss it backwards (GNode.beside)."""
+    if head.kind != "accum":
+        return False
+    added = [parent for parent in head.parents if parent.name != key]
+    return bool(added) and all(value.beside or value.parents and all(p.beside for p in value.parents)
+                               for value in added)
 
 
 def _carried(loop, older) -> set:

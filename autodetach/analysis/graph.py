@@ -68,6 +68,9 @@ class GNode:
     # uncertain only as to which model's graph an inline loss left in a list (`losses.append(crit(net(x), y))`,
     # no node of its own): no conflict rests on it, but it is a graph all the same (kept: a leak)
     unsplit: bool = False
+    # returned by a function walked at its call that backwards another value (`return loss.item(),
+    # metric`): the function's name; a running total of it is kept for the log, like a loss total
+    beside: Optional[str] = None
 
     # Sets of nodes are walked in hash order, and the analysis takes the
     # first path or link it meets: an address-based hash made the findings

@@ -25,6 +25,22 @@ from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text,
     unseen_note
 
 
+_GRAPH_TOKENS = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(", "allclose(", "torch.equal(")
+# a metric class whose callers, in other files, hand it the model's output (analysis.metric_states)
+METRIC_TOKENS = ("def __call__(self", "def update(self")
+
+
+def _graph_code(text: str) -> bool:
+    """Is one of the rule's graph tokens in the file's code (not only in comments and docstrings)?
+    Without one, only a metric class is looked for (the rest needs a backward in sight)."""
+    from ..code_tokens import code_rules
+
+    def among(t, rules):
+        return rules if any(tok in t for tok in _GRAPH_TOKENS) else []
+
+    return bool(code_rules(text, lambda t: among(t, [True]), among))
+
+
 class GraphKeptAcrossIterations(GraphRule):
     """
     A tensor that carries a graph is kept from one iteration to the next.
@@ -82,6 +98,24 @@ class GraphKeptAcrossIterations(GraphRule):
     own optimizer (`w.requires_grad = True`, `Adam([w])`: an attack, a style
     transfer) is a leaf of each step's graph, so `best[mask] = adv[mask]`
     into a tensor made before the loop keeps every step's graph.
+    A metric class whose `__call__` or `update` adds a tensor computed from
+    its argument into `self` state (`self.true_positives += (y_true *
+    y_pred).sum(dim=0)`), on some arm of its `if`s (a binary arm that only
+    rounds), is reported at the store when a training loop of another file
+    of the project hands it the model's output whose loss it backwards (or
+    `torch.sigmoid` of it), with gradients on and no `reset()` of the metric
+    in that function, through an object annotated or built there as the
+    class or a base class of it (`metric: Optional[Metric]`): the fix is
+    unsafe, the callers and the object's class being inferred from another
+    file. A tensor on `self` made before a loop (`self.emb = torch.zeros(n,
+    d)`) and filled slot by slot with an attribute the class's network keeps
+    (`self.emb[idx] = self.model.emb[:k].cpu()`), in a loop that runs the
+    network with gradients on and backwards nothing (a scoring pass): each
+    in-place copy hangs the tensor from that batch's graph and the previous
+    copies. The loop runs the network directly or through a method whose
+    result another method of the class backwards while stepping an optimizer
+    of the network's parameters; that the attribute holds the forward's
+    output with its graph is inferred, and the fix is unsafe.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -144,7 +178,7 @@ class GraphKeptAcrossIterations(GraphRule):
     fix_safety = UNSAFE
     # a module that updates its buffers from its graph, keeps values computed from its parameters,
     # or caches what it computes from an argument by the argument's values
-    tokens = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(", "allclose(", "torch.equal(")
+    tokens = _GRAPH_TOKENS + METRIC_TOKENS
 
     VALID = [
         Valid("""
@@ -421,6 +455,9 @@ class GraphKeptAcrossIterations(GraphRule):
         ctx = self.ctx
         analysis = ctx.analysis
         done = set()
+        if not _graph_code(ctx.text):
+            self._metric_states(done)
+            return
         for diagnosis in analysis.diagnoses_for(self.kind):
             link, conflict = diagnosis.link, diagnosis.conflict
             if link.stmt is None or id(link.stmt) in done:
@@ -466,6 +503,8 @@ class GraphKeptAcrossIterations(GraphRule):
         self._threaded(done)
         self._kept_slices(done)
         self._value_caches(done)
+        self._metric_states(done)
+        self._network_slots(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -549,6 +588,64 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
                                 f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
                                 "Run the acting forward under `torch.no_grad()`")
+
+    def _network_slots(self, done: set) -> None:
+        """A tensor on `self` made before a loop that runs a network with gradients on and backwards
+        nothing, filled slot by slot with an attribute the network keeps (`self.model.emb[:k].cpu()`)."""
+        from ..analysis.network_slots import network_slots
+
+        ctx = self.ctx
+        reported = {ctx.line_of(r.node) for r in self.reports if r.node is not None}
+        found = network_slots(ctx.analysis)
+        if not found:
+            return
+        values = {}  # (line, column) of a slot store's value -> the store
+        for node in nodes(ctx.module):
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Subscript:
+                start_line, start_col, _, _ = ctx.position(node.value)
+                values[(start_line, start_col - 1)] = node
+        for slot in found:
+            stmt = values.get((slot.line, slot.col))
+            if stmt is None or id(stmt) in done or slot.line in reported:
+                continue
+            done.add(id(stmt))
+            value = stmt.value
+            msg = (f"`{slot.func}` copies `{slot.attr}` into slots of `{slot.key}`, made before the loop, with "
+                   f"its graph: the loop runs `{slot.net}` with gradients on ({slot.runs}) and "
+                   f"backwards nothing, so each in-place copy hangs `{slot.key}` from this batch's graph and "
+                   f"from the previous copies: every batch's graph stays alive until `{slot.key}` is dropped and "
+                   f"memory grows; store it detached (or run the loop under `torch.no_grad()`); inferred: "
+                   f"`{slot.attr}` holds what `{slot.net}`'s forward computed, with its graph (the network's "
+                   f"class is not read), and the call runs `{slot.net}`" + UNSAFE_NOTE)
+            self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Store it detached")
+
+    def _metric_states(self, done: set) -> None:
+        """A metric class of this file whose `__call__` / `update` folds a tensor computed from its
+        argument into `self` state, called by a training loop of another file with the model's output."""
+        import os
+
+        from ..analysis.metric_states import metric_state_stores
+        from ..analysis.remote_meters import store_value
+
+        ctx = self.ctx
+        reported = {ctx.line_of(r.node) for r in self.reports if r.node is not None}
+        for store in metric_state_stores(ctx.analysis):
+            value = store_value(ctx, store.cls, store.meth, store.line)
+            if value is None or ctx.line_of(value) in reported or any(
+                    type(n) is cst.Attribute and n.attr.value in ("detach", "item") for n in nodes(value)):
+                continue
+            reported.add(ctx.line_of(value))
+            caller_file, caller_line, arg, obj, tie = store.caller
+            more = f" and {store.callers - 1} more places" if store.callers > 1 else ""
+            how = "calls it" if store.meth == "__call__" else f"calls `{obj}.{store.meth}`"
+            msg = (f"`{store.cls}.{store.meth}` adds `{ctx.code(value).strip()}`, computed from its argument "
+                   f"`{store.param}`, into the object's state with its graph: a training loop in "
+                   f"{os.path.basename(caller_file)} (line {caller_line}){more} {how} with `{arg}`, from the "
+                   f"model output whose loss it backwards, so every batch's graph stays alive until the state is "
+                   f"reset and memory grows; add `.detach()` of it instead; inferred: what the callers pass is "
+                   f"read from their code in another file, and `{obj}` there is taken for a `{store.cls}` "
+                   f"(annotated or built as {tie})" + UNSAFE_NOTE)
+            self.report(value, msg, edits=[Edit(value, detach(value))], fix=UNSAFE, fix_title="Add `.detach()`")
 
     def _value_caches(self, done: set) -> None:
         """State computed from an argument, reused while a later argument has the same values."""

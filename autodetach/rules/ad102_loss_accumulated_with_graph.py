@@ -130,7 +130,10 @@ class LossAccumulatedWithGraph(GraphRule):
     sum(parts.values())`) and that is kept whole or rebuilt into epoch totals
     (that its entries carry a graph is inferred from the sum). A running error of
     a network's output (`train_ae += (out - y).abs().sum()`: a whole reduction of
-    a difference), kept for the log like a loss total. A list on `self` that only
+    a difference), kept for the log like a loss total, and a running total of
+    what a function walked at its call returns beside the loss it backwards and
+    steps (`return loss.item(), dice.sum()`, then `running_metric += metric_b`).
+    A list on `self` that only
     `__init__` makes and no method empties, returned by the method that appends
     each step's loss (every call adds to what earlier calls kept, whatever the
     caller does with it). A list of losses (or a dict's list) that a function

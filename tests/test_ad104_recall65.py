@@ -242,3 +242,57 @@ def test_a_data_store_is_not_a_read():
     tree = ast.parse("x.data = y\nz = x.data\n")
     store, load = tree.body[0].targets[0], tree.body[1].value
     assert not _data_read(store, store.value) and _data_read(load, load.value)
+
+
+NB_MODEL = "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)"
+NB_CHECK = ("loss = model(torch.randn(4, 2)).pow(2).mean()\n"
+            "grads = torch.autograd.grad(loss, model.parameters(), retain_graph=True)\n"
+            "assert all(g is not None for g in grads)")
+NB_TRAIN = ("for step in range(3):\n    loss = model(torch.randn(4, 2)).pow(2).mean()\n    opt.zero_grad()\n"
+            "    loss.backward()\n    opt.step()")
+
+
+def _notebook(path, cells):
+    import pytest
+
+    nbformat = pytest.importorskip("nbformat")
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook()
+    nb.cells = [new_code_cell(c) for c in cells]
+    nbformat.write(nb, str(path))
+    return path.read_bytes()
+
+
+def _notebook_findings(path, data, opts=None):
+    from autodetach import notebook
+
+    return notebook.process(data, str(path), all_rules(), opts or Options())
+
+
+def test_template_notebook_checks_the_cells_that_parse(tmp_path):
+    # a course template: a cell left for the student (`<YOUR CODE>`) does not parse; the other
+    # cells are checked, and every fix is unsafe (what the left-out cell does is not seen)
+    path = tmp_path / "t.ipynb"
+    data = _notebook(path, [NB_MODEL, "hidden = <YOUR CODE>", NB_CHECK, NB_TRAIN])
+    res = _notebook_findings(path, data)
+    got = sorted((f.code, f.cell, f.line, f.fix) for f in res.findings)
+    assert ("AD000", 2, 1, "none") in got and ("AD104", 3, 2, "unsafe") in got, got
+    ad104 = [f for f in res.findings if f.code == "AD104"][0]
+    assert "left out" in ad104.message and "inferred" in ad104.message
+    whole = tmp_path / "w.ipynb"
+    res = _notebook_findings(whole, _notebook(whole, [NB_MODEL, "hidden = 1", NB_CHECK, NB_TRAIN]))
+    assert [(f.code, f.cell, f.line, f.fix) for f in res.findings] == [("AD104", 3, 2, "safe")]
+
+
+def test_template_notebook_fixes_only_with_unsafe_fixes_and_never_the_broken_cell(tmp_path):
+    path = tmp_path / "t.ipynb"
+    data = _notebook(path, [NB_MODEL, "hidden = <YOUR CODE>", NB_CHECK, NB_TRAIN])
+    assert _notebook_findings(path, data, Options(fix=True)).new_source is None
+    res = _notebook_findings(path, data, Options(fix=True, unsafe=True))
+    import json
+
+    cells = [c["source"] for c in json.loads(res.new_source)["cells"]]
+    cells = ["".join(c) if isinstance(c, list) else c for c in cells]
+    assert cells[1] == "hidden = <YOUR CODE>"
+    assert "retain_graph" not in cells[2] and cells[0] == NB_MODEL and cells[3] == NB_TRAIN

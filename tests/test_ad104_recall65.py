@@ -296,3 +296,53 @@ def test_template_notebook_fixes_only_with_unsafe_fixes_and_never_the_broken_cel
     cells = ["".join(c) if isinstance(c, list) else c for c in cells]
     assert cells[1] == "hidden = <YOUR CODE>"
     assert "retain_graph" not in cells[2] and cells[0] == NB_MODEL and cells[3] == NB_TRAIN
+
+
+STYLE = """
+import torch
+from torch import nn
+
+features = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())
+for param in features.parameters():
+    param.requires_grad_(False)
+
+
+def get_features(x, model):
+    out = {}
+    for i, layer in enumerate(model.children()):
+        x = layer(x)
+        out[str(i)] = x
+    return out
+
+
+target = get_features(torch.rand(1, 3, 8, 8), features)
+image = torch.rand(1, 3, 8, 8).requires_grad_(True)
+opt = torch.optim.Adam([image], lr=0.01)
+for epoch in range(3):
+    opt.zero_grad()
+    loss = (get_features(image, features)["1"] - target["1"]).pow(2).mean()
+    loss.backward(retain_graph=True)
+    opt.step()
+"""
+
+
+def test_targets_of_a_network_frozen_first_carry_no_graph(tmp_path):
+    found = _ad104(STYLE, tmp_path / "case.py")
+    assert [(f.line, f.fix) for f in found] == [(24, "unsafe")]
+    assert "`target` is computed before the loop from `features`" in found[0].message
+
+
+def test_targets_computed_before_the_freeze_keep_the_retain(tmp_path):
+    freeze = "for param in features.parameters():\n    param.requires_grad_(False)\n"
+    src = STYLE.replace(freeze, "").replace("image = torch.rand", freeze + "image = torch.rand")
+    assert src.count("requires_grad_(False)") == 1 and src.index("requires_grad_(False)") > src.index("target =")
+    assert _ad104(src, tmp_path / "case.py") == []
+
+
+def test_a_network_trained_or_switched_on_again_is_not_frozen(tmp_path):
+    on = STYLE.replace("image = torch.rand", "features.requires_grad_(True)\nimage = torch.rand")
+    assert _ad104(on, tmp_path / "case.py") == []
+    trained = STYLE.replace("opt = torch.optim.Adam([image], lr=0.01)",
+                            "opt = torch.optim.Adam([image, *features.parameters()], lr=0.01)")
+    assert trained != STYLE
+    assert _ad104(trained, tmp_path / "case.py") == []

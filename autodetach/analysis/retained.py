@@ -109,6 +109,7 @@ def unneeded_retains(analysis) -> list:
                              and not _same_pass_apart(ctx, scope, o, ev)
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              and not _prepared_apart(analysis, ev, o, own, entry_notes)
+                             and not _frozen_apart(analysis, own & o.reach, entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
                       or _stored_on_argument(ctx, ev, own)  # `ctx.g = g`: the caller's object keeps it
@@ -520,6 +521,18 @@ def _prepared_apart(analysis, ev, later, own, notes) -> bool:
     if note is not None and note not in notes:
         notes.append(note)
     return note is not None
+
+
+def _frozen_apart(analysis, shared, notes) -> bool:
+    """Is everything two backwards share a value the script computed before its loop from
+    networks it froze first (frozen_scripts)? Its notes join `notes`: an inference."""
+    from .frozen_scripts import frozen_before
+
+    found = [frozen_before(analysis, n) for n in shared]
+    if not found or not all(found):
+        return False
+    notes.extend(x for x in found if x not in notes)
+    return True
 
 
 def _same_pass_apart(ctx, scope, a, b) -> bool:

@@ -105,7 +105,13 @@ class RetainGraphUnneeded(GraphRule):
     when that helper's code shows it: what it gathers comes from an object of
     its file whose `__call__` returns only cut values (`.detach()`, `.data`).
     A loop rebuilding its graph from that data each iteration retains for
-    nothing.
+    nothing. So do targets a script computes once before its loop from a
+    network whose parameters it switched off first (`for p in
+    vgg.parameters(): p.requires_grad_(False)`, then `content_features =
+    get_features(content, vgg, layers)`, as in style transfer), when nothing
+    in the file switches them on again or hands them to an optimizer: they
+    carry no graph for the next iteration to walk. Unsafe: that the call
+    computes nothing else with gradients is inferred.
     A method that backwards what another one stored on `self` (`def
     backward_D(self): self.D_loss.backward(retain_graph=True)`) is judged
     where the methods of its file that call it run it (`self.forward_D();

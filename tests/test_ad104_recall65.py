@@ -346,3 +346,23 @@ def test_a_network_trained_or_switched_on_again_is_not_frozen(tmp_path):
                             "opt = torch.optim.Adam([image, *features.parameters()], lr=0.01)")
     assert trained != STYLE
     assert _ad104(trained, tmp_path / "case.py") == []
+
+
+RETURNS_SUM = """
+import torch
+
+
+def task_grads(losses, shared):
+    norms = []
+    for i in range(len(losses)):
+        norms.append(torch.autograd.grad(losses[i], shared, retain_graph=True)[0].norm().item())
+    return sum(loss / n for loss, n in zip(losses, norms))
+"""
+
+
+def test_a_returned_value_built_from_the_handed_losses_keeps_the_last_retain(tmp_path):
+    # the caller gets `sum(losses)` and may backward it: the retain keeps that graph walkable
+    assert _ad104(RETURNS_SUM, tmp_path / "case.py") == []
+    src = RETURNS_SUM.replace("return sum(loss / n for loss, n in zip(losses, norms))", "return norms")
+    found = _ad104(src, tmp_path / "case.py")
+    assert [(f.line, f.fix) for f in found] == [(8, "unsafe")]

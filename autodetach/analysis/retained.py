@@ -459,6 +459,24 @@ def _later_reads_handed(ctx, scope, ev) -> bool:
     return False
 
 
+def _returns_handed(ctx, fn, handed) -> bool:
+    """Does `fn` return a value built, name by name, from the values `handed` names?"""
+    feeds = _name_feeds(ctx, fn)
+    for ret in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(ret) is not cst.Return or ret.value is None:
+            continue
+        seen: set = set()
+        todo = list(_live_names(ret.value))
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(feeds.get(name, ()))
+        if seen & handed:
+            return True
+    return False
+
+
 def _name_feeds(ctx, fn) -> dict:
     """name -> names its values in `fn` are made from: assignments, augmented ones, `for` targets,
     stores into entries (`xs[i] = v`) and fills (`xs.append(v)`), leaving out what is read through
@@ -571,6 +589,8 @@ def _last_iteration(analysis, ev):
     if _callers_reuse(analysis, ev, own) or \
             handed and callers_reuse(analysis, fn, handed, unreachable_callers(analysis.ctx, fn)):
         return None
+    if handed and fn is not None and _returns_handed(analysis.ctx, fn, handed):
+        return None  # `return sum(losses)`: the caller gets a graph the retain keeps walkable
     if not handed and not held and dies_on_return(analysis.ctx, ev, found.loop):
         return None  # only locals hold the graph: it is freed when the function returns, not kept a step
     why = list(found.inferred)

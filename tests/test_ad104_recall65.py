@@ -366,3 +366,13 @@ def test_a_returned_value_built_from_the_handed_losses_keeps_the_last_retain(tmp
     src = RETURNS_SUM.replace("return sum(loss / n for loss, n in zip(losses, norms))", "return norms")
     found = _ad104(src, tmp_path / "case.py")
     assert [(f.line, f.fix) for f in found] == [(8, "unsafe")]
+
+
+def test_ad107_leaves_targets_of_a_frozen_network_alone(tmp_path):
+    src = STYLE.replace("loss.backward(retain_graph=True)", "loss.backward()")
+    findings, _, _ = check_source(textwrap.dedent(src), str(tmp_path / "case.py"), all_rules(), Options())
+    assert [f for f in findings if f.code in ("AD104", "AD107")] == []
+    freeze = "for param in features.parameters():\n    param.requires_grad_(False)\n"
+    late = src.replace(freeze, "").replace("image = torch.rand", freeze + "image = torch.rand")
+    findings, _, _ = check_source(textwrap.dedent(late), str(tmp_path / "case.py"), all_rules(), Options())
+    assert [f.code for f in findings if f.code == "AD107"] == ["AD107"]  # computed before the freeze: a graph

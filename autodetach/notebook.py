@@ -391,6 +391,12 @@ def _process(data: bytes, path: str, rules, opts: Options, diff: bool) -> FileRe
     if not prefilter(virtual, rules):
         result.skipped = True
         return result
+    left_out = _leave_out_broken(book) if not _parses(virtual) else []
+    if left_out:
+        virtual = book.virtual()
+        # what the rules conclude may rest on code of the cells left out: no fix is applied unless
+        # unsafe ones are, and each is reported as unsafe
+        opts = Options(fix=opts.fix and opts.unsafe, unsafe=opts.unsafe, ignore=opts.ignore)
     inner = process_bytes(virtual.encode("utf-8"), path, rules, opts)
     result.errors, result.crashed, result.skipped = inner.errors, inner.crashed, inner.skipped
     findings, fixed, layout = inner.findings, inner.fixed, book
@@ -412,8 +418,62 @@ def _process(data: bytes, path: str, rules, opts: Options, diff: bool) -> FileRe
             result.fixed = fixed
             if diff:
                 result.diff = patch(path, book, kept, data, result.new_source)
+    if left_out:
+        findings = [_left_out_note(f, left_out) for f in findings] + [
+            Finding(path=path, line=book.cells[k].first + line, column=col, end_line=book.cells[k].first + line,
+                    end_column=col, code="AD000", name="syntax-error",
+                    message=f"cannot parse: {msg}; this cell was left out and the others were checked")
+            for k, line, col, msg in left_out]
     result.findings = sorted((_map(layout, f) for f in findings), key=lambda f: (f.cell, f.line, f.column, f.code))
     return result
+
+
+def _leave_out_broken(book: Notebook) -> list:
+    """A notebook whose code does not parse as a whole (a course template's `<YOUR CODE>`
+    placeholders): each code cell that does not parse on its own is masked line by line
+    (comment placeholders `restore` checks, so no fix can touch it), when what is left parses.
+    [(position in book.cells, line, column, message)] for the cells left out; [] (and the
+    notebook unchanged) when none is, or the rest still does not parse."""
+    out, old = [], [c.masked for c in book.cells]
+    counter = [sum(len(c.masked.originals) for c in book.cells) + 10 ** 6]
+    for k, c in enumerate(book.cells):
+        try:
+            ast.parse(c.masked.text)
+            continue
+        except SyntaxError as exc:
+            line, col, msg = exc.lineno or 1, exc.offset or 1, exc.msg
+        except (ValueError, RecursionError) as exc:
+            line, col, msg = 1, 1, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        lines = c.masked.text.splitlines(keepends=True)
+        originals, text = {}, []
+        for ln in lines:
+            counter[0] += 1
+            mark = f"# {nbmask.MARK}-{counter[0]}"
+            originals[mark] = ln.rstrip("\r\n")
+            text.append(mark + ln[len(ln.rstrip("\r\n")):])
+        # the cell's own IPython placeholders map back to the source's lines
+        originals = {m: c.masked.originals.get(o, o) for m, o in originals.items()}
+        c.masked = nbmask.Masked("".join(text), originals)
+        out.append((k, min(line, max(c.count, 1)), col, msg))
+    if out and not _parses(book.virtual()):
+        for c, m in zip(book.cells, old):
+            c.masked = m
+        return []
+    return out
+
+
+def _left_out_note(f: Finding, left_out: list) -> Finding:
+    """A finding of a notebook some cells of which were left out: its fix is unsafe."""
+    if f.fix != "safe":
+        return f
+    from .rules._ad1_shared import UNSAFE_NOTE
+
+    f.fix = "unsafe"
+    if f.message.endswith(UNSAFE_NOTE):
+        f.message = f.message[:-len(UNSAFE_NOTE)]
+    f.message += (f"; inferred: {len(left_out)} code cell(s) that do not parse were left out, and what they "
+                  f"do with these values is not seen{UNSAFE_NOTE}")
+    return f
 
 
 def _cells(book: Notebook, new_source: bytes) -> Optional[dict]:

@@ -45,7 +45,8 @@ def callers_reuse(analysis, fn: cst.FunctionDef, params: set, skip=None) -> bool
     if order and order[0] in ("self", "cls"):
         order = order[1:]
     memo = analysis.table("_callers_reuse")
-    key = (name, tuple(order), frozenset(params), skip is not None)
+    # `skip` depends on `fn` (which of the same-named methods its callers can reach): so does the verdict
+    key = (name, tuple(order), frozenset(params), ctx.line_of(fn) if skip is not None else None)
     if key not in memo:
         memo[key] = _reuse(ctx.path, name, order, params, skip)
     return memo[key]

@@ -12,7 +12,7 @@
 The graph leaves the function by its return, which would make the retain
 look needed (the caller might backward the loss again); when every call of
 the function in the project's files drops the result (a bare call, `_ =`,
-a name never read again or read only through a cut such as `.item()`), no
+a name never read again or read only through a cut such as `.item()` or `.data`), no
 caller does. A caller that only logs it drops it too: the names it unpacks
 (`c_loss, w_dist = model.train_critic(x)`) read only by `print`, string
 formatting or a logger (`writer.add_scalar("c", c_loss, step)`), which turn
@@ -114,6 +114,8 @@ def _dropped(call, parents, logged: list) -> bool:
         return True
     if isinstance(up, ast.Attribute) and up.attr in _CUTS and isinstance(parents.get(id(up)), ast.Call):
         return True
+    if _data_read(up, call):
+        return True
     if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
         return True
     names = _target_names(up.targets[0]) if isinstance(up, ast.Assign) and len(up.targets) == 1 else None
@@ -123,6 +125,11 @@ def _dropped(call, parents, logged: list) -> bool:
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         fn = parents.get(id(fn))
     return fn is not None and all(t == "_" or _reads_cut_only(fn, t, parents, logged) for t in names)
+
+
+def _data_read(up, node) -> bool:
+    """`Q.data.cpu().numpy()`: `.data` reads the values without their graph."""
+    return isinstance(up, ast.Attribute) and up.value is node and up.attr == "data" and isinstance(up.ctx, ast.Load)
 
 
 def _target_names(target):
@@ -150,6 +157,8 @@ def _reads_cut_only(fn, target: str, parents, logged: list) -> bool:
             while isinstance(up, ast.Subscript) and up.value is node and isinstance(up.slice, ast.Constant):
                 node, up = up, parents.get(id(up))  # `out["loss"]`: one entry of a returned dict
             if isinstance(up, ast.Attribute) and up.attr in _CUTS and isinstance(parents.get(id(up)), ast.Call):
+                continue
+            if _data_read(up, node):
                 continue
             if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
                 continue

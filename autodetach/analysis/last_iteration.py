@@ -303,11 +303,24 @@ def _changed(loop) -> set:
         elif isinstance(n, cst.NamedExpr):
             targets = [n.target]
         for t in targets:
-            for x in nodes(t):
-                key = dotted(x) if isinstance(x, (cst.Name, cst.Attribute)) else None
-                if key:
-                    out.add(key)
+            out |= _assigned(t)
     return out
+
+
+def _assigned(target) -> set:
+    """What a target binds: a name, a dotted attribute, the container of an entry
+    (`gp.norms[idx] = v` changes `gp.norms`, not the index it reads), each element
+    of an unpacking."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {k for el in target.elements for k in _assigned(el.value)}
+    if isinstance(target, cst.StarredElement):
+        return _assigned(target.value)
+    if isinstance(target, cst.Subscript):
+        return _assigned(target.value)
+    key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+    if key:
+        return {key}
+    return {dotted(x) for x in nodes(target) if isinstance(x, (cst.Name, cst.Attribute)) and dotted(x)}
 
 
 def _target_names(target) -> set:

@@ -109,8 +109,10 @@ def unneeded_retains(analysis) -> list:
                              and not _same_pass_apart(ctx, scope, o, ev)
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              and not _prepared_apart(analysis, ev, o, own, entry_notes)
+                             and not _frozen_apart(analysis, own & o.reach, entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
+                      or _stored_on_argument(ctx, ev, own)  # `ctx.g = g`: the caller's object keeps it
                       or _later_method_backward(analysis, ev, own)
                       or _sibling_later(ctx, scope, ev, own)
                       or _object_state_later(analysis, scope, ev, own)
@@ -123,7 +125,8 @@ def unneeded_retains(analysis) -> list:
                     unseen or escape or ev.call in on_self or (cut is not None and not cut_after(ctx, cut))
                     or (bool(kept) and cut_reads is None) or any(n.kind == "stored" for n in ev.reach)
                     or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
-                           and not _exclusive(o, ev) for o in scope.events))
+                           and not _exclusive(o, ev) for o in scope.events)
+                    or _later_reads_handed(ctx, scope, ev))
             if ev.retain is None:
                 continue
             verdict[ev.call] = verdict.get(ev.call, False) or needed
@@ -390,6 +393,139 @@ def _blind_later(ctx, scope, ev) -> list:
     return []
 
 
+def _stored_on_argument(ctx, ev, own) -> bool:
+    """`ctx.g = g` in an autograd Function's `forward`, `state.h = h`, `buf.append(h)`: the function
+    keeps the retained graph on an object its caller handed in, which outlives the call (the
+    Function's `backward` differentiates `ctx.g` again). Stores on `self` are judged elsewhere."""
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    if fn is None:
+        return False
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params + fn.params.posonly_params}
+    params -= {"self", "cls"}
+    names = {n.name for n in own if n.name and "." not in n.name and "[" not in n.name}
+    if not params or not names:
+        return False
+
+    def root(t):
+        while isinstance(t, (cst.Attribute, cst.Subscript)):
+            t = t.value
+        return t.value if isinstance(t, cst.Name) else None
+
+    for x in nodes(fn.body):
+        if isinstance(x, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and x.value is not None:
+            targets = [t.target for t in x.targets] if isinstance(x, cst.Assign) else [x.target]
+            stored = [t for tgt in targets for t in nodes(tgt) if isinstance(t, (cst.Attribute, cst.Subscript))
+                      and root(t) in params]
+            if stored and _live_names(x.value) & names:
+                return True
+        elif type(x) is cst.Call and isinstance(x.func, cst.Attribute) and root(x.func.value) in params \
+                and x.func.attr.value in ("append", "extend", "insert", "add", "update", "save_for_backward",
+                                          "__setitem__", "setdefault"):
+            if any(_live_names(a.value) & names for a in x.args):
+                return True
+    return False
+
+
+def _later_reads_handed(ctx, scope, ev) -> bool:
+    """`for k in range(n): vjp = grad(g, x, vjp, retain_graph=True)[0]` with `g` handed in, then
+    `grad(g, x, neumann_vjp)` after the loop: the walk sees no graph in `g`, so no node ties the two,
+    yet the later call walks the graph the last iteration retains. True when a later backward or grad
+    of the function reads what the retained loss's parameters hold, through the names its target is
+    built from (values read only through a cut, `.item()`, `.detach()`, or a gradient taken without
+    `create_graph`, carry none of it)."""
+    handed = _argument_target(ctx, ev)
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    if not handed or fn is None:
+        return False
+    feeds = _name_feeds(ctx, fn)
+    outer = {id(loop) for loop in ev.loops[:-1]}
+    mine = [t for t in ev.tag if t[0] in outer]
+    for o in scope.events:
+        if o.kind not in ("backward", "grad") or o.seq <= ev.seq or o.call is ev.call or o.target_expr is None \
+                or _exclusive(o, ev) or ctx.enclosing(o.call, cst.FunctionDef) is not fn:
+            continue
+        if [t for t in o.tag if t[0] in outer] != mine:
+            continue  # a later pass of a loop around this one: new values, judged as such
+        seen: set = set()
+        todo = list(_live_names(o.target_expr))
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(feeds.get(name, ()))
+        if seen & handed:
+            return True
+    return False
+
+
+def _returns_handed(ctx, fn, handed) -> bool:
+    """Does `fn` return a value built, name by name, from the values `handed` names?"""
+    feeds = _name_feeds(ctx, fn)
+    for ret in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(ret) is not cst.Return or ret.value is None:
+            continue
+        seen: set = set()
+        todo = list(_live_names(ret.value))
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(feeds.get(name, ()))
+        if seen & handed:
+            return True
+    return False
+
+
+def _name_feeds(ctx, fn) -> dict:
+    """name -> names its values in `fn` are made from: assignments, augmented ones, `for` targets,
+    stores into entries (`xs[i] = v`) and fills (`xs.append(v)`), leaving out what is read through
+    a cut."""
+    out: dict = {}
+
+    def add(target, value):
+        read = _live_names(value) if value is not None else set()
+        for x in nodes(target):
+            if isinstance(x, cst.Name):
+                out.setdefault(x.value, set()).update(read)
+
+    for x in nodes(fn.body):
+        if isinstance(x, cst.Assign):
+            for t in x.targets:
+                add(t.target, x.value)
+        elif isinstance(x, (cst.AugAssign, cst.AnnAssign)):
+            add(x.target, x.value)
+        elif isinstance(x, (cst.For, cst.CompFor)):
+            add(x.target, x.iter)
+        elif isinstance(x, cst.NamedExpr):
+            add(x.target, x.value)
+        elif type(x) is cst.Call and isinstance(x.func, cst.Attribute) and type(x.func.value) is cst.Name \
+                and x.func.attr.value in ("append", "extend", "insert", "add", "update"):
+            for a in x.args:
+                add(x.func.value, a.value)
+    return out
+
+
+def _live_names(expr) -> set:
+    """Names an expression reads, but those under a cut (`l.item()`, `x.detach()`) or inside a
+    gradient taken without `create_graph` (its result carries no graph)."""
+    under: set = set()
+    for x in nodes(expr):
+        if type(x) is cst.Attribute and x.attr.value in _CUTS + _SIZES:
+            under.update(id(y) for y in nodes(x.value))
+        elif type(x) is cst.Subscript:  # `losses[i]`: the index picks an entry, it hands in no graph
+            under.update(id(y) for el in x.slice for y in nodes(el))
+        elif type(x) is cst.Call and dotted(x.func) == "len":
+            under.update(id(y) for y in nodes(x))
+        elif type(x) is cst.Call and (dotted(x.func) or "").split(".")[-1] == "grad":
+            if not any(a.keyword is not None and a.keyword.value == "create_graph" and
+                       dotted(a.value) != "False" for a in x.args):
+                under.update(id(y) for y in nodes(x))
+    skip = {id(x.attr) for x in nodes(expr) if isinstance(x, cst.Attribute)} | \
+        {id(x.keyword) for x in nodes(expr) if isinstance(x, cst.Arg) and x.keyword is not None}
+    return {x.value for x in nodes(expr) if isinstance(x, cst.Name) and id(x) not in skip and id(x) not in under}
+
+
 def _exclusive(a, b) -> bool:
     """Are two events in different arms of one `if` (never both in one pass)?"""
     arms = dict(a.branch)
@@ -403,6 +539,18 @@ def _prepared_apart(analysis, ev, later, own, notes) -> bool:
     if note is not None and note not in notes:
         notes.append(note)
     return note is not None
+
+
+def _frozen_apart(analysis, shared, notes) -> bool:
+    """Is everything two backwards share a value the script computed before its loop from
+    networks it froze first (frozen_scripts)? Its notes join `notes`: an inference."""
+    from .frozen_scripts import frozen_before
+
+    found = [frozen_before(analysis, n) for n in shared]
+    if not found or not all(found):
+        return False
+    notes.extend(x for x in found if x not in notes)
+    return True
 
 
 def _same_pass_apart(ctx, scope, a, b) -> bool:
@@ -441,6 +589,8 @@ def _last_iteration(analysis, ev):
     if _callers_reuse(analysis, ev, own) or \
             handed and callers_reuse(analysis, fn, handed, unreachable_callers(analysis.ctx, fn)):
         return None
+    if handed and fn is not None and _returns_handed(analysis.ctx, fn, handed):
+        return None  # `return sum(losses)`: the caller gets a graph the retain keeps walkable
     if not handed and not held and dies_on_return(analysis.ctx, ev, found.loop):
         return None  # only locals hold the graph: it is freed when the function returns, not kept a step
     why = list(found.inferred)
@@ -654,6 +804,7 @@ def _calls_behind(ctx, stmt) -> list:
 
 
 _CUTS = ("detach", "data", "item", "numpy", "tolist")
+_SIZES = ("shape", "size", "dim", "ndim", "numel")
 
 
 def _live_calls(expr) -> list:

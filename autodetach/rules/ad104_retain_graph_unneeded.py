@@ -48,7 +48,9 @@ class RetainGraphUnneeded(GraphRule):
     reuses; in a loop, a gradient asked for tensors that only values from
     before the loop reach, when those come from a tensor argument: the next
     iteration walks that part again), with `create_graph=True`, or when the graph escapes the
-    function (returned, stored on `self` and still held there). Unsafe when
+    function (returned, stored on `self` and still held there, or stored on an object the
+    caller handed in: `ctx.g = g` in an autograd Function's `forward`, whose `backward`
+    differentiates `ctx.g` again; a cut copy, `ctx.g = g.detach()`, keeps nothing). Unsafe when
     the loss comes from a module of this file whose methods hand an object
     it keeps (`self.device = Device(n)`, not torch's) to code that is not
     read (`rotate(self.device, self.angles)`): that code may leave this
@@ -103,7 +105,13 @@ class RetainGraphUnneeded(GraphRule):
     when that helper's code shows it: what it gathers comes from an object of
     its file whose `__call__` returns only cut values (`.detach()`, `.data`).
     A loop rebuilding its graph from that data each iteration retains for
-    nothing.
+    nothing. So do targets a script computes once before its loop from a
+    network whose parameters it switched off first (`for p in
+    vgg.parameters(): p.requires_grad_(False)`, then `content_features =
+    get_features(content, vgg, layers)`, as in style transfer), when nothing
+    in the file switches them on again or hands them to an optimizer: they
+    carry no graph for the next iteration to walk. Unsafe: that the call
+    computes nothing else with gradients is inferred.
     A method that backwards what another one stored on `self` (`def
     backward_D(self): self.D_loss.backward(retain_graph=True)`) is judged
     where the methods of its file that call it run it (`self.forward_D();
@@ -119,7 +127,11 @@ class RetainGraphUnneeded(GraphRule):
     every iteration but the last needs the retain. When the last one retains
     too (no test, or a test that is always true, such as `if i < n:` with a
     dead `else`) and nothing after the loop backwards the graph, the finding
-    says so (not when only locals of the function around the loop hold the
+    says so (a later gradient of the function whose target is built, name by name,
+    from the losses handed in backwards it: `torch.autograd.grad(g, x, v)` after a
+    Neumann series of products through `g`; values read through `.item()`,
+    `.detach()` or a gradient taken without `create_graph` carry none of it; not
+    when only locals of the function around the loop hold the
     graph, read elsewhere only through cuts such as `.detach()`, and no loop
     of that function encloses this one: it is freed when the function
     returns); the fix retains only while `i < n - 1`, rewriting the test when
@@ -128,7 +140,7 @@ class RetainGraphUnneeded(GraphRule):
     again) or when the fix reads `len()` of what `enumerate` walks. A step
     method (`_train_step`) that returns its retained loss is judged by its
     callers: when every call in the project drops the result (a bare call,
-    `_ = ...`, a name read only through `.item()`), the retain is unneeded,
+    `_ = ...`, a name read only through `.item()` or `.data`), the retain is unneeded,
     as an inference (callers out of sight may backward it: unsafe). A caller
     that unpacks the result (`c_loss, w_dist = gan.train_critic(x, z)`) and
     only prints or logs each name (`print`, string formatting,

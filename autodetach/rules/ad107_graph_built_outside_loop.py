@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis.decide import Problem
+from ..analysis.frozen_scripts import frozen_before
 from ..analysis.walk import nodes
 from ..findings import UNSAFE
 from ..rule import Edit, Invalid, Valid
@@ -267,6 +268,8 @@ class GraphBuiltOutsideLoop(GraphRule):
             link, conflict = diagnosis.link, diagnosis.conflict
             if link.stmt is None or id(link.stmt) in done:
                 continue
+            if frozen_before(analysis, link) is not None:
+                continue  # computed by a network the script froze first: no graph to free (frozen_scripts)
             done.add(id(link.stmt))
             second = conflict.second.call
             closure = _closure(ctx, link, second)

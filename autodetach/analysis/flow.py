@@ -1842,6 +1842,12 @@ class Scope:
             if own is not None and own.arg_flow is not None and "cut" in own.arg_flow and not own.events:
                 narrowed = self._cut_args(call, own, args)  # `args` stands for the result: narrowed in place
                 args.heads, args.ghosts, args.uses = narrowed.heads, narrowed.ghosts, narrowed.uses
+        handed_nets = self._handed_networks(func, call, summary.modules)
+        if handed_nets:
+            # `feats(content, vgg)` of `def feats(x, model): return model(x)`: the result hangs
+            # from `vgg`'s parameters even when `content` carries no graph
+            args.modules = args.modules | handed_nets
+            args.nontrivial = True
         shape = self.analysis.returns_elems(func)
         if shape is not None:
             # `loss, n_correct, n_word = cal_performance(...)`: only some carry the graph
@@ -1859,6 +1865,39 @@ class Scope:
             if not one.graph:
                 return one
         return None
+
+    def _handed_networks(self, func, call: cst.Call, mods) -> frozenset:
+        """The caller's networks with parameters that `call` hands to parameters
+        `func` calls (`model(x)`) and its summary does not already name."""
+        params = [param.name.value for param in func.params.params]
+        # names standing for a parameter's layers: `f = model[0]`, `for i, layer in enumerate(model)`
+        derived = {name: name for name in params}
+        for node in nodes(func.body):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                pairs = [(node.targets[0].target, node.value)]
+            elif isinstance(node, cst.For):
+                pairs = [(node.target, node.iter)]
+            else:
+                continue
+            for target, value in pairs:
+                hit = next((derived[r] for r in _roots(value) if r in derived), None)
+                if hit is not None:
+                    for name in nodes(target):
+                        if isinstance(name, cst.Name):
+                            derived.setdefault(name.value, hit)
+        quiet = {id(n) for w in nodes(func.body) if isinstance(w, cst.With) and _grad_off_with(w)
+                 for n in nodes(w.body)}
+        called = {derived[r] for node in nodes(func.body) if isinstance(node, cst.Call) and id(node) not in quiet
+                  and not (isinstance(node.func, cst.Attribute) and node.func.attr.value in _NOT_FORWARD)
+                  for r in _roots(node.func, calls=False) if r in derived}
+        out = set()
+        for index, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
+            if index < len(params) and params[index] in called and params[index] not in mods:
+                out.add(dotted(arg.value))
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in called and arg.keyword.value not in mods:
+                out.add(dotted(arg.value))
+        return frozenset(k for k in out if k and self.names.is_module(k) and self.names.has_params(k))
 
     @staticmethod
     def _calls_params(func) -> bool:
@@ -3397,3 +3436,39 @@ from .method_parts import method_parts  # noqa: E402
 from .module_state import module_states, state_resets  # noqa: E402
 from .stored_state import object_call  # noqa: E402
 from .unseen_meters import meter_guess, strong  # noqa: E402
+
+
+_SEQUENCE_CALLS = {"enumerate", "reversed", "list", "iter", "zip", "tuple"}
+# methods of a network that run no forward (`sum(p.numel() for p in model.parameters())`)
+_NOT_FORWARD = {"parameters", "named_parameters", "children", "named_children", "modules", "named_modules",
+                "buffers", "named_buffers", "state_dict", "load_state_dict", "to", "cuda", "cpu", "eval", "train",
+                "zero_grad", "apply", "requires_grad_", "half", "float", "double", "type", "register_buffer",
+                "register_forward_hook", "register_backward_hook", "register_full_backward_hook", "keys", "values",
+                "items", "size", "dim", "numel", "item", "detach", "tolist", "numpy", "__len__"}
+
+
+def _roots(expr, calls: bool = True) -> set:
+    """The names an expression reads its object from: `model` for `model[0]`,
+    `model.encoder`, `enumerate(model)`, `model.children()` (`calls`)."""
+    while isinstance(expr, (cst.Subscript, cst.Attribute)):
+        expr = expr.value
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    if calls and isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Name) and expr.func.value in _SEQUENCE_CALLS:
+            return {r for arg in expr.args for r in _roots(arg.value)}
+        return _roots(expr.func, calls=True)
+    return set()
+
+
+def _grad_off_with(node: cst.With) -> bool:
+    """`with torch.no_grad():` / `torch.inference_mode()` / `set_grad_enabled(False)`."""
+    for item in node.items:
+        text = dotted(item.item.func) if isinstance(item.item, cst.Call) else dotted(item.item)
+        if text and text.split(".")[-1] in ("no_grad", "inference_mode"):
+            return True
+        if text and text.endswith("set_grad_enabled") and item.item.args and \
+                isinstance(item.item.args[0].value, cst.Name) and item.item.args[0].value.value == "False":
+            return True
+    return False
+

@@ -3217,18 +3217,26 @@ def _uncertain_below(head) -> bool:
     return uncertain
 
 
+def _smalls(stmt) -> tuple:
+    """The small statements of a simple statement line; none for a compound
+    statement (an `if` whose test holds the call: its body is a block)."""
+    body = getattr(stmt, "body", ())
+    return tuple(small for small in body if isinstance(small, cst.BaseSmallStatement)) \
+        if isinstance(body, (list, tuple)) else ()
+
+
 def _result_read(call, stmt) -> bool:
     """Is the call's result read (`y = x.add(m)`, `f(x.add(m))`)? `set.add` returns None,
     so only a statement of its own (`seen.add(k)`) is a container's add."""
     return not any(type(small) is cst.Expr and small.value is call
-                   for small in getattr(stmt, "body", ()) if isinstance(small, cst.BaseSmallStatement))
+                   for small in _smalls(stmt))
 
 
 def _result_bound(call, stmt) -> bool:
     """`z, ld = flow.backward(z)`: a call whose result is assigned is not
     autograd's backward (that returns None): an inverse pass of a flow model."""
     return any(type(small) in (cst.Assign, cst.AnnAssign, cst.AugAssign) and small.value is call
-               for small in getattr(stmt, "body", ()) if isinstance(small, cst.BaseSmallStatement))
+               for small in _smalls(stmt))
 
 
 def _retain_of(pos, kwargs, retain_pos) -> tuple:

@@ -1423,7 +1423,7 @@ class Scope:
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
                                 log_helper(self, own) or meter_helper(self, own, call, bound_self=True) or
-                                buffer_helper(self, own, call, bound_self=True)):
+                                buffer_helper(self, own, call, bound_self=True) or reads_state(self, own)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if own is not None and arg_log_helper(self, own, call):
             first = len(self.nodes)
@@ -3371,5 +3371,6 @@ from .meter_containers import meter_method  # noqa: E402
 from .method_cuts import cut_positions  # noqa: E402
 from .method_parts import method_parts  # noqa: E402
 from .module_state import module_states, state_resets  # noqa: E402
+from .state_readers import reads_state  # noqa: E402
 from .stored_state import object_call  # noqa: E402
 from .unseen_meters import meter_guess, strong  # noqa: E402

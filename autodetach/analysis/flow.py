@@ -1423,7 +1423,7 @@ class Scope:
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
                                 log_helper(self, own) or meter_helper(self, own, call, bound_self=True) or
-                                buffer_helper(self, own, call, bound_self=True) or reads_state(self, own)):
+                                buffer_helper(self, own, call, bound_self=True)):
             return self.inline(own, call, stmt, bound_self=True)  # outputs = self.process_batch(inputs)
         if own is not None and arg_log_helper(self, own, call):
             first = len(self.nodes)
@@ -1434,6 +1434,8 @@ class Scope:
                 for node in self.nodes[first:]:
                     table.setdefault(node, note)
             return out
+        if own is not None and reads_state(self, own):
+            return self.inline(own, call, stmt, bound_self=True)  # a loss over `self.log_probs` (state_readers)
         if base == "self" and not self.no_grad:
             # `loss, out = self.forward_step(mb)` left to subclasses: the file's one override, noted
             cls = self.self_class or self.method_class

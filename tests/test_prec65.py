@@ -226,3 +226,98 @@ def test_forward_call_helpers_run_their_modules():
     found = _found(_text("AD108", "flag_forward_call_helpers.py"))
     assert [(code, fix) for code, _, fix in found] == [("AD108", "none")]
     assert _found(_text("AD108", "ok_forward_call_helpers.py")) == []
+
+
+# ---------------------------------------------------------------- found by the sweep on this change
+PHASES = """\
+import torch
+from torch import nn
+
+
+class GAN:
+    def __init__(self):
+        self.G = nn.Linear(4, 6)
+        self.D = nn.Linear(6, 1)
+        self.optim_G = torch.optim.Adam(self.G.parameters())
+        self.optim_D = torch.optim.Adam(self.D.parameters())
+
+    def compute_G_loss(self):
+        return -self.d_fake.mean()
+
+    def compute_D_loss(self):
+        return self.d_fake.mean() - self.d_real.mean()
+
+    def forward_D(self, z, real, detach=True):
+        self.fake = self.G(z)
+        self.d_real = self.D(real)
+        self.d_fake = self.D(self.fake.detach() if detach else self.fake)
+
+    def forward_G(self):
+        self.d_fake = self.D(self.fake)
+
+    def backward_D(self):
+        d_loss = self.compute_D_loss()
+        d_loss.backward()
+        self.optim_D.step()
+
+    def backward_G(self):
+        g_loss = self.compute_G_loss()
+        g_loss.backward()
+        self.optim_G.step()
+
+    def train(self):
+        for it in range(10):
+            self.optim_D.zero_grad()
+            self.forward_D(torch.randn(8, 4), torch.randn(8, 6), detach=True)
+            self.backward_D()
+            self.optim_G.zero_grad()
+            self.forward_G()
+            self.backward_G()
+
+
+GAN().train()
+"""
+
+
+def test_a_conditional_detach_inlined_with_a_literal_flag_takes_one_arm():
+    # progressive_growing_of_gans: `self.fake.detach() if detach else self.fake` with `detach=True`; the loss
+    # helpers read `self.d_fake` (state_readers walks them), which the D pass computed from the cut arm only
+    assert _found(PHASES) == []
+
+
+def test_the_other_arm_shares_the_generator_graph():
+    call = "torch.randn(8, 6), detach="
+    found = _found(PHASES.replace(call + "True)", call + "False)"))
+    assert found and {code for code, _, _ in found} <= {"AD103", "AD105"}, found
+
+
+REG = """\
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.emb = nn.Linear(4, 4)
+        self.reg_loss = 1e-3 * torch.norm(self.fc.weight)
+        self.add_regularization_loss(self.emb.weight, 1e-3)
+
+    def add_regularization_loss(self, w, weight_decay):
+        self.reg_loss = self.reg_loss + weight_decay * torch.norm(w)
+
+    def fit(self, x, y, opt):
+        for it in range(10):
+            loss = (self.fc(x) - y).pow(2).mean()
+            total_loss = loss + self.reg_loss
+            opt.zero_grad()
+            total_loss.backward(retain_graph=True)
+            opt.step()
+"""
+
+
+def test_a_graph_kept_on_self_names_the_helper_that_stores_it():
+    # DeepCTR's shape: the helper `__init__` calls reads the graph stored before (state_readers walks it there)
+    found = [f for f in autodetach.check_code(REG, select=["AD107"])]
+    assert len(found) == 1 and "by `Model.add_regularization_loss` (line 14)" in found[0].message, found

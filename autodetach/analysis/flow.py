@@ -1183,6 +1183,10 @@ class Scope:
 
     def _if_exp(self, expr: cst.IfExp, stmt) -> Val:
         self.expr(expr.test)
+        known = self._known_test(expr.test)
+        if known is not None:
+            # `self.fake.detach() if detach else self.fake` inlined with `detach=True`: one arm runs, as in `if`
+            return self.expr(expr.body if known else expr.orelse)
         body, orelse = self.expr(expr.body), self.expr(expr.orelse)
         plain = _not_tensor_arm(expr, self.imports, self.analysis.ctx.code)
         if plain == "body":

@@ -41,7 +41,10 @@ def unguarded_evals(analysis) -> dict:
         # An inference with no backward to lean on: in a file that never names
         # torch, `self.ctx.bindings.lookup(x)` is not a module call.
         return {}
-    candidates = [fn for fn in sites.functions if not _own_events(fn, sites) and _accumulates(fn)
+    # a function whose backward runs in a function of this file it calls (REINFORCE's `step`, whose
+    # `self.actor_learn()` backwards the episode's log-probabilities) trains: it is walked as such
+    through = analysis._events_through
+    candidates = [fn for fn in sites.functions if not _own_events(fn, sites) and fn not in through and _accumulates(fn)
                   and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)]
     if not candidates:
         return {}

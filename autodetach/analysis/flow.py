@@ -1183,6 +1183,10 @@ class Scope:
 
     def _if_exp(self, expr: cst.IfExp, stmt) -> Val:
         self.expr(expr.test)
+        known = self._known_test(expr.test)
+        if known is not None:
+            # `self.fake.detach() if detach else self.fake` inlined with `detach=True`: one arm runs, as in `if`
+            return self.expr(expr.body if known else expr.orelse)
         body, orelse = self.expr(expr.body), self.expr(expr.orelse)
         plain = _not_tensor_arm(expr, self.imports, self.analysis.ctx.code)
         if plain == "body":
@@ -1434,6 +1438,8 @@ class Scope:
                 for node in self.nodes[first:]:
                     table.setdefault(node, note)
             return out
+        if own is not None and reads_state(self, own):
+            return self.inline(own, call, stmt, bound_self=True)  # a loss over `self.log_probs` (state_readers)
         if base == "self" and not self.no_grad:
             # `loss, out = self.forward_step(mb)` left to subclasses: the file's one override, noted
             cls = self.self_class or self.method_class
@@ -3442,6 +3448,7 @@ from .meter_containers import meter_method  # noqa: E402
 from .method_cuts import cut_positions  # noqa: E402
 from .method_parts import method_parts  # noqa: E402
 from .module_state import module_states, state_resets  # noqa: E402
+from .state_readers import reads_state  # noqa: E402
 from .stored_state import object_call  # noqa: E402
 from .unseen_meters import meter_guess, strong  # noqa: E402
 

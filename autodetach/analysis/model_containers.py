@@ -570,11 +570,18 @@ def forward_helper(scope, own) -> bool:
     hit = memo.get(own)
     if hit is None:
         table = scope.names
-        hit = memo[own] = any(isinstance(n, cst.Call) and (elem_key(n.func, table) in table.modules
-                                                           or _self_module(n.func, table, own))
+        hit = memo[own] = any(isinstance(n, cst.Call) and (elem_key(_called(n.func), table) in table.modules
+                                                           or _self_module(_called(n.func), table, own))
                               or isinstance(n, cst.Arg) and _reduces_entries(n.value, table)
                               for n in nodes(own))
     return hit
+
+
+def _called(func):
+    """The module a call runs: `self.critic_local` for `self.critic_local.forward(s, a)` too."""
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward" and isinstance(func.value, cst.Attribute):
+        return func.value
+    return func
 
 
 def _self_module(func, table, own) -> bool:

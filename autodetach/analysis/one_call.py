@@ -151,8 +151,9 @@ def part_loop(scope, loop) -> bool:
     for node in nodes(loop.body):
         if isinstance(node, cst.Call):
             func = node.func
-            if _picked(func, by_index, direct):
-                return True  # an entry called on tensors
+            if _picked(func, by_index, direct) or isinstance(func, cst.Attribute) and \
+                    func.attr.value == "forward" and _picked(func.value, by_index, direct):
+                return True  # an entry called on tensors (`self.discs[key].forward(x)` too)
             if isinstance(func, cst.Attribute) and func.attr.value in PART_METHODS and \
                     _picked(func.value, by_index, direct):
                 return True
@@ -205,11 +206,15 @@ def _targets(loop: cst.For):
 
 
 def _picked(expr, by_index: set, direct: set) -> bool:
+    """An entry the loop's variable picks: the variable itself (`D` of `zip(Ds, opts)`), or a named
+    collection indexed by the count (`self.opts[i]`) or by a key the loop goes over
+    (`self.optimizers[name]` for `name in self.optimizers.keys()`, `key, _ in self.discs.items()`)."""
     if isinstance(expr, cst.Name):
         return expr.value in direct
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
         idx = expr.slice[0].slice.value
-        return isinstance(idx, cst.Name) and idx.value in by_index and dotted(expr.value) is not None
+        return isinstance(idx, cst.Name) and (idx.value in by_index or idx.value in direct) and \
+            dotted(expr.value) is not None
     return False
 
 

@@ -81,7 +81,11 @@ def _find(analysis) -> tuple:
                     # from the module's own parameters, or only from the arguments (inferred)
                     own = any(n.modules or (n.leaf and n.name != "<arg>") for n in sources)
                     if own or _accumulates(store.stmt, key):
-                        stores.setdefault(key, (store.stmt, name, own))
+                        # a helper walked at its call (`self.add_regularization_loss(...)` in `__init__`)
+                        # stores it: that helper is the builder
+                        holder = next((other for other, m in methods.items()
+                                       if m is not method and any(n is store.stmt for n in nodes(m))), name)
+                        stores.setdefault(key, (store.stmt, holder, own))
                     else:
                         passed.setdefault(key, name)
         for scope in loops:

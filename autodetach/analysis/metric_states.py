@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .summaries import _dotted, _Fn, parse_text
+from .summaries import _walk_own as _own
 
 METHODS = ("__call__", "update")
 # elementwise functions of the output that keep its graph (`torch.sigmoid(y_pred)`)
@@ -368,13 +369,3 @@ def _output_of(arg, outputs: set) -> bool:
 def _cut(call: ast.Call) -> bool:
     func = call.func
     return isinstance(func, ast.Attribute) and func.attr in ("detach", "item", "numpy", "tolist")
-
-
-def _own(body):
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))

@@ -1891,8 +1891,8 @@ class Scope:
                     for name in nodes(target):
                         if isinstance(name, cst.Name):
                             derived.setdefault(name.value, hit)
-        quiet = {id(n) for w in nodes(func.body) if isinstance(w, cst.With) and _grad_off_with(w)
-                 for n in nodes(w.body)}
+        quiet = {id(n) for w in nodes(func.body) if isinstance(w, cst.With)
+                 and any(grad_mode(item.item, self.imports) == 1 for item in w.items) for n in nodes(w.body)}
         called = {derived[r] for node in nodes(func.body) if isinstance(node, cst.Call) and id(node) not in quiet
                   and not (isinstance(node.func, cst.Attribute) and node.func.attr.value in _NOT_FORWARD)
                   for r in _roots(node.func, calls=False) if r in derived}
@@ -3474,16 +3474,3 @@ def _roots(expr, calls: bool = True) -> set:
             return {r for arg in expr.args for r in _roots(arg.value)}
         return _roots(expr.func, calls=True)
     return set()
-
-
-def _grad_off_with(node: cst.With) -> bool:
-    """`with torch.no_grad():` / `torch.inference_mode()` / `set_grad_enabled(False)`."""
-    for item in node.items:
-        text = dotted(item.item.func) if isinstance(item.item, cst.Call) else dotted(item.item)
-        if text and text.split(".")[-1] in ("no_grad", "inference_mode"):
-            return True
-        if text and text.endswith("set_grad_enabled") and item.item.args and \
-                isinstance(item.item.args[0].value, cst.Name) and item.item.args[0].value.value == "False":
-            return True
-    return False
-

@@ -45,7 +45,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from .summaries import _dotted, _Fn, parse_text
+from .summaries import _dotted, _Fn, _grad, parse_text
 from .summaries import _walk_own as _own
 
 METHODS = ("__call__", "update")
@@ -323,9 +323,7 @@ def _calls_in(path: str, func, objects: dict, meth: str, index: int) -> list:
         for node in nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
-            quiet_here = quiet or isinstance(node, ast.With) and any(
-                isinstance(i.context_expr, ast.Call) and "no_grad" in (_dotted(i.context_expr.func) or "")
-                for i in node.items)
+            quiet_here = quiet or isinstance(node, ast.With) and any(_grad(i.context_expr) > 0 for i in node.items)
             if loop and not quiet_here and isinstance(node, ast.Call):
                 found = _handed(node, objects, meth, index, outputs, reset)
                 if found is not None:

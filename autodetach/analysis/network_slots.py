@@ -27,7 +27,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from .summaries import _dotted, parse_text
+from .summaries import _dotted, _grad, parse_text
 
 CONSTRUCTORS = {"zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like"}
 CUTS = {"detach", "item", "numpy", "tolist", "data", "detach_", "no_grad"}
@@ -142,12 +142,7 @@ def _own(body):
 
 
 def _quiet(exprs) -> bool:
-    for e in exprs:
-        e = e.func if isinstance(e, ast.Call) else e
-        name = _dotted(e) or ""
-        if name.split(".")[-1] in ("no_grad", "inference_mode"):
-            return True
-    return False
+    return any(_grad(e) > 0 for e in exprs)
 
 
 def _made_before(func) -> dict:

@@ -358,7 +358,6 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     fixed point of the others"). `state["ad1_quiet"]`: no AD1 rule
     reported here."""
     findings: list[Finding] = []
-    rules_in = rules
     lines = suppress.Lines(text)
     starts = spans.line_starts(text)
     # Text pass first: its fixes may be what makes the file parseable.
@@ -412,11 +411,10 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     if ctx.imports.other_autodiff():
         # an MXNet or JAX file: what it backwards is not a torch graph
         rules = [r for r in rules if not r.code.startswith("AD1")]
-    later = [r for r in rules if r.code.startswith("AD1")] if defer else []
-    if later:
-        rules = [r for r in rules if r not in later]
-    visitors = [r(ctx) for r in rules]
-    visit_rules(module, visitors)
+    every = [r(ctx) for r in rules]
+    visit_rules(module, every)  # the deferred rules' visits are cheap: their work is in finish()
+    later = [v for v in every if type(v).code.startswith("AD1")] if defer else []
+    visitors = [v for v in every if v not in later] if later else every  # those finished
     found: dict = {}  # rule -> [(report, finding)], unsuppressed
 
     def finish(vs):
@@ -444,15 +442,13 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         return fs, fixes
 
     def run_later():
-        # The deferred AD1 rules, on this pass's tree and context; findings
-        # and fixes keep the order of a pass that ran them all.
-        vs = [r(ctx) for r in later]
-        visit_rules(module, vs)
-        finish(vs)
-        visitors.extend(vs)
+        # The deferred AD1 rules finish, on this pass's tree and context;
+        # findings and fixes keep the order of a pass that ran them all.
+        finish(later)
+        visitors.extend(later)
         return listed()
 
-    order = [r for r in rules_in if r in set(rules) | set(later)] if later else rules
+    order = rules
     finish(visitors)
     findings, fixable = listed()
     if later and (not fixable or parse_text != text):
@@ -460,9 +456,7 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         findings, fixable = run_later()
         later = []
     elif later and CHECK_DEFER:
-        vs = [r(ctx) for r in later]
-        visit_rules(module, vs)
-        for v in vs:
+        for v in later:
             v.finish()
             if v.reports:
                 DEFER_MISSES.append((path, type(v).code))

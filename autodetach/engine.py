@@ -434,7 +434,7 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     def listed():
         fs = list(text_found)  # the text rules' findings first
         fixes = []
-        for r in order:
+        for r in rules:  # rule order, whichever finished first
             for rep, f in found.get(r, ()):
                 fs.append(f)
                 if _fixable(rep, opts) and rep.edits:
@@ -448,7 +448,6 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
         visitors.extend(later)
         return listed()
 
-    order = rules
     finish(visitors)
     findings, fixable = listed()
     if later and (not fixable or parse_text != text):

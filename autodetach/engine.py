@@ -314,12 +314,23 @@ def _gc_paused():
                 gc.enable()
 
 
-def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, report: bool = False):
+class _Pass(tuple):
+    """A pass's (findings, fixed text or None, n_fixed); `ad1_quiet`: no AD1
+    rule reported on it (run or deferred; see _run_rules' `defer`)."""
+
+    ad1_quiet = False
+
+
+def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, report: bool = False,
+              defer: bool = False):
     """One pass (see _run_rules)."""
     held: list = []
+    state: dict = {}
     with _gc_paused():
         try:
-            return _run_rules(text, path, rules, opts, verify, held, report)
+            out = _Pass(_run_rules(text, path, rules, opts, verify, held, report, defer, state))
+            out.ad1_quiet = state.get("ad1_quiet", False)
+            return out
         finally:
             if getattr(_CARRY, "value", None) is None:
                 from .analysis.walk import forget
@@ -335,12 +346,17 @@ def run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify
 
 
 def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verify: bool = False, held=None,
-               report: bool = False):
+               report: bool = False, defer: bool = False, state=None):
     """One pass. Returns (findings, fixed_text_or_None, n_fixed). With
     `verify`, `text` is our own output: it must parse (the pass's own parse
     checks it when it can, instead of a second parse). `report`: the pass
     is one of a plain report's fixing passes, which keep only the findings
-    they fix (see _quiet_ad1)."""
+    they fix (see _quiet_ad1). `defer` (the AD1 rules reported nothing on
+    the passes since they last ran): the AD1 rules run only when the other
+    rules' fixes leave this text as it is, so once per run of fixes of the
+    other rules, on its fixed point (docs/scale.md, "The AD1 rules on the
+    fixed point of the others"). `state["ad1_quiet"]`: no AD1 rule
+    reported here."""
     findings: list[Finding] = []
     lines = suppress.Lines(text)
     starts = spans.line_starts(text)
@@ -395,21 +411,58 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     if ctx.imports.other_autodiff():
         # an MXNet or JAX file: what it backwards is not a torch graph
         rules = [r for r in rules if not r.code.startswith("AD1")]
-    visitors = [r(ctx) for r in rules]
-    visit_rules(module, visitors)
-    fixable = []
-    for v in visitors:
-        v.finish()
-        if type(v) in skip and (carry.quiet[2] is None and v.reports or
-                                any(_fixable(r, opts) and r.edits for r in v.reports)):  # CHECK_SKIP
-            raise AssertionError(f"{type(v).code} reports after a pass that removed only unused imports")
-        for rep in v.reports:
-            f = _finding(path, type(v), rep, ctx, starts)
-            if suppress.is_suppressed(lines, f):
-                continue
-            findings.append(f)
-            if _fixable(rep, opts) and rep.edits:
-                fixable.append((rep, f))
+    every = [r(ctx) for r in rules]
+    visit_rules(module, every)  # the deferred rules' visits are cheap: their work is in finish()
+    later = [v for v in every if type(v).code.startswith("AD1")] if defer else []
+    visitors = [v for v in every if v not in later] if later else every  # those finished
+    found: dict = {}  # rule -> [(report, finding)], unsuppressed
+
+    def finish(vs):
+        for v in vs:
+            v.finish()
+            if type(v) in skip and (carry.quiet[2] is None and v.reports or
+                                    any(_fixable(r, opts) and r.edits for r in v.reports)):  # CHECK_SKIP
+                raise AssertionError(f"{type(v).code} reports after a pass that removed only unused imports")
+            out = found[type(v)] = []
+            for rep in v.reports:
+                f = _finding(path, type(v), rep, ctx, starts)
+                if not suppress.is_suppressed(lines, f):
+                    out.append((rep, f))
+
+    text_found = findings
+
+    def listed():
+        fs = list(text_found)  # the text rules' findings first
+        fixes = []
+        for r in rules:  # rule order, whichever finished first
+            for rep, f in found.get(r, ()):
+                fs.append(f)
+                if _fixable(rep, opts) and rep.edits:
+                    fixes.append((rep, f))
+        return fs, fixes
+
+    def run_later():
+        # The deferred AD1 rules finish, on this pass's tree and context;
+        # findings and fixes keep the order of a pass that ran them all.
+        finish(later)
+        visitors.extend(later)
+        return listed()
+
+    finish(visitors)
+    findings, fixable = listed()
+    if later and (not fixable or parse_text != text):
+        # No fix of the others: this text is their fixed point.
+        findings, fixable = run_later()
+        later = []
+    elif later and CHECK_DEFER:
+        for v in later:
+            v.finish()
+            if v.reports:
+                DEFER_MISSES.append((path, type(v).code))
+    if state is not None:
+        # (A report pass that skipped AD1 rules with findings left: not quiet.)
+        state["ad1_quiet"] = not any(v.reports for v in visitors if type(v).code.startswith("AD1")) and \
+            not (skip and carry.quiet[2] is not None)
     if not fixable or parse_text != text:
         # Never write out tree fixes made on masked text.
         return findings, None, 0
@@ -426,6 +479,10 @@ def _run_rules(text: str, path: str, rules: Sequence[type], opts: Options, verif
     printed = _print(module.visit(_Apply(edits, ctx.positions)), module, ctx.positions, pieces)
     new_code = _restore_dropped(text, ctx.positions.code, printed)
     if new_code is None:
+        if later:  # the text stays: the deferred rules' turn
+            findings, _ = run_later()
+            if state is not None:
+                state["ad1_quiet"] = not any(v.reports for v in visitors if type(v).code.startswith("AD1"))
         for f in findings:
             f.fixed = False
         return findings, None, 0
@@ -534,6 +591,9 @@ class _Carry:
 _CARRY = threading.local()  # .value: the last pass's _Carry (one file at a time per thread)
 CHECK_REUSE = False  # tests: compare every reused tree with a full parse
 CHECK_SKIP = False  # tests: run the AD1 rules a pass would skip, and fail if they report
+DEFER_AD1 = True  # see _run_rules' `defer`
+CHECK_DEFER = False  # tests: run the AD1 rules a pass defers too, and record in DEFER_MISSES where they report
+DEFER_MISSES: list = []  # (path, code)
 
 
 def _take_carry(path, text):
@@ -720,7 +780,8 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
     None, fixes applied, tracker). `first`: the first pass, already run.
     `report`: for a plain report, which reads only the tracker (run_rules)."""
     tracker = _Tracker(seed)
-    findings, new, n = first if first is not None else run_rules(text, path, prefilter(text, rules), opts)
+    done = first if first is not None else run_rules(text, path, prefilter(text, rules), opts)
+    findings, new, n = done
     tracker.texts.append(text)
     tracker.match(findings)
     if new is None:
@@ -731,8 +792,11 @@ def _settle(text: str, path: str, rules: Sequence[type], opts: Options, seed=(),
         tracker.moved(prev, current)
         # The pre-filter on this pass's text, over the whole selection: a
         # fix may remove a rule's tokens (skip it) or write them (AD201's
-        # `x.detach()` statement is AD110's).
-        findings, nxt, n = run_rules(current, path, prefilter(current, rules), opts, verify=True, report=report)
+        # `x.detach()` statement is AD110's). While the AD1 rules report
+        # nothing, they wait for the other rules' fixed point (run_rules).
+        done = run_rules(current, path, prefilter(current, rules), opts, verify=True, report=report,
+                         defer=DEFER_AD1 and getattr(done, "ad1_quiet", False))
+        findings, nxt, n = done
         tracker.texts.append(current)
         tracker.match(findings)
         if nxt is None or nxt == current:

@@ -2,7 +2,10 @@
 Variable` lines (AD202's last fix on most legacy files), after a pass where
 the AD1 rules reported nothing, skips the AD1 rules on the next pass
 (engine._quiet_ad1; the argument is in docs/scale.md). engine.CHECK_SKIP
-runs them anyway and fails if they report."""
+runs them anyway and fails if they report. These tests turn off the
+deferral of the AD1 rules to the other rules' fixed point (engine.DEFER_AD1,
+tests/test_ad1_defer.py), under which the AD1 rules of these files run on
+the first pass and the last only."""
 import glob
 import os
 
@@ -38,6 +41,7 @@ KEPT = {
 @pytest.fixture
 def skips(monkeypatch):
     monkeypatch.setattr(engine, "CHECK_SKIP", True)
+    monkeypatch.setattr(engine, "DEFER_AD1", False)
     monkeypatch.setattr(engine, "AD1_SKIPS", [0])
     return engine.AD1_SKIPS
 

@@ -13,6 +13,13 @@ step: every step's graph stays referenced until the accumulator is reset.
 The backward in the function proves the loss carries a graph; that the
 accumulator outlives the call is inferred from where it comes from, and the
 finding says so.
+
+A list handed in as an argument is the same store (`train_losses.append(loss)`
+after the batch loop, one append per call, the caller handing the same list to
+every epoch's call): outside any loop of the function, so the flow's loops do
+not see it. Not when a backward of the function keeps the graph
+(`retain_graph=True`: the caller may backward what it keeps), nor for a tuple,
+list or dict appended whole.
 """
 from __future__ import annotations
 
@@ -36,6 +43,7 @@ class StepAccumulator:
     value: cst.BaseExpression  # what is added (`loss`)
     root: str  # the argument (or `self`) the target is reached through
     loss: str  # the backwarded name it carries
+    appended: bool = False  # `losses.append(loss)`: a list handed in, not a tensor added into
 
 
 def step_accumulators(analysis) -> list:
@@ -53,6 +61,7 @@ def _find(ctx) -> list:
 def _in_function(ctx, fn) -> list:
     body = [n for n in nodes(fn, skip=NESTED) if n is not fn]
     backwarded = set()
+    retained = False
     for n in body:
         if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value == "backward":
             base = n.func.value
@@ -60,6 +69,7 @@ def _in_function(ctx, fn) -> list:
                 base = base.args[0].value
             if isinstance(base, cst.Name):
                 backwarded.add(base.value)
+            retained |= any(a.keyword is not None and a.keyword.value == "retain_graph" for a in n.args)
     if not backwarded:
         return []
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
@@ -77,15 +87,45 @@ def _in_function(ctx, fn) -> list:
             continue
         for small in n.body:
             found = _accumulation(small)
+            appended = False
             if found is None:
-                continue
+                found = _appended(small)
+                if found is None or retained or _in_loop(ctx, n, fn) or found[0] is None:
+                    continue
+                appended = True
             target, value = found
             root = _root(target)
+            if appended and root == "self":
+                continue  # a step method's own list: the flow's business
             loss = _carries(value, graph)
             cut = any(isinstance(x, cst.Attribute) and x.attr.value in CUTS for x in nodes(target))
             if root in roots and loss and not cut and not _quiet(ctx, n) and not _carries(target, backwarded):
-                out.append(StepAccumulator(n, target, value, root, loss))
+                out.append(StepAccumulator(n, target, value, root, loss, appended))
     return out
+
+
+LITERALS = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)
+
+
+def _appended(small):
+    """(target, value) of `target.append(value)` as a statement: a list handed in."""
+    if type(small) is cst.Expr and type(small.value) is cst.Call:
+        call = small.value
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" and len(call.args) == 1 and \
+                call.args[0].keyword is None and call.args[0].star == "":
+            value = call.args[0].value
+            return (None if isinstance(value, LITERALS) else call.func.value), value
+    return None
+
+
+def _in_loop(ctx, stmt, fn) -> bool:
+    """Inside a loop of the function: the flow's loops own that store."""
+    cur = ctx.parent(stmt)
+    while cur is not None and cur is not fn:
+        if isinstance(cur, (cst.For, cst.While)):
+            return True
+        cur = ctx.parent(cur)
+    return False
 
 
 def _accumulation(small):

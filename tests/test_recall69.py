@@ -97,3 +97,32 @@ def train(model, loader, optimizer, train_losses):
         train_losses.append(loss)
 """)
     assert [line for line, _, _ in found] == [10]
+
+
+def test_a_new_list_at_every_call_of_this_file_is_left_alone():
+    step = """
+def step(model, x, opt, kept):
+    loss = model(x).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    kept.append(loss)
+"""
+    assert _found(step + """
+
+def main(model, xs, opt):
+    for x in xs:
+        kept = []
+        step(model, x, opt, kept)
+        print(len(kept))
+    step(model, xs[0], opt, kept=[])
+""") == []
+    found = _found(step + """
+
+def main(model, xs, opt):
+    kept = []
+    for x in xs:
+        step(model, x, opt, kept)
+    print(len(kept))
+""")
+    assert [line for line, _, _ in found] == [7]

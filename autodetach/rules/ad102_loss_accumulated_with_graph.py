@@ -37,7 +37,9 @@ class LossAccumulatedWithGraph(GraphRule):
     function that appends its backwarded loss, outside its loops, to a list
     handed in as an argument (`train_losses.append(loss)` after the batch
     loop, the caller handing the same list to every epoch): the list is
-    inferred to outlive the call; not when a backward there retains the graph.
+    inferred to outlive the call; not when a backward there retains the graph,
+    nor when every call of the file hands it a new list (`kept = []` just
+    before the call).
 
     Not reported: sums over the sub-iterations of one optimizer step
     (`for sub_i in range(iter_size)`, no step inside), reset by every step,

@@ -1,8 +1,9 @@
 # expect-before: runs
 # The same epoch function appending the epoch's last loss to the caller's list
-# as a number (`.item()`), and a step that backwards with `retain_graph=True`
-# and hands the list back to a caller that backwards what it keeps: neither
-# list keeps a graph past its use.
+# as a number (`.item()`), a step that backwards with `retain_graph=True` and
+# hands the list back to a caller that backwards what it keeps, and a step
+# whose every call is handed a new list (`kept = []` just before the call):
+# no list keeps a graph past its use.
 import os
 
 import torch
@@ -27,6 +28,14 @@ def probe(model, x, kept):
     kept.append(loss)
 
 
+def logged_step(model, optimizer, x, log):
+    optimizer.zero_grad()
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    log.append(loss)
+
+
 def main():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
@@ -40,6 +49,9 @@ def main():
         optimizer.zero_grad()
         (2 * kept[0]).backward()
         optimizer.step()
+        log = []
+        logged_step(model, optimizer, batches[1][0], log)
+        print(f"step loss {log[0].item():.6f}")
     print(f"epochs {ITERS} last loss {train_losses[-1]:.6f}")
     print(f"checksum {sum(p.sum().item() for p in model.parameters()):.6f}")
 

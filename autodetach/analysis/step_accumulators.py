@@ -13,6 +13,14 @@ step: every step's graph stays referenced until the accumulator is reset.
 The backward in the function proves the loss carries a graph; that the
 accumulator outlives the call is inferred from where it comes from, and the
 finding says so.
+
+A list handed in as an argument is the same store (`train_losses.append(loss)`
+after the batch loop, one append per call, the caller handing the same list to
+every epoch's call): outside any loop of the function, so the flow's loops do
+not see it. Not when a backward of the function keeps the graph
+(`retain_graph=True`: the caller may backward what it keeps), nor for a tuple,
+list or dict appended whole, nor when every call of the file hands the
+function a new list (`kept = []` in the call's block, or `step(x, [])`).
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ class StepAccumulator:
     value: cst.BaseExpression  # what is added (`loss`)
     root: str  # the argument (or `self`) the target is reached through
     loss: str  # the backwarded name it carries
+    appended: bool = False  # `losses.append(loss)`: a list handed in, not a tensor added into
 
 
 def step_accumulators(analysis) -> list:
@@ -53,6 +62,7 @@ def _find(ctx) -> list:
 def _in_function(ctx, fn) -> list:
     body = [n for n in nodes(fn, skip=NESTED) if n is not fn]
     backwarded = set()
+    retained = False
     for n in body:
         if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value == "backward":
             base = n.func.value
@@ -60,6 +70,7 @@ def _in_function(ctx, fn) -> list:
                 base = base.args[0].value
             if isinstance(base, cst.Name):
                 backwarded.add(base.value)
+            retained |= any(a.keyword is not None and a.keyword.value == "retain_graph" for a in n.args)
     if not backwarded:
         return []
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
@@ -77,15 +88,98 @@ def _in_function(ctx, fn) -> list:
             continue
         for small in n.body:
             found = _accumulation(small)
+            appended = False
             if found is None:
-                continue
+                found = _appended(small)
+                if found is None or retained or _in_loop(ctx, n, fn) or found[0] is None:
+                    continue
+                appended = True
             target, value = found
             root = _root(target)
+            if appended and (root == "self" or _fresh_at_calls(ctx, fn, root)):
+                continue  # a step method's own list (the flow's business), or a new list at every call
             loss = _carries(value, graph)
             cut = any(isinstance(x, cst.Attribute) and x.attr.value in CUTS for x in nodes(target))
             if root in roots and loss and not cut and not _quiet(ctx, n) and not _carries(target, backwarded):
-                out.append(StepAccumulator(n, target, value, root, loss))
+                out.append(StepAccumulator(n, target, value, root, loss, appended))
     return out
+
+
+LITERALS = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)
+
+
+def _appended(small):
+    """(target, value) of `target.append(value)` as a statement: a list handed in."""
+    if type(small) is cst.Expr and type(small.value) is cst.Call:
+        call = small.value
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" and len(call.args) == 1 and \
+                call.args[0].keyword is None and call.args[0].star == "":
+            value = call.args[0].value
+            return (None if isinstance(value, LITERALS) else call.func.value), value
+    return None
+
+
+def _fresh_at_calls(ctx, fn, param: str) -> bool:
+    """Every call of `fn` in this file (one at least) hands `param` a new list:
+    `step(x, [])`, or a name bound to `[]` / `list()` in the statement list of
+    the call, before it and after nothing else rebinds it."""
+    params = [p.name.value for p in fn.params.params]
+    method = bool(params) and params[0] in ("self", "cls")
+    pos = params.index(param) - method if param in params else None
+    seen = False
+    for call in nodes(ctx.module):
+        if type(call) is not cst.Call:
+            continue
+        if dotted(call.func) != (f"{params[0]}.{fn.name.value}" if method else fn.name.value):
+            continue  # `self.step(...)` for a method, `step(...)` for a function (not `opt.step()`)
+        arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == param), None)
+        if arg is None and pos is not None and pos >= 0:
+            plain = [a for a in call.args if a.keyword is None]
+            if any(a.star for a in plain):
+                return False
+            arg = plain[pos].value if pos < len(plain) else None
+        if arg is None or not _new_list(ctx, call, arg):
+            return False
+        seen = True
+    return seen
+
+
+def _new_list(ctx, call, arg) -> bool:
+    if _empty_list(arg):
+        return True
+    if not isinstance(arg, cst.Name):
+        return False
+    stmt = ctx.parent(call)
+    while stmt is not None and not isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        stmt = ctx.parent(stmt)
+    block = ctx.parent(stmt) if stmt is not None else None
+    body = getattr(block, "body", None)
+    if not isinstance(body, (list, tuple)) or stmt not in body:
+        return False
+    fresh = False
+    for prev in body[:body.index(stmt)]:
+        binds = [n for n in nodes(prev) if type(n) in (cst.AssignTarget, cst.AugAssign, cst.For, cst.WithItem)
+                 and any(type(t) is cst.Name and t.value == arg.value
+                         for t in nodes(getattr(n, "target", None) or getattr(n, "asname", None) or cst.Name("_")))]
+        if binds:
+            fresh = type(prev) is cst.SimpleStatementLine and len(prev.body) == 1 and \
+                type(prev.body[0]) is cst.Assign and _empty_list(prev.body[0].value)
+    return fresh
+
+
+def _empty_list(e) -> bool:
+    return (type(e) is cst.List and not e.elements) or \
+        (type(e) is cst.Call and dotted(e.func) == "list" and not e.args)
+
+
+def _in_loop(ctx, stmt, fn) -> bool:
+    """Inside a loop of the function: the flow's loops own that store."""
+    cur = ctx.parent(stmt)
+    while cur is not None and cur is not fn:
+        if isinstance(cur, (cst.For, cst.While)):
+            return True
+        cur = ctx.parent(cur)
+    return False
 
 
 def _accumulation(small):

@@ -33,7 +33,13 @@ class LossAccumulatedWithGraph(GraphRule):
     (`val_history.append(criterion(net(x_val), y_val))`). With no loop in sight, a step function
     that backwards its loss and adds it in place into a tensor reached
     through an argument or `self` (`stats.device_stat("loss").add_(loss)`):
-    the tensor outlives the call, an inference the report states.
+    the tensor outlives the call, an inference the report states. Likewise a
+    function that appends its backwarded loss, outside its loops, to a list
+    handed in as an argument (`train_losses.append(loss)` after the batch
+    loop, the caller handing the same list to every epoch): the list is
+    inferred to outlive the call; not when a backward there retains the graph,
+    nor when every call of the file hands it a new list (`kept = []` just
+    before the call).
 
     Not reported: sums over the sub-iterations of one optimizer step
     (`for sub_i in range(iter_size)`, no step inside), reset by every step,
@@ -786,6 +792,19 @@ class LossAccumulatedWithGraph(GraphRule):
                 continue
             done.add(id(acc.stmt))
             whose = "the object" if acc.root == "self" else f"the argument `{acc.root}`"
+            if acc.appended:
+                msg = (f"`{code(ctx, acc.target)}` keeps `{code(ctx, acc.value)}` with its graph "
+                       f"(line {line(ctx, acc.stmt)}; `{acc.loss}` is backwarded here): the list is reached through "
+                       f"{whose}, so it outlives this call and every call keeps one more graph alive, and memory "
+                       f"grows; ")
+                if (why := maybe_plain(ctx, acc.value)) is not None:
+                    self.report(acc.value, msg + f"append detached values instead ({why}: no fix is offered)")
+                    continue
+                msg += ("append `.detach()` of it instead; inferred: the caller hands the same list to every "
+                        "call, and never backwards what it keeps" + UNSAFE_NOTE)
+                self.report(acc.value, msg, edits=[Edit(acc.value, detach(acc.value))], fix=UNSAFE,
+                            fix_title="Append `.detach()`")
+                continue
             msg = (f"`{code(ctx, acc.target)}` adds `{code(ctx, acc.value)}` in place with its graph "
                    f"(line {line(ctx, acc.stmt)}; `{acc.loss}` is backwarded here): it is reached through {whose}, "
                    f"so it outlives this step and keeps every step's graph alive until it is reset, and memory "

@@ -148,7 +148,7 @@ def unneeded_retains(analysis) -> list:
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
                     + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev, fresh) + (fresh or []) \
-                    + opaque_later(analysis, scope, ev, own)
+                    + opaque_later(analysis, scope, ev, own) + _captured_list(ctx, scope, ev, own, returned)
                 why.extend(x for x in found if x not in why)
                 why.extend(unseen_call_origins(analysis, own, why))
                 if ev.call in passed:
@@ -574,6 +574,42 @@ def _same_pass_apart(ctx, scope, a, b) -> bool:
         if [t for t in a.tag if t[0] in around] == [t for t in b.tag if t[0] in around]:
             return True
     return False
+
+
+def _captured_list(ctx, scope, ev, own, returned) -> list:
+    """A grad for the tensors of a list (`grad(loss, fast)`, `fast = [p + 0. for p in params]`)
+    stops at the elements the list holds when it runs; the analysis sees the list's stores, not
+    which element was built on which (`[x, f(x)]` runs `f` toward `x`): when the verdict rests
+    on the grad stopping there, that none is built on another is inferred."""
+    if not ev.captured:
+        return []
+    whole = {n for n in ev.reach if not n.leaf}
+    if not ((whole - own) & returned or any(
+            o.kind in ("backward", "grad") and o.seq > ev.seq and (whole & o.reach) - (own & (o.reach - o.captured))
+            for o in scope.events)):
+        return []  # the verdict does not rest on where the grad stops
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    arg = next((a.value for a in ev.call.args if a.keyword is not None and a.keyword.value == "inputs"), None)
+    pos = [a.value for a in ev.call.args if a.keyword is None and not a.star]
+    arg = arg if arg is not None else (pos[1] if len(pos) > 1 else None)
+    names = [arg] if isinstance(arg, cst.Name) else [e.value for e in getattr(arg, "elements", ())]
+    lists = []
+    for name in names:
+        if not isinstance(name, cst.Name):
+            continue
+        for x in nodes(fn.body) if fn is not None else ():
+            if isinstance(x, (cst.Assign, cst.AugAssign)):
+                targets = [t.target for t in x.targets] if isinstance(x, cst.Assign) else [x.target]
+                if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name.value
+                       for t in targets) or any(isinstance(t, cst.Name) and t.value == name.value for t in targets) \
+                        and not isinstance(x.value, (cst.Call, cst.Attribute, cst.Name, cst.BinaryOperation)):
+                    lists.append(name.value)
+                    break
+    if not lists and all(isinstance(n, cst.Name) for n in names) and names:
+        return []
+    what = f"`{lists[0]}`" if lists else f"`{ctx.snippet(arg)}`" if arg is not None else "its inputs"
+    return [f"the grad is taken to stop at the tensors {what} holds, none of them built on another "
+            "(then it would walk on into what built it)"]
 
 
 def _through_other_arm(ctx, scope, ev, later, own) -> bool:

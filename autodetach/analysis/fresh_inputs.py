@@ -156,8 +156,19 @@ def _fresh_in_loop(ctx, fn, loop, ev, inputs, binds) -> Optional[list]:
         return None
     unseen = _unseen_calls(ctx, binds, ev.target_expr, hangs, set(inputs) | made)
     listed = ", ".join(f"`{x}`" for x in sorted(inputs))
-    return [f"what `{c}` builds from {listed} (made anew on each iteration, so the grad walks nothing built "
-            f"before it) is out of sight: taken to keep none of that graph past the iteration" for c in unseen]
+    notes = [f"what `{c}` builds from {listed} (made anew on each iteration, so the grad walks nothing built "
+             f"before it) is out of sight: taken to keep none of that graph past the iteration" for c in unseen]
+    for x in nodes(fn.body):
+        if not isinstance(x, cst.Call) or x is ev.call or _torch_chain(ctx, x.func) or \
+                isinstance(x.func, cst.Name) and x.func.value in _PLAIN | {"zip", "enumerate", "range", "list"}:
+            continue
+        given = [a.value.value for a in x.args if isinstance(a.value, cst.Name) and a.value.value in inputs]
+        if given:
+            note = (f"`{given[0]}` is handed to `{ctx.snippet(x)}`, taken not to store into it a tensor "
+                    f"built before (the grad would walk on into what built it)")
+            if note not in notes:
+                notes.append(note)
+    return notes
 
 
 def _fresh_value(ctx, binds, value, line, stmt) -> bool:

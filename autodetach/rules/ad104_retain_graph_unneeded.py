@@ -215,7 +215,11 @@ class RetainGraphUnneeded(GraphRule):
     iteration or out of the call. A grad stops at its inputs: what lies behind
     them (the earlier steps, the meta-parameters the caller backwards later) is
     not walked, and a walk in the other arm of the `if` around the grad
-    (`create_graph=True` when not first-order) does not run with it.
+    (`create_graph=True` when not first-order) does not run with it. Unsafe
+    when a call out of sight builds the loss or is handed the inputs (it may
+    store in them a tensor built before), or when the verdict rests on a grad
+    stopping at the tensors a list holds: that none of them is built on
+    another (the grad would walk on into it) is inferred.
     """
 
     code = "AD104"

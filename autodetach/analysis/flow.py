@@ -138,6 +138,7 @@ class Event:
     # grad (or backward with inputs=): the input nodes in `reach` that the pass only captures
     # (their own grad_fn runs only when it leads to another input): nothing of theirs is freed
     captured: frozenset = frozenset()
+    inputs: frozenset = frozenset()  # the input nodes among `captured`
     helper: Optional[str] = None  # run inside this project function (its summary says so)
     flag_of: Optional[str] = None  # the helper whose backward retains by this call's `retain_graph=True`
     framework: Optional[str] = None  # run by a framework on what the method returns (analysis.lightning)
@@ -2549,6 +2550,8 @@ class Scope:
                                         target.modules, captured)
         event.reach = frozenset(reach)
         event.captured = frozenset(captured)
+        event.inputs = getattr(self, "input_nodes", frozenset()) if captured else frozenset()
+        self.input_nodes = frozenset()
         if self.no_grad:
             return Val()
         self.check_conflict(event, target)
@@ -2661,7 +2664,9 @@ class Scope:
 
         out = {node for node in reach if runs(node)}
         if captured is not None and tensors and not mods:
-            captured.update(_behind_inputs(out, tensors))
+            behind = _behind_inputs(out, tensors)
+            captured.update(behind)
+            self.input_nodes = frozenset(n for n in tensors if n in behind)
         return out
 
     def step_helper(self, call: cst.Call, stmt, summary, name: str) -> Optional[Val]:

@@ -138,7 +138,7 @@ def unneeded_retains(analysis) -> list:
             walker = _walked_function(ctx, scope, ev)
             # a grad that stops at tensor inputs runs only what was built on them since: a graph
             # an argument brought in is not walked (the caller's own backward still finds it whole)
-            handed = _caller_graphs(analysis, ev, own, walker) if not needed and not ev.captured else []
+            handed = _caller_graphs(analysis, ev, own, walker) if not needed and not _made_inputs(ctx, ev) else []
             if handed and _callers_reuse(analysis, ev, own, walker):
                 needed = True  # a caller backwards again what the argument hangs from
                 verdict[ev.call] = True
@@ -574,6 +574,14 @@ def _same_pass_apart(ctx, scope, a, b) -> bool:
         if [t for t in a.tag if t[0] in around] == [t for t in b.tag if t[0] in around]:
             return True
     return False
+
+
+def _made_inputs(ctx, ev) -> bool:
+    """Is every input of this grad a tensor its function's own code made (not a parameter, not
+    an argument)? Then no graph the caller built leads to them, and the grad walks none of it."""
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    return bool(ev.inputs) and fn is not None and all(
+        not n.leaf and n.stmt is not None and ctx.encloses(fn, n.stmt) for n in ev.inputs)
 
 
 def _captured_list(ctx, scope, ev, own, returned) -> list:

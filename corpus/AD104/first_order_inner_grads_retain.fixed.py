@@ -16,7 +16,7 @@ import torch.nn.functional as F
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
 
 
-def forward(x, params):
+def apply_net(x, params):
     h = torch.tanh(x @ params[0] + params[1])
     return h @ params[2]
 
@@ -29,7 +29,7 @@ class Learner:
     def adapt(self, x, y, params, lr):
         fast = [p + 0. for p in params]
         for _ in range(self.inner_steps):
-            out = forward(x, fast)
+            out = apply_net(x, fast)
             loss = F.mse_loss(out, y)
             if self.first_order:
                 grads = torch.autograd.grad(loss, fast)
@@ -50,7 +50,7 @@ def main():
     for step in range(ITERS):
         x, y = torch.randn(16, 3), torch.randn(16, 1)
         fast = learner.adapt(x[:8], y[:8], params, 0.1)
-        meta_loss = F.mse_loss(forward(x[8:], fast), y[8:])
+        meta_loss = F.mse_loss(apply_net(x[8:], fast), y[8:])
         opt.zero_grad()
         meta_loss.backward()
         opt.step()

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
 
 
-def forward(x, params):
+def apply_net(x, params):
     h = torch.tanh(x @ params[0] + params[1])
     return h @ params[2]
 
@@ -24,7 +24,7 @@ class Learner:
         fast = [p + 0. for p in params]
         losses = []
         for _ in range(self.inner_steps):
-            out = forward(x, fast)
+            out = apply_net(x, fast)
             loss = F.mse_loss(out, y)
             grads = torch.autograd.grad(loss, fast, retain_graph=True)
             losses.append(loss)
@@ -43,7 +43,7 @@ def main():
     for step in range(ITERS):
         x, y = torch.randn(16, 3), torch.randn(16, 1)
         fast, losses = learner.adapt(x[:8], y[:8], params, 0.1)
-        meta_loss = F.mse_loss(forward(x[8:], fast), y[8:]) + 0.1 * sum(losses)
+        meta_loss = F.mse_loss(apply_net(x[8:], fast), y[8:]) + 0.1 * sum(losses)
         opt.zero_grad()
         meta_loss.backward()
         opt.step()

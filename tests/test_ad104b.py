@@ -107,3 +107,27 @@ def test_grads_into_the_other_arm_only_without_the_if_are_shared():
                         "            grads = torch.autograd.grad(loss, fast, create_graph=True)")
     assert "g1 = torch" in src
     assert _ad104(src) == []
+
+
+def test_grad_stops_at_its_inputs_so_the_encoder_backward_needs_no_retain():
+    # sa-vae: the grad for the encoder's outputs walks only the decoder side; the backward of
+    # `var_params` walks the encoder, behind those inputs, which the grad never ran
+    src = """
+        import torch
+        enc = torch.nn.Linear(4, 6)
+        dec = torch.nn.Linear(3, 4)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for it in range(3):
+            img = torch.randn(5, 4)
+            mean, logvar = enc(img).chunk(2, 1)
+            preds = dec(mean + torch.randn_like(mean) * (0.5 * logvar).exp())
+            vae_loss = (preds - img).pow(2).mean() + (mean.pow(2) + logvar.exp() - logvar).mean()
+            var_params = torch.cat([mean, logvar], 1)
+            opt.zero_grad()
+            g = torch.autograd.grad(vae_loss, [mean, logvar], retain_graph=True)
+            var_params.backward(torch.cat(g, 1))
+            opt.step()
+    """
+    assert [(f.line, f.fix) for f in _ad104(src)] == [(13, "safe")]
+    # the same backward through `vae_loss` itself walks what the grad freed: needed
+    assert _ad104(src.replace("var_params.backward(torch.cat(g, 1))", "vae_loss.backward()")) == []

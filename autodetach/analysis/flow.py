@@ -135,8 +135,8 @@ class Event:
     retain_arg: Optional[cst.Arg] = None
     create_graph: bool = False
     reach: frozenset = frozenset()
-    # grad (or backward with inputs=): the input nodes in `reach` that the pass only captures
-    # (their own grad_fn runs only when it leads to another input): nothing of theirs is freed
+    # grad: the input nodes in `reach` that the pass only captures (their own grad_fn runs only
+    # when it leads to another input), and what lies behind them: nothing of theirs is freed
     captured: frozenset = frozenset()
     inputs: frozenset = frozenset()  # the input nodes among `captured`
     helper: Optional[str] = None  # run inside this project function (its summary says so)
@@ -2543,7 +2543,8 @@ class Scope:
         reach = closure(target.heads)
         captured: set = set()
         if "inputs" in kwargs and kind == "backward":
-            reach = self._toward_inputs(reach, kwargs["inputs"].value, target.modules, captured)
+            # `backward(inputs=[h])` runs `h`'s own node to fill `h.grad`: nothing is captured
+            reach = self._toward_inputs(reach, kwargs["inputs"].value, target.modules)
         elif kind == "grad" and (len(pos) > 1 or "inputs" in kwargs):
             # `autograd.grad(D(interp).sum(), interp)` runs only the graph built on its inputs
             reach = self._toward_inputs(reach, pos[1].value if len(pos) > 1 else kwargs["inputs"].value,

@@ -135,6 +135,10 @@ class Event:
     retain_arg: Optional[cst.Arg] = None
     create_graph: bool = False
     reach: frozenset = frozenset()
+    # grad: the input nodes in `reach` that the pass only captures (their own grad_fn runs only
+    # when it leads to another input), and what lies behind them: nothing of theirs is freed
+    captured: frozenset = frozenset()
+    inputs: frozenset = frozenset()  # the input nodes among `captured`
     helper: Optional[str] = None  # run inside this project function (its summary says so)
     flag_of: Optional[str] = None  # the helper whose backward retains by this call's `retain_graph=True`
     framework: Optional[str] = None  # run by a framework on what the method returns (analysis.lightning)
@@ -197,6 +201,7 @@ class Scope:
         self.views: dict = {}  # local name -> the `self` state it names a part of (self_views.py)
         self.loops: dict = {}  # id(loop) -> loop node, for the rules' fixes
         self.branch_nodes: dict = {}  # id -> the statement whose arms a node's `branch` names
+        self.branch_runs: dict = {}  # id -> [(first seq, last seq)]: each walk of that statement's arms
         self.returns: list = []
         self.inner_returns: list = []  # (function walked at its call, the heads it returned)
         self.step_outputs: list = []  # (return stmt, key, expr, Val, no_grad) per entry a step method returns
@@ -447,6 +452,7 @@ class Scope:
         base_env, base_freed, base_branch = dict(self.env), dict(self.freed), self.branch
         base_retained, retaineds = dict(self.retained), []
         self.branch_nodes[id(node)] = node
+        first_seq = self.seq + 1
         envs, freeds, kept = [], [], []
         same = same_test.chain(self, node)  # an earlier `if` on the same fixed test took the same arm
         for i, arm in enumerate(arms):
@@ -470,6 +476,7 @@ class Scope:
             retaineds.append(self.retained)
             kept.append(i)
         self.branch = base_branch
+        self.branch_runs.setdefault(id(node), []).append((first_seq, self.seq))
         if not envs:
             envs, freeds = [dict(base_env)], [dict(base_freed)]
         merged: dict = {}
@@ -2534,13 +2541,18 @@ class Scope:
         event = self.event(kind, at, stmt, target=target, target_expr=target_expr, retain=retain,
                            retain_arg=retain_arg, create_graph=create, flag_of=flag_of)
         reach = closure(target.heads)
+        captured: set = set()
         if "inputs" in kwargs and kind == "backward":
+            # `backward(inputs=[h])` runs `h`'s own node to fill `h.grad`: nothing is captured
             reach = self._toward_inputs(reach, kwargs["inputs"].value, target.modules)
         elif kind == "grad" and (len(pos) > 1 or "inputs" in kwargs):
             # `autograd.grad(D(interp).sum(), interp)` runs only the graph built on its inputs
             reach = self._toward_inputs(reach, pos[1].value if len(pos) > 1 else kwargs["inputs"].value,
-                                        target.modules)
+                                        target.modules, captured)
         event.reach = frozenset(reach)
+        event.captured = frozenset(captured)
+        event.inputs = getattr(self, "input_nodes", frozenset()) if captured else frozenset()
+        self.input_nodes = frozenset()
         if self.no_grad:
             return Val()
         self.check_conflict(event, target)
@@ -2598,7 +2610,7 @@ class Scope:
                 self.freed_any.add(node)
                 self.retained.pop(node, None)
 
-    def _toward_inputs(self, reach, inputs, direct=frozenset()) -> set:
+    def _toward_inputs(self, reach, inputs, direct=frozenset(), captured=None) -> set:
         """`loss.backward(inputs=list(D.parameters()))` runs only the part of the
         graph between the loss and those inputs: the nodes of the named modules
         (or tensors) and those built on them. The whole graph when the inputs
@@ -2651,7 +2663,12 @@ class Scope:
                     any(runs(parent) for parent in node.parents if parent in reach)
             return memo[node]
 
-        return {node for node in reach if runs(node)}
+        out = {node for node in reach if runs(node)}
+        if captured is not None and tensors and not mods:
+            behind = _behind_inputs(out, tensors)
+            captured.update(behind)
+            self.input_nodes = frozenset(n for n in tensors if n in behind)
+        return out
 
     def step_helper(self, call: cst.Call, stmt, summary, name: str) -> Optional[Val]:
         """`update_params(self.q1_optim, q1_loss)` of another file (or a base class's
@@ -3155,6 +3172,35 @@ def _zipped(parts: list) -> Val:
         out = out.join(part)
     out.elems = parts
     return out
+
+
+def _behind_inputs(ran, inputs) -> set:
+    """The nodes of `ran` a pass toward tensor `inputs` does not run: the inputs themselves and
+    what lies behind them (a list's earlier stores), when no input is built on another (then its
+    own node runs too). The pass stops at its inputs, so their saved tensors stay (`grads =
+    grad(loss, q_params)`, then `q_params[i] = q_params[i] - lr * grads[i]` reads them again)."""
+    for node in inputs:
+        if node.kind == "container":
+            continue
+        todo, seen = [p for p in node.parents if p in ran], set()
+        while todo:
+            cur = todo.pop()
+            if cur in seen:
+                continue
+            if cur in inputs and cur.kind != "container":
+                return set()  # `grad(loss, [x, f(x)])`: the pass runs `f(x)` toward `x`
+            seen.add(cur)
+            todo.extend(p for p in cur.parents if p in ran)
+    heads = [n for n in ran if not any(n in p.parents for p in ran)]  # the target's own nodes
+    walked: set = set()
+    todo = [h for h in heads if h not in inputs]
+    while todo:
+        cur = todo.pop()
+        if cur in walked or cur in inputs:
+            continue
+        walked.add(cur)
+        todo.extend(p for p in cur.parents if p in ran)
+    return set(ran) - walked
 
 
 def _joined_elems(returns: list) -> Optional[list]:

@@ -35,8 +35,9 @@ def fresh_grad(analysis, ev) -> Optional[list]:
     if ev.kind != "grad" or ev.create_graph or ev.target_expr is None:
         return None
     fn = ctx.enclosing(ev.call, cst.FunctionDef)
-    if fn is None or ctx.enclosing(ev.call, (cst.For, cst.While), stop=(cst.FunctionDef,)) is not None:
+    if fn is None:
         return None
+    loop = ctx.enclosing(ev.call, (cst.For, cst.While), stop=(cst.FunctionDef,))
     if any(isinstance(x, (cst.Global, cst.Nonlocal)) for x in nodes(fn.body)):
         return None
     inputs = _inputs(ev.call)
@@ -46,6 +47,8 @@ def fresh_grad(analysis, ev) -> Optional[list]:
     if binds is None:
         return None
     at = ctx.line_of(ev.call)
+    if loop is not None:
+        return _fresh_in_loop(ctx, fn, loop, ev, inputs, binds)
     if any(not _fresh_name(ctx, binds, name, at, ev.call, 0) for name in inputs):
         return None
     # bound before the grad from what the inputs reach (an input rebound from itself is still the input)
@@ -59,6 +62,172 @@ def fresh_grad(analysis, ev) -> Optional[list]:
     listed = ", ".join(f"`{x}`" for x in sorted(inputs))
     return [f"what `{c}` builds from {listed} (made anew by this call, so the grad walks nothing built "
             f"before it) is out of sight: taken to keep none of that graph past the call" for c in unseen]
+
+
+def _fresh_in_loop(ctx, fn, loop, ev, inputs, binds) -> Optional[list]:
+    """In a loop (an inner loop of first-order meta-learning: `grads = grad(loss, q_params,
+    retain_graph=True)`, then `q_params[i] = q_params[i] - lr * grads[i]`): every binding of
+    each input, before the loop and in it (element stores included), makes new tensors, and
+    what the target hangs from is bound anew in the loop's body before the grad, on every
+    iteration. The grad then walks only what this iteration built from its inputs; the
+    retain is needed only when that is read again (by a later walk, on a later iteration,
+    or out of the call). A statement in the other arm of the `if` around the grad that reads
+    only names the iteration binds anew before that `if` never sees this grad's graph."""
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    top = next((stmt for stmt in body if ctx.encloses(stmt, ev.call)), None)
+    if top is None or ctx.enclosing(ev.call, (cst.For, cst.While), stop=(cst.FunctionDef,)) is not loop:
+        return None
+    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
+    for name in inputs:
+        entries = binds.get(name, ())
+        if name in params or not entries or any(not _fresh_value(ctx, binds, v, line, st) for line, v, st in entries):
+            return None  # an argument is the caller's: what it built on it may lie between the loss and it
+        if not any(not ctx.encloses(loop, st) and ctx.line_of(st) < ctx.line_of(loop) and _dominates(ctx, st, loop)
+                   for _line, _v, st in entries):
+            return None  # made before the loop, on every path to it
+        for x in nodes(fn.body):
+            if isinstance(x, (cst.Assign, cst.AugAssign)) and any(
+                    isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
+                    for t in _store_targets(x)):
+                if isinstance(x, cst.AugAssign) or not _fresh_value(ctx, binds, x.value, ctx.line_of(x), x):
+                    return None  # `q_params[i] += ...`, `q_params[i] = self.w`: not made anew
+            elif isinstance(x, cst.Call) and isinstance(x.func, cst.Attribute) and \
+                    isinstance(x.func.value, cst.Name) and x.func.value.value == name:
+                return None  # `q_params.append(w)`: what it holds is not told
+    before = body[:body.index(top)]
+    anew = {name for stmt in before if _unconditional(stmt) for name in _bound_names(stmt)}
+    other = _other_arm(ctx, ev.call, top)
+    made: set = set()
+    changed = True
+    while changed:  # bound in the loop from the inputs, through others
+        changed = False
+        for name, entries in binds.items():
+            if name not in inputs and name not in made and any(
+                    ctx.encloses(loop, st) and carried(ctx, v) & (set(inputs) | made)
+                    for _line, v, st in entries if v is not None):
+                made.add(name)
+                changed = True
+    hangs: set = set()
+    todo = list(carried(ctx, ev.target_expr) & made)
+    while todo:
+        name = todo.pop()
+        if name in hangs:
+            continue
+        hangs.add(name)
+        for _line, v, st in binds.get(name, ()):
+            if v is not None and ctx.encloses(loop, st) and ctx.line_of(st) < ctx.line_of(ev.call):
+                todo.extend(carried(ctx, v) & made)
+    if not hangs or not hangs <= anew or any(
+            not any(_unconditional(b) and ctx.encloses(b, st) for b in before)
+            for name in hangs for _line, _v, st in binds.get(name, ()) if ctx.encloses(loop, st)):
+        return None  # the target must be bound anew, before the grad, on every iteration
+
+    def apart(stmt, read) -> bool:
+        return other is not None and ctx.encloses(other, stmt) and read <= anew
+
+    reach = set(hangs)
+    changed = True
+    while changed:
+        changed = False
+        for name, entries in binds.items():
+            if name in reach:
+                continue
+            for _line, value, stmt in entries:
+                read = carried(ctx, value) & reach if value is not None else set()
+                if read and not apart(stmt, read):
+                    reach.add(name)
+                    changed = True
+                    break
+    if reach & set(inputs):
+        return None
+    for x in nodes(fn.body):
+        if x is ev.call or ctx.encloses(ev.call, x) or not isinstance(x, cst.Call):
+            continue
+        q = ctx.imports.qualify(x.func) or ""
+        if q in _GRADS or isinstance(x.func, cst.Attribute) and x.func.value is not None and \
+                x.func.attr.value == "backward":
+            read = set().union(*(carried(ctx, a.value) for a in x.args))
+            if isinstance(x.func, cst.Attribute):
+                read |= carried(ctx, x.func.value)
+            if read & reach and not apart(x, read & reach):
+                return None  # another walk through what this iteration built
+    building = [st for name in hangs for _line, _v, st in binds.get(name, ())]
+    if _escapes(ctx, fn, ev, reach, building, everywhere=True, apart=apart):
+        return None
+    unseen = _unseen_calls(ctx, binds, ev.target_expr, hangs, set(inputs) | made)
+    listed = ", ".join(f"`{x}`" for x in sorted(inputs))
+    notes = [f"what `{c}` builds from {listed} (made anew on each iteration, so the grad walks nothing built "
+             f"before it) is out of sight: taken to keep none of that graph past the iteration" for c in unseen]
+    for x in nodes(fn.body):
+        if not isinstance(x, cst.Call) or x is ev.call or _torch_chain(ctx, x.func) or \
+                isinstance(x.func, cst.Name) and x.func.value in _PLAIN | {"zip", "enumerate", "range", "list"}:
+            continue
+        given = [a.value.value for a in x.args if isinstance(a.value, cst.Name) and a.value.value in inputs]
+        if given:
+            note = (f"`{given[0]}` is handed to `{ctx.snippet(x)}`, taken not to store into it a tensor "
+                    f"built before (the grad would walk on into what built it)")
+            if note not in notes:
+                notes.append(note)
+    return notes
+
+
+def _fresh_value(ctx, binds, value, line, stmt) -> bool:
+    """A value that is new tensors: a factory or copy, arithmetic (not in place), or a list of those."""
+    if value is None or isinstance(stmt, cst.AugAssign):
+        return False
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return _fresh_value(ctx, binds, value.elt, line, stmt)
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return bool(value.elements) and all(
+            not isinstance(e, cst.StarredElement) and _fresh_value(ctx, binds, e.value, line, stmt)
+            for e in value.elements)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("list", "tuple") \
+            and len(value.args) == 1:
+        return _fresh_value(ctx, binds, value.args[0].value, line, stmt)
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True  # `p + 0.`, `w - lr * g`, `-w`: a new tensor
+    if isinstance(value, cst.Name):
+        return False
+    return _fresh(ctx, binds, value, line, stmt, 0)
+
+
+def _store_targets(stmt):
+    targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+    for t in targets:
+        yield from _target_parts(t)
+
+
+def _bound_names(stmt) -> set:
+    out = set()
+    for x in nodes(stmt):
+        if isinstance(x, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            out.update(t.value for t in _store_targets(x) if isinstance(t, cst.Name))
+    return out
+
+
+def _unconditional(stmt) -> bool:
+    """A simple statement (it runs whenever the block does)."""
+    return isinstance(stmt, cst.SimpleStatementLine)
+
+
+def _other_arm(ctx, call, top):
+    """The arm of the innermost `if` around `call` (inside `top`) that does not hold it."""
+    node = ctx.parent(call)
+    while node is not None and node is not top:
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.If) and node is parent.body:
+            orelse = parent.orelse
+            return orelse.body if isinstance(orelse, cst.Else) else orelse
+        if isinstance(parent, cst.Else):
+            owner = ctx.parent(parent)
+            if isinstance(owner, cst.If):
+                return owner.body
+        node = parent
+    if isinstance(top, cst.If):
+        if ctx.encloses(top.body, call):
+            return top.orelse.body if isinstance(top.orelse, cst.Else) else top.orelse
+        return top.body
+    return None
 
 
 def _inputs(call) -> list:
@@ -214,14 +383,18 @@ def _slice(ctx, binds, target, made, at) -> set:
     return out
 
 
-def _escapes(ctx, fn, ev, reach, building) -> bool:
+def _escapes(ctx, fn, ev, reach, building, everywhere=False, apart=None) -> bool:
     """Does a value carrying what the grad walked leave the call, or reach a later backward?
-    `building`: the statements binding what the target hangs from (their calls are noted apart)."""
+    `building`: the statements binding what the target hangs from (their calls are noted apart).
+    `everywhere`: a walk anywhere in the function counts (a loop runs it again); `apart(stmt, read)`:
+    a statement that never sees this grad's graph."""
     if not reach:
         return False
-    at = ctx.line_of(ev.call)
+    at = ctx.line_of(ev.call) if not everywhere else -1
     for x in nodes(fn.body):
         if x is ev.call or ctx.encloses(ev.call, x):
+            continue
+        if apart is not None and apart(x, _read_by(ctx, x) & reach):
             continue
         if isinstance(x, (cst.Return, cst.Yield)) and x.value is not None and carried(ctx, x.value) & reach:
             return True
@@ -250,6 +423,18 @@ def _escapes(ctx, fn, ev, reach, building) -> bool:
             continue
         return True  # `keep(h)`, `seen.append(h)`: a call out of sight may keep it
     return False
+
+
+def _read_by(ctx, x) -> set:
+    """Names whose graph the node hands on (its value, or a call's arguments and object)."""
+    if isinstance(x, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return, cst.Yield)):
+        return carried(ctx, x.value) if x.value is not None else set()
+    if isinstance(x, cst.Call):
+        out = set().union(*(carried(ctx, a.value) for a in x.args))
+        return out | (carried(ctx, x.func.value) if isinstance(x.func, cst.Attribute) else set())
+    if isinstance(x, (cst.FunctionDef, cst.Lambda)):
+        return {n.value for n in nodes(x) if isinstance(n, cst.Name)}
+    return set()
 
 
 _PLAIN = {"len", "print", "isinstance", "float", "int", "str", "repr", "format", "bool"}

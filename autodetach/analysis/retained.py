@@ -82,7 +82,7 @@ def unneeded_retains(analysis) -> list:
                 continue
             if judged_in_file(analysis, scope, ev):
                 continue  # the walks of its callers in this file, which inline it, judge it
-            own = {n for n in ev.reach if not n.leaf}
+            own = {n for n in ev.reach if not n.leaf and n not in ev.captured}  # what the pass frees
             entry_notes: list = []  # a later loss shares only a returned dict whose entries its method builds apart
             state = None if ev.target.heads else _state_emptied(ctx, scope)
             if state:
@@ -93,7 +93,8 @@ def unneeded_retains(analysis) -> list:
             kept = [n for n in own if _kept_on_self(scope, n)] if scope.driver_note is None or scope.driver_keeps \
                 else []
             cut_reads = _read_through_cuts(ctx, kept) if kept and not _reads_arguments(ctx, ev, own) else None
-            escape = bool(own & returned)
+            escape = bool(own & returned) and bool(own & _reached_in_pass(ctx, scope, ev, returned, (
+                h for r in scope.returns for h in r.heads)))
             if escape and _holder_walk(ctx, scope, ev):
                 escapes[ev.call] = ev  # judged below, where the closure is walked at its calls
                 escape = False
@@ -102,14 +103,15 @@ def unneeded_retains(analysis) -> list:
                 escape = False  # returned, but every caller found drops the result
             # a grad for tensors this call makes anew walks only what it built since: names decide
             fresh = fresh_grad(analysis, ev) if not ev.target.heads else None
-            needed = ((not ev.target.heads and fresh is None) or ev.target.unknown or escape or ev.call in on_self
+            needed = ((not ev.target.heads or ev.target.unknown) and fresh is None or escape or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
-                      or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
+                      or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & (o.reach - o.captured)
                              and not _same_pass_apart(ctx, scope, o, ev)
+                             and not _through_other_arm(ctx, scope, ev, o, own)
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              and not _prepared_apart(analysis, ev, o, own, entry_notes)
-                             and not _frozen_apart(analysis, own & o.reach, entry_notes)
+                             and not _frozen_apart(analysis, own & (o.reach - o.captured), entry_notes)
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
                       or _stored_on_argument(ctx, ev, own)  # `ctx.g = g`: the caller's object keeps it
@@ -124,7 +126,7 @@ def unneeded_retains(analysis) -> list:
                 last_free[ev.call] = last_free.get(ev.call, True) and not (
                     unseen or escape or ev.call in on_self or (cut is not None and not cut_after(ctx, cut))
                     or (bool(kept) and cut_reads is None) or any(n.kind == "stored" for n in ev.reach)
-                    or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & o.reach
+                    or any(o.kind in ("backward", "grad") and o.seq > ev.seq and own & (o.reach - o.captured)
                            and not _exclusive(o, ev) for o in scope.events)
                     or _later_reads_handed(ctx, scope, ev))
             if ev.retain is None:
@@ -134,7 +136,9 @@ def unneeded_retains(analysis) -> list:
                 escaped[ev.call] = needed  # the lone walk's verdict, without its return
                 continue
             walker = _walked_function(ctx, scope, ev)
-            handed = _caller_graphs(analysis, ev, own, walker) if not needed else []
+            # a grad that stops at tensor inputs runs only what was built on them since: a graph
+            # an argument brought in is not walked (the caller's own backward still finds it whole)
+            handed = _caller_graphs(analysis, ev, own, walker) if not needed and not _made_inputs(ctx, ev) else []
             if handed and _callers_reuse(analysis, ev, own, walker):
                 needed = True  # a caller backwards again what the argument hangs from
                 verdict[ev.call] = True
@@ -143,8 +147,8 @@ def unneeded_retains(analysis) -> list:
                 found = ([scope.driver_note] if scope.driver_note else []) + \
                     _flow_notes(analysis, ev.reach) + (cut_reads or []) + handed \
                     + _unseen_origins(ctx, scope, ev, own) + abstract_origins(analysis, own) + (dropped or []) \
-                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev) + (fresh or []) \
-                    + opaque_later(analysis, scope, ev, own)
+                    + scope.arm_notes + entry_notes + _blind_later(ctx, scope, ev, fresh) + (fresh or []) \
+                    + opaque_later(analysis, scope, ev, own) + _captured_list(ctx, scope, ev, own, returned)
                 why.extend(x for x in found if x not in why)
                 why.extend(unseen_call_origins(analysis, own, why))
                 if ev.call in passed:
@@ -223,7 +227,7 @@ def _entries_apart(analysis, scope, ev, later, own, notes) -> bool:
     (loss_entries)? Its notes go to `notes`: the verdict rests on that file."""
     from .loss_entries import disjoint_entries
 
-    found = disjoint_entries(analysis, scope, ev, later, own & later.reach)
+    found = disjoint_entries(analysis, scope, ev, later, own & (later.reach - later.captured))
     notes.extend(x for x in found if x not in notes)
     return bool(found)
 
@@ -380,11 +384,14 @@ def _last_walk(ev) -> bool:
     return bool(ev.loops) and bool(ev.tag) and ev.tag[-1] == (id(ev.loops[-1]), 2)
 
 
-def _blind_later(ctx, scope, ev) -> list:
+def _blind_later(ctx, scope, ev, fresh=None) -> list:
     """A later backward of the same pass whose loss shows no graph here (`task_loss[i]` of
     `task_loss = self._per_task(loss)`, a graph handed in): whether it walks the retained
-    graph again is not seen, so dropping the retain is no safe fix."""
+    graph again is not seen, so dropping the retain is no safe fix. Not this grad's own
+    next run when its inputs are made anew on each iteration (`fresh`): it stops at them."""
     for later in scope.events:
+        if fresh is not None and later.call is ev.call:
+            continue
         if later.kind in ("backward", "grad") and later.seq > ev.seq and later.target is not None and \
                 not later.target.heads and not _exclusive(later, ev):
             text = ctx.snippet(later.call)
@@ -567,6 +574,88 @@ def _same_pass_apart(ctx, scope, a, b) -> bool:
         if [t for t in a.tag if t[0] in around] == [t for t in b.tag if t[0] in around]:
             return True
     return False
+
+
+def _made_inputs(ctx, ev) -> bool:
+    """Is every input of this grad a tensor its function's own code made (not a parameter, not
+    an argument)? Then no graph the caller built leads to them, and the grad walks none of it."""
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    return bool(ev.inputs) and fn is not None and all(
+        not n.leaf and n.stmt is not None and ctx.encloses(fn, n.stmt) for n in ev.inputs)
+
+
+def _captured_list(ctx, scope, ev, own, returned) -> list:
+    """A grad for the tensors of a list (`grad(loss, fast)`, `fast = [p + 0. for p in params]`)
+    stops at the elements the list holds when it runs; the analysis sees the list's stores, not
+    which element was built on which (`[x, f(x)]` runs `f` toward `x`): when the verdict rests
+    on the grad stopping there, that none is built on another is inferred."""
+    if not ev.captured:
+        return []
+    whole = {n for n in ev.reach if not n.leaf}
+    if not ((whole - own) & returned or any(
+            o.kind in ("backward", "grad") and o.seq > ev.seq and (whole & o.reach) - (own & (o.reach - o.captured))
+            for o in scope.events)):
+        return []  # the verdict does not rest on where the grad stops
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    arg = next((a.value for a in ev.call.args if a.keyword is not None and a.keyword.value == "inputs"), None)
+    pos = [a.value for a in ev.call.args if a.keyword is None and not a.star]
+    arg = arg if arg is not None else (pos[1] if len(pos) > 1 else None)
+    names = [arg] if isinstance(arg, cst.Name) else [e.value for e in getattr(arg, "elements", ())]
+    lists = []
+    for name in names:
+        if not isinstance(name, cst.Name):
+            continue
+        for x in nodes(fn.body) if fn is not None else ():
+            if isinstance(x, (cst.Assign, cst.AugAssign)):
+                targets = [t.target for t in x.targets] if isinstance(x, cst.Assign) else [x.target]
+                if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name.value
+                       for t in targets) or any(isinstance(t, cst.Name) and t.value == name.value for t in targets) \
+                        and not isinstance(x.value, (cst.Call, cst.Attribute, cst.Name, cst.BinaryOperation)):
+                    lists.append(name.value)
+                    break
+    if not lists and all(isinstance(n, cst.Name) for n in names) and names:
+        return []
+    what = f"`{lists[0]}`" if lists else f"`{ctx.snippet(arg)}`" if arg is not None else "its inputs"
+    return [f"the grad is taken to stop at the tensors {what} holds, none of them built on another "
+            "(then it would walk on into what built it)"]
+
+
+def _through_other_arm(ctx, scope, ev, later, own) -> bool:
+    """Does `later` reach this pass's graph only through values made in the other arm of an
+    `if` around `ev`, in the same run of it (`grads = grad(loss, p, retain_graph=True)` in one
+    arm, `grads = grad(loss, p, create_graph=True)` in the other, then `p = p - lr * grads`)?
+    The pass that runs `ev` never makes them: what `ev`'s arm binds carries no graph there."""
+    if _made_apart(ctx, scope, ev, later):
+        return True  # the other arm's walk, in the run of the `if` that runs this one instead
+    return not (_reached_in_pass(ctx, scope, ev, later.reach, later.target.heads) & own
+                & (later.reach - later.captured))
+
+
+def _reached_in_pass(ctx, scope, ev, reach, heads) -> set:
+    """The nodes of `reach` that `heads` reach without passing through one made in an arm
+    that `ev`'s pass does not run (the whole of `reach` when there is none)."""
+    blocked = {n for n in reach if _made_apart(ctx, scope, ev, n)}
+    if not blocked:
+        return set(reach)
+    seen: set = set()
+    todo = [h for h in heads if h not in blocked]
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        todo.extend(p for p in node.parents if p not in blocked)
+    return seen
+
+
+def _made_apart(ctx, scope, ev, node) -> bool:
+    """Was `node` (or an event) made in an arm of an `if` that `ev` is in the other arm of, in the
+    same run of that `if` (the walk of its arms, which `branch_runs` bounds by walk order)?"""
+    arms = dict(ev.branch)
+    runs = getattr(scope, "branch_runs", {})
+    return any(key in arms and arms[key] != arm and any(first <= ev.seq <= last and first <= node.seq <= last
+                                                        for first, last in runs.get(key, ()))
+               for key, arm in node.branch)
 
 
 def _last_iteration(analysis, ev):

@@ -203,8 +203,23 @@ class RetainGraphUnneeded(GraphRule):
     when the analysis sees no graph in `c` (`c = event_fn(t, x)` of a function
     handed in): unneeded when no later backward or grad of the function reads
     what `c` hangs from, and nothing of it is returned, stored or handed to a
-    call out of sight; not in a loop of the function. Unsafe when a call out
+    call out of sight. Unsafe when a call out
     of sight builds `c`: that it keeps none of its graph is inferred.
+    In a loop of the function (the inner loop of first-order meta-learning:
+    `fast = [p + 0. for p in params]`, then on each step `grads =
+    torch.autograd.grad(loss, fast, retain_graph=True)` and `fast[i] = fast[i]
+    - lr * grads[i]`), the same holds when every binding of the inputs, element
+    stores included, makes new tensors (none is an argument or is stored in
+    place), the loss is bound anew before the grad on every iteration, and
+    nothing carries it, or what it was built from, to a later walk, to the next
+    iteration or out of the call. A grad stops at its inputs: what lies behind
+    them (the earlier steps, the meta-parameters the caller backwards later) is
+    not walked, and a walk in the other arm of the `if` around the grad
+    (`create_graph=True` when not first-order) does not run with it. Unsafe
+    when a call out of sight builds the loss or is handed the inputs (it may
+    store in them a tensor built before), or when the verdict rests on a grad
+    stopping at the tensors a list holds: that none of them is built on
+    another (the grad would walk on into it) is inferred.
     """
 
     code = "AD104"

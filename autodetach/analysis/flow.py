@@ -248,6 +248,7 @@ class Scope:
         self.loop_grad: dict = {}  # id(loop) -> self.no_grad where a loop of this body starts (sibling_evals.py)
         self.eval_loops: set = set()  # id(loop): loops with no backward found keeping graphs (sibling_evals.py)
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
+        self.loop_start: dict = {}  # id(loop) -> the walk's seq when it was last entered
         self.same_arms: dict = {}  # same_test.py: test chain -> {name: (joined value, value per arm)}
         self.arm_notes: list = []  # what same_test.py and self_resets.py inferred that dropped a graph
         self.consts: dict = {}  # parameter of an inlined call -> the literal bool it was given (never rebound)
@@ -345,6 +346,7 @@ class Scope:
             iterated = self.expr(loop.iter)
             it_elem = self._loop_elem(loop.iter, iterated)
         self.loops[id(loop)] = loop
+        self.loop_start[id(loop)] = self.seq  # same_test.other_arms: what this run of the loop made
         if not self.inlining:  # a callee's loop may have other callers, which may backward what it sums
             self.loop_grad.setdefault(id(loop), self.no_grad)
         body = self._block_of(loop.body)
@@ -459,6 +461,8 @@ class Scope:
             self.env, self.freed, self.retained = dict(base_env), dict(base_freed), dict(base_retained)
             if same is not None:
                 same_test.restore(self, same, i)
+                if self.loop_stack:  # an earlier iteration ran this `if`
+                    same_test.other_arms(self, node, same, i)
             for none_arm, key in none_in:
                 if none_arm == i and key in self.env:
                     self.env[key] = Val()

@@ -344,10 +344,14 @@ class Analysis:
 
     def _forward_summary(self, key):
         """The forward's summary of the class `key` is an object of (this file's or the project's)."""
+        # a class that is no module is called through its `__call__` (YOLOv6's `ComputeLoss`,
+        # whose `__call__` returns the loss and its detached parts)
         if key in self.names.instances:
-            return self._own_summaries.get(f"{self.names.instances[key]}.forward")
+            cls = self.names.instances[key]
+            found = self._own_summaries.get(f"{cls}.forward")
+            return found if found is not None else self._own_summaries.get(f"{cls}.__call__")
         if key in self.names.foreign_instances:
-            hit = self.foreign_method(key, "forward")
+            hit = self.foreign_method(key, "forward") or self.foreign_method(key, "__call__")
             return hit[0] if hit is not None else None
         return None
 

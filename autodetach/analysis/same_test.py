@@ -20,6 +20,7 @@ calls `chain`, `restore` and `record` from `branch_run`).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 import libcst as cst
@@ -136,6 +137,45 @@ def chain(scope, stmt) -> Optional[tuple]:
         code = scope.analysis.ctx.code
         memo[key] = (stmt, tuple(code(test).strip() for test in tests) if ok else None)
     return memo[key][1]
+
+
+def other_arms(scope, stmt, key: tuple, arm: int) -> None:
+    """At the start of arm `arm` of `stmt` (a stable chain, `key`), inside a loop of the
+    function the test is stable in: drop from each name the values made in another arm of
+    this same `if` by an earlier iteration of that loop in this run of the function."""
+    inside = _stable_in(scope, stmt)
+    if inside is None:
+        return
+    # the outermost loop walked now that lies in that function: values made since it began
+    # come from this run of the function (a function walked inline at two calls may see
+    # other parameters at each)
+    start = next((scope.loop_start.get(id(loop)) for loop, _ in scope.loop_stack if id(loop) in inside), None)
+    if start is None:
+        return
+    ident = id(stmt)
+    for name, val in list(scope.env.items()):
+        heads = val.heads
+        if not heads or val.elems is not None or val.entries is not None:
+            continue
+        keep = frozenset(h for h in heads if h.seq <= start or not any(b == ident and a != arm for b, a in h.branch))
+        if len(keep) == len(heads):
+            continue
+        note = f"the `if` on `{' / '.join(key)}` takes the same arm in every iteration (its names are not " \
+            f"rebound in `{scope.name}()`)"
+        if note not in scope.arm_notes:
+            scope.arm_notes.append(note)
+        scope.env[name] = dataclasses.replace(val, heads=keep, uses={h: r for h, r in val.uses.items() if h in keep})
+
+
+def _stable_in(scope, stmt) -> Optional[set]:
+    """The ids of the nodes of the body `chain` found `stmt`'s tests stable in."""
+    memo = scope.analysis.table("_same_test")
+    body = memo.get(("body", id(scope.body)))
+    if body is not None and id(stmt) in body[1]:
+        return body[1]
+    func = _enclosing(scope, stmt)
+    found = memo.get(("func", id(func))) if func is not None else None
+    return found[1] if found is not None else None
 
 
 def _enclosing(scope, stmt) -> Optional[cst.FunctionDef]:

@@ -1213,8 +1213,9 @@ def _class_facts(walker: _Fn, method, methods: dict) -> dict:
            for node in own):
         out["arg_flow"] = walker.arg_flow()
         out.setdefault("self_flow", walker.self_flow())
-        if method.name == "forward":
+        if method.name in ("forward", "__call__"):
             # `g_loss, d_loss = loss_fn(G, D, real, x)`: which arguments each element hangs from
+            # (a loss class's `__call__` too: YOLOv6's `loss, loss_items = self.compute_loss(...)`)
             out["elem_flow"] = walker.elem_flow()
             if out["elem_flow"]:
                 out["params"] = tuple(arg.arg for arg in method.args.args[1:])

@@ -480,6 +480,24 @@ class RetainGraphUnneeded(GraphRule):
             return arg
         return call
 
+    def _kept_until(self, ev, loop) -> str:
+        """How long the retained graph lives after the loop: until a loop around it in the
+        same function runs again (a training step's), else until nothing refers to it (a
+        function's locals: when it returns; AgileRL's `get_action()` has no next step)."""
+        ctx = self.ctx
+        fn = ctx.enclosing(ev.call, cst.FunctionDef)
+        outer = [lp for lp in ev.loops if lp is not loop and ctx.encloses(lp, loop) and
+                 (fn is None or ctx.encloses(fn, lp))]
+        if outer:
+            around = outer[-1]
+            head = f"for {code(ctx, around.target)} in {code(ctx, around.iter)}" \
+                if isinstance(around, cst.For) else f"while {code(ctx, around.test)}"
+            return f"until the next iteration of `{head}` (line {ctx.line_of(around)}) rebinds what holds it"
+        if fn is not None:
+            return (f"until nothing refers to the loss or its outputs (where only locals of `{fn.name.value}()` "
+                    "do, until it returns)")
+        return "until nothing refers to the loss or its outputs"
+
     def _last(self, found) -> None:
         """Every iteration of the loop but the last needs the retain (the
         next one walks the graph again); the last keeps it for nothing."""
@@ -489,7 +507,7 @@ class RetainGraphUnneeded(GraphRule):
         when = f" ({last.why} when `{last.index}` is `{last.last}`)" if last.why else ""
         msg = (f"`{code(ctx, call)}` retains the graph on the last iteration of {loop} too{when}: the "
                f"earlier iterations need it for the next one's backward, but nothing after the loop "
-               f"backwards that graph, which stays in memory until the next step replaces it")
+               f"backwards that graph, which stays in memory {self._kept_until(ev, last.loop)}")
         if last.not_last:
             msg += f"; retain only while `{last.not_last}`"
         else:

@@ -257,6 +257,23 @@ class DetachResultDiscarded(Rule):
                 memory.detach()
         """, note="a module's own detach() (nn.Module has none): it may work in place"),
         Valid("""
+            import torch
+
+            class DecoderState:
+                def __init__(self, hidden):
+                    self.hidden = hidden
+
+                def detach(self):
+                    self.hidden = self.hidden.detach()
+
+            state = None
+            for x, y in chunks:
+                out, state = model(x, state)
+                loss_fn(out, y).backward()
+                state.detach()
+        """, note="the project's own detach() returns nothing (it works in place), and `state` is only None or "
+                  "what a call of code not torch's returns (OpenNMT's DecoderState)"),
+        Valid("""
             import io
             import torch
             wrapper = io.TextIOWrapper(buf)
@@ -501,6 +518,12 @@ class DetachResultDiscarded(Rule):
         if later is not None:
             return self._emit(stmt, f"{head}; {later}")
         own = _own_detach(ctx) if safety == SAFE else None
+        if own and own[1] and self._object_from_calls(stmt, base):
+            # OpenNMT's Trainer: `dec_state` comes out of `self.model(...)` (or is None), and the
+            # project's `DecoderState.detach()` detaches its tensors in place and returns nothing:
+            # the statement reads as that method, and nothing shows `dec_state` is a tensor
+            return
+        own = own[0] if own else None
         if own:
             # OpenNMT's `dec_state.detach()`: a state object's own method that detaches in place and returns None
             safety = UNSAFE
@@ -510,6 +533,31 @@ class DetachResultDiscarded(Rule):
                          value=stmt.value, semicolon=stmt.semicolon)
         self._emit(stmt, f"{head}; assign it back: `{src} = {call_src}`{extra}",
                    replacement=new, fix=safety, fix_title=f"Assign back to `{src}`")
+
+    def _object_from_calls(self, stmt, base) -> bool:
+        """Is every binding of `base` None, or a call's result (or an element of it) of code
+        that is not torch's: an object the project's own in-place `detach()` may be?"""
+        ctx = self.ctx
+        key = dotted(base)
+        if key is None:
+            return False
+        binds = _seen(ctx, ctx.bindings.scope_of(stmt), key)
+        if not binds:
+            return False
+        calls = 0
+        for kind, value, path, node in binds:
+            if kind != "assign":
+                return False
+            if isinstance(value, cst.Name) and value.value == "None":
+                continue
+            if not isinstance(value, cst.Call) or dotted(value.func) is None:
+                return False
+            qualified = ctx.imports.qualify(value.func)
+            if qualified is not None and _torch(qualified) or _layer_of(ctx, value.func) is not None or \
+                    self._recurrent(stmt, ctx.bindings.scope_of(stmt), value.func) is not None:
+                return False  # `h = torch.zeros(...)`, `out, h = self.gru(x, h)`: a tensor
+            calls += 1
+        return calls > 0
 
     def _later_backward(self, stmt, base):
         """Why assigning the detached tensor back would change what trains (None:
@@ -828,9 +876,10 @@ def _registers_parameter(module: cst.Module, attr: str) -> bool:
     return visitor.found
 
 
-def _own_detach(ctx) -> Optional[str]:
+def _own_detach(ctx) -> Optional[tuple]:
     """A class of this file, or of a project module this file imports (`import onmt` for
-    onmt/Models.py, `from models import Decoder`), that defines `detach`, named for the message."""
+    onmt/Models.py, `from models import Decoder`), that defines `detach`: (its name for the
+    message, whether that `detach` returns nothing, detaching in place), or None."""
     import os
     import re
 
@@ -839,7 +888,8 @@ def _own_detach(ctx) -> Optional[str]:
     for node in ctx.module.body:
         if isinstance(node, cst.ClassDef) and any(isinstance(item, cst.FunctionDef) and item.name.value == "detach"
                                                   for item in node.body.body):
-            return f"`{node.name.value}` in this file"
+            found = ctx.analysis.own_summary(f"{node.name.value}.detach")
+            return f"`{node.name.value}` in this file", _in_place(found)
     if not ctx.path or not os.path.isfile(ctx.path) or "import" not in ctx.text:
         return None
     try:
@@ -847,7 +897,7 @@ def _own_detach(ctx) -> Optional[str]:
         root = project_root(ctx.path)
     except (OSError, ValueError):
         return None
-    for cls, _, where in found:
+    for cls, summary, where in found:
         parts = os.path.splitext(os.path.relpath(where, root))[0].split(os.sep)
         here = os.path.dirname(os.path.relpath(ctx.path, root)).split(os.sep)
         # the module as imported from the root, or from this file's folder (a sibling script)
@@ -855,5 +905,10 @@ def _own_detach(ctx) -> Optional[str]:
         if parts[:-1] == [p for p in here if p]:
             names.add(parts[-1])
         if any(re.search(rf"^\s*(?:from|import)\s+\.*{re.escape(name)}\b", ctx.text, re.M) for name in names):
-            return f"`{cls}` ({os.path.basename(where)})"
+            return f"`{cls}` ({os.path.basename(where)})", _in_place(summary)
     return None
+
+
+def _in_place(summary) -> bool:
+    """Does a `detach` method return nothing (`DecoderState.detach` runs `h.detach_()` on its tensors)?"""
+    return summary is not None and summary.result == "const" and not summary.arity

@@ -515,6 +515,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue  # `total.backward(...); total = 0`: gradient accumulation over a window
             done.add(id(node.stmt))
             src = node.expr
+            if node.meter is not None:
+                self._replayed(leak, node, src)
+                continue
             edit = _store_edit(ctx, src, node)
             held = src is not None and holds_element(node, {leak.key, ctx.code(src).strip()})
             if held:
@@ -569,6 +572,27 @@ class GraphKeptAcrossIterations(GraphRule):
                 fix = UNSAFE
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")
+
+    def _replayed(self, leak, node, src) -> None:
+        """`memory.add(Transition(s, a, mean))` into a replay memory of the file whose
+        `sample` hands its entries back (analysis.flow's `_replay_class`)."""
+        ctx = self.ctx
+        method, where, store, whole, _callee, _note = node.meter
+        cls = method.split(".")[0]
+        into = f"({where}, line {store})" if store is not None else "(its code is not read)"
+        msg = (f"`{leak.key}` keeps `{code(ctx, src)}` with its graph (line {line(ctx, node.stmt)}): `{method}` "
+               f"keeps {'it' if whole else 'its entries'} in the object's state {into}, and `{cls}.sample` "
+               f"hands entries back to later iterations, so every step's graph stays alive and memory grows")
+        if leak.reached:
+            self.report(src, msg + "; a later backward reaches what it keeps, so a cut would change the "
+                                   "gradients: keep detached tensors (or recompute them) instead; no fix is offered")
+            return
+        if not whole or not_tensor(ctx, src) or isinstance(src, (cst.Tuple, cst.List, cst.Dict)):
+            self.report(src, msg + "; pass detached tensors instead (it is not one tensor: no fix is offered)")
+            return
+        msg += (f"; pass `.detach()` instead; inferred: what `{method}` keeps is read from its code, and what "
+                f"reads the entries `{cls}.sample` hands back is not followed" + UNSAFE_NOTE)
+        self.report(src, msg, edits=[Edit(src, detach(src))], fix=UNSAFE, fix_title="Pass `.detach()`")
 
     def _acting(self, done: set) -> None:
         """Recurrent state an acting loop grows step after step and never backwards."""

@@ -28,6 +28,8 @@ from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text,
 _GRAPH_TOKENS = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(", "allclose(", "torch.equal(")
 # a metric class whose callers, in other files, hand it the model's output (analysis.metric_states)
 METRIC_TOKENS = ("def __call__(self", "def update(self")
+# a sampling function that threads a handed module's state (`hidden = model.init_hidden(...)`)
+STATE_TOKENS = ("hidden", "_state(", "_states(")
 
 
 def _graph_code(text: str) -> bool:
@@ -178,7 +180,7 @@ class GraphKeptAcrossIterations(GraphRule):
     fix_safety = UNSAFE
     # a module that updates its buffers from its graph, keeps values computed from its parameters,
     # or caches what it computes from an argument by the argument's values
-    tokens = _GRAPH_TOKENS + METRIC_TOKENS
+    tokens = _GRAPH_TOKENS + METRIC_TOKENS + STATE_TOKENS
 
     VALID = [
         Valid("""
@@ -457,6 +459,7 @@ class GraphKeptAcrossIterations(GraphRule):
         done = set()
         if not _graph_code(ctx.text):
             self._metric_states(done)
+            self._threaded(done)  # a sampling function handed a project module (threaded_state's)
             return
         for diagnosis in analysis.diagnoses_for(self.kind):
             link, conflict = diagnosis.link, diagnosis.conflict
@@ -715,15 +718,19 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue
             done.add(id(t.stmt))
             how = f"`{t.via}` runs `{t.runner}` on it" if t.via else f"`{t.runner}` has parameters"
+            if t.inferred:
+                how = f"`{t.runner}` is taken to be a module with parameters"
             msg = (f"`{code(ctx, t.call)}` runs with gradients on and returns `{t.key}` computed from the "
                    f"`{t.key}` it was given ({how}): the loop at line {line(ctx, t.loop)} feeds it back step after "
                    f"step, backwards nothing and uses the other outputs only as numbers, so each step's graph "
                    f"hangs from the last and all of them stay alive (memory grows with the loop; "
                    f"`model.eval()` does not stop it). Run this call under `torch.no_grad()` (or detach "
                    f"`{t.key}` where it is fed back)")
-            self._under_no_grad(t.call, t.stmt, msg, f"no later forward trains through what this loop computes "
-                                f"(under `torch.no_grad()` `{t.key}` carries no graph)",
-                                "Run the recurrent step under `torch.no_grad()`")
+            inferred = f"no later forward trains through what this loop computes (under `torch.no_grad()` " \
+                       f"`{t.key}` carries no graph)"
+            if t.inferred:
+                inferred = f"{t.inferred}; {inferred}"
+            self._under_no_grad(t.call, t.stmt, msg, inferred, "Run the recurrent step under `torch.no_grad()`")
 
     def _under_no_grad(self, call, stmt, msg, inferred, title) -> None:
         """Report a step that grows a graph nobody backwards, with the unsafe fix that runs

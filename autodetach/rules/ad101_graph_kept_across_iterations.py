@@ -73,7 +73,13 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off). And a per-step cache on `self` (entries another
+    turns no gradients off). Also in a file with no backward, for a
+    function handed the module (`def sample(model, n)`) whose state first
+    comes from a method of it (`hidden = model.init_hidden(1)`) that only
+    `nn.Module` classes of the project define, when no call of the function
+    that the project's files show runs it under `torch.no_grad()` or
+    backwards its result: that the parameter is such a module is inferred,
+    and the fix is unsafe. And a per-step cache on `self` (entries another
     method appends) that a training method joins, trains on in part, and
     stores back as a slice of the join (`log_probs = torch.cat(self._lp)`,
     `self._lp = [log_probs[n:]]`): the slice hangs from the join, trained
@@ -118,6 +124,17 @@ class GraphKeptAcrossIterations(GraphRule):
     result another method of the class backwards while stepping an optimizer
     of the network's parameters; that the attribute holds the forward's
     output with its graph is inferred, and the fix is unsafe.
+    A value a loop hands to a replay memory of the file (`memory.add(mean)`,
+    `memory.push(Transition(s, a, mean))`: a class whose method keeps its
+    argument in `self` state and whose `sample` method hands entries back)
+    that is not a loss: each stored step keeps its graph for later
+    iterations (a loss kept so is AD102's). Fixed with `.detach()` of the
+    value (unsafe: what the memory keeps is read from its code, and what
+    reads the sampled entries is not followed); a record (a namedtuple) is
+    reported without a fix. Where one iteration stores several values into
+    slots of one kept tensor (`metrics[PRED, s:e] = prob[:, 1]`, then
+    `metrics[LOSS, s:e] = loss`), each store that brings a graph is
+    reported, not only the last: detaching the last leaves the others.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into

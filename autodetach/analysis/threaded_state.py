@@ -112,8 +112,8 @@ def _param_module(analysis, fn, call, key, loop) -> str:
     """`out, hidden = model(x, hidden)` where `model` is a parameter of `fn` and the state
     first comes from a method of it (`hidden = model.init_hidden(...)`) that only project
     module classes define, with a `forward`: what was inferred, or "" when not so."""
-    if type(call.func) is not cst.Name:
-        return ""
+    if type(call.func) is not cst.Name or fn not in analysis.ctx.module.body:
+        return ""  # a method's or nested function's callers are not read
     name = call.func.value
     if name not in {p.name.value for p in fn.params.params} or analysis.names.is_module(name):
         return ""
@@ -168,11 +168,9 @@ def _module_classes(path: str, meth: str) -> list:
 
 def _quiet_elsewhere(ctx, fn) -> bool:
     """Some call of the module-level `fn` in another project file runs under `no_grad`
-    (or backwards what it returns)."""
+    (or in a function that backwards: it may backward what `fn` returns)."""
     from .eval_loops import _remote_calls
 
-    if fn not in ctx.module.body:
-        return False
     return any(guarded or backwarded for _f, _line, guarded, backwarded in _remote_calls(ctx.path, fn.name.value))
 
 

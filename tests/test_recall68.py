@@ -203,3 +203,28 @@ def test_sampler_state_from_argument_is_not_reported(tmp_path):
                                            "def sample(model, x, n, hidden):")
     assert "init_hidden" not in src
     assert _check(tmp_path, src, "sampler.py", model=MODEL) == []
+
+
+def test_dict_entries_are_not_earlier_slot_stores(tmp_path):
+    # `log[name] = part + log[name]`: a running total per name (AD102's), not slots of one tensor
+    src = """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        log = {"a": 0.0, "b": 0.0}
+        for i in range(10):
+            out = model(torch.randn(4, 4))
+            part_a = out.pow(2).mean()
+            part_b = out.abs().mean()
+            log["a"] = part_a + log["a"]
+            log["b"] = part_b + log["b"]
+            total = part_a + part_b
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+    """
+    found = _check(tmp_path, src)
+    # one finding per entry, as keyed.py reports them; none added by the slot stores
+    assert sorted(f.line for f in found) == [12, 13], [(f.line, f.code, f.message) for f in found]

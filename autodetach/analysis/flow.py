@@ -3204,20 +3204,25 @@ def _earlier_stores(key: str, head) -> list:
         stack.extend(node.parents)
         if node.kind != "container" or node.iteration != head.iteration or node.stmt is None or \
                 node.stmt is head.stmt or node.loss or node.meter is not None or node.expr is None or \
-                not _slot_store(node.stmt):
+                not _slot_store(node.stmt, lossless=True):
             continue
         if any(p.name != key and not p.leaf for p in node.parents):
             out.append(node)
     return sorted(out, key=lambda n: n.seq)
 
 
-def _slot_store(stmt) -> bool:
-    """`m[...] = value`: one assignment into a slot of the container (under a
-    parameter's name in a function walked at its call)."""
+def _slot_store(stmt, lossless: bool = False) -> bool:
+    """`m[ROW, s:e] = value`: one assignment into a slice of a tensor (under a parameter's
+    name in a function walked at its call). Not a dict's entry (`log[name] = ...`, one
+    key: a running total per name, AD102's); with `lossless`, not a value named as a loss."""
     if len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign or len(stmt.body[0].targets) != 1:
         return False
     target = stmt.body[0].targets[0].target
-    return type(target) is cst.Subscript and dotted(target.value) is not None
+    if type(target) is not cst.Subscript or dotted(target.value) is None:
+        return False
+    if len(target.slice) < 2 and not any(type(e.slice) is cst.Slice for e in target.slice):
+        return False
+    return not lossless or not any(type(n) is cst.Name and _looks_like_loss(n.value) for n in nodes(stmt.body[0].value))
 
 
 def _only_leaves(head) -> bool:

@@ -2131,9 +2131,12 @@ class Scope:
             old = self.lookup_key(base)
             node = self.new_node(base, stmt, arg.value, Val(heads=old.heads | val.heads, ghosts=val.ghosts,
                                                             uses=val.uses), kind="container")
-            node.loss = True
+            # `memory.add(Transition(s, a, mean))` into a replay memory whose `sample` hands entries
+            # back: a value kept for later iterations, not a loss summed for the log (AD101's)
+            node.loss = val.loss or _looks_like_loss(dotted(arg.value) or "") or \
+                not _replay_class(self.names, cls, meth)
             node.meter = (f"{cls}.{meth}", where, line, whole, dict(summary.guessed).get(line), note)
-            self.env[base] = Val(heads=frozenset({node}), loss=True)
+            self.env[base] = Val(heads=frozenset({node}), loss=node.loss)
             self.meter_keys.add(base)
             break
         return Val()
@@ -2911,6 +2914,11 @@ class Scope:
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
             self.leaks.append(Leak(key, head, loop, reached, feeds))
+            for store in _earlier_stores(key, head):
+                # `m[PRED, s:e] = prob[:, 1]` then `m[LOSS, s:e] = loss_g`: the slot stored first
+                # keeps its graph too, and a cut of the last store leaves it there
+                if not _uncertain_below(store):
+                    self.leaks.append(Leak(key, store, loop, reached, feeds))
 
 
 def _mark_beside(func, returns: list, events: list) -> None:
@@ -3217,6 +3225,54 @@ def _joined_elems(returns: list) -> Optional[list]:
     for ret in returns:
         out = [acc.join(elem) for acc, elem in zip(out, ret.elems)]
     return out
+
+
+def _replay_class(names, cls: str, meth: str) -> bool:
+    """Is `cls` (a class of this file) a replay memory: besides the `meth` that stores,
+    a `sample` method that hands back what the object keeps on `self`?"""
+    sample = names.class_method(cls, "sample") if cls and meth != "sample" else None
+    if sample is None:
+        return False
+    return any(type(n) is cst.Attribute and type(n.value) is cst.Name and n.value.value == "self"
+               for n in nodes(sample))
+
+
+def _earlier_stores(key: str, head) -> list:
+    """The stores into slots of the container `key` (`m[i, s:e] = x`) that come before
+    `head` in the same iteration and bring a non-loss value of their own with a graph: one
+    leak each, since a cut at `head` leaves what they keep (a loss among them is
+    summed with the rest; only its last store is reported, as before)."""
+    if head.kind != "container" or type(head.stmt) is not cst.SimpleStatementLine or \
+            not _slot_store(head.stmt):
+        return []
+    out, seen, stack = [], set(), list(head.parents)
+    while stack:
+        node = stack.pop()
+        if node in seen or node.name != key:
+            continue
+        seen.add(node)
+        stack.extend(node.parents)
+        if node.kind != "container" or node.iteration != head.iteration or node.stmt is None or \
+                node.stmt is head.stmt or node.loss or node.meter is not None or node.expr is None or \
+                not _slot_store(node.stmt, lossless=True):
+            continue
+        if any(p.name != key and not p.leaf for p in node.parents):
+            out.append(node)
+    return sorted(out, key=lambda n: n.seq)
+
+
+def _slot_store(stmt, lossless: bool = False) -> bool:
+    """`m[ROW, s:e] = value`: one assignment into a slice of a tensor (under a parameter's
+    name in a function walked at its call). Not a dict's entry (`log[name] = ...`, one
+    key: a running total per name, AD102's); with `lossless`, not a value named as a loss."""
+    if len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign or len(stmt.body[0].targets) != 1:
+        return False
+    target = stmt.body[0].targets[0].target
+    if type(target) is not cst.Subscript or dotted(target.value) is None:
+        return False
+    if len(target.slice) < 2 and not any(type(e.slice) is cst.Slice for e in target.slice):
+        return False
+    return not lossless or not any(type(n) is cst.Name and _looks_like_loss(n.value) for n in nodes(stmt.body[0].value))
 
 
 def _only_leaves(head) -> bool:

@@ -53,6 +53,8 @@ def not_tensor(ctx, expr, depth: int = 0) -> bool:
         if isinstance(func, cst.Name) and func.value in REDUCERS:
             return bool(expr.args) and all(not_tensor(ctx, arg.value, depth + 1) for arg in expr.args) and \
                 not _shadowed(ctx, func)
+        if isinstance(func, cst.Name) and _record_class(ctx, func):
+            return True  # `Transition(state=s, mean=m)`: a namedtuple has no `.detach()`
         if isinstance(func, cst.Name):
             return _all_plain(ctx, _local_returns(ctx, func), depth)
         if isinstance(func, cst.Attribute) and func.attr.value in PLAIN_METHODS:
@@ -113,6 +115,25 @@ def _module(ctx, expr) -> bool:
 def _all_plain(ctx, returns: list, depth: int) -> bool:
     """Every value a callee returns is plain (none a bare `return`); False when none is known."""
     return bool(returns) and all(r is not None and not_tensor(ctx, r, depth + 1) for r in returns)
+
+
+def _record_class(ctx, func: cst.Name) -> bool:
+    """Is `func` the file's one binding of a namedtuple class (`T = namedtuple("T", ...)`,
+    `class T(NamedTuple)`)? Its instances are tuples, with no `.detach()`."""
+    try:
+        owner, found = ctx.bindings.lookup(func)
+    except (KeyError, AttributeError):
+        return False
+    if len(found) != 1:
+        return False
+    node = found[0].node
+    if isinstance(node, cst.ClassDef):
+        return any((ctx.imports.qualify(base.value) or dotted(base.value) or "").endswith("NamedTuple")
+                   for base in node.bases)
+    value = getattr(found[0], "value", None)
+    if not isinstance(value, cst.Call):
+        return False
+    return (ctx.imports.qualify(value.func) or dotted(value.func) or "").split(".")[-1] == "namedtuple"
 
 
 def _local_returns(ctx, func: cst.Name) -> list:

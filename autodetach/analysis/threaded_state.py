@@ -43,6 +43,7 @@ class ThreadedState:
     loop: cst.CSTNode  # the loop that threads it
     runner: str  # the module that runs on the state: `self.model`, or `self.drqn` in `Agent.get_action`
     via: str  # the method the call goes through ("" when it calls the module itself)
+    inferred: str = ""  # what was inferred about the runner (a function's parameter): "" when nothing
 
 
 def threaded_states(analysis) -> list:
@@ -51,18 +52,21 @@ def threaded_states(analysis) -> list:
 
 def _find(analysis) -> list:
     sites = analysis.sites
-    if not sites.backward_in and not sites.module_level_backward:
-        return []  # nothing is trained here: no evidence that the module's outputs carry a graph
+    # with nothing trained here, only a parameter whose state comes from a project module class's
+    # method (`hidden = model.init_hidden(...)`) is evidence that the module's outputs carry a graph
+    trained = bool(sites.backward_in or sites.module_level_backward)
+    if not trained and not analysis.ctx.imports.mentions_torch():
+        return []
     ctx = analysis.ctx
     out = []
     for stmt in (n for n in nodes(ctx.module) if type(n) is cst.SimpleStatementLine):
-        found = _threaded(analysis, stmt)
+        found = _threaded(analysis, stmt, trained)
         if found is not None:
             out.append(found)
     return out
 
 
-def _threaded(analysis, stmt) -> Optional[ThreadedState]:
+def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
     ctx, names = analysis.ctx, analysis.names
     if len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign or len(stmt.body[0].targets) != 1:
         return None
@@ -81,7 +85,11 @@ def _threaded(analysis, stmt) -> Optional[ThreadedState]:
     fn = ctx.enclosing(call, cst.FunctionDef)
     if loop is None or "." in key or (fn is not None and fn.name.value == "forward"):
         return None  # a forward's callers, out of sight, choose the grad mode
-    found = _runner(analysis, call, targets, key)
+    inferred = ""
+    found = _runner(analysis, call, targets, key) if trained else None
+    if found is None and fn is not None:
+        inferred = _param_module(analysis, fn, call, key, loop)
+        found = (dotted(call.func), "", set()) if inferred else None
     if found is None:
         return None
     runner, via, plain = found
@@ -95,7 +103,75 @@ def _threaded(analysis, stmt) -> Optional[ThreadedState]:
         return None  # a loop that trains may train through the state (AD106's)
     if under_no_grad(ctx, call, fn) or (fn is not None and _called_quiet(ctx, fn)) or _volatile(scope):
         return None
-    return ThreadedState(call, stmt, key, loop, runner, via)
+    if inferred and _quiet_elsewhere(ctx, fn):
+        return None
+    return ThreadedState(call, stmt, key, loop, runner, via, inferred)
+
+
+def _param_module(analysis, fn, call, key, loop) -> str:
+    """`out, hidden = model(x, hidden)` where `model` is a parameter of `fn` and the state
+    first comes from a method of it (`hidden = model.init_hidden(...)`) that only project
+    module classes define, with a `forward`: what was inferred, or "" when not so."""
+    if type(call.func) is not cst.Name or fn not in analysis.ctx.module.body:
+        return ""  # a method's or nested function's callers are not read
+    name = call.func.value
+    if name not in {p.name.value for p in fn.params.params} or analysis.names.is_module(name):
+        return ""
+    start = analysis.ctx.line_of(loop)
+    inits = set()
+    for n in nodes(fn.body):
+        if type(n) is not cst.Assign or key not in [k for t in n.targets for k in (_flat(t.target) or [])]:
+            continue
+        if analysis.ctx.line_of(n) >= start:
+            continue
+        value = n.value
+        if type(value) is cst.Call and type(value.func) is cst.Attribute and dotted(value.func.value) == name:
+            inits.add(value.func.attr.value)
+    if len(inits) != 1:
+        return ""
+    meth = inits.pop()
+    classes = _module_classes(analysis.ctx.path, meth)
+    if not classes:
+        return ""
+    import os
+
+    where = ", ".join(f"`{cls}` ({os.path.basename(f)})" for cls, f in classes[:2])
+    return (f"`{name}` is a module with parameters, since `{key}` comes from `{name}.{meth}()`, which only "
+            f"module classes of the project define ({where}); no call of `{fn.name.value}` that the project's "
+            f"files show runs it under `torch.no_grad()` or backwards its result")
+
+
+def _module_classes(path: str, meth: str) -> list:
+    """(class, file) of the project classes that define `meth`, when each is an
+    `nn.Module` with a `forward`; [] when any is not."""
+    import ast
+
+    from .callers import tree_of
+    from .project_index import classes_with_method
+
+    if not path or path == "<string>":
+        return []
+    out = []
+    for cls, _summary, f in classes_with_method(path, meth, whole=True):
+        _text, tree = tree_of(f)
+        found = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.ClassDef) and n.name == cls]
+        if len(found) != 1:
+            return []
+        node = found[0]
+        bases = [ast.unparse(b) for b in node.bases]
+        if not any(b == "Module" or b.endswith("nn.Module") for b in bases) or \
+                not any(isinstance(m, ast.FunctionDef) and m.name == "forward" for m in node.body):
+            return []
+        out.append((cls, f))
+    return out
+
+
+def _quiet_elsewhere(ctx, fn) -> bool:
+    """Some call of the module-level `fn` in another project file runs under `no_grad`
+    (or in a function that backwards: it may backward what `fn` returns)."""
+    from .eval_loops import _remote_calls
+
+    return any(guarded or backwarded for _f, _line, guarded, backwarded in _remote_calls(ctx.path, fn.name.value))
 
 
 def _flat(target) -> Optional[list]:

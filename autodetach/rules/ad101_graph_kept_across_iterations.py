@@ -28,6 +28,8 @@ from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text,
 _GRAPH_TOKENS = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(", "allclose(", "torch.equal(")
 # a metric class whose callers, in other files, hand it the model's output (analysis.metric_states)
 METRIC_TOKENS = ("def __call__(self", "def update(self")
+# a sampling function that threads a handed module's state (`hidden = model.init_hidden(...)`)
+STATE_TOKENS = ("hidden", "_state(", "_states(")
 
 
 def _graph_code(text: str) -> bool:
@@ -71,7 +73,13 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off). And a per-step cache on `self` (entries another
+    turns no gradients off). Also in a file with no backward, for a
+    function handed the module (`def sample(model, n)`) whose state first
+    comes from a method of it (`hidden = model.init_hidden(1)`) that only
+    `nn.Module` classes of the project define, when no call of the function
+    that the project's files show runs it under `torch.no_grad()` or
+    backwards its result: that the parameter is such a module is inferred,
+    and the fix is unsafe. And a per-step cache on `self` (entries another
     method appends) that a training method joins, trains on in part, and
     stores back as a slice of the join (`log_probs = torch.cat(self._lp)`,
     `self._lp = [log_probs[n:]]`): the slice hangs from the join, trained
@@ -116,6 +124,17 @@ class GraphKeptAcrossIterations(GraphRule):
     result another method of the class backwards while stepping an optimizer
     of the network's parameters; that the attribute holds the forward's
     output with its graph is inferred, and the fix is unsafe.
+    A value a loop hands to a replay memory of the file (`memory.add(mean)`,
+    `memory.push(Transition(s, a, mean))`: a class whose method keeps its
+    argument in `self` state and whose `sample` method hands entries back)
+    that is not a loss: each stored step keeps its graph for later
+    iterations (a loss kept so is AD102's). Fixed with `.detach()` of the
+    value (unsafe: what the memory keeps is read from its code, and what
+    reads the sampled entries is not followed); a record (a namedtuple) is
+    reported without a fix. Where one iteration stores several values into
+    slots of one kept tensor (`metrics[PRED, s:e] = prob[:, 1]`, then
+    `metrics[LOSS, s:e] = loss`), each store that brings a graph is
+    reported, not only the last: detaching the last leaves the others.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -178,7 +197,7 @@ class GraphKeptAcrossIterations(GraphRule):
     fix_safety = UNSAFE
     # a module that updates its buffers from its graph, keeps values computed from its parameters,
     # or caches what it computes from an argument by the argument's values
-    tokens = _GRAPH_TOKENS + METRIC_TOKENS
+    tokens = _GRAPH_TOKENS + METRIC_TOKENS + STATE_TOKENS
 
     VALID = [
         Valid("""
@@ -457,6 +476,7 @@ class GraphKeptAcrossIterations(GraphRule):
         done = set()
         if not _graph_code(ctx.text):
             self._metric_states(done)
+            self._threaded(done)  # a sampling function handed a project module (threaded_state's)
             return
         for diagnosis in analysis.diagnoses_for(self.kind):
             link, conflict = diagnosis.link, diagnosis.conflict
@@ -515,6 +535,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue  # `total.backward(...); total = 0`: gradient accumulation over a window
             done.add(id(node.stmt))
             src = node.expr
+            if node.meter is not None:
+                self._replayed(leak, node, src)
+                continue
             edit = _store_edit(ctx, src, node)
             held = src is not None and holds_element(node, {leak.key, ctx.code(src).strip()})
             if held:
@@ -569,6 +592,27 @@ class GraphKeptAcrossIterations(GraphRule):
                 fix = UNSAFE
             self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
                         fix=fix if edit else None, fix_title="Store it detached")
+
+    def _replayed(self, leak, node, src) -> None:
+        """`memory.add(Transition(s, a, mean))` into a replay memory of the file whose
+        `sample` hands its entries back (analysis.flow's `_replay_class`)."""
+        ctx = self.ctx
+        method, where, store, whole, _callee, _note = node.meter
+        cls = method.split(".")[0]
+        into = f"({where}, line {store})" if store is not None else "(its code is not read)"
+        msg = (f"`{leak.key}` keeps `{code(ctx, src)}` with its graph (line {line(ctx, node.stmt)}): `{method}` "
+               f"keeps {'it' if whole else 'its entries'} in the object's state {into}, and `{cls}.sample` "
+               f"hands entries back to later iterations, so every step's graph stays alive and memory grows")
+        if leak.reached:
+            self.report(src, msg + "; a later backward reaches what it keeps, so a cut would change the "
+                                   "gradients: keep detached tensors (or recompute them) instead; no fix is offered")
+            return
+        if not whole or not_tensor(ctx, src) or isinstance(src, (cst.Tuple, cst.List, cst.Dict)):
+            self.report(src, msg + "; pass detached tensors instead (it is not one tensor: no fix is offered)")
+            return
+        msg += (f"; pass `.detach()` instead; inferred: what `{method}` keeps is read from its code, and what "
+                f"reads the entries `{cls}.sample` hands back is not followed" + UNSAFE_NOTE)
+        self.report(src, msg, edits=[Edit(src, detach(src))], fix=UNSAFE, fix_title="Pass `.detach()`")
 
     def _acting(self, done: set) -> None:
         """Recurrent state an acting loop grows step after step and never backwards."""
@@ -691,15 +735,19 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue
             done.add(id(t.stmt))
             how = f"`{t.via}` runs `{t.runner}` on it" if t.via else f"`{t.runner}` has parameters"
+            if t.inferred:
+                how = f"`{t.runner}` is taken to be a module with parameters"
             msg = (f"`{code(ctx, t.call)}` runs with gradients on and returns `{t.key}` computed from the "
                    f"`{t.key}` it was given ({how}): the loop at line {line(ctx, t.loop)} feeds it back step after "
                    f"step, backwards nothing and uses the other outputs only as numbers, so each step's graph "
                    f"hangs from the last and all of them stay alive (memory grows with the loop; "
                    f"`model.eval()` does not stop it). Run this call under `torch.no_grad()` (or detach "
                    f"`{t.key}` where it is fed back)")
-            self._under_no_grad(t.call, t.stmt, msg, f"no later forward trains through what this loop computes "
-                                f"(under `torch.no_grad()` `{t.key}` carries no graph)",
-                                "Run the recurrent step under `torch.no_grad()`")
+            inferred = f"no later forward trains through what this loop computes (under `torch.no_grad()` " \
+                       f"`{t.key}` carries no graph)"
+            if t.inferred:
+                inferred = f"{t.inferred}; {inferred}"
+            self._under_no_grad(t.call, t.stmt, msg, inferred, "Run the recurrent step under `torch.no_grad()`")
 
     def _under_no_grad(self, call, stmt, msg, inferred, title) -> None:
         """Report a step that grows a graph nobody backwards, with the unsafe fix that runs

@@ -177,9 +177,12 @@ class LossAccumulatedWithGraph(GraphRule):
     graph is inferred from the backwarded sum, what the callers do from
     their code.
 
-    Not reported: a meter whose `self.tracks[k] += v` runs the `__iadd__` of
-    objects of classes of its file that keep `float(value)` or
-    `value.detach()`: what those keep decides, not the `+=`.
+    Not reported: a value that is not a loss handed to a replay memory of
+    the file (its class has a `sample` method that hands entries back):
+    AD101 reports it, as a value kept for later iterations. Nor a meter
+    whose `self.tracks[k] += v` runs the `__iadd__` of objects of classes of
+    its file that keep `float(value)` or `value.detach()`: what those keep
+    decides, not the `+=`.
 
     ## Fix safety
     Safe: the accumulated numbers are the same; only the graphs are dropped.

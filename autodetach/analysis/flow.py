@@ -38,6 +38,7 @@ from .roles import looks_like_loss as _looks_like_loss
 from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .trained_inputs import makes_leaf, marks, trained_inputs
+from .global_stores import grows_outer
 from .passed_meters import meter_helper
 from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
@@ -1824,6 +1825,8 @@ class Scope:
         if key in self.inlining:
             return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
         func = self.names.functions[key]
+        if grows_outer(self, func):
+            return self.inline(func, call, stmt)  # its stores outlive the call, whatever it returns
         if self.analysis.returns_cut(func):
             return Val(ghosts=args.heads | args.ghosts)
         summary = self.analysis.function_summary(func)

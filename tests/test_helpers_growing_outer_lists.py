@@ -1,0 +1,65 @@
+"""A helper with no backward of its own that grows a list bound outside it
+(`policy.saved_log_probs.append(...)`, a module-level `saved.append(...)`) is
+walked at its call (analysis.global_stores), and the finding points at that
+store, not at a list an inner loop of the same iteration builds from it."""
+from autodetach import check_code
+
+AGENT = """
+import torch
+import torch.nn as nn
+
+fc = nn.Linear(4, 2)
+opt = torch.optim.SGD(fc.parameters(), lr=0.1)
+saved = []
+
+
+def act(x):
+    out = fc(x).sum()
+    saved.append(out)
+    return out.item()
+
+
+def learn():
+    terms = []
+    for value in saved:
+        terms.append(-value)
+    loss = torch.stack(terms).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+for episode in range(3):
+    CLEAR
+    for t in range(4):
+        act(torch.randn(4))
+    learn()
+"""
+
+
+def _found(src):
+    return [(f.code, f.line, f.fix) for f in check_code(src)]
+
+
+def test_a_module_list_a_helper_grows_and_nobody_clears_is_reported_at_the_append():
+    found = _found(AGENT.replace("CLEAR", "pass"))
+    assert found == [("AD101", 12, "none")]
+
+
+def test_the_message_names_the_kept_list():
+    (f,) = check_code(AGENT.replace("CLEAR", "pass"))
+    assert "stored in `saved` (line 12)" in f.message and "no fix is offered" in f.message
+
+
+def test_the_list_cleared_every_episode_is_left_alone():
+    assert _found(AGENT.replace("CLEAR", "saved.clear()")) == []
+
+
+def test_a_helper_that_grows_only_its_own_list_is_not_walked_for_it():
+    src = AGENT.replace("CLEAR", "pass").replace("    saved.append(out)\n", "    mine = []\n    mine.append(out)\n")
+    assert _found(src) == []
+
+
+def test_a_helper_that_stores_detached_values_is_left_alone():
+    src = AGENT.replace("CLEAR", "pass").replace("saved.append(out)", "saved.append(out.detach())")
+    assert _found(src) == []

@@ -63,3 +63,37 @@ def test_a_helper_that_grows_only_its_own_list_is_not_walked_for_it():
 def test_a_helper_that_stores_detached_values_is_left_alone():
     src = AGENT.replace("CLEAR", "pass").replace("saved.append(out)", "saved.append(out.detach())")
     assert _found(src) == []
+
+
+RECORD = """
+from collections import namedtuple
+import torch
+import torch.nn as nn
+
+Pair = namedtuple("Pair", ["a", "b"])
+fc = nn.Linear(4, 2)
+opt = torch.optim.SGD(fc.parameters(), lr=0.1)
+saved = []
+for episode in range(3):
+    for t in range(4):
+        out = fc(torch.randn(4))
+        saved.append(Pair(out[0], out[1]))
+    loss = sum(p.a + p.b for p in saved)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    CLEAR
+"""
+
+
+def test_a_namedtuple_of_the_module_holds_the_graph_of_what_it_is_given():
+    assert _found(RECORD.replace("CLEAR", "pass")) == [("AD101", 13, "none")]
+
+
+def test_a_namedtuple_list_cleared_after_the_step_is_left_alone():
+    assert _found(RECORD.replace("CLEAR", "saved.clear()")) == []
+
+
+def test_a_namedtuple_of_detached_values_is_left_alone():
+    src = RECORD.replace("CLEAR", "pass").replace("Pair(out[0], out[1])", "Pair(out[0].detach(), out[1].item())")
+    assert _found(src) == []

@@ -43,7 +43,7 @@ from .passed_meters import meter_helper
 from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
-from .kept_args import keeps_arguments
+from .kept_args import keeps_arguments, record_types
 from .walk import is_static, nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -1700,6 +1700,14 @@ class Scope:
             if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
                 return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
             return Val()  # an object of a local helper class
+        if key is not None and type(func) is cst.Name and key not in self.names.classes and \
+                key in record_types(self.analysis) and key not in self.names.functions:
+            held = Val()
+            for arg in call.args:
+                held = held.join(self.expr(arg.value))
+            if held.heads and not self.no_grad:
+                return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `SavedAction(lp, v)` holds both
+            return Val()
         made = dotted(func.func) if type(func) is cst.Call else None
         if made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, "__call__")  # `Aux()(out)`

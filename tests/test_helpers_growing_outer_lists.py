@@ -97,3 +97,54 @@ def test_a_namedtuple_list_cleared_after_the_step_is_left_alone():
 def test_a_namedtuple_of_detached_values_is_left_alone():
     src = RECORD.replace("CLEAR", "pass").replace("Pair(out[0], out[1])", "Pair(out[0].detach(), out[1].item())")
     assert _found(src) == []
+
+
+AGENT_CLASS = """
+import torch
+import torch.nn as nn
+
+
+class Agent:
+    def __init__(self):
+        self.net = nn.Linear(4, 2)
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+        self.outs = []
+
+    def act(self, x):
+        out = self.net(x).sum()
+        self.outs.append(out)
+        return out.item()
+
+    def learn(self):
+        loss = torch.stack(self.outs).sum()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        RESET
+
+
+agent = Agent()
+for episode in range(3):
+    for t in range(4):
+        agent.act(torch.randn(4))
+    agent.learn()
+    CALLER
+"""
+
+
+def _agent(reset="pass", caller="pass"):
+    return _found(AGENT_CLASS.replace("RESET", reset).replace("CALLER", caller))
+
+
+def test_a_method_that_grows_a_list_on_its_object_is_walked_at_the_call():
+    assert _agent() == [("AD101", 14, "none")]
+
+
+def test_the_list_reset_by_the_learning_method_is_left_alone():
+    assert _agent(reset="self.outs = []") == []
+
+
+def test_a_caller_that_touches_the_list_itself_is_not_second_guessed():
+    # the walk keeps the method's state as `self.outs`: the caller's `agent.outs` would go unseen
+    assert _agent(caller="agent.outs.clear()") == []
+    assert _agent(caller="agent.outs = []") == []

@@ -1423,7 +1423,7 @@ class Scope:
                 self.step_helper(call, stmt, helper, meth)  # a base class's take_optimisation_step
                 return Val()
         if method is not None and method.name.value not in self.inlining and \
-                self.analysis.function_summary(method).has_events:
+                (self.analysis.function_summary(method).has_events or grows_outer(self, method, True, base)):
             return self.inline(method, call, stmt, bound_self=True)
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or

@@ -2,23 +2,43 @@
 (`saved_log_probs.append(m.log_prob(a))`, `policy.rewards.append(r)` of a
 module-level `policy`): it has no backward or step of its own, so the flow
 analysis would read only its result, and the stored graph would be lost to
-the loop that calls it. Such a helper is walked at its call instead."""
+the loop that calls it. Such a helper is walked at its call instead. The
+same for a method of the file's classes that grows a list on its object
+(`self.log_probs.append(...)` in `act`, called as `agent.act(obs)`)."""
 from __future__ import annotations
 
 import libcst as cst
 
+from ..imports import dotted
 from .walk import nodes
 
 GROW = {"append", "extend", "insert", "add", "appendleft"}
 
 
-def grows_outer(scope, func: cst.FunctionDef) -> bool:
+def grows_outer(scope, func: cst.FunctionDef, bound_self: bool = False, base=None) -> bool:
+    """`base`: the object a method is called on (`agent` of `agent.act(obs)`). The walk
+    keeps the method's state as `self.X`, so where the caller's code reads or resets
+    `agent.X` itself, that would go unseen: not walked then."""
     if scope.no_grad:
         return False
     memo = scope.analysis.table("_grows_outer")
-    if func not in memo:
-        memo[func] = _grows(func)
-    return memo[func]
+    key = (func, bound_self)
+    if key not in memo:
+        memo[key] = _grows(func, bound_self)
+    if not memo[key] or base in (None, "self"):
+        return bool(memo[key])
+    names = {f"{base}.{k[5:]}" for k in memo[key] if k.startswith("self.")}
+    return not any(type(n) is cst.Attribute and dotted(n) in names for n in nodes_of(scope))
+
+
+def nodes_of(scope) -> list:
+    if not scope.body:
+        return []
+    memo = scope.analysis.table("_scope_nodes")
+    key = (id(scope.body[0]), len(scope.body))  # the statements live as long as the module's tree
+    if key not in memo:
+        memo[key] = [n for stmt in scope.body for n in nodes(stmt)]
+    return memo[key]
 
 
 def _root(expr):
@@ -27,8 +47,11 @@ def _root(expr):
     return expr.value if type(expr) is cst.Name else None
 
 
-def _grows(func: cst.FunctionDef) -> bool:
+def _grows(func: cst.FunctionDef, bound_self: bool) -> frozenset:
+    """The containers bound outside `func` that it grows, by their dotted names."""
     local = {param.name.value for param in func.params.params}
+    if bound_self:
+        local.discard("self")
     local.update(p.name.value for p in (func.params.posonly_params or ()))
     grown = set()
     for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
@@ -39,11 +62,11 @@ def _grows(func: cst.FunctionDef) -> bool:
             local.update(_names(node.name))
         elif kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in GROW:
             root = _root(node.func.value)
-            if root is not None and root != "self":
-                grown.add(root)
+            if root is not None and (root != "self" or bound_self and type(node.func.value) is cst.Attribute):
+                grown.add((root, dotted(node.func.value)))  # `self.log_probs.append(x)`, not `self.append(x)`
         elif kind is cst.Global:
-            return False  # rebinding a global: left to the caller's own analysis
-    return bool(grown - local)
+            return frozenset()  # rebinding a global: left to the caller's own analysis
+    return frozenset(key for root, key in grown if root not in local and key)
 
 
 def _names(target) -> set:

@@ -148,3 +148,79 @@ def test_a_caller_that_touches_the_list_itself_is_not_second_guessed():
     # the walk keeps the method's state as `self.outs`: the caller's `agent.outs` would go unseen
     assert _agent(caller="agent.outs.clear()") == []
     assert _agent(caller="agent.outs = []") == []
+
+
+BUFFER = """
+import torch
+import torch.nn as nn
+
+
+class PPO:
+    def __init__(self):
+        self.net = nn.Linear(4, 2)
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+        self.data = []
+
+    def get_action(self, x):
+        prob = self.net(x).softmax(-1)[0]
+        return 0, prob
+
+    def put_data(self, transition):
+        self.data.append(transition)
+
+    def make_batch(self):
+        probs = torch.tensor([[t[1]] for t in self.data])
+        RESET
+        return probs
+
+    def train_net(self):
+        probs = self.make_batch()
+        loss = (self.net(torch.randn(4)).sum() * probs.sum())
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+
+
+model = PPO()
+for step in range(20):
+    a, prob = model.get_action(torch.randn(4))
+    model.put_data((a, prob))
+    if (step + 1) % 5 == 0:
+        model.train_net()
+"""
+
+
+def test_a_buffer_emptied_by_a_helper_that_is_not_walked_is_left_alone():
+    # `make_batch` empties `self.data` every five steps, but nothing walks it: the graphs are not
+    # known to be kept for ever, so `put_data` is not walked for them (a bounded hold)
+    assert _found(BUFFER.replace("RESET", "self.data = []")) == []
+
+
+HISTORY = """
+import torch
+import torch.nn as nn
+
+net = nn.Linear(4, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+
+
+def remember(t):
+    history.append(t)
+
+
+for step in range(20):
+    out = net(torch.randn(4)).sum()
+    remember((step, out))
+    loss = out * 2
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_stored_parameter_gets_no_detach():
+    # `t` is the caller's tuple here: `.detach()` of it would raise, and a cut in the helper cuts for every caller
+    found = check_code(HISTORY)
+    assert [(f.code, f.line, f.fix) for f in found] == [("AD101", 11, "none")]
+    assert "`t` is a parameter of `remember`" in found[0].message

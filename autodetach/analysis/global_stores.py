@@ -24,7 +24,8 @@ def grows_outer(scope, func: cst.FunctionDef, bound_self: bool = False, base=Non
     memo = scope.analysis.table("_grows_outer")
     key = (func, bound_self)
     if key not in memo:
-        memo[key] = _grows(func, bound_self)
+        grown = _grows(func, bound_self)
+        memo[key] = grown if grown and not _reset_unseen(scope.analysis, grown) else frozenset()
     if not memo[key] or base in (None, "self"):
         return bool(memo[key])
     names = {f"{base}.{k[5:]}" for k in memo[key] if k.startswith("self.")}
@@ -77,3 +78,36 @@ def _names(target) -> set:
     if type(target) is cst.StarredElement:
         return _names(target.value)
     return set()
+
+
+def _reset_unseen(analysis, keys) -> bool:
+    """Does a function of the file with no backward or step (so not walked where it is
+    called) empty one of the containers (`self.data = []` in a `make_batch`, `saved.clear()`)?
+    Then when the container is emptied is not seen, and a kept graph could not be told
+    from one kept until the next batch: the helper is left unwalked, as before."""
+    attrs = {k.rpartition(".")[2] for k in keys if "." in k}
+    names = {k for k in keys if "." not in k}
+    for func in _functions(analysis):
+        if func.name.value == "__init__" or analysis.function_summary(func).has_events:
+            continue
+        for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef)):
+            target = None
+            if type(node) is cst.AssignTarget:
+                target = node.target
+            elif type(node) is cst.Del:
+                target = node.target.value if type(node.target) is cst.Subscript else node.target
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "clear":
+                target = node.func.value
+            if type(target) is cst.Subscript:
+                target = target.value  # `saved[:] = []`
+            if type(target) is cst.Attribute and target.attr.value in attrs or \
+                    type(target) is cst.Name and target.value in names and type(node) is not cst.AssignTarget:
+                return True
+    return False
+
+
+def _functions(analysis) -> list:
+    memo = analysis.table("_file_functions")
+    if "all" not in memo:
+        memo["all"] = [n for n in nodes(analysis.ctx.module) if type(n) is cst.FunctionDef]
+    return memo["all"]

@@ -303,6 +303,11 @@ def _ended(iteration: tuple, tag: tuple) -> bool:
 def diagnose(analysis, scope, conflict) -> Diagnosis:
     first, second = conflict.first, conflict.second
     crossing = next((n for n in conflict.path if n.iteration != second.tag), None)
+    # Inner loops of this iteration (`loss.append(-lp * r)` over a kept list) are not where the
+    # iterations meet: the container this iteration last stored into before another's node is.
+    other = next((i for i, n in enumerate(conflict.path) if not _ended(n.iteration, second.tag)), 0)
+    if other and conflict.path[other - 1].iteration != second.tag and conflict.path[other - 1].kind == "container":
+        crossing = conflict.path[other - 1]
     if crossing is not None and first.tag == second.tag and all(_ended(n.iteration, second.tag) for n in conflict.path):
         crossing = None  # built by a loop that ended before both passes: one graph they share
     if first.tag != second.tag or crossing is not None:

@@ -38,11 +38,12 @@ from .roles import looks_like_loss as _looks_like_loss
 from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
 from .trained_inputs import makes_leaf, marks, trained_inputs
+from .global_stores import grows_outer
 from .passed_meters import meter_helper
 from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
-from .kept_args import keeps_arguments
+from .kept_args import keeps_arguments, record_types
 from .walk import is_static, nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -1433,7 +1434,7 @@ class Scope:
                 self.step_helper(call, stmt, helper, meth)  # a base class's take_optimisation_step
                 return Val()
         if method is not None and method.name.value not in self.inlining and \
-                self.analysis.function_summary(method).has_events:
+                (self.analysis.function_summary(method).has_events or grows_outer(self, method, True, base)):
             return self.inline(method, call, stmt, bound_self=True)
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
@@ -1710,6 +1711,14 @@ class Scope:
             if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
                 return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
             return Val()  # an object of a local helper class
+        if key is not None and type(func) is cst.Name and key not in self.names.classes and \
+                key in record_types(self.analysis) and key not in self.names.functions:
+            held = Val()
+            for arg in call.args:
+                held = held.join(self.expr(arg.value))
+            if held.heads and not self.no_grad:
+                return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `SavedAction(lp, v)` holds both
+            return Val()
         made = dotted(func.func) if type(func) is cst.Call else None
         if made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, "__call__")  # `Aux()(out)`
@@ -1835,6 +1844,8 @@ class Scope:
         if key in self.inlining:
             return Val(ghosts=args.heads | args.ghosts)  # recursion: assume it cuts
         func = self.names.functions[key]
+        if grows_outer(self, func):
+            return self.inline(func, call, stmt)  # its stores outlive the call, whatever it returns
         if self.analysis.returns_cut(func):
             return Val(ghosts=args.heads | args.ghosts)
         summary = self.analysis.function_summary(func)

@@ -13,7 +13,9 @@ so whatever was read back from it carried none: AD104 then offered a safe
 drop of a retain the next backward needs. A class keeps its arguments when
 its `__init__` stores something built from a parameter on `self`, when it is
 a dataclass or a NamedTuple, or when it has no `__init__` of its own and a
-base class (whose `__init__` is not read here)."""
+base class (whose `__init__` is not read here). A record type the module
+binds by a call (`SavedAction = namedtuple("SavedAction", [...])`) keeps
+them too (record_types)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -54,3 +56,24 @@ def keeps_arguments(ctx, name: str) -> bool:
 
 def _reads(expr, params) -> bool:
     return any(isinstance(n, cst.Name) and n.value in params for n in nodes(expr))
+
+
+RECORD_FACTORIES = {"namedtuple", "NamedTuple", "make_dataclass"}
+
+
+def record_types(analysis) -> frozenset:
+    """Module-level names bound to a record type built by a call:
+    `SavedAction = namedtuple("SavedAction", ["log_prob", "value"])`."""
+    memo = analysis.table("_record_types")
+    if "names" not in memo:
+        out = set()
+        for stmt in analysis.ctx.module.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue
+            for small in stmt.body:
+                if type(small) is cst.Assign and len(small.targets) == 1 and \
+                        type(small.targets[0].target) is cst.Name and type(small.value) is cst.Call and \
+                        (dotted(small.value.func) or "").rpartition(".")[2] in RECORD_FACTORIES:
+                    out.add(small.targets[0].target.value)
+        memo["names"] = frozenset(out)
+    return memo["names"]

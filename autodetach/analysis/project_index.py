@@ -4,8 +4,10 @@ the stdlib-`ast` summaries (never libcst).
 A class picked at run time (`find_class(name)(...)`) or a meter whose callers
 live elsewhere is resolved by looking through the project's files: the file's
 own directory, recursively, and for callers also the `.py` files directly in
-up to two parent directories (where a script importing a package sits). A file is summarised
-only when its bytes mention the name; listings are memoised per process."""
+up to two parent directories (where a script importing a package sits; such a file counts
+only when its bytes also name the folder it would import from, so stray scripts beside a
+checkout do not change the result). A file is summarised only when its bytes mention the
+name; listings are memoised per process."""
 from __future__ import annotations
 
 import os
@@ -20,6 +22,7 @@ UP = 2
 MARKERS = (".git", "setup.py", "pyproject.toml", "setup.cfg")
 
 _FILES: dict = {}
+_ABOVE: dict = {}  # (start, up) -> {file above start: the folder name it must mention}
 _MENTIONS: dict = {}
 
 
@@ -34,6 +37,7 @@ def project_files(path: str, up: bool = True) -> tuple:
         out += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
         if len(out) > MAX_FILES:
             break
+    above = {}
     directory = start
     for _ in range(UP if up else 0):
         if any(os.path.exists(os.path.join(directory, m)) for m in MARKERS):
@@ -41,11 +45,14 @@ def project_files(path: str, up: bool = True) -> tuple:
         parent = os.path.dirname(directory)
         if parent == directory:
             break
-        directory = parent
+        child, directory = os.path.basename(directory).encode(), parent
         try:
-            out += [os.path.join(directory, f) for f in sorted(os.listdir(directory)) if f.endswith(".py")]
+            level = [os.path.join(directory, f) for f in sorted(os.listdir(directory)) if f.endswith(".py")]
         except OSError:
             break
+        out += level
+        above.update((f, child) for f in level)
+    _ABOVE[(start, up)] = above
     _FILES[(start, up)] = tuple(out[:MAX_FILES])
     return _FILES[(start, up)]
 
@@ -55,9 +62,11 @@ def files_mentioning(path: str, needle: bytes, up: bool = True) -> list:
     hit = _MENTIONS.get(key)
     if hit is None:
         hit = []
-        for f in project_files(path, up):
+        files = project_files(path, up)
+        above = _ABOVE.get((os.path.dirname(os.path.abspath(path)), up), {})
+        for f in files:
             data = read_regular(f)
-            if data is not None and needle in data:
+            if data is not None and needle in data and above.get(f, b"") in data:
                 hit.append(f)
         _MENTIONS[key] = hit
     return hit

@@ -1,6 +1,8 @@
 """AD101: a graph-carrying value outlives its iteration."""
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from ..analysis.acting_state import acting_states
@@ -562,6 +564,12 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg = (f"`{leak.key}` keeps every iteration's graph alive (line {line(ctx, node.stmt)}): "
                        f"memory grows each step. Detach it where it is stored")
                 fix = SAFE
+            if edit is not None and (param := _parameter(ctx, src)) is not None:
+                # `self.data.append(transition)` of `put_data(self, transition)`: what callers hand it
+                # (`(s, a, r, prob)`, a tuple) may have no `.detach()`, and a cut there cuts for every caller
+                edit = None
+                msg += (f"; `{ctx.code(src).strip()}` is a parameter of `{param}`: what its callers hand it is "
+                        f"not known to be a tensor, and a detach there would apply to every caller: no fix is offered")
             if held:
                 msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
             elif src is not None and edit is None and not_tensor(ctx, src):
@@ -806,6 +814,22 @@ class GraphKeptAcrossIterations(GraphRule):
             msg += "; this holds when " + " and ".join(f"`{c}`" for c in conditions) + " is true (the parameter's "\
                    "requires_grad)"
         self.report(u.stmt, msg)
+
+
+def _parameter(ctx, src) -> Optional[str]:
+    """The function whose parameter `src` (a bare name) is, where no other binding of
+    its function rebinds it."""
+    if type(src) is not cst.Name:
+        return None
+    try:
+        _, found = ctx.bindings.lookup(src)
+    except (KeyError, AttributeError):
+        return None
+    if not found or any(b.kind != "param" for b in found):
+        return None
+    scope = found[0].scope
+    node = getattr(scope, "node", None)
+    return node.name.value if type(node) is cst.FunctionDef else "its function"
 
 
 def _no_grad_edit(ctx, stmt) -> list:

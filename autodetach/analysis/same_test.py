@@ -149,7 +149,14 @@ def other_arms(scope, stmt, key: tuple, arm: int) -> None:
     # the outermost loop walked now that lies in that function: values made since it began
     # come from this run of the function (a function walked inline at two calls may see
     # other parameters at each)
-    start = next((scope.loop_start.get(id(loop)) for loop, _ in scope.loop_stack if id(loop) in inside), None)
+    func = _enclosing(scope, stmt)
+    loop = next((loop for loop, _ in scope.loop_stack if id(loop) in inside and
+                 (func is None or _enclosing(scope, loop) is func)), None)
+    # A loop of another function (a caller's, where the test's names are arguments that may change
+    # per call) does not repeat one arm; nor does one whose iterations may skip the `if`.
+    if loop is None or _skips(loop):
+        return
+    start = scope.loop_start.get(id(loop))
     if start is None:
         return
     ident = id(stmt)
@@ -165,6 +172,12 @@ def other_arms(scope, stmt, key: tuple, arm: int) -> None:
         if note not in scope.arm_notes:
             scope.arm_notes.append(note)
         scope.env[name] = dataclasses.replace(val, heads=keep, uses={h: r for h, r in val.uses.items() if h in keep})
+
+
+def _skips(loop) -> bool:
+    """Can an iteration of `loop` end early (`continue`, `break`, `return`, `raise`)?"""
+    return any(type(n) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
+               for n in nodes(loop.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)))
 
 
 def _stable_in(scope, stmt) -> Optional[set]:

@@ -94,6 +94,16 @@ class GraphKeptAcrossIterations(GraphRule):
     through the one subclass of the file that defines the method: that this
     override is what runs is an inference the message names (a dict or list
     it returns is reported without a fix).
+    A helper with no backward of its own that appends to a list bound
+    outside it (`policy.saved_log_probs.append(m.log_prob(a))` in
+    `select_action`, `self.log_probs.append(...)` in an agent's `act`) is
+    read at each call, so a list the episode's backward sums and nobody
+    empties is found (REINFORCE without its `del ...[:]`); not where a
+    function the analysis does not walk empties it, nor, for a method, where
+    the caller touches the list itself. A stored value that is the helper's
+    parameter gets no fix (the caller's tuple has no `.detach()`, and the
+    cut would apply to every caller). A namedtuple the module builds keeps
+    what it is given.
     A value forward computes once from the module's trained parameters and
     keeps for every later call (`if not hasattr(self, "_w"): self._w =
     torch.linalg.solve(k, self.values)`), with no method that clears it, is

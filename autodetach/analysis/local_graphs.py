@@ -42,7 +42,7 @@ def dies_on_return(ctx, ev, loop) -> bool:
         if not n.name or not n.name.isidentifier() or n.stmt is None or n.name in params | declared \
                 or ctx.enclosing(n.stmt, cst.FunctionDef) is not fn:
             return False
-        since = (0, 0, 0, 0) if _in_loop(ctx, n.stmt, fn) else ctx.position(n.stmt)
+        since = (0, 0, 0, 0) if in_loop(ctx, n.stmt, fn) else ctx.position(n.stmt)
         holders[n.name] = min(holders.get(n.name, since), since)
     reads = [x for x in nodes(fn.body) if isinstance(x, cst.Name)]
     todo = list(holders)
@@ -60,7 +60,7 @@ def dies_on_return(ctx, ev, loop) -> bool:
                 if new in params | declared:
                     return False
                 if new not in holders:
-                    holders[new] = (0, 0, 0, 0) if _in_loop(ctx, read, fn) else ctx.position(read)
+                    holders[new] = (0, 0, 0, 0) if in_loop(ctx, read, fn) else ctx.position(read)
                     todo.append(new)
     return True
 
@@ -74,7 +74,8 @@ def _outer_loop(ctx, loop, fn) -> bool:
     return node is None
 
 
-def _in_loop(ctx, node, fn) -> bool:
+def in_loop(ctx, node, fn) -> bool:
+    """Inside a loop of the function `fn`?"""
     node = ctx.parent(node)
     while node is not None and node is not fn:
         if isinstance(node, (cst.For, cst.While)):

@@ -30,6 +30,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .flow import grad_mode
+from .local_graphs import in_loop
 from .walk import nodes
 
 ADDS = {"add_", "sub_"}
@@ -91,7 +92,7 @@ def _in_function(ctx, fn) -> list:
             appended = False
             if found is None:
                 found = _appended(small)
-                if found is None or retained or _in_loop(ctx, n, fn) or found[0] is None:
+                if found is None or retained or in_loop(ctx, n, fn) or found[0] is None:
                     continue
                 appended = True
             target, value = found
@@ -170,16 +171,6 @@ def _new_list(ctx, call, arg) -> bool:
 def _empty_list(e) -> bool:
     return (type(e) is cst.List and not e.elements) or \
         (type(e) is cst.Call and dotted(e.func) == "list" and not e.args)
-
-
-def _in_loop(ctx, stmt, fn) -> bool:
-    """Inside a loop of the function: the flow's loops own that store."""
-    cur = ctx.parent(stmt)
-    while cur is not None and cur is not fn:
-        if isinstance(cur, (cst.For, cst.While)):
-            return True
-        cur = ctx.parent(cur)
-    return False
 
 
 def _accumulation(small):

@@ -1704,21 +1704,18 @@ class Scope:
             for arg in call.args:
                 args = args.join(self.expr(arg.value))
             return Val(ghosts=args.heads | args.ghosts)
-        if key is not None and key in self.names.classes and key not in self.names.module_classes:
+        local_class = key is not None and key in self.names.classes and key not in self.names.module_classes
+        # `SavedAction = namedtuple(...)`: a record type the module binds by a call, not a class statement
+        record = key is not None and type(func) is cst.Name and key not in self.names.classes and \
+            key not in self.names.functions and key in record_types(self.analysis)
+        if local_class or record:
             held = Val()
             for arg in call.args:
                 held = held.join(self.expr(arg.value))
-            if held.heads and not self.no_grad and keeps_arguments(self.analysis.ctx, key):
-                return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `Wrap(out).t` is `out`
+            if held.heads and not self.no_grad and (record or keeps_arguments(self.analysis.ctx, key)):
+                # `Wrap(out).t` is `out`; `SavedAction(lp, v)` holds both
+                return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)
             return Val()  # an object of a local helper class
-        if key is not None and type(func) is cst.Name and key not in self.names.classes and \
-                key in record_types(self.analysis) and key not in self.names.functions:
-            held = Val()
-            for arg in call.args:
-                held = held.join(self.expr(arg.value))
-            if held.heads and not self.no_grad:
-                return Val(heads=held.heads, ghosts=held.ghosts, uses=held.uses)  # `SavedAction(lp, v)` holds both
-            return Val()
         made = dotted(func.func) if type(func) is cst.Call else None
         if made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, "__call__")  # `Aux()(out)`

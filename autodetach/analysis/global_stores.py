@@ -24,7 +24,7 @@ def grows_outer(scope, func: cst.FunctionDef, bound_self: bool = False, base=Non
     memo = scope.analysis.table("_grows_outer")
     key = (func, bound_self)
     if key not in memo:
-        grown = _grows(func, bound_self)
+        grown = _grows(scope.analysis.ctx, func, bound_self)
         memo[key] = grown if grown and not _reset_unseen(scope.analysis, grown) else frozenset()
     if not memo[key] or base in (None, "self"):
         return bool(memo[key])
@@ -45,39 +45,40 @@ def nodes_of(scope) -> list:
 def _root(expr):
     while type(expr) is cst.Attribute:
         expr = expr.value
-    return expr.value if type(expr) is cst.Name else None
+    return expr if type(expr) is cst.Name else None
 
 
-def _grows(func: cst.FunctionDef, bound_self: bool) -> frozenset:
+def _grows(ctx, func: cst.FunctionDef, bound_self: bool) -> frozenset:
     """The containers bound outside `func` that it grows, by their dotted names."""
-    local = {param.name.value for param in func.params.params}
-    if bound_self:
-        local.discard("self")
-    local.update(p.name.value for p in (func.params.posonly_params or ()))
     grown = set()
     for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        kind = type(node)
-        if kind in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor):
-            local.update(_names(node.target))
-        elif kind is cst.AsName:
-            local.update(_names(node.name))
-        elif kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in GROW:
-            root = _root(node.func.value)
-            if root is not None and (root != "self" or bound_self and type(node.func.value) is cst.Attribute):
-                grown.add((root, dotted(node.func.value)))  # `self.log_probs.append(x)`, not `self.append(x)`
-        elif kind is cst.Global:
+        if type(node) is cst.Global:
             return frozenset()  # rebinding a global: left to the caller's own analysis
-    return frozenset(key for root, key in grown if root not in local and key)
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in GROW:
+            base = node.func.value
+            root = _root(base)
+            if root is None or dotted(base) is None:
+                continue
+            if root.value == "self":
+                outer = bound_self and type(base) is cst.Attribute  # `self.log_probs.append(x)`, not `self.append(x)`
+            else:
+                outer = not _local(ctx, root, func)
+            if outer:
+                grown.add(dotted(base))
+    return frozenset(grown)
 
 
-def _names(target) -> set:
-    if type(target) is cst.Name:
-        return {target.value}
-    if type(target) in (cst.Tuple, cst.List):
-        return set().union(*(_names(e.value) for e in target.elements)) if target.elements else set()
-    if type(target) is cst.StarredElement:
-        return _names(target.value)
-    return set()
+def _local(ctx, name: cst.Name, func: cst.FunctionDef) -> bool:
+    """Is `name` bound in `func` (or a comprehension of it), by the file's binding model?"""
+    try:
+        owner, _ = ctx.bindings.lookup(name)
+    except (KeyError, AttributeError):
+        return True  # not known: taken as local, so the helper is not walked for it
+    while owner is not None:
+        if owner.node is func:
+            return True
+        owner = owner.parent
+    return False
 
 
 def _reset_unseen(analysis, keys) -> bool:
@@ -87,7 +88,7 @@ def _reset_unseen(analysis, keys) -> bool:
     from one kept until the next batch: the helper is left unwalked, as before."""
     attrs = {k.rpartition(".")[2] for k in keys if "." in k}
     names = {k for k in keys if "." not in k}
-    for func in _functions(analysis):
+    for func in (sc.node for sc in analysis.ctx.bindings.scopes.values() if sc.kind == "function"):
         if func.name.value == "__init__" or analysis.function_summary(func).has_events:
             continue
         for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef)):
@@ -104,10 +105,3 @@ def _reset_unseen(analysis, keys) -> bool:
                     type(target) is cst.Name and target.value in names and type(node) is not cst.AssignTarget:
                 return True
     return False
-
-
-def _functions(analysis) -> list:
-    memo = analysis.table("_file_functions")
-    if "all" not in memo:
-        memo["all"] = [n for n in nodes(analysis.ctx.module) if type(n) is cst.FunctionDef]
-    return memo["all"]

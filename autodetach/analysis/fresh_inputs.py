@@ -125,19 +125,7 @@ def _fresh_in_loop(ctx, fn, loop, ev, inputs, binds) -> Optional[list]:
     def apart(stmt, read) -> bool:
         return other is not None and ctx.encloses(other, stmt) and read <= anew
 
-    reach = set(hangs)
-    changed = True
-    while changed:
-        changed = False
-        for name, entries in binds.items():
-            if name in reach:
-                continue
-            for _line, value, stmt in entries:
-                read = carried(ctx, value) & reach if value is not None else set()
-                if read and not apart(stmt, read):
-                    reach.add(name)
-                    changed = True
-                    break
+    reach = hangs | _derived(ctx, binds, hangs, None, apart)
     if reach & set(inputs):
         return None
     for x in nodes(fn.body):
@@ -347,8 +335,9 @@ def carried(ctx, expr) -> set:
     return out
 
 
-def _derived(ctx, binds, seeds, before) -> set:
-    """Names bound (before line `before`, or anywhere) to values carrying a seed's graph, through others."""
+def _derived(ctx, binds, seeds, before, apart=None) -> set:
+    """Names bound (before line `before`, or anywhere) to values carrying a seed's graph, through others;
+    not by a binding `apart(stmt, read)` sets aside (what it reads runs in the other arm)."""
     out: set = set()
     changed = True
     while changed:
@@ -356,10 +345,11 @@ def _derived(ctx, binds, seeds, before) -> set:
         for name, entries in binds.items():
             if name in out:
                 continue
-            for line, value, _stmt in entries:
+            for line, value, stmt in entries:
                 if before is not None and line >= before:
                     continue
-                if value is not None and carried(ctx, value) & (seeds | out):
+                read = carried(ctx, value) & (seeds | out) if value is not None else set()
+                if read and not (apart is not None and apart(stmt, read)):
                     out.add(name)
                     changed = True
                     break

@@ -22,15 +22,19 @@ Where the value comes from: the module's own parameters (`self.weight`,
 `self.layer(x)`: certain in training) or forward's inputs, which carry a
 graph when an earlier layer has parameters: an inference the finding names.
 Inputs count only for a module that has trainable parameters of its own, or
-that a module of this file with parameters holds as a part (a custom batch
-norm whose gain and bias live in the module around it): a part of a trained
-network, not an observation normaliser fed raw data. A method that `__init__`
+that a module with parameters holds as a part and feeds a value from its own
+layers (a custom batch norm whose gain and bias live in the module around it,
+a statistics module a coupling layer calls on its network's output): a part of
+a trained network, not an observation normaliser fed raw data. The owner may be
+a class of this file or of a project file that imports the class
+(`from util import BatchNormStats2d`, read there with the same walk). A method that `__init__`
 calls (`reset_parameters`) runs before any forward: its in-place reset is
 initialisation, not the caller managing recurrent state.
 Nothing here needs a training loop in the file: the module is the bug.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import libcst as cst
@@ -39,6 +43,8 @@ from ..imports import dotted
 from .flow import grad_mode
 from .memo_stores import memo_guard
 from .new_tensors import makes_new_tensor
+from .project import text_of
+from .project_index import files_mentioning, package_root
 from .walk import class_methods, nodes
 
 IN_PLACE = {"add_", "sub_", "mul_", "div_", "copy_", "lerp_", "addcmul_", "addcdiv_", "fill_", "mean_",
@@ -87,7 +93,63 @@ def _find(analysis) -> list:
     classes = [c for c in ctx.module.body if type(c) is cst.ClassDef]
     owners = _owners(ctx, classes)
     for cls in classes:
-        out += _class_updates(ctx, cls, owners.get(cls.name.value, ""))
+        name = cls.name.value
+        out += _class_updates(ctx, cls, owners.get(name, ""), lambda: _project_owner(ctx, name))
+    return out
+
+
+def _project_owner(ctx, name) -> str:
+    """A module class of another project file, with parameters, that imports class
+    `name` from this file (or its package), builds it as a part in `__init__` and
+    feeds it a value from its own layers (`_owners`, run on that file):
+    `CouplingLayer (coupling_layer.py)`; "" when none does."""
+    path = ctx.path
+    if not path or path == "<string>" or not os.path.isfile(path):
+        return ""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    package = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    for other in files_mentioning(os.path.join(package_root(path), "_"), name.encode(), up=False):
+        if os.path.realpath(other) == os.path.realpath(path):
+            continue
+        text = text_of(other)
+        if text is None or "class " not in text:
+            continue
+        try:
+            module = cst.parse_module(text)
+        except Exception:  # noqa: BLE001 - a file that does not parse builds nothing
+            continue
+        from ..context import FileContext
+
+        octx = FileContext(module, other, text)
+        local = _imported_as(octx, name, stem, package)
+        if not local:
+            continue
+        classes = [c for c in module.body if type(c) is cst.ClassDef]
+        if any(c.name.value == name for c in classes):
+            continue
+        owners = _owners(octx, classes, {n: name for n in local})
+        if name in owners:
+            return f"{owners[name]}` in `{os.path.basename(other)}"
+    return ""
+
+
+def _imported_as(ctx, name, stem, package) -> set:
+    """The local spellings under which `ctx`'s file calls class `name` imported from
+    the module `stem` or its package `package` (`BatchNormStats2d`, `norm_util.BatchNormStats2d`)."""
+    imports = ctx.imports
+    out = set()
+    for local, full in imports.aliases.items():
+        mods = full.split(".")
+        if mods[-1] == name and len(mods) > 1 and mods[-2] in (stem, package):
+            out.add(local)
+        elif mods[-1] == stem and len(mods) >= 1:
+            out.add(f"{local}.{name}")
+    for local, (level, mod, got) in imports.relative.items():
+        mods = [m for m in mod.split(".") if m]
+        if got == name and (not mods and level == 1 or mods and mods[-1] in (stem, package)):
+            out.add(local)
+        elif got == stem:
+            out.add(f"{local}.{name}")
     return out
 
 
@@ -114,24 +176,34 @@ def graph_inputs(analysis, cls) -> bool:
 def _builds_parts(ctx, init) -> bool:
     """Does `__init__` keep on `self` something built by a call that is not a
     tensor constructor (a module of the project, a layer: parameters may be in it)?"""
+    return bool(_built_parts(ctx, init))
+
+
+def _built_parts(ctx, init) -> set:
+    """The `self.X` that `__init__` builds by a call that is not a tensor
+    constructor (`self.st_net = ResNet(...)`, `nn.utils.weight_norm(Scalar())`)."""
+    out = set()
     for n in nodes(init) if init is not None else ():
-        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and \
-                any((dotted(t.target) or "").startswith("self.") for t in n.targets):
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call):
             q = ctx.imports.qualify(n.value.func) or dotted(n.value.func) or ""
-            if not makes_new_tensor(q) and \
-                    q.split(".")[-1] not in CUT_CALLS | {"list", "dict", "set", "tuple", "deque", "defaultdict"}:
-                return True
-    return False
+            if makes_new_tensor(q) or \
+                    q.split(".")[-1] in CUT_CALLS | {"list", "dict", "set", "tuple", "deque", "defaultdict"}:
+                continue
+            out |= {k for t in n.targets for k in [dotted(t.target) or ""]
+                    if k.startswith("self.") and k.count(".") == 1}
+    return out
 
 
-def _owners(ctx, classes) -> dict:
+def _owners(ctx, classes, foreign=None) -> dict:
     """Class name -> where a module of this file with trainable parameters feeds it
     values that carry their graph (a part of a trained network): a class whose
     forward calls it (`self.bn(x, gain=self.gain.view(...))`, an argument from its
     own parameters or layers), or an `nn.Sequential` that puts it after a layer.
     A part fed only its owner's raw input (an observation normaliser at the front
-    of a policy) does not count."""
-    names = {c.name.value: c for c in classes}
+    of a policy) does not count. `foreign`: how this file spells classes imported
+    from another file (`norm_util.BatchNormStats2d` -> `BatchNormStats2d`)."""
+    names = {c.name.value: c.name.value for c in classes}
+    names.update(foreign or {})
     out: dict = {}
     for cls in classes:
         methods = class_methods(cls)
@@ -140,12 +212,15 @@ def _owners(ctx, classes) -> dict:
         parts = {}
         for n in nodes(init) if init is not None else ():
             if type(n) is cst.Assign and len(n.targets) == 1 and isinstance(n.value, cst.Call) and \
-                    isinstance(n.value.func, cst.Name) and n.value.func.value in names and \
-                    n.value.func.value != cls.name.value:
+                    names.get(dotted(n.value.func)) not in (None, cls.name.value):
                 key = dotted(n.targets[0].target)
                 if key is not None and key.startswith("self.") and key.count(".") == 1:
-                    parts[key] = n.value.func.value
+                    parts[key] = names[dotted(n.value.func)]
         entry = next((methods[m] for m in ENTRIES if m in methods), None)
+        if foreign and parts:
+            # a file that imports the part: its own project modules are out of this walk's sight,
+            # so what `__init__` builds (`self.st_net = ResNet(...)`) is taken to have parameters
+            params = params | {k for k in _built_parts(ctx, init) if parts.get(k) not in foreign.values()}
         if not parts or not params or entry is None:
             continue
         walker = _Walk(ctx, cls, entry.name.value, buffers, params | set(parts),
@@ -161,9 +236,9 @@ def _owners(ctx, classes) -> dict:
         for arg in call.args:
             value = arg.value
             func = value.func if isinstance(value, cst.Call) else None
-            if isinstance(func, cst.Name) and func.value in names:
+            if func is not None and dotted(func) in names:
                 if layer:
-                    out.setdefault(func.value, layer)
+                    out.setdefault(names[dotted(func)], layer)
                 continue
             q = (ctx.imports.qualify(func) or "") if func is not None else ""
             if _is_layer(q) and q.split(".")[-1] not in NO_WEIGHTS:
@@ -200,7 +275,7 @@ def _init_called(methods) -> set:
     return out
 
 
-def _class_updates(ctx, cls, owner="") -> list:
+def _class_updates(ctx, cls, owner="", remote=None) -> list:
     methods = class_methods(cls)
     buffers, params = _state(ctx, cls, methods)
     for base in _file_bases(ctx, cls):
@@ -237,6 +312,8 @@ def _class_updates(ctx, cls, owner="") -> list:
                 stored[key] = stored.get(key, frozenset()) | got
                 walked.add(name)
     # inputs count only for a part of a trained network
+    if not params and not owner and remote is not None and any(OWN not in u.origins for u in out):
+        owner = remote()
     if not params and not owner:
         out = [u for u in out if OWN in u.origins]
         stored = {k: v for k, v in stored.items() if OWN in v}

@@ -14,7 +14,9 @@ A loop with no backward is not a training loop, and its sums are usually
 built under `torch.no_grad()`. Here the same walk sees the grad mode (on),
 sees the training loop backward through the very module the loop calls,
 and sees that nothing backwards the sum: the graphs are built and kept for
-nothing until the sum is dropped. Only sums named or built as losses count.
+nothing until the sum is dropped. Only sums named or built as losses count,
+and `+=` sums of anything (`center_sum += gamma.t() @ z` in a pass over the
+data after training): AD101 reports those that are not losses.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ def evaluation_loop(scope, loop, key: str, head) -> bool:
     whose sum `key` keeps graphs of a module the scope trains? Marks it."""
     if scope.loop_grad.get(id(loop), 1) or scope.eval_note is not None:
         return False
-    if not (head.loss or looks_like_loss(key)):
+    if not (head.loss or looks_like_loss(key) or head.kind == "accum"):
         return False
     trained = set()
     for event in scope.events:

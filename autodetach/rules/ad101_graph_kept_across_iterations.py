@@ -62,7 +62,14 @@ class GraphKeptAcrossIterations(GraphRule):
     That the input carries a graph is inferred, and only for a module with
     parameters of its own, or one without that a module of the file with
     parameters feeds from them (a batch-norm core handed its owner's gain and
-    bias) or an `nn.Sequential` puts after a layer. A reset in a method only
+    bias) or an `nn.Sequential` puts after a layer; the module that feeds it
+    may live in another project file that imports the class and builds it in
+    `__init__` (a statistics module a coupling layer calls on its network's
+    output), read there with the same walk. A sum folded in a loop that
+    backwards nothing, with gradients on, through a module the training loop
+    of the same function or script backwards (a pass over the data after
+    training), is reported too: the fix is unsafe when the sum is kept on an
+    object after the loop, where code not read may backward it. A reset in a method only
     `__init__` calls (`reset_parameters`) is initialisation, not the caller
     managing recurrent state. And recurrent state kept on `self` (by a
     module's forward, `x, self.hc = self.lstm(x, self.hc)`, or by an agent,
@@ -574,6 +581,16 @@ class GraphKeptAcrossIterations(GraphRule):
                 msg = (f"`{leak.key}` keeps every iteration's graph alive (line {line(ctx, node.stmt)}): "
                        f"memory grows each step. Detach it where it is stored")
                 fix = SAFE
+                if id(leak.loop) in scope.eval_loops:
+                    msg += (" (the loop backwards nothing and runs with gradients on, no `torch.no_grad()` around "
+                            "it, through a module the training loop backwards")
+                    kept = _kept_on_object(scope, leak.key)
+                    if kept:
+                        fix = UNSAFE
+                        msg += (f"); inferred: nothing backwards the sum, though `{kept}` keeps it after the loop "
+                                f"and code outside this function, not read, may")
+                    else:
+                        msg += "; nothing backwards the sum, so the cut changes no update)"
             if edit is not None and (param := _parameter(ctx, src)) is not None:
                 # `self.data.append(transition)` of `put_data(self, transition)`: what callers hand it
                 # (`(s, a, r, prob)`, a tuple) may have no `.detach()`, and a cut there cuts for every caller
@@ -824,6 +841,20 @@ class GraphKeptAcrossIterations(GraphRule):
             msg += "; this holds when " + " and ".join(f"`{c}`" for c in conditions) + " is true (the parameter's "\
                    "requires_grad)"
         self.report(u.stmt, msg)
+
+
+def _kept_on_object(scope, key: str) -> Optional[str]:
+    """`self.total = total` (or `self.stats["t"] = total / n`) in the scope: the attribute that keeps
+    what the sum `key` becomes, where code outside the scope may read it."""
+    for stmt in scope.body:
+        for n in nodes(stmt, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if type(n) is cst.Assign and any(type(x) is cst.Name and x.value == key for x in nodes(n.value)):
+                for t in n.targets:
+                    target = t.target.value if type(t.target) is cst.Subscript else t.target
+                    name = dotted(target) or ""
+                    if "." in name:
+                        return name
+    return None
 
 
 def _parameter(ctx, src) -> Optional[str]:

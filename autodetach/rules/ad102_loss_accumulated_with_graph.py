@@ -49,7 +49,13 @@ class LossAccumulatedWithGraph(GraphRule):
 
     Also found: a sum of what a method of the class returns after its own
     backward and step (`loss += self._step(x)` over several steps), even
-    where the method's local has the same name as the sum.
+    where the method's local has the same name as the sum. Likewise what a
+    function or a method of another file of the project hands back, as it
+    is, after backwarding it (`err.backward(); opt.step(); return err, acc`):
+    the backward proves a loss with its graph, whatever the names
+    (`hist.append(model.fit_batch(x)[0])`), in a file that may hold no
+    backward of its own; a value rebound after the backward
+    (`err = err.item()`) is not one.
 
     ## Why it matters
     It does not raise, but every iteration's graph stays reachable from the
@@ -215,8 +221,10 @@ class LossAccumulatedWithGraph(GraphRule):
     # a helper storing the loss it returns into a caller's collector (`stat_col["loss"] = loss`, `meter.update(loss)`)
     # a dict of the loss's parts returned beside the loss, fed to meters by callers in other files
     # a logger of another file's values kept per name (`self._log_data[name][0].append(value)`, fed a loss)
+    # what a function or method of another file returns after its own backward (`model.fit_batch(x)`), kept
+    # in a list or a total under any name: the file itself may hold no backward, nor a word of a loss
     tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss", "= sum(",
-                                "].append(value)")
+                                "].append(value)", ".append(", " += ")
 
     VALID = [
         Valid("""

@@ -225,6 +225,10 @@ class LossAccumulatedWithGraph(GraphRule):
     # in a list or a total under any name: the file itself may hold no backward, nor a word of a loss
     tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss", "= sum(",
                                 "].append(value)", ".append(", " += ")
+    # what admitted a file before the last two: the reports made in a meter's or a helper's own file for
+    # callers elsewhere keep to it (a meter file with none of them is reported at its callers' update)
+    remote_tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss",
+                                       "= sum(", "].append(value)")
 
     VALID = [
         Valid("""
@@ -653,7 +657,9 @@ class LossAccumulatedWithGraph(GraphRule):
     ]
 
     def finish(self) -> None:
-        self._remote_meters()
+        remote = _remote_admitted(self.ctx.text, self.remote_tokens)
+        if remote:
+            self._remote_meters()
         ctx = self.ctx
         done = set()
         for scope, leak in ctx.analysis.diagnoses_for(self.kind):
@@ -764,7 +770,8 @@ class LossAccumulatedWithGraph(GraphRule):
                 rep.message += UNSAFE_NOTE
         self._step_accumulators(done)
         self._kept_outputs(done)
-        self._remote_helpers()
+        if remote:
+            self._remote_helpers()
         self._returned_stats()
 
     def _kept_outputs(self, done: set) -> None:
@@ -929,6 +936,16 @@ class LossAccumulatedWithGraph(GraphRule):
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
         if not rep.message.endswith(UNSAFE_NOTE):
             rep.message += UNSAFE_NOTE
+
+
+def _remote_admitted(text: str, tokens) -> bool:
+    """One of `tokens` in the file's code (comments and docstrings left out, as the pre-filter does)."""
+    from ..code_tokens import code_rules
+
+    def admitted(t):
+        return [True] if any(token in t for token in tokens) else []
+
+    return bool(code_rules(text, admitted, lambda t, rules: admitted(t)))
 
 
 def _mixed(ctx, stmt) -> bool:

@@ -2066,12 +2066,14 @@ class Scope:
         stmt = self.cur_stmt
         stmt = stmt.suite if isinstance(stmt, _SuiteLine) else stmt
         node = self.new_node(None, stmt, call, Val(nontrivial=True), kind="op", trivial=False)
-        node.loss = _looks_like_loss(meth)
+        # the method backwards what it returns (Summary.returns_loss): a loss, whatever its name
+        node.loss = _looks_like_loss(meth) or -1 in summary.returns_loss
         value = Val(heads=frozenset({node}), loss=node.loss)
         if summary.arity:
             # per element where the callee's returns agree (`return loss.item(), out`)
             value.elems = [Val() if summary.elems and summary.elems[index] in ("cut", "const")
-                           else Val(heads=frozenset({node})) for index in range(summary.arity)]
+                           else Val(heads=frozenset({node}), loss=index in summary.returns_loss)
+                           for index in range(summary.arity)]
         return value
 
     def _foreign_backward(self, call, stmt, base, meth, found, vals) -> None:

@@ -719,6 +719,11 @@ class Analysis:
             found = self.foreign_method(base, meth)
             if found is not None and found[0].events:
                 return True
+        elif key not in funcs and key in self.ctx.imports.aliases:
+            # `fit_batch(net, opt, x, y)` imported from a file of the project that backwards and steps
+            found = self.project_summary(self.ctx.imports.aliases[key], key)
+            if found is not None and found.events and found.backward_args:
+                return True
         return False
 
     # ---------------------------------------------------------------- queries

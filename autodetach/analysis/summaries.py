@@ -120,6 +120,10 @@ class Summary:
     # forward: `self.X` it stores a value in that is not cut (`self.out = h`, `self.logits["a"] = o`): what a
     # method reading X later hangs from (flow.Scope._forward_reads)
     forward_stores: tuple = ()
+    # where every return hands back, as it is, a local the body backwards (`loss.backward(); opt.step();
+    # return loss, acc`): -1 for the whole result, else the tuple's positions. The backward proves that
+    # the value carries a graph, and a caller that keeps it keeps that graph (a kept loss: analysis.returned_losses)
+    returns_loss: tuple = ()
 
 
 def ast_dotted(node) -> Optional[str]:
@@ -665,10 +669,17 @@ class _Fn:
         self._returns = returns
         # `loss.backward()` here proves that `loss` carries a graph, whatever computed it
         self.backwarded = _backwarded_names(self.fn)  # scaler.scale(loss).backward() and the like too
+        from .returned_losses import returned_losses
+
+        lost = returned_losses(self.fn, self.backwarded)
+        if lost:
+            extra_losses = {"returns_loss": lost}
+        else:
+            extra_losses = {}
         arg_backwards = [backward for backward in backwards if self._depends(backward.func.value)]
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
-                     grad_off=self.off)
+                     grad_off=self.off, **extra_losses)
         if arg_backwards and extra["backward_retain"] is None:
             extra["retain_flag"] = ast_flag_param(self.fn, arg_backwards)
         if arg_backwards:

@@ -49,7 +49,13 @@ class LossAccumulatedWithGraph(GraphRule):
 
     Also found: a sum of what a method of the class returns after its own
     backward and step (`loss += self._step(x)` over several steps), even
-    where the method's local has the same name as the sum.
+    where the method's local has the same name as the sum. Likewise what a
+    function or a method of another file of the project hands back, as it
+    is, after backwarding it (`err.backward(); opt.step(); return err, acc`):
+    the backward proves a loss with its graph, whatever the names
+    (`hist.append(model.fit_batch(x)[0])`), in a file that may hold no
+    backward of its own; a value rebound after the backward
+    (`err = err.item()`) is not one.
 
     ## Why it matters
     It does not raise, but every iteration's graph stays reachable from the
@@ -215,8 +221,14 @@ class LossAccumulatedWithGraph(GraphRule):
     # a helper storing the loss it returns into a caller's collector (`stat_col["loss"] = loss`, `meter.update(loss)`)
     # a dict of the loss's parts returned beside the loss, fed to meters by callers in other files
     # a logger of another file's values kept per name (`self._log_data[name][0].append(value)`, fed a loss)
+    # what a function or method of another file returns after its own backward (`model.fit_batch(x)`), kept
+    # in a list or a total under any name: the file itself may hold no backward, nor a word of a loss
     tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss", "= sum(",
-                                "].append(value)")
+                                "].append(value)", ".append(", " += ")
+    # what admitted a file before the last two: the reports made in a meter's or a helper's own file for
+    # callers elsewhere keep to it (a meter file with none of them is reported at its callers' update)
+    remote_tokens = BACKWARD_TOKENS + ("loss += ", "+= loss", "losses.append(", "] = loss", ".update(loss",
+                                       "= sum(", "].append(value)")
 
     VALID = [
         Valid("""
@@ -645,7 +657,9 @@ class LossAccumulatedWithGraph(GraphRule):
     ]
 
     def finish(self) -> None:
-        self._remote_meters()
+        remote = _remote_admitted(self.ctx.text, self.remote_tokens)
+        if remote:
+            self._remote_meters()
         ctx = self.ctx
         done = set()
         for scope, leak in ctx.analysis.diagnoses_for(self.kind):
@@ -756,7 +770,8 @@ class LossAccumulatedWithGraph(GraphRule):
                 rep.message += UNSAFE_NOTE
         self._step_accumulators(done)
         self._kept_outputs(done)
-        self._remote_helpers()
+        if remote:
+            self._remote_helpers()
         self._returned_stats()
 
     def _kept_outputs(self, done: set) -> None:
@@ -921,6 +936,16 @@ class LossAccumulatedWithGraph(GraphRule):
         rep = self.report(src, msg, edits=[Edit(src, new)], fix=UNSAFE, fix_title="Pass `.detach()`")
         if not rep.message.endswith(UNSAFE_NOTE):
             rep.message += UNSAFE_NOTE
+
+
+def _remote_admitted(text: str, tokens) -> bool:
+    """One of `tokens` in the file's code (comments and docstrings left out, as the pre-filter does)."""
+    from ..code_tokens import code_rules
+
+    def admitted(t):
+        return [True] if any(token in t for token in tokens) else []
+
+    return bool(code_rules(text, admitted, lambda t, rules: admitted(t)))
 
 
 def _mixed(ctx, stmt) -> bool:

@@ -175,3 +175,63 @@ def test_a_sum_that_no_mode_backwards_is_still_reported():
     # the training arm backwards the last loss, not the window's sum: the sum is kept for nothing
     found = _found(META.replace("BACKWARD", "(loss * 0).backward()"))
     assert any(code in ("AD101", "AD102") for code, _ in found)
+
+
+REPLAY = """
+import torch
+import torch.nn as nn
+
+
+class Replay:
+    def __init__(self):
+        self.items = []
+
+    def push(self, feats, target):
+        self.items.append([feats, target])
+
+    def learn(self, net, optimizer):
+        for feats, target in self.items:
+            loss = (net(feats) - target).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward(retain_graph=True)
+            optimizer.step()
+
+
+class Trainer:
+    def __init__(self):
+        self.encoder = nn.Linear(4, 8)
+        self.head = nn.Linear(8, 1)
+        self.opt = torch.optim.SGD(self.head.parameters(), lr=0.1)
+        self.buffer = Replay()
+
+    def run_batch(self, x, y):
+        feats = self.encoder(x)
+        self.buffer.push(feats, y)
+        self.buffer.learn(self.head, self.opt)
+
+
+trainer = Trainer()
+for batch in range(3):
+    trainer.run_batch(torch.randn(2, 4), torch.randn(2, 1))
+"""
+
+
+def test_a_replay_buffer_filled_by_its_callers_needs_the_retain():
+    # every call of learn() backwards the stored features' encoder graph again (main: unsafe AD104)
+    assert "AD104" not in [c for c, _ in _found(REPLAY)]
+
+
+def test_the_same_from_a_module_level_loop():
+    driver = ("trainer = Trainer()\nfor batch in range(3):\n"
+              "    trainer.run_batch(torch.randn(2, 4), torch.randn(2, 1))\n")
+    src = REPLAY.replace(driver,
+                         "buffer = Replay()\nhead = nn.Linear(8, 1)\nopt = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+                         "for batch in range(3):\n    buffer.push(torch.randn(2, 8), torch.randn(2, 1))\n"
+                         "    buffer.learn(head, opt)\n")
+    assert "buffer.learn(head, opt)" in src
+    assert "AD104" not in [c for c, _ in _found(src)]
+
+
+def test_a_buffer_emptied_after_the_replay_still_gets_ad104():
+    src = REPLAY.replace("            optimizer.step()\n", "            optimizer.step()\n        self.items = []\n")
+    assert "AD104" in [c for c, _ in _found(src)]

@@ -246,6 +246,7 @@ class Scope:
         self.plain_keys: set = set()  # names annotated `List[str]`, `int`, ... (plain_annotations.py)
         self._leak_candidates: list = []  # (key, store, loop, older stores, outer loops), judged after the walk
         self._leak_keys: dict = {}  # id(loop) -> keys that accumulate across its iterations
+        self._switched_off: set = set()  # (id(loop), key): the loop backwards key in an arm a literal argument left out
         self.loop_grad: dict = {}  # id(loop) -> self.no_grad where a loop of this body starts (sibling_evals.py)
         self.eval_loops: set = set()  # id(loop): loops with no backward found keeping graphs (sibling_evals.py)
         self._proven: Optional[tuple] = None  # see `proven`, built on first use
@@ -2848,6 +2849,8 @@ class Scope:
                          and any(tag == (loop_id, 1) for tag in parent.iteration)
                          and id(parent) not in self.callee_locals]
                 if older:
+                    if self.consts and _switched_off_backward(self, loop, key):
+                        self._switched_off.add((loop_id, key))
                     outer = tuple(enclosing for enclosing, _ in self.loop_stack)
                     self._leak_candidates.append((key, head, loop, older, outer))
                     self._leak_keys.setdefault(loop_id, set()).add(key)
@@ -2905,6 +2908,11 @@ class Scope:
             if reached and not any(event.retain is not False for event in self.events
                                    if event.kind in ("backward", "grad") and head in event.reach):
                 continue  # consumed by a backward (gradient accumulation)
+            if not reached and (id(loop), key) in self._switched_off:
+                # `if should_train: all_losses.backward()` in a function walked at its call with
+                # `should_train=False`: the sum is the meta-loss the other mode backwards, which a cut
+                # would break, and this mode only keeps what the author's reset bounds
+                continue
             feeds = None
             if not reached and not evaluates and not closure([head]) & self.freed_any and \
                     not grows_on_self(self.analysis, self.method_class or self.self_class, key):
@@ -2952,6 +2960,31 @@ def _beside_step(head, key: str) -> bool:
     added = [parent for parent in head.parents if parent.name != key]
     return bool(added) and all(value.beside or value.parents and all(p.beside for p in value.parents)
                                for value in added)
+
+
+def _switched_off_backward(scope, loop, key: str) -> bool:
+    """Does `loop` backward `key` itself (`key.backward()`, `torch.autograd.backward(key)`,
+    `autograd.grad(key, ...)`) in an arm this walk left out, because a parameter of the inlined
+    call was given a literal that turns it off (`if should_train:` with `should_train=False`)?"""
+    ctx = scope.analysis.ctx
+    for node in nodes(loop):
+        if type(node) is not cst.Call:
+            continue
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value == "backward" and dotted(func.value) == key:
+            pass
+        elif (dotted(func) or "").rpartition(".")[2] in ("backward", "grad") and node.args and \
+                dotted(node.args[0].value) == key:
+            pass
+        else:
+            continue
+        arm = ctx.enclosing(node, cst.If)
+        while arm is not None and ctx.encloses(loop, arm):
+            known = scope._known_test(arm.test)
+            if known is not None and known != ctx.encloses(arm.body, node):
+                return True  # the arm holding the backward is the one this walk leaves out
+            arm = ctx.enclosing(arm, cst.If)
+    return False
 
 
 def _carried(loop, older) -> set:

@@ -89,6 +89,9 @@ def unneeded_retains(analysis) -> list:
                 emptied[ev.call] = state
                 verdict.setdefault(ev.call, False)
                 continue
+            if _replayed_store(analysis, ctx, ev):
+                verdict[ev.call] = True  # needed: the next call walks the stored entries' graphs again
+                continue
             # a driver that drops its instance when it ends leaves nothing on `self` to backward later
             kept = [n for n in own if _kept_on_self(scope, n)] if scope.driver_note is None or scope.driver_keeps \
                 else []
@@ -1131,3 +1134,58 @@ def _state_emptied(ctx, scope):
     if any(k not in scope.env or scope.env[k].heads or scope.env[k].unknown for k in reads):
         return None
     return sorted(reads)
+
+
+def _replayed_store(analysis, ctx, ev) -> bool:
+    """A loss backwarded in a loop over the entries of a container the object keeps (`for S,
+    action, reward in self.data:` in a replay buffer's `optimize`): bound in the class's
+    `__init__`, filled by another of its methods, not emptied as a whole (rebound, `.clear()`,
+    `del x[:]`) by the method that backwards, and either found by the flow to keep graphs across
+    iterations (AD101's leak of `self.data`) or filled with what the filler's callers hand it
+    (`def save(self, states, ...)`: not followed). The entries outlive the call, so the next call
+    backwards whatever graphs they hold again: the retain is not shown to be unneeded."""
+    fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    cls = ctx.enclosing(fn, cst.ClassDef) if fn is not None else None
+    if cls is None or ctx.enclosing(fn, cst.FunctionDef) is not None:
+        return False
+    loop = ctx.enclosing(ev.call, (cst.For,))
+    keys = set()
+    while loop is not None and ctx.encloses(fn, loop):
+        it = loop.iter
+        if type(it) is cst.Call and dotted(it.func) in ("enumerate", "reversed", "list") and it.args:
+            it = it.args[0].value
+        key = dotted(it)
+        if key and key.startswith("self.") and key.count(".") == 1:
+            keys.add(key)
+        loop = ctx.enclosing(loop, (cst.For,))
+    kept = {leak.key for _, leak in analysis.leaks}
+    methods = [m for m in cls.body.body if type(m) is cst.FunctionDef]
+    init = next((m for m in methods if m.name.value == "__init__"), None)
+    if init is None:
+        return False
+    for key in keys:
+        if not any(type(n) is cst.AssignTarget and dotted(n.target) == key for n in nodes(init)):
+            continue
+        if any(_wholly_emptied(n, key) for n in nodes(fn)):
+            continue
+        for m in methods:
+            if m is fn or m is init:
+                continue
+            params = {p.name.value for p in m.params.params[1:]}
+            for n in nodes(m):
+                if type(n) is cst.Call and type(n.func) is cst.Attribute and dotted(n.func.value) == key and \
+                        n.func.attr.value in ("append", "extend", "insert", "appendleft") and \
+                        (key in kept or any(type(x) is cst.Name and x.value in params for x in nodes(n))):
+                    return True  # a kept graph, or what the callers hand in, which is not followed
+    return False
+
+
+def _wholly_emptied(node, key: str) -> bool:
+    if type(node) is cst.AssignTarget:
+        target = node.target.value if type(node.target) is cst.Subscript else node.target
+        return dotted(target) == key
+    if type(node) is cst.Del:
+        target = node.target.value if type(node.target) is cst.Subscript else node.target
+        return dotted(target) == key
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "clear" and \
+        dotted(node.func.value) == key

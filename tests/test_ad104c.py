@@ -217,3 +217,65 @@ def test_accumulate_runs_the_same_without_the_retain(tmp_path):
         path.write_text("import torch\ntorch.manual_seed(0)\n" + text)
         outs.append(subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True).stdout)
     assert outs[0] == outs[1]
+
+
+HELPER = """
+import torch
+
+
+class Helper:
+    @staticmethod
+    def repackage_hidden(h):
+        if isinstance(h, torch.Tensor):
+            return BODY
+        return tuple(Helper.repackage_hidden(v) for v in h)
+"""
+
+LSTM = """
+import torch
+from torch import nn
+
+
+def train_poison(helper, model, opt, batches):
+    hidden = None
+    for x, y in batches:
+        opt.zero_grad()
+        if hidden is not None:
+            hidden = helper.repackage_hidden(hidden)
+        out, hidden = model(x, hidden)
+        loss = nn.functional.mse_loss(out[:, -1], y)
+        loss.backward(retain_graph=True)
+        opt.step()
+    return loss
+
+
+def main(helper, model, opt, batches):
+    for epoch in range(3):
+        loss = train_poison(helper, model, opt, batches)
+        if loss < 1e-4:
+            break
+"""
+
+
+def test_state_cut_by_a_helper_of_unknown_class_is_an_inferred_cut(tmp_path):
+    found = _ad104(LSTM, tmp_path, extra={"helper.py": HELPER.replace("BODY", "h.detach()")})
+    assert [(f.line, f.fix) for f in found] == [(14, "unsafe")]
+    assert "the class of `helper` is not known" in found[0].message
+    # the caller only compares the returned loss with a number: nothing backwards it
+    assert "drop the result" in found[0].message
+
+
+def test_helper_method_that_keeps_the_state_keeps_the_retain(tmp_path):
+    assert _ad104(LSTM, tmp_path, extra={"helper.py": HELPER.replace("BODY", "h")}) == []
+
+
+def test_two_classes_one_keeping_the_state_keeps_the_retain(tmp_path):
+    other = HELPER.replace("class Helper", "class Keeper").replace("Helper.", "Keeper.").replace("BODY", "h * 1")
+    extra = {"helper.py": HELPER.replace("BODY", "h.detach()"), "keeper.py": other}
+    assert _ad104(LSTM, tmp_path, extra=extra) == []
+
+
+def test_a_closure_backwarding_the_returned_loss_keeps_it(tmp_path):
+    src = LSTM.replace("        if loss < 1e-4:\n            break\n",
+                       "        def again():\n            loss.backward()\n        again()\n")
+    assert _ad104(src, tmp_path, extra={"helper.py": HELPER.replace("BODY", "h.detach()")}) == []

@@ -233,6 +233,12 @@ class RetainGraphUnneeded(GraphRule):
     (`size = model.n_window`, every store of that attribute in the project's
     files a literal, no property or `setattr` of that name) runs nothing of the
     model: data it prepares before the loop carries no graph.
+    A recurrent state cut by a method of an object whose class the function
+    does not know (`hidden = helper.repackage_hidden(hidden)`, `helper` handed
+    in) is taken for the project's methods of that name when each of them
+    returns only cut values (`h.detach()`, a tuple of its own recursive calls):
+    unsafe, the class is inferred. A caller that only compares the returned
+    loss with a number (`if loss < 1e-4: break`) drops it.
     """
 
     code = "AD104"

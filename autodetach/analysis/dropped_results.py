@@ -150,8 +150,10 @@ def _target_names(target):
 
 def _reads_cut_only(fn, target: str, parents, logged: list) -> bool:
     """Is `target` read in `fn` only through a cut (`loss.item()`) or to be
-    logged (noted in `logged`)?"""
-    for node in ast.walk(fn):
+    logged (noted in `logged`)? Reads in a function defined inside `fn` that
+    binds the name itself are of its own local (a script's `loss` is not its
+    functions' `loss`); a closure's or a global read still counts."""
+    for node in _own_nodes(fn, target):
         if isinstance(node, ast.Name) and node.id == target and isinstance(node.ctx, ast.Load):
             up = parents.get(id(node))
             while isinstance(up, ast.Subscript) and up.value is node and isinstance(up.slice, ast.Constant):
@@ -162,11 +164,42 @@ def _reads_cut_only(fn, target: str, parents, logged: list) -> bool:
                 continue
             if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NUMBERS:
                 continue
+            if isinstance(up, ast.Compare):
+                continue  # `if loss < 0.0005:`: a comparison's result carries no graph
             if _logged(node, up, parents):
                 logged.append(target)
                 continue
             return False
     return True
+
+
+def _own_nodes(fn, name: str):
+    """The nodes of `fn`, less the bodies of the functions it defines that bind `name` as a local."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _local(node, name)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _local(func, name: str) -> bool:
+    """Does `func` bind `name` as its own local (a parameter or a store, not declared global)?"""
+    args = func.args
+    if name in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | \
+            {a.arg for a in (args.vararg, args.kwarg) if a is not None}:
+        return True
+    stored = False
+    todo = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))  # a nested function's stores are its own
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stored = True
+    return stored
 
 
 def _logged(node, up, parents) -> bool:

@@ -39,7 +39,10 @@ def arm(scope, test) -> Optional[bool]:
         return None
     if walk == 1:
         return check(0)
-    answers = {check(v) for v in _LATER}
+    # the constants the test compares with, and their neighbours: `i == 5` is true on one later
+    # iteration and false on the others, so no walk of a later iteration takes one arm only
+    near = {int(n.value) + d for n in nodes(test) if type(n) is cst.Integer and n.value.isdigit() for d in (-1, 0, 1)}
+    answers = {check(v) for v in set(_LATER) | {v for v in near if v >= 1}}
     return answers.pop() if len(answers) == 1 else None
 
 

@@ -44,6 +44,7 @@ from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
 from .kept_args import keeps_arguments, record_types
+from .duck_cuts import duck_cut
 from .walk import is_static, nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -1770,6 +1771,15 @@ class Scope:
         if type(func) is cst.Attribute and qualified is None and own is None and args.graph and \
                 dotted(func.value) is not None:
             args = self._foreign_cut(call, dotted(func.value), func.attr.value, args)
+            base = dotted(func.value)
+            if args.graph and base != "self" and "." not in base and not self.names.is_module(base) and \
+                    not self.lookup_key(base).graph and self.analysis.foreign_method(base, func.attr.value) is None:
+                # `hidden = helper.repackage_hidden(hidden)` of an object whose class is not known
+                note = duck_cut(self.analysis, base, func.attr.value)
+                if note is not None:
+                    if note not in self.arm_notes:
+                        self.arm_notes.append(note)
+                    return Val(ghosts=args.heads | args.ghosts)
         if type(func) is cst.Attribute and qualified is None and own is None and args.graph and \
                 dotted(func.value) is not None and (not self.lookup_key(dotted(func.value)).graph or
                                                     func.attr.value not in BUILTIN_METHODS):

@@ -13,6 +13,7 @@ from .bindings import target_names
 from .decide import find
 from .drivers import driver_walks
 from .optimizer_phases import phase_walks
+from .plain_attributes import plain_attribute
 from .runtime_classes import runtime_method
 from .flow import INLINE_LEAF, GiveUp, Scope
 from .graph import reset_ids
@@ -52,9 +53,17 @@ class _Sites:
         # the five types read, and leave a def or loop after its last node.
         closers: list = []  # (last node below, def or loop), innermost last
         enter = self.enter
+        self.called: set = set()  # ids of the `func` of each call met so far (pre-order: before the func)
+        self.settings: set = set()  # ids of module names read only for a plain setting (`model.n_window`)
         for n in nodes(analysis.ctx.module):
             t = type(n)
-            if t is cst.Name or t is cst.Call:
+            if t is cst.Attribute:
+                if type(n.value) is cst.Name and id(n) not in self.called and \
+                        analysis.names.is_module(n.value.value) and plain_attribute(analysis, n.attr.value):
+                    self.settings.add(id(n.value))  # a number or string of the module: runs nothing
+            elif t is cst.Param:
+                self.settings.add(id(n.name))  # `def f(data, model)`: naming a parameter runs nothing
+            elif t is cst.Name or t is cst.Call:
                 enter(n)
             elif (t is cst.Assign or t is cst.AugAssign or t is cst.AnnAssign) and type(n.value) is cst.Call:
                 self.bound.add(id(n.value))  # `z, ld = flow.backward(z)`: not autograd's (it returns None)
@@ -76,7 +85,7 @@ class _Sites:
         elif node_type is cst.For or node_type is cst.While:
             self.depth[-1] += 1
         elif node_type is cst.Name:
-            if self.stack and self.analysis.names.is_module(node.value):
+            if self.stack and id(node) not in self.settings and self.analysis.names.is_module(node.value):
                 self.uses[self.stack[-1]].add(node.value)
         elif node_type is cst.Call:
             self.call(node)
@@ -92,6 +101,7 @@ class _Sites:
 
     def call(self, node: cst.Call) -> None:
         func = node.func
+        self.called.add(id(func))
         key = dotted(func)
         if key is not None:
             if self.depth[-1]:

@@ -21,6 +21,7 @@ from .loop_inputs import walked_again
 from .opaque_calls import opaque_later
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
+from .reset_totals import entered_through, reset_total
 from .state_cuts import cut_after, outer_cut
 from .stubs import abstract_origins, unseen_call_origins
 from .tensor_methods import TENSOR_ONLY
@@ -106,6 +107,7 @@ def unneeded_retains(analysis) -> list:
                 escape = False  # returned, but every caller found drops the result
             # a grad for tensors this call makes anew walks only what it built since: names decide
             fresh = fresh_grad(analysis, ev) if not ev.target.heads else None
+            total = reset_total(ctx, ev)  # `total.backward(...)` then `total = 0`: the next total is new
             needed = ((not ev.target.heads or ev.target.unknown) and fresh is None or escape or ev.call in on_self
                       or (bool(kept) and cut_reads is None)
                       or any(n.kind == "stored" for n in ev.reach)  # a graph another method keeps on self
@@ -115,6 +117,7 @@ def unneeded_retains(analysis) -> list:
                              and not _entries_apart(analysis, scope, ev, o, own, entry_notes)
                              and not _prepared_apart(analysis, ev, o, own, entry_notes)
                              and not _frozen_apart(analysis, own & (o.reach - o.captured), entry_notes)
+                             and not (total is not None and entered_through(ctx, ev, o, own, total))
                              for o in scope.events)
                       or walked_again(analysis, ev, own)  # the next iteration walks it again
                       or _stored_on_argument(ctx, ev, own)  # `ctx.g = g`: the caller's object keeps it

@@ -220,6 +220,25 @@ class RetainGraphUnneeded(GraphRule):
     store in them a tensor built before), or when the verdict rests on a grad
     stopping at the tensors a list holds: that none of them is built on
     another (the grad would walk on into it) is inferred.
+    A running total backwarded every few steps and started again in the same
+    block (`total.backward(retain_graph=True)`, `opt.step()`, `total = 0`, a
+    minibatch of meta-learning tasks) retains for nothing when every binding of
+    the total in its function is a number or a sum of itself (`total = total +
+    loss`, `total += loss`, `total = total / n`) and the later backwards reach
+    this graph only through reads of it (or of a helper's own running total,
+    which each call starts anew) made after the reset: on the path where the
+    backward ran the total was reset, so what they reach was added on a path
+    that skipped it. A copy kept under another name (`previous = total`) keeps
+    the retain. A helper that reads only a setting of the model it is handed
+    (`size = model.n_window`, every store of that attribute in the project's
+    files a literal, no property or `setattr` of that name) runs nothing of the
+    model: data it prepares before the loop carries no graph.
+    A recurrent state cut by a method of an object whose class the function
+    does not know (`hidden = helper.repackage_hidden(hidden)`, `helper` handed
+    in) is taken for the project's methods of that name when each of them
+    returns only cut values (`h.detach()`, a tuple of its own recursive calls):
+    unsafe, the class is inferred. A caller that only compares the returned
+    loss with a number (`if loss < 1e-4: break`) drops it.
     """
 
     code = "AD104"

@@ -529,7 +529,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         if analysis.sites.backward_in or analysis.sites.module_level_backward:
             return  # the walk of this file's loops decides (AD101 reports state on self)
         ctx = self.ctx
-        for cls, stmt, key, call in forward_states(analysis):
+        for cls, stmt, key, call, uncalled in forward_states(analysis):
             msg = (f"`{cls.name.value}.forward` feeds `{key}` into `{code(ctx, call.func)}` and stores the new "
                    f"state in it (line {line(ctx, stmt)}): unless every caller resets `{key}` before each "
                    f"batch, the next batch's backward walks into the previous batch's freed graph; detach it "
@@ -539,8 +539,11 @@ class RecurrentStateNotRepackaged(GraphRule):
             edits = self._forward_fix(key, line_stmt) if line_stmt is not None else []
             rep = self.report(line_stmt or stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                               fix_title=f"Detach `{key}` before it is fed back")
-            _infer(rep, [f"the callers of `{cls.name.value}` are not in this file, so that they do not "
-                         f"reset `{key}` per batch is assumed"])
+            notes = [f"the callers of `{cls.name.value}` are not in this file, so that they do not "
+                     f"reset `{key}` per batch is assumed"]
+            notes += [f"`{name}` sets `{key}` but nothing in the project calls it outside `__init__`, so it is "
+                      f"taken to run once, at construction" for name in uncalled]
+            _infer(rep, notes)
 
     def _forward_fix(self, key, anchor) -> list:
         # The helper: the state may be None before the first call, or of any structure.

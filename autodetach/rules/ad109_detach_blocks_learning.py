@@ -222,7 +222,11 @@ class DetachBlocksLearning(GraphRule):
                      "inferred from its name)")
         else:
             where = f"the loss `{found.loss}` backwarded at line {line(ctx, found.site)}"
-        msg = f"{where} adds {cut} as a whole term: cut from its graph it is a constant and sends no gradient"
+        if found.via:
+            msg = (f"{where} adds `{found.via}`, a term computed from {cut} and values with no graph alone: "
+                   f"a constant that sends no gradient")
+        else:
+            msg = f"{where} adds {cut} as a whole term: cut from its graph it is a constant and sends no gradient"
         if found.lost:
             msg += f" to {_names(found.lost)}, which the loss's other terms train"
         if found.only:

@@ -32,7 +32,9 @@ class RecurrentStateNotRepackaged(GraphRule):
     so that the next backward walks into the previous batch's graph. Also
     state a module keeps on itself: a Module whose `forward` feeds
     `self.hidden` back into its LSTM and stores the new state (reported in
-    the model's file when the training loop is elsewhere), and a model whose
+    the model's file when the training loop is elsewhere; a method that
+    sets the state, such as `init_hidden`, resets it only if something in
+    the project other than `__init__` calls it), and a model whose
     layer, from another file of the project, does so (`model(x)` then
     carries that state from one iteration to the next). State on `self` in
     a trainer method that another method's loop calls once per pass

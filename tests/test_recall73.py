@@ -161,3 +161,40 @@ def test_state_reset_by_a_caller_in_the_project_or_in_forward_is_left_alone(tmp_
 def test_state_reset_in_forward_is_left_alone(tmp_path):
     _write(tmp_path / "model.py", MODEL.format(pre="        self.reset_hc(x.size(0))\n"))
     assert _model_findings(tmp_path / "model.py") == []
+
+
+FLOW = """
+import torch
+from torch import nn
+cell = nn.{cell}(3, 6)
+xs = torch.randn(5, 2, 3)
+{start}
+for t in range(5):
+    {step}
+    loss = {out}.abs().sum()
+    loss.backward(retain_graph=True)
+    print({probe}.grad.norm().item())
+    {probe}.grad = None
+"""
+
+
+def test_gradient_reaching_the_chain_start_is_a_wanted_retain():
+    src = FLOW.format(cell="GRUCell", start="h0 = torch.zeros(2, 6, requires_grad=True)\nh = h0",
+                      step="h = cell(xs[t], h)", out="h", probe="h0")
+    assert _found(src, "AD106") == []
+    # an LSTM cell's pair, started from a tuple, in a function
+    src = FLOW.format(cell="LSTMCell", start="h0, c0 = torch.zeros(2, 6, requires_grad=True), torch.zeros(2, 6)\n"
+                      "h, c = h0, c0", step="h, c = cell(xs[t], (h, c))", out="h", probe="h0")
+    body = "\n".join("    " + ln for ln in src.splitlines()[4:])
+    src = "\n".join(src.splitlines()[:4]) + "\n\n\ndef probe():\n" + body + "\n"
+    assert _found(src, "AD106") == []
+
+
+def test_a_gradient_read_elsewhere_keeps_the_retained_chain_reported():
+    # the gradient read is a parameter's, the state did not start from it
+    src = FLOW.format(cell="GRUCell", start="h = torch.zeros(2, 6)", step="h = cell(xs[t], h)", out="h",
+                      probe="cell.weight_hh")
+    assert [fix for _, fix, _ in _found(src, "AD106")] == ["unsafe"]
+    src = FLOW.format(cell="GRUCell", start="h0 = torch.zeros(2, 6, requires_grad=True)\nh = torch.zeros(2, 6)",
+                      step="h = cell(xs[t], h)", out="h", probe="h0")
+    assert [fix for _, fix, _ in _found(src, "AD106")] == ["unsafe"]

@@ -505,6 +505,8 @@ class RecurrentStateNotRepackaged(GraphRule):
                     anchor = body_child(ctx, node.stmt, loop) if loop is not None else None
                     if anchor is None or anchor in done or anchor in seen or _foreign_state(analysis, node) is False:
                         continue
+                    if _grad_of_start(ctx, loop, node.name):
+                        continue  # backprop through every iteration is the point: the gradient at the chain's start
                     seen.add(anchor)
                     self._report_retained(analysis, scope, loop, anchor, node, ev)
 
@@ -670,6 +672,36 @@ def _foreign_state(analysis, node):
 
     where = f"`{callee}`'s forward" if meth == "forward" else f"`{callee}`"
     return f"{where} (read from {os.path.basename(path)}) returns `{node.name}` computed from its input"
+
+
+def _grad_of_start(ctx, loop, name: str) -> bool:
+    """The loop reads `h_0.grad` where the chained state started, before the
+    loop, as `h_0` (`h_t = h_0`, `h_t, c_t = h_0, c_0`): it measures the
+    gradient that reaches the chain's start through every iteration (a
+    gradient-flow experiment), which needs each backward to walk all earlier
+    iterations; the retain is what it asks for."""
+    body = list(nodes_of(loop.body))
+    grads = {n.value.value for n in body if isinstance(n, cst.Attribute) and n.attr.value == "grad" and
+             isinstance(n.value, cst.Name)}
+    if not grads:
+        return False
+    for t in body:
+        if isinstance(t, cst.AssignTarget):  # a name rebound in the loop (not `h_0.grad = None`)
+            parts = [t.target] + [e.value for e in getattr(t.target, "elements", ())]
+            grads -= {x.value for x in parts if isinstance(x, cst.Name)}
+    start = line(ctx, loop)
+    parent = ctx.parent(loop)
+    while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        parent = ctx.parent(parent)
+    for stmt in getattr(parent, "body", ()):
+        for node in nodes_of(stmt, skip=(cst.FunctionDef, cst.ClassDef)):
+            if not isinstance(node, cst.Assign) or line(ctx, node) >= start:
+                continue
+            targets = [x.value for t in node.targets for x in nodes_of(t.target) if isinstance(x, cst.Name)]
+            read = {x.value for x in nodes_of(node.value) if isinstance(x, cst.Name)}
+            if name in targets and read & grads:
+                return True
+    return False
 
 
 def _target_index(node):

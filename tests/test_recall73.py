@@ -198,3 +198,38 @@ def test_a_gradient_read_elsewhere_keeps_the_retained_chain_reported():
     src = FLOW.format(cell="GRUCell", start="h0 = torch.zeros(2, 6, requires_grad=True)\nh = torch.zeros(2, 6)",
                       step="h = cell(xs[t], h)", out="h", probe="h0")
     assert [fix for _, fix, _ in _found(src, "AD106")] == ["unsafe"]
+
+
+def _copy_case(tmp_path, name):
+    here = os.path.join(os.path.dirname(__file__), "..", "corpus", "AD106", name)
+    for f in ("models.py", "train.py"):
+        with open(os.path.join(here, f)) as fh:
+            _write(tmp_path / f, fh.read())
+
+
+def test_state_the_named_class_replaces_in_forward_is_left_alone(tmp_path):
+    _copy_case(tmp_path, "ok_state_replaced_in_forward")
+    assert _model_findings(tmp_path / "train.py") == []
+    # `in model.name`, nested under another arm, in a trainer method
+    text = (tmp_path / "train.py").read_text()
+    text = text.replace('        if model.name == "NoisyGRU":',
+                        '        if "Noisy" in model.name:\n            if True:')
+    text = text.replace("            y, state = model(x, state if i else None)",
+                        "                y, state = model(x, state if i else None)")
+    _write(tmp_path / "train.py", text.replace('"Noisy" in', '"NoisyGRU" in'))
+    assert _model_findings(tmp_path / "train.py") == []
+
+
+def test_state_the_named_class_keeps_is_still_reported(tmp_path):
+    _copy_case(tmp_path, "ok_state_replaced_in_forward")
+    models = (tmp_path / "models.py").read_text()
+    for keep in ("state = state if state is not None else torch.zeros(1, 1, 8)",
+                 "state = torch.randn(1, 1, 8) + state if state is not None else state"):
+        _write(tmp_path / "models.py", models.replace(
+            "state = torch.randn(1, 1, 8) if state is not None else state", keep))
+        assert [fix for _, fix, _ in _model_findings(tmp_path / "train.py")] == ["unsafe"], keep
+    # the arm names a class the project does not have: nothing is known about the model
+    _write(tmp_path / "models.py", models)
+    text = (tmp_path / "train.py").read_text().replace('model.name == "NoisyGRU"', 'model.name == "Other"')
+    _write(tmp_path / "train.py", text)
+    assert [fix for _, fix, _ in _model_findings(tmp_path / "train.py")] == ["unsafe"]

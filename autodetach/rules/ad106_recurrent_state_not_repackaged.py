@@ -84,7 +84,13 @@ class RecurrentStateNotRepackaged(GraphRule):
     the `retain_graph=True` reference the numbers differ exactly by that
     truncation (verification reports it as `fixed`, and `changed` against
     the reference by design). State re-created every batch, and recurrence
-    unrolled inside one iteration before a single backward, are left alone.
+    unrolled inside one iteration before a single backward, are left alone,
+    and so are state handed to a model whose forward replaces it before
+    reading it (in an arm `if 'Omni' in model.name:` whose class of the
+    project, by that name, does `hidden = torch.rand(...) if hidden is not
+    None else hidden`), and a retained chain whose loop reads the gradient
+    at the chain's start (`h = h0` before the loop, `h0.grad` in it: a
+    gradient-flow experiment wants every backward to walk all iterations).
     When the finding rests on inferred roles (a model passed as an argument,
     state on `self` in a trainer method taken to run once per iteration),
     on another file (a layer that keeps state, a model's forward that
@@ -657,6 +663,10 @@ def _foreign_state(analysis, node):
     if callee is not None and callee not in analysis.names.foreign_instances:
         owner, _, meth = callee.rpartition(".")  # `trainer.loss(x, h)`: a method of another file's class
     if not owner or owner not in analysis.names.foreign_instances:
+        from ..analysis.replaced_state import replaced_in_forward
+
+        if callee is not None and node.name and replaced_in_forward(analysis, call, node.name):
+            return False  # the arm's class (by its name) replaces the state before reading it
         return None
     found = analysis.foreign_method(owner, meth)
     if found is None:

@@ -376,7 +376,10 @@ def _cut_only(expr, analysis, order, at, depth=0, vals=None) -> Optional[list]:
     if isinstance(expr, cst.Name):
         found = order.reaching(expr.value, at, unpack=True)
         if found is None or found[1]:
-            return [] if _no_graph(vals, expr) else None
+            # a local the syntax cannot follow (`ret[t] = g` in a loop) that the walk shows with no graph;
+            # never a parameter, a loop target or a global (a caller's input, a batch: not proved)
+            bound = at >= 0 and any(expr.value in _bound(small) for small, _ in order.items[:at])
+            return [] if bound and _no_graph(vals, expr) else None
         return _cut_only(found[0], analysis, order, order.index(found[0]), depth + 1, vals)
     if isinstance(expr, cst.Subscript):
         parts = [expr.value]

@@ -54,6 +54,7 @@ class DeadTerm:
     only: frozenset  # of those, the ones no live term reaches
     stmt: Optional[cst.CSTNode] = None  # the statement that holds the cut
     loss: str = ""  # the loss's code, for the message
+    via: Optional[str] = None  # the term's code, where the cut lies in a name it reads (`adv.pow(2)`)
 
 
 def dead_terms(analysis) -> list:
@@ -68,7 +69,7 @@ def dead_terms(analysis) -> list:
         candidates = []
         for site, loss_expr, returned in sites:
             terms = _terms(loss_expr, order, order.index(site), 0, analysis)
-            if len(terms) > 1 and any(_has_cut(term, analysis) for term, _, _ in terms):
+            if len(terms) > 1 and any(_reads_cut(term, analysis, order, 0) for term, _, _ in terms):
                 candidates.append((site, loss_expr, returned, terms))
         if not candidates:
             continue
@@ -252,6 +253,10 @@ def _terms(expr, order, at, depth, analysis) -> list:
             return [(expr, [], set())]
         return [(term, factors + [other], names) for term, factors, names in
                 _terms(side, order, at, depth + 1, analysis)]
+    inner = _reduced(expr, analysis)
+    if inner is not None:
+        # `(a + b - c).mean()`: a reduction of a sum is the sum of the terms' reductions
+        return _terms(inner, order, at, depth + 1, analysis)
     key = dotted(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
     if key is not None:
         found = order.reaching(key, at)
@@ -262,6 +267,27 @@ def _terms(expr, order, at, depth, analysis) -> list:
                 out += _terms(extra, order, order.index(extra), depth + 1, analysis)
             return [(term, factors, names | {key}) for term, factors, names in out]
     return [(expr, [], _bare(expr))]
+
+
+REDUCTIONS = ("mean", "sum")
+
+
+def _reduced(expr, analysis):
+    """The sum a linear reduction reduces (`(a + b).mean()`, `torch.sum(a - b, 1)`),
+    with only settings as its other arguments; else None."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute) or \
+            expr.func.attr.value not in REDUCTIONS:
+        return None
+    qualified = analysis.ctx.imports.qualify(expr.func) or ""
+    if qualified.startswith("torch.") and expr.args and expr.args[0].keyword is None:
+        inner, rest = expr.args[0].value, expr.args[1:]
+    else:
+        inner, rest = expr.func.value, expr.args
+    if not all(_setting(a.value) for a in rest):
+        return None
+    if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, (cst.Add, cst.Subtract)):
+        return inner
+    return None
 
 
 def _bare(expr) -> set:
@@ -330,12 +356,15 @@ def _spine(expr, analysis):
     return None
 
 
-def _cut_only(expr, analysis, order, at, depth=0) -> Optional[list]:
+def _cut_only(expr, analysis, order, at, depth=0, vals=None) -> Optional[list]:
     """The cuts (node, what it cuts) a term is computed from when it reads
     nothing else but settings: `dot * F.cross_entropy(t.detach(), hard)` with
     `_, hard = torch.max(t.detach(), 1)` and `dot` from cut values, followed
     through the names bound before statement `at`; None when some part may
-    carry a graph (a name bound elsewhere, a call that is not torch's)."""
+    carry a graph (a name bound elsewhere, a call that is not torch's). With
+    the walk's values, a name bound in a way the syntax does not follow (filled
+    item by item in a loop: `returns[t] = r`) counts as a constant where the
+    walk gave it no graph and nothing unknown."""
     if depth > DEPTH:
         return None
     if _setting(expr) and not isinstance(expr, cst.Attribute):
@@ -347,8 +376,11 @@ def _cut_only(expr, analysis, order, at, depth=0) -> Optional[list]:
     if isinstance(expr, cst.Name):
         found = order.reaching(expr.value, at, unpack=True)
         if found is None or found[1]:
-            return None
-        return _cut_only(found[0], analysis, order, order.index(found[0]), depth + 1)
+            # a local the syntax cannot follow (`ret[t] = g` in a loop) that the walk shows with no graph;
+            # never a parameter, a loop target or a global (a caller's input, a batch: not proved)
+            bound = at >= 0 and any(expr.value in _bound(small) for small, _ in order.items[:at])
+            return [] if bound and _no_graph(vals, expr) else None
+        return _cut_only(found[0], analysis, order, order.index(found[0]), depth + 1, vals)
     if isinstance(expr, cst.Subscript):
         parts = [expr.value]
     elif isinstance(expr, cst.BinaryOperation):
@@ -367,11 +399,17 @@ def _cut_only(expr, analysis, order, at, depth=0) -> Optional[list]:
         return None
     out = []
     for part in parts:
-        cuts = _cut_only(part, analysis, order, at, depth + 1)
+        cuts = _cut_only(part, analysis, order, at, depth + 1, vals)
         if cuts is None:
             return None
         out += cuts
     return out
+
+
+def _no_graph(vals, expr) -> bool:
+    """The walk gave `expr` a value with no graph, no module and nothing unknown."""
+    val = vals.get(id(expr)) if vals is not None else None
+    return val is not None and not (val.heads or val.modules or val.unknown)
 
 
 def _setting(expr) -> bool:
@@ -384,6 +422,22 @@ def _setting(expr) -> bool:
 
 def _has_cut(node, analysis) -> bool:
     return bool(_cuts(node, analysis))
+
+
+def _reads_cut(expr, analysis, order, depth) -> bool:
+    """`expr` holds a cut, or reads a name whose binding before it does
+    (`vl = delta ** 2` with `delta = target - value.detach()`)."""
+    if _has_cut(expr, analysis):
+        return True
+    if depth > 3:
+        return False
+    at = order.index(expr)
+    for node in nodes(expr, skip=(cst.Lambda,)):
+        if type(node) is cst.Name:
+            found = order.reaching(node.value, at, unpack=True)
+            if found is not None and _reads_cut(found[0], analysis, order, depth + 1):
+                return True
+    return False
 
 
 # ---------------------------------------------------------------- values
@@ -459,7 +513,8 @@ def _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped) -> 
         if val is None:
             return []  # not walked (a branch the walk did not take): cannot tell
         if any(graph(f) for f in factors) or val.heads or val.modules or val.unknown:
-            live.append(term)  # (`x.detach() * w` with a graph in w too)
+            # (`x.detach() * w` with a graph in w too: `-log_prob * advantage` trains what log_prob reaches)
+            live += [term] + [f for f in factors if graph(f)]
             live_names |= names
         elif val.ghosts:
             dead.append(term)
@@ -473,7 +528,7 @@ def _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped) -> 
     out = []
     for term in dead:
         spine = _spine(term, analysis)
-        cuts = [spine] if spine else _cut_only(term, analysis, order, order.index(term)) or []
+        cuts = [spine] if spine else _cut_only(term, analysis, order, order.index(term), vals=vals) or []
         cut_vals = [v for v in (vals.get(id(c[1])) for c in cuts) if v is not None and (v.heads or v.modules)]
         if not cut_vals:
             continue  # not a function of cuts alone, or nothing with a graph was cut
@@ -485,10 +540,12 @@ def _judge(analysis, vals, order, site, loss_expr, returned, terms, stepped) -> 
                 {m for m in val.modules if analysis.names.has_params(m)}
         spine = cuts[0]
         hit = lost & trained
-        only = frozenset(m for m in lost & stepped if not _within(m, trained))
+        # what the step updates: a stepped module itself or a layer of it (`self.v` where `self.parameters()` is)
+        only = frozenset(m for m in lost if _part_of(m, stepped) and not _within(m, trained))
         if not hit and not only:
             continue  # cut from modules this loss does not train (a teacher, a target network)
         out.append(DeadTerm(site, returned, term, spine[0], frozenset(hit), only,
+                            via=None if _inside(spine[0], term) else analysis.ctx.module.code_for_node(term),
                             stmt=analysis.ctx.statement_of(spine[0]),
                             loss=analysis.ctx.module.code_for_node(loss_expr)))
     return out
@@ -503,6 +560,15 @@ def _graph_names(exprs, vals) -> set:
                 if val is not None and val.heads and dotted(node):
                     out.add(dotted(node))
     return out
+
+
+def _inside(node, expr) -> bool:
+    return any(n is node for n in nodes(expr, skip=(cst.Lambda,)))
+
+
+def _part_of(module, group) -> bool:
+    """`module` is one in `group` or a layer of one (`self.v` of `self`)."""
+    return any(module == m or module.startswith((m + ".", m + "[")) for m in group)
 
 
 def _within(module, group) -> bool:

@@ -94,10 +94,12 @@ def describe(node) -> str:
 
 
 def forward_states(analysis) -> list:
-    """(class, statement, key, call) in this file: a Module's forward that
+    """(class, statement, key, call, uncalled) in this file: a Module's forward that
     feeds `self.X` into a recurrent layer of the module and stores the new
     state in `self.X` (`out, self.hidden = self.lstm(x, self.hidden)`), with
-    nothing in the class cutting or resetting it. The loop that calls the
+    nothing in the class cutting or resetting it; `uncalled`: methods that set
+    `self.X` but that nothing in the project calls outside `__init__`
+    (`init_hidden` run once at construction), so they reset nothing. The loop that calls the
     module is elsewhere, so whether the caller resets the state per batch is
     not known: the rule says so."""
     names = analysis.names
@@ -126,24 +128,91 @@ def forward_states(analysis) -> list:
                     key = dotted(part)
                     if key is None or not key.startswith("self.") or key not in reads:
                         continue
-                    if _cut_or_reset(cls, methods, fwd, key, layer_call):
+                    uncalled = []
+
+                    def called(name, uncalled=uncalled):
+                        if _called(analysis, methods, name):
+                            return True
+                        uncalled.append(name)
+                        return False
+
+                    if _cut_or_reset(cls, methods, fwd, key, layer_call, called):
                         continue
                     stmt = node
-                    out.append((cls, stmt, key, node.value))
+                    out.append((cls, stmt, key, node.value, tuple(uncalled)))
     return out
 
 
-def _cut_or_reset(cls, methods, fwd, key, layer_call) -> bool:
+def _cut_or_reset(cls, methods, fwd, key, layer_call, called=lambda name: True) -> bool:
     for name, method in methods.items():
         for node in nodes(method):
             if isinstance(node, cst.Assign) and any(dotted(x) == key for t in node.targets
                                                  for x in [t.target] + [e.value for e in
                                                                         getattr(t.target, "elements", ())]):
-                if name == "__init__":
-                    continue
+                if name == "__init__" or method is not fwd and not called(name):
+                    continue  # set once: `__init__`, or an `init_hidden` that only `__init__` calls
                 if method is not fwd or not layer_call(node.value):
                     return True  # reset by a method, or cut in forward
             if isinstance(node, cst.Attribute) and node.attr.value in ("detach", "detach_") and \
                     any(dotted(x) == key for x in nodes(node.value) if isinstance(x, cst.Attribute)):
                 return True
     return False
+
+
+def _called(analysis, methods, name: str) -> bool:
+    """Whether anything may call method `name` of the class other than its
+    `__init__`. Only the constructor's initialiser (`self.init_hidden(b)` in
+    `__init__`) can be shown to run once: any other method is a reset offered
+    to callers, perhaps the library's users. For the initialiser: a call
+    `x.name(...)` elsewhere in this file, or a file of the project that names
+    `.name(` or the string `"name"` (getattr). A project too large to list
+    counts as calling it."""
+
+    from .project_index import MAX_FILES, files_mentioning, package_root, project_files
+
+    init = methods.get("__init__")
+    inside = {id(n) for n in nodes(init)} if init is not None else set()
+    if init is None or not any(type(n) is cst.Call and isinstance(n.func, cst.Attribute) and
+                               n.func.attr.value == name and dotted(n.func.value) == "self" for n in nodes(init)):
+        return True  # not the constructor's initialiser: a reset offered to callers (maybe the library's users)
+    for node in nodes(analysis.ctx.module):
+        if type(node) is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value == name and \
+                id(node) not in inside:
+            return True
+    path = analysis.ctx.path
+    if not path or not os.path.isfile(path):
+        return True  # no project to look through: assume a caller
+    anchor = os.path.join(package_root(path), "_")
+    if len(project_files(anchor, up=False)) >= MAX_FILES:
+        return True
+    own = os.path.realpath(path)
+    for f in files_mentioning(anchor, name.encode(), up=False):
+        if os.path.realpath(f) != own and _calls_outside_init(f, name):
+            return True
+    return False
+
+
+def _calls_outside_init(path: str, name: str) -> bool:
+    """A file that calls `x.name(...)`, or names the string `"name"` (getattr),
+    outside an `__init__` (a copy of the class, or a subclass's constructor,
+    calls it there); a file that cannot be read or parsed counts as calling it."""
+    import ast
+
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return True
+
+    def walk(node, in_init) -> bool:
+        for child in ast.iter_child_nodes(node):
+            inner = in_init or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.name == "__init__"
+            if not inner and (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and
+                              child.func.attr == name or
+                              isinstance(child, ast.Constant) and child.value == name):
+                return True
+            if walk(child, inner):
+                return True
+        return False
+
+    return walk(tree, False)

@@ -32,7 +32,9 @@ class RecurrentStateNotRepackaged(GraphRule):
     so that the next backward walks into the previous batch's graph. Also
     state a module keeps on itself: a Module whose `forward` feeds
     `self.hidden` back into its LSTM and stores the new state (reported in
-    the model's file when the training loop is elsewhere), and a model whose
+    the model's file when the training loop is elsewhere; a method that
+    sets the state, such as `init_hidden`, resets it only if something in
+    the project other than `__init__` calls it), and a model whose
     layer, from another file of the project, does so (`model(x)` then
     carries that state from one iteration to the next). State on `self` in
     a trainer method that another method's loop calls once per pass
@@ -82,7 +84,13 @@ class RecurrentStateNotRepackaged(GraphRule):
     the `retain_graph=True` reference the numbers differ exactly by that
     truncation (verification reports it as `fixed`, and `changed` against
     the reference by design). State re-created every batch, and recurrence
-    unrolled inside one iteration before a single backward, are left alone.
+    unrolled inside one iteration before a single backward, are left alone,
+    and so are state handed to a model whose forward replaces it before
+    reading it (in an arm `if 'Omni' in model.name:` whose class of the
+    project, by that name, does `hidden = torch.rand(...) if hidden is not
+    None else hidden`), and a retained chain whose loop reads the gradient
+    at the chain's start (`h = h0` before the loop, `h0.grad` in it: a
+    gradient-flow experiment wants every backward to walk all iterations).
     When the finding rests on inferred roles (a model passed as an argument,
     state on `self` in a trainer method taken to run once per iteration),
     on another file (a layer that keeps state, a model's forward that
@@ -503,6 +511,8 @@ class RecurrentStateNotRepackaged(GraphRule):
                     anchor = body_child(ctx, node.stmt, loop) if loop is not None else None
                     if anchor is None or anchor in done or anchor in seen or _foreign_state(analysis, node) is False:
                         continue
+                    if _grad_of_start(ctx, loop, node.name):
+                        continue  # backprop through every iteration is the point: the gradient at the chain's start
                     seen.add(anchor)
                     self._report_retained(analysis, scope, loop, anchor, node, ev)
 
@@ -529,7 +539,7 @@ class RecurrentStateNotRepackaged(GraphRule):
         if analysis.sites.backward_in or analysis.sites.module_level_backward:
             return  # the walk of this file's loops decides (AD101 reports state on self)
         ctx = self.ctx
-        for cls, stmt, key, call in forward_states(analysis):
+        for cls, stmt, key, call, uncalled in forward_states(analysis):
             msg = (f"`{cls.name.value}.forward` feeds `{key}` into `{code(ctx, call.func)}` and stores the new "
                    f"state in it (line {line(ctx, stmt)}): unless every caller resets `{key}` before each "
                    f"batch, the next batch's backward walks into the previous batch's freed graph; detach it "
@@ -539,8 +549,11 @@ class RecurrentStateNotRepackaged(GraphRule):
             edits = self._forward_fix(key, line_stmt) if line_stmt is not None else []
             rep = self.report(line_stmt or stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                               fix_title=f"Detach `{key}` before it is fed back")
-            _infer(rep, [f"the callers of `{cls.name.value}` are not in this file, so that they do not "
-                         f"reset `{key}` per batch is assumed"])
+            notes = [f"the callers of `{cls.name.value}` are not in this file, so that they do not "
+                     f"reset `{key}` per batch is assumed"]
+            notes += [f"`{name}` sets `{key}` but nothing in the project calls it outside `__init__`, so it is "
+                      f"taken to run once, at construction" for name in uncalled]
+            _infer(rep, notes)
 
     def _forward_fix(self, key, anchor) -> list:
         # The helper: the state may be None before the first call, or of any structure.
@@ -650,6 +663,10 @@ def _foreign_state(analysis, node):
     if callee is not None and callee not in analysis.names.foreign_instances:
         owner, _, meth = callee.rpartition(".")  # `trainer.loss(x, h)`: a method of another file's class
     if not owner or owner not in analysis.names.foreign_instances:
+        from ..analysis.replaced_state import replaced_in_forward
+
+        if callee is not None and node.name and replaced_in_forward(analysis, call, node.name):
+            return False  # the arm's class (by its name) replaces the state before reading it
         return None
     found = analysis.foreign_method(owner, meth)
     if found is None:
@@ -665,6 +682,36 @@ def _foreign_state(analysis, node):
 
     where = f"`{callee}`'s forward" if meth == "forward" else f"`{callee}`"
     return f"{where} (read from {os.path.basename(path)}) returns `{node.name}` computed from its input"
+
+
+def _grad_of_start(ctx, loop, name: str) -> bool:
+    """The loop reads `h_0.grad` where the chained state started, before the
+    loop, as `h_0` (`h_t = h_0`, `h_t, c_t = h_0, c_0`): it measures the
+    gradient that reaches the chain's start through every iteration (a
+    gradient-flow experiment), which needs each backward to walk all earlier
+    iterations; the retain is what it asks for."""
+    body = list(nodes_of(loop.body))
+    grads = {n.value.value for n in body if isinstance(n, cst.Attribute) and n.attr.value == "grad" and
+             isinstance(n.value, cst.Name)}
+    if not grads:
+        return False
+    for t in body:
+        if isinstance(t, cst.AssignTarget):  # a name rebound in the loop (not `h_0.grad = None`)
+            parts = [t.target] + [e.value for e in getattr(t.target, "elements", ())]
+            grads -= {x.value for x in parts if isinstance(x, cst.Name)}
+    start = line(ctx, loop)
+    parent = ctx.parent(loop)
+    while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        parent = ctx.parent(parent)
+    for stmt in getattr(parent, "body", ()):
+        for node in nodes_of(stmt, skip=(cst.FunctionDef, cst.ClassDef)):
+            if not isinstance(node, cst.Assign) or line(ctx, node) >= start:
+                continue
+            targets = [x.value for t in node.targets for x in nodes_of(t.target) if isinstance(x, cst.Name)]
+            read = {x.value for x in nodes_of(node.value) if isinstance(x, cst.Name)}
+            if name in targets and read & grads:
+                return True
+    return False
 
 
 def _target_index(node):

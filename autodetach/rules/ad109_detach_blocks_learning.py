@@ -24,7 +24,9 @@ class DetachBlocksLearning(GraphRule):
     graph: `criterion(student, teacher).detach() * beta` or
     `beta * torch.tensor(step_terms).mean()` added to the loss, or a term
     computed from cut values alone (`w * F.cross_entropy(logits.detach(),
-    labels)` with `labels` from the same cut logits) is a constant that
+    labels)` with `labels` from the same cut logits, or a critic's
+    `adv.pow(2)` with `adv = returns - values.detach()`, inside
+    `(actor + critic).mean()` too) is a constant that
     teaches nothing (in a forward that returns `loss`, the caller's
     backward is inferred from the name). A cut that shifts a value on purpose
     (`task + reg - reg.detach()`, a straight-through estimator) or a constant
@@ -222,7 +224,11 @@ class DetachBlocksLearning(GraphRule):
                      "inferred from its name)")
         else:
             where = f"the loss `{found.loss}` backwarded at line {line(ctx, found.site)}"
-        msg = f"{where} adds {cut} as a whole term: cut from its graph it is a constant and sends no gradient"
+        if found.via:
+            msg = (f"{where} adds `{found.via}`, a term computed from {cut} and values with no graph alone: "
+                   f"a constant that sends no gradient")
+        else:
+            msg = f"{where} adds {cut} as a whole term: cut from its graph it is a constant and sends no gradient"
         if found.lost:
             msg += f" to {_names(found.lost)}, which the loss's other terms train"
         if found.only:

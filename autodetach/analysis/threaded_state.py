@@ -164,11 +164,12 @@ def _read_runner(analysis, call, targets, back, key) -> tuple:
 
     ctx = analysis.ctx
     func = dotted(call.func)
-    if func is None or func.startswith("self.") or func.count(".") > 1:
-        return None, ""
+    if func is None or func.count(".") > (2 if func.startswith("self.") else 1) or func.count(".") == 1 and \
+            func.startswith("self."):
+        return None, ""  # `self.agent.act(o, h)` is read; a method of the object itself is _runner's
     if "." not in func and func not in {f.name.value for f in ctx.module.body if type(f) is cst.FunctionDef}:
         return None, ""
-    known = analysis.names.instances.get(func.split(".")[0]) if "." in func else None
+    known = analysis.names.instances.get(func.rpartition(".")[0]) if "." in func else None
     arg_pos = None
     for i, a in enumerate(call.args):
         if key in _arg_names(a.value):

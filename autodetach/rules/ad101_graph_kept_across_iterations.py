@@ -76,7 +76,18 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off). Also in a file with no backward, for a
+    turns no gradients off). The call may be a function of the file, or a
+    method of an object whose class the file does not show (`a, next_h =
+    policy.select_action(obs, h)`, then `h = next_h`, the policy built
+    elsewhere): its code is read in each project class that defines the
+    method, which must run a network on the state and hand the new state
+    back (that one of them runs is inferred: the fix is unsafe). A reset
+    on an `if` arm (`if done: h = policy.initial()`) ends an episode, not
+    the chain; a loop that also trains is no bar when nothing but the call
+    reads the state (or a buffer whose method keeps it detached). Where a
+    buffer keeps the state as it is (`memory.push(obs, h)`), the finding
+    has no fix: a backward through a stored state would need the chain.
+    Also in a file with no backward, for a
     function handed the module (`def sample(model, n)`) whose state first
     comes from a method of it (`hidden = model.init_hidden(1)`) that only
     `nn.Module` classes of the project define, when no call of the function

@@ -44,6 +44,9 @@ class ThreadedState:
     runner: str  # the module that runs on the state: `self.model`, or `self.drqn` in `Agent.get_action`
     via: str  # the method the call goes through ("" when it calls the module itself)
     inferred: str = ""  # what was inferred about the runner (a function's parameter): "" when nothing
+    trains: bool = False  # the loop trains something else (what it trains does not read the state)
+    kept: tuple = ()  # the calls that are handed the state and keep it cut (`buffer.add(s, h)`)
+    whole: tuple = ()  # the calls that are handed the state and keep it as it is (`memory.push(s, h)`)
 
 
 def threaded_states(analysis) -> list:
@@ -77,35 +80,146 @@ def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
     if targets is None:
         return None
     fed = [k for k in targets if k and any(k in _arg_names(a.value) for a in call.args)]
+    loop = ctx.enclosing(call, (cst.For, cst.While), stop=(cst.FunctionDef,))
+    new = None  # `a, new_h = f(x, h)` ... `h = new_h`: the state comes back under another name
+    if not fed and loop is not None and len(call.args) >= 2:
+        renamed = _renamed(loop, stmt, targets, call)
+        if renamed is not None:
+            fed, new = [renamed[0]], renamed
     # `x = block(x)` transforms; a recurrence also takes an input
     if len(fed) != 1 or len(call.args) < 2:
         return None
     key = fed[0]
-    loop = ctx.enclosing(call, (cst.For, cst.While), stop=(cst.FunctionDef,))
     fn = ctx.enclosing(call, cst.FunctionDef)
     if loop is None or "." in key or (fn is not None and fn.name.value == "forward"):
         return None  # a forward's callers, out of sight, choose the grad mode
+    back = new[1] if new else key  # the name the call binds the new state to
+    shaped = [key if t == back else t for t in targets]
     inferred = ""
-    found = _runner(analysis, call, targets, key) if trained else None
-    if found is None and fn is not None:
+    found = _runner(analysis, call, shaped, key) if trained else None
+    if found is None and fn is not None and not new:
         inferred = _param_module(analysis, fn, call, key, loop)
         found = (dotted(call.func), "", set()) if inferred else None
+    read = found is None
+    if read:
+        found, inferred = _read_runner(analysis, call, targets, back, key)
     if found is None:
         return None
     runner, via, plain = found
     scope = fn if fn is not None else ctx.module
-    others = [t for i, t in enumerate(targets) if t and t != key and t != "_" and i not in plain]
+    others = [t for i, t in enumerate(targets) if t and t not in (key, back) and t != "_" and i not in plain]
     if any("." in t for t in others) or not all(_numbers_only(ctx, names, scope, loop, t) for t in others):
         return None
-    if not _only_fed(ctx, names, scope, loop, key, call) or _rebound_in(loop, key, stmt):
+    rebind = new[2] if new else None
+    reads = _state_reads(ctx, names, scope, loop, key, call, rebind) if new else \
+        (() if _only_fed(ctx, names, scope, loop, key, call) else None)
+    if new and reads is not None:
+        more = _state_reads(ctx, names, scope, loop, back, call, rebind)
+        reads = None if more is None else reads + more
+    if reads is None or _rebound_in(loop, key, stmt, rebind, ctx if read else None) or \
+            (new and _rebound_in(loop, back, stmt, None, None, dotted(call.func))):
         return None
-    if trains(analysis, loop.body) or calls_any(loop.body, trainers(analysis)):
+    whole = tuple(r[0] for r in reads if not _cut_store(ctx, r))
+    if whole and not (new or read):
+        return None  # handed to code that keeps it as it is: a later backward may train through it
+    # a loop that trains cannot reach a state read only by this call (and stores that cut it), with
+    # the other outputs numbers; the state of a module the file holds may also be trained through
+    if not (new or read) and (trains(analysis, loop.body) or calls_any(loop.body, trainers(analysis))):
         return None  # a loop that trains may train through the state (AD106's)
     if under_no_grad(ctx, call, fn) or (fn is not None and _called_quiet(ctx, fn)) or _volatile(scope):
         return None
-    if inferred and _quiet_elsewhere(ctx, fn):
+    if inferred and fn is not None and fn in ctx.module.body and _quiet_elsewhere(ctx, fn):
         return None
-    return ThreadedState(call, stmt, key, loop, runner, via, inferred)
+    if inferred and _frozen_here(ctx):
+        return None
+    busy = trains(analysis, loop.body) or calls_any(loop.body, trainers(analysis)) or \
+        calls_any(loop.body, {"train", "train_model", "update", "learn", "optimize"})
+    return ThreadedState(call, stmt, key, loop, runner, via, inferred, bool(busy and (new or read)),
+                         tuple(r[0] for r in reads if r[0] not in whole), whole)
+
+
+def _renamed(loop, stmt, targets, call) -> Optional[tuple]:
+    """(`h`, `new_h`, the statement `h = new_h`) where the call takes `h`, binds `new_h`, and one
+    statement of the loop after it, at the call's own level, rebinds `h` to `new_h`."""
+    args = set().union(*[_arg_names(a.value) for a in call.args])
+    found = None
+    for n in nodes(loop.body):
+        if type(n) is not cst.SimpleStatementLine or n is stmt:
+            continue
+        for small in n.body:
+            if type(small) is cst.Assign and len(small.targets) == 1 and type(small.value) is cst.Name and \
+                    type(small.targets[0].target) is cst.Name:
+                k, v = small.targets[0].target.value, small.value.value
+                if k in args and v in targets and k not in targets:
+                    if found is not None:
+                        return None
+                    found = (k, v, n)
+    return found
+
+
+def _read_runner(analysis, call, targets, back, key) -> tuple:
+    """((runner, via, plain positions), inferred) from the code of the function or method the call
+    goes to, in this file or another of the project's (recurrent_calls); (None, "") when not so."""
+    from .recurrent_calls import summary
+
+    ctx = analysis.ctx
+    func = dotted(call.func)
+    if func is None or func.count(".") > (2 if func.startswith("self.") else 1) or func.count(".") == 1 and \
+            func.startswith("self."):
+        return None, ""  # `self.agent.act(o, h)` is read; a method of the object itself is _runner's
+    if "." not in func and func not in {f.name.value for f in ctx.module.body if type(f) is cst.FunctionDef}:
+        return None, ""
+    known = analysis.names.instances.get(func.rpartition(".")[0]) if "." in func else None
+    arg_pos = None
+    for i, a in enumerate(call.args):
+        if key in _arg_names(a.value):
+            arg_pos = a.keyword.value if a.keyword is not None else i
+            break
+    if arg_pos is None or (type(arg_pos) is int and any(a.keyword is not None for a in call.args[:arg_pos])):
+        return None, ""
+    got = summary(ctx.path, ctx.text, func, call.args, arg_pos, len(targets), targets.index(back), known)
+    if got is None:
+        return None, ""
+    plain, inferred = got
+    return (func, func, plain), inferred
+
+
+def _state_reads(ctx, names, scope, loop, name, call, rebind) -> Optional[tuple]:
+    """The calls that are handed `name` besides the threading call and the rebind (`buffer.add(s, h)`),
+    when every other read is a cut; None when some read is neither."""
+    inside = {id(n) for n in nodes(call)} | ({id(n) for n in nodes(rebind)} if rebind is not None else set())
+    step = dotted(call.func)
+    for other in nodes(loop.body):  # the same step on another arm (`if t < warmup: _, h2 = f(x, h) else: ...`)
+        if type(other) is cst.Call and other is not call and step is not None and dotted(other.func) == step:
+            inside |= {id(n) for n in nodes(other)}
+    out = []
+    for n in _uses(ctx, scope, loop, name):
+        if id(n) in inside or reaches_cut(ctx, names, n):
+            continue
+        parent = ctx.parent(n)
+        owner = ctx.parent(parent) if type(parent) is cst.Arg else None
+        if type(owner) is cst.Call and type(owner.func) is cst.Attribute and owner.func.attr.value in STORES and \
+                not parent.star and parent.keyword is None:
+            out.append((owner, owner.args.index(parent)))
+            continue
+        return None
+    return tuple(out)
+
+
+def _cut_store(ctx, read) -> bool:
+    """The store's method, in every project class that defines it, cuts the argument before keeping it."""
+    from .recurrent_calls import store_cuts
+
+    call, pos = read
+    return store_cuts(ctx.path, call.func.attr.value, pos) is not None
+
+
+def _frozen_here(ctx) -> bool:
+    """Gradients are turned off by the file in a way the walk does not place: frozen parameters,
+    `set_grad_enabled(False)`, inference mode."""
+    text = ctx.text or ""
+    return any(t in text for t in ("requires_grad_(False)", "requires_grad = False", "set_grad_enabled(False)",
+                                   "inference_mode", "requires_grad=False"))
 
 
 def _param_module(analysis, fn, call, key, loop) -> str:
@@ -356,20 +470,37 @@ def _only_fed(ctx, names, scope, loop, key, call) -> bool:
     return all(id(n) in inside or reaches_cut(ctx, names, n) for n in _uses(ctx, scope, loop, key))
 
 
-def _rebound_in(loop, key, stmt) -> bool:
-    """Another statement of the loop binds or cuts the state: a reset, `h = h.detach()`, `h.detach_()`."""
+def _rebound_in(loop, key, stmt, rebind=None, ctx=None, step=None) -> bool:
+    """Another statement of the loop binds or cuts the state: a reset, `h = h.detach()`, `h.detach_()`.
+    With `ctx`, a reset on one arm of an `if` (`if done: h = policy.initial_state()`: the episode's
+    end), whose value does not read the state, is no cut: the state grows until then."""
     for n in nodes(loop.body):
-        if type(n) is cst.SimpleStatementLine and n is not stmt:
+        if type(n) is cst.SimpleStatementLine and n is not stmt and n is not rebind:
             for small in n.body:
                 if type(small) in (cst.Assign, cst.AugAssign, cst.AnnAssign):
                     targets = small.targets if type(small) is cst.Assign else [small]
                     if any(key in (_flat(t.target) or []) for t in targets):
+                        if step is not None and type(small.value) is cst.Call and dotted(small.value.func) == step:
+                            continue  # the same step on another arm
+                        if ctx is not None and type(small) is cst.Assign and _episode_reset(ctx, loop, n, small, key):
+                            continue
                         return True
         if type(n) is cst.Call and type(n.func) is cst.Attribute and dotted(n.func.value) == key and \
                 n.func.attr.value in CUT_METHODS:
             return True
         if type(n) is cst.For and key in (_flat(n.target) or []):
             return True
+    return False
+
+
+def _episode_reset(ctx, loop, stmt, assign, key) -> bool:
+    if any(type(x) is cst.Name and x.value == key for x in nodes(assign.value)):
+        return False
+    cur = ctx.parent(stmt)
+    while cur is not None and cur is not loop:
+        if type(cur) is cst.If:
+            return True
+        cur = ctx.parent(cur)
     return False
 
 

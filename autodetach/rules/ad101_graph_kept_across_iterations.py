@@ -31,7 +31,8 @@ _GRAPH_TOKENS = BACKWARD_TOKENS + ("register_buffer", "nn.Parameter(", "allclose
 # a metric class whose callers, in other files, hand it the model's output (analysis.metric_states)
 METRIC_TOKENS = ("def __call__(self", "def update(self")
 # a sampling function that threads a handed module's state (`hidden = model.init_hidden(...)`)
-STATE_TOKENS = ("hidden", "_state(", "_states(")
+# or a step that threads a network's state through a function or a method of a project class (any name)
+STATE_TOKENS = ("hidden", "_state(", "_states(", "torch")
 
 
 def _graph_code(text: str) -> bool:
@@ -82,7 +83,18 @@ class GraphKeptAcrossIterations(GraphRule):
     `a, h = agent.act(obs, h)` where `act` runs a module on `h` and returns
     the new state): no backward, cut or reset in the loop, the state read
     only by that call, the other outputs only as numbers (`model.eval()`
-    turns no gradients off). Also in a file with no backward, for a
+    turns no gradients off). The call may be a function of the file, or a
+    method of an object whose class the file does not show (`a, next_h =
+    policy.select_action(obs, h)`, then `h = next_h`, the policy built
+    elsewhere): its code is read in each project class that defines the
+    method, which must run a network on the state and hand the new state
+    back (that one of them runs is inferred: the fix is unsafe). A reset
+    on an `if` arm (`if done: h = policy.initial()`) ends an episode, not
+    the chain; a loop that also trains is no bar when nothing but the call
+    reads the state (or a buffer whose method keeps it detached). Where a
+    buffer keeps the state as it is (`memory.push(obs, h)`), the finding
+    has no fix: a backward through a stored state would need the chain.
+    Also in a file with no backward, for a
     function handed the module (`def sample(model, n)`) whose state first
     comes from a method of it (`hidden = model.init_hidden(1)`) that only
     `nn.Module` classes of the project define, when no call of the function
@@ -770,14 +782,29 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue
             done.add(id(t.stmt))
             how = f"`{t.via}` runs `{t.runner}` on it" if t.via else f"`{t.runner}` has parameters"
-            if t.inferred:
+            if t.inferred and t.via == t.runner:
+                how = f"`{t.runner}` runs a network on it"
+            elif t.inferred:
                 how = f"`{t.runner}` is taken to be a module with parameters"
+            backs = "backwards nothing" if not t.trains else \
+                "trains only what reads none of it" if not t.whole else "trains nothing through it that it shows"
+            if t.kept:
+                kept = sorted({code(ctx, k.func) for k in t.kept})
+                backs += " (" + ", ".join(f"`{k}`" for k in kept) + f" keep{'s' if len(kept) == 1 else ''} it cut)"
             msg = (f"`{code(ctx, t.call)}` runs with gradients on and returns `{t.key}` computed from the "
                    f"`{t.key}` it was given ({how}): the loop at line {line(ctx, t.loop)} feeds it back step after "
-                   f"step, backwards nothing and uses the other outputs only as numbers, so each step's graph "
+                   f"step, {backs} and uses the other outputs only as numbers, so each step's graph "
                    f"hangs from the last and all of them stay alive (memory grows with the loop; "
                    f"`model.eval()` does not stop it). Run this call under `torch.no_grad()` (or detach "
                    f"`{t.key}` where it is fed back)")
+            if t.whole:
+                kept = sorted({code(ctx, k.func) for k in t.whole})
+                msg += (f"; {', '.join(f'`{k}`' for k in kept)} also keep{'s' if len(kept) == 1 else ''} the "
+                        f"state as it is, so each stored step holds the chain up to it for as long as it is "
+                        f"kept, and a backward through a stored state would walk into the whole episode's "
+                        f"forwards (whether one does is not followed: no fix is offered); inferred: {t.inferred}")
+                self.report(t.call, msg)
+                continue
             inferred = f"no later forward trains through what this loop computes (under `torch.no_grad()` " \
                        f"`{t.key}` carries no graph)"
             if t.inferred:

@@ -87,7 +87,10 @@ def test_recurrent_state_bound_to_a_tuple_gets_no_detach():
     found = [f for f in check_code(LSTM, select=["AD101"]) if f.code == "AD101"]
     new, _ = fix_code(LSTM, select=["AD101"], unsafe=True)
     assert "h_out.detach()" not in new
-    assert all(f.fix == "none" for f in found if "`h_in`" in f.message), [(f.fix, f.message) for f in found]
+    stored = [f for f in found if "`h_in` keeps" in f.message]
+    assert stored and all(f.fix == "none" for f in stored), [(f.fix, f.message) for f in found]
+    # the threaded-state finding on the call (recall70) may wrap it in no_grad: a tuple needs no .detach() there
+    assert all("no_grad" in f.message for f in found if f.fix != "none")
 
 
 TRACKER = """\

@@ -309,3 +309,30 @@ def test_agent_on_self_under_no_grad_in_the_runner_not_reported(tmp_path):
                 return score
     """)
     assert _ad101(tmp_path / "runner.py") == []
+
+
+def test_state_also_bound_by_a_for_target_is_not_followed_and_does_not_crash(tmp_path):
+    # a name bound by an assignment and by a `for` target: main's sweep crashed on it (TTS's train.py)
+    agents = AGENTS.format(keep="h.detach()").replace(
+        "        action, h = self.actor(obs, h)\n",
+        "        action, h = self.actor(obs, h)\n        for h in [h]:\n            pass\n")
+    _write(tmp_path / "agents.py", agents)
+    _write(tmp_path / "train.py", SIBLING_LOOP.format(step="    a, next_h = policy.select_action(obs, h)",
+                                                      rebind="next_h"))
+    with open(tmp_path / "train.py") as fh:
+        findings, _, _ = check_source(fh.read(), str(tmp_path / "train.py"), all_rules(), Options())
+    assert not [f for f in findings if f.code == "AD101"]
+    assert not [f for f in findings if "internal error" in f.message]
+
+
+def test_state_bound_inside_a_with_body_is_still_followed(tmp_path):
+    # only a with's `as` names are bound by it: an assignment in its body stays a plain binding
+    agents = AGENTS.format(keep="h.detach()").replace(
+        "        action, h = self.actor(obs, h)\n",
+        "        with open(os.devnull) as sink:\n            action, h = self.actor(obs, h)\n").replace(
+        "import torch\n", "import os\n\nimport torch\n", 1)
+    _write(tmp_path / "agents.py", agents)
+    _write(tmp_path / "train.py", SIBLING_LOOP.format(step="    a, next_h = policy.select_action(obs, h)",
+                                                      rebind="next_h"))
+    found = _ad101(tmp_path / "train.py")
+    assert len(found) == 1 and found[0].fix == UNSAFE, [f.message for f in found]

@@ -135,8 +135,8 @@ def _one(cls, fn, f, tree, arg_pos, n, pos, depth) -> Optional[set]:
     plain = set(range(n)) - {pos}
     for elems in returns:
         new = elems[pos]
-        if not isinstance(new, ast.Name) or not binds.get(new.id):
-            return None
+        if not isinstance(new, ast.Name) or not binds.get(new.id) or None in binds[new.id]:
+            return None  # bound some other way too (a for target, `+=`, `with ... as`): not followed
         for value, n2, j in binds[new.id]:
             if not _runs_network(cls, fn, f, tree, value, param, n2, j, depth):
                 return None
@@ -184,8 +184,11 @@ def _bindings(fn) -> dict:
                 for j, e in enumerate(flat):
                     if isinstance(e, ast.Name):
                         out.setdefault(e.id, []).append((node.value, len(flat), j))
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
-            for x in ast.walk(node.target if not isinstance(node, ast.With) else node):
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                               ast.NamedExpr)):
+            targets = [i.optional_vars for i in node.items if i.optional_vars is not None] \
+                if isinstance(node, (ast.With, ast.AsyncWith)) else [node.target]
+            for x in (y for tgt in targets for y in ast.walk(tgt)):
                 if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
                     out.setdefault(x.id, []).append(None)
     return out

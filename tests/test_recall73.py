@@ -233,3 +233,44 @@ def test_state_the_named_class_keeps_is_still_reported(tmp_path):
     text = (tmp_path / "train.py").read_text().replace('model.name == "NoisyGRU"', 'model.name == "Other"')
     _write(tmp_path / "train.py", text)
     assert [fix for _, fix, _ in _model_findings(tmp_path / "train.py")] == ["unsafe"]
+
+
+SAC_BASELINE = """
+import torch
+from torch import nn
+
+
+class Agent:
+    def __init__(self):
+        self.actor = nn.Linear(4, 2)
+        self.qf = nn.Linear(6, 1)
+        self.vf = nn.Linear(4, 1)
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=1e-3)
+        self.vf_opt = torch.optim.Adam(self.vf.parameters(), lr=1e-3)
+
+    def update(self, state):
+        action = torch.tanh(self.actor(state))
+        log_prob = -action.pow(2).sum(1, keepdim=True)
+        q_pred = self.qf(torch.cat([state, action], 1))
+        v_pred = self.vf(state)
+        vf_loss = (v_pred - (q_pred - log_prob).detach()).pow(2).mean()
+        advantage = q_pred - V_TERM
+        actor_loss = (0.2 * log_prob - advantage).mean()
+        self.actor_opt.zero_grad()
+        actor_loss.backward()
+        self.actor_opt.step()
+        self.vf_opt.zero_grad()
+        vf_loss.backward()
+        self.vf_opt.step()
+"""
+
+
+def test_baseline_of_a_value_net_trained_by_its_own_loss_is_no_dead_term():
+    # `v_pred.detach()` is a constant baseline of the actor loss: the value net learns from vf_loss, whose
+    # optimizer is cleared before its own backward; the actor's step is the only one this backward feeds
+    assert _found(SAC_BASELINE.replace("V_TERM", "v_pred.detach()"), "AD109") == []
+
+
+def test_q_cut_from_the_actor_loss_is_still_a_dead_term():
+    src = SAC_BASELINE.replace("advantage = q_pred - V_TERM", "advantage = q_pred.detach() - v_pred.detach()")
+    assert _found(src, "AD109"), "the actor's only path to q is cut"

@@ -492,8 +492,11 @@ def _stepped(analysis, scope, site) -> set:
     if not backs:
         return set()
     out = set()
+    at = backs[0].seq
     for step in scope.events:
-        if step.kind == "step" and step.seq > backs[0].seq:
+        if step.kind == "step" and step.seq > at:
+            if any(z.kind == "zero" and z.opt == step.opt and at < z.seq < step.seq for z in scope.events):
+                continue  # cleared first: it steps another backward's gradients (`vf_opt.zero_grad()` before vf_loss's)
             opt = analysis.names.optimizers.get(step.opt)
             if opt is not None and opt.owns:
                 out |= set(opt.owns)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
+from .factories import factory_notes
 from .graph import closure
 from .roles import looks_like_loss
 from .walk import nodes
@@ -54,6 +55,8 @@ def evaluation_loop(scope, loop, key: str, head) -> bool:
     built = [node for node in closure([head]) if here in node.iteration]
     if any(node in event.reach for event in scope.events if event.kind in ("backward", "grad") for node in built):
         return False  # a backward reads what the loop built (`losses[i].backward()` in a later loop)
+    if not (head.loss or looks_like_loss(key)) and factory_notes(scope.analysis, built):
+        return False  # a sum of anything whose graph rests on a call not followed (`env.step(action)`'s reward)
     used = {m for node in built for m in node.modules}
     if not used & trained:
         return False  # not the module the training steps: its parameters may be frozen

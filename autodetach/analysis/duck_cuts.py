@@ -20,8 +20,9 @@ import ast
 import os
 from typing import Optional
 
-from ..textio import read_regular
+from .callers import tree_of
 from .project_index import classes_with_method
+from .summaries import parse_text
 
 
 def duck_cut(analysis, base: str, meth: str) -> Optional[str]:
@@ -47,12 +48,12 @@ def _classes(ctx, meth: str) -> list:
         return []
     out = []
     for cls, _summary, f in found:
-        data = read_regular(f) if os.path.abspath(f) != os.path.abspath(path) else ctx.text.encode()
-        if data is None:
-            return []
+        # another file through tree_of: parsed once, and recorded as read (the result cache follows its edits)
         try:
-            tree = ast.parse(data)
-        except (SyntaxError, ValueError, RecursionError):
+            tree = tree_of(f)[1] if os.path.abspath(f) != os.path.abspath(path) else parse_text(ctx.text)
+        except RecursionError:
+            return []
+        if tree is None:
             return []
         defs = [d for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.name == cls for d in c.body
                 if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.name == meth]

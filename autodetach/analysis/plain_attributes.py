@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import ast
 
-from ..textio import read_regular
+from .callers import tree_of
 from .project_index import files_mentioning
+from .summaries import parse_text
 
-_BY_NAME = (b"setattr", b"register_buffer", b"register_parameter", b"__dict__")
+_BY_NAME = ("setattr", "register_buffer", "register_parameter", "__dict__")
 
 
 def plain_attribute(analysis, attr: str) -> bool:
@@ -31,29 +32,35 @@ def plain_attribute(analysis, attr: str) -> bool:
 
 
 def _plain(ctx, attr: str) -> bool:
-    needle = f".{attr}".encode()
-    own = ctx.text.encode() if isinstance(ctx.text, str) else ctx.text
-    texts = [own]
+    needle = f".{attr}"
+    own = ctx.text.decode("utf-8", errors="replace") if isinstance(ctx.text, bytes) else ctx.text
+    sources = [(own, None)]  # (text, path): this file's text as the run sees it, the others through tree_of
     path = getattr(ctx, "path", None)
     if path:
         import os
 
         here = os.path.abspath(path)
-        texts += [read_regular(f) for f in files_mentioning(path, needle) if os.path.abspath(f) != here]
+        sources += [(None, f) for f in files_mentioning(path, needle.encode()) if os.path.abspath(f) != here]
     stores = 0
-    quoted = (f'"{attr}"'.encode(), f"'{attr}'".encode())
-    for data in texts:
-        if data is None:
+    quoted = (f'"{attr}"', f"'{attr}'")
+    for text, other in sources:
+        tree = False
+        if other is not None:
+            # parsed once, and recorded as read (the result cache follows its edits)
+            text, tree = tree_of(other)
+        if text is None:
             continue
-        if any(q in data for q in quoted) and any(b in data for b in _BY_NAME):
+        if any(q in text for q in quoted) and any(b in text for b in _BY_NAME):
             return False  # it may be set by name, to anything
-        if f"def {attr}(".encode() in data:
+        if f"def {attr}(" in text:
             return False  # a property (or a method) of that name computes it
-        if needle not in data:
+        if needle not in text:
             continue
         try:
-            tree = ast.parse(data)
-        except (SyntaxError, ValueError, RecursionError):
+            tree = parse_text(text) if tree is False else tree
+        except RecursionError:
+            tree = None
+        if tree is None:
             return False
         for node in ast.walk(tree):
             for target, value in _stores(node):

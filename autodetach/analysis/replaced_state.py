@@ -82,10 +82,10 @@ def _arm_names(ctx, call, callee: str) -> list:
 def _named_forward(path: str, cls: str, label: str):
     """The forward of class `cls` in `path` when the class is named `label` or
     its `__init__` sets `self.name = label`."""
-    try:
-        with open(path, "rb") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, ValueError):
+    from .callers import tree_of
+
+    tree = tree_of(path)[1]  # parsed once, and recorded as read (the result cache follows its edits)
+    if tree is None:
         return None
     for node in tree.body:
         if not isinstance(node, ast.ClassDef) or node.name != cls:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Iterator
+from typing import Iterator, Optional
 
 from .project import text_of
 from .project_index import files_mentioning
@@ -37,6 +37,20 @@ def tree_of(path: str, text=False) -> tuple:
         _TREES.pop(next(iter(_TREES)))
     _TREES[real] = (text, tree)
     return text, tree
+
+
+def class_nodes(found) -> Optional[list]:
+    """(class node, file, tree) for each (class, summary, file) that
+    project_index.classes_with_method found; None when one of them is not a
+    single top-level class of that name in its file (or the file does not parse)."""
+    out = []
+    for cls, _summary, path in found:
+        tree = tree_of(path)[1]
+        hits = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.ClassDef) and n.name == cls]
+        if len(hits) != 1:
+            return None
+        out.append((hits[0], path, tree))
+    return out
 
 
 def parsed(paths, must: str = "", pattern=None) -> Iterator[tuple]:

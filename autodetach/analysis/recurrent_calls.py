@@ -76,20 +76,16 @@ def _parse(text):
 
 
 def _methods(path: str, meth: str) -> list:
-    from .callers import tree_of
+    from .callers import class_nodes
     from .project_index import classes_with_method
 
     out = []
-    found = classes_with_method(path, meth) or classes_with_method(path, meth, whole=True)
-    for cls, _s, f in found:
-        _text, tree = tree_of(f)
-        found = [c for c in (tree.body if tree is not None else []) if isinstance(c, ast.ClassDef) and c.name == cls]
-        if len(found) != 1:
-            return []
-        m = [x for x in found[0].body if isinstance(x, ast.FunctionDef) and x.name == meth]
+    for cls, f, tree in class_nodes(classes_with_method(path, meth) or
+                                    classes_with_method(path, meth, whole=True)) or ():
+        m = [x for x in cls.body if isinstance(x, ast.FunctionDef) and x.name == meth]
         if len(m) != 1:
             return []
-        out.append((found[0], m[0], f, tree))
+        out.append((cls, m[0], f, tree))
     return out
 
 

@@ -260,18 +260,14 @@ def _module_classes(path: str, meth: str) -> list:
     `nn.Module` with a `forward`; [] when any is not."""
     import ast
 
-    from .callers import tree_of
+    from .callers import class_nodes
     from .project_index import classes_with_method
 
     if not path or path == "<string>":
         return []
     out = []
-    for cls, _summary, f in classes_with_method(path, meth, whole=True):
-        _text, tree = tree_of(f)
-        found = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.ClassDef) and n.name == cls]
-        if len(found) != 1:
-            return []
-        node = found[0]
+    for node, f, _tree in class_nodes(classes_with_method(path, meth, whole=True)) or ():
+        cls = node.name
         bases = [ast.unparse(b) for b in node.bases]
         if not any(b == "Module" or b.endswith("nn.Module") for b in bases) or \
                 not any(isinstance(m, ast.FunctionDef) and m.name == "forward" for m in node.body):

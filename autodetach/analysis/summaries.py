@@ -671,15 +671,10 @@ class _Fn:
         self.backwarded = _backwarded_names(self.fn)  # scaler.scale(loss).backward() and the like too
         from .returned_losses import returned_losses
 
-        lost = returned_losses(self.fn, self.backwarded)
-        if lost:
-            extra_losses = {"returns_loss": lost}
-        else:
-            extra_losses = {}
         arg_backwards = [backward for backward in backwards if self._depends(backward.func.value)]
         retain = {_retain(backward) for backward in arg_backwards}
         extra = dict(backward_args=bool(arg_backwards), backward_retain=retain.pop() if len(retain) == 1 else None,
-                     grad_off=self.off, **extra_losses)
+                     grad_off=self.off, returns_loss=returned_losses(self.fn, self.backwarded))
         if arg_backwards and extra["backward_retain"] is None:
             extra["retain_flag"] = ast_flag_param(self.fn, arg_backwards)
         if arg_backwards:

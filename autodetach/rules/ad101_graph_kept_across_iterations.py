@@ -828,6 +828,8 @@ class GraphKeptAcrossIterations(GraphRule):
         for u in buffer_updates(ctx.analysis):
             if id(u.stmt) in done or u.reset:
                 continue
+            if u.recurrent and any(store.stmt is u.stmt for _, _, store, _ in ctx.analysis.stateful_attrs):
+                continue  # a training loop in sight: stateful_attrs reports it with the read it links to
             done.add(id(u.stmt))
             where = f"`{u.cls.name.value}.{u.method}`" + (" (called from forward)" if u.method not in ENTRIES else "")
             what = ", ".join(f"`{code(ctx, v)}`" for v in u.values)
@@ -835,6 +837,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue  # a reset that keeps the history: AD106's
             if u.cache:
                 self._cache(u, where, what)
+                continue
+            if u.recurrent:
+                self._kept_memory(u, where, what)
                 continue
             how = f"sets `{u.key}` to {what}, from its old value and" if u.rebind else \
                 f"updates `{u.key}` in place with {what}, which carries"
@@ -853,6 +858,28 @@ class GraphKeptAcrossIterations(GraphRule):
             edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v) and not not_tensor(ctx, v)]
             self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                         fix_title="Update it from detached values")
+
+    def _kept_memory(self, u, where, what) -> None:
+        """Memory forward reads and then sets anew from this call's graph, that no code of the
+        project cuts (analysis.kept_memory)."""
+        ctx = self.ctx
+        msg = (f"{where} reads `{u.key}` and then sets it to {what}, from its old value and this call's graph "
+               f"(line {line(ctx, u.stmt)}), and no code of the project cuts it: no method or caller sets it "
+               f"anew or detaches it (an in-place reset such as `zero_()` keeps the history). The next call's "
+               f"output reads the kept memory, so a backward per call walks into the previous call's graph, "
+               f"already freed, and every call's graph stays referenced. Keep it detached (or cut it where "
+               f"the sequence ends); inferred: the module is trained with a backward per call or per sequence")
+        if OWN not in u.origins:
+            names = ", ".join(f"`{p}`" for p in u.inputs) or "forward's input"
+            msg += f", and {names} carries a graph (an earlier layer's output)"
+        split = any(isinstance(small, cst.Assign) and
+                    any(isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets) and
+                    not isinstance(small.value, (cst.Tuple, cst.List))
+                    for small in getattr(u.stmt, "body", ()))
+        edits = [] if split else \
+            [Edit(v, detach(v)) for v in u.values if not _already_cut(v) and not not_tensor(ctx, v)]
+        self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
+                    fix_title="Keep the memory detached")
 
     def _cache(self, u, where, what) -> None:
         ctx = self.ctx

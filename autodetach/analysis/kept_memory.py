@@ -99,14 +99,26 @@ def _cuts(tree, attr: str) -> bool:
 
 
 def returns_cut(ctx, methods, value) -> bool:
-    """`self._update(k, v, self.mem)` where the method `_update` hands back only
-    detached values (`return new.detach()`, `m = m.detach(); return m, z`) or
-    runs under `torch.no_grad()`: the store carries no graph."""
+    """`self._update(k, v, self.mem)` where the method `_update` (or a function
+    of the file) hands back only detached values (`return new.detach()`,
+    `m = m.detach(); return m, z`) or runs under `torch.no_grad()`: the store
+    carries no graph. A call to a function the file does not define (imported
+    from another module, not torch's) is unknown: taken as cut, nothing is
+    reported on it."""
     from .flow import grad_mode
 
-    if type(value) is not cst.Call or type(value.func) is not cst.Attribute or dotted(value.func.value) != "self":
+    if type(value) is not cst.Call:
         return False
-    fn = methods.get(value.func.attr.value)
+    if type(value.func) is cst.Attribute and dotted(value.func.value) == "self":
+        fn = methods.get(value.func.attr.value)
+    else:
+        name = dotted(value.func) or ""
+        q = ctx.imports.qualify(value.func) or ""
+        if q.startswith("torch.") or "." in name and not q:
+            return False  # a torch function, or a method of a value (`self.mem.add(x)`)
+        fn = next((f for f in ctx.module.body if type(f) is cst.FunctionDef and f.name.value == name), None)
+        if fn is None:
+            return True
     if fn is None:
         return False
     if any(grad_mode(d.decorator, ctx.imports) == 1 for d in fn.decorators):

@@ -557,6 +557,7 @@ class GraphKeptAcrossIterations(GraphRule):
         self._threaded(done)
         self._kept_slices(done)
         self._value_caches(done)
+        self._tensor_keyed(done)
         self._metric_states(done)
         self._network_slots(done)
         for scope, leak in analysis.leaks:
@@ -756,6 +757,25 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"detaching the cache would drop those gradients silently, so no fix is offered; inferred: "
                    f"`{c.arg}` may require grad (nothing here shows it does)")
             self.report(c.stmt, msg, related=[(c.compare, "the values decide whether the kept state is reused")])
+
+    def _tensor_keyed(self, done: set) -> None:
+        """A cache keyed by tensors, on an object made once at import, that nothing clears."""
+        from ..analysis.tensor_keyed import tensor_keyed_caches
+
+        ctx = self.ctx
+        for c in tensor_keyed_caches(ctx.analysis):
+            if id(c.stmt) in done:
+                continue
+            done.add(id(c.stmt))
+            parts = ", ".join(f"`{p}`" for p in c.parts)
+            msg = (f"`{c.where}` keeps in `{c.cache}` (line {line(ctx, c.stmt)}) an entry keyed by {parts}, "
+                   f"computed by {c.graph}: a tensor key hashes by identity, so each training step's new "
+                   f"tensors add an entry, and the cache (`{c.holder}`, made once at import) is never cleared: "
+                   f"every step's tensors and their graphs stay referenced and memory grows step after step. "
+                   f"Clear the cache where a step ends (or key it by something that is not a tensor); "
+                   f"inferred: its callers hand it new tensors each step, as a training loop does, so no fix "
+                   f"is offered")
+            self.report(c.stmt, msg)
 
     def _kept_slices(self, done: set) -> None:
         """A per-step cache a training method joins, trains on in part, and stores back as a slice."""

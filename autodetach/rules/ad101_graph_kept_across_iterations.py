@@ -169,6 +169,21 @@ class GraphKeptAcrossIterations(GraphRule):
     slots of one kept tensor (`metrics[PRED, s:e] = prob[:, 1]`, then
     `metrics[LOSS, s:e] = loss`), each store that brings a graph is
     reported, not only the last: detaching the last leaves the others.
+    Library code with no training loop in sight: memory a module's forward
+    reads into its output and then sets anew from its old value and this
+    call's graph (`self.M, self.z = self._update_memory(k, v, self.M,
+    self.z)`, a registered buffer) is reported when no code of the project
+    cuts it: no method or caller sets it anew or detaches it (an in-place
+    `zero_()` keeps the history), and the helper does not hand back
+    detached values. That the module is trained with a backward per call is
+    inferred: the fix is unsafe, and a tuple from a helper gets none. A dict
+    keyed by tensors (`key = (ys, xs)`, `self.Js[key] = Jacobian(ys, xs)`)
+    whose entries a `create_graph=True` gradient fills, on an object made
+    once at import (`jacobian._fn = Jacobians()`, or a module-level dict),
+    and that no code of the file clears, is reported without a fix: a
+    tensor hashes by identity, so each training step's new tensors add an
+    entry that keeps their graphs (that the callers hand it new tensors
+    each step is inferred).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into

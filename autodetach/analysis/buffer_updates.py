@@ -41,6 +41,7 @@ import libcst as cst
 
 from ..imports import dotted
 from .flow import grad_mode
+from .kept_memory import cut_anywhere, returns_cut
 from .memo_stores import memo_guard
 from .new_tensors import makes_new_tensor
 from .project import text_of
@@ -81,6 +82,7 @@ class BufferUpdate:
     reset: bool = False  # `self.h.zero_()` in another method: values is [the reset call]
     owner: str = ""  # a module of this file with parameters that holds this one as a part (inferred)
     memo: str = ""  # the test under which a cache is computed once (`not hasattr(self, "_c")`), see memo_stores
+    recurrent: bool = False  # memory forward read, then set anew, that no code of the project cuts (kept_memory)
 
 
 def buffer_updates(analysis) -> list:
@@ -668,6 +670,12 @@ class _Walk:
             # nor state another method resets (the caller manages it, as for an LSTM's), nor state this
             # call read before (memory that feeds the output: recurrent state)
             self.report(stmt, key, [value], got, rebind=True)
+        elif key in self.buffers and got and key not in self.env and key in self.reads and \
+                not self._reset(key) and any(dotted(n) == key for n in nodes(value) if isinstance(n, cst.Attribute)) \
+                and not returns_cut(self.ctx, self.methods, value) and not cut_anywhere(self.ctx, self.cls, key):
+            # memory this call read, set anew from its old value and this call's graph, that nothing cuts
+            self.report(stmt, key, [value], got, rebind=True)
+            self.found[-1].recurrent = True
         if isinstance(target, cst.Name) or key.startswith("self."):
             self._bind(key, got, value)
             self.defs[key] = value

@@ -169,6 +169,21 @@ class GraphKeptAcrossIterations(GraphRule):
     slots of one kept tensor (`metrics[PRED, s:e] = prob[:, 1]`, then
     `metrics[LOSS, s:e] = loss`), each store that brings a graph is
     reported, not only the last: detaching the last leaves the others.
+    Library code with no training loop in sight: memory a module's forward
+    reads into its output and then sets anew from its old value and this
+    call's graph (`self.M, self.z = self._update_memory(k, v, self.M,
+    self.z)`, a registered buffer) is reported when no code of the project
+    cuts it: no method or caller sets it anew or detaches it (an in-place
+    `zero_()` keeps the history), and the helper does not hand back
+    detached values. That the module is trained with a backward per call is
+    inferred: the fix is unsafe, and a tuple from a helper gets none. A dict
+    keyed by tensors (`key = (ys, xs)`, `self.Js[key] = Jacobian(ys, xs)`)
+    whose entries a `create_graph=True` gradient fills, on an object made
+    once at import (`jacobian._fn = Jacobians()`, or a module-level dict),
+    and that no code of the file clears, is reported without a fix: a
+    tensor hashes by identity, so each training step's new tensors add an
+    entry that keeps their graphs (that the callers hand it new tensors
+    each step is inferred).
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -557,6 +572,7 @@ class GraphKeptAcrossIterations(GraphRule):
         self._threaded(done)
         self._kept_slices(done)
         self._value_caches(done)
+        self._tensor_keyed(done)
         self._metric_states(done)
         self._network_slots(done)
         for scope, leak in analysis.leaks:
@@ -757,6 +773,25 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"`{c.arg}` may require grad (nothing here shows it does)")
             self.report(c.stmt, msg, related=[(c.compare, "the values decide whether the kept state is reused")])
 
+    def _tensor_keyed(self, done: set) -> None:
+        """A cache keyed by tensors, on an object made once at import, that nothing clears."""
+        from ..analysis.tensor_keyed import tensor_keyed_caches
+
+        ctx = self.ctx
+        for c in tensor_keyed_caches(ctx.analysis):
+            if id(c.stmt) in done:
+                continue
+            done.add(id(c.stmt))
+            parts = ", ".join(f"`{p}`" for p in c.parts)
+            msg = (f"`{c.where}` keeps in `{c.cache}` (line {line(ctx, c.stmt)}) an entry keyed by {parts}, "
+                   f"computed by {c.graph}: a tensor key hashes by identity, so each training step's new "
+                   f"tensors add an entry, and the cache (`{c.holder}`, made once at import) is never cleared: "
+                   f"every step's tensors and their graphs stay referenced and memory grows step after step. "
+                   f"Clear the cache where a step ends (or key it by something that is not a tensor); "
+                   f"inferred: its callers hand it new tensors each step, as a training loop does, so no fix "
+                   f"is offered")
+            self.report(c.stmt, msg)
+
     def _kept_slices(self, done: set) -> None:
         """A per-step cache a training method joins, trains on in part, and stores back as a slice."""
         ctx = self.ctx
@@ -828,6 +863,8 @@ class GraphKeptAcrossIterations(GraphRule):
         for u in buffer_updates(ctx.analysis):
             if id(u.stmt) in done or u.reset:
                 continue
+            if u.recurrent and any(store.stmt is u.stmt for _, _, store, _ in ctx.analysis.stateful_attrs):
+                continue  # a training loop in sight: stateful_attrs reports it with the read it links to
             done.add(id(u.stmt))
             where = f"`{u.cls.name.value}.{u.method}`" + (" (called from forward)" if u.method not in ENTRIES else "")
             what = ", ".join(f"`{code(ctx, v)}`" for v in u.values)
@@ -835,6 +872,9 @@ class GraphKeptAcrossIterations(GraphRule):
                 continue  # a reset that keeps the history: AD106's
             if u.cache:
                 self._cache(u, where, what)
+                continue
+            if u.recurrent:
+                self._kept_memory(u, where, what)
                 continue
             how = f"sets `{u.key}` to {what}, from its old value and" if u.rebind else \
                 f"updates `{u.key}` in place with {what}, which carries"
@@ -853,6 +893,28 @@ class GraphKeptAcrossIterations(GraphRule):
             edits = [Edit(v, detach(v)) for v in u.values if not _already_cut(v) and not not_tensor(ctx, v)]
             self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
                         fix_title="Update it from detached values")
+
+    def _kept_memory(self, u, where, what) -> None:
+        """Memory forward reads and then sets anew from this call's graph, that no code of the
+        project cuts (analysis.kept_memory)."""
+        ctx = self.ctx
+        msg = (f"{where} reads `{u.key}` and then sets it to {what}, from its old value and this call's graph "
+               f"(line {line(ctx, u.stmt)}), and no code of the project cuts it: no method or caller sets it "
+               f"anew or detaches it (an in-place reset such as `zero_()` keeps the history). The next call's "
+               f"output reads the kept memory, so a backward per call walks into the previous call's graph, "
+               f"already freed, and every call's graph stays referenced. Keep it detached (or cut it where "
+               f"the sequence ends); inferred: the module is trained with a backward per call or per sequence")
+        if OWN not in u.origins:
+            names = ", ".join(f"`{p}`" for p in u.inputs) or "forward's input"
+            msg += f", and {names} carries a graph (an earlier layer's output)"
+        split = any(isinstance(small, cst.Assign) and
+                    any(isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets) and
+                    not isinstance(small.value, (cst.Tuple, cst.List))
+                    for small in getattr(u.stmt, "body", ()))
+        edits = [] if split else \
+            [Edit(v, detach(v)) for v in u.values if not _already_cut(v) and not not_tensor(ctx, v)]
+        self.report(u.stmt, msg, edits=edits, fix=UNSAFE if edits else None,
+                    fix_title="Keep the memory detached")
 
     def _cache(self, u, where, what) -> None:
         ctx = self.ctx

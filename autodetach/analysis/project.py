@@ -142,8 +142,18 @@ def record_deps(deps: dict) -> None:
     _DEPS.update(deps)
 
 
+def record_dep(key: str, stamp: list) -> None:
+    """A dependency that is not one file's content (project_index's listings)."""
+    _DEPS[key] = stamp
+
+
 def deps_current(deps) -> bool:
     for path, stamp in (deps or {}).items():
+        if path.startswith("\0"):
+            from .project_index import listing_current
+            if not listing_current(path, stamp):
+                return False
+            continue
         try:
             st = os.stat(path)
         except OSError:

@@ -10,9 +10,11 @@ checkout do not change the result). A file is summarised only when its bytes men
 name; listings are memoised per process."""
 from __future__ import annotations
 
+import hashlib
 import os
 
 from ..textio import read_regular
+from . import project
 from .project import summaries_of
 from .summaries import methods_named
 
@@ -24,6 +26,8 @@ MARKERS = (".git", "setup.py", "pyproject.toml", "setup.cfg")
 _FILES: dict = {}
 _ABOVE: dict = {}  # (start, up) -> {file above start: the folder name it must mention}
 _MENTIONS: dict = {}
+_STAMPS: dict = {}  # (start, up) -> the listing's stamp
+LISTING = "\0listing\0"  # a deps key naming a folder's listing, not a file
 
 
 def project_files(path: str, up: bool = True) -> tuple:
@@ -57,13 +61,49 @@ def project_files(path: str, up: bool = True) -> tuple:
     return _FILES[(start, up)]
 
 
+def listing_stamp(start: str, up: bool) -> list:
+    """[count, digest] of the (path, size, mtime) of every file project_files
+    lists from the folder `start`: which files mention a name changes when
+    any of them changes, appears or goes, not only the ones that matched."""
+    hit = _STAMPS.get((start, up))
+    if hit is None:
+        digest = hashlib.sha1()
+        files = project_files(os.path.join(start, "_"), up)
+        for f in files:
+            try:
+                st = os.stat(f)
+                digest.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+            except OSError:
+                digest.update(f"{f}\0-\n".encode("utf-8", "surrogateescape"))
+        hit = _STAMPS[(start, up)] = [len(files), digest.hexdigest()]
+    return hit
+
+
+def listing_current(key: str, stamp) -> bool:
+    """Is a LISTING deps entry (as files_mentioning records it) still true:
+    the listing unchanged, or else the same files mentioning the name?"""
+    start, up, needle = key[len(LISTING):].split("\0")
+    count, digest, *hits = stamp
+    if listing_stamp(start, up == "1") == [count, digest]:
+        return True
+    return _mentioning(start, bytes.fromhex(needle), up == "1") == hits
+
+
 def files_mentioning(path: str, needle: bytes, up: bool = True) -> list:
-    key = (os.path.dirname(os.path.abspath(path)), needle, up)
+    start = os.path.dirname(os.path.abspath(path))
+    hit = _mentioning(start, needle, up)
+    # A cached result that looked for callers holds while the same files mention the name.
+    project.record_dep(f"{LISTING}{start}\0{int(up)}\0{needle.hex()}", listing_stamp(start, up) + hit)
+    return hit
+
+
+def _mentioning(start: str, needle: bytes, up: bool) -> list:
+    key = (start, needle, up)
     hit = _MENTIONS.get(key)
     if hit is None:
         hit = []
-        files = project_files(path, up)
-        above = _ABOVE.get((os.path.dirname(os.path.abspath(path)), up), {})
+        files = project_files(os.path.join(start, "_"), up)
+        above = _ABOVE.get((start, up), {})
         for f in files:
             data = read_regular(f)
             if data is not None and needle in data and above.get(f, b"") in data:

@@ -1,0 +1,117 @@
+"""Issue 8, recall79. AD103: a critic's pass that walks a kept graph into the
+model it judges (analysis/leaked_passes.py): the roles come from where each
+optimizer's zero_grad() stands, not from names; reported without a fix.
+Optimizers a method of the class returns into `self` attributes
+(analysis/returned_optimizers.py)."""
+import textwrap
+
+from autodetach.engine import Options, check_source
+from autodetach.findings import NONE
+from autodetach.registry import all_rules
+
+
+def _found(src: str, code: str, path: str = "train.py"):
+    rules = [r for r in all_rules() if r.code == code]
+    found, _, _ = check_source(textwrap.dedent(src), path, rules, Options())
+    return [(f.line, f.fix, f.message) for f in found]
+
+
+# a trainer whose optimizers come from a method; names say nothing of roles
+TRAINER = """
+import torch
+from torch import nn
+
+
+class Runner:
+    def __init__(self):
+        self.net_a = nn.Linear(4, 4)
+        self.net_b = nn.Linear(4, 1)
+        self.first, self.second = self.build()
+
+    def build(self):
+        one = torch.optim.Adam(self.net_a.parameters())
+        two = torch.optim.Adam(self.net_b.parameters())
+        return one, two
+
+    def fit(self, batches):
+        for x in batches:
+            out = self.net_a(x)
+            judged = self.net_b(out)
+            main = (out - x).abs().mean() - judged.mean()
+            side = torch.relu(1 + judged).mean() + torch.relu(1 - self.net_b(x)).mean()
+            self.first.zero_grad()
+            main.backward(retain_graph=True)
+            {between}
+            side.backward()
+            {after}
+            self.first.step()
+            self.second.step()
+"""
+
+
+def test_critic_pass_into_the_judged_model_is_reported_without_fix():
+    found = _found(TRAINER.format(between="self.second.zero_grad()", after="pass"), "AD103")
+    assert [(line, fix) for line, fix, _ in found] == [(26, NONE)]
+    msg = found[0][2]
+    assert "into `self.net_a`" in msg and "`self.first.step()`" in msg and "`judged`" in msg
+    assert "inferred: which pass is the critic's" in msg and "Not fixed" in msg
+
+
+def test_the_first_pass_trains_both_models_no_role_evidence():
+    # nothing clears what the first pass puts into net_b: no pass is kept apart from it
+    assert _found(TRAINER.format(between="pass", after="pass"), "AD103") == []
+
+
+def test_the_judged_model_cleared_before_its_step_is_the_discarded_pass():
+    # net_a's gradients from both are cleared before its step: the known safe detach (or nothing), not a leak
+    found = _found(TRAINER.format(between="self.second.zero_grad()", after="self.first.zero_grad()"), "AD103")
+    assert all("walks the graph" not in msg for _, _, msg in found)
+
+
+def test_one_optimizer_over_both_models_is_left_alone():
+    src = TRAINER.replace("return one, two", "return torch.optim.Adam(list(self.net_a.parameters()) + "
+                          "list(self.net_b.parameters())), two")
+    src = src.replace("self.first, self.second = self.build()", "self.first, self.second = self.build()\n"
+                      "        self.second = self.first")
+    assert _found(src.format(between="self.second.zero_grad()", after="pass"), "AD103") == []
+
+
+FUNCTION = """
+import torch
+from torch import nn
+
+
+def fit(encoder, scorer, data):
+    enc_opt = torch.optim.SGD(encoder.parameters(), lr=0.1)
+    score_opt = torch.optim.SGD(scorer.parameters(), lr=0.1)
+    for x in data:
+        z = encoder(x)
+        s = scorer(z)
+        enc_loss = z.pow(2).mean() - s.mean()
+        score_loss = s.pow(2).mean()
+        enc_opt.zero_grad()
+        enc_loss.backward(retain_graph=True)
+        score_opt.zero_grad()
+        score_loss.backward()
+        enc_opt.step()
+        score_opt.step()
+"""
+
+
+def test_free_function_with_optimizers_built_inside():
+    found = _found(FUNCTION, "AD103")
+    assert [(line, fix) for line, fix, _ in found] == [(17, NONE)]
+    assert "into `encoder`" in found[0][2]
+
+
+def test_detached_critic_input_is_left_alone():
+    src = FUNCTION.replace("score_loss = s.pow(2).mean()", "score_loss = scorer(z.detach()).pow(2).mean()")
+    src = src.replace("enc_loss.backward(retain_graph=True)", "enc_loss.backward()")
+    assert _found(src, "AD103") == []
+
+
+def test_returned_optimizers_own_what_their_constructors_say():
+    src = TRAINER.format(between="self.second.zero_grad()", after="pass")
+    found = _found(src, "AD103")
+    # `self.first` is known to own `self.net_a` from `build`'s constructor: no "paired by name" inference
+    assert "paired by name" not in found[0][2]

@@ -115,3 +115,92 @@ def test_returned_optimizers_own_what_their_constructors_say():
     found = _found(src, "AD103")
     # `self.first` is known to own `self.net_a` from `build`'s constructor: no "paired by name" inference
     assert "paired by name" not in found[0][2]
+
+
+# AD109: a loss computed with a copy of the stepped model (analysis/copied_modules.py)
+
+COPY_LOOP = """
+import copy
+import torch
+from torch import nn
+
+net = nn.Linear(4, 1)
+outer = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(3):
+    twin = {make}
+    out = twin(torch.randn(2, 4)).pow(2).mean()
+    outer.zero_grad()
+    out.backward()
+    {hand}
+    outer.step()
+"""
+
+
+def test_deepcopy_loss_starves_the_original():
+    found = _found(COPY_LOOP.format(make="copy.deepcopy(net)", hand="pass"), "AD109")
+    assert [(line, fix) for line, fix, _ in found] == [(9, NONE)]
+    assert "a copy of `net`" in found[0][2] and "inferred" not in found[0][2]
+
+
+def test_gradients_handed_over_by_hand_are_left_alone():
+    hand = "for p, q in zip(net.parameters(), twin.parameters()): p.grad = q.grad"
+    assert _found(COPY_LOOP.format(make="copy.deepcopy(net)", hand=hand), "AD109") == []
+
+
+def test_loss_on_the_original_beside_a_copy_is_left_alone():
+    src = COPY_LOOP.format(make="copy.deepcopy(net)", hand="pass").replace(
+        "out = twin(torch.randn(2, 4)).pow(2).mean()",
+        "out = (net(torch.randn(2, 4)) - twin(torch.randn(2, 4)).detach()).pow(2).mean()")
+    assert _found(src, "AD109") == []
+
+
+CLONE_METHOD = """
+import torch
+from torch import nn
+
+
+class Body(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+        self.lin = nn.Linear(n, 1)
+
+    def forward(self, x):
+        return self.lin(x)
+
+    def duplicate(self):
+        {body}
+
+
+class Meta:
+    def __init__(self):
+        self.body = Body(4)
+        self.opt = torch.optim.Adam(self.body.parameters())
+
+    def inner(self, model, x):
+        fresh = model.duplicate()
+        return fresh
+
+    def outer(self, x):
+        adapted = self.inner(self.body, x)
+        loss = adapted(x).pow(2).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+"""
+
+
+def test_clone_method_through_a_helper_method_is_reported_with_its_inference():
+    body = "other = type(self)(self.n)\n        other.load_state_dict(self.state_dict())\n        return other"
+    found = _found(CLONE_METHOD.format(body=body), "AD109")
+    assert [(line, fix) for line, fix, _ in found] == [(27, NONE)]
+    assert "`Body.duplicate`" in found[0][2] and "inferred: `model.duplicate()` taken to be" in found[0][2]
+
+
+def test_a_method_that_returns_self_is_no_copy():
+    assert _found(CLONE_METHOD.format(body="return self"), "AD109") == []
+
+
+def test_a_method_that_builds_without_loading_is_no_copy_read():
+    # a fresh object not loaded from this one: not read as a copy (nothing said)
+    assert _found(CLONE_METHOD.format(body="other = Body(self.n)\n        return other"), "AD109") == []

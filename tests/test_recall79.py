@@ -204,3 +204,43 @@ def test_a_method_that_returns_self_is_no_copy():
 def test_a_method_that_builds_without_loading_is_no_copy_read():
     # a fresh object not loaded from this one: not read as a copy (nothing said)
     assert _found(CLONE_METHOD.format(body="other = Body(self.n)\n        return other"), "AD109") == []
+
+
+def test_a_model_between_the_critic_and_the_loss_is_not_judged():
+    # loss_b trains `self.net_a`'s consumer `head` too, but `head` runs on net_a's output: it lies between
+    # the loss and net_a, not behind a call of the model whose gradients the first pass had cleared
+    src = """
+    import torch
+    from torch import nn
+
+
+    class Solver:
+        def __init__(self):
+            self.body = nn.Linear(4, 6)
+            self.head = nn.Linear(6, 3)
+            self.opt_body = torch.optim.SGD(self.body.parameters(), lr=0.1)
+            self.opt_head = torch.optim.SGD(self.head.parameters(), lr=0.1)
+
+        def fit(self, batches):
+            for x, y in batches:
+                feat = self.body(x)
+                out = self.head(feat)
+                loss_head = nn.functional.cross_entropy(out, y)
+                loss_body = nn.functional.cross_entropy(out, (y + 1) % 3) + feat.pow(2).mean()
+                self.opt_head.zero_grad()
+                loss_head.backward(retain_graph=True)
+                self.opt_body.zero_grad()
+                loss_body.backward()
+                self.opt_head.step()
+                self.opt_body.step()
+    """
+    assert all("walks the graph" not in msg for _, _, msg in _found(src, "AD103"))
+
+
+def test_gradients_left_at_the_end_of_an_iteration_are_not_judged():
+    # the generator's step comes before the critic's pass; its next zero_grad clears the leak each iteration
+    src = TRAINER.format(between="self.second.zero_grad()", after="pass").replace(
+        "            self.first.step()\n            self.second.step()\n", "            self.second.step()\n").replace(
+        "            main.backward(retain_graph=True)\n", "            main.backward(retain_graph=True)\n"
+        "            self.first.step()\n")
+    assert all("walks the graph" not in msg for _, _, msg in _found(src, "AD103"))

@@ -97,9 +97,22 @@ def _leak(analysis, scope, conflict, other, leaking, upstream) -> Optional[Leake
             zero = zero or clearing
     if not judge:
         return None
+    from .decide import covers, param_modules
+    from .graph import closure
+    from .module_parts import parts_of
+
+    # what the critic's calls are run on: the model the critic judges lies behind them (`disc(recon)`),
+    # not between them and the loss (a classifier on top of the features the second loss trains)
+    shared = closure(conflict.links)
+    calls = [n for n in shared if any(covers(judge, m) for m in param_modules(analysis, [n]))]
+    behind = param_modules(analysis, closure([p for n in calls for p in n.parents]))
+    judged_parts = {p for j in judge for p in parts_of(analysis.names, j)}
     trained, steps, notes = [], [], []
     for module in upstream:
-        if any(module == j or module.startswith(j + ".") or j.startswith(module + ".") for j in judge):
+        if any(module == j or module.startswith(j + ".") or j.startswith(module + ".") for j in judge) or \
+                module in judged_parts:
+            continue
+        if not any(module == b or module.startswith(b + ".") or b.startswith(module + ".") for b in behind):
             continue
         fate, step, note = _step_fate(analysis, events, leaking, module)
         if fate != "stepped":
@@ -113,8 +126,6 @@ def _leak(analysis, scope, conflict, other, leaking, upstream) -> Optional[Leake
             notes.append(note)
     if not trained:
         return None
-    from .decide import covers, param_modules
-    from .graph import closure
 
     # the shared tensor the generator's graph hangs from through the critic (`disc_fake`), not a scalar beside it
     def holds(node, modules) -> bool:
@@ -143,6 +154,8 @@ def _step_fate(analysis, events, ev, module) -> tuple:
     from .decide import _prefix, covers
 
     for later in events[events.index(ev) + 1:]:
+        if later.tag != ev.tag:
+            return None, None, ""  # left for the next iteration (or a later call): not judged
         if later.kind == "zero":
             if later.modules is None or covers(later.modules, module):
                 return None, None, ""

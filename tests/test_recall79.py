@@ -244,3 +244,26 @@ def test_gradients_left_at_the_end_of_an_iteration_are_not_judged():
         "            main.backward(retain_graph=True)\n", "            main.backward(retain_graph=True)\n"
         "            self.first.step()\n")
     assert all("walks the graph" not in msg for _, _, msg in _found(src, "AD103"))
+
+
+def test_an_optimizer_over_the_copy_itself_is_left_alone():
+    src = """
+    import copy
+    import torch
+    from torch import nn
+
+
+    class Pair:
+        def __init__(self):
+            self.base = nn.Linear(4, 1)
+            self.base_opt = torch.optim.Adam(self.base.parameters())
+            self.robust = copy.deepcopy(self.base)
+            self.robust_opt = torch.optim.Adam(self.robust.parameters())
+
+        def fit(self, x):
+            loss = self.robust(x).pow(2).mean()
+            self.robust_opt.zero_grad()
+            loss.backward()
+            self.robust_opt.step()
+    """
+    assert _found(src, "AD109") == []

@@ -217,8 +217,11 @@ def _copied(analysis, scope, step, bws, starved):
     found = copies(analysis)
     if not found or hands_gradients(scope.body):
         return None
+    owner = analysis.names.optimizers.get(step.opt)
     for backward in bws:
         for reached in sorted(param_modules(analysis, backward.reach)):
+            if owner is not None and reached in (owner.owns or ()):
+                continue  # the optimizer steps the copy itself (module_parts counts its source as a part of it)
             for copy in found.get(reached, ()):
                 lost = {m for m in starved if m == copy.source or m.startswith(copy.source + ".")}
                 if lost:

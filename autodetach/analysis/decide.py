@@ -80,7 +80,7 @@ def _starved(analysis) -> list:
     from .starved import starved_steps
 
     found = starved_steps(analysis)
-    cuts = {id(f.cut.stmt) for f in found if f.cut.stmt is not None}
+    cuts = {id(f.cut.stmt) for f in found if hasattr(f, "cut") and f.cut.stmt is not None}
     # a whole term of a loss cut from the graph (a constant): one finding per cut, where
     # starved.py has not already named its statement
     found += [d for d in dead_terms(analysis) if id(d.stmt) not in cuts]

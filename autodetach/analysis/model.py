@@ -167,6 +167,8 @@ class Analysis:
         from .base_optimizers import add_base_optimizers
         from .factory_optimizers import add_factory_optimizers
         from .plain_classes import mark_plain
+        from .returned_optimizers import add_returned_optimizers
+        from .copied_modules import mark_copies
         from .project_modules import mark
 
         table = build_names(self.ctx.module, self.ctx.imports)
@@ -174,6 +176,8 @@ class Analysis:
         mark_plain(table, self)  # the same, built by a lower-case or star-imported name
         add_base_optimizers(table, self)  # `self.opt_E` a base class of another file builds
         add_factory_optimizers(table, self)  # `self.opt = self._get_optimizer(kind, self.policy, lr)`
+        add_returned_optimizers(table)  # `self.opt_g, self.opt_d = self.configure_optimizers(args)`
+        mark_copies(table, self)  # `fast = copy.deepcopy(model)`: a module with parameters of its own
         widen(table, self)
         return table
 

@@ -89,6 +89,7 @@ class NameTable:
     name_aliases: dict = field(default_factory=dict)  # `loss_fn = my_loss`: plain name -> plain name
     parts: dict = field(default_factory=dict)  # module -> modules its constructor was given (module_parts)
     shared: dict = field(default_factory=dict)  # optimizer -> modules a caller gives it part of (caller_owners)
+    copies: dict = field(default_factory=dict)  # name -> [copied_modules.Copy]: a module copied from another
 
     def is_module(self, key: Optional[str]) -> bool:
         return key is not None and key in self.modules

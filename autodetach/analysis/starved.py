@@ -62,6 +62,10 @@ def starved_steps(analysis) -> list:
                 continue
             cut = _cut(analysis, bws, starved)
             if cut is None:
+                copied = _copied(analysis, scope, step, bws, starved) if phase is None else None
+                if copied is not None:
+                    done.add(step.call)
+                    out.append(copied)
                 continue
             done.add(step.call)
             out.append(StarvedStep(step, cut[0], cut[1], starved, shown=shown, note=note))
@@ -192,6 +196,37 @@ def _unpacked_elsewhere(node, own) -> bool:
     if not any(isinstance(t.target, (cst.Tuple, cst.List)) for t in assign.targets):
         return False
     return not any(isinstance(x, cst.Call) and dotted(x.func) in own for x in nodes(assign.value))
+
+
+@dataclass
+class CopiedStep:
+    """A step whose modules the loss reaches only through a copy of them (analysis.copied_modules)."""
+    step: object
+    backward: object
+    copy: object  # copied_modules.Copy
+    reached: str  # the copy's name among the modules the loss reaches
+    modules: set
+
+
+def _copied(analysis, scope, step, bws, starved):
+    """The loss reaches a copy of a starved module (`fast = copy.deepcopy(model)`): its
+    parameters are new leaves, with no edge back. Not where gradients are read or written
+    by hand (`p.grad = fp.grad`, first-order MAML and Reptile hand them over)."""
+    from .copied_modules import copies, hands_gradients
+
+    found = copies(analysis)
+    if not found or hands_gradients(scope.body):
+        return None
+    owner = analysis.names.optimizers.get(step.opt)
+    for backward in bws:
+        for reached in sorted(param_modules(analysis, backward.reach)):
+            if owner is not None and reached in (owner.owns or ()):
+                continue  # the optimizer steps the copy itself (module_parts counts its source as a part of it)
+            for copy in found.get(reached, ()):
+                lost = {m for m in starved if m == copy.source or m.startswith(copy.source + ".")}
+                if lost:
+                    return CopiedStep(step, backward, copy, reached, lost)
+    return None
 
 
 def _cut(analysis, bws, starved):

@@ -44,6 +44,18 @@ class SharedGraphNeedsDetach(GraphRule):
     says what it inferred: a term computed by code this file does not show,
     or a loss returned to a caller that backwards it.
 
+    And a critic's pass that walks the kept graph into the model it judges
+    (VQGAN's trainer): both losses are built on one score of the model's
+    output (`disc_fake = D(recon)`), the model's loss is backwarded with
+    `retain_graph=True`, the critic's `zero_grad()` then clears what it put
+    into the critic, and the critic's loss is backwarded through the score
+    into the model, whose optimizer steps with no `zero_grad()` between: the
+    critic's objective trains the model. The roles come from where the
+    zero_grad() calls stand (inferred, said in the message); no fix, since
+    the cut (score the detached output for the critic's loss) changes what
+    the model learns. A first pass whose gradients into the critic are not
+    cleared (two heads on one encoder) is left alone.
+
     ## Why it matters
     The common advice, `retain_graph=True`, silences the error but keeps a
     graph alive and runs a backward through G that nobody uses. Cutting the
@@ -317,6 +329,35 @@ class SharedGraphNeedsDetach(GraphRule):
                                  (other.call, "this backward needs the shared graph")]
                         + path_note(ctx, conflict, "the retained graph" if silenced else "the freed graph"))
         self._negated_terms()
+        self._leaked_passes()
+
+    def _leaked_passes(self) -> None:
+        """A critic's pass that walks the kept graph into the model it judges (analysis.leaked_passes)."""
+        from ..analysis.leaked_passes import leaked_passes
+
+        ctx = self.ctx
+        for record in leaked_passes(ctx.analysis):
+            leaking, other = record.leaking, record.other
+            trained, judge = _names(record.trained), _names(record.judge)
+            module, step = record.steps[0]
+            link = record.link
+            via = f"`{link.name or code(ctx, link.expr)}`"
+            if link.stmt is not None:
+                via += f" (line {line(ctx, link.stmt)})"
+            msg = (f"`{code(ctx, leaking.call)}` walks the graph that `{code(ctx, other.call)}` (line "
+                   f"{line(ctx, other.call)}) keeps, through {via}, into {trained}, and nothing clears those "
+                   f"gradients before `{code(ctx, step.call)}` (line {line(ctx, step.call)}) steps them: "
+                   f"the critic's loss trains the model it judges, against that model's own loss. The roles "
+                   f"come from `{code(ctx, record.zero.call)}` (line {line(ctx, record.zero.call)}): it clears "
+                   f"what `{code(ctx, other.call)}` puts into {judge} and keeps this pass's, so this is "
+                   f"{judge}'s loss. Build it on the model's output detached (run {judge} again on it), "
+                   f"then the retain is unneeded. Not fixed: the cut changes what {trained} learns")
+            notes = ["which pass is the critic's, from where its optimizer's zero_grad() stands"] + record.notes
+            msg += "; inferred: " + "; ".join(notes)
+            related = [(other.call, "the pass whose graph it walks"), (step.call, "the step that applies it")]
+            if link.stmt is not None:
+                related.insert(0, (link.stmt, "the shared tensor"))
+            self.report(leaking.call, msg, related=related)
 
     def _negated_terms(self) -> None:
         """A multiplier's ascent pass on a term another loss adds (analysis.negated_terms)."""
@@ -345,6 +386,10 @@ class SharedGraphNeedsDetach(GraphRule):
             if record.via is not None:
                 related.append((record.via, "the term is handed to the multiplier's pass here"))
             self.report(record.backward, msg, related=related)
+
+
+def _names(modules) -> str:
+    return ", ".join(f"`{m}`" for m in sorted(modules))
 
 
 def _upstream(analysis, link):

@@ -44,6 +44,14 @@ class DetachBlocksLearning(GraphRule):
     `self.encoder` only through `obs`. In a Lightning `training_step` that
     branches on `optimizer_idx`, each phase's optimizer is the one
     `configure_optimizers` returns at that position (inferred from the arms).
+    And a loss computed with a copy of the stepped model (`fast =
+    copy.deepcopy(model)`, a `clone()` method of its class that builds a new
+    object and loads the state dict, or a helper that returns such a copy of
+    its argument): the copy's parameters are new leaves, so the step over
+    the original gets nothing (MAML written with a copy instead of a
+    functional call). Gradients handed over by hand (`p.grad = q.grad`,
+    first-order MAML, Reptile) are left alone; a `clone()` found by its name
+    in the one class that defines it is an inference, said.
 
     ## Why it matters
     Nothing fails: the loop runs, the loss prints, and the model silently
@@ -194,6 +202,9 @@ class DetachBlocksLearning(GraphRule):
             if hasattr(found, "submodule"):
                 self._cut_submodule(found)
                 continue
+            if hasattr(found, "copy"):
+                self._copied(found)
+                continue
             backward, cut = found.backward, found.cut
             # a Lightning phase's step is Lightning's: shown as its optimizer in configure_optimizers
             step = found.shown if found.shown is not None else found.step.call
@@ -256,6 +267,21 @@ class DetachBlocksLearning(GraphRule):
                f"get{'s' if len(found.modules) == 1 else ''} no gradient from that loss. Pass the value uncut "
                f"where {_names(found.modules)} should learn from it")
         self.report(found.arg, msg, related=[(found.call, "the call whose step gets no gradient")])
+
+    def _copied(self, found) -> None:
+        """The loss reaches only a copy of the stepped modules (analysis.copied_modules)."""
+        ctx = self.ctx
+        copy, step, backward = found.copy, found.step, found.backward
+        mods, one = _names(found.modules), "s" if len(found.modules) == 1 else ""
+        msg = (f"`{code(ctx, step.call)}` (line {line(ctx, step.call)}) updates {mods}, but the loss it follows, "
+               f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}), runs `{copy.name}`, a copy of "
+               f"`{copy.source}` made here by {copy.how}: a copy's parameters are new leaves with no edge back, "
+               f"so {mods} get{one} no gradient from it and never learn{one}. "
+               f"Compute the loss from {mods}'s own parameters (a functional call on tensors derived from them)")
+        if copy.note:
+            msg += f"; inferred: {copy.note}"
+        self.report(copy.stmt, msg, related=[(step.call, "this step gets no gradient"),
+                                             (backward.call, "the backward it follows")])
 
     def _cut_submodule(self, found) -> None:
         """A layer its class's forward cuts from every output (analysis.cut_submodules)."""

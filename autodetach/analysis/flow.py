@@ -3213,7 +3213,8 @@ _REDUCTIONS = {"sum", "mean"}
 def _metric_total(head) -> bool:
     """`total += (out - y).abs().sum()`: a `+=` of a whole reduction (no dim: one number per step)
     of an error, a difference between what a network computed and something else: a running
-    error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error)."""
+    error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error; it is a
+    statistic of the step when the step's backward walks `hidden`: logged_stats.py)."""
     expr, stmt = head.expr, head.stmt
     if head.kind != "accum" or not isinstance(expr, cst.Call) or not head.modules and \
             not any(parent.kind == "module" or parent.modules for parent in closure(head.parents)):

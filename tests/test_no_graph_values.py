@@ -95,7 +95,8 @@ def test_indices_samples_and_integers_carry_no_graph(value):
     "v, idx = out.sort()",
 ])
 def test_values_beside_them_keep_their_graph(value):
-    assert _codes(_loop(value)) == ["AD101"]
+    # one number (`out.max()`) kept for the log is a statistic of the step: AD102 (logged_stats.py)
+    assert _codes(_loop(value)) == (["AD102"] if value == "v = out.max()" else ["AD101"])
 
 
 def test_summary_of_functions_run_without_grad():
@@ -229,7 +230,7 @@ def test_tensor_methods_are_never_looked_up_by_name(tmp_path):
             loss.backward()
             opt.step()
         """)
-    assert _project(tmp_path, stats, train) == ["AD101"]
+    assert _project(tmp_path, stats, train) == ["AD102"]  # a statistic of the step (logged_stats.py)
 
 
 SAC_TEMPERATURE = """

@@ -34,6 +34,7 @@ from .graph import GNode, closure
 from .handed_flags import flag_at_call, handed_flags
 from .infeasible import slot_read
 from .local_names import local_tensor
+from .logged_stats import logged_statistic
 from .roles import looks_like_loss as _looks_like_loss
 from .summaries import tensor_test
 from .tensor_methods import BUILTIN_METHODS
@@ -2937,7 +2938,8 @@ class Scope:
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents)) or
                                   (head.kind == "container" and _computed_from(head, key, targets)) or
-                                  _metric_total(head) or _beside_step(head, key)):
+                                  _metric_total(head) or _beside_step(head, key) or
+                                  logged_statistic(head, key, loop, _step_reach(self, loop), targets)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
                 head.loss = True
@@ -2960,6 +2962,15 @@ def _mark_beside(func, returns: list, events: list) -> None:
         for head in ret.heads:
             if head not in reached and not head.loss:
                 head.beside = func.name.value
+
+
+def _step_reach(scope, loop) -> frozenset:
+    """What the backwards run in `loop` (the training step) walk."""
+    reach = frozenset()
+    for event in scope.events:
+        if event.kind == "backward" and loop in event.loops:
+            reach |= event.reach
+    return reach
 
 
 def _beside_step(head, key: str) -> bool:
@@ -3202,7 +3213,8 @@ _REDUCTIONS = {"sum", "mean"}
 def _metric_total(head) -> bool:
     """`total += (out - y).abs().sum()`: a `+=` of a whole reduction (no dim: one number per step)
     of an error, a difference between what a network computed and something else: a running
-    error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error)."""
+    error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error; it is a
+    statistic of the step when the step's backward walks `hidden`: logged_stats.py)."""
     expr, stmt = head.expr, head.stmt
     if head.kind != "accum" or not isinstance(expr, cst.Call) or not head.modules and \
             not any(parent.kind == "module" or parent.modules for parent in closure(head.parents)):

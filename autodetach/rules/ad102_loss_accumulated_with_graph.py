@@ -146,6 +146,11 @@ class LossAccumulatedWithGraph(GraphRule):
     a difference), kept for the log like a loss total, and a running total of
     what a function walked at its call returns beside the loss it backwards and
     steps (`return loss.item(), dice.sum()`, then `running_metric += metric_b`).
+    Likewise any statistic of the step kept for the log: one number (a
+    reduction with no dim, `records["kl"].append((logp - old).pow(2).mean())`,
+    `entropy_total += ent.mean()`, also through a name bound to one in the
+    loop) computed from the output of a module that the step's backward walks:
+    the backward frees what it walks, not the statistic's own graph.
     A list on `self` that only
     `__init__` makes and no method empties, returned by the method that appends
     each step's loss (every call adds to what earlier calls kept, whatever the

@@ -1,6 +1,8 @@
 # expect-before: grows
 # The trainer logs the activation energy of the hidden layer per epoch; the
-# running tensor keeps each step's pow node and the activations it saved.
+# running tensor keeps each step's pow node and the activations it saved. The
+# energy is one number reduced from the model's output, which the step's
+# backward walks: a statistic kept for the log, like a loss total (AD102).
 import os
 
 import torch
@@ -36,7 +38,7 @@ class Trainer:
             self.opt.zero_grad()
             loss.backward()
             self.opt.step()
-            act_total += hidden.pow(2).mean().detach()
+            act_total += hidden.pow(2).mean()
             print(f"{it} loss {loss.item():.6f}")
         return act_total.item() / iters
 

@@ -241,3 +241,142 @@ def test_step_through_a_helper_method_and_a_while_loop(tmp_path):
     found = _ad101(tmp_path / "evaluate.py")
     assert len(found) == 1 and found[0].fix == UNSAFE, [f.message for f in found]
     assert "self.act(obs, state)" in found[0].message
+
+
+SAMPLER = """
+import torch
+import torch.nn as nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.rnn = nn.GRU(8, 16, batch_first=True)
+        self.out = nn.Linear(16, 20)
+
+    def forward(self, x, h):
+        y, h = self.rnn(self.emb(x), h)
+        return self.out(y), h
+
+
+model = CharRNN()
+{setup}
+
+def generate(n):
+    x = torch.zeros(1, 1, dtype=torch.long)
+    h = None
+    chars = []
+    for i in range(n):
+        logits, h = model(x, h)
+        x = logits.argmax(-1)
+        chars.append(int(x))
+    return chars
+
+{main}
+"""
+
+SCRIPT_LOOP = """
+import torch
+import torch.nn as nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRUCell(4, 16)
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x, h):
+        h = self.rnn(x, h)
+        return self.out(h), h
+
+
+net = CharRNN()
+{setup}
+h = torch.zeros(1, 16)
+x = torch.zeros(1, 4)
+for step in range(100):
+    scores, h = net(x, h)
+    x = torch.nn.functional.one_hot(scores.argmax(-1), 4).float()
+"""
+
+
+def _sampler(tmp_path, setup="", main="print(generate(10))\n"):
+    _write(tmp_path / "sample.py", SAMPLER.format(setup=setup, main=main))
+    return _ad101(tmp_path / "sample.py")
+
+
+def test_script_loop_in_a_file_that_trains_nothing_reported_unsafe(tmp_path):
+    _write(tmp_path / "gen.py", SCRIPT_LOOP.format(setup=""))
+    found = _ad101(tmp_path / "gen.py")
+    assert len(found) == 1 and found[0].fix == UNSAFE, [f.message for f in found]
+    assert "net(x, h)" in found[0].message and "the script's loop runs as written" in found[0].message
+
+
+def test_script_loop_with_gradients_turned_off_not_reported(tmp_path):
+    for i, setup in enumerate(("torch.set_grad_enabled(False)", "net.requires_grad_(False)",
+                               "for p in net.parameters():\n    p.requires_grad = False")):
+        (tmp_path / str(i)).mkdir()
+        _write(tmp_path / str(i) / "gen.py", SCRIPT_LOOP.format(setup=setup))
+        assert not _ad101(tmp_path / str(i) / "gen.py"), setup
+    (tmp_path / "w").mkdir()
+    text = SCRIPT_LOOP.format(setup="").replace("    scores, h = net(x, h)",
+                                                "    with torch.no_grad():\n        scores, h = net(x, h)")
+    _write(tmp_path / "w" / "gen.py", text)
+    assert not _ad101(tmp_path / "w" / "gen.py")
+
+
+def test_sampling_function_called_with_gradients_on_reported(tmp_path):
+    found = _sampler(tmp_path, main="""
+def main():
+    print(generate(50))
+
+
+if __name__ == "__main__":
+    main()
+""")
+    assert len(found) == 1 and found[0].fix == UNSAFE, [f.message for f in found]
+    assert "`generate` runs with gradients on where it is called" in found[0].message
+
+
+def test_sampling_function_whose_callers_turn_gradients_off_not_reported(tmp_path):
+    for i, main in enumerate(("""
+@torch.no_grad()
+def main():
+    print(generate(50))
+
+main()
+""", """
+def main():
+    print(generate(50))
+
+with torch.no_grad():
+    main()
+""", """
+with torch.inference_mode():
+    print(generate(5))
+""", "")):
+        (tmp_path / str(i)).mkdir()
+        assert not _sampler(tmp_path / str(i), main=main), main
+
+
+def test_sampling_function_called_from_another_file(tmp_path):
+    _write(tmp_path / "sample.py", SAMPLER.format(setup="", main=""))
+    _write(tmp_path / "run.py", """
+        from sample import generate
+
+        print(generate(30))
+    """)
+    found = _ad101(tmp_path / "sample.py")
+    assert len(found) == 1 and "run.py line" in found[0].message, [f.message for f in found]
+    (tmp_path / "g").mkdir()
+    _write(tmp_path / "g" / "sample.py", SAMPLER.format(setup="", main=""))
+    _write(tmp_path / "g" / "run.py", """
+        import torch
+        from sample import generate
+
+        with torch.no_grad():
+            print(generate(30))
+    """)
+    assert not _ad101(tmp_path / "g" / "sample.py")

@@ -140,3 +140,55 @@ def _quiet(expr) -> bool:
     call = expr.func if isinstance(expr, ast.Call) else expr
     last = call.attr if isinstance(call, ast.Attribute) else call.id if isinstance(call, ast.Name) else ""
     return last in QUIET
+
+
+def grad_on_note(path: str, text: Optional[str], module, fn, cls_name: Optional[str]) -> Optional[str]:
+    """In a file that trains nothing, why the loop of `fn` (None: a loop of the script itself)
+    runs with gradients on: the script runs as written, or a call of `fn` seen in the project's
+    files runs outside `torch.no_grad()`; None when no such call is seen."""
+    if fn is None:
+        return "the script's loop runs as written, and nothing in it turns gradients off"
+    name = fn.name.value
+    if cls_name is not None:
+        loud = grad_on_calls(path, text, cls_name, name)
+    elif fn in module.body:
+        loud = _loud_function_calls(path, text, name)
+    else:
+        return None
+    if not loud:
+        return None
+    where = ", ".join(f"{os.path.basename(f)} line {line}" for f, line in loud[:2])
+    return f"`{name}` runs with gradients on where it is called ({where}: outside `torch.no_grad()`)"
+
+
+def _loud_function_calls(path: str, text: Optional[str], name: str) -> list:
+    """(file, line) of the calls `name(...)` of this file's function that run outside `no_grad`
+    (in this file, or in one that imports it by name and backwards nothing where it calls it);
+    [] when any call seen turns gradients off (its caller chose)."""
+    from .eval_loops import _remote_calls
+    from .recurrent_calls import _parse
+
+    tree = _parse(text)
+    if tree is None or any(t in (text or "") for t in FROZEN):
+        return []
+    calls = []
+    _walk_calls(tree, name, False, None, calls)
+    if any(guarded or owner is not None and _owner_quiet(tree, owner) for _c, guarded, owner in calls):
+        return []
+    remote = _remote_calls(path, name) if path and path != "<string>" else []
+    if any(guarded or backwarded for _f, _line, guarded, backwarded in remote):
+        return []
+    return [(path, c.lineno) for c, _g, _o in calls] + [(f, line) for f, line, _g, _b in remote]
+
+
+def _walk_calls(node, name, guarded, owner, out) -> None:
+    """`name(...)` calls, as `_walk` finds `obj.meth(...)` ones."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        owner = node
+        guarded = guarded or any(_quiet(d) for d in node.decorator_list)
+    if isinstance(node, (ast.With, ast.AsyncWith)) and any(_quiet(i.context_expr) for i in node.items):
+        guarded = True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+        out.append((node, guarded, owner))
+    for child in ast.iter_child_nodes(node):
+        _walk_calls(child, name, guarded, owner, out)

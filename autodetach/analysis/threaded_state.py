@@ -17,7 +17,9 @@ state read anywhere but by the call or through a cut, outputs kept with
 their graph (`outs.append(out)`: unrolled for a later backward), and a call
 under `torch.no_grad()` (here, in the function's decorator, or around every
 call of the function), and a module's forward (its callers choose). `model.eval()`
-is no cut."""
+is no cut. In a file that trains nothing, a loop is read only where it runs with
+gradients on as far as the project shows (own_steps.grad_on_note): the script's
+own loop, or a function or method some call of which runs outside no_grad."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -96,7 +98,10 @@ def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
     back = new[1] if new else key  # the name the call binds the new state to
     shaped = [key if t == back else t for t in targets]
     inferred = ""
-    found = _runner(analysis, call, shaped, key) if trained else None
+    loud = None if trained else _grad_on(analysis, fn)
+    found = _runner(analysis, call, shaped, key) if trained or loud else None
+    if found is not None and loud:
+        inferred = loud  # a file that trains nothing: where the loop runs with gradients on
     if found is not None and found[1] and not new and (trains(analysis, loop.body) or
                                                        calls_any(loop.body, trainers(analysis))):
         found = None  # a method's code, read (_read_runner), may show that only the step reads the state
@@ -186,6 +191,17 @@ def _read_runner(analysis, call, targets, back, key) -> tuple:
         return None, ""
     plain, inferred = got
     return (func, func, plain), inferred
+
+
+def _grad_on(analysis, fn) -> Optional[str]:
+    """In a file that trains nothing: why the loop of `fn` runs with gradients on (own_steps)."""
+    from .own_steps import grad_on_note
+
+    ctx = analysis.ctx
+    cls = ctx.enclosing(fn, cst.ClassDef) if fn is not None else None
+    if cls is not None and ctx.enclosing(cls, (cst.FunctionDef, cst.ClassDef)) is not None:
+        return None
+    return grad_on_note(ctx.path, ctx.text, ctx.module, fn, cls.name.value if cls is not None else None)
 
 
 def _own_step(analysis, call, targets, back, key) -> tuple:

@@ -24,8 +24,12 @@ from the state it was given, and the other outputs the loop reads are numbers.
 Whether gradients are on is the callers' choice: the loop's method is called
 in the project's files (this one, and those that import its class) at least once
 outside `torch.no_grad()` (no `with`, no decorator, and, for a call inside a
-function of its file, no call of that function under one). A method none of
-whose calls is seen, or whose calls all turn gradients off, is left alone.
+function of its file, no call of that function under one): a test script that
+runs the rollout with gradients on leaks though the training script wraps it.
+A method none of whose calls is seen, or whose calls all turn gradients off,
+is left alone. For a function of the file (`grad_on_note`), every call seen
+must run with gradients on and none backward what it returns, as
+threaded_state asks of a function's calls in its own file.
 That the network has trainable parameters is inferred (its class is only
 named), so the fix is unsafe."""
 from __future__ import annotations
@@ -72,13 +76,15 @@ def grad_on_calls(path: str, text: Optional[str], cls_name: str, meth: str) -> l
     that calls it freezes parameters or turns gradients off in a way not placed here."""
     from .callers import parsed_texts
     from .project_index import files_mentioning
+    from .recurrent_calls import _parse
 
     if not path or path == "<string>" or not os.path.isfile(path):
         return []
     me = os.path.realpath(path)
     others = [f for f in files_mentioning(path, f".{meth}(".encode()) if os.path.realpath(f) != me]
     found = []
-    texts = [(path, text, ast.parse(text))] if text and f".{meth}(" in text else []
+    own = _parse(text) if text and f".{meth}(" in text else None
+    texts = [(path, text, own)] if own is not None else []
     stem = os.path.splitext(os.path.basename(path))[0]
     for f, src, tree in parsed_texts(others, must=cls_name):
         if any(isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[-1] == stem and
@@ -88,7 +94,7 @@ def grad_on_calls(path: str, text: Optional[str], cls_name: str, meth: str) -> l
             texts.append((f, src, tree))  # it imports the class from this file's module
     for f, src, tree in texts:
         calls = []
-        _walk(tree, meth, False, None, calls)
+        _walk(tree, meth, calls)
         if not calls:
             continue
         if any(t in src for t in FROZEN):
@@ -99,20 +105,36 @@ def grad_on_calls(path: str, text: Optional[str], cls_name: str, meth: str) -> l
             if owner is not None and _owner_quiet(tree, owner):
                 continue
             found.append((f, call.lineno))
-    return found
+    return sorted(found, key=lambda x: (x[0] != path, x))
 
 
-def _walk(node, meth, guarded, owner, out) -> None:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        owner = node
-        guarded = guarded or any(_quiet(d) for d in node.decorator_list)
-    if isinstance(node, (ast.With, ast.AsyncWith)) and any(_quiet(i.context_expr) for i in node.items):
-        guarded = True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == meth and \
-            not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
-        out.append((node, guarded, owner))
-    for child in ast.iter_child_nodes(node):
-        _walk(child, meth, guarded, owner, out)
+def _walk(tree, meth, out) -> None:
+    """`obj.<meth>(...)` calls not through `self`: (call, under no_grad, enclosing function)."""
+    for node, guarded, owner in _guarded_nodes(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == meth and \
+                not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
+            out.append((node, guarded, owner))
+
+
+def _walk_calls(tree, name, out) -> None:
+    """`name(...)` calls: (call, under no_grad, enclosing function)."""
+    for node, guarded, owner in _guarded_nodes(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+            out.append((node, guarded, owner))
+
+
+def _guarded_nodes(tree):
+    """(node, under a no_grad `with` or decorator, enclosing function) for every node, without recursion."""
+    stack = [(tree, False, None)]
+    while stack:
+        node, guarded, owner = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            owner = node
+            guarded = guarded or any(_quiet(d) for d in node.decorator_list)
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(_quiet(i.context_expr) for i in node.items):
+            guarded = True
+        yield node, guarded, owner
+        stack.extend((child, guarded, owner) for child in ast.iter_child_nodes(node))
 
 
 def _owner_quiet(tree, owner) -> bool:
@@ -121,19 +143,8 @@ def _owner_quiet(tree, owner) -> bool:
     if owner not in tree.body:
         return True
     calls = []
-    _walk_name(tree, owner.name, False, calls)
-    return any(calls)
-
-
-def _walk_name(node, name, guarded, out) -> None:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        guarded = guarded or any(_quiet(d) for d in node.decorator_list)
-    if isinstance(node, (ast.With, ast.AsyncWith)) and any(_quiet(i.context_expr) for i in node.items):
-        guarded = True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
-        out.append(guarded)
-    for child in ast.iter_child_nodes(node):
-        _walk_name(child, name, guarded, out)
+    _walk_calls(tree, owner.name, calls)
+    return any(guarded for _c, guarded, _o in calls)
 
 
 def _quiet(expr) -> bool:
@@ -172,23 +183,10 @@ def _loud_function_calls(path: str, text: Optional[str], name: str) -> list:
     if tree is None or any(t in (text or "") for t in FROZEN):
         return []
     calls = []
-    _walk_calls(tree, name, False, None, calls)
+    _walk_calls(tree, name, calls)
     if any(guarded or owner is not None and _owner_quiet(tree, owner) for _c, guarded, owner in calls):
         return []
     remote = _remote_calls(path, name) if path and path != "<string>" else []
     if any(guarded or backwarded for _f, _line, guarded, backwarded in remote):
         return []
-    return [(path, c.lineno) for c, _g, _o in calls] + [(f, line) for f, line, _g, _b in remote]
-
-
-def _walk_calls(node, name, guarded, owner, out) -> None:
-    """`name(...)` calls, as `_walk` finds `obj.meth(...)` ones."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        owner = node
-        guarded = guarded or any(_quiet(d) for d in node.decorator_list)
-    if isinstance(node, (ast.With, ast.AsyncWith)) and any(_quiet(i.context_expr) for i in node.items):
-        guarded = True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
-        out.append((node, guarded, owner))
-    for child in ast.iter_child_nodes(node):
-        _walk_calls(child, name, guarded, owner, out)
+    return sorted((path, c.lineno) for c, _g, _o in calls) + [(f, line) for f, line, _g, _b in remote]

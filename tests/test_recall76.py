@@ -380,3 +380,16 @@ def test_sampling_function_called_from_another_file(tmp_path):
             print(generate(30))
     """)
     assert not _ad101(tmp_path / "g" / "sample.py")
+
+
+def test_step_returning_an_array_in_a_while_loop_that_returns(tmp_path):
+    # world-models' rollout: `return action.squeeze().cpu().numpy(), next_hidden`, the loop ends by `return`
+    step = """\
+        scores, new_hidden = self.net(obs, hidden)
+        return scores.squeeze().cpu().numpy(), new_hidden"""
+    text = RUNNER.format(step=step, extra="").replace("        for t in range(n):", "        while True:")
+    text = text.replace("            total += action\n", "            total += 1\n            if total > n:\n"
+                                                          "                return total\n")
+    _write(tmp_path / "rollout.py", text + "\nRunner().episode(10)\n")
+    found = _ad101(tmp_path / "rollout.py")
+    assert len(found) == 1 and found[0].fix == UNSAFE, [f.message for f in found]

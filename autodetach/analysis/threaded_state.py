@@ -101,7 +101,9 @@ def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
     loud = None if trained else _grad_on(analysis, fn)
     found = _runner(analysis, call, shaped, key) if trained or loud else None
     if found is not None and loud:
-        inferred = loud  # a file that trains nothing: where the loop runs with gradients on
+        # a file that trains nothing: where the loop runs with gradients on; a method's code
+        # is read instead (_read_runner: the numbers it returns, `.numpy()` too)
+        found, inferred = (None, "") if found[1] else (found, loud)
     if found is not None and found[1] and not new and (trains(analysis, loop.body) or
                                                        calls_any(loop.body, trainers(analysis))):
         found = None  # a method's code, read (_read_runner), may show that only the step reads the state

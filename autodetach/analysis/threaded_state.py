@@ -17,7 +17,9 @@ state read anywhere but by the call or through a cut, outputs kept with
 their graph (`outs.append(out)`: unrolled for a later backward), and a call
 under `torch.no_grad()` (here, in the function's decorator, or around every
 call of the function), and a module's forward (its callers choose). `model.eval()`
-is no cut."""
+is no cut. In a file that trains nothing, a loop is read only where it runs with
+gradients on as far as the project shows (own_steps.grad_on_note): the script's
+own loop, or a function or method some call of which runs outside no_grad."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -96,7 +98,15 @@ def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
     back = new[1] if new else key  # the name the call binds the new state to
     shaped = [key if t == back else t for t in targets]
     inferred = ""
-    found = _runner(analysis, call, shaped, key) if trained else None
+    loud = None if trained else _grad_on(analysis, fn)
+    found = _runner(analysis, call, shaped, key) if trained or loud else None
+    if found is not None and loud:
+        # a file that trains nothing: where the loop runs with gradients on; a method's code
+        # is read instead (_read_runner: the numbers it returns, `.numpy()` too)
+        found, inferred = (None, "") if found[1] else (found, loud)
+    if found is not None and found[1] and not new and (trains(analysis, loop.body) or
+                                                       calls_any(loop.body, trainers(analysis))):
+        found = None  # a method's code, read (_read_runner), may show that only the step reads the state
     if found is None and fn is not None and not new:
         inferred = _param_module(analysis, fn, call, key, loop)
         found = (dotted(call.func), "", set()) if inferred else None
@@ -164,9 +174,10 @@ def _read_runner(analysis, call, targets, back, key) -> tuple:
 
     ctx = analysis.ctx
     func = dotted(call.func)
-    if func is None or func.count(".") > (2 if func.startswith("self.") else 1) or func.count(".") == 1 and \
-            func.startswith("self."):
-        return None, ""  # `self.agent.act(o, h)` is read; a method of the object itself is _runner's
+    if func is not None and func.count(".") == 1 and func.startswith("self."):
+        return _own_step(analysis, call, targets, back, key)
+    if func is None or func.count(".") > (2 if func.startswith("self.") else 1):
+        return None, ""  # `self.agent.act(o, h)` is read
     if "." not in func and func not in {f.name.value for f in ctx.module.body if type(f) is cst.FunctionDef}:
         return None, ""
     known = analysis.names.instances.get(func.rpartition(".")[0]) if "." in func else None
@@ -182,6 +193,49 @@ def _read_runner(analysis, call, targets, back, key) -> tuple:
         return None, ""
     plain, inferred = got
     return (func, func, plain), inferred
+
+
+def _grad_on(analysis, fn) -> Optional[str]:
+    """In a file that trains nothing: why the loop of `fn` runs with gradients on (own_steps)."""
+    from .own_steps import grad_on_note
+
+    ctx = analysis.ctx
+    cls = ctx.enclosing(fn, cst.ClassDef) if fn is not None else None
+    if cls is not None and ctx.enclosing(cls, (cst.FunctionDef, cst.ClassDef)) is not None:
+        return None
+    return grad_on_note(ctx.path, ctx.text, ctx.module, fn, cls.name.value if cls is not None else None)
+
+
+def _own_step(analysis, call, targets, back, key) -> tuple:
+    """`a, h = self.step(obs, h)` in a loop of a method: the step read in the class (own_steps),
+    with a call of the loop's method seen to run it with gradients on."""
+    from .own_steps import self_step
+
+    ctx = analysis.ctx
+    fn = ctx.enclosing(call, cst.FunctionDef)
+    cls = ctx.enclosing(fn, cst.ClassDef) if fn is not None else None
+    if cls is None or ctx.enclosing(cls, (cst.FunctionDef, cst.ClassDef)) is not None:
+        return None, ""
+    arg_pos = _arg_pos(call, key)
+    if arg_pos is None:
+        return None, ""
+    func = dotted(call.func)
+    got = self_step(ctx.path, ctx.text, cls.name.value, fn.name.value, func.partition(".")[2], arg_pos,
+                    len(targets), targets.index(back))
+    if got is None:
+        return None, ""
+    plain, inferred = got
+    return (func, func, plain), inferred
+
+
+def _arg_pos(call, key):
+    for i, a in enumerate(call.args):
+        if key in _arg_names(a.value):
+            pos = a.keyword.value if a.keyword is not None else i
+            if type(pos) is int and any(x.keyword is not None for x in call.args[:pos]):
+                return None
+            return pos
+    return None
 
 
 def _state_reads(ctx, names, scope, loop, name, call, rebind) -> Optional[tuple]:

@@ -91,7 +91,23 @@ class GraphKeptAcrossIterations(GraphRule):
     policy.select_action(obs, h)`, then `h = next_h`, the policy built
     elsewhere): its code is read in each project class that defines the
     method, which must run a network on the state and hand the new state
-    back (that one of them runs is inferred: the fix is unsafe). A reset
+    back (that one of them runs is inferred: the fix is unsafe). Or a
+    method of the object whose method runs the loop (`action, hidden =
+    self.step(obs, hidden)` in `Runner.episode`), read in that class, in a
+    file that may train nothing: reported when a call of the loop's method
+    in this file or in one that imports its class runs it outside
+    `torch.no_grad()` (`runner.episode(100)` in a test script; no decorator,
+    no `with`, and no guarded call of the function that makes it), and
+    left alone when every call seen turns gradients off, or none is seen;
+    that the network the step runs has trainable parameters is inferred
+    (it is built from a class): the fix is unsafe. The same in a file
+    that trains nothing for a module with parameters called in a loop of
+    the script itself (a sampling script: `logits, h = model(x, h)` with
+    no `torch.no_grad()`), or of a function of the file some call of
+    which, here or in a file that imports it, runs outside
+    `torch.no_grad()` (and none under it); a file that freezes parameters
+    or turns gradients off (`requires_grad_(False)`,
+    `set_grad_enabled(False)`) is left alone. A reset
     on an `if` arm (`if done: h = policy.initial()`) ends an episode, not
     the chain; a loop that also trains is no bar when nothing but the call
     reads the state (or a buffer whose method keeps it detached). Where a

@@ -195,6 +195,7 @@ class Scope:
         self.loop_stack: list = []
         self.branch: tuple = ()
         self.no_grad = 0
+        self.expr_memo = None  # id(node) -> Val: zip/enumerate arguments a for loop reads twice
         self.seq = 0
         self.walked = 0
         self.inlining: set = set()
@@ -347,8 +348,12 @@ class Scope:
             each = positions(loop)
             if each is not None:
                 return self._unrolled(loop, each)
+            # _loop_elem reads zip's arguments again: a call among them (`zip(params,
+            # autograd.grad(loss, params))`) runs once, so its value is taken as first walked.
+            saved_memo, self.expr_memo = self.expr_memo, dict.fromkeys(_zipped_args(loop.iter))
             iterated = self.expr(loop.iter)
             it_elem = self._loop_elem(loop.iter, iterated)
+            self.expr_memo = saved_memo
         self.loops[id(loop)] = loop
         self.loop_start[id(loop)] = self.seq  # same_test.other_arms: what this run of the loop made
         if not self.inlining:  # a callee's loop may have other callers, which may backward what it sums
@@ -1019,6 +1024,11 @@ class Scope:
         handler = _EXPR.get(type(expr))
         if handler is None:
             return Val(unknown=True)
+        memo = self.expr_memo
+        if memo and id(expr) in memo:
+            if memo[id(expr)] is None:
+                memo[id(expr)] = handler(self, expr, stmt)
+            return memo[id(expr)]
         return handler(self, expr, stmt)
 
     def _literal(self, expr, stmt) -> Val:
@@ -3240,6 +3250,18 @@ def _dict_view(expr) -> Optional[str]:
             expr.func.attr.value in ("keys", "items"):
         return expr.func.attr.value
     return None
+
+
+def _zipped_args(it_expr) -> list:
+    """ids of the arguments of `zip(...)`/`enumerate(...)` (nested too) that
+    Flow._loop_elem reads again."""
+    out = []
+    if isinstance(it_expr, cst.Call) and isinstance(it_expr.func, cst.Name) and \
+            it_expr.func.value in ("zip", "enumerate"):
+        for arg in it_expr.args:
+            out.append(id(arg.value))
+            out += _zipped_args(arg.value)
+    return out
 
 
 def _zipped(parts: list) -> Val:

@@ -363,7 +363,8 @@ def diagnose(analysis, scope, conflict) -> Diagnosis:
                        "before the second backward, and whether that graph saved its weights is not known: "
                        "check with --verify")
     if not diag.blocked and not diag.unsafe:
+        from .element_reads import split_note
         from .frozen import frozen_note
 
-        diag.unsafe = frozen_note(analysis, first.stmt, upstream) or ""
+        diag.unsafe = split_note(analysis, first, second, links) or frozen_note(analysis, first.stmt, upstream) or ""
     return diag

@@ -39,6 +39,19 @@ def duck_cut(analysis, base: str, meth: str) -> Optional[str]:
             f"the class of `{base}` is not known")
 
 
+def returns_cut(path: str, meth: str) -> bool:
+    """Every method `meth` of the classes of file `path` (the file a resolved
+    `obj.meth(...)` was read from) returns only cut values: the same reading as
+    the duck-typed case above, for an object whose class is known."""
+    from .method_cuts import _methods
+
+    defs = _methods(path).get(meth, []) if meth.isidentifier() and not meth.startswith("__") else []
+    try:
+        return bool(defs) and all(_cuts(d, meth) for d in defs)
+    except RecursionError:
+        return False
+
+
 def _classes(ctx, meth: str) -> list:
     path = getattr(ctx, "path", None)
     if not path or not meth.isidentifier() or meth.startswith("__"):

@@ -5,8 +5,9 @@ starts the sum again on the loop's first iteration (MGDA's scaled step). flow.Sc
 walks a loop body twice: the first walk is the loop's first iteration, where the
 index holds its first value (0 for `enumerate(x)` and `range(n)`), and the second
 walk a later one (index 1 or more). A test such as `i > 0`, `i == 0`, `not i` or
-`i` has one answer for each, so each walk takes that arm only, and the sum of the
-last outer iteration is not taken to reach this one. Any other test, an index the
+`i` has one answer for each (so has `i > 0 and cond` on the first walk), so each walk
+takes that arm only, and the sum of the last outer iteration is not taken to reach
+this one. Any other test, an index the
 body rebinds, or a loop of another shape (`range(1, n)`, `enumerate(x, 1)`) is left
 to both arms."""
 from __future__ import annotations
@@ -29,7 +30,15 @@ _LATER = (1, 2, 1000)  # index values of later iterations: a test that agrees on
 
 
 def arm(scope, test) -> Optional[bool]:
-    """True: this walk takes the `if` body; False: its `else`; None: not decided."""
+    """True: this walk takes the `if` body; False: its `else`; None: not decided.
+    `i > 0 and torch.sum(mask) > 0` is false wherever `i > 0` is (`or`: true wherever
+    one side is); the other side needs no answer then."""
+    if type(test) is cst.BooleanOperation:
+        left, right = arm(scope, test.left), arm(scope, test.right)
+        stop = type(test.operator) is cst.Or  # the answer one side alone decides
+        if left is stop or right is stop:
+            return stop
+        return (not stop) if left is not None and right is not None else None
     parsed = _parse(test)
     if parsed is None:
         return None

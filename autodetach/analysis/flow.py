@@ -45,7 +45,7 @@ from .passed_buffers import buffer_helper
 from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
 from .kept_args import keeps_arguments, record_types
-from .duck_cuts import duck_cut
+from .duck_cuts import duck_cut, returns_cut
 from .walk import is_static, nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
@@ -1672,6 +1672,10 @@ class Scope:
         method (read from its summary, inherited or re-exported) cuts `z`: the result keeps
         the module's parameters, not the cut arguments' graph. Positional arguments only."""
         found = self.analysis.foreign_method(base, meth)
+        if found is not None and not found[0].events and returns_cut(found[1], meth):
+            # `hidden = helper.repackage_hidden(hidden)` of a known class whose method returns only
+            # `h.detach()` or a tuple of its own recursive calls: the result holds no graph at all
+            return Val(ghosts=out.heads | out.ghosts)
         each = self.arg_vals.get(id(call))
         if found is None or found[0].events or each is None or \
                 any(arg.keyword is not None or arg.star for arg in call.args):
@@ -1738,6 +1742,7 @@ class Scope:
         if type(func) is cst.Attribute and qualified is None:
             known = object_call(self, call, func)  # an object of a project class that cuts some arguments
             if known is not None:
+                known = self._foreign_cut(call, dotted(func.value), func.attr.value, known)
                 return self._quiet_method(known, dotted(func.value), func.attr.value)
         if (type(func) is cst.Name or (key or "").startswith("self.") and key.count(".") == 1) and \
                 qualified is None and not self.no_grad:

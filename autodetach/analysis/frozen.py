@@ -111,3 +111,113 @@ def _statement(cls, node):
         if isinstance(stmt, cst.SimpleStatementLine) and any(n is node for n in nodes(stmt)):
             return stmt
     return node
+
+
+def proven_frozen(analysis, conflict) -> bool:
+    """The graph the two backwards of `conflict` share comes only from modules whose
+    gradients are off whenever the walked method runs, so there is none to free:
+
+    - no method of the class hands the module to other code, and the walked method
+      never switches it;
+    - every method that switches it on switches it off again in its own top-level body
+      (no `return` after the switch on) before it returns: a balanced pair;
+    - the walked method is private (`_train_discriminator`) and called only as
+      `self._train_discriminator(...)` from methods of the class that switch the module
+      off in their top-level body before the statement holding the call, with no switch
+      on (outside balanced methods) in between.
+
+    Then the module's parameters do not require gradients when the method runs:
+    `self.netG(noise)` builds no graph. The roots of the shared graph must all be
+    calls of such modules (no parameter or requires_grad leaf among them)."""
+    from .graph import closure
+
+    stmt = conflict.first.stmt
+    if stmt is None or not conflict.links:
+        return False
+    cls, method = _holder(analysis.ctx.module, stmt)
+    if cls is None or not method.name.value.startswith("_") or method.name.value.startswith("__"):
+        return False
+    shared = closure(conflict.links)
+    modules = set()
+    for node in shared:
+        if node.leaf:
+            return False
+        if not node.parents or node.modules:
+            if not node.modules or any(not (m or "").startswith("self.") for m in node.modules):
+                return False
+            if node.parents and any(p not in shared for p in node.parents):
+                return False
+            modules |= set(node.modules)
+        if not node.parents and not node.modules:
+            return False
+    return bool(modules) and all(_proven_off(cls, method, module) for module in modules)
+
+
+def _proven_off(cls, method, module: str) -> bool:
+    sets = _sets(cls, module)
+    if not sets or any(on is None for _, _, on in sets) or any(fn is method for fn, _, _ in sets):
+        return False
+    if not all(_balanced(fn, module) for fn in {id(f): f for f, _, on in sets if on is True}.values()):
+        return False
+    name = method.name.value
+    callers = []
+    for node in nodes(cls):
+        if isinstance(node, cst.Name) and node.value == name:
+            callers.append(node)
+    calls = []
+    for fn in cls.body.body:
+        if not isinstance(fn, cst.FunctionDef) or fn is method:
+            continue
+        for node in nodes(fn):
+            if isinstance(node, cst.Attribute) and node.attr.value == name:
+                if dotted(node.value) != "self":
+                    return False
+                calls.append((fn, node))
+    # every mention of the name is the method's own definition or a `self.name` read found above
+    if len(callers) != len(calls) + 1 or not calls:
+        return False
+    return all(_off_before(fn, node, module) for fn, node in calls)
+
+
+def _top_flag(stmt, module: str) -> Optional[bool]:
+    """`module.requires_grad_(flag)` as a whole top-level statement: the flag; else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or \
+            not isinstance(stmt.body[0], cst.Expr):
+        return None
+    call = stmt.body[0].value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+            call.func.attr.value == "requires_grad_" and dotted(call.func.value) == module:
+        return _flag(call.args[0].value) if call.args else True
+    return None
+
+
+def _switches(stmt, module: str) -> bool:
+    return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and
+               n.func.attr.value == "requires_grad_" and dotted(n.func.value) == module for n in nodes(stmt))
+
+
+def _balanced(fn, module: str) -> bool:
+    """The method's last switch of `module` is a top-level `requires_grad_(False)`, and no
+    `return` or `yield` can leave the method after its first switch on."""
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    last = max((i for i, s in enumerate(body) if _switches(s, module)), default=None)
+    if last is None or _top_flag(body[last], module) is not False:
+        return False
+    first_on = min(i for i, s in enumerate(body) if _switches(s, module))
+    return not any(isinstance(n, (cst.Return, cst.Yield)) for s in body[first_on:last] for n in nodes(s))
+
+
+def _off_before(fn, node, module: str) -> bool:
+    """`self.meth(...)` in `fn`, whose top-level body switches `module` off before the
+    statement holding the call, and nothing but balanced methods in between can switch it on."""
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    at = next((i for i, s in enumerate(body) if any(n is node for n in nodes(s))), None)
+    if at is None:
+        return False
+    off = max((i for i in range(at) if _top_flag(body[i], module) is False), default=None)
+    if off is None:
+        return False
+    for stmt in body[off + 1:at + 1]:
+        if _switches(stmt, module) and not (stmt is not body[at] and _top_flag(stmt, module) is False):
+            return False  # (a method called in between that switches it on is balanced: checked above)
+    return True

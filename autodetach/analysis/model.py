@@ -814,8 +814,10 @@ class Analysis:
         from .loss_entries import disjoint_entries
 
         # two entries of a returned dict that its method builds apart share no graph (what AD104 rests on)
+        from .frozen import proven_frozen
+
         return not replaced_each_iteration(scope, conflict) and not infeasible(self, scope, conflict) \
-            and not data_source(self, conflict) \
+            and not data_source(self, conflict) and not proven_frozen(self, conflict) \
             and not disjoint_entries(self, scope, conflict.first, conflict.second,
                                      {n for n in conflict.first.reach if not n.leaf} & conflict.second.reach)
 

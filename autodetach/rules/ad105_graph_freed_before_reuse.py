@@ -88,7 +88,11 @@ class GraphFreedBeforeReuse(GraphRule):
     offered as unsafe: check it with `--verify`. So is it when the second
     backward runs inside a function of another project file
     (`diversity_loss(phi_real, phi_fake, backward=True)`), known only from
-    that file's summary. The fix for a forward's inner update is always
+    that file's summary, and when the two losses meet only in what a
+    module call returns, each reading its own elements (`outputs[0]`,
+    `outputs[1]`) with nothing shared before the call: two heads on one
+    input share no graph, so that they do is inferred and the message
+    says so. The fix for a forward's inner update is always
     unsafe: retaining keeps both passes' gradients in the layers before the
     update (the reference's updates), while the author may have meant to
     build the inner loss from the detached tensor; the message names both.

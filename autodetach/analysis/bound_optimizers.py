@@ -13,12 +13,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..imports import dotted
-from .roles import MODULE_METHODS
+from .roles import BOTH, MODULE_METHODS
 from .walk import of_types
-
-
-BOTH = {"state_dict", "load_state_dict"}  # methods of modules and optimizers alike
-
 
 _READ = frozenset({cst.Assign, cst.Call})
 

@@ -18,6 +18,7 @@ from .walk import nodes, walk
 MODULE_METHODS = {"parameters", "named_parameters", "train", "eval", "state_dict", "load_state_dict",
                   "modules", "children", "named_modules", "apply", "requires_grad_", "buffers"}
 OPTIMIZER_METHODS = {"step", "zero_grad"}
+BOTH = {"state_dict", "load_state_dict"}  # methods of modules and optimizers alike (checkpoints)
 # Methods a tensor has and a module does not: with one of them, `x.requires_grad_()` is a tensor's.
 TENSOR_ONLY = {"detach", "detach_", "item", "size", "view", "reshape", "numel", "dim", "squeeze", "unsqueeze",
                "clone", "backward", "sum", "mean", "norm"}
@@ -173,7 +174,7 @@ def infer_roles(module: cst.Module, imports, table) -> None:
             if key in unpacked:
                 role = None
             if role == "optimizer" or (u & OPTIMIZER_ONLY) or (
-                    "step" in u and "zero_grad" in u and not u & MODULE_METHODS and "()" not in u):
+                    "step" in u and "zero_grad" in u and not u & (MODULE_METHODS - BOTH) and "()" not in u):
                 local_opts.append(key)
                 if role != "optimizer":
                     table.inferred[key] = f"`{key}` is an optimizer (it calls .step() and .zero_grad())"

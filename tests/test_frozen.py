@@ -21,7 +21,7 @@ class Trainer:
         {freeze}
         for real in batches:
             self._train_critic(real)
-
+{extra}
     def _train_critic(self, real):
         {inside}
         fake = self.netG(torch.randn(8, 4))
@@ -36,14 +36,28 @@ class Trainer:
 """
 
 
-def fixes(freeze="", inside=""):
-    src = textwrap.dedent(TRAINER.format(freeze=freeze or "pass", inside=inside or "pass"))
+# A second caller that does not switch the generator off: the switch in
+# train() then does not cover every run of _train_critic.
+WARMUP = """
+    def warmup(self, real):
+        self._train_critic(real)
+"""
+
+
+def fixes(freeze="", inside="", extra=WARMUP):
+    src = textwrap.dedent(TRAINER.format(freeze=freeze or "pass", inside=inside or "pass", extra=extra))
     return [(f.fix, f.message) for f in autodetach.check_code(src, select=["AD105"])]
 
 
 def test_generator_switched_off_elsewhere_makes_the_retain_unsafe():
     [(fix, message)] = fixes(freeze="self.netG.requires_grad_(False)")
     assert fix == UNSAFE and "switches off outside this method" in message and "`self.netG` (line 13)" in message
+
+
+def test_switched_off_before_every_call_is_no_conflict():
+    # train() is the only caller and switches the generator off first: `fake` carries
+    # no graph into the penalty's pass (frozen.proven_frozen), nothing needs retaining
+    assert fixes(freeze="self.netG.requires_grad_(False)", extra="") == []
 
 
 def test_parameters_loop_counts_as_a_switch():

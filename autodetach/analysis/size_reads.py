@@ -39,7 +39,7 @@ def read_as_size(analysis, attr: cst.Attribute) -> bool:
     """Is the read `attr` (`model.n_window`, not called) used only where a number
     goes, directly or through the one local name it is bound to (module doc)?"""
     ctx = analysis.ctx
-    if _size_place(ctx, attr):
+    if size_place(ctx, attr):
         return _no_property(analysis, attr.attr.value)
     up = ctx.parent(attr)
     if type(up) is not cst.Assign or up.value is not attr or len(up.targets) != 1 or \
@@ -63,17 +63,17 @@ def read_as_size(analysis, attr: cst.Attribute) -> bool:
             continue
         if type(parent) in (cst.Global, cst.Nonlocal, cst.NameItem, cst.For, cst.CompFor, cst.AsName,
                             cst.Param, cst.Tuple, cst.List, cst.Element, cst.StarredElement) and \
-                not _size_place(ctx, node):
+                not size_place(ctx, node):
             return False  # bound another way, or handed on in a container
         if type(parent) is cst.Attribute and parent.attr is node:
             continue  # `x.w_size`: another object's attribute, not this name
-        if not _size_place(ctx, node):
+        if not size_place(ctx, node):
             return False
         reads += 1
     return binds == 1 and reads > 0 and _no_property(analysis, attr.attr.value)
 
 
-def _size_place(ctx, node) -> bool:
+def size_place(ctx, node) -> bool:
     """Does the value of `node` reach, through arithmetic only, an index or slice bound,
     a comparison, or a size argument (module doc)?"""
     cur = node

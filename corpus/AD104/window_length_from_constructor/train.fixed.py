@@ -6,9 +6,9 @@
 # or a size picks entries of the series and brings no graph of the network.
 # A Trainer method then runs a fresh forward per batch and backwards its loss
 # with retain_graph=True; no later backward walks that graph, so the retain
-# only keeps each batch's activations alive until the next forward. Inferred
-# (unsafe fix): the windows reach the loss as arguments of `fit_epoch()`, and
-# callers out of sight might backward them again.
+# only keeps each batch's activations alive until the next forward. The fix
+# is unsafe, as inferred: the windows reach the loss as arguments of
+# `fit_epoch()`, and callers out of sight might backward them again.
 # autodetach-test: unsafe
 import os
 

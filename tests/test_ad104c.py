@@ -179,7 +179,11 @@ def test_setting_computed_by_a_property_is_not_taken_for_a_number(tmp_path):
 def test_setting_stored_from_an_argument_is_not_taken_for_a_number(tmp_path):
     models = MODELS.replace("def __init__(self):", "def __init__(self, n=3):").replace("self.n_window = 3",
                                                                                       "self.n_window = n")
-    assert _ad104(WINDOWS.replace("USE", "w"), tmp_path, extra={"models.py": models}) == []
+    # read as a value (`w * model.n_window`), what the argument holds may carry a graph into the windows
+    assert _ad104(WINDOWS.replace("USE", "w * model.n_window"), tmp_path, extra={"models.py": models}) == []
+    # recall74: read only as slice bounds, counts and in a test, it brings no graph whatever it holds
+    found = _ad104(WINDOWS.replace("USE", "w"), tmp_path, extra={"models.py": models})
+    assert [f.line for f in found] == [22]
 
 
 BLIND = """

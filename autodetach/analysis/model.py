@@ -14,6 +14,7 @@ from .decide import find
 from .drivers import driver_walks
 from .optimizer_phases import phase_walks
 from .plain_attributes import plain_attribute
+from .size_reads import read_as_size, size_place
 from .runtime_classes import runtime_method
 from .flow import INLINE_LEAF, GiveUp, Scope
 from .graph import reset_ids
@@ -58,8 +59,12 @@ class _Sites:
         for n in nodes(analysis.ctx.module):
             t = type(n)
             if t is cst.Attribute:
+                if size_place(analysis.ctx, n):
+                    # `"TranAD" in args.model`: a test of an attribute, not a read of the variable `model`
+                    self.settings.add(id(n.attr))
                 if type(n.value) is cst.Name and id(n) not in self.called and \
-                        analysis.names.is_module(n.value.value) and plain_attribute(analysis, n.attr.value):
+                        analysis.names.is_module(n.value.value) and (plain_attribute(analysis, n.attr.value) or
+                                                                     read_as_size(analysis, n)):
                     self.settings.add(id(n.value))  # a number or string of the module: runs nothing
             elif t is cst.Param:
                 self.settings.add(id(n.name))  # `def f(data, model)`: naming a parameter runs nothing

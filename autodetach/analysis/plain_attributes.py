@@ -74,6 +74,27 @@ def _plain(ctx, attr: str) -> bool:
     return stores > 0
 
 
+def by_name_or_property(ctx, attr: str) -> bool:
+    """May `<x>.attr` be set by name (`setattr`, ...) or computed (`def attr(`, a property), in this
+    file or the project's files that name it? (size_reads: a read used only as a size.)"""
+    needle = f".{attr}"
+    quoted = (f'"{attr}"', f"'{attr}'")
+    own = ctx.text.decode("utf-8", errors="replace") if isinstance(ctx.text, bytes) else ctx.text
+    texts = [own]
+    path = getattr(ctx, "path", None)
+    if path:
+        import os
+
+        here = os.path.abspath(path)
+        texts += [tree_of(f)[0] for f in files_mentioning(path, needle.encode()) if os.path.abspath(f) != here]
+    for text in texts:
+        if text is None:
+            continue
+        if any(q in text for q in quoted) and any(b in text for b in _BY_NAME) or f"def {attr}(" in text:
+            return True
+    return False
+
+
 def _stores(node):
     if isinstance(node, ast.Assign):
         return [(t, node.value) for t in node.targets]

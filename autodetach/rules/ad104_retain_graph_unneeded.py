@@ -232,7 +232,12 @@ class RetainGraphUnneeded(GraphRule):
     the retain. A helper that reads only a setting of the model it is handed
     (`size = model.n_window`, every store of that attribute in the project's
     files a literal, no property or `setattr` of that name) runs nothing of the
-    model: data it prepares before the loop carries no graph.
+    model: data it prepares before the loop carries no graph. So does one that
+    reads the attribute, whatever stores it (`self.n_window = feats`), only
+    where a number goes: an index or a slice bound (`data[i - size:i]`), a size
+    (`x.repeat(size - i, 1)`, `range(size)`) or a comparison, directly or
+    through the one local name bound to it; an attribute tested there
+    (`"TranAD" in args.model`) reads no variable `model`.
     A recurrent state cut by a method of an object whose class the function
     does not know (`hidden = helper.repackage_hidden(hidden)`, `helper` handed
     in) is taken for the project's methods of that name when each of them

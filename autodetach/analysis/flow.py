@@ -196,6 +196,7 @@ class Scope:
         self.branch: tuple = ()
         self.no_grad = 0
         self.expr_memo = None  # id(node) -> Val: zip/enumerate arguments a for loop reads twice
+        self.part_cuts: dict = {}  # key -> (its value, indices cut in place: `h[0].detach_()`)
         self.seq = 0
         self.walked = 0
         self.inlining: set = set()
@@ -1415,6 +1416,8 @@ class Scope:
             return Val()
         if meth == "detach_" and base is not None:
             return self._detach_in_place(base)
+        if meth == "detach_":
+            return self._detach_part_in_place(func.value)
         if meth in CUT_METHODS or meth in ("to", "type") and any(
                 self.imports.qualify(arg.value) in INT_DTYPES for arg in call.args) or \
                 meth == "sample" and self._distribution(func.value):
@@ -1599,6 +1602,26 @@ class Scope:
         for key in [base] + [iterated for target, iterated in self.for_targets if target == base]:
             old = self.lookup_key(key)
             self.env[key] = Val(ghosts=old.heads | old.ghosts)
+        return Val()
+
+    def _detach_part_in_place(self, target) -> Optional[Val]:
+        """`hidden[0].detach_(); hidden[1].detach_()`: both parts of an (h, c)
+        pair cut in place cut the pair, as long as `hidden` is still the value
+        whose parts were cut (a rebinding in between starts again)."""
+        if type(target) is not cst.Subscript or len(target.slice) != 1 or \
+                type(target.slice[0].slice) is not cst.Index or type(target.slice[0].slice.value) is not cst.Integer:
+            return None
+        key = dotted(target.value)
+        if key is None:
+            return None
+        value = self.lookup_key(key)
+        held, parts = self.part_cuts.get(key, (None, set()))
+        if held is not value:
+            parts = set()
+        parts = parts | {int(target.slice[0].slice.value.value, 0)}
+        self.part_cuts[key] = (value, parts)
+        if {0, 1} <= parts:
+            return self._detach_in_place(key)
         return Val()
 
     def _module_method(self, call: cst.Call, func: cst.Attribute, base: str) -> Val:

@@ -1,0 +1,148 @@
+"""Session 36, prec69: wrong findings on correct code (issue 8, precision).
+
+1. decide._fate: a function walked inline at its call (`fit(net, data, opt)`) steps the caller's
+   `opt`, which owns `net`, the module the callee calls `model`: the gradients its first backward
+   puts into `model` are stepped (handed_modules), not "zeroed before any optimizer steps them"
+   (AD103 offered a detach that stops a head learning where AD105's retain is the fix).
+"""
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+
+def _findings(path):
+    findings, _, _ = check_source(path.read_text(), str(path), all_rules(), Options())
+    return [f for f in findings if f.code.startswith("AD1")]
+
+
+# ---------------------------------------------------------------- 1. a callee's module is the caller's
+HEADS = '''
+import torch
+import torch.nn as nn
+
+
+class Heads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 8)
+        self.box = nn.Linear(8, 4)
+        self.cls = nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return self.box(h), self.cls(h)
+'''
+
+FIT = '''
+import torch
+import torch.nn.functional as F
+from heads import Heads
+
+
+def fit(model, loader, optimizer):
+    for x, boxes, labels in loader:
+        preds = model(x)
+        box_loss = (preds[0] - boxes).abs().mean()
+        cls_loss = F.cross_entropy(preds[1], labels)
+        optimizer.zero_grad()
+        box_loss.backward()
+        cls_loss.backward()
+        optimizer.step()
+
+
+net = Heads()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+data = [(torch.randn(2, 8), torch.randn(2, 4), torch.randint(0, 3, (2,)))]
+fit(net, data, opt)
+LOOP
+'''
+
+SCRIPT_LOOP = '''
+other = Heads()
+other_opt = torch.optim.Adam(other.parameters())
+for x, boxes, labels in data:
+    preds = other(x)
+    box_loss = (preds[0] - boxes).abs().mean()
+    cls_loss = F.cross_entropy(preds[1], labels)
+    other_opt.zero_grad()
+    box_loss.backward(retain_graph=True)
+    cls_loss.backward()
+    other_opt.step()
+'''
+
+# the same names trained once more by the function's own optimizer, under other names
+SECOND_CALL = '''
+for epoch in range(2):
+    preds = net(data[0][0])
+    box_loss = preds[0].sum()
+    opt.zero_grad()
+    box_loss.backward()
+    opt.step()
+'''
+
+
+def _fit_findings(tmp_path, loop):
+    (tmp_path / "heads.py").write_text(HEADS)
+    path = tmp_path / "train.py"
+    path.write_text(FIT.replace("LOOP", loop))
+    return [f for f in _findings(path) if f.line < 16]
+
+
+def test_callee_steps_the_module_it_was_handed(tmp_path):
+    for loop in (SCRIPT_LOOP, SECOND_CALL):
+        found = _fit_findings(tmp_path, loop)
+        assert [f.code for f in found] == ["AD105"], [f.message for f in found]
+        assert "zeroed" not in found[0].message
+
+
+METHOD = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Heads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 8)
+        self.a = nn.Linear(8, 1)
+        self.b = nn.Linear(8, 1)
+
+    def forward(self, x):
+        h = torch.tanh(self.body(x))
+        return self.a(h), self.b(h)
+
+
+class Runner:
+    def epoch(self, net, batches, sgd):
+        for x, y in batches:
+            outs = net(x)
+            first = F.mse_loss(outs[0], y)
+            second = F.mse_loss(outs[1], y)
+            sgd.zero_grad()
+            first.backward()
+            second.backward()
+            sgd.step()
+
+
+runner = Runner()
+model = Heads()
+optim = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.randn(4, 8), torch.randn(4, 1))]
+runner.epoch(model, batches, optim)
+aux = Heads()
+aux_optim = torch.optim.SGD(aux.parameters(), lr=0.1)
+for x, y in batches:
+    outs = aux(x)
+    first = F.mse_loss(outs[0], y)
+    second = F.mse_loss(outs[1], y)
+    aux_optim.zero_grad()
+    (first + second).backward()
+    aux_optim.step()
+'''
+
+
+def test_method_walked_with_other_loop_below(tmp_path):
+    path = tmp_path / "run.py"
+    path.write_text(METHOD)
+    found = _findings(path)
+    assert "AD103" not in [f.code for f in found], [f.message for f in found]

@@ -4,6 +4,9 @@
    `opt`, which owns `net`, the module the callee calls `model`: the gradients its first backward
    puts into `model` are stepped (handed_modules), not "zeroed before any optimizer steps them"
    (AD103 offered a detach that stops a head learning where AD105's retain is the fix).
+2. self_resets: a method that empties a container (`self.table.clear()`) or binds an empty one
+   sets that state anew; called on an object of a local class (`cache.clear()`, `self.grads.reset()`)
+   it drops the graphs its walked methods stored (AD101 on a create_graph=True cache emptied every step).
 """
 from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
@@ -146,3 +149,97 @@ def test_method_walked_with_other_loop_below(tmp_path):
     path.write_text(METHOD)
     found = _findings(path)
     assert "AD103" not in [f.code for f in found], [f.message for f in found]
+
+
+# ---------------------------------------------------------------- 2. a cache emptied every step
+CACHE = '''
+import torch
+import torch.nn as nn
+
+
+class SlopeCache:
+    def __init__(self):
+        self.table = {}
+
+    def slope(self, net, x, pair):
+        if pair not in self.table:
+            x = x.requires_grad_(True)
+            y = net(x).sum()
+            self.table[pair] = torch.autograd.grad(y, x, create_graph=True)[0]
+        return self.table[pair]
+
+    def clear(self):
+        RESET
+
+
+net = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+cache = SlopeCache()
+for step in range(3):
+    x = torch.randn(5, 3)
+    loss = (cache.slope(net, x, (0, 1)) - 1.0).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    INLOOP
+AFTER
+'''
+
+TRAINER = '''
+import torch
+import torch.nn as nn
+
+
+class PairGrads:
+    def __init__(self):
+        self.memo = dict()
+
+    def get(self, f, x, i, j):
+        if (i, j) not in self.memo:
+            x.requires_grad_(True)
+            out = f(x)[:, i].sum()
+            self.memo[(i, j)] = torch.autograd.grad(out, x, create_graph=True)[0][:, j]
+        return self.memo[(i, j)]
+
+    def reset(self):
+        RESET
+
+
+class Trainer:
+    def __init__(self):
+        self.net = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=1e-2)
+        self.grads = PairGrads()
+
+    def run(self, steps):
+        for it in range(steps):
+            x = torch.randn(6, 3)
+            loss = (self.grads.get(self.net, x, 0, 1) - self.grads.get(self.net, x, 1, 0)).pow(2).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            self.grads.reset()
+'''
+
+
+def _src(tmp_path, text, **parts):
+    for key, value in parts.items():
+        text = text.replace(key, value)
+    path = tmp_path / "fit.py"
+    path.write_text(text)
+    return [f.code for f in _findings(path)]
+
+
+def test_cache_emptied_every_step_keeps_no_graph(tmp_path):
+    assert _src(tmp_path, CACHE, RESET="self.table.clear()", INLOOP="cache.clear()", AFTER="") == []
+    assert _src(tmp_path, CACHE, RESET="self.table = {}", INLOOP="cache.clear()", AFTER="") == []
+    assert _src(tmp_path, TRAINER, RESET="self.memo.clear()") == []
+    assert _src(tmp_path, TRAINER, RESET="self.memo = dict()") == []
+
+
+def test_cache_kept_across_steps_still_found(tmp_path):
+    # emptied once, after the loop: the second step reads the first step's freed graph
+    assert _src(tmp_path, CACHE, RESET="self.table.clear()", INLOOP="pass", AFTER="cache.clear()") == ["AD101"]
+    # emptied only when large: not every call
+    assert _src(tmp_path, TRAINER, RESET="if len(self.memo) > 100:\n            self.memo.clear()") == ["AD101"]
+    assert _src(tmp_path, TRAINER, RESET="print(len(self.memo))") == ["AD101"]

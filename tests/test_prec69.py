@@ -7,6 +7,9 @@
 2. self_resets: a method that empties a container (`self.table.clear()`) or binds an empty one
    sets that state anew; called on an object of a local class (`cache.clear()`, `self.grads.reset()`)
    it drops the graphs its walked methods stored (AD101 on a create_graph=True cache emptied every step).
+3. AD101's refused fix on `logits, hidden = self.decode(inp, hidden)`: the call returns a tuple and the
+   kept graph is in the element `hidden`; the message said the call "is not a tensor" as if that were
+   the kept value (plain_values.unpacked_why).
 """
 from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
@@ -243,3 +246,66 @@ def test_cache_kept_across_steps_still_found(tmp_path):
     # emptied only when large: not every call
     assert _src(tmp_path, TRAINER, RESET="if len(self.memo) > 100:\n            self.memo.clear()") == ["AD101"]
     assert _src(tmp_path, TRAINER, RESET="print(len(self.memo))") == ["AD101"]
+
+
+# ---------------------------------------------------------------- 3. the kept element of an unpacked tuple
+GEN = '''
+import torch
+import torch.nn as nn
+
+
+class CharGen(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.cell = nn.GRUCell(8, 16)
+        self.out = nn.Linear(16, 10)
+
+    def forward(self, inp, hidden):
+        hidden = self.cell(self.emb(inp), hidden)
+        return self.out(hidden), hidden
+
+    def decode(self, inp, state):
+        state = self.cell(self.emb(inp), state)
+        return self.out(state), state, int(inp)
+
+    def fit(self, steps):
+        opt = torch.optim.Adam(self.parameters(), lr=1e-3)
+        for it in range(steps):
+            x = torch.randint(0, 10, (5,))
+            logits, _ = self(x, torch.zeros(5, 16))
+            loss = nn.functional.cross_entropy(logits, x)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print(self.sample(6))
+
+    def sample(self, n):
+        hidden = torch.zeros(1, 16)
+        inp = torch.zeros(1, dtype=torch.long)
+        chars = []
+        for t in range(n):
+            CALL
+            inp = torch.multinomial(torch.softmax(logits, dim=1).view(-1), 1)
+            chars.append(int(inp))
+        return chars
+
+
+CharGen().fit(3)
+'''
+
+
+def test_unpacked_state_message_names_the_element(tmp_path):
+    for call, place in (("logits, hidden = self.forward(inp, hidden)", 1),
+                        ("logits, hidden, used = self.decode(inp, hidden)", 1),
+                        ("hidden, logits = self.forward(inp, hidden)[::-1]", None)):
+        path = tmp_path / "gen.py"
+        path.write_text(GEN.replace("CALL", call))
+        found = [f for f in _findings(path) if f.code == "AD101"]
+        if place is None:
+            assert all("unpacked" not in f.message for f in found)
+            continue
+        assert len(found) == 1 and not found[0].fixable, [f.message for f in found]
+        msg = found[0].message
+        assert "is not a tensor" not in msg, msg
+        assert f"returns a tuple, and `hidden`, unpacked from it (element {place})" in msg, msg

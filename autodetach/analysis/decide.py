@@ -195,11 +195,28 @@ def _fate(analysis, later_events, ev, module: str) -> Optional[str]:
             if owns is False and module in analysis.names.shared.get(later.opt, ()):
                 owns = True  # a caller gives it part of the module (caller_owners)
             if owns is False:
+                owns = _handed_owner(analysis, later.opt, module)
+            if owns is False:
                 continue
             if any(_prefix(z, later.branch) for z in zeroed_on):
                 continue  # zeroed on every path to this step
             return "stepped" if owns is True else "unknown"
     return None
+
+
+def _handed_owner(analysis, opt: str, module: str):
+    """`train(m, data, o)` walked inline: the callee's `model` is the caller's
+    `m`, and its `opt.step()` is the caller's `o.step()`, which owns `m`
+    though it never names `model`. True when `o` steps every module the
+    callee's parameter was given, None when some, False when none."""
+    root, dot, rest = module.partition(".")
+    given = analysis.table("handed_modules").get(root)
+    if not given:
+        return False
+    owned = [analysis.owner_uses(opt, key + dot + rest) for key in sorted(given)]
+    if all(o is True for o in owned):
+        return True
+    return None if any(o is not False for o in owned) else False
 
 
 def _consumers(ev, other, links) -> Optional[list]:

@@ -1412,6 +1412,7 @@ class Scope:
                 self.env[state_key] = Val()  # model.recurrent.reset_state()
                 return Val()
         if meth in CONTAINER_CLEAR and base is not None:
+            self._object_reset(base, meth)  # `cache.clear()` of a local class's object
             self.env[base] = Val()
             return Val()
         if meth == "detach_" and base is not None:
@@ -1452,6 +1453,8 @@ class Scope:
         if method is not None and method.name.value not in self.inlining and \
                 (self.analysis.function_summary(method).has_events or grows_outer(self, method, True, base)):
             return self.inline(method, call, stmt, bound_self=True)
+        if method is not None and base not in (None, "self"):
+            self._object_reset(base, meth)  # `self.grads.reset()` that empties its `self.memo`
         own = self.plain_self_method(func, base)
         if own is not None and (model_containers.forward_helper(self, own) or phases.phase_helper(self, own) or
                                 log_helper(self, own) or meter_helper(self, own, call, bound_self=True) or
@@ -1497,6 +1500,16 @@ class Scope:
             # `self.criterion(...)`, an object of a project class whose forward is read (callee)
             return self._module_method(call, func, base)
         return None
+
+    def _object_reset(self, base: str, meth: str) -> None:
+        """`base.meth()` of an object of a local class whose `meth` sets state
+        anew or empties it (self_resets.object_resets): that state holds no graph after it."""
+        method = self.names.method(base, meth)
+        if method is None or base == "self":
+            return
+        for key in self_resets.object_resets(self.analysis, base, method, self.env):
+            if key in self.env:
+                self.env[key] = Val()
 
     def _hand_module(self, param: str, value) -> None:
         """`adapt(net, x)` of `def adapt(model, x)`: the callee's `model` is the

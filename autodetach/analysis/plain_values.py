@@ -183,6 +183,33 @@ def why(ctx, expr) -> str:
         "would raise: no fix is offered"
 
 
+def unpacked_why(ctx, expr, stmt, key) -> Optional[str]:
+    """The message's words when `expr`, a call found not to be a tensor because it
+    returns a container (`return scores.argmax().item(), new_hidden`), is unpacked by
+    `stmt` (`action, hidden = self.step(obs, hidden)`) and `key` is one of its targets:
+    the kept graph is in that element, not in the call; None otherwise."""
+    stmt = getattr(stmt, "suite", stmt)
+    small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else (stmt,)
+    assign = next((s for s in small if isinstance(s, cst.Assign) and s.value is expr), None)
+    if assign is None or not isinstance(expr, cst.Call):
+        return None
+    place = None
+    for target in assign.targets:
+        if isinstance(target.target, (cst.Tuple, cst.List)):
+            for index, elem in enumerate(target.target.elements):
+                if dotted(elem.value) == key:
+                    place = index
+    if place is None:
+        return None
+    rets = _local_returns(ctx, expr.func) if isinstance(expr.func, cst.Name) else _self_method_returns(ctx, expr.func)
+    kind = "a tuple" if rets and all(isinstance(r, cst.Tuple) for r in rets) else "a container"
+    text = ctx.code(expr).strip()
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return (f"`{text}` returns {kind}, and `{key}`, unpacked from it (element {place}), is what carries the "
+            f"graph: a `.detach()` of the call would raise, and no fix rewrites the unpacking (detach `{key}` "
+            "after it, or run the loop under `torch.no_grad()`): no fix is offered")
+
+
 # A module's methods that run its forward: what they return is a forward's output.
 FORWARDS = frozenset({"forward", "__call__"})
 

@@ -22,7 +22,7 @@ from ..imports import dotted
 from ..rule import Edit, Invalid, Valid
 from ..analysis.uses import operands, read_as_mapping
 from ..analysis.plain_values import loop_number_why, maybe_plain, not_tensor, partly_plain_read, unseen_method, \
-    why as plain_why
+    why as plain_why, unpacked_why
 from ._ad1_shared import UNSAFE_NOTE, GraphRule, BACKWARD_TOKENS, backward_text, path_note, code, detach, line, \
     unseen_note
 
@@ -647,7 +647,7 @@ class GraphKeptAcrossIterations(GraphRule):
             if held:
                 msg += f" (`{ctx.code(src).strip()}` holds the backwarded loss as an element: detach each tensor in it)"
             elif src is not None and edit is None and not_tensor(ctx, src):
-                msg += f"; {plain_why(ctx, src)}"
+                msg += f"; {unpacked_why(ctx, src, node.stmt, leak.key) or plain_why(ctx, src)}"
             elif src is not None and edit is None and (plain := partly_plain_read(ctx, src)) is not None:
                 msg += f" ({loop_number_why(plain)})"
             elif src is not None and edit is None and (why := maybe_plain(ctx, src)) is not None:

@@ -224,9 +224,43 @@ def _copied(analysis, scope, step, bws, starved):
                 continue  # the optimizer steps the copy itself (module_parts counts its source as a part of it)
             for copy in found.get(reached, ()):
                 lost = {m for m in starved if m == copy.source or m.startswith(copy.source + ".")}
-                if lost:
+                if lost and not _original_runs(analysis, copy, backward):
                     return CopiedStep(step, backward, copy, reached, lost)
     return None
+
+
+# What a copy's original may do without running a forward of its own.
+_NO_FORWARD = {"state_dict", "load_state_dict", "parameters", "named_parameters", "train", "eval", "to", "cuda",
+               "cpu", "zero_grad", "clone", "requires_grad_", "modules", "children", "buffers"}
+
+
+def _original_runs(analysis, copy, backward) -> bool:
+    """Is the original run, or handed to anything, in the function that copies it or the one
+    that backwards (`self.policy(obs)`, `self.policy.get_log_probs(...)`, `learner =
+    wrap(self.model)`)? Then a loss may reach it by a path the walk did not follow (a helper
+    method, a wrapper): the old policy of PPO, a KD teacher and a target network are copies
+    beside an original that trains."""
+    src = copy.source
+    ctx = analysis.ctx
+    scopes = {ctx.enclosing(copy.stmt, (cst.FunctionDef,)), ctx.enclosing(backward.call, (cst.FunctionDef,))}
+    scopes = [s for s in scopes if s is not None] or [ctx.module]
+    making = set()  # `adapted = self.inner(self.body, x)`: the call that hands back the copy
+    for node in (n for scope in scopes for n in nodes(scope)):
+        if type(node) is cst.Assign and any(dotted(t.target) == copy.name for t in node.targets):
+            making.add(id(node.value))
+        if type(node) is not cst.Call or id(node) in making:
+            continue
+        func = node.func
+        if dotted(func) == src:
+            return True
+        if type(func) is cst.Attribute and dotted(func.value) == src and func.attr.value not in _NO_FORWARD:
+            return True
+        if node is not getattr(copy.stmt, "value", None) and \
+                any(dotted(arg.value) == src for arg in node.args) and \
+                not (type(func) is cst.Attribute and func.attr.value in ("deepcopy", "load_state_dict")) and \
+                dotted(func) not in ("copy.deepcopy", "deepcopy"):
+            return True
+    return False
 
 
 def _cut(analysis, bws, starved):

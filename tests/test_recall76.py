@@ -5,9 +5,8 @@ nothing, where some call of the loop's method runs it with gradients on
 import os
 import textwrap
 
-from autodetach.engine import Options, check_source
 from autodetach.findings import UNSAFE
-from autodetach.registry import all_rules
+from tests.test_recall70 import _ad101, _write  # the same writer and AD101 reader
 
 RUNNER = """
 import torch
@@ -47,18 +46,6 @@ class Runner:
 STEP = """\
         scores, new_hidden = self.net(obs, hidden)
         return scores.argmax().item(), new_hidden"""
-
-
-def _write(path, text):
-    path.write_text(textwrap.dedent(text))
-    os.utime(path, ns=(1, 1))
-
-
-def _ad101(path):
-    with open(path) as fh:
-        text = fh.read()
-    findings, _, _ = check_source(text, str(path), all_rules(), Options())
-    return [f for f in findings if f.code == "AD101"]
 
 
 def _runner(tmp_path, caller="", step=STEP, extra="", name="rollout.py", check=True):

@@ -213,3 +213,40 @@ def test_module_methods_of_torch_are_not_the_projects(tmp_path):
 
     assert concrete_self_cut(None, "model", "to") is None
     assert concrete_self_cut(None, "model", "_split") is None
+
+
+def test_known_class_inheriting_the_method_out_of_sight_no_finding(tmp_path):
+    """`net = Net()` of a class of this file whose `pack` comes from a library base:
+    the project's other methods of that name say nothing of the one that runs."""
+    src = """
+    import torch
+    from torch import nn
+    from somelib import LibNet
+
+
+    class Other(nn.Module):
+        def pack(self, x):
+            raise NotImplementedError
+
+
+    class Plain(Other):
+        def pack(self, x):
+            return x.split(4)
+
+
+    class Net(LibNet):
+        def forward(self, x):
+            return self.body(x)
+
+
+    net = Net()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for it in range(3):
+        for xb in net.pack(torch.randn(8, 2)):
+            loss = net(xb).pow(2).mean()
+            opt.zero_grad()
+            loss.backward(retain_graph=True)
+            opt.step()
+    """
+    _write(tmp_path, {"fit.py": src})
+    assert _found(tmp_path, "fit.py") == []

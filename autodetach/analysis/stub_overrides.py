@@ -44,9 +44,12 @@ def concrete_self_cut(analysis, base, meth: str):
     stub among them are `quiet_methods.self_cut`'s to judge."""
     if meth.startswith("_") or meth in _MODULE_METHODS:
         return None  # `model.to(device)` hands back the module itself; torch's own methods are not the project's
+    names = analysis.names
+    if base in names.instances or base in names.foreign_instances:
+        return None  # its class is known: its own method (or one it inherits) is what runs, not any of that name
     found = project_methods(analysis, base, meth)
     local = bool(found)
-    if found == [] and base not in analysis.names.foreign_instances:
+    if found == []:
         found = _package_methods(analysis.ctx.path, meth)  # the class may live in a sibling package
     if not found or any(s.events for s in found):
         return None

@@ -23,6 +23,7 @@ from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .reset_totals import entered_through, reset_total
 from .state_cuts import cut_after, outer_cut
+from .stub_overrides import notes_for
 from .stubs import abstract_origins, unseen_call_origins
 from .tensor_methods import TENSOR_ONLY
 from .walk import is_static, nodes
@@ -157,6 +158,7 @@ def unneeded_retains(analysis) -> list:
                     + opaque_later(analysis, scope, ev, own) + _captured_list(ctx, scope, ev, own, returned)
                 why.extend(x for x in found if x not in why)
                 why.extend(unseen_call_origins(analysis, own, why))
+                why.extend(x for x in notes_for(analysis, ev.call) if x not in why)  # stub_overrides
                 if ev.call in passed:
                     key, method = passed[ev.call]
                     note = (f"`{key}`, which the loss reads, is stored by `{method}()` from what its callers "
@@ -186,6 +188,7 @@ def unneeded_retains(analysis) -> list:
         if free and verdict.get(call) and call not in escapes and not calls[call].flag_of:
             found = _last_iteration(analysis, calls[call])
             if found is not None:
+                found.inferred.extend(x for x in notes_for(analysis, call) if x not in found.inferred)
                 out.append(found)
     return out
 
@@ -875,7 +878,7 @@ def _calls_behind(ctx, stmt) -> list:
     """The calls of a statement, and of the statements binding the names it reads (one step back,
     in the same function: `kl_loss = w * kl_div` reaches `kl_div = self.agent.compute_kl_div()`)."""
     out = [x for x in nodes(stmt) if type(x) is cst.Call]
-    body = getattr(stmt, "body", ())
+    body = stmt.body if type(stmt) is cst.SimpleStatementLine else ()  # a `for` header's block: not its own
     values = [small.value for small in body if type(small) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
               and small.value is not None]
     skip = {id(x.attr) for v in values for x in nodes(v) if type(x) is cst.Attribute}

@@ -112,6 +112,14 @@ class RetainGraphUnneeded(GraphRule):
     in the file switches them on again or hands them to an optimizer: they
     carry no graph for the next iteration to walk. Unsafe: that the call
     computes nothing else with gradients is inferred.
+    So does data a model whose class the file does not know (built by a
+    factory, handed in) packs before the loop with a method of its own
+    (`data = self.model.dataset(old.detach(), returns)`), when the project's
+    methods of that name, in the file's folder or its package (a sibling
+    package holds the model classes), read nothing of `self` that carries a
+    graph, abstract stubs (`raise NotImplementedError`) aside: the
+    minibatches carry only what the arguments bring. Unsafe: which class
+    runs is inferred from the method's name.
     A method that backwards what another one stored on `self` (`def
     backward_D(self): self.D_loss.backward(retain_graph=True)`) is judged
     where the methods of its file that call it run it (`self.forward_D();

@@ -1,0 +1,4 @@
+from .base import Policy
+from .mlp import MLPPolicy
+
+__all__ = ["Policy", "MLPPolicy"]

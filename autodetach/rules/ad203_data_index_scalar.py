@@ -24,6 +24,8 @@ _SAME_SHAPE = {"cpu", "cuda", "detach", "clone", "float", "double", "half", "abs
                "exp", "log", "neg", "contiguous"}
 _SCALAR_KW = {"dtype"}
 # Methods of a module that return the module itself.
+# What a Python float answers too: after these `.item()` still reads right.
+_NUMBER_ATTRS = {"real", "imag", "conjugate", "is_integer", "hex", "as_integer_ratio", "__round__", "__format__"}
 _MODULE_MOVES = {"cuda", "cpu", "to", "double", "float", "half", "train", "eval"}
 
 
@@ -66,6 +68,10 @@ class DataIndexScalar(Rule):
     loss = criterion(model(x), y)
     total += loss.item()
     ```
+
+    Where a tensor method follows (`loss.data[0].cpu().numpy()`, code
+    written for 0.4, where indexing a 0-dim tensor returned it with a
+    warning), `loss.detach().cpu().numpy()`: a float has no `.cpu()`.
 
     An accumulator: `total += loss.data` ... `total[0]` becomes
     `total += loss.item()` ... `total`.
@@ -216,6 +222,16 @@ class DataIndexScalar(Rule):
                     loss.backward()
                     return loss.cpu().item()
         """, line=10, column=16, message="reads a number the PyTorch 0.3 way"),
+        Invalid("""
+            import torch.nn.functional as F
+            err = F.mse_loss(a, b)
+            shown = err.data[0].cpu().numpy()
+        """, """
+            import torch.nn.functional as F
+            err = F.mse_loss(a, b)
+            shown = err.detach().cpu().numpy()
+        """, note="a tensor method after it: 0.4's 0-dim tensor, not `.item()`'s float",
+            line=3, column=9, message="reads a 0-dim tensor the PyTorch 0.4 way"),
         Invalid("""
             err = x.mean()
             v = err.data.cpu().numpy()[0]
@@ -395,9 +411,23 @@ class DataIndexScalar(Rule):
             old = _short(self.ctx.code(node))
             use = f"`{full}.item()`" if src == full else "`.item()` in place of `.data[0]`"
             why = self._scalar(base, scope, set())
-            new = cst.Call(func=cst.Attribute(value=base, attr=cst.Name("item")),
+            method = self._tensor_method_after(node)
+            new = cst.Call(func=cst.Attribute(value=base, attr=cst.Name("detach" if method else "item")),
                            lpar=node.lpar, rpar=node.rpar)
-            if why:
+            plain = isinstance(node.value, cst.Attribute) and node.value.attr.value == "data"
+            if why and method and not plain:
+                self.report(node, f"`{old}` reads a 0-dim tensor the PyTorch 0.4 way; `{src}` is 0-dim ({why}), and "
+                                  f"indexing a 0-dim tensor is an IndexError today; `.{method}()` after it needs a "
+                                  f"tensor: drop the `[0]` (no automatic fix for this form)")
+            elif why and method:
+                # 0.4 returned the 0-dim tensor itself (with a warning), which is what a chain of tensor
+                # methods after it was written for; a Python number has no `.cpu()`.
+                msg = (f"`{old}` reads a 0-dim tensor the PyTorch 0.4 way; `{src}` is 0-dim ({why}), and "
+                       f"indexing a 0-dim tensor is an IndexError today; `.{method}()` after it needs a "
+                       f"tensor, so use `{src}.detach()` (what 0.4 returned), not `.item()`")
+                self.report(node, msg, replacement=new, fix=UNSAFE if numpy else SAFE,
+                            fix_title="Use `.detach()`")
+            elif why:
                 msg = (f"`{old}` reads a number the PyTorch 0.3 way; `{src}` is 0-dim ({why}), "
                        f"and indexing a 0-dim tensor is an IndexError today; use {use}")
                 if numpy:
@@ -405,6 +435,8 @@ class DataIndexScalar(Rule):
                             "number, which prints differently)")
                 self.report(node, msg, replacement=new, fix=UNSAFE if numpy else SAFE,
                             fix_title="Use `.item()`")
+            elif method:
+                continue  # real indexing of a tensor, as far as can be told: valid today
             elif self._looks_like_loss(base) or _is_loss_call(base):
                 self.report(
                     node,
@@ -414,6 +446,13 @@ class DataIndexScalar(Rule):
                     replacement=new, fix=UNSAFE, fix_title="Use `.item()`",
                 )
         self._accumulators()
+
+    def _tensor_method_after(self, node) -> str:
+        """The tensor-only method read off `x.data[0]` (`x.data[0].cpu()`), or ''."""
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value not in _NUMBER_ATTRS:
+            return parent.attr.value
+        return ""
 
     # --- `total += loss.data` ... `total[0]` -------------------------------------
     def _accumulators(self) -> None:

@@ -1,0 +1,144 @@
+"""Findings on correct programs (issue 8, precision), session 37's prec70.
+
+1. Recurrent state a module's own methods cut (analysis/cut_returns.py): a loop that feeds back
+   what `model(x, mems)` returns chains no graph when the class builds that state under
+   `torch.no_grad()` or detaches it (Transformer-XL's `_update_mems`)."""
+import os
+import textwrap
+
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+
+def _write(path, text):
+    path.write_text(textwrap.dedent(text))
+    os.utime(path, ns=(1, 1))
+
+
+def _codes(path, code):
+    with open(path) as fh:
+        text = fh.read()
+    findings, _, _ = check_source(text, str(path), all_rules(), Options())
+    return [f for f in findings if f.code == code]
+
+
+MEMNET = """
+import torch
+import torch.nn as nn
+
+
+class MemNet(nn.Module):
+    def __init__(self, n_mem=6):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.mix = nn.Linear(8, 8)
+        self.n_mem = n_mem
+
+    def _update(self, hids, mems):
+        if mems is None:
+            return None
+{update}
+        return new_mems
+
+    def _core(self, tokens, mems):
+        h = self.emb(tokens)
+        if mems is not None:
+            h = h + mems.mean(0, keepdim=True)
+        h = torch.tanh(self.mix(h))
+        return h, self._update(h, mems)
+
+    def forward(self, tokens, target, mems):
+        if mems is None:
+            mems = torch.zeros(1, 8)
+        hidden, new_mems = self._core(tokens, mems)
+        loss = (hidden.sum(-1) - target).pow(2).mean()
+        return loss, new_mems
+"""
+QUIET = """\
+        with torch.no_grad():
+            joined = torch.cat([mems, hids], 0)
+            new_mems = joined[-self.n_mem:]"""
+DETACHED = """\
+        joined = torch.cat([mems, hids], 0)
+        new_mems = joined[-self.n_mem:].detach()"""
+KEPT = """\
+        joined = torch.cat([mems, hids], 0)
+        new_mems = joined[-self.n_mem:]"""
+
+SCRIPT = """
+import torch
+{imp}
+
+torch.manual_seed(0)
+model = MemNet()
+mems = None
+for step in range(5):
+    tokens = torch.randint(0, 20, (3,))
+    target = torch.randn(3)
+    loss, mems = model(tokens, target, mems)
+    print(step, loss.item())
+"""
+
+
+def _memnet(tmp_path, update, sibling):
+    if sibling:
+        _write(tmp_path / "memnet.py", MEMNET.format(update=update))
+        _write(tmp_path / "selftest.py", SCRIPT.format(imp="from memnet import MemNet"))
+    else:
+        _write(tmp_path / "selftest.py", MEMNET.format(update=update) + SCRIPT.format(imp=""))
+    return _codes(tmp_path / "selftest.py", "AD101")
+
+
+def test_state_built_under_no_grad_by_the_class_is_no_chain(tmp_path):
+    assert _memnet(tmp_path, QUIET, sibling=False) == []
+
+
+def test_state_detached_by_the_class_is_no_chain(tmp_path):
+    assert _memnet(tmp_path, DETACHED, sibling=False) == []
+
+
+def test_state_the_class_keeps_with_its_graph_is_still_reported(tmp_path):
+    found = _memnet(tmp_path, KEPT, sibling=False)
+    assert len(found) == 1 and "`mems`" in found[0].message, [f.message for f in found]
+
+
+AGENT = """
+import torch
+import torch.nn as nn
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(4, 8)
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, obs, h):
+        h = self.cell(obs, h)
+        return self.head(h), {ret}
+
+    def act(self, obs, h):
+        q, h = self.forward(obs, h)
+        return q.argmax().item(), h
+
+
+torch.manual_seed(0)
+agent = Agent()
+h = torch.zeros(1, 8)
+total = 0
+for t in range(6):
+    obs = torch.randn(1, 4)
+    a, h = agent.act(obs, h)
+    total += a
+print(total)
+"""
+
+
+def test_method_of_an_agent_whose_forward_detaches_the_state_is_no_chain(tmp_path):
+    _write(tmp_path / "play.py", AGENT.format(ret="h.detach()"))
+    assert _codes(tmp_path / "play.py", "AD101") == []
+
+
+def test_method_of_an_agent_whose_forward_keeps_the_state_is_still_reported(tmp_path):
+    _write(tmp_path / "play.py", AGENT.format(ret="h"))
+    assert len(_codes(tmp_path / "play.py", "AD101")) == 1

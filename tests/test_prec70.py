@@ -142,3 +142,137 @@ def test_method_of_an_agent_whose_forward_detaches_the_state_is_no_chain(tmp_pat
 def test_method_of_an_agent_whose_forward_keeps_the_state_is_still_reported(tmp_path):
     _write(tmp_path / "play.py", AGENT.format(ret="h"))
     assert len(_codes(tmp_path / "play.py", "AD101")) == 1
+
+
+# 2. An attribute every store of which in the project is a number (analysis/number_attributes.py):
+#    `out.loss_value` of an output object the model fills with `nll.item()` carries no graph.
+OUTPUTS = """
+import torch
+import torch.nn as nn
+
+
+class StepOutput(object):
+    def __init__(self, hidden, loss=0, loss_value: float = 0):
+        self.hidden = hidden
+        self.loss = loss
+        self.loss_value = loss_value
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRUCell(4, 8)
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, xs, ys):
+        h = torch.zeros(xs.size(1), 8)
+        r = StepOutput(h)
+        for x, y in zip(xs, ys):
+            h = self.rnn(x, h)
+            step = nn.functional.cross_entropy(self.out(h), y)
+            r.loss += step
+            r.loss_value += {value}
+        r.hidden = h
+        return r
+"""
+
+TRAIN = """
+import torch
+from outputs import Tagger
+
+
+def train_batch(model, opt, xs, ys):
+    opt.zero_grad()
+    out = model(xs, ys)
+    out.loss.backward()
+    opt.step()
+    steps = xs.size(0)
+    return out.loss_value / steps
+
+
+def train(model, batches):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    cached = []
+    history = []
+    for i, (xs, ys) in enumerate(batches):
+        loss = train_batch(model, opt, xs, ys)
+        cached.append(loss)
+        if i % 2 == 1:
+            history.append(sum(cached) / len(cached))
+            cached = []
+    return history
+
+
+torch.manual_seed(0)
+data = [(torch.randn(5, 2, 4), torch.randint(0, 3, (5, 2))) for _ in range(4)]
+print(train(Tagger(), data))
+"""
+
+
+def _outputs(tmp_path, value):
+    _write(tmp_path / "outputs.py", OUTPUTS.format(value=value))
+    _write(tmp_path / "train.py", TRAIN)
+    return _codes(tmp_path / "train.py", "AD102")
+
+
+def test_output_attribute_filled_with_item_is_a_number(tmp_path):
+    assert _outputs(tmp_path, "step.item()") == []
+
+
+def test_output_attribute_filled_with_the_tensor_is_still_reported(tmp_path):
+    assert len(_outputs(tmp_path, "step")) >= 1
+
+
+TRAINER = """
+import torch
+import torch.nn as nn
+
+
+class Result:
+    def __init__(self, logits):
+        self.logits = logits
+        self.score = 0.0
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x, y):
+        r = Result(self.fc(x))
+        r.loss = nn.functional.cross_entropy(r.logits, y)
+        r.score = {value}
+        return r
+
+
+class Trainer:
+    def __init__(self):
+        self.net = Net()
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+    def fit(self, n):
+        scores = []
+        for _ in range(n):
+            x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+            out = self.net(x, y)
+            self.opt.zero_grad()
+            out.loss.backward()
+            self.opt.step()
+            scores.append(out.score)
+        return scores
+
+
+torch.manual_seed(0)
+print(Trainer().fit(3))
+"""
+
+
+def test_trainer_method_reads_a_number_attribute_of_the_output(tmp_path):
+    _write(tmp_path / "fit.py", TRAINER.format(value="float(r.loss.item()) * 2"))
+    assert _codes(tmp_path / "fit.py", "AD101") == []
+
+
+def test_trainer_method_reads_a_tensor_attribute_of_the_output(tmp_path):
+    _write(tmp_path / "fit.py", TRAINER.format(value="r.loss * 2"))
+    assert len(_codes(tmp_path / "fit.py", "AD101")) == 1

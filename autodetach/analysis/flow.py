@@ -1074,7 +1074,11 @@ class Scope:
             # `autol.meta_weights` of `autol = AutoLambda(model, ...)` (another file's class, not a module):
             # what the object holds is not followed, and is not the graph of what built it
             return Val(unknown=True)
-        return self.expr(expr.value)
+        value = self.expr(expr.value)
+        if (value.heads or value.unknown) and number_attribute(self.analysis, expr.attr.value):
+            # `out.loss_value` where every store of `.loss_value` in the project is a number
+            return Val(ghosts=value.heads | value.ghosts)
+        return value
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
         if type(expr.operator) is cst.Multiply and (type(expr.left) in (cst.List, cst.Tuple) or
@@ -3681,6 +3685,7 @@ from .backwarded import proven_bindings  # noqa: E402
 from .meter_containers import meter_method  # noqa: E402
 from .method_cuts import cut_positions  # noqa: E402
 from .method_parts import method_parts  # noqa: E402
+from .number_attributes import number_attribute  # noqa: E402
 from .module_state import module_states, state_resets  # noqa: E402
 from .state_readers import reads_state  # noqa: E402
 from .stored_state import object_call  # noqa: E402

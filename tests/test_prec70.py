@@ -276,3 +276,116 @@ def test_trainer_method_reads_a_number_attribute_of_the_output(tmp_path):
 def test_trainer_method_reads_a_tensor_attribute_of_the_output(tmp_path):
     _write(tmp_path / "fit.py", TRAINER.format(value="r.loss * 2"))
     assert len(_codes(tmp_path / "fit.py", "AD101")) == 1
+
+
+# 4. A helper of another file that hands the prediction lists back with only numbers added, through
+#    helpers of its own file (and `**kwargs`): its flow per argument is read (summaries._file_delegate).
+HELPERS = """
+import torch
+
+
+def collect(outputs, labels, all_preds, all_labels, kind, **kwargs):
+    if kind == "binary":
+        all_preds, all_labels = _binary(outputs, labels, all_preds, all_labels, **kwargs)
+    else:
+        all_preds, all_labels = _classes(outputs, labels, all_preds, all_labels)
+    return all_preds, all_labels
+
+
+def _binary(outputs, labels, all_preds, all_labels, **kwargs):
+    threshold = kwargs["threshold"] if kwargs.get("threshold") else 0.5
+    predicted = torch.sigmoid(outputs){cut} >= threshold
+    for pred, label in zip(predicted, labels):
+        all_preds.append({keep})
+        all_labels.append(label.item())
+    return all_preds, all_labels
+
+
+def _classes(outputs, labels, all_preds, all_labels):
+    _, predicted = torch.max(outputs.data, 1)
+    for pred, label in zip(predicted, labels):
+        all_preds.append(pred.item())
+        all_labels.append(label.item())
+    return all_preds, all_labels
+"""
+
+TRAINER4 = """
+import torch
+import torch.nn as nn
+from helpers import collect
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.criterion = nn.BCEWithLogitsLoss()
+
+    def train_model(self, batches):
+        all_preds, all_labels = [], []
+        for x, y in batches:
+            self.optimizer.zero_grad()
+            outputs = self.model(x).squeeze(1)
+            loss = self.criterion(outputs, y)
+            loss.backward()
+            self.optimizer.step()
+            all_preds, all_labels = collect(outputs, y, all_preds, all_labels, "binary", threshold=0.4)
+        return sum(p == t for p, t in zip(all_preds, all_labels))
+
+
+torch.manual_seed(0)
+data = [(torch.randn(6, 3), torch.randint(0, 2, (6,)).float()) for _ in range(3)]
+print(Trainer(nn.Linear(3, 1)).train_model(data))
+"""
+
+
+def _predict(tmp_path, cut=".data", keep="pred.item()"):
+    _write(tmp_path / "helpers.py", HELPERS.format(cut=cut, keep=keep))
+    _write(tmp_path / "trainer.py", TRAINER4)
+    return _codes(tmp_path / "trainer.py", "AD101")
+
+
+def test_predictions_kept_as_numbers_by_a_dispatching_helper(tmp_path):
+    assert _predict(tmp_path) == []
+
+
+def test_predictions_kept_as_tensors_by_the_helper_are_still_reported(tmp_path):
+    assert len(_predict(tmp_path, cut="", keep="outputs")) == 1
+
+
+SCRIPT4 = """
+import torch
+import torch.nn as nn
+
+
+def _top(scores, kept):
+    for row in scores.detach():
+        kept.append(int(row.argmax()))
+    return kept
+
+
+def record(scores, kept):
+    kept = _top(scores, kept)
+    return kept
+
+
+torch.manual_seed(0)
+net = nn.Linear(4, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+for step in range(3):
+    scores = net(torch.randn(5, 4))
+    loss = scores.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    history = record(scores, history)
+print(len(history))
+"""
+
+
+def test_notebook_style_script_hands_its_list_to_a_cutting_helper(tmp_path):
+    _write(tmp_path / "helpers.py", SCRIPT4.split("torch.manual_seed(0)")[0])
+    _write(tmp_path / "nb.py", "import torch\nimport torch.nn as nn\nfrom helpers import record\n\n" +
+           "torch.manual_seed(0)" + SCRIPT4.split("torch.manual_seed(0)")[1])
+    assert _codes(tmp_path / "nb.py", "AD101") == []

@@ -2056,12 +2056,19 @@ class Scope:
         told apart; a graph another argument also brings stays."""
         params = summary.params
         bound = _bind(call, params) if params and summary.arg_flow is not None else None
-        if not bound or len(summary.arg_flow) != len(params) or any(name not in params for name in bound):
+        # `predict(out, y, preds, ys, threshold=t)` of a function with `**kwargs`: the keywords it does
+        # not name go there
+        kw = next((p for p in params if p.startswith("**")), None) if params else None
+        if not bound or len(summary.arg_flow) != len(params) or \
+                any(name not in params for name in bound) and kw is None:
             return value
         each = self.arg_vals.get(id(call))
         if each is None:
             return value
-        parts = {name: each[index] for name, index in bound.items() if index in each}
+        parts = {name: each[index] for name, index in bound.items() if index in each and name in params}
+        for name, index in bound.items():
+            if name not in params and index in each:
+                parts[kw] = parts[kw].join(each[index]) if kw in parts else each[index]
 
         def narrow(val: Val, flow) -> Val:
             cut = frozenset(head for name, part in parts.items() if flow[params.index(name)] in ("cut", "const")

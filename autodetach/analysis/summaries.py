@@ -161,6 +161,8 @@ class _Fn:
         self.own = False  # self_flow: `self` is the one source of a graph
         self.params = {arg.arg for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
+        self.appended: dict = {}  # name -> what `name.append(x)` / `.extend(x)` adds (read per argument)
+        self._appending: set = set()
         self.memo: dict = {}  # local name -> kind, once decided
         self.others: set = set()
         self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
@@ -204,6 +206,15 @@ class _Fn:
             return "unknown"
         if isinstance(expr, ast.Constant):
             return "const"
+        if isinstance(expr, ast.Name) and self.delegates and expr.id in self.appended and \
+                id(expr) not in self._appending:
+            # per argument: a list handed in holds what the function appends to it
+            self._appending.add(id(expr))
+            try:
+                base = self.kind(expr, depth)
+            finally:
+                self._appending.discard(id(expr))
+            return _join([base] + [self.kind(value, depth + 1) for value in self.appended[expr.id]])
         if isinstance(expr, ast.Name):
             if id(expr) in self.plain_reads:
                 return "const"
@@ -349,6 +360,8 @@ class _Fn:
             return _join(args) if args else "const"
         if self.delegates:
             hit = self._delegate(call, name, depth)
+            if hit is None:
+                hit = self._file_delegate(call, name, depth)
             if hit is not None:
                 return hit
             root = func
@@ -463,14 +476,52 @@ class _Fn:
                 parts.append("unknown" if passes == "unknown" else "const")
         return _join(parts) if parts else "const"
 
-    def arg_flow(self, depth=0) -> Optional[tuple]:
+    def _file_delegate(self, call: ast.Call, name, depth) -> Optional[str]:
+        """`all_preds, all_labels = ce_inference(outputs, labels, all_preds, all_labels, **kwargs)`, a
+        function of this file: the callee's flow per argument decides (a keyword it does not name, and
+        a `**` spread, go to its `**kwargs`)."""
+        callee = self.funcs.get(name) if name and "." not in name else None
+        if callee is None or callee is self.fn or depth > 10 or callee.args.vararg or callee.args.kwonlyargs or \
+                callee.args.posonlyargs or any(isinstance(arg, ast.Starred) for arg in call.args):
+            return None
+        key = (id(callee), None)
+        if key not in self.flows:
+            self.flows[key] = None  # in progress: a cycle of helpers is not followed
+            self.flows[key] = _Fn(callee, self.funcs, dists=self.dists, flows=self.flows, helpers=self.helpers,
+                                  instances=self.instances).arg_flow(depth + 1, kwarg=True)
+        flow = self.flows[key]
+        params = [arg.arg for arg in callee.args.args]
+        kw = callee.args.kwarg.arg if callee.args.kwarg is not None else None
+        if flow is None or len(call.args) > len(params) or len(flow) != len(params) + (1 if kw else 0):
+            return None
+        pairs = list(zip(call.args, flow))
+        for keyword in call.keywords:
+            if keyword.arg in params:
+                pairs.append((keyword.value, flow[params.index(keyword.arg)]))
+            elif kw is not None:
+                pairs.append((keyword.value, flow[-1]))
+            else:
+                return None
+        parts = []
+        for arg, passes in pairs:
+            kind = self.kind(arg, depth + 1)
+            if kind in ("cut", "const") or passes == "graph":
+                parts.append(kind)
+            else:
+                parts.append("unknown" if passes == "unknown" else "const")
+        return _join(parts) if parts else "const"
+
+    def arg_flow(self, depth=0, kwarg=False) -> Optional[tuple]:
         """Per parameter after `self`: the kind of the result when only that
         parameter carries a graph (the other parameters, `self` and state it
-        does not assign here count as constants)."""
+        does not assign here count as constants). With `kwarg`, a `**kwargs`
+        parameter is asked about too, last."""
         args = [arg.arg for arg in self.fn.args.args]
         skip = 1 if args[:1] == ["self"] else 0
-        if self.fn.args.vararg or self.fn.args.kwarg or depth > 10:
+        if self.fn.args.vararg or self.fn.args.kwarg and not kwarg or depth > 10:
             return None
+        if self.fn.args.kwarg is not None:
+            args.append(self.fn.args.kwarg.arg)
         if not hasattr(self, "_returns"):
             self._collect()
         returns = [ret for ret in self._returns if ret is not None]
@@ -512,7 +563,7 @@ class _Fn:
             self.params, self.others, self.delegates, self.own = saved, set(), False, False
             self.memo.clear()
 
-    def elem_flow(self, depth=0) -> tuple:
+    def elem_flow(self, depth=0, kwarg=False) -> tuple:
         """Per element of the returned tuples (all of one length): per parameter
         after `self`, the kind of that element when only that parameter carries
         a graph. () when the returns are not such tuples."""
@@ -528,7 +579,7 @@ class _Fn:
         try:
             for index in range(len(returns[0].elts)):
                 self._returns = [ret.elts[index] for ret in returns]
-                flow = self.arg_flow(depth)
+                flow = self.arg_flow(depth, kwarg)
                 if flow is None:
                     return ()
                 out.append(flow)
@@ -548,6 +599,10 @@ class _Fn:
                 self._loop(node)
             elif isinstance(node, ast.Return):
                 self._returns.append(self._value(node))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("append", "extend", "insert", "appendleft", "add") and \
+                    isinstance(node.func.value, ast.Name) and node.args:
+                self.appended.setdefault(node.func.value.id, []).append(node.args[-1])
 
     def _loop(self, node: ast.For) -> None:
         """What a `for` binds: an element of what it iterates (`for dr, dg in zip(real, fake)`: an
@@ -1304,17 +1359,33 @@ def _function_summary(walker: _Fn) -> Summary:
     element of a returned tuple hang from (arg_flow, elem_flow, params)."""
     out = walker.summary()
     fn = walker.fn
-    if out.events or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.args[:1] and \
+    if out.events or fn.args.vararg or fn.args.kwonlyargs or fn.args.args[:1] and \
             fn.args.args[0].arg in ("self", "cls"):
         return out
     if not (walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS)
-                                for node in _own_nodes(fn))):
+                                for node in _own_nodes(fn)) or _calls_cutting_helper(walker)):
         return out
-    flow = walker.arg_flow()
+    flow = walker.arg_flow(kwarg=True)
     if flow is None:
         return out
-    return replace(out, arg_flow=flow, elem_flow=walker.elem_flow() if out.arity else (),
-                   params=tuple(arg.arg for arg in fn.args.args))
+    kw = ("**" + fn.args.kwarg.arg,) if fn.args.kwarg is not None else ()
+    return replace(out, arg_flow=flow, elem_flow=walker.elem_flow(kwarg=True) if out.arity else (),
+                   params=tuple(arg.arg for arg in fn.args.args) + kw)
+
+
+def _calls_cutting_helper(walker, depth=0) -> bool:
+    """`fn` hands its arguments to a function of its file that cuts something (`.data`, `.item()`,
+    `.detach()`), itself or through another such call: its flow per argument is worth reading."""
+    for node in _own_nodes(walker.fn):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        callee = walker.funcs.get(node.func.id)
+        if callee is None or callee is walker.fn:
+            continue
+        if any(isinstance(n, ast.Attribute) and (n.attr in CUT_METHODS or n.attr in CUT_ATTRS)
+               for n in _own_nodes(callee)):
+            return True
+    return False
 
 
 NETS = " nets"  # key, in a class's method table, of the attributes that may hold networks

@@ -389,3 +389,154 @@ def test_notebook_style_script_hands_its_list_to_a_cutting_helper(tmp_path):
     _write(tmp_path / "nb.py", "import torch\nimport torch.nn as nn\nfrom helpers import record\n\n" +
            "torch.manual_seed(0)" + SCRIPT4.split("torch.manual_seed(0)")[1])
     assert _codes(tmp_path / "nb.py", "AD101") == []
+
+
+# 5. Helpers of a sibling module that each sample their own buffer into new tensors, run their own
+#    forward, backward and step: neither backwards a graph the loop built (summaries._reaches), and
+#    an agent built by a factory function acts through classes whose `act` returns numbers
+#    (quiet_methods._factory_methods; `random.randrange` is a number).
+LOSSES = """
+import numpy as np
+import torch
+
+
+def rl_loss(model, buffer, optimizer, batch):
+    state, action, reward = buffer.sample(batch)
+    state = torch.tensor(np.float32(state))
+    action = torch.LongTensor(action)
+    reward = torch.tensor(reward, dtype=torch.float32)
+    q = model(state).gather(1, action.unsqueeze(1)).squeeze(1)
+    loss = (q - reward).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def sl_loss(policy, buffer, optimizer, batch):
+    state, action = buffer.sample(batch)
+    state = torch.tensor(np.float32(state))
+    action = torch.LongTensor(action)
+    loss = -policy(state).gather(1, action.unsqueeze(1)).log().mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss
+"""
+
+MODELS = """
+import random
+
+import torch
+import torch.nn as nn
+
+
+def make_q(n_in, n_act, wide=False):
+    if wide:
+        net = WideQ(n_in, n_act)
+    else:
+        net = SmallQ(n_in, n_act)
+    return net
+
+
+class SmallQ(nn.Module):
+    def __init__(self, n_in, n_act):
+        super().__init__()
+        self.fc = nn.Linear(n_in, n_act)
+        self.n_act = n_act
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def act(self, state, eps):
+        if random.random() > eps:
+            with torch.no_grad():
+                return self.forward(state.unsqueeze(0)).max(1)[1].item()
+        return random.randrange(self.n_act)
+
+
+class WideQ(SmallQ):
+    def __init__(self, n_in, n_act):
+        super().__init__(n_in, n_act)
+        self.fc = nn.Sequential(nn.Linear(n_in, 16), nn.ReLU(), nn.Linear(16, n_act))
+
+    def act(self, state, eps):
+        if random.random() > eps:
+            {act}
+        return random.randrange(self.n_act)
+
+
+class Policy(nn.Module):
+    def __init__(self, n_in, n_act):
+        super().__init__()
+        self.fc = nn.Sequential(nn.Linear(n_in, n_act), nn.Softmax(dim=1))
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+QUIET_ACT = """with torch.no_grad():
+                return self.forward(state.unsqueeze(0)).argmax().item()"""
+
+LOOP = """
+import random
+
+import torch
+from models import make_q, Policy
+from losses import rl_loss, sl_loss
+
+
+class Buffer:
+    def __init__(self):
+        self.items = []
+
+    def push(self, *item):
+        self.items.append(item)
+
+    def sample(self, n):
+        return [list(x) for x in zip(*random.sample(self.items, n))]
+
+
+torch.manual_seed(0)
+random.seed(0)
+current = make_q(4, 2, wide=True)
+policy = Policy(4, 2)
+rl_opt = torch.optim.SGD(current.parameters(), lr=0.01)
+sl_opt = torch.optim.SGD(policy.parameters(), lr=0.01)
+replay, reservoir = Buffer(), Buffer()
+rl_losses, sl_losses = [], []
+for frame in range(12):
+    state = torch.randn(4)
+    action = current.act(state, 0.1)
+    replay.push(state.tolist(), action, 1.0)
+    reservoir.push(state.tolist(), action)
+    if frame >= 4:
+        loss = rl_loss(current, replay, rl_opt, 4)
+        rl_losses.append(loss.item())
+        loss = sl_loss(policy, reservoir, sl_opt, 4)
+        sl_losses.append(loss.item())
+print(sum(rl_losses), sum(sl_losses))
+"""
+
+
+def _nfsp(tmp_path, act=QUIET_ACT):
+    _write(tmp_path / "losses.py", LOSSES)
+    _write(tmp_path / "models.py", MODELS.format(act=act))
+    _write(tmp_path / "selfplay.py", LOOP)
+    with open(tmp_path / "selfplay.py") as fh:
+        findings, _, _ = check_source(fh.read(), str(tmp_path / "selfplay.py"), all_rules(), Options())
+    return [f for f in findings if f.code.startswith("AD1")]
+
+
+def test_helpers_that_copy_their_samples_backward_no_graph_of_the_loop(tmp_path):
+    assert _nfsp(tmp_path) == []
+
+
+def test_a_helper_that_backwards_its_samples_as_they_are_still_backwards_the_buffer(tmp_path):
+    from autodetach.analysis.project import find
+
+    _write(tmp_path / "losses.py", LOSSES.replace("state = torch.tensor(np.float32(state))",
+                                                  "state = torch.stack(state)"))
+    assert "buffer" in find(str(tmp_path / "losses.py"), "sl_loss")[0].backward_params
+    (tmp_path / "copied").mkdir()
+    _write(tmp_path / "copied" / "losses.py", LOSSES)
+    assert "buffer" not in find(str(tmp_path / "copied" / "losses.py"), "rl_loss")[0].backward_params

@@ -41,6 +41,7 @@ CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "range", "torch.load
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.", "nn.parallel.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
 NUMPY = ("np.", "numpy.")
+RANDOM_NUMBERS = {f"random.{f}" for f in ("random", "randrange", "randint", "uniform", "gauss")}
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
 GRAD_OFF = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "no_grad", "inference_mode"}
 GRAD_ON = {"torch.enable_grad", "torch.autograd.enable_grad", "enable_grad"}
@@ -344,6 +345,8 @@ class _Fn:
             return "cut"
         if name in CUT_CALLS or name in CUT_FUNCS or (name or "").startswith(NUMPY):
             return "cut"  # a numpy array never carries a graph
+        if name in RANDOM_NUMBERS:
+            return "const"  # `random.randrange(n)`: a Python number
         if (name or "").split(".")[-1] == "Variable":
             return "cut"  # Variable(x) is a detached alias today, as flow.py takes it (repackage_hidden of 0.3)
         args = [self.kind(arg, depth + 1) for arg in call.args] + \
@@ -637,16 +640,51 @@ class _Fn:
         return bool(vals) and all(isinstance(value, ast.Call) and (_dotted(value.func) or "").startswith(LAYER_PREFIXES)
                                   for value in vals)
 
-    def _depends(self, expr, seen=None, live=False) -> bool:
+    def _depends(self, expr, seen=None, live=False, fresh=False) -> bool:
         """Is `e` computed (by name) from an argument? With `live`, not through
-        a cut (`.detach()`, `.data`, `.item()`)."""
+        a cut (`.detach()`, `.data`, `.item()`); with `fresh`, not through a new
+        tensor built from its data (`torch.tensor(np.float32(state))`)."""
         seen = set() if seen is None else seen
-        for node in (_live_nodes(expr) if live else ast.walk(expr)):
+        for node in (_live_nodes(expr) if live else _fresh_nodes(expr) if fresh else ast.walk(expr)):
             if isinstance(node, ast.Name) and node.id not in seen:
                 seen.add(node.id)
                 if node.id in self.params or \
-                        any(self._depends(value, seen, live) for value in self.assigned.get(node.id, ())):
+                        any(self._depends(value, seen, live, fresh) for value in self.assigned.get(node.id, ())):
                     return True
+        return False
+
+    def _reaches(self, backward: ast.Call, live: bool) -> bool:
+        """Does what `backward` backwards depend on the parameter asked about (`self.params`)?
+        In a straight body, a name is read as its last binding at the top before the backward's
+        statement (`state = torch.tensor(np.float32(state))` after `state, action = buf.sample(n)`),
+        and a new tensor made from data depends on nothing (_fresh_nodes)."""
+        body = self.fn.body
+        at = next((i for i, stmt in enumerate(body) if any(n is backward for n in ast.walk(stmt))), None)
+        if at is None:
+            return self._depends(backward.func.value, live=live)
+        return self._reaches_at(backward.func.value, at, live, set())
+
+    def _reaches_at(self, expr, at: int, live: bool, seen: set) -> bool:
+        body = self.fn.body
+        for node in (_live_nodes(expr) if live else _fresh_nodes(expr)):
+            if not isinstance(node, ast.Name) or (node.id, at) in seen:
+                continue
+            seen.add((node.id, at))
+            if node.id in self.params:
+                if not any(_binds(stmt, node.id) for stmt in body[:at]):
+                    return True
+            last = None
+            for i in range(at - 1, -1, -1):
+                if _binds(body[i], node.id):
+                    last = i
+                    break
+            if last is not None and isinstance(body[last], ast.Assign):
+                if self._reaches_at(body[last].value, last, live, seen):
+                    return True
+                continue
+            if node.id in self.params or \
+                    any(self._depends(value, set(), live, fresh=True) for value in self.assigned.get(node.id, ())):
+                return True
         return False
 
     def _stale_returns(self, stepped, arg_backwards) -> tuple:
@@ -789,7 +827,9 @@ class _Fn:
         try:
             for name in names:
                 self.params = {name}
-                if any(self._depends(backward.func.value, live=live) for backward in arg_backwards):
+                # a backward reaches no graph of what the function copies into new tensors
+                # (`state = torch.tensor(np.float32(state))` of `buffer.sample()`): its own forward
+                if any(self._reaches(backward, live) for backward in arg_backwards):
                     backed.append(name)
         finally:
             self.params = saved
@@ -1610,6 +1650,29 @@ def _numpy_names(func) -> frozenset:
 
 
 _NUMPY_NAMES = "_autodetach_numpy_names"
+
+
+def _binds(stmt, name: str) -> bool:
+    """Does `stmt` (anywhere in it) bind `name`?"""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt))
+
+
+# constructors that copy their argument's data into a new tensor (a leaf: no graph of the argument)
+FRESH = {f"torch.{k}" for k in ("tensor", "LongTensor", "FloatTensor", "DoubleTensor", "IntTensor", "BoolTensor",
+                                "ByteTensor", "from_numpy")}
+
+
+def _fresh_nodes(expr):
+    """The nodes of `expr`, less those under a new tensor made from data (`torch.tensor(x)`,
+    `torch.FloatTensor(x)`, `torch.from_numpy(a)`) or a numpy call (`np.float32(s)`, `np.array(s)`)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and ((_dotted(node.func) or "") in FRESH or
+                                           (_dotted(node.func) or "").startswith(NUMPY)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _live_nodes(expr):

@@ -1074,7 +1074,11 @@ class Scope:
             # `autol.meta_weights` of `autol = AutoLambda(model, ...)` (another file's class, not a module):
             # what the object holds is not followed, and is not the graph of what built it
             return Val(unknown=True)
-        return self.expr(expr.value)
+        value = self.expr(expr.value)
+        if (value.heads or value.unknown) and number_attribute(self.analysis, expr.attr.value):
+            # `out.loss_value` where every store of `.loss_value` in the project is a number
+            return Val(ghosts=value.heads | value.ghosts)
+        return value
 
     def _binary(self, expr: cst.BinaryOperation, stmt) -> Val:
         if type(expr.operator) is cst.Multiply and (type(expr.left) in (cst.List, cst.Tuple) or
@@ -2059,12 +2063,19 @@ class Scope:
         told apart; a graph another argument also brings stays."""
         params = summary.params
         bound = _bind(call, params) if params and summary.arg_flow is not None else None
-        if not bound or len(summary.arg_flow) != len(params) or any(name not in params for name in bound):
+        # `predict(out, y, preds, ys, threshold=t)` of a function with `**kwargs`: the keywords it does
+        # not name go there
+        kw = next((p for p in params if p.startswith("**")), None) if params else None
+        if not bound or len(summary.arg_flow) != len(params) or \
+                any(name not in params for name in bound) and kw is None:
             return value
         each = self.arg_vals.get(id(call))
         if each is None:
             return value
-        parts = {name: each[index] for name, index in bound.items() if index in each}
+        parts = {name: each[index] for name, index in bound.items() if index in each and name in params}
+        for name, index in bound.items():
+            if name not in params and index in each:
+                parts[kw] = parts[kw].join(each[index]) if kw in parts else each[index]
 
         def narrow(val: Val, flow) -> Val:
             cut = frozenset(head for name, part in parts.items() if flow[params.index(name)] in ("cut", "const")
@@ -3688,6 +3699,7 @@ from .backwarded import proven_bindings  # noqa: E402
 from .meter_containers import meter_method  # noqa: E402
 from .method_cuts import cut_positions  # noqa: E402
 from .method_parts import method_parts  # noqa: E402
+from .number_attributes import number_attribute  # noqa: E402
 from .module_state import module_states, state_resets  # noqa: E402
 from .state_readers import reads_state  # noqa: E402
 from .stored_state import object_call  # noqa: E402

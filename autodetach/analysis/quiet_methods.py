@@ -65,12 +65,61 @@ def project_methods(analysis, base: Optional[str], meth: str):
         return None
     if base in analysis.names.foreign_instances:
         hit = analysis.foreign_method(base, meth)
-        return [hit[0]] if hit is not None else []
+        if hit is not None:
+            return [hit[0]]
+        # `policy = Policy(env, args)`, a function of another file that builds an object of one
+        # class of its file or another: each of those classes' `meth` is read
+        return _factory_methods(analysis, base, meth)
     if base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.text or analysis.ctx.module.code):
         # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
         return None
     return [s for f in _defining(analysis.ctx.path, meth)
             for _, s in methods_named(summaries_of(f), meth)]
+
+
+def _factory_methods(analysis, base: str, meth: str) -> list:
+    """The summaries of `meth` in the classes that the project function building `base` returns
+    (`model = DQNConv(env)` or `model = DQNFC(env)`, then `return model`), all of its file and
+    all defining `meth`; [] when not so."""
+    import ast
+
+    from .callers import tree_of
+    from .project import module_file_up
+
+    func = analysis.names.foreign_instances.get(base)
+    qualified = analysis.ctx.imports.qualify(func) if func is not None else None
+    here = analysis.project.dir
+    if not qualified or "." not in qualified or here is None:
+        return []
+    parts = qualified.split(".")
+    path = module_file_up(here, parts[:-1])
+    tree = tree_of(path)[1] if path else None
+    fn = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.FunctionDef) and n.name == parts[-1]]
+    if len(fn) != 1:
+        return []
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    made: set = set()
+    binds: dict = {}
+    for n in ast.walk(fn[0]):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                binds.setdefault(t.id if isinstance(t, ast.Name) else None, []).append(n.value)
+    for n in ast.walk(fn[0]):
+        if not isinstance(n, ast.Return):
+            continue
+        values = binds.get(n.value.id, []) if isinstance(n.value, ast.Name) else [n.value]
+        if not values:
+            return []
+        for v in values:
+            while isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "to":
+                v = v.func.value
+            if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in classes):
+                return []
+            made.add(v.func.id)
+    found = dict(methods_named(summaries_of(path), meth))
+    if not made or any(f"{c}.{meth}" not in found for c in made):
+        return []
+    return [found[f"{c}.{meth}"] for c in sorted(made)]
 
 
 def _results(analysis, base, meth):

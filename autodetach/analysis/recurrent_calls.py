@@ -28,6 +28,8 @@ import ast
 import os
 from typing import Optional
 
+from .cut_returns import returns_cut
+
 CUTS = ("item", "numpy", "tolist", "detach")
 STORES = {"append", "extend", "insert", "add", "put", "push", "store", "remember", "update"}
 DEPTH = 3
@@ -234,6 +236,20 @@ def _built_network(cls, attr) -> bool:
     return found
 
 
+def _built_cuts(cls, attr, tree, n2, j) -> bool:
+    """`self.<attr>` is built from a class of this file whose `forward` hands back at `j` of `n2`
+    state it cut or built under `no_grad` (cut_returns)."""
+    made = {ast.unparse(node.value.func).split(".")[-1] for node in ast.walk(cls) if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call) and any(isinstance(t, ast.Attribute) and t.attr == attr and
+                                                         isinstance(t.value, ast.Name) and t.value.id == "self"
+                                                         for t in node.targets)}
+    if len(made) != 1 or tree is None:
+        return False
+    name = made.pop()
+    found = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == name]
+    return len(found) == 1 and returns_cut(found[0], "forward", n2, j)
+
+
 def _runs_network(cls, fn, f, tree, value, param, n2, j, depth) -> bool:
     if value is None or not isinstance(value, ast.Call):
         return False
@@ -244,12 +260,12 @@ def _runs_network(cls, fn, f, tree, value, param, n2, j, depth) -> bool:
     if isinstance(func, ast.Name) and func.id == "self" or \
             isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and \
             func.attr == "forward":
-        return _is_module_class(cls)
+        return _is_module_class(cls) and not returns_cut(cls, "forward", n2, j)
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
         if cls is None:
             return False
         if _built_network(cls, func.attr):
-            return True
+            return not _built_cuts(cls, func.attr, tree, n2, j)
         own = [x for x in cls.body if isinstance(x, ast.FunctionDef) and x.name == func.attr]
         if len(own) == 1 and depth < DEPTH:
             return _one(cls, own[0], f, tree, arg, n2, j, depth + 1) is not None

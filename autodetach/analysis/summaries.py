@@ -41,6 +41,7 @@ CUT_CALLS = {"float", "int", "bool", "len", "str", "round", "range", "torch.load
 SAFE_PREFIXES = ("torch.", "F.", "nn.functional.", "functional.", "th.", "autograd.", "nn.parallel.")
 LAYER_PREFIXES = ("nn.", "torch.nn.")
 NUMPY = ("np.", "numpy.")
+RANDOM_NUMBERS = {f"random.{f}" for f in ("random", "randrange", "randint", "uniform", "gauss")}
 EVENTS = {"backward", "manual_backward", "step", "zero_grad"}
 GRAD_OFF = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "no_grad", "inference_mode"}
 GRAD_ON = {"torch.enable_grad", "torch.autograd.enable_grad", "enable_grad"}
@@ -161,6 +162,8 @@ class _Fn:
         self.own = False  # self_flow: `self` is the one source of a graph
         self.params = {arg.arg for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}
         self.assigned: dict = {}  # local name -> value expressions
+        self.appended: dict = {}  # name -> what `name.append(x)` / `.extend(x)` adds (read per argument)
+        self._appending: set = set()
         self.memo: dict = {}  # local name -> kind, once decided
         self.others: set = set()
         self.guessed: dict = {}  # store line -> an imported callee taken to keep the graph (accumulated)
@@ -204,6 +207,15 @@ class _Fn:
             return "unknown"
         if isinstance(expr, ast.Constant):
             return "const"
+        if isinstance(expr, ast.Name) and self.delegates and expr.id in self.appended and \
+                id(expr) not in self._appending:
+            # per argument: a list handed in holds what the function appends to it
+            self._appending.add(id(expr))
+            try:
+                base = self.kind(expr, depth)
+            finally:
+                self._appending.discard(id(expr))
+            return _join([base] + [self.kind(value, depth + 1) for value in self.appended[expr.id]])
         if isinstance(expr, ast.Name):
             if id(expr) in self.plain_reads:
                 return "const"
@@ -333,6 +345,8 @@ class _Fn:
             return "cut"
         if name in CUT_CALLS or name in CUT_FUNCS or (name or "").startswith(NUMPY):
             return "cut"  # a numpy array never carries a graph
+        if name in RANDOM_NUMBERS:
+            return "const"  # `random.randrange(n)`: a Python number
         if (name or "").split(".")[-1] == "Variable":
             return "cut"  # Variable(x) is a detached alias today, as flow.py takes it (repackage_hidden of 0.3)
         args = [self.kind(arg, depth + 1) for arg in call.args] + \
@@ -349,6 +363,8 @@ class _Fn:
             return _join(args) if args else "const"
         if self.delegates:
             hit = self._delegate(call, name, depth)
+            if hit is None:
+                hit = self._file_delegate(call, name, depth)
             if hit is not None:
                 return hit
             root = func
@@ -463,14 +479,52 @@ class _Fn:
                 parts.append("unknown" if passes == "unknown" else "const")
         return _join(parts) if parts else "const"
 
-    def arg_flow(self, depth=0) -> Optional[tuple]:
+    def _file_delegate(self, call: ast.Call, name, depth) -> Optional[str]:
+        """`all_preds, all_labels = ce_inference(outputs, labels, all_preds, all_labels, **kwargs)`, a
+        function of this file: the callee's flow per argument decides (a keyword it does not name, and
+        a `**` spread, go to its `**kwargs`)."""
+        callee = self.funcs.get(name) if name and "." not in name else None
+        if callee is None or callee is self.fn or depth > 10 or callee.args.vararg or callee.args.kwonlyargs or \
+                callee.args.posonlyargs or any(isinstance(arg, ast.Starred) for arg in call.args):
+            return None
+        key = (id(callee), None)
+        if key not in self.flows:
+            self.flows[key] = None  # in progress: a cycle of helpers is not followed
+            self.flows[key] = _Fn(callee, self.funcs, dists=self.dists, flows=self.flows, helpers=self.helpers,
+                                  instances=self.instances).arg_flow(depth + 1, kwarg=True)
+        flow = self.flows[key]
+        params = [arg.arg for arg in callee.args.args]
+        kw = callee.args.kwarg.arg if callee.args.kwarg is not None else None
+        if flow is None or len(call.args) > len(params) or len(flow) != len(params) + (1 if kw else 0):
+            return None
+        pairs = list(zip(call.args, flow))
+        for keyword in call.keywords:
+            if keyword.arg in params:
+                pairs.append((keyword.value, flow[params.index(keyword.arg)]))
+            elif kw is not None:
+                pairs.append((keyword.value, flow[-1]))
+            else:
+                return None
+        parts = []
+        for arg, passes in pairs:
+            kind = self.kind(arg, depth + 1)
+            if kind in ("cut", "const") or passes == "graph":
+                parts.append(kind)
+            else:
+                parts.append("unknown" if passes == "unknown" else "const")
+        return _join(parts) if parts else "const"
+
+    def arg_flow(self, depth=0, kwarg=False) -> Optional[tuple]:
         """Per parameter after `self`: the kind of the result when only that
         parameter carries a graph (the other parameters, `self` and state it
-        does not assign here count as constants)."""
+        does not assign here count as constants). With `kwarg`, a `**kwargs`
+        parameter is asked about too, last."""
         args = [arg.arg for arg in self.fn.args.args]
         skip = 1 if args[:1] == ["self"] else 0
-        if self.fn.args.vararg or self.fn.args.kwarg or depth > 10:
+        if self.fn.args.vararg or self.fn.args.kwarg and not kwarg or depth > 10:
             return None
+        if self.fn.args.kwarg is not None:
+            args.append(self.fn.args.kwarg.arg)
         if not hasattr(self, "_returns"):
             self._collect()
         returns = [ret for ret in self._returns if ret is not None]
@@ -512,7 +566,7 @@ class _Fn:
             self.params, self.others, self.delegates, self.own = saved, set(), False, False
             self.memo.clear()
 
-    def elem_flow(self, depth=0) -> tuple:
+    def elem_flow(self, depth=0, kwarg=False) -> tuple:
         """Per element of the returned tuples (all of one length): per parameter
         after `self`, the kind of that element when only that parameter carries
         a graph. () when the returns are not such tuples."""
@@ -528,7 +582,7 @@ class _Fn:
         try:
             for index in range(len(returns[0].elts)):
                 self._returns = [ret.elts[index] for ret in returns]
-                flow = self.arg_flow(depth)
+                flow = self.arg_flow(depth, kwarg)
                 if flow is None:
                     return ()
                 out.append(flow)
@@ -548,6 +602,10 @@ class _Fn:
                 self._loop(node)
             elif isinstance(node, ast.Return):
                 self._returns.append(self._value(node))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("append", "extend", "insert", "appendleft", "add") and \
+                    isinstance(node.func.value, ast.Name) and node.args:
+                self.appended.setdefault(node.func.value.id, []).append(node.args[-1])
 
     def _loop(self, node: ast.For) -> None:
         """What a `for` binds: an element of what it iterates (`for dr, dg in zip(real, fake)`: an
@@ -582,16 +640,51 @@ class _Fn:
         return bool(vals) and all(isinstance(value, ast.Call) and (_dotted(value.func) or "").startswith(LAYER_PREFIXES)
                                   for value in vals)
 
-    def _depends(self, expr, seen=None, live=False) -> bool:
+    def _depends(self, expr, seen=None, live=False, fresh=False) -> bool:
         """Is `e` computed (by name) from an argument? With `live`, not through
-        a cut (`.detach()`, `.data`, `.item()`)."""
+        a cut (`.detach()`, `.data`, `.item()`); with `fresh`, not through a new
+        tensor built from its data (`torch.tensor(np.float32(state))`)."""
         seen = set() if seen is None else seen
-        for node in (_live_nodes(expr) if live else ast.walk(expr)):
+        for node in (_live_nodes(expr) if live else _fresh_nodes(expr) if fresh else ast.walk(expr)):
             if isinstance(node, ast.Name) and node.id not in seen:
                 seen.add(node.id)
                 if node.id in self.params or \
-                        any(self._depends(value, seen, live) for value in self.assigned.get(node.id, ())):
+                        any(self._depends(value, seen, live, fresh) for value in self.assigned.get(node.id, ())):
                     return True
+        return False
+
+    def _reaches(self, backward: ast.Call, live: bool) -> bool:
+        """Does what `backward` backwards depend on the parameter asked about (`self.params`)?
+        In a straight body, a name is read as its last binding at the top before the backward's
+        statement (`state = torch.tensor(np.float32(state))` after `state, action = buf.sample(n)`),
+        and a new tensor made from data depends on nothing (_fresh_nodes)."""
+        body = self.fn.body
+        at = next((i for i, stmt in enumerate(body) if any(n is backward for n in ast.walk(stmt))), None)
+        if at is None:
+            return self._depends(backward.func.value, live=live)
+        return self._reaches_at(backward.func.value, at, live, set())
+
+    def _reaches_at(self, expr, at: int, live: bool, seen: set) -> bool:
+        body = self.fn.body
+        for node in (_live_nodes(expr) if live else _fresh_nodes(expr)):
+            if not isinstance(node, ast.Name) or (node.id, at) in seen:
+                continue
+            seen.add((node.id, at))
+            if node.id in self.params:
+                if not any(_binds(stmt, node.id) for stmt in body[:at]):
+                    return True
+            last = None
+            for i in range(at - 1, -1, -1):
+                if _binds(body[i], node.id):
+                    last = i
+                    break
+            if last is not None and isinstance(body[last], ast.Assign):
+                if self._reaches_at(body[last].value, last, live, seen):
+                    return True
+                continue
+            if node.id in self.params or \
+                    any(self._depends(value, set(), live, fresh=True) for value in self.assigned.get(node.id, ())):
+                return True
         return False
 
     def _stale_returns(self, stepped, arg_backwards) -> tuple:
@@ -734,7 +827,9 @@ class _Fn:
         try:
             for name in names:
                 self.params = {name}
-                if any(self._depends(backward.func.value, live=live) for backward in arg_backwards):
+                # a backward reaches no graph of what the function copies into new tensors
+                # (`state = torch.tensor(np.float32(state))` of `buffer.sample()`): its own forward
+                if any(self._reaches(backward, live) for backward in arg_backwards):
                     backed.append(name)
         finally:
             self.params = saved
@@ -1304,17 +1399,33 @@ def _function_summary(walker: _Fn) -> Summary:
     element of a returned tuple hang from (arg_flow, elem_flow, params)."""
     out = walker.summary()
     fn = walker.fn
-    if out.events or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.args[:1] and \
+    if out.events or fn.args.vararg or fn.args.kwonlyargs or fn.args.args[:1] and \
             fn.args.args[0].arg in ("self", "cls"):
         return out
     if not (walker.quiet or any(isinstance(node, ast.Attribute) and (node.attr in CUT_METHODS or node.attr in CUT_ATTRS)
-                                for node in _own_nodes(fn))):
+                                for node in _own_nodes(fn)) or _calls_cutting_helper(walker)):
         return out
-    flow = walker.arg_flow()
+    flow = walker.arg_flow(kwarg=True)
     if flow is None:
         return out
-    return replace(out, arg_flow=flow, elem_flow=walker.elem_flow() if out.arity else (),
-                   params=tuple(arg.arg for arg in fn.args.args))
+    kw = ("**" + fn.args.kwarg.arg,) if fn.args.kwarg is not None else ()
+    return replace(out, arg_flow=flow, elem_flow=walker.elem_flow(kwarg=True) if out.arity else (),
+                   params=tuple(arg.arg for arg in fn.args.args) + kw)
+
+
+def _calls_cutting_helper(walker, depth=0) -> bool:
+    """`fn` hands its arguments to a function of its file that cuts something (`.data`, `.item()`,
+    `.detach()`), itself or through another such call: its flow per argument is worth reading."""
+    for node in _own_nodes(walker.fn):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        callee = walker.funcs.get(node.func.id)
+        if callee is None or callee is walker.fn:
+            continue
+        if any(isinstance(n, ast.Attribute) and (n.attr in CUT_METHODS or n.attr in CUT_ATTRS)
+               for n in _own_nodes(callee)):
+            return True
+    return False
 
 
 NETS = " nets"  # key, in a class's method table, of the attributes that may hold networks
@@ -1539,6 +1650,29 @@ def _numpy_names(func) -> frozenset:
 
 
 _NUMPY_NAMES = "_autodetach_numpy_names"
+
+
+def _binds(stmt, name: str) -> bool:
+    """Does `stmt` (anywhere in it) bind `name`?"""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt))
+
+
+# constructors that copy their argument's data into a new tensor (a leaf: no graph of the argument)
+FRESH = {f"torch.{k}" for k in ("tensor", "LongTensor", "FloatTensor", "DoubleTensor", "IntTensor", "BoolTensor",
+                                "ByteTensor", "from_numpy")}
+
+
+def _fresh_nodes(expr):
+    """The nodes of `expr`, less those under a new tensor made from data (`torch.tensor(x)`,
+    `torch.FloatTensor(x)`, `torch.from_numpy(a)`) or a numpy call (`np.float32(s)`, `np.array(s)`)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and ((_dotted(node.func) or "") in FRESH or
+                                           (_dotted(node.func) or "").startswith(NUMPY)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _live_nodes(expr):

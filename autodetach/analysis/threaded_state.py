@@ -116,6 +116,8 @@ def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
     if found is None:
         return None
     runner, via, plain = found
+    if not read and not via and _class_cuts(analysis, runner, len(targets), targets.index(back)):
+        return None  # the module's class builds the state it hands back with gradients off (cut_returns)
     scope = fn if fn is not None else ctx.module
     others = [t for i, t in enumerate(targets) if t and t not in (key, back) and t != "_" and i not in plain]
     if any("." in t for t in others) or not all(_numbers_only(ctx, names, scope, loop, t) for t in others):
@@ -146,6 +148,26 @@ def _threaded(analysis, stmt, trained: bool = True) -> Optional[ThreadedState]:
         calls_any(loop.body, {"train", "train_model", "update", "learn", "optimize"})
     return ThreadedState(call, stmt, key, loop, runner, via, inferred, bool(busy and (new or read)),
                          tuple(r[0] for r in reads if r[0] not in whole), whole)
+
+
+def _class_cuts(analysis, runner: str, n: int, pos: int) -> bool:
+    """The class `runner` was built from (this file's, or one a project file defines and this file
+    imports) hands back from `forward`, at `pos` of `n`, state it cut or built under `no_grad`."""
+    import ast
+
+    from .cut_returns import returns_cut
+    from .imported_classes import class_of
+
+    names = analysis.names
+    cls = None
+    if runner in names.instances:
+        tree = analysis.own_tree
+        found = [c for c in (tree.body if tree is not None else []) if isinstance(c, ast.ClassDef) and
+                 c.name == names.instances[runner]]
+        cls = found[0] if len(found) == 1 else None
+    elif runner in names.foreign_instances:
+        cls = class_of(analysis, names.foreign_instances[runner])[0]
+    return cls is not None and returns_cut(cls, "forward", n, pos)
 
 
 def _renamed(loop, stmt, targets, call) -> Optional[tuple]:

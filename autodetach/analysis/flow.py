@@ -2989,7 +2989,8 @@ class Scope:
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents)) or
                                   (head.kind == "container" and _computed_from(head, key, targets)) or
-                                  _metric_total(head) or _beside_step(head, key) or _rebound_loss_sum(head, key) or
+                                  _metric_total(head, id(loop) in self.eval_loops) or _beside_step(head, key) or
+                                  (id(loop) in self.eval_loops and _rebound_loss_sum(head, key)) or
                                   logged_statistic(head, key, loop, _step_reach(self, loop), targets)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
@@ -3263,20 +3264,22 @@ _REDUCTIONS = {"sum", "mean"}
 
 def _rebound_loss_sum(head, key: str) -> bool:
     """`err_sum = err_sum + err` with `err` a loss (`F.mse_loss(...)`, a criterion's output): a
-    running loss total written out, as `err_sum += err` is; the sum's own name does not decide."""
+    running loss total written out, as `err_sum += err` is; the sum's own name does not decide.
+    Asked of evaluation loops only (sibling_evals): in a training loop such a sum of what is not
+    named a loss (`total_acc = total_acc + stats["acc"]`) stays AD101's."""
     if not rebound_sum(head, key):
         return False
     return any(parent.loss and parent.name != key for parent in head.parents)
 
 
-def _metric_total(head) -> bool:
+def _metric_total(head, written_out: bool = False) -> bool:
     """`total += (out - y).abs().sum()`: a `+=` of a whole reduction (no dim: one number per step)
     of an error, a difference between what a network computed and something else: a running
     error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error; it is a
     statistic of the step when the step's backward walks `hidden`: logged_stats.py)."""
     expr, stmt = head.expr, head.stmt
-    if head.kind != "accum" and rebound_sum(head, head.name or ""):
-        # `total = total + (out - y).abs().sum()`: the same total written out
+    if head.kind != "accum" and written_out and rebound_sum(head, head.name or ""):
+        # `total = total + (out - y).abs().sum()` in an evaluation loop: the same total written out
         value = getattr(stmt, "body", (None,))[0].value
         expr = value.right if dotted(value.left) == head.name else value.left
     elif head.kind != "accum":

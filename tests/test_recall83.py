@@ -154,3 +154,26 @@ def test_script_running_sum_backwarded_later_left_alone(tmp_path):
     text = SCRIPT.format(head="running = 0.0").replace("    print(float(running))",
                                                        "    opt.zero_grad()\n    running.backward()\n    opt.step()")
     assert _ad102(tmp_path, text) == []
+
+
+def test_training_loop_sum_written_out_keeps_its_rule(tmp_path):
+    # in a training loop `epoch_err = epoch_err + err` (a name of no loss) stays AD101's, as on main
+    text = """
+    import torch
+    from torch import nn
+    net = nn.Linear(4, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for epoch in range(3):
+        epoch_err = 0.0
+        for i in range(4):
+            err = nn.functional.mse_loss(net(torch.randn(2, 4)), torch.zeros(2, 1))
+            opt.zero_grad()
+            err.backward()
+            opt.step()
+            epoch_err = epoch_err + err
+        print(float(epoch_err))
+    """
+    assert _ad102(tmp_path, text) == []
+    path = tmp_path / "train.py"
+    findings, _, _ = check_source(path.read_text(), str(path), all_rules(), Options())
+    assert [f.code for f in findings if f.code.startswith("AD10")] == ["AD101"]

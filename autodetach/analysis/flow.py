@@ -29,7 +29,7 @@ from .stepped_kept import stale_step
 from .one_call import one_call
 from .plain_annotations import plain_annotation
 from .self_storage import arg_log_helper, grows_on_self, log_helper, shared_note
-from .sibling_evals import evaluation_loop
+from .sibling_evals import evaluation_loop, rebound_sum, trained_modules
 from .graph import GNode, closure
 from .handed_flags import flag_at_call, handed_flags
 from .infeasible import slot_read
@@ -2974,7 +2974,7 @@ class Scope:
                     id(loop) not in self.training_loops and not evaluates and \
                     not evaluation_loop(self, loop, key, head):
                 continue  # not a training loop
-            if _uncertain_below(head):
+            if _uncertain_below(head, trained_modules(self)):
                 continue
             if _only_leaves(head):
                 continue  # `data.append(torch.randn(n, requires_grad=True))`: leaves, no op's graph to keep
@@ -3007,7 +3007,8 @@ class Scope:
             if not head.loss and (_looks_like_loss(key) or
                                   (head.kind == "accum" and targets & closure(head.parents)) or
                                   (head.kind == "container" and _computed_from(head, key, targets)) or
-                                  _metric_total(head) or _beside_step(head, key) or
+                                  _metric_total(head, id(loop) in self.eval_loops) or _beside_step(head, key) or
+                                  (id(loop) in self.eval_loops and _rebound_loss_sum(head, key)) or
                                   logged_statistic(head, key, loop, _step_reach(self, loop), targets)):
                 # named as one, a sum of values computed from what is backwarded, or a running
                 # total of a metric (`train_ae += (out - y).abs().sum()`), kept for logging
@@ -3279,17 +3280,34 @@ def _constant_index(target: cst.Subscript) -> bool:
 _REDUCTIONS = {"sum", "mean"}
 
 
-def _metric_total(head) -> bool:
+def _rebound_loss_sum(head, key: str) -> bool:
+    """`err_sum = err_sum + err` with `err` a loss (`F.mse_loss(...)`, a criterion's output): a
+    running loss total written out, as `err_sum += err` is; the sum's own name does not decide.
+    Asked of evaluation loops only (sibling_evals): in a training loop such a sum of what is not
+    named a loss (`total_acc = total_acc + stats["acc"]`) stays AD101's."""
+    if not rebound_sum(head, key):
+        return False
+    return any(parent.loss and parent.name != key for parent in head.parents)
+
+
+def _metric_total(head, written_out: bool = False) -> bool:
     """`total += (out - y).abs().sum()`: a `+=` of a whole reduction (no dim: one number per step)
     of an error, a difference between what a network computed and something else: a running
     error kept for its value, like a loss total (`act += hidden.pow(2).mean()` is no error; it is a
     statistic of the step when the step's backward walks `hidden`: logged_stats.py)."""
     expr, stmt = head.expr, head.stmt
-    if head.kind != "accum" or not isinstance(expr, cst.Call) or not head.modules and \
-            not any(parent.kind == "module" or parent.modules for parent in closure(head.parents)):
+    if head.kind != "accum" and written_out and rebound_sum(head, head.name or ""):
+        # `total = total + (out - y).abs().sum()` in an evaluation loop: the same total written out
+        value = getattr(stmt, "body", (None,))[0].value
+        expr = value.right if dotted(value.left) == head.name else value.left
+    elif head.kind != "accum":
         return False
-    small = getattr(stmt, "body", (None,))[0]
-    if not isinstance(small, cst.AugAssign) or not isinstance(small.operator, cst.AddAssign):
+    else:
+        small = getattr(stmt, "body", (None,))[0]
+        if not isinstance(small, cst.AugAssign) or not isinstance(small.operator, cst.AddAssign):
+            return False
+    if not isinstance(expr, cst.Call) or not head.modules and \
+            not any(parent.kind == "module" or parent.modules for parent in closure(head.parents)):
         return False
     func = expr.func
     name = dotted(func) or ""
@@ -3453,11 +3471,14 @@ def _inline_leaf(qualified, call) -> bool:
         for a in call.args)
 
 
-def _uncertain_below(head) -> bool:
+def _uncertain_below(head, trained=frozenset()) -> bool:
     """Does `head` hang from code we cannot see? Not past a value that a
     backward proves to carry a graph (analysis.backwarded), and not when it
     holds such a value through seen code: a dict of losses from an unseen
-    helper, its `loss["loss"]` backwarded, keeps that graph whatever the rest holds."""
+    helper, its `loss["loss"]` backwarded, keeps that graph whatever the rest holds.
+    Nor past the output of a call of a module in `trained` (one the scope's
+    optimizers step and its backward walks): its parameters carry the graph,
+    whatever its input came through (`dense(unseen_lstm(x))`)."""
     seen, stack, uncertain = set(), [head], False
     while stack:
         node = stack.pop()
@@ -3466,6 +3487,8 @@ def _uncertain_below(head) -> bool:
         seen.add(node)
         if node.proven and node is not head:
             return False
+        if node.modules & trained and not node.uncertain:
+            return False  # the module's output: through an unseen call, its own parameters' graph
         if node.uncertain and not node.unsplit:
             uncertain = True
             if node is not head:

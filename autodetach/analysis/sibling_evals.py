@@ -43,7 +43,7 @@ def evaluation_loop(scope, loop, key: str, head) -> bool:
     whose sum `key` keeps graphs of a module the scope trains? Marks it."""
     if scope.loop_grad.get(id(loop), 1) or scope.eval_note is not None:
         return False
-    if not (head.loss or looks_like_loss(key) or head.kind == "accum"):
+    if not (head.loss or looks_like_loss(key) or head.kind == "accum" or rebound_sum(head, key)):
         return False
     trained = set()
     for event in scope.events:
@@ -66,6 +66,16 @@ def evaluation_loop(scope, loop, key: str, head) -> bool:
         return False
     scope.eval_loops.add(id(loop))
     return True
+
+
+def rebound_sum(head, key: str) -> bool:
+    """`total = total + err`: the same running sum as `total += err`, written out."""
+    small = getattr(head.stmt, "body", (None,))[0]
+    if type(small) is not cst.Assign or len(small.targets) != 1 or dotted(small.targets[0].target) != key:
+        return False
+    value = small.value
+    return type(value) is cst.BinaryOperation and type(value.operator) is cst.Add and \
+        key in (dotted(value.left), dotted(value.right))
 
 
 def _switched(stmt) -> bool:
@@ -110,3 +120,22 @@ def _unknown_context(scope, loop) -> bool:
                     return True
         node = ctx.parent(node)
     return False
+
+
+def trained_modules(scope) -> frozenset:
+    """Modules whose parameters provably carry gradients here: an optimizer
+    whose owned modules are known steps them after a backward, and that
+    backward walks a call of each. The output of such a module, in grad
+    mode, carries a graph whatever its input came through (an unseen
+    encoder's output fed to `nn.Linear`): the question `_uncertain_below`
+    asks of the input does not arise."""
+    stepped = set()
+    for event in scope.events:
+        if event.kind == "step" and event.opt is not None:
+            opt = scope.analysis.names.optimizers.get(event.opt)
+            if opt is not None and opt.owns:
+                stepped |= set(opt.owns)
+    if not stepped:
+        return frozenset()
+    walked = {m for event in scope.events if event.kind == "backward" for node in event.reach for m in node.modules}
+    return frozenset(stepped & walked)

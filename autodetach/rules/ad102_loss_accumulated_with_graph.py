@@ -119,7 +119,12 @@ class LossAccumulatedWithGraph(GraphRule):
     training loop of the same function or script (a validation pass run with
     gradients on, in no `with` of the project's own), through a module that
     training loop backwards, the sum neither backwarded nor handed to a call
-    other than a reader or logger;
+    other than a reader or logger, also written out (`score = score +
+    (out - y).pow(2).mean()`, whatever its name, when each term is a loss or
+    a whole reduction of an error) and also where the term went through a
+    call that cannot be seen (`head(act_fn(body(x)))`) when a module the
+    optimizer steps and the training backward walks is applied after it:
+    that module's output carries its own parameters' graph;
     the entries besides `"loss"` of the dict a Lightning
     `training_step` returns, when the module overrides
     `training_epoch_end(self, outputs)`: Lightning 1.x keeps every step's

@@ -585,6 +585,7 @@ class GraphKeptAcrossIterations(GraphRule):
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         self._acting(done)
+        self._replayed_members(done)
         self._threaded(done)
         self._kept_slices(done)
         self._value_caches(done)
@@ -714,6 +715,30 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
                                 f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
                                 "Run the acting forward under `torch.no_grad()`")
+
+    def _replayed_members(self, done: set) -> None:
+        """A graph stored into a member memory whose draw an update backwards more than once
+        (analysis.replayed_members)."""
+        from ..analysis.replayed_members import replayed_members
+
+        ctx = self.ctx
+        for r in replayed_members(ctx.analysis):
+            if id(r.store) in done:
+                continue
+            done.add(id(r.store))
+            msg = (f"`{r.value}` comes out of `{r.producer}` with gradients on and `{r.cls}.{r.storer}` stores it "
+                   f"with its graph in `{r.memory}` (`{code(ctx, r.store_call.func)}`, line "
+                   f"{line(ctx, r.store_call)}), an object that outlives the step; `{r.updater}` draws from "
+                   f"`{r.memory}` once (line {line(ctx, r.draw)}) and the loop at line {line(ctx, r.loop)} "
+                   f"backwards a loss that reads what it drew ({code(ctx, r.backward)}, line "
+                   f"{line(ctx, r.backward)}) in every pass: each backward after the first walks the stored "
+                   f"graph, already freed by the first, and the memory keeps every stored step's graph alive. "
+                   f"Store it computed under `torch.no_grad()` (or detached) if nothing should train through "
+                   f"it; a cut changes the gradient a retained backward sends through it, so no fix is "
+                   f"offered; inferred: `{r.memory}` hands back what `{code(ctx, r.store_call.func)}` kept "
+                   f"(its class is not read), and `{r.producer}`'s output carries a graph (the loss the update "
+                   f"backwards is built from it)")
+            self.report(r.store, msg, related=[(r.backward, "this backward reaches the stored entries")])
 
     def _network_slots(self, done: set) -> None:
         """A tensor on `self` made before a loop that runs a network with gradients on and backwards

@@ -125,7 +125,17 @@ class GraphKeptAcrossIterations(GraphRule):
     `self._lp = [log_probs[n:]]`): the slice hangs from the join, trained
     entries included, so each call's graph chains onto the previous ones.
     Reported without a fix: detaching the slice would cut the gradient its
-    entries still owe the next loss (keep them as whole items instead). A
+    entries still owe the next loss (keep them as whole items instead). An
+    agent that stores a member network's output, computed with gradients on
+    and not cut (`values = self.critic(s)`), into a member memory
+    (`self.memory.add(values=values)`, its class often in another file), and
+    an update that draws from that memory once and, in a loop of epochs,
+    backwards a loss that reads what it drew and the same network's output:
+    every backward after the first walks the stored graph the first freed.
+    Reported without a fix (that the memory hands back what it kept is
+    inferred, and a cut changes what a retained backward sends through the
+    stored values); one backward per draw (REINFORCE, A2C) is left alone, as
+    is a store any caller of the project runs under `torch.no_grad()`. A
     base class's loop that keeps what a method left to subclasses returns
     (`loss, meta = self.forward_step(mb)`, the method raising
     `NotImplementedError` there, then `outputs.append(meta)`) is read

@@ -125,7 +125,17 @@ class GraphKeptAcrossIterations(GraphRule):
     `self._lp = [log_probs[n:]]`): the slice hangs from the join, trained
     entries included, so each call's graph chains onto the previous ones.
     Reported without a fix: detaching the slice would cut the gradient its
-    entries still owe the next loss (keep them as whole items instead). A
+    entries still owe the next loss (keep them as whole items instead). An
+    agent that stores a member network's output, computed with gradients on
+    and not cut (`values = self.critic(s)`), into a member memory
+    (`self.memory.add(values=values)`, its class often in another file), and
+    an update that draws from that memory once and, in a loop of epochs,
+    backwards a loss that reads what it drew and the same network's output:
+    every backward after the first walks the stored graph the first freed.
+    Reported without a fix (that the memory hands back what it kept is
+    inferred, and a cut changes what a retained backward sends through the
+    stored values); one backward per draw (REINFORCE, A2C) is left alone, as
+    is a store any caller of the project runs under `torch.no_grad()`. A
     base class's loop that keeps what a method left to subclasses returns
     (`loss, meta = self.forward_step(mb)`, the method raising
     `NotImplementedError` there, then `outputs.append(meta)`) is read
@@ -585,6 +595,7 @@ class GraphKeptAcrossIterations(GraphRule):
             self.report(src if edit else store.stmt, msg, edits=[edit] if edit else [], fix=UNSAFE if edit else None,
                         fix_title="Store it detached", related=[(read, "the previous value is read here")])
         self._acting(done)
+        self._replayed_members(done)
         self._threaded(done)
         self._kept_slices(done)
         self._value_caches(done)
@@ -714,6 +725,30 @@ class GraphKeptAcrossIterations(GraphRule):
             self._under_no_grad(a.call, a.stmt, msg, f"no later forward trains through the state these steps "
                                 f"leave in `{a.key}` (under `torch.no_grad()` it carries no graph)",
                                 "Run the acting forward under `torch.no_grad()`")
+
+    def _replayed_members(self, done: set) -> None:
+        """A graph stored into a member memory whose draw an update backwards more than once
+        (analysis.replayed_members)."""
+        from ..analysis.replayed_members import replayed_members
+
+        ctx = self.ctx
+        for r in replayed_members(ctx.analysis):
+            if id(r.store) in done:
+                continue
+            done.add(id(r.store))
+            msg = (f"`{r.value}` comes out of `{r.producer}` with gradients on and `{r.cls}.{r.storer}` stores it "
+                   f"with its graph in `{r.memory}` (`{code(ctx, r.store_call.func)}`, line "
+                   f"{line(ctx, r.store_call)}), an object that outlives the step; `{r.updater}` draws from "
+                   f"`{r.memory}` once (line {line(ctx, r.draw)}) and the loop at line {line(ctx, r.loop)} "
+                   f"backwards a loss that reads what it drew ({code(ctx, r.backward)}, line "
+                   f"{line(ctx, r.backward)}) in every pass: each backward after the first walks the stored "
+                   f"graph, already freed by the first, and the memory keeps every stored step's graph alive. "
+                   f"Store it computed under `torch.no_grad()` (or detached) if nothing should train through "
+                   f"it; a cut changes the gradient a retained backward sends through it, so no fix is "
+                   f"offered; inferred: `{r.memory}` hands back what `{code(ctx, r.store_call.func)}` kept "
+                   f"(its class is not read), and `{r.producer}`'s output carries a graph (the loss the update "
+                   f"backwards is built from it)")
+            self.report(r.store, msg, related=[(r.backward, "this backward reaches the stored entries")])
 
     def _network_slots(self, done: set) -> None:
         """A tensor on `self` made before a loop that runs a network with gradients on and backwards

@@ -53,6 +53,8 @@ CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "
                "bool", "byte", "nonzero", "sign", "round", "floor", "ceil", "isnan", "isinf",
                "argsort", "multinomial", "bernoulli", "isfinite", "count_nonzero", "short", "char"}
 _NEW_METHODS = {"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
+# The env key of what `.grad` holds after `backward(create_graph=True)` (not a name Python can bind).
+GRADS = "<grads>"
 CUT_ATTRS = {"data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim", "indices"}
 # torch functions whose results never carry a graph: indices, samples, truth values
 CUT_FUNCTIONS = {f"torch.{k}" for k in (
@@ -1050,6 +1052,11 @@ class Scope:
         return value
 
     def _attribute(self, expr: cst.Attribute, stmt) -> Val:
+        held = self.env.get(GRADS) if expr.attr.value == "grad" else None
+        if held is not None and held.heads:
+            # `p.grad` after `loss.backward(create_graph=True)` (no zero_grad since): a graph built from the loss's
+            self.expr(expr.value)
+            return Val(heads=held.heads, nontrivial=True)
         if expr.attr.value in CUT_ATTRS:
             return self.cut(self.expr(expr.value), expr.value)
         key = dotted(expr)
@@ -1553,6 +1560,7 @@ class Scope:
         return None
 
     def _zero_grad(self, call: cst.Call, stmt, base) -> Val:
+        self.env.pop(GRADS, None)  # whichever grads it empties, none is read as a graph after it
         if base in self.names.optimizers:
             owns = self.names.optimizers[base].owns
             self.event("zero", call, stmt, opt=base, modules=owns)
@@ -2666,6 +2674,9 @@ class Scope:
                     self.retained.setdefault(node, event)
         if kind == "grad" and create:
             return Val(heads=target.heads | inputs_val.heads, nontrivial=True)
+        if create and target.heads:
+            held = self.env.get(GRADS)
+            self.env[GRADS] = Val(heads=(held.heads if held is not None else frozenset()) | target.heads)
         return Val(ghosts=target.heads)
 
     def _step_output(self, value, stmt) -> Val:

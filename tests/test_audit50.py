@@ -1,0 +1,76 @@
+"""Wrong safe fixes the session-37 audit of 227 never-seen repositories found
+(audit50), each reproduced in code of our own.
+
+- AD104: `p.grad` after `loss.backward(create_graph=True)` is a graph built
+  from the loss. Two losses built from it share that graph, so the first
+  one's retain is needed; main dropped it as a safe fix and the fixed program
+  raised "Trying to backward through the graph a second time".
+- AD203: `loss.data[0].cpu().numpy()` became `loss.item().cpu().numpy()`; a
+  float has no `.cpu()`."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from autodetach import check_code, fix_code
+
+SECOND_ORDER = textwrap.dedent("""
+    import torch
+    torch.manual_seed(0)
+    a, b = torch.randn(5), torch.randn(5)
+    w = torch.randn(5, requires_grad=True)
+    u = torch.randn(5, requires_grad=True)
+    first = ((b - w * a) ** 2).sum()
+    first.backward(create_graph=True)
+    w_next = w - 0.1 * w.grad
+    u_next = u - 0.1 * w.grad
+    left = ((b - w_next * a) ** 2).sum()
+    left.backward(retain_graph=True)
+    right = ((b - u_next * a) ** 2).sum()
+    right.backward()
+    print("%.6f" % u.grad.sum().item())
+""")
+
+
+def _codes(src, code):
+    return [f for f in check_code(src) if f.code == code]
+
+
+def test_grad_attr_after_create_graph_keeps_retain():
+    assert _codes(SECOND_ORDER, "AD104") == []
+
+
+def test_grad_attr_after_zero_grad_is_no_graph():
+    # the grads emptied before they are read: nothing of the first graph in the two losses,
+    # whose retain is then not needed (the control: the reasoning does not keep every retain)
+    src = SECOND_ORDER.replace("first.backward(create_graph=True)\n", "first.backward(create_graph=True)\n"
+                               "opt = torch.optim.SGD([w, u], lr=0.1)\nopt.zero_grad()\n")
+    src = src.replace("0.1 * w.grad", "0.1 * w.detach()")
+    assert [f.fix for f in _codes(src, "AD104")] == ["safe"]
+
+
+@pytest.mark.slow
+def test_grad_attr_second_order_runs(tmp_path):
+    path = tmp_path / "second.py"
+    path.write_text(fix_code(SECOND_ORDER, unsafe=True)[0])
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-400:]
+
+
+def test_data_index_then_tensor_method_keeps_a_tensor():
+    src = textwrap.dedent("""
+        import torch.nn.functional as F
+        err = F.mse_loss(a, b)
+        shown = err.data[0].cpu().numpy()
+        print(err.data[0])
+    """)
+    text = fix_code(src)[0]
+    assert "err.detach().cpu().numpy()" in text
+    assert "print(err.item())" in text
+    assert ".item().cpu()" not in text
+
+
+def test_real_indexing_then_method_left_alone():
+    src = "import torch\nm = torch.randn(3, 4)\nrow = m.data[0].cpu()\n"
+    assert _codes(src, "AD203") == []

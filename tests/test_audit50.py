@@ -74,3 +74,32 @@ def test_data_index_then_tensor_method_keeps_a_tensor():
 def test_real_indexing_then_method_left_alone():
     src = "import torch\nm = torch.randn(3, 4)\nrow = m.data[0].cpu()\n"
     assert _codes(src, "AD203") == []
+
+
+def test_method_of_unresolved_class_makes_the_drop_unsafe(tmp_path):
+    # `net.loss_a(batch)` and `net.loss_b(batch)` of a class imported from code the project cannot
+    # resolve (an installed or vendored package): both may read what forward kept on `net`, so the
+    # second backward may walk the first's graph; dropping the retain is no longer proven
+    (tmp_path / "main.py").write_text(textwrap.dedent("""
+        import torch
+        from vendored_nets import TwinNet
+
+        net = TwinNet()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for it in range(3):
+            batch = torch.randn(3, 4)
+            net(batch)
+            first = net.loss_a(batch)
+            second = net.loss_b(batch)
+            first.backward(retain_graph=True)
+            second.backward()
+            opt.step()
+            opt.zero_grad()
+    """))
+    from autodetach.engine import Options, check_source
+    from autodetach.registry import all_rules
+
+    path = tmp_path / "main.py"
+    found = [f for f in check_source(path.read_text(), str(path), all_rules(), Options())[0] if f.code == "AD104"]
+    assert [f.fix for f in found] == ["unsafe"]
+    assert "`net.loss_a()` returns a graph the analysis cannot see into" in found[0].message

@@ -8,6 +8,8 @@ returns, so the summary of such a stub must not claim that the result carries
 no graph (a body that reads no `self` and returns nothing looks exactly so)."""
 from __future__ import annotations
 
+import os
+
 import ast
 
 
@@ -85,8 +87,12 @@ def unseen_call_origins(analysis, nodes, noted) -> list:
     out = []
     for node in sorted(nodes, key=lambda n: n.seq):
         call = node.expr
-        if node.parents or node.leaf or node.modules or node.kind != "op" or not isinstance(call, cst.Call):
+        if node.parents or node.leaf or not isinstance(call, cst.Call):
             continue
+        if node.kind == "module" and node.modules and _state_method(analysis, call):
+            pass  # `net.loss_a(batch)`: not its forward; it may read what an earlier call kept on `net`
+        elif node.kind != "op" or node.modules:
+            continue  # a module's forward builds its graph anew from its parameters and inputs
         name = dotted(call.func)
         if name is None or name.split(".")[0] in ("torch", "F", "nn", "np", "math"):
             continue
@@ -95,3 +101,33 @@ def unseen_call_origins(analysis, nodes, noted) -> list:
         out.append(f"`{name}()` returns a graph the analysis cannot see into, taken to be built anew on each "
                    f"call (none of it kept for a later call's backward to walk again)")
     return out
+
+
+# What a module answers without reading state an earlier call left on it.
+_FORWARD_LIKE = {"forward", "__call__", "apply", "to", "cuda", "cpu", "float", "double", "half", "train", "eval"}
+
+
+def _state_method(analysis, call) -> bool:
+    """`net.loss_a(batch)` of an object whose class is not one of this file's: a method of a module
+    other than its forward may read what an earlier call kept on the object (`self.out`), which the
+    next loss reads again."""
+    import libcst as cst
+
+    from ..imports import dotted
+
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value in _FORWARD_LIKE \
+            or call.func.attr.value.startswith("__"):
+        return False
+    base = dotted(call.func.value)
+    func = analysis.names.foreign_instances.get(base) if base is not None else None
+    cls = dotted(func) if func is not None else None
+    if cls is None:
+        return False  # not an instance this file builds from a class it imports
+    meth = call.func.attr.value
+    path = analysis.ctx.path
+    if path and os.path.isfile(path):
+        from .project import find
+
+        if find(path, f"{cls.rpartition('.')[2]}.{meth}")[0] is not None:
+            return False  # the class's method is in the project: its summary answers
+    return True

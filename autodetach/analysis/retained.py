@@ -39,6 +39,7 @@ class UnneededRetain:
 def unneeded_retains(analysis) -> list:
     """The retains no later use needs, one per call, in file order."""
     from .self_graphs import self_graphs, stored_from_arguments
+    from .unclaimed_returns import unclaimed_return
 
     ctx = analysis.ctx
     verdict: dict = {}
@@ -102,7 +103,7 @@ def unneeded_retains(analysis) -> list:
             if escape and _holder_walk(ctx, scope, ev):
                 escapes[ev.call] = ev  # judged below, where the closure is walked at its calls
                 escape = False
-            dropped = _dropped(analysis, ev) if escape else None
+            dropped = (_dropped(analysis, ev) or unclaimed_return(analysis, ev)) if escape else None
             if dropped:
                 escape = False  # returned, but every caller found drops the result
             # a grad for tensors this call makes anew walks only what it built since: names decide

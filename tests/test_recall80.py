@@ -187,3 +187,111 @@ def test_step_returning_its_loss_with_no_caller_not_judged_here(tmp_path):
             return loss
     """)
     assert all("no code of the project calls it" not in f.message for f in _ad104(tmp_path / "steps.py"))
+
+
+# a helper backwarding the value it is handed (analysis/handed_targets.py)
+
+TARGET_HELPER = """
+import torch
+
+
+def backprop_class(output, target):
+    one_hot = torch.zeros_like(output)
+    one_hot[0, target] = 1.0
+    output.backward(gradient=one_hot, retain_graph=True)
+"""
+
+
+def _handed(tmp_path, caller):
+    _write(tmp_path / "vis.py", TARGET_HELPER)
+    _write(tmp_path / "main.py", caller)
+    return _ad104(tmp_path / "vis.py")
+
+
+def test_handed_logits_read_as_numbers_after_the_call_reported_unsafe(tmp_path):
+    found = _handed(tmp_path, """
+        import torch
+        from vis import backprop_class
+
+        def explain(net, images):
+            for image in images:
+                image.requires_grad_(True)
+                logits = net(image)
+                backprop_class(logits, logits.argmax().item())
+                print(image.grad.abs().sum().item(), logits.detach().max())
+    """)
+    assert len(found) == 1 and found[0].fix == UNSAFE and "main.py:9" in found[0].message
+
+
+def test_handed_logits_backwarded_after_the_call_not_reported(tmp_path):
+    assert _handed(tmp_path, """
+        from vis import backprop_class
+
+        def explain(net, image, opt):
+            logits = net(image)
+            backprop_class(logits, 0)
+            logits.pow(2).mean().backward()
+    """) == []
+
+
+def test_handed_logits_handed_to_the_helper_again_not_reported(tmp_path):
+    assert _handed(tmp_path, """
+        from vis import backprop_class
+
+        def explain(net, image):
+            logits = net(image)
+            backprop_class(logits, 0)
+            backprop_class(logits, 1)
+    """) == []
+
+
+def test_handed_logits_returned_by_the_caller_not_reported(tmp_path):
+    assert _handed(tmp_path, """
+        from vis import backprop_class
+
+        def explain(net, image):
+            logits = net(image)
+            backprop_class(logits, 0)
+            return logits
+    """) == []
+
+
+def test_handed_value_from_the_callers_own_argument_not_reported(tmp_path):
+    assert _handed(tmp_path, """
+        from vis import backprop_class
+
+        def explain(logits):
+            backprop_class(logits, 0)
+    """) == []
+
+
+def test_handed_helper_with_no_caller_not_reported(tmp_path):
+    _write(tmp_path / "vis.py", TARGET_HELPER)
+    assert _ad104(tmp_path / "vis.py") == []
+
+
+def test_method_handed_scores_by_its_own_class_reported_unsafe(tmp_path):
+    _write(tmp_path / "cams.py", """
+        import torch
+
+
+        class Explainer:
+            def __init__(self, model):
+                self.model = model
+
+            def __call__(self, image):
+                scores = self.model(image)
+                label = scores.argmax(1).item()
+                return self._map(scores, label), label
+
+            def _map(self, scores, label):
+                self.model.zero_grad()
+                scores[0, label].backward(retain_graph=True)
+                return image_grad(self.model).data
+
+
+        def image_grad(model):
+            return next(model.parameters()).grad
+    """)
+    found = _ad104(tmp_path / "cams.py")
+    assert len(found) == 1 and found[0].fix == UNSAFE and "`_map()` backwards its argument" in found[0].message

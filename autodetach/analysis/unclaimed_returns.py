@@ -252,7 +252,8 @@ def _subclasses(ctx, name: str) -> set:
 
 
 _NUMBERS = ("float", "int", "bool", "str")
-_CUT_LINKS = ("item", "detach", "tolist", "data", "numpy")
+# `.grad` of a tensor: a gradient, which carries no graph of the value
+_CUT_LINKS = ("item", "detach", "tolist", "data", "numpy", "grad")
 
 
 def _dropped(call, parents, logged: list) -> bool:
@@ -282,7 +283,7 @@ def _read_as_number(node, parents, logged) -> bool:
     cur, up = node, parents.get(id(node))
     while True:
         if isinstance(up, ast.Attribute) and up.value is cur:
-            if up.attr in ("backward", "grad", "requires_grad_", "retain_grad"):
+            if up.attr in ("backward", "requires_grad_", "retain_grad"):
                 return False
             if up.attr in _CUT_LINKS:
                 return True

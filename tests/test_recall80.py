@@ -295,3 +295,27 @@ def test_method_handed_scores_by_its_own_class_reported_unsafe(tmp_path):
     """)
     found = _ad104(tmp_path / "cams.py")
     assert len(found) == 1 and found[0].fix == UNSAFE and "`_map()` backwards its argument" in found[0].message
+
+
+def test_handed_logits_stored_on_self_before_the_call_not_reported(tmp_path):
+    assert _handed(tmp_path, """
+        from vis import backprop_class
+
+        class Runner:
+            def explain(self, net, image):
+                logits = net(image)
+                self.last = logits
+                backprop_class(logits, 0)
+    """) == []
+
+
+def test_handed_logits_collected_before_the_call_not_reported(tmp_path):
+    assert _handed(tmp_path, """
+        from vis import backprop_class
+
+        def explain(net, images, kept):
+            for image in images:
+                logits = net(image)
+                kept.append(logits)
+                backprop_class(logits, 0)
+    """) == []

@@ -196,7 +196,30 @@ def _walked_nowhere_after(call, arg, name, parents) -> bool:
         if isinstance(n, ast.Name) and n.id in tainted and isinstance(n.ctx, ast.Load) \
                 and not _read_as_number(n, parents, []) and not _rebound_clean(assigns, n, call, parents):
             return False
-    return True
+    return not _kept_anywhere(scope, tainted, parents)
+
+
+def _kept_anywhere(scope, tainted, parents) -> bool:
+    """Before the call too: is one of the names stored on an attribute or an item
+    (`self.logits = logits`), or added to a container (`seen.append(out)`), where a
+    backward elsewhere may find it?"""
+    for n in ast.walk(scope):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(not isinstance(t, ast.Name) for t in targets) and any(
+                    isinstance(x, ast.Name) and x.id in tainted and not _read_as_number(x, parents, [])
+                    for x in ast.walk(n.value)):
+                return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _KEEPS and any(
+                isinstance(x, ast.Name) and x.id in tainted and not _read_as_number(x, parents, [])
+                for a in n.args for x in ast.walk(a)):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
+            return True
+    return False
+
+
+_KEEPS = ("append", "extend", "add", "insert", "put", "push", "update", "setdefault", "appendleft")
 
 
 def _bound(assign) -> set:

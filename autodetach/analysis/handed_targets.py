@@ -206,7 +206,7 @@ def _kept_anywhere(scope, tainted, parents) -> bool:
     for n in ast.walk(scope):
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            if any(not isinstance(t, ast.Name) for t in targets) and any(
+            if any(isinstance(x, (ast.Attribute, ast.Subscript)) for t in targets for x in ast.walk(t)) and any(
                     isinstance(x, ast.Name) and x.id in tainted and not _read_as_number(x, parents, [])
                     for x in ast.walk(n.value)):
                 return True

@@ -319,3 +319,22 @@ def test_handed_logits_collected_before_the_call_not_reported(tmp_path):
                 kept.append(logits)
                 backprop_class(logits, 0)
     """) == []
+
+
+def test_loop_walking_a_handed_graph_again_not_reported(tmp_path):
+    # each iteration's backward walks again the graph `x` brings in (the encoder's): the retain is needed
+    _write(tmp_path / "dist.py", """
+        import torch
+
+
+        def max_sliced(x, y, steps=10):
+            theta = torch.randn(1, x.shape[1], requires_grad=True)
+            opt = torch.optim.Adam([theta], lr=1e-3)
+            for _ in range(steps):
+                d = (x @ theta.t() - y @ theta.t()).pow(2).mean()
+                opt.zero_grad()
+                (-d).backward(retain_graph=True)
+                opt.step()
+            return d, theta
+    """)
+    assert _ad104(tmp_path / "dist.py") == []

@@ -104,7 +104,7 @@ def unneeded_retains(analysis) -> list:
             if escape and _holder_walk(ctx, scope, ev):
                 escapes[ev.call] = ev  # judged below, where the closure is walked at its calls
                 escape = False
-            dropped = (_dropped(analysis, ev) or unclaimed_return(analysis, ev)) if escape else None
+            dropped = (_dropped(analysis, ev) or unclaimed_return(analysis, ev, own)) if escape else None
             if dropped:
                 escape = False  # returned, but every caller found drops the result
             # a grad for tensors this call makes anew walks only what it built since: names decide

@@ -43,14 +43,18 @@ from .dropped_results import _dropped as _plain_drop, _logged, _own_nodes, _targ
 from .flow import nodes
 
 
-def unclaimed_return(analysis, ev) -> Optional[list]:
+def unclaimed_return(analysis, ev, own) -> Optional[list]:
     """Notes (inferences) when the graph of `ev` leaves its function only to
     callers that do not backward it, or to no caller the project has; None
     when the analysis cannot tell."""
+    from .retained import _caller_graphs
+
     ctx = analysis.ctx
     fn = ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None or not ctx.path or not ctx.path.endswith(".py") or not os.path.isfile(ctx.path):
         return None
+    if any(ctx.encloses(fn, lp) for lp in ev.loops) and _caller_graphs(analysis, ev, own):
+        return None  # each iteration walks again the graph a tensor argument brought in (max-sliced distances)
     if _backwards(fn) != 1 or any(isinstance(x, (cst.Yield,)) for x in nodes(fn.body)):
         return None  # a second backward may walk the graph; a generator hands values out as it goes
     if _returns_target(fn, ev):

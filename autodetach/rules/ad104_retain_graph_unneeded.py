@@ -154,7 +154,9 @@ class RetainGraphUnneeded(GraphRule):
     through a `__call__` that hands on to the method). Unneeded when each
     reads the result only as numbers (`.item()`, `.detach()`, `.data`, a
     chain ending in one, a comparison, a log), or when the project calls it
-    nowhere (library code). A helper that backwards a value it is handed
+    nowhere (library code); not when that backward is in a loop of the
+    function and its loss reads a tensor argument (each iteration walks
+    that graph again). A helper that backwards a value it is handed
     (`def backward_on_target(self, output, target)`) is judged at its
     project calls: unneeded when after each one the caller runs no backward,
     grad or second call of the helper and reads what the argument hangs from

@@ -40,6 +40,8 @@ class UnneededRetain:
 def unneeded_retains(analysis) -> list:
     """The retains no later use needs, one per call, in file order."""
     from .self_graphs import self_graphs, stored_from_arguments
+    from .handed_targets import handed_target
+    from .unclaimed_returns import unclaimed_return
 
     ctx = analysis.ctx
     verdict: dict = {}
@@ -103,11 +105,13 @@ def unneeded_retains(analysis) -> list:
             if escape and _holder_walk(ctx, scope, ev):
                 escapes[ev.call] = ev  # judged below, where the closure is walked at its calls
                 escape = False
-            dropped = _dropped(analysis, ev) if escape else None
+            dropped = (_dropped(analysis, ev) or unclaimed_return(analysis, ev, own)) if escape else None
             if dropped:
                 escape = False  # returned, but every caller found drops the result
             # a grad for tensors this call makes anew walks only what it built since: names decide
             fresh = fresh_grad(analysis, ev) if not ev.target.heads else None
+            if fresh is None and not ev.target.heads:
+                fresh = handed_target(analysis, ev)  # a parameter no project caller walks again after the call
             total = reset_total(ctx, ev)  # `total.backward(...)` then `total = 0`: the next total is new
             needed = ((not ev.target.heads or ev.target.unknown) and fresh is None or escape or ev.call in on_self
                       or (bool(kept) and cut_reads is None)

@@ -154,6 +154,23 @@ class RetainGraphUnneeded(GraphRule):
     only prints or logs each name (`print`, string formatting,
     `writer.add_scalar("c", c_loss, step)`, `wandb.log({...})`, an entry
     `out["loss"].item()`) drops it too.
+    A function that backwards, once, a forward it builds itself and hands
+    the graph out only by its return (a Grad-CAM class's `forward` returning
+    `saliency_map, logit`) is judged by who receives it: the project's calls
+    of a free function, or of the instances of a plain class (not an
+    `nn.Module`) the project builds (`cam = GradCAM(net)`, then `cam(x)`
+    through a `__call__` that hands on to the method). Unneeded when each
+    reads the result only as numbers (`.item()`, `.detach()`, `.data`, a
+    chain ending in one, a comparison, a log), or when the project calls it
+    nowhere (library code); not when that backward is in a loop of the
+    function and its loss reads a tensor argument (each iteration walks
+    that graph again). A helper that backwards a value it is handed
+    (`def backward_on_target(self, output, target)`) is judged at its
+    project calls: unneeded when after each one the caller runs no backward,
+    grad or second call of the helper and reads what the argument hangs from
+    only as numbers; not reported when no call is found or the caller hands on
+    its own argument. Unsafe: that code out of sight does not backward those
+    graphs again is inferred.
     A method whose loss comes, on its own walk, from no graph the analysis
     sees (`tapped, scores = self.tap.run(image)`, a helper object of this
     file, then the only `scores.backward(gradient=one_hot,

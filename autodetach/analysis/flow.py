@@ -1521,16 +1521,39 @@ class Scope:
         return param_class(self.analysis, self.name, param)
 
     def _trainer_part(self, base, method, cls=None) -> bool:
-        """`u, d = model.process(x, y)` where `model`'s class (of this file) also
-        has a method that backwards or steps (`model.backward(u, d)`): the
-        losses it returns are walked through the modules it runs (`self.dis`),
-        so a step of `self.dis_optimizer` there is seen to touch them."""
-        if base in (None, "self") or not any(isinstance(n, cst.Return) and n.value is not None
-                                             for n in nodes(method.body, skip=(cst.FunctionDef, cst.ClassDef))):
+        """`u, d = model.process(x, y)` where `model` (a plain name: an object of
+        a class of this file, or a parameter every call hands one) has another
+        method that backwards what it is handed (`model.backward(u, d)`): the
+        losses `process` returns are walked through the modules it runs
+        (`self.dis`), so a step of `self.dis_optimizer` there is seen to touch
+        them. Not a method whose class backwards only its own losses (a
+        trainer's `step`), nor one reached through `self.learner`."""
+        if not base or "." in base or base == "self" or \
+                not any(isinstance(n, cst.Return) and n.value is not None
+                        for n in nodes(method.body, skip=(cst.FunctionDef, cst.ClassDef))):
             return False
         cls = cls or self.names.instances.get(base)
-        return cls is not None and any(c == cls and fn is not method and self.analysis.function_summary(fn).has_events
-                                       for (c, _), fn in self.names.methods.items())
+        if cls is None:
+            return False
+        takers = set()
+        for (c, meth), fn in self.names.methods.items():
+            summary = self.analysis.own_summary(f"{c}.{meth}") if c == cls and fn is not method else None
+            if summary is not None and summary.backward_params:
+                takers.add(meth)
+        if not takers:
+            return False
+        # the walked code hands what this method returns to one that backwards it:
+        # `a, b = model.process(x)` ... `model.backward(a, b)`
+        made, handed = set(), set()
+        body = self.body if isinstance(self.body, (list, tuple)) else [self.body]
+        for n in (n for stmt in body for n in nodes(stmt, skip=(cst.FunctionDef, cst.ClassDef))):
+            if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and isinstance(n.value.func, cst.Attribute) \
+                    and dotted(n.value.func) == f"{base}.{method.name.value}":
+                made |= {x.value for t in n.targets for x in nodes(t.target) if isinstance(x, cst.Name)}
+            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and dotted(n.func.value) == base \
+                    and n.func.attr.value in takers:
+                handed |= {x.value for a in n.args for x in nodes(a.value) if isinstance(x, cst.Name)}
+        return bool(made & handed)
 
     def _object_reset(self, base: str, meth: str) -> None:
         """`base.meth()` of an object of a local class whose `meth` sets state
@@ -2595,6 +2618,12 @@ class Scope:
                 cls = self._param_class(base)
                 own = self.names.class_method(cls, "backward") if cls else None
             if own is None or own.name.value in self.inlining or len(own.params.params) < 2:
+                return None
+            # a training phase (it steps an optimizer: `self.dis_optimizer.step()`), not a gradient
+            # hook of a multi-task mixin that a walk of its own class reads better
+            if not any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "step"
+                       and dotted(n.func.value) in self.names.optimizers
+                       for n in nodes(own.body, skip=(cst.FunctionDef, cst.ClassDef))):
                 return None
             return own
         cls = self.self_class or self.method_class or self.analysis.class_of_stmt(self.cur_stmt)

@@ -84,7 +84,10 @@ def stale_returns(analysis) -> list:
                                 break
                 if not stale:
                     continue
-                after = [n for n in reach if not n.leaf and n.seq > step.seq]
+                # built after the step in the return's own pass (after the loop that steps, when there is
+                # one): not a later pass of a training loop, whose next forward and running sums
+                # (`total += loss`) are no loss built for the caller
+                after = [n for n in reach if not n.leaf and n.seq > step.seq and n.iteration == tag]
                 fresh = [n for n in after if n.modules]
                 read = sorted((n for n in after if set(n.parents) & set(stale)), key=lambda n: n.seq)
                 # `return F.softplus(d_real - g_fake).mean()`: the return reads the stale output itself

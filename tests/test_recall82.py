@@ -318,3 +318,21 @@ def test_loss_module_optimizer_from_sibling_helper_inferred(tmp_path):
     found = _ad108(tmp_path / "adversarial.py")
     assert [f.line for f in found] == [24], found
     assert "`d_real`" in found[0].message and found[0].fix == NONE
+
+
+def test_metric_of_the_outputs_returned_after_the_step_not_reported(tmp_path):
+    # a training function that returns a metric of its pre-step predictions: the call after the step
+    # (`evaluator`, taken for a module by its use) is no new forward of the stepped model
+    _write(tmp_path / "node_train.py", """
+        import torch.nn.functional as F
+
+
+        def train(model, feat, labels, idx, optimizer, evaluator):
+            optimizer.zero_grad()
+            pred = model(feat)
+            loss = F.cross_entropy(pred[idx], labels[idx])
+            loss.backward()
+            optimizer.step()
+            return evaluator(pred[idx], labels[idx]), loss.item()
+    """)
+    assert _ad108(tmp_path / "node_train.py") == []

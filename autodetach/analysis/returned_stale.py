@@ -88,7 +88,10 @@ def stale_returns(analysis) -> list:
                 # one): not a later pass of a training loop, whose next forward and running sums
                 # (`total += loss`) are no loss built for the caller
                 after = [n for n in reach if not n.leaf and n.seq > step.seq and n.iteration == tag]
-                fresh = [n for n in after if n.modules]
+                # the new forward runs the stepped network again (the critic judging the fakes after its
+                # own update): not a metric or another model applied to the outputs
+                stepped_modules = {m for n in stale for m in n.modules}
+                fresh = [n for n in after if set(n.modules) & stepped_modules]
                 read = sorted((n for n in after if set(n.parents) & set(stale)), key=lambda n: n.seq)
                 # `return F.softplus(d_real - g_fake).mean()`: the return reads the stale output itself
                 # (not `return out` of a dict whose entries were stored one by one: which entry is which?)
@@ -96,7 +99,8 @@ def stale_returns(analysis) -> list:
                 read_stmt = read[0].stmt if read else ret if direct and set(val.heads) & set(stale) else None
                 # a new forward after the step: a node that ran a module, or a module the returned
                 # expression calls itself (`return F.softplus(d_real - critic(fake)).mean()`)
-                fresh_stmt = min(fresh, key=lambda n: n.seq).stmt if fresh else ret if val.modules else None
+                fresh_stmt = min(fresh, key=lambda n: n.seq).stmt if fresh else \
+                    ret if set(val.modules) & stepped_modules else None
                 if fresh_stmt is None or read_stmt is None or _backwarded_here(scope, step, stale):
                     continue
                 done.add(id(ret))

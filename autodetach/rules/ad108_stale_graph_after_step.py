@@ -122,8 +122,9 @@ class StaleGraphAfterStep(GraphRule):
     then builds the generator loss from a new forward on the fakes and the
     `d_real` kept from before the step, hands its caller a graph the step
     made stale. It is reported where that output is read (without a fix)
-    when the returned value also runs a module after the step (a loss built
-    for the next update, not outputs handed back for logging); that the
+    when the returned value also runs the stepped network again after the
+    step (a loss built for the next update, not outputs or a metric handed
+    back for logging); that the
     caller backwards it is inferred, and the message says so. Networks
     registered by `self.add_module("dis", dis)`, `register_module` or
     `setattr(self, "dis", dis)` are `self.dis`, so an optimizer built over

@@ -46,7 +46,7 @@ from .quiet_modules import cut_module_args, quiet_names
 from .new_tensors import LIKE
 from .kept_args import keeps_arguments, record_types
 from .duck_cuts import duck_cut, returns_cut
-from .walk import is_static, nodes, walk
+from .walk import bound_argument, is_static, nodes, walk
 
 CUT_METHODS = {"detach", "item", "tolist", "numpy", "data_ptr", "size", "dim", "numel",
                "nelement", "argmax", "argmin", "eq", "ne", "gt", "lt", "ge", "le", "long", "int",
@@ -190,6 +190,9 @@ class Scope:
         # have failed without it (analysis/silenced.py)
         self.retained: dict = {}
         self.events: list = []
+        # `return loss_g` of the walked function itself (not of one inlined):
+        # (Return, its value, seq, tag, branch), read by analysis.returned_stale
+        self.return_sites: list = []
         self.conflicts: list = []
         self.silenced: list = []
         self.leaks: list = []
@@ -641,6 +644,8 @@ class Scope:
                 for held in keyed.slots_in(self.env, small_stmt.value):
                     val = val.join(held)  # `return stats`: the caller gets its lists too (and may backward them)
                 self.returns.append(self.cut(val, small_stmt.value) if quiet else val)
+                if not self.inlining and not quiet:
+                    self.return_sites.append((small_stmt, val, self.seq, self.tag(), self.branch))
                 if self.framework and not self.inlining or self.phase_backward and len(self.inlining) == 1:
                     self.framework_backward(small_stmt.value, stmt)
         elif type(small_stmt) is cst.Del:
@@ -1448,7 +1453,15 @@ class Scope:
         if found is not None and (found[0].events or found[0].self_calls and
                                   foreign_backwards.backwarded_params(self.analysis, base, meth, found)):
             return self._foreign_step(call, stmt, base, meth, found)
-        method = self.names.method(base, meth)
+        method, param_cls = self.names.method(base, meth), None
+        if method is None and base in self.params:
+            # `def fit(model, n)` called `fit(net, 3)`, `net` a trainer of this file: its method,
+            # walked when it backwards or steps, or hands back what such a method is given
+            cls = self._param_class(base)
+            found = self.names.class_method(cls, meth) if cls else None
+            if found is not None and (self.analysis.function_summary(found).has_events or
+                                      self._trainer_part(base, found, cls)):
+                method, param_cls = found, cls
         made = dotted(func.value.func) if base is None and type(func.value) is cst.Call else None
         if method is None and made in self.names.classes and made not in self.names.module_classes:
             method = self.names.class_method(made, meth)  # `Aux().run(out)`: a method of an object made here
@@ -1462,7 +1475,8 @@ class Scope:
                 self.step_helper(call, stmt, helper, meth)  # a base class's take_optimisation_step
                 return Val()
         if method is not None and method.name.value not in self.inlining and \
-                (self.analysis.function_summary(method).has_events or grows_outer(self, method, True, base)):
+                (self.analysis.function_summary(method).has_events or grows_outer(self, method, True, base)
+                 or self._trainer_part(base, method, param_cls)):
             return self.inline(method, call, stmt, bound_self=True)
         if method is not None and base not in (None, "self"):
             self._object_reset(base, meth)  # `self.grads.reset()` that empties its `self.memo`
@@ -1511,6 +1525,46 @@ class Scope:
             # `self.criterion(...)`, an object of a project class whose forward is read (callee)
             return self._module_method(call, func, base)
         return None
+
+    def _param_class(self, param: str):
+        """The class of this file whose object every call of the walked function
+        in this file hands for `param` (`fit(net, 3)`, `net = Dehazer()`), or None."""
+        return param_class(self.analysis, self.name, param)
+
+    def _trainer_part(self, base, method, cls=None) -> bool:
+        """`u, d = model.process(x, y)` where `model` (a plain name: an object of
+        a class of this file, or a parameter every call hands one) has another
+        method that backwards what it is handed (`model.backward(u, d)`): the
+        losses `process` returns are walked through the modules it runs
+        (`self.dis`), so a step of `self.dis_optimizer` there is seen to touch
+        them. Not a method whose class backwards only its own losses (a
+        trainer's `step`), nor one reached through `self.learner`."""
+        if not base or "." in base or base == "self" or \
+                not any(isinstance(n, cst.Return) and n.value is not None
+                        for n in nodes(method.body, skip=(cst.FunctionDef, cst.ClassDef))):
+            return False
+        cls = cls or self.names.instances.get(base)
+        if cls is None:
+            return False
+        takers = set()
+        for (c, meth), fn in self.names.methods.items():
+            summary = self.analysis.own_summary(f"{c}.{meth}") if c == cls and fn is not method else None
+            if summary is not None and summary.backward_params:
+                takers.add(meth)
+        if not takers:
+            return False
+        # the walked code hands what this method returns to one that backwards it:
+        # `a, b = model.process(x)` ... `model.backward(a, b)`
+        made, handed = set(), set()
+        body = self.body if isinstance(self.body, (list, tuple)) else [self.body]
+        for n in (n for stmt in body for n in nodes(stmt, skip=(cst.FunctionDef, cst.ClassDef))):
+            if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) and isinstance(n.value.func, cst.Attribute) \
+                    and dotted(n.value.func) == f"{base}.{method.name.value}":
+                made |= {x.value for t in n.targets for x in nodes(t.target) if isinstance(x, cst.Name)}
+            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and dotted(n.func.value) == base \
+                    and n.func.attr.value in takers:
+                handed |= {x.value for a in n.args for x in nodes(a.value) if isinstance(x, cst.Name)}
+        return bool(made & handed)
 
     def _object_reset(self, base: str, meth: str) -> None:
         """`base.meth()` of an object of a local class whose `meth` sets state
@@ -2579,8 +2633,25 @@ class Scope:
         backward keeps, so it is walked, not taken for one. Lightning's
         `self.manual_backward(loss)` runs that hook too. *args and **kwargs in the
         hook only when the call passes the loss alone (they are empty then)."""
-        if func.attr.value not in ("backward", "manual_backward") or dotted(func.value) != "self":
+        if func.attr.value not in ("backward", "manual_backward"):
             return None
+        base = dotted(func.value)
+        if base != "self":
+            # `model.backward(gen_loss, dis_loss)` of an object of a class of this file that defines
+            # `backward`: that method runs, not a tensor's backward (the object is no tensor)
+            own = self.names.method(base, "backward") if base and func.attr.value == "backward" else None
+            if own is None and base in self.params and func.attr.value == "backward":
+                cls = self._param_class(base)
+                own = self.names.class_method(cls, "backward") if cls else None
+            if own is None or own.name.value in self.inlining or len(own.params.params) < 2:
+                return None
+            # a training phase (it steps an optimizer: `self.dis_optimizer.step()`), not a gradient
+            # hook of a multi-task mixin that a walk of its own class reads better
+            if not any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "step"
+                       and dotted(n.func.value) in self.names.optimizers
+                       for n in nodes(own.body, skip=(cst.FunctionDef, cst.ClassDef))):
+                return None
+            return own
         cls = self.self_class or self.method_class or self.analysis.class_of_stmt(self.cur_stmt)
         own = self.names.class_method(cls, "backward") if cls else None
         if own is None or own.name.value in self.inlining or \
@@ -3761,3 +3832,24 @@ def _roots(expr, calls: bool = True) -> set:
             return {r for arg in expr.args for r in _roots(arg.value)}
         return _roots(expr.func, calls=True)
     return set()
+
+
+def param_class(analysis, fname: str, param: str):
+    """The class of this file whose object every call of function `fname` in
+    this file hands for its parameter `param` (`def fit(model, n)` called
+    `fit(net, 3)`, `net = Dehazer()`), or None (no call, or calls that differ)."""
+    memo = analysis.table("_param_classes")
+    key = (fname, param)
+    if key not in memo:
+        memo[key] = None
+        names = analysis.names
+        fns = [f for f in names.functions_all if f.name.value == fname]
+        params = [p.name.value for p in fns[0].params.params] if len(fns) == 1 else []
+        if param in params:
+            found = set()
+            for call in nodes(analysis.ctx.module):
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == fname:
+                    value = bound_argument(call, params, param)
+                    found.add(names.instances.get(dotted(value)) if value is not None else None)
+            memo[key] = found.pop() if len(found) == 1 and None not in found else None
+    return memo[key]

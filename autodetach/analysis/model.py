@@ -687,7 +687,8 @@ class Analysis:
         same-file function or method that does backward, or two such calls
         follow each other outside loops (`update(opt_a, loss); update(opt_c,
         loss)`: the second backwards what the first freed)."""
-        if any(self._event_call(key) for key in self.sites.loop_calls.get(owner, ())):
+        if any(self._event_call(key) or owner is not None and self._param_event_call(owner, key)
+               for key in self.sites.loop_calls.get(owner, ())):
             return True
         handed = [arg for key, call in self.sites.plain_calls.get(owner, ()) for arg in self._backwarded(key, call)]
         if len(handed) > len(set(handed)):
@@ -725,6 +726,18 @@ class Analysis:
             if text not in self.names.optimizers:
                 out.append(text)
         return out
+
+    def _param_event_call(self, owner, key: str) -> bool:
+        """`model.backward(a, b)` in `def fit(model, n)`, whose calls in this file
+        hand an object of a class of this file whose `backward` backwards or steps."""
+        from .flow import param_class
+
+        base, dot, meth = key.rpartition(".")
+        if not dot or "." in base or not isinstance(owner, cst.FunctionDef):
+            return False
+        cls = param_class(self, owner.name.value, base)
+        method = self.names.class_method(cls, meth) if cls else None
+        return method is not None and method in self.sites.backward_in
 
     def _event_call(self, key: str) -> bool:
         funcs = self.names.functions

@@ -268,11 +268,34 @@ class _Collector(cst.CSTVisitor):
     # --- usage that reveals a module ------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        registered = _registered(node)
+        if registered is not None:
+            self._bind(*registered)  # `self.add_module('dis', dis)`: `self.dis` is `dis`
         if type(func) is cst.Attribute and func.attr.value in ("parameters", "named_parameters", "zero_grad"):
             key = _key(func.value)
             if key is not None and key not in self.table.optimizers and key not in self.table.modules:
                 if func.attr.value != "zero_grad":
                     self.table.modules[key] = "param"
+
+
+def _registered(call: cst.Call):
+    """`self.add_module("dis", dis)`, `self.register_module("dis", dis)`,
+    `setattr(self, "dis", dis)` with a literal name: (the attribute `self.dis`,
+    the value), as `self.dis = dis` would bind it; else None."""
+    args = [a.value for a in call.args if a.keyword is None]
+    func = call.func
+    if type(func) is cst.Attribute and func.attr.value in ("add_module", "register_module") and len(args) == 2:
+        obj, name, value = func.value, args[0], args[1]
+    elif type(func) is cst.Name and func.value == "setattr" and len(args) == 3:
+        obj, name, value = args
+    else:
+        return None
+    if type(name) is not cst.SimpleString or _key(obj) is None:
+        return None
+    attr = name.evaluated_value
+    if not isinstance(attr, str) or not attr.isidentifier():
+        return None
+    return cst.Attribute(value=obj, attr=cst.Name(attr)), value
 
 
 def _owned(expr, table: NameTable, env: dict, imports=None) -> Optional[set]:

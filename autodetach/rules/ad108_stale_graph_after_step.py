@@ -8,6 +8,7 @@ from ..rule import Edit, Invalid, Valid
 from ..analysis.argument_losses import generator_after_critic_step
 from ..analysis.decide import Problem
 from ..analysis.loss_loop_steps import steps_between_loss_backwards
+from ..analysis.returned_stale import stale_returns
 from ..analysis.stored_graphs import per_sample_steps
 from ..imports import dotted
 from ._ad1_shared import GraphRule, BACKWARD_TOKENS, code, line
@@ -114,6 +115,24 @@ class StaleGraphAfterStep(GraphRule):
     make `fake`'s graph stale; with `zero_grad(set_to_none=False)` the zeros
     are applied in place (Adam's running averages move the weights), and it
     is reported.
+
+    A function that trains the discriminator inside and returns the other
+    network's loss is read at its return: a relativistic GAN's loss module
+    that steps `self.optimizer` after `loss_d.backward(retain_graph=True)`,
+    then builds the generator loss from a new forward on the fakes and the
+    `d_real` kept from before the step, hands its caller a graph the step
+    made stale. It is reported where that output is read (without a fix)
+    when the returned value also runs the stepped network again after the
+    step (a loss built for the next update, not outputs or a metric handed
+    back for logging); that the
+    caller backwards it is inferred, and the message says so. Networks
+    registered by `self.add_module("dis", dis)`, `register_module` or
+    `setattr(self, "dis", dis)` are `self.dis`, so an optimizer built over
+    the local `dis` steps it; and `model.backward(gen_loss, dis_loss)` of a
+    class of this file that defines `backward` runs that method (also in a
+    function whose calls hand it the object: `def fit(model, n)`, called
+    `fit(net, 3)`), with the losses that `model.process(...)` returned
+    walked through the modules it runs.
 
     A learned scalar held by a module whose forward returns its parameter
     (`self.log_alpha()`, a SAC temperature) and read only through an op that
@@ -335,6 +354,7 @@ class StaleGraphAfterStep(GraphRule):
         for found in analysis.diagnoses_for(self.kind):
             backward, opt_step, built, part = found.backward, found.step, found.built, found.part
             done.add(backward.call)
+            done.add((opt_step.call, built.stmt))  # the caller's backward is in sight: not its return too
             msg = (f"`{code(ctx, backward.call)}` (line {line(ctx, backward.call)}) backwards through a graph built at "
                    f"line {line(ctx, built.stmt)}, before `{code(ctx, opt_step.call)}` (line {line(ctx, opt_step.call)}"
                    f"{_when(opt_step, backward)}) "
@@ -382,6 +402,31 @@ class StaleGraphAfterStep(GraphRule):
                                   f"a generator loss (`{arg}`, by its name) goes through the discriminator that "
                                   f"`{dotted(step.func.value)}` steps (by its name)",
                             related=[(step, "this step modifies the parameters")])
+
+        for found in stale_returns(analysis):
+            read = found.read
+            if read in done or (found.step.call, found.stale.stmt) in done:
+                continue
+            done.add(read)
+            fn = ctx.enclosing(found.ret, (cst.FunctionDef,))
+            where = f"`{fn.name.value}`" if fn is not None else "this function"
+            what = (f"`{code(ctx, read)}` (line {line(ctx, read)}) hands back a value built from " if read is found.ret
+                    else f"`{code(ctx, read)}` (line {line(ctx, read)}) builds what {where} returns (line "
+                    f"{line(ctx, found.ret)}) from ")
+            self.report(read, what + f"`{found.stale.name or code(ctx, found.stale.stmt)}`, "
+                              f"computed at line {line(ctx, found.stale.stmt)} before `{code(ctx, found.step.call)}` "
+                              f"(line {line(ctx, found.step.call)}) updated the parameters it saved in place: a "
+                              "backward of the returned value fails ('modified by an inplace operation'); recompute "
+                              "that output after the step; inferred: the caller backwards what is returned (it is "
+                              f"built after the step through a new forward, line {line(ctx, found.fresh)})"
+                              + (f"; the parameters of `{found.step.opt}` are not known here; it is taken to step "
+                                 + ", ".join(f"`{m}`" for m in sorted(found.stale.modules))
+                                 + f", because it applies the gradients of `{code(ctx, found.applied.call)}` (line "
+                                 f"{line(ctx, found.applied.call)}), whose graph runs through it"
+                                 if found.applied is not None else "")
+                              + ". Not fixed: recomputing changes the gradients",
+                        related=[(found.step.call, "this step modifies the parameters"),
+                                 (found.stale.stmt, "the graph was built here")])
 
         for call, step, loss, loop in per_sample_steps(ctx.module, analysis.names, ctx.imports):
             if call in done:

@@ -103,3 +103,36 @@ def test_method_of_unresolved_class_makes_the_drop_unsafe(tmp_path):
     found = [f for f in check_source(path.read_text(), str(path), all_rules(), Options())[0] if f.code == "AD104"]
     assert [f.fix for f in found] == ["unsafe"]
     assert "`net.loss_a()` returns a graph the analysis cannot see into" in found[0].message
+
+
+EVALUATED = textwrap.dedent("""
+    import torch
+    net = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    data = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range(3)]
+
+    def evaluate(loader, model):
+        total = 0.0
+        for x, y in loader:
+            out = model(x)
+            total += torch.mean(torch.abs(y - {read}))
+        return total
+
+    best = 1e10
+    for epoch in range(3):
+        for x, y in data:
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+        best = min(evaluate(data, net), best)
+""")
+
+
+def test_evaluation_of_numbers_read_off_the_outputs_keeps_no_graph():
+    # `evaluate(loader, model)` runs the trained network but returns what it reads through `.data`:
+    # main took its result for the network's graph and gave `best` a SAFE `.detach()`
+    assert _codes(EVALUATED.replace("{read}", "out.data"), "AD101") == []
+
+
+def test_evaluation_of_the_outputs_themselves_is_still_reported():
+    assert [f.code for f in _codes(EVALUATED.replace("{read}", "out"), "AD101")] == ["AD101"]

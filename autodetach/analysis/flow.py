@@ -2004,6 +2004,10 @@ class Scope:
                 narrowed = self._cut_args(call, own, args)  # `args` stands for the result: narrowed in place
                 args.heads, args.ghosts, args.uses = narrowed.heads, narrowed.ghosts, narrowed.uses
         handed_nets = self._handed_networks(func, call, summary.modules)
+        if handed_nets and not _returns_from_networks(self.analysis.ctx, func):
+            # `evaluate(loader, model)` that runs `model(x)` but returns `meter.avg` of numbers read
+            # off the outputs (`out.data`): what it returns is built from no network handed in
+            handed_nets = frozenset()
         if handed_nets:
             # `feats(content, vgg)` of `def feats(x, model): return model(x)`: the result hangs
             # from `vgg`'s parameters even when `content` carries no graph
@@ -3853,3 +3857,45 @@ def param_class(analysis, fname: str, param: str):
                     found.add(names.instances.get(dotted(value)) if value is not None else None)
             memo[key] = found.pop() if len(found) == 1 and None not in found else None
     return memo[key]
+
+
+def _returns_from_networks(ctx, func) -> bool:
+    """Can what `func` returns be built, name by name (not through a cut: `.data`, `.item()`,
+    `.detach()`), from a parameter it calls as a network (`model(x)`, `model[0](x)`, `layer(x)`
+    of `for layer in model`)?"""
+    from .retained import _live_names, _name_feeds
+
+    params = {p.name.value for p in func.params.params}
+    feeds = _name_feeds(ctx, func)
+    roots: dict = {p: p for p in params}  # a name -> the parameter it stands for a part of
+    for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        pairs = [(node.target, node.iter)] if isinstance(node, cst.For) else \
+            [(t.target, node.value) for t in node.targets] if isinstance(node, cst.Assign) and \
+            not isinstance(node.value, cst.Call) else []
+        for target, value in pairs:
+            read = [x.value for x in nodes(value) if isinstance(x, cst.Name) and x.value in roots]
+            if read:
+                for x in nodes(target):
+                    if isinstance(x, cst.Name):
+                        roots.setdefault(x.value, roots[read[0]])
+    nets = set()
+    for node in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, cst.Call):
+            head = node.func.value if isinstance(node.func, cst.Subscript) else node.func
+            if isinstance(head, cst.Name) and head.value in roots:
+                nets.add(roots[head.value])
+    if not nets:
+        return True  # no network called by name here: not this function's question
+    wanted = {name for name, root in roots.items() if root in nets}
+    seen: set = set()
+    todo = [n for r in nodes(func.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+            if isinstance(r, cst.Return) and r.value is not None for n in _live_names(r.value)]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in wanted:
+            return True
+        todo.extend(feeds.get(name, ()))
+    return False

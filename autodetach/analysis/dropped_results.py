@@ -72,40 +72,57 @@ def _ours(ctx, fn) -> bool:
     return name.startswith("_") or _plain_class(ctx, holder, 0)
 
 
-def _plain_class(ctx, cls, depth) -> bool:
+def _plain_class(ctx, cls, depth, modules: bool = True) -> bool:
+    """Built on `object` (or nothing), `nn.Module` when `modules`, and such classes of this file
+    only: no framework class whose machinery may call a method and backward its result."""
     classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
     for base in cls.bases:
         if base.keyword is not None:
             return False  # a metaclass
         key = dotted(base.value)
-        if key == "object" or ctx.imports.qualify(base.value) == "torch.nn.Module":
+        if key == "object" or modules and ctx.imports.qualify(base.value) == "torch.nn.Module":
             continue
-        if key in classes and depth < 5 and _plain_class(ctx, classes[key], depth + 1):
+        if key in classes and depth < 5 and classes[key] is not cls and \
+                _plain_class(ctx, classes[key], depth + 1, modules):
             continue
         return False
     return True
 
 
 def _judge(path: str, name: str) -> Optional[list]:
+    found = dropping_calls(path, name, _dropped)
+    if not found or not found[0]:
+        return None
+    return [calls_drop(f"`{name}()`", *found)]
+
+
+def dropping_calls(path: str, name: str, dropped, skip_stores: bool = False) -> Optional[tuple]:
+    """(sites, logged) of the project's references to `name`, each a call whose result
+    `dropped` says is dropped (or only printed or logged: `logged` fills); None when one
+    is not (handed on as a value, or its result kept). `skip_stores`: bindings of the
+    name (`name = ...`) are no references."""
     sites, logged = [], []
     for file, tree, parents in mentioning_trees(path, name):
         for node in ast.walk(tree):
             ref = isinstance(node, ast.Name) and node.id == name or \
                 isinstance(node, ast.Attribute) and node.attr == name
-            if not ref:
+            if not ref or skip_stores and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 continue
             call = parents.get(id(node))
             if not isinstance(call, ast.Call) or call.func is not node:
                 return None  # handed on as a value: its calls are out of sight
-            if not _dropped(call, parents, logged):
+            if not dropped(call, parents, logged):
                 return None
             sites.append(f"{os.path.basename(file)}:{call.lineno}")
-    if not sites:
-        return None
+    return sites, logged
+
+
+def calls_drop(owner: str, sites: list, logged: list) -> str:
+    """The note for a graph that leaves `owner` by its return to project calls that drop it."""
     listed = ", ".join(sites[:4]) + (", ..." if len(sites) > 4 else "")
     how = "drop the result or only print or log it" if logged else "drop the result"
-    return [f"the graph leaves `{name}()` by its return, and its project calls ({listed}) {how}: "
-            f"code out of sight may call it and backward the result again"]
+    return (f"the graph leaves {owner} by its return, and its project calls ({listed}) {how}: "
+            f"code out of sight may call it and backward the result again")
 
 
 def _dropped(call, parents, logged: list) -> bool:

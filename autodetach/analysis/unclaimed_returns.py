@@ -39,7 +39,8 @@ import libcst as cst
 
 from ..imports import dotted
 from .callers import mentioning_trees
-from .dropped_results import _dropped as _plain_drop, _logged, _own_nodes, _target_names
+from .dropped_results import _dropped as _plain_drop, _logged, _own_nodes, _plain_class, _target_names
+from .dropped_results import calls_drop, dropping_calls
 from .flow import nodes
 
 
@@ -67,7 +68,7 @@ def unclaimed_return(analysis, ev, own) -> Optional[list]:
         return memo[key]
     if holder is None:
         found = _function_callers(ctx.path, name)
-    elif isinstance(holder, cst.ClassDef) and _plain(ctx, holder, 0):
+    elif isinstance(holder, cst.ClassDef) and _plain_class(ctx, holder, 0, modules=False):
         found = _instance_callers(ctx, holder, name)
     else:
         found = None
@@ -106,39 +107,10 @@ def _returns_target(fn, ev) -> bool:
                for r in nodes(fn.body))
 
 
-def _plain(ctx, cls, depth) -> bool:
-    """Built on `object` (or nothing) and plain classes of this file only: no `nn.Module`,
-    no framework class whose machinery may call the method and backward its result."""
-    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
-    for base in cls.bases:
-        if base.keyword is not None:
-            return False
-        key = dotted(base.value)
-        if key == "object":
-            continue
-        if key in classes and depth < 5 and classes[key] is not cls and _plain(ctx, classes[key], depth + 1):
-            continue
-        return False
-    return True
-
-
 def _function_callers(path: str, name: str) -> Optional[list]:
     """Module-level `name`: each reference in the project must be a call that drops the result."""
-    sites, logged = [], []
-    for file, tree, parents in mentioning_trees(path, name):
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Name) and node.id == name or
-                    isinstance(node, ast.Attribute) and node.attr == name):
-                continue
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                continue
-            call = parents.get(id(node))
-            if not isinstance(call, ast.Call) or call.func is not node:
-                return None  # handed on as a value (a callback, an import list...): calls out of sight
-            if not _dropped(call, parents, logged):
-                return None
-            sites.append(f"{os.path.basename(file)}:{call.lineno}")
-    return _notes(f"`{name}()`", sites, logged)
+    found = dropping_calls(path, name, _dropped, skip_stores=True)
+    return None if found is None else _notes(f"`{name}()`", *found)
 
 
 def _instance_callers(ctx, cls, name: str) -> Optional[list]:
@@ -311,7 +283,4 @@ def _notes(owner: str, sites: list, logged: list) -> list:
     if not sites:
         return [f"the graph leaves {owner} by its return, and no code of the project calls it (library "
                 f"code): that its callers do not backward what it returns is inferred"]
-    listed = ", ".join(sites[:4]) + (", ..." if len(sites) > 4 else "")
-    how = "drop the result or only print or log it" if logged else "drop the result"
-    return [f"the graph leaves {owner} by its return, and its project calls ({listed}) {how}: "
-            f"code out of sight may call it and backward the result again"]
+    return [calls_drop(owner, sites, logged)]

@@ -6,7 +6,9 @@
   one's retain is needed; main dropped it as a safe fix and the fixed program
   raised "Trying to backward through the graph a second time".
 - AD203: `loss.data[0].cpu().numpy()` became `loss.item().cpu().numpy()`; a
-  float has no `.cpu()`."""
+  float has no `.cpu()`.
+- AD101 (unsafe, false): an action drawn by `.sample()` from a distribution
+  another method of the class returns, read as carrying the network's graph."""
 import subprocess
 import sys
 import textwrap
@@ -136,3 +138,61 @@ def test_evaluation_of_numbers_read_off_the_outputs_keeps_no_graph():
 
 def test_evaluation_of_the_outputs_themselves_is_still_reported():
     assert [f.code for f in _codes(EVALUATED.replace("{read}", "out"), "AD101")] == ["AD101"]
+
+
+SAMPLED = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mu = nn.Linear(3, 1)
+
+        def forward(self, x):
+            return torch.tanh(self.mu(x))
+
+    def helper_dist(net, s):
+        return torch.distributions.Normal(net(s).squeeze(), 0.5)
+
+    class Actor:
+        def __init__(self):
+            self.net = Head()
+            self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+        def dist_of(self, s):
+            d = torch.distributions.Normal(self.net(s).squeeze(), 0.5)
+            return d
+
+        def act(self, s):
+            d = DIST
+            self.action = d.DRAW()
+            return self.action
+
+        def learn(self, s, a):
+            loss = -self.dist_of(s).log_prob(a).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+
+    actor = Actor()
+    state = torch.randn(1, 3)
+    for step in range(4):
+        a = actor.act(state)
+        state = torch.randn(1, 3) + a
+        actor.learn(state, a)
+""")
+
+
+@pytest.mark.parametrize("dist", ["self.dist_of(s)", "helper_dist(self.net, s)"])
+def test_sample_of_distribution_from_own_method_keeps_no_graph(dist):
+    # ClownW's continuous actor-critic: `Normal(...)` returned by a method, then `.sample()`d
+    src = SAMPLED.replace("DIST", dist).replace("DRAW", "sample")
+    assert _codes(src, "AD101") == []
+
+
+def test_rsample_of_distribution_from_own_method_keeps_graph():
+    # the control: `rsample` keeps the graph, and the program raises on the second step
+    src = SAMPLED.replace("DIST", "self.dist_of(s)").replace("DRAW", "rsample")
+    assert _codes(src, "AD101") != []

@@ -1314,8 +1314,26 @@ class Scope:
         if isinstance(e, cst.Call):
             # `Categorical(logits=x)`, or `actor(state)` of a module whose forward returns one
             return (self.imports.qualify(e.func) or "").startswith("torch.distributions.") or \
-                self.analysis.forward_distribution(dotted(e.func))
+                self.analysis.forward_distribution(dotted(e.func)) or self._method_distribution(e.func)
         return dotted(e) in self.distributions
+
+    def _method_distribution(self, func) -> bool:
+        """`self.policy(s)`, `agent.policy(s)` or `policy(net, s)`: a method of a
+        class, or a function, of this file every return of which is a
+        torch.distributions object (read from its summary)."""
+        if isinstance(func, cst.Name) and func.value in self.names.functions:
+            summary = self.analysis.own_summary(func.value)
+            return summary is not None and summary.distribution
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        base = func.value.value
+        if base == "self":
+            cls = self.self_class or self.method_class or self.analysis.class_of_stmt(self.cur_stmt)
+        else:
+            cls = self.names.instances.get(base)
+        cls = cls if isinstance(cls, str) or cls is None else getattr(getattr(cls, "name", None), "value", None)
+        summary = self.analysis.own_summary(f"{cls}.{func.attr.value}") if cls else None
+        return summary is not None and summary.distribution
 
     # ---------------------------------------------------------------- calls: methods
     def method_call(self, call: cst.Call, stmt, func: cst.Attribute) -> Optional[Val]:

@@ -87,7 +87,9 @@ def stale_returns(analysis) -> list:
                 # built after the step in the return's own pass (after the loop that steps, when there is
                 # one): not a later pass of a training loop, whose next forward and running sums
                 # (`total += loss`) are no loss built for the caller
-                after = [n for n in reach if not n.leaf and n.seq > step.seq and n.iteration == tag]
+                # (and not in the other arm of an `if` around the step: `if training: step(); else: eval()`)
+                after = [n for n in reach if not n.leaf and n.seq > step.seq and n.iteration == tag
+                         and not _other_arm(step.branch, n.branch)]
                 # the new forward runs the stepped network again (the critic judging the fakes after its
                 # own update): not a metric or another model applied to the outputs
                 stepped_modules = {m for n in stale for m in n.modules}

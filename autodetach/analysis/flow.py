@@ -30,6 +30,7 @@ from .one_call import one_call
 from .plain_annotations import plain_annotation
 from .self_storage import arg_log_helper, grows_on_self, log_helper, shared_note
 from .sibling_evals import evaluation_loop, rebound_sum, trained_modules
+from .leaf_homes import local_leaf
 from .graph import GNode, closure
 from .handed_flags import flag_at_call, handed_flags
 from .infeasible import slot_read
@@ -869,7 +870,8 @@ class Scope:
             self.env.pop(key, None)  # `model = Net()`, `opt = SGD(params)`: an object, not a tensor
             return
         if key in self.names.leaves and (not val.graph or self.inline_leaves and val.heads and all(
-                h.leaf and h.name.startswith(INLINE_LEAF) for h in val.heads)):
+                h.leaf and h.name.startswith(INLINE_LEAF) for h in val.heads)) and \
+                ("." in key or local_leaf(self.analysis, key, stmt)):
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
         if (self.eval_note is not None or key in trained_inputs(self)) and not val.graph and not self.no_grad and \

@@ -81,6 +81,7 @@ class NameTable:
                     break
         return found
     leaves: set = field(default_factory=set)  # tensors with requires_grad / Parameters
+    leaf_values: dict = field(default_factory=dict)  # leaf key -> the values bound to it that make it one
     wrapped: set = field(default_factory=set)  # modules known only as DataParallel(x): forward unseen
     functions: dict = field(default_factory=dict)  # local function name -> FunctionDef
     entry_of: dict = field(default_factory=dict)  # loop variable -> the module container it runs through
@@ -207,6 +208,7 @@ class _Collector(cst.CSTVisitor):
             self.pending_opts.append((key, value))
         elif kind == "leaf":
             self.table.leaves.add(key)
+            self.table.leaf_values.setdefault(key, []).append(value)
         else:
             if kind == "param" and key not in self.table.modules and self.imports.qualify(call.func) in WRAPPERS \
                     and key not in self.table.instances and key not in self.table.foreign_instances:

@@ -1952,6 +1952,11 @@ def parse_text(text: str):
     several readers in one run (its own analysis, the summaries another file
     looks up, the callers' scans): they share one tree, which none of them
     changes (the caches hung on function nodes are pure functions of them)."""
+    if isinstance(text, bytes):  # a caller file's bytes (metric_states._callers)
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return None
     if not isinstance(text, str):  # summarize() handed a tree
         return ast.parse(text)
     hit = _TREES.get(text, _TREES)

@@ -668,7 +668,11 @@ class GraphKeptAcrossIterations(GraphRule):
             if leak.feeds:
                 notes.append(f"what `{leak.feeds}` returns hangs from the chain kept in `{leak.key}`, and the "
                              f"caller may backward through it (a cut there would stop that gradient)")
-            if (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
+            if edit is not None and fix is SAFE and node.returned:
+                # the kept values go back to a caller not followed: a cut there is judged by what that
+                # caller does, which is inferred (it may backward them)
+                notes = notes + [node.returned]
+            elif (node.uncertain or node.opaque) and edit is not None and fix is SAFE:
                 # `bleu_sum += model.seq_bleu(out, ref)`: what comes out of code not followed may be a
                 # number, and `.detach()` of a number raises
                 notes = notes + [unseen_note(ctx, src)]

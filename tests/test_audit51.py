@@ -104,3 +104,34 @@ def test_returned_store_safe_fixes_keep_the_caller_running(tmp_path):
     _run(tmp_path, "--fix")
     done = subprocess.run([sys.executable, "main.py"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-400:]
+
+
+EPOCHS = textwrap.dedent("""
+    import torch
+    import torch.nn.functional as F
+
+
+    def pretrain(model, x, y, epochs=2, batch_size=2):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        for epoch in range(epochs):
+            pointer = 0
+            y_pred_all = []
+            while pointer + batch_size <= len(x):
+                scores = model(x[pointer:pointer + batch_size])
+                loss = F.cross_entropy(scores, y[pointer:pointer + batch_size])
+                optimizer.zero_grad()
+                loss.backward(retain_graph=True)
+                optimizer.step()
+                y_pred_all.append(F.softmax(scores, dim=1))
+                pointer = pointer + batch_size
+        return model, torch.cat(y_pred_all)
+""")
+
+
+def test_returned_store_reset_each_epoch_is_unsafe():
+    # natnij's seqGAN: the list is set anew each epoch and the last epoch's is returned; the
+    # first epoch's pass is not the returned one, but the same store's cut reaches what is
+    from autodetach import check_code
+
+    found = [f for f in check_code(EPOCHS) if f.code == "AD101"]
+    assert found and all(f.fix != "safe" for f in found)

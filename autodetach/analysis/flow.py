@@ -3058,8 +3058,13 @@ class Scope:
         targets = {root for event in self.events if event.kind == "backward" and event.target is not None
                    for root in event.target.heads}
         evaluates = self.eval_note is not None  # callers seen: no backward, no no_grad
+        # the store whose value one simulated pass returns (the last epoch's list): a cut there cuts
+        # what is returned whichever pass it is judged in
+        returned_stores = {(key, id(head.stmt)) for key, head, *_ in self._leak_candidates
+                           if head in returned and head.stmt is not None}
         for key, head, loop, older, outer in self._leak_candidates:
-            if head in returned and not evaluates and not closure([head]) & self.freed_any:
+            if (head in returned or (key, id(head.stmt)) in returned_stores) and not evaluates and \
+                    not closure([head]) & self.freed_any:
                 cls = self.method_class or self.self_class
                 if grows_on_self(self.analysis, cls, key):
                     # kept on `self` and never emptied: every call's graphs stay, whatever the caller does

@@ -871,7 +871,7 @@ class Scope:
             return
         if key in self.names.leaves and (not val.graph or self.inline_leaves and val.heads and all(
                 h.leaf and h.name.startswith(INLINE_LEAF) for h in val.heads)) and \
-                ("." in key or local_leaf(self.analysis, key, stmt)):
+                ("." in key or local_leaf(self.analysis, key, stmt, expr)):
             self.env[key] = Val(heads=frozenset({self.leaf(key, {key})}))  # w = nn.Parameter(...)
             return
         if (self.eval_note is not None or key in trained_inputs(self)) and not val.graph and not self.no_grad and \

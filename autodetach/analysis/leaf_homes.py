@@ -3,18 +3,25 @@
 The name table is the file's: `w = Variable(x, requires_grad=True)` in an
 attack function puts `w` among its leaves. A function elsewhere in the file
 that binds its own local `w` (DeepFool's `w = grad_input - grad_input[t]`)
-binds another variable: that `w` is a leaf only where a binding in its own
-function makes it one.
+binds another variable, computed there: that `w` is a leaf only where a
+binding in its own function makes it one.
 """
 from __future__ import annotations
+
+import libcst as cst
 
 from .walk import nodes
 
 
-def local_leaf(analysis, key: str, stmt) -> bool:
-    """May the plain name `key`, bound by `stmt`, be the leaf the name table
-    knows (a binding that makes it one is in the function holding `stmt`,
-    or at module level for a statement there)?"""
+def local_leaf(analysis, key: str, stmt, expr=None) -> bool:
+    """May the plain name `key`, bound to `expr` by `stmt`, be the leaf the name
+    table knows? Not when `expr` is arithmetic (whose result is never a leaf)
+    and no binding in the function holding `stmt` (or at module level, for a
+    statement there) makes `key` one: then it is another function's variable
+    of the same name. A value read from state or returned by a call may be
+    the leaf itself (`task_weights, opt = self._new_weights()`)."""
+    if not isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
     homes = analysis.memo("_leaf_homes", lambda: _homes(analysis))
     return _home(analysis, stmt) in homes.get(key, {None})
 

@@ -169,6 +169,7 @@ class Analysis:
     @cached_property
     def names(self):
         from .caller_owners import widen
+        from .base_attrs import add_base_attr_roles
         from .base_optimizers import add_base_optimizers
         from .factory_optimizers import add_factory_optimizers
         from .plain_classes import mark_plain
@@ -180,6 +181,7 @@ class Analysis:
         mark(table, self)  # objects of another file's nn.Module classes
         mark_plain(table, self)  # the same, built by a lower-case or star-imported name
         add_base_optimizers(table, self)  # `self.opt_E` a base class of another file builds
+        add_base_attr_roles(table, self)  # `self.discriminator_optimizer` it sets from an argument
         add_factory_optimizers(table, self)  # `self.opt = self._get_optimizer(kind, self.policy, lr)`
         add_returned_optimizers(table)  # `self.opt_g, self.opt_d = self.configure_optimizers(args)`
         mark_copies(table, self)  # `fast = copy.deepcopy(model)`: a module with parameters of its own

@@ -213,14 +213,17 @@ def infer_roles(module: cst.Module, imports, table) -> None:
                 table.inferred[key] += f"; unpacked from the argument `{whole}`"
 
 
-def infer_attr_roles(module: cst.Module, table) -> None:
+def infer_attr_roles(module: cst.Module, table, base_set=None) -> None:
     """`self.G = G` in `__init__`, then `self.G(z)` in a training method;
-    `opt_g, opt_d = self.optimizers()` (PyTorch Lightning)."""
+    `opt_g, opt_d = self.optimizers()` (PyTorch Lightning). `base_set`: class
+    name -> the `self.X` attributes a base class of another file sets in its
+    `__init__` (analysis.base_attrs); given, only those classes are read
+    again, with those attributes counted as set by the class."""
     from .lightning_optimizers import configured_owners
     from .names import Optimizer
 
     for cls in module.body:
-        if type(cls) is not cst.ClassDef:
+        if type(cls) is not cst.ClassDef or base_set is not None and cls.name.value not in base_set:
             continue
         use: dict = {}
         trains = [False]
@@ -266,6 +269,9 @@ def infer_attr_roles(module: cst.Module, table) -> None:
             return None
 
         walk(cls.body, enter, skip=(cst.ClassDef,))
+        if base_set is not None:
+            assigned |= base_set[cls.name.value]
+            lightning_opts = []
         if not trains[0] and not lightning_opts:
             continue
         mods, self_opts = [], []

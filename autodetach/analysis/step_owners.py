@@ -4,7 +4,8 @@ idiom around its step.
 An optimizer handed in by the caller (`def train(models, optimizers)`,
 `[opt, opt_conf] = optimizers`) or built in another file shows no
 parameters here. The idiom `opt.zero_grad(); loss.backward(); opt.step()`
-still says something: the step applies the gradients of that backward, so
+(or `model.zero_grad()`, clearing the modules the graph runs, in place of
+the optimizer's clear) still says something: the step applies the gradients of that backward, so
 it updates some of the modules that backward ran through. When a later
 backward of the same pass walks a graph node built before the step from
 such a module, and that node is one the cleared-and-stepped backward ran
@@ -33,8 +34,14 @@ def stepped_by_idiom(analysis, scope, step, node, later) -> Optional[object]:
     if optimizer is None or optimizer.owns is not None or step.kind != "step" or \
             (step.helper and id(step) not in multi):
         return None
-    zeros = [e for e in scope.events if e.kind == "zero" and e.opt == step.opt and e.tag == step.tag
-             and e.seq < step.seq and not other_arm(e.branch, step.branch)]
+    from .decide import covers
+
+    # the clear of the idiom: `opt.zero_grad()`, or `model.zero_grad()` over the modules the node
+    # runs (the gradients the step then applies are those of the backwards since that clear)
+    zeros = [e for e in scope.events if e.kind == "zero" and e.tag == step.tag and e.seq < step.seq
+             and not other_arm(e.branch, step.branch)
+             and (e.opt == step.opt or e.opt is None and e.modules and node.modules
+                  and all(covers(e.modules, m) for m in node.modules))]
     if not zeros:
         return None
     cleared = max(zeros, key=lambda e: e.seq)

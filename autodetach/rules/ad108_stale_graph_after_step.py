@@ -35,8 +35,10 @@ class StaleGraphAfterStep(GraphRule):
     by the caller, unpacked from a list argument, or bound to a plain name
     by a call of another file: `opt, opt_D = model.get_optimizer(lr)`) is
     taken to step what the backward it applies ran through
-    (`opt.zero_grad(); loss.backward(); opt.step()`), when a later backward
-    walks that same graph; and a loop
+    (`opt.zero_grad(); loss.backward(); opt.step()`, or `model.zero_grad()`
+    clearing the model that graph runs, with the optimizer over
+    `model.grouped_parameters()`), when a later backward walks that same
+    graph; and a loop
     over the losses of one forward (`for opt, loss in zip(opts, losses)`)
     that backwards with `retain_graph` and steps inside the loop, before the
     next loss's backward through the shared graph. Such a loop in a helper
@@ -67,7 +69,12 @@ class StaleGraphAfterStep(GraphRule):
     (`self.optimizer_E = Adam(Q_params)`, `Q_params` a list of the encoder's
     parameters), and a base method such as `self.update_encoding(z)` that
     backwards a loss on its argument and steps `self.optimizer_E`; the
-    message says what was read there. A model built by a lower-case or
+    message says what was read there. Attributes such a base class's
+    `__init__` sets from its arguments (`self.critic_optimizer =
+    optimizers["critic"]`, `self.critic = critic`) are data, not methods:
+    stepped and zeroed, one is an optimizer, paired by name with the network
+    this class calls on tensors (`self.critic(fake)`); the message names the
+    base class and says the pairing was inferred. A model built by a lower-case or
     star-imported class of the project (`genmodel = styletransfer()`) is a
     module too. A loss function of another file that trains a discriminator
     inside (`factorvae_loss_fn(w, PermD, optim_PermD, ..., z=z)` steps

@@ -1,0 +1,38 @@
+# expect-before: runs
+# The shape of flag_trainer_clears_module_grouped_params with the auxiliary
+# loss backwarded before `self.opt_body` steps: both backwards walk the trunk
+# weights their graph saved, and the trunk gets the sum of both gradients.
+import os
+
+import torch
+import torch.nn.functional as F
+
+from heads import TwoHeads
+
+ITERS = int(os.environ.get("AUTODETACH_ITERS", "4"))
+torch.manual_seed(0)
+
+
+class Trainer:
+    def __init__(self):
+        self.net = TwoHeads()
+        body, aux = self.net.grouped_parameters()
+        self.opt_body = torch.optim.SGD(body, lr=0.05)
+        self.opt_aux = torch.optim.SGD(aux, lr=0.05)
+
+    def train_step(self, x, label):
+        self.net.zero_grad()
+        recon, logits = self.net(x)
+        rec_loss = F.mse_loss(recon, x)
+        aux_loss = F.cross_entropy(logits, label)
+        rec_loss.backward(retain_graph=True)
+        aux_loss.backward()
+        self.opt_body.step()
+        self.opt_aux.step()
+        return rec_loss.item() + aux_loss.item()
+
+
+trainer = Trainer()
+for it in range(ITERS):
+    print(f"{it} {trainer.train_step(torch.randn(6, 5), torch.randint(0, 2, (6,))):.6f}")
+print(f"checksum {sum(p.sum().item() for p in trainer.net.parameters()):.6f} after {ITERS}")

@@ -134,3 +134,105 @@ def test_evaluate_helper_function_relayed_functional():
     # the same finding as with torch imported directly
     assert [(f.line, f.fix) for f in found] == \
         [(f.line - 2, f.fix) for f in check_code(plain) if f.code == "AD101"]
+
+
+# ---- analysis.outliving_passes: what an evaluation pass run with gradients on keeps after it returns
+
+VALIDATE = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    best = float("inf")
+
+
+    def validate(net, batches):
+        global best
+        errors = []
+        for x, y in batches:
+            errors.append(F.l1_loss(net(x), y))
+        mean = torch.stack(errors).mean()
+        if mean < best:
+            best = mean
+        return mean.item()
+
+
+    net = nn.Linear(4, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    data = [(torch.randn(3, 4), torch.randn(3, 1)) for _ in range(2)]
+    for epoch in range(3):
+        for x, y in data:
+            opt.zero_grad()
+            F.l1_loss(net(x), y).backward()
+            opt.step()
+        print(validate(net, data))
+""")
+
+
+def _kept_after_call(src):
+    return [f for f in check_code(src) if f.code == "AD101" and "after the call" in f.message]
+
+
+def test_global_best_of_unguarded_pass():
+    found = _kept_after_call(VALIDATE)
+    assert len(found) == 1 and found[0].fix == "unsafe"
+    assert "a module global `validate` declares" in found[0].message
+    assert "inferred: `validate` runs with gradients on" in found[0].message
+
+
+def test_global_best_as_number_or_under_no_grad():
+    assert _kept_after_call(VALIDATE.replace("best = mean\n", "best = mean.item()\n")) == []
+    guarded = VALIDATE.replace("    print(validate(net, data))", "    with torch.no_grad():\n"
+                                                                 "        print(validate(net, data))")
+    assert _kept_after_call(guarded) == []
+
+
+def test_global_of_one_batch_only():
+    # a value from one batch (the last), not from every iteration of the pass: not this shape
+    src = VALIDATE.replace("mean = torch.stack(errors).mean()", "mean = F.l1_loss(net(x), y)")
+    assert _kept_after_call(src) == []
+
+
+def test_global_read_into_a_backwarded_loss():
+    # the kept value feeds a loss a backward of the file walks (`penalty = best * 0.1`): wanted, no finding
+    src = VALIDATE.replace("F.l1_loss(net(x), y).backward()",
+                           "penalty = 0.1 * best if torch.is_tensor(best) else 0.0\n"
+                           "            (F.l1_loss(net(x), y) + penalty).backward()")
+    assert _kept_after_call(src) == []
+
+
+def test_best_on_trainer_method():
+    src = textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+
+        class Trainer:
+            def __init__(self, model, batches):
+                self.model = model
+                self.batches = batches
+                self.opt = torch.optim.Adam(model.parameters())
+                self.best_score = None
+
+            def train_epoch(self):
+                for x, y in self.batches:
+                    self.opt.zero_grad()
+                    ((self.model(x) - y) ** 2).mean().backward()
+                    self.opt.step()
+
+            def score(self):
+                losses = [((self.model(x) - y) ** 2).mean() for x, y in self.batches]
+                total = 0
+                for item in losses:
+                    total = total + item
+                if self.best_score is None or total < self.best_score:
+                    self.best_score = total
+                return float(total)
+
+            def fit(self, epochs):
+                for _ in range(epochs):
+                    self.train_epoch()
+                    print(self.score())
+    """)
+    found = _kept_after_call(src)
+    assert [f.fix for f in found] == ["unsafe"] and "an attribute of `self`" in found[0].message

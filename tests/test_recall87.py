@@ -236,3 +236,52 @@ def test_best_on_trainer_method():
     """)
     found = _kept_after_call(src)
     assert [f.fix for f in found] == ["unsafe"] and "an attribute of `self`" in found[0].message
+
+
+def test_kept_value_handed_to_code_not_followed():
+    # `self.context` is handed to the network by the training step: a backward may reach it (silent)
+    src = textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l = nn.Linear(4, 1)
+
+            def forward(self, x, context=None):
+                out = self.l(x)
+                return out if context is None else out + context
+
+
+        class Trainer:
+            def __init__(self, model, batches):
+                self.model = model
+                self.batches = batches
+                self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                self.context = None
+
+            def train_epoch(self):
+                for x, y in self.batches:
+                    self.opt.zero_grad()
+                    ((self.model(x, self.context) - y) ** 2).mean().backward(retain_graph=True)
+                    self.opt.step()
+
+            def summarize(self):
+                outs = []
+                for x, _ in self.batches:
+                    outs.append(self.model(x))
+                self.context = torch.stack(outs).mean()
+                return 0
+
+            def fit(self, epochs):
+                for _ in range(epochs):
+                    self.train_epoch()
+                    self.summarize()
+    """)
+    assert _kept_after_call(src) == []
+    # the same value read only as a number by the rest of the file: reported
+    numbers = src.replace("self.model(x, self.context)", "self.model(x)").replace(
+        "self.summarize()", "self.summarize()\n            print(float(self.context))")
+    assert [f.fix for f in _kept_after_call(numbers)] == ["unsafe"]

@@ -78,14 +78,23 @@ def _every_iteration(scope, node):
     return outer[0] if outer else None
 
 
+# calls that only read what they are given as a number or a string
+_READERS = frozenset({"print", "float", "int", "str", "round", "format", "len", "bool", "isinstance", "repr",
+                      "min", "max", "abs", "math.isnan", "math.isinf", "np.isnan", "numpy.isnan"})
+
+
 def _backwarded(module, key: str) -> bool:
     """Could a backward (or `autograd.grad`) of the file reach the global or the attribute? The
     names bound from an expression that reads it (`prev = best_loss`, `loss = mse + anchor`), and
     those bound from them, are followed through the whole file whatever function binds them (a
-    name is a name: more names than the program links, so more silence, never less); a backward
-    whose receiver or arguments read one of them may train through the kept value."""
+    name is a name: more names than the program links, so more silence, never less); so is a
+    parameter of a function of the file handed one of them (`validate(..., prev_loss)`). A
+    backward whose receiver or arguments read one of them may train through the kept value, and
+    so may any other call handed one (`torch.cat([x, self.best])`, `model(x, h)`): unless it only
+    reads numbers (`print`, `float`, `max`), the answer is yes."""
     attr = key[5:] if key.startswith("self.") else None
     tainted = {key}
+    functions = {n.name.value: n for n in nodes(module) if type(n) is cst.FunctionDef}
 
     def reads(expr) -> bool:
         for n in nodes(expr):
@@ -96,6 +105,7 @@ def _backwarded(module, key: str) -> bool:
         return False
 
     assigns = [n for n in nodes(module) if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)]
+    calls = [n for n in nodes(module) if type(n) is cst.Call]
     for _ in range(4):
         grown = False
         for a in assigns:
@@ -108,12 +118,30 @@ def _backwarded(module, key: str) -> bool:
                     if name and name not in tainted:
                         tainted.add(name)
                         grown = True
+        for call in calls:
+            callee = functions.get((dotted(call.func) or "").rpartition(".")[2])
+            if callee is None:
+                continue
+            params = [p.name.value for p in callee.params.params if p.name.value != "self"]
+            for i, arg in enumerate(call.args):
+                if not reads(arg.value):
+                    continue
+                name = arg.keyword.value if arg.keyword is not None else \
+                    params[i] if i < len(params) and not arg.star else None
+                if name is None:
+                    return True  # `f(*args)`: not followed
+                if name not in tainted:
+                    tainted.add(name)
+                    grown = True
         if not grown:
             break
-    for call in nodes(module):
-        if type(call) is not cst.Call or type(call.func) not in (cst.Attribute, cst.Name):
-            continue
-        name = call.func.attr.value if type(call.func) is cst.Attribute else call.func.value
+    for call in calls:
+        func = dotted(call.func) or ""
+        name = func.rpartition(".")[2]
         if name in _BACKWARDS and reads(call):
             return True
+        if func in _READERS or name in functions:
+            continue  # a reader of numbers, or a function of the file (its parameters are followed)
+        if any(reads(arg.value) for arg in call.args):
+            return True  # handed to code not followed
     return False

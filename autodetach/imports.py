@@ -47,6 +47,18 @@ def _module_name(node) -> str:
 STAR_CONVENTIONS = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
 
 
+def _relays_torch(mod: str, names: list) -> bool:
+    """`from utils._libs_ import math, torch, nn`: a module of the project that
+    gathers the usual imports hands on torch itself, and with it the usual
+    names (`nn`, `F`, `optim`) it is imported next to. Only when `torch` is
+    among the names, from a module that is neither torch's nor another
+    autodiff library's (`from mxnet.gluon import nn` is mxnet's)."""
+    if "torch" not in names or is_torch(mod):
+        return False
+    head = mod.split(".")[0]
+    return head not in OTHER_AUTODIFF and not head.startswith("torch")
+
+
 class ImportTable:
     def __init__(self) -> None:
         self.aliases: dict[str, str] = {}
@@ -127,19 +139,26 @@ class ImportTable:
             if isinstance(node.names, cst.ImportStar):
                 self.star_modules.append(mod)
                 return
-            for alias in node.names:
-                name = _module_name(alias.name)
+            names = [_module_name(alias.name) for alias in node.names]
+            relay = _relays_torch(mod, names)
+            for alias, name in zip(node.names, names):
                 local = alias.asname.name.value if alias.asname else name
-                self.aliases[local] = f"{mod}.{name}" if mod else name
+                self.aliases[local] = STAR_CONVENTIONS[name] if relay and name in STAR_CONVENTIONS else \
+                    f"{mod}.{name}" if mod else name
                 self.bindings.append((stmt, node, alias, local))
 
     def _add_relative(self, node: cst.ImportFrom, top: bool) -> None:
         if isinstance(node.names, cst.ImportStar):
             return
         mod = _module_name(node.module) if node.module is not None else ""
-        for alias in node.names:
-            name = _module_name(alias.name)
+        names = [_module_name(alias.name) for alias in node.names]
+        relay = _relays_torch("", names)
+        for alias, name in zip(node.names, names):
             local = alias.asname.name.value if alias.asname else name
+            if relay and name in STAR_CONVENTIONS:
+                # `from ._libs_ import torch, nn`: a project module that gathers the imports
+                self.aliases[local] = STAR_CONVENTIONS[name]
+                continue
             if top or local not in self.relative:
                 self.relative[local] = (len(node.relative), mod, name)
 

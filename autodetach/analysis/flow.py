@@ -224,6 +224,8 @@ class Scope:
         self.self_class = None  # the class whose method this is, when walked as one
         self.method_class = None  # the class that defines the walked function, if a method
         self.eval_note = None  # an evaluation function walked for its callers (analysis.eval_loops)
+        self.declared_globals: frozenset = frozenset()  # the names such a function declares `global`
+        self.outliving: list = []  # (key, node) it stores where the call does not end them (outliving_passes)
         self.phase_note = None  # two phase methods whose order was inferred (analysis.phases)
         self.driver_note = None  # the call order read from another file's driver loop (analysis.drivers)
         self.driver_keeps = False  # that driver hands its instance on (returns it, passes it, stores it)
@@ -911,6 +913,9 @@ class Scope:
                 and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
             (self.tuple_elems if type(expr) is cst.Tuple else self.list_elems)[id(node)] = val.elems
         self.env[key] = Val(heads=frozenset({node}), loss=node.loss)
+        if self.eval_note is not None and not self.inlining and not self.no_grad and \
+                (key in self.declared_globals or key.startswith("self.") and key.count(".") == 1):
+            self.outliving.append((key, node))  # judged by analysis.outliving_passes
 
     def _objects_only(self, expr) -> bool:
         """A dict, list or tuple (display, or `dict(...)`) of names and constants only."""

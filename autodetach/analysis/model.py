@@ -544,6 +544,9 @@ class Analysis:
             try:
                 scope = Scope(self, _body(fn), params=params, env=env, name=fn.name.value).grad_from(fn)
                 scope.eval_note = note
+                scope.declared_globals = frozenset(
+                    name.name.value for g in nodes(fn.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+                    if type(g) is cst.Global for name in g.names)
                 out.append(scope.run())
             except (GiveUp, RecursionError):
                 continue

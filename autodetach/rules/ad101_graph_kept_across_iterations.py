@@ -209,7 +209,19 @@ class GraphKeptAcrossIterations(GraphRule):
     and that no code of the file clears, is reported without a fix: a
     tensor hashes by identity, so each training step's new tensors add an
     entry that keeps their graphs (that the callers hand it new tensors
-    each step is inferred).
+    each step is inferred). An evaluation function that runs with gradients
+    on (every call the file shows is outside `torch.no_grad()` and backwards
+    nothing it returns) and stores a value built from every iteration of its
+    loop where the call does not end it, a module global it declares
+    `global` or an attribute of `self` (`best_loss = val_loss` where
+    `val_loss` averages every batch's loss), keeps the whole pass's graphs
+    alive until a later call rebinds it, through the training that runs in
+    between. Not when a backward of the file reads the global or the
+    attribute, or a name bound from it (then the graph is wanted); the fix
+    (store it detached) rests on the callers' grad mode: unsafe. A file that
+    takes torch from a project module that imports it (`from utils._libs_
+    import math, torch, nn`) is read as torch code, its `nn`, `F` and `optim`
+    as torch's.
 
     ## Why it matters
     When the kept value reaches a later loss, the next backward walks into
@@ -602,6 +614,7 @@ class GraphKeptAcrossIterations(GraphRule):
         self._tensor_keyed(done)
         self._metric_states(done)
         self._network_slots(done)
+        self._outliving(done)
         for scope, leak in analysis.leaks:
             node = leak.node
             if (node.loss and not leak.reached) or node.stmt is None or id(node.stmt) in done:
@@ -753,6 +766,29 @@ class GraphKeptAcrossIterations(GraphRule):
                    f"(its class is not read), and `{r.producer}`'s output carries a graph (the loss the update "
                    f"backwards is built from it)")
             self.report(r.store, msg, related=[(r.backward, "this backward reaches the stored entries")])
+
+    def _outliving(self, done: set) -> None:
+        """A value built from every iteration of an evaluation pass run with gradients on, stored
+        where the call does not end it (a global, `self`): analysis.outliving_passes."""
+        from ..analysis.outliving_passes import outliving_passes
+
+        ctx = self.ctx
+        for o in outliving_passes(ctx.analysis):
+            node = o.node
+            if id(node.stmt) in done:
+                continue
+            done.add(id(node.stmt))
+            src = node.expr
+            msg = (f"`{o.key}` ({o.kind}) keeps `{code(ctx, src) if src is not None else o.key}` after the call "
+                   f"(line {line(ctx, node.stmt)}): it hangs from the graph of every iteration of the loop at "
+                   f"line {line(ctx, o.loop)}, which runs with gradients on and backwards nothing, so the whole "
+                   f"pass's graphs stay alive until a later call rebinds it, across whatever runs in between. "
+                   f"Store it detached (or run the pass under `torch.no_grad()`)")
+            note = o.scope.eval_note() if callable(o.scope.eval_note) else o.scope.eval_note
+            edit = _store_edit(ctx, src, node)
+            msg += f"; inferred: {note}" + (UNSAFE_NOTE if edit else "; no fix is offered")
+            self.report(src if edit else node.stmt, msg, edits=[edit] if edit else [],
+                        fix=UNSAFE if edit else None, fix_title="Store it detached")
 
     def _network_slots(self, done: set) -> None:
         """A tensor on `self` made before a loop that runs a network with gradients on and backwards

@@ -143,3 +143,54 @@ def test_in_its_own_file_under_no_grad_or_handed_a_function_is_no_finding():
     assert _here(guarded) == []
     handed = TRAINER.replace("self.score(self.model, val)", "self.score(lambda x: x.mean(1, keepdim=True), val)")
     assert _here(handed) == []
+
+
+GAN_STEPS = """
+import torch
+
+
+def select(y):
+    return y[:, :2]
+
+
+def update_d(model_d, opt_d, real, fake):
+    fake_adv = select(fake)
+    loss_d = -(torch.log(model_d(real)) + torch.log(1 - model_d(fake_adv))).mean()
+    loss_d.backward(retain_graph=True)
+    opt_d.step()
+    return loss_d.item()
+
+
+def update_g(model_d, opt_g, fake, target):
+    loss_g = (fake - target).pow(2).mean() - torch.log(model_d(select(fake))).mean()
+    loss_g.backward()
+    opt_g.step()
+    return loss_g.item()
+
+
+def train_loop(model_g, model_d, opt_g, opt_d, loader):
+    for x, y in loader:
+        opt_g.zero_grad()
+        opt_d.zero_grad()
+        fake = model_g(x)
+        update_d(model_d, opt_d, y, fake)
+        update_g(model_d, opt_g, fake, y)
+"""
+
+
+def _ad104(tmp_path, src):
+    path = tmp_path / "gan.py"
+    path.write_text(textwrap.dedent(src))
+    findings, _, _ = check_source(path.read_text(), str(path), all_rules(), Options())
+    return [f.line for f in findings if f.code == "AD104"]
+
+
+def test_a_retain_whose_graph_the_caller_hands_to_another_backward_is_needed(tmp_path):
+    # gantts' train_loop: `update_g` backwards a loss built from the same `fake` (through `select`), so
+    # dropping update_d's retain would raise; main offered to drop it (unsafe)
+    assert _ad104(tmp_path, GAN_STEPS) == []
+
+
+def test_a_sibling_handed_the_detached_value_leaves_the_retain_unneeded(tmp_path):
+    detached = GAN_STEPS.replace("update_g(model_d, opt_g, fake, y)", "update_g(model_d, opt_g, fake.detach(), y)")
+    assert _ad104(tmp_path, detached) == [12]

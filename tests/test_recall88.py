@@ -194,3 +194,14 @@ def test_a_retain_whose_graph_the_caller_hands_to_another_backward_is_needed(tmp
 def test_a_sibling_handed_the_detached_value_leaves_the_retain_unneeded(tmp_path):
     detached = GAN_STEPS.replace("update_g(model_d, opt_g, fake, y)", "update_g(model_d, opt_g, fake.detach(), y)")
     assert _ad104(tmp_path, detached) == [12]
+
+
+def test_calls_in_other_arms_of_an_if_or_with_starred_arguments_do_not_count(tmp_path):
+    # `if algo == "a": a_update(...) elif ...: b_update(...)`: never both in one run (DeepRL's GeoffPAC agent)
+    arms = GAN_STEPS.replace("        update_d(model_d, opt_d, y, fake)\n        update_g(model_d, opt_g, fake, y)\n",
+                             "        if x.sum() > 0:\n            update_d(model_d, opt_d, y, fake)\n"
+                             "        else:\n            update_g(model_d, opt_g, fake, y)\n")
+    assert _ad104(tmp_path, arms) == [12]
+    starred = GAN_STEPS.replace("        update_d(model_d, opt_d, y, fake)\n",
+                                "        batch = [y, fake]\n        update_d(model_d, opt_d, *batch)\n")
+    assert _ad104(tmp_path, starred) == [12]

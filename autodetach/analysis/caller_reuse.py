@@ -123,6 +123,8 @@ def _handed_to_backward(tree, caller, calls: list, order: list, params: set, nam
     """Does the caller hand what it passes for `params` (or a value computed
     from it, not through a cut) to another function of its file, whose
     backward reaches the parameter that receives it?"""
+    if any(isinstance(a, ast.Starred) for call in calls for a in call.args):
+        return False  # `f(*transition)`: which argument is which is not known
     deps = _deps(caller)
     # only values the caller computes (`fake = G(z)`): a loop's batch or the caller's own argument is data
     # here (one handed on is followed through the caller's callers, by _reuse)
@@ -130,9 +132,12 @@ def _handed_to_backward(tree, caller, calls: list, order: list, params: set, nam
     if not seeds:
         return False
     defs = _functions(tree)
+    arms = _arms(caller)
     for call in ast.walk(caller):
-        if not isinstance(call, ast.Call) or call in calls:
+        if not isinstance(call, ast.Call) or call in calls or any(isinstance(a, ast.Starred) for a in call.args):
             continue
+        if all(_apart(arms, call, mine) for mine in calls):
+            continue  # `if algo == "a": a_update(x) elif ...: b_update(x)`: never both in one run
         func = call.func
         callee = func.id if isinstance(func, ast.Name) else \
             func.attr if isinstance(func, ast.Attribute) and _key(func.value) in ("self", "cls") else None
@@ -157,6 +162,31 @@ def _handed_to_backward(tree, caller, calls: list, order: list, params: set, nam
         if reached and _backwards_param(target, reached):
             return True
     return False
+
+
+def _arms(fn) -> dict:
+    """id(node) -> ((id of an `if`, which arm), ...) for the nodes of `fn` inside `if` arms."""
+    out: dict = {}
+
+    def walk(node, path):
+        out[id(node)] = path
+        if isinstance(node, ast.If):
+            walk(node.test, path)
+            for arm, body in ((0, node.body), (1, node.orelse)):
+                for child in body:
+                    walk(child, path + ((id(node), arm),))
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child, path)
+
+    walk(fn, ())
+    return out
+
+
+def _apart(arms: dict, a, b) -> bool:
+    """Are `a` and `b` in different arms of one `if`?"""
+    mine = dict(arms.get(id(a), ()))
+    return any(key in mine and mine[key] != arm for key, arm in arms.get(id(b), ()))
 
 
 def _functions(tree) -> dict:

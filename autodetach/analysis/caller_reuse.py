@@ -16,7 +16,12 @@ function are read with stdlib `ast` (files that mention its name): a value
 handed in for an argument the loss reads, followed through the caller's
 assignments (in any order, so a loop's next iteration counts too, and not
 through a cut such as `.detach()` or `.item()`), that reaches the target of
-a backward of the caller makes the retain needed."""
+a backward of the caller makes the retain needed. So does one the caller hands on to another function
+of its file that backwards a loss built from it (gantts' `train_loop`:
+`update_discriminator(..., y_hat_static, ...)` retains, then
+`update_generator(..., y_hat_static, ...)` backwards `loss_g`, built from
+`y_hat_static`: the discriminator's retain is what lets that pass walk the
+generator's graph again)."""
 from __future__ import annotations
 
 import ast
@@ -24,7 +29,7 @@ import os
 
 import libcst as cst
 
-from .callers import arguments, callers
+from .callers import arguments, callers_in
 from .summaries import _dotted as _key
 
 _CUTS = ("detach", "item", "tolist", "numpy", "cpu_numpy")
@@ -53,10 +58,11 @@ def callers_reuse(analysis, fn: cst.FunctionDef, params: set, skip=None) -> bool
 
 
 def _reuse(path: str, name: str, order: list, params: set, skip=None, depth: int = 0) -> bool:
-    for caller, calls in callers(path, name, also=(path,)):
+    for tree, caller, calls in callers_in(path, name, also=(path,)):
         if skip is not None and skip(caller, calls):
             continue
-        if _caller_reuses(caller, calls, order, params):
+        if _caller_reuses(caller, calls, order, params) or \
+                _handed_to_backward(tree, caller, calls, order, params, name):
             return True
         # `pc_backward(self, objectives)` hands its own argument on to `_pack_grad(objectives)`:
         # its callers' backwards count too (`optimizer.pc_backward(losses)`, then `sum(losses).backward()`)
@@ -108,6 +114,109 @@ def _caller_reuses(caller, calls: list, order: list, params: set) -> bool:
                 continue
             seen.add(key)
             if key in seeds:
+                return True
+            todo.extend(deps.get(key, ()))
+    return False
+
+
+def _handed_to_backward(tree, caller, calls: list, order: list, params: set, name: str) -> bool:
+    """Does the caller hand what it passes for `params` (or a value computed
+    from it, not through a cut) to another function of its file, whose
+    backward reaches the parameter that receives it?"""
+    if any(isinstance(a, ast.Starred) for call in calls for a in call.args):
+        return False  # `f(*transition)`: which argument is which is not known
+    deps = _deps(caller)
+    # only values the caller computes (`fake = G(z)`): a loop's batch or the caller's own argument is data
+    # here (one handed on is followed through the caller's callers, by _reuse)
+    seeds = {key for key in _seeds(calls, order, params) if key in deps}
+    if not seeds:
+        return False
+    defs = _functions(tree)
+    arms = _arms(caller)
+    for call in ast.walk(caller):
+        if not isinstance(call, ast.Call) or call in calls or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        if all(_apart(arms, call, mine) for mine in calls):
+            continue  # `if algo == "a": a_update(x) elif ...: b_update(x)`: never both in one run
+        func = call.func
+        callee = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) and _key(func.value) in ("self", "cls") else None
+        target = defs.get(callee) if callee and callee != name and callee not in _COMMON else None
+        if target is None:
+            continue
+        mine = [a.arg for a in target.args.args]
+        if mine and mine[0] in ("self", "cls"):
+            mine = mine[1:]
+        reached = set()
+        for param, arg in arguments(call, mine).items():
+            todo, seen = list(_reads(arg)), set()
+            while todo:
+                key = todo.pop()
+                if key in seen:
+                    continue
+                seen.add(key)
+                if key in seeds:
+                    reached.add(param)
+                    break
+                todo.extend(deps.get(key, ()))
+        if reached and _backwards_param(target, reached):
+            return True
+    return False
+
+
+def _arms(fn) -> dict:
+    """id(node) -> ((id of an `if`, which arm), ...) for the nodes of `fn` inside `if` arms."""
+    out: dict = {}
+
+    def walk(node, path):
+        out[id(node)] = path
+        if isinstance(node, ast.If):
+            walk(node.test, path)
+            for arm, body in ((0, node.body), (1, node.orelse)):
+                for child in body:
+                    walk(child, path + ((id(node), arm),))
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child, path)
+
+    walk(fn, ())
+    return out
+
+
+def _apart(arms: dict, a, b) -> bool:
+    """Are `a` and `b` in different arms of one `if`?"""
+    mine = dict(arms.get(id(a), ()))
+    return any(key in mine and mine[key] != arm for key, arm in arms.get(id(b), ()))
+
+
+def _functions(tree) -> dict:
+    """Name -> the file's module-level functions and its classes' methods
+    (a name defined twice is left out: which one a call runs is not known)."""
+    out: dict = {}
+    twice = set()
+    for node in tree.body if tree is not None else ():
+        for fn in [node] + (list(node.body) if isinstance(node, ast.ClassDef) else []):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if fn.name in out:
+                    twice.add(fn.name)
+                out[fn.name] = fn
+    return {k: v for k, v in out.items() if k not in twice}
+
+
+def _backwards_param(fn, params: set) -> bool:
+    """Does a backward in `fn` reach one of its `params` through its assignments?"""
+    deps = _deps(fn)
+    for call in ast.walk(fn):
+        target = _backward_target(call)
+        if target is None:
+            continue
+        todo, seen = list(_reads(target)), set()
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            if key in params:
                 return True
             todo.extend(deps.get(key, ()))
     return False

@@ -100,6 +100,12 @@ def arguments(call: ast.Call, order: list) -> dict:
 def callers(path: str, name: str, also=()) -> Iterator[tuple]:
     """(caller, calls) for each function in the project's files (those that
     mention `name(`, and `also`) whose body calls `name`."""
+    for _, caller, calls in callers_in(path, name, also):
+        yield caller, calls
+
+
+def callers_in(path: str, name: str, also=()) -> Iterator[tuple]:
+    """(the file's tree, caller, calls): `callers`, with the tree each caller is in."""
     paths = list(files_mentioning(path, f"{name}(".encode()))
     known = {os.path.realpath(p) for p in paths}
     paths += [p for p in also if os.path.realpath(p) not in known]
@@ -108,4 +114,4 @@ def callers(path: str, name: str, also=()) -> Iterator[tuple]:
             if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 calls = [node for node in ast.walk(caller) if calls_name(node, name)]
                 if calls:
-                    yield caller, calls
+                    yield tree, caller, calls

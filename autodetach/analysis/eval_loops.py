@@ -37,15 +37,17 @@ def unguarded_evals(analysis) -> dict:
     """FunctionDef -> note (a function giving what was inferred) for such functions."""
     sites = analysis.sites
     imports = analysis.ctx.imports
-    if not imports.mentions_torch():
-        # An inference with no backward to lean on: in a file that never names
-        # torch, `self.ctx.bindings.lookup(x)` is not a module call.
-        return {}
+    # An inference with no backward to lean on: in a file that never names
+    # torch, `self.ctx.bindings.lookup(x)` is not a module call, unless the
+    # function's callers in other files hand that parameter a network
+    # (analysis.caller_networks: `eval_loss([model.module], dev_set)`).
+    torch_file = imports.mentions_torch()
     # a function whose backward runs in a function of this file it calls (REINFORCE's `step`, whose
     # `self.actor_learn()` backwards the episode's log-probabilities) trains: it is walked as such
     through = analysis._events_through
     candidates = [fn for fn in sites.functions if not _own_events(fn, sites) and fn not in through and _accumulates(fn)
-                  and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)]
+                  and not any(_is_no_grad(deco.decorator, imports) for deco in fn.decorators)
+                  and (torch_file or fn in analysis.ctx.module.body)]
     if not candidates:
         return {}
     # `self.interpolation(data, track_gradient=False)` sets the mode itself
@@ -57,38 +59,53 @@ def unguarded_evals(analysis) -> dict:
     by_name = {fn.name.value: fn for fn in candidates}
     calls: dict = {name: [] for name in by_name}
     _collect_calls(analysis.ctx.module, by_name, calls, imports, analysis.names.classes)
+    from .caller_networks import give_roles, local_networks, remote_networks
+
     out = {}
+    table = analysis.names
     for name, fn in by_name.items():
-        found = calls[name]
+        found = calls[name] if torch_file else []
         if not found:
             # a module-level function called only from other files (`from model.model_pytorch import predict`)
-            remote = _remote_calls(analysis.ctx.path, name) if fn in analysis.ctx.module.body else []
-            if remote and not any(guarded or backwarded for _, _, guarded, backwarded in remote):
+            remote = _remote_calls(analysis.ctx.path, name, package=True) if fn in analysis.ctx.module.body else []
+            if remote and not any(guarded or backwarded for _, _, guarded, backwarded, _, _ in remote):
+                handed = remote_networks(fn, remote)
+                if not torch_file and not handed:
+                    continue  # nothing says its calls run networks
+                give_roles(table, handed)
                 out[fn] = _remote_note(name, remote)
             continue
         if any(guarded or backwarded for _, guarded, backwarded in found):
             continue
+        give_roles(table, local_networks(fn, found, table, analysis.ctx.line_of))
         out[fn] = _note(analysis, name, found)
     return out
 
 
-def _remote_calls(path, name: str) -> list:
-    """(file, line, under no_grad, result backwarded) for each call of the
-    module-level function `name` in the project's other files that import
-    this file's module by name. Read with `ast` through project.text_of."""
+def _remote_calls(path, name: str, package: bool = False) -> list:
+    """(file, line, under no_grad, result backwarded, the ast.Call, the file's
+    ast tree) for each call of the module-level function `name` in the
+    project's other files that import this file's module by name. Read with
+    `ast` through project.text_of. With `package`, the callers are looked for
+    in the file's whole package too (`pkg/bin/train.py` calls
+    `pkg/evaluators/loss.py`'s function)."""
     import ast
     import os
     import re
 
     from .callers import parsed_texts, statements
-    from .project_index import files_mentioning
+    from .project_index import files_mentioning, package_root
 
     if not path or path == "<string>" or not os.path.isfile(path):
         return []
     stem = os.path.splitext(os.path.basename(path))[0]
     me = os.path.realpath(path)
     out = []
-    others = [f for f in files_mentioning(path, name.encode()) if os.path.realpath(f) != me]
+    others = files_mentioning(path, name.encode())
+    if package:
+        others += files_mentioning(os.path.join(package_root(path), "_"), name.encode(), up=False)
+    seen = {me}
+    others = [f for f in others if os.path.realpath(f) not in seen and not seen.add(os.path.realpath(f))]
     # `from pkg.STEM import ...` (STEM and `import` with only blanks between), or `import pkg.STEM`
     pattern = rf"\b{re.escape(stem)}[ \t\\\r\n]*import\b|\bimport[ \t]+[\w.]*\b{re.escape(stem)}\b"
     for f, text, tree in parsed_texts(others, must=stem, pattern=pattern):
@@ -99,11 +116,11 @@ def _remote_calls(path, name: str) -> list:
                    for a in n.names if a.name.split(".")[-1] == stem}
         if not imported and not modules:
             continue
-        _remote_walk(tree, name, f, False, None, out, text.splitlines(), set() if imported else modules)
+        _remote_walk(tree, name, f, False, None, out, text.splitlines(), set() if imported else modules, tree)
     return out
 
 
-def _remote_walk(node, name, f, guarded, owner, out, lines, modules=frozenset()) -> None:
+def _remote_walk(node, name, f, guarded, owner, out, lines, modules=frozenset(), tree=None) -> None:
     import ast
 
     if isinstance(node, ast.stmt):
@@ -122,9 +139,9 @@ def _remote_walk(node, name, f, guarded, owner, out, lines, modules=frozenset())
         # a backward anywhere in the calling function: its result may be what is backwarded
         backwarded = any(isinstance(n, ast.Attribute) and n.attr in ("backward", "manual_backward")
                          for n in ast.walk(scope))
-        out.append((f, node.lineno, guarded, backwarded))
+        out.append((f, node.lineno, guarded, backwarded, node, tree))
     for child in ast.iter_child_nodes(node):
-        _remote_walk(child, name, f, guarded, owner, out, lines, modules)
+        _remote_walk(child, name, f, guarded, owner, out, lines, modules, tree)
 
 
 def _ast_no_grad(expr) -> bool:
@@ -142,7 +159,7 @@ def _remote_note(name, remote):
     import os
 
     def note() -> str:
-        where = ", ".join(f"{os.path.basename(f)} line {line}" for f, line, _, _ in remote[:3])
+        where = ", ".join(f"{os.path.basename(f)} line {line}" for f, line, *_ in remote[:3])
         return (f"`{name}` runs with gradients on: its calls in other files ({where}) are outside "
                 f"`torch.no_grad()` and do not backward its result (read from those files)")
     return note

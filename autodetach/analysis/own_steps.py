@@ -187,6 +187,6 @@ def _loud_function_calls(path: str, text: Optional[str], name: str) -> list:
     if any(guarded or owner is not None and _owner_quiet(tree, owner) for _c, guarded, owner in calls):
         return []
     remote = _remote_calls(path, name) if path and path != "<string>" else []
-    if any(guarded or backwarded for _f, _line, guarded, backwarded in remote):
+    if any(guarded or backwarded for _f, _line, guarded, backwarded, *_ in remote):
         return []
-    return sorted((path, c.lineno) for c, _g, _o in calls) + [(f, line) for f, line, _g, _b in remote]
+    return sorted((path, c.lineno) for c, _g, _o in calls) + [(f, line) for f, line, *_ in remote]

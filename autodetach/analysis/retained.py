@@ -1085,9 +1085,44 @@ def _callers_reuse(analysis, ev, own, fn=None) -> bool:
     if fn is None:
         return False
     params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
-    read = {x.value for n in own if n.stmt is not None for x in nodes(n.stmt)
-            if isinstance(x, cst.Name) and x.value in params}
-    return callers_reuse(analysis, fn, read)
+    read = {x.value for n in own if n.stmt is not None for x in nodes(n.stmt) if isinstance(x, cst.Name)}
+    # and the arguments those names were computed from in the function (`fake_adv = select(fake)`, then
+    # `d_fake = model_d(fake_adv)`): the argument's graph is what the loss hangs from
+    names = analysis.names
+    # modules, optimizers and called arguments (`model_d(x)`) carry no graph in (as in _caller_graphs)
+    called = {n.func.value for n in nodes(fn.body) if type(n) is cst.Call and type(n.func) is cst.Name}
+    handed = {p for p in _through_locals(fn, read) & params
+              if p not in called and not names.is_module(p) and p not in names.optimizers}
+    return callers_reuse(analysis, fn, handed)
+
+
+def _through_locals(fn, names: set) -> set:
+    """`names` and the names their assignments in `fn` read, followed back (not through `.detach()`)."""
+    deps: dict = {}
+    for node in nodes(fn.body):
+        if type(node) is cst.Assign:
+            targets, value = [t.target for t in node.targets], node.value
+        elif type(node) in (cst.AugAssign, cst.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        reads = {x.value for x in nodes(value) if type(x) is cst.Name} if not _cut(value) else set()
+        for target in targets:
+            for x in nodes(target):
+                if type(x) is cst.Name:
+                    deps.setdefault(x.value, set()).update(reads)
+    out, todo = set(), list(names)
+    while todo:
+        key = todo.pop()
+        if key not in out:
+            out.add(key)
+            todo.extend(deps.get(key, ()))
+    return out
+
+
+def _cut(value) -> bool:
+    return type(value) is cst.Call and type(value.func) is cst.Attribute and \
+        value.func.attr.value in ("detach", "item", "tolist", "numpy")
 
 
 def _key(attr) -> str:

@@ -357,7 +357,7 @@ def _quiet_elsewhere(ctx, fn) -> bool:
     (or in a function that backwards: it may backward what `fn` returns)."""
     from .eval_loops import _remote_calls
 
-    return any(guarded or backwarded for _f, _line, guarded, backwarded in _remote_calls(ctx.path, fn.name.value))
+    return any(guarded or backwarded for _f, _line, guarded, backwarded, *_ in _remote_calls(ctx.path, fn.name.value))
 
 
 def _flat(target) -> Optional[list]:

@@ -15,10 +15,12 @@ from ..imports import dotted
 from .argument_prep import prepared_inputs
 from .closures import judged_at_calls, reads_outside
 from .fresh_inputs import fresh_grad
+from .hooked_explainers import quiet_explainer
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
 from .opaque_calls import opaque_later
+from .opposite_guards import never_together
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .reset_totals import entered_through, reset_total
@@ -76,6 +78,12 @@ def unneeded_retains(analysis) -> list:
                 verdict.setdefault(ev.call, False)
                 why = notes.setdefault(ev.call, [])
                 why.extend(x for x in refill if x not in why)
+                continue
+            quiet = quiet_explainer(analysis, ev)
+            if quiet:  # an explainer's last walk: nothing after it, in the method or beyond, reads the graph
+                verdict.setdefault(ev.call, False)
+                why = notes.setdefault(ev.call, [])
+                why.extend(x for x in quiet if x not in why)
                 continue
             as_step = _judged_as_step(analysis, scope, ev)
             if isinstance(as_step, str):
@@ -436,12 +444,12 @@ def _stored_on_argument(ctx, ev, own) -> bool:
             targets = [t.target for t in x.targets] if isinstance(x, cst.Assign) else [x.target]
             stored = [t for tgt in targets for t in nodes(tgt) if isinstance(t, (cst.Attribute, cst.Subscript))
                       and root(t) in params]
-            if stored and _live_names(x.value) & names:
-                return True
+            if stored and _live_names(x.value) & names and not never_together(ctx, fn, x, ev.call):
+                return True  # (a store only on calls that run no backward, `if not learn:`, keeps nothing of it)
         elif type(x) is cst.Call and isinstance(x.func, cst.Attribute) and root(x.func.value) in params \
                 and x.func.attr.value in ("append", "extend", "insert", "add", "update", "save_for_backward",
                                           "__setitem__", "setdefault"):
-            if any(_live_names(a.value) & names for a in x.args):
+            if any(_live_names(a.value) & names for a in x.args) and not never_together(ctx, fn, x, ev.call):
                 return True
     return False
 

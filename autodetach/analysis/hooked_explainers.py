@@ -29,7 +29,9 @@ optimizer), and that an argument (the image) carries no graph the caller
 walks again. Not judged (None): a loss that reads other `self` state (a
 tensor built once and walked by every call), a value of a call out of sight
 (other than the model's), a walk inside a loop of the method, nested
-functions, and any hook whose stores cannot be read."""
+functions, any hook whose stores cannot be read, a class that steps an
+optimizer (a trainer keeps state between calls an explainer does not), and a
+model of a class of this file that stores on `self` outside `__init__`."""
 from __future__ import annotations
 
 import os
@@ -79,6 +81,9 @@ def quiet_explainer(analysis, ev) -> Optional[list]:
     if any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and c.func.attr.value == "step"
            for c in nodes(fn.body)):
         return None  # a training step: a recurrent model may keep its state, with its graph
+    if any(type(c) is cst.Call and isinstance(c.func, cst.Attribute) and c.func.attr.value == "step"
+           or dotted(c) in ("torch.optim", "optim") for c in nodes(cls)):
+        return None  # a class that trains: what it keeps between calls is not an explainer's
     hooks = _hook_attrs(ctx, cls)
     if hooks is None:
         return None
@@ -92,8 +97,8 @@ def quiet_explainer(analysis, ev) -> Optional[list]:
         return None
     models = {s[5:] for s in sources if s.startswith("call:")}
     for m in models:
-        if not _bound_in_init_only(cls, m):
-            return None  # `self.net` rebound by another method: it may come with a graph
+        if not _bound_in_init_only(cls, m) or _keeps_state(analysis, f"self.{m}"):
+            return None  # `self.net` rebound by another method, or of a class keeping state between calls
     used = {s for s in sources if s.startswith("self.")}
     if not models and not used:
         return None  # no forward of this call's own: the graph may come from the caller alone
@@ -111,6 +116,24 @@ def quiet_explainer(analysis, ev) -> Optional[list]:
              + ": that the model handed in keeps nothing of the graph for the next call, and that the "
              "arguments carry none the caller walks again, is inferred"]
     return notes
+
+
+def _keeps_state(analysis, base: str) -> bool:
+    """Is `base` an instance of a class of this file whose methods store on `self`
+    outside `__init__` (a recurrent state, a cache: the next call may walk it)?"""
+    from .retained import _keeps_on_self
+
+    cls = analysis.names.instances.get(base)
+    if cls is None:
+        return False
+    for (owner, name), m in analysis.names.methods.items():
+        if owner != cls or name == "__init__":
+            continue
+        if _keeps_on_self(m) or any(isinstance(t, cst.Attribute) and dotted(t.value) == "self"
+                                    for x in nodes(m) if isinstance(x, (cst.AssignTarget, cst.AugAssign))
+                                    for t in nodes(x.target)):
+            return True
+    return False
 
 
 def _hook_functions(ctx, cls) -> list:

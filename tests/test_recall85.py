@@ -1,0 +1,175 @@
+"""Issue 8 (AD104 recall on real code, session 38).
+
+An explainer's last walk (analysis/hooked_explainers.py): a method that builds
+its graph anew from a model it holds, walks it a last time with
+retain_graph=True, reads it afterwards only through cuts, returns none of it
+and keeps it only in forward-hook attributes that each call replaces (and
+nothing else reads) retains for nothing; unsafe, the model handed in is taken
+to keep nothing between calls.
+
+A store into the caller's object under a test opposite to the backward's
+(`if not learn:` vs `if learn and ...`) keeps nothing of the retained graph
+(analysis/opposite_guards.py)."""
+import subprocess
+import sys
+import textwrap
+
+from autodetach.engine import Options, check_source
+from autodetach.registry import all_rules
+
+ROOT = __file__.rsplit("/tests/", 1)[0]
+
+
+def _found(src: str, path: str):
+    rules = [r for r in all_rules() if r.code == "AD104"]
+    found, _, _ = check_source(textwrap.dedent(src), path, rules, Options())
+    return [(f.line, f.fix, f.message) for f in found]
+
+
+def _write(tmp_path, files: dict):
+    for name, src in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(src))
+    return tmp_path
+
+
+EXPLAINER = """
+import torch
+
+
+class {cls}(object):
+    def __init__(self, net, layer):
+        self.net = net
+        self.{attr} = None
+        layer.register_forward_hook(self.{hook})
+
+    def {hook}(self, module, inputs, output):
+        self.{attr} = output
+
+    def {method}(self, images, label):
+        scores = self.net(images)
+        self.net.zero_grad()
+        top = scores[:, label].sum()
+        grads = torch.autograd.grad(top, self.{attr}, retain_graph=True)[0]
+        heat = (grads * self.{attr}).sum(1).detach()
+        return heat.cpu().numpy(), scores.argmax(1)
+"""
+
+
+def test_plain_explainer_last_grad_is_unneeded_and_unsafe(tmp_path):
+    src = EXPLAINER.format(cls="Heat", attr="acts", hook="keep", method="explain")
+    _write(tmp_path, {"explain/heat.py": src})
+    found = _found(src, str(tmp_path / "explain/heat.py"))
+    assert len(found) == 1 and found[0][1] == "unsafe"
+    assert "forward hooks keep it on `self.acts`" in found[0][2]
+
+
+def test_renamed_explainer_read_by_a_sibling_module_stays_needed(tmp_path):
+    src = EXPLAINER.format(cls="Attribution", attr="hooked", hook="on_forward", method="__call__")
+    _write(tmp_path, {"pkg/attrib.py": src, "pkg/run.py": """
+        from .attrib import Attribution
+
+        def regularise(explainer, images):
+            heat, _ = explainer(images, 0)
+            explainer.hooked.pow(2).mean().backward()
+        """})
+    assert _found(src, str(tmp_path / "pkg/attrib.py")) == []
+
+
+def test_appending_hook_not_emptied_keeps_the_retain(tmp_path):
+    src = """
+        import torch
+
+
+        class Stack:
+            def __init__(self, net, layer):
+                self.net = net
+                self.outs = []
+                layer.register_forward_hook(lambda m, i, o: self.outs.append(o))
+
+            def explain(self, x):
+                y = self.net(x)
+                g = torch.autograd.grad(y.sum(), self.outs[-1], retain_graph=True)[0]
+                return g.data
+        """
+    _write(tmp_path, {"stack.py": src})
+    assert _found(src, str(tmp_path / "stack.py")) == []
+
+
+def test_explainer_storing_the_scores_on_self_keeps_the_retain(tmp_path):
+    src = EXPLAINER.format(cls="Heat", attr="acts", hook="keep", method="explain").replace(
+        "        self.net.zero_grad()\n", "        self.last = scores\n        self.net.zero_grad()\n")
+    _write(tmp_path, {"heat.py": src})
+    assert _found(src, str(tmp_path / "heat.py")) == []
+
+
+def test_a_trainer_method_is_not_an_explainer(tmp_path):
+    src = """
+        import torch
+
+
+        class Learner:
+            def __init__(self, net):
+                self.net = net
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+            def grads(self, x):
+                out = self.net(x)
+                out.sum().backward(retain_graph=True)
+                return out.detach()
+
+            def fit(self, x):
+                self.grads(x)
+                self.opt.step()
+        """
+    _write(tmp_path, {"learn.py": src})
+    assert all("forward hooks" not in m and "anew from" not in m for _, _, m in _found(src, str(tmp_path / "learn.py")))
+
+
+UPDATE = """
+import torch
+
+from .data import unpack
+
+
+def policy_update(batch, nets, opt, debug, learn=False, step=0):
+    state = unpack(batch)
+    action = nets["actor"](state)
+    loss = -nets["critic"](torch.cat([state, action], 1)).mean()
+    if {store_test}:
+        debug["action"] = action
+    if learn and step % 2 == 0:
+        opt.zero_grad()
+        loss.backward(retain_graph=True)
+        torch.nn.utils.clip_grad_norm_(nets["actor"].parameters(), 1.0)
+        opt.step()
+    return loss.item()
+"""
+
+DATA = """
+import torch
+
+
+def unpack(batch):
+    return torch.as_tensor(batch["state"])
+"""
+
+
+def test_store_under_the_opposite_test_keeps_nothing(tmp_path):
+    src = UPDATE.format(store_test="not learn")
+    _write(tmp_path, {"algo/update.py": src, "algo/data.py": DATA, "algo/__init__.py": ""})
+    found = _found(src, str(tmp_path / "algo/update.py"))
+    assert [(f[0], f[1]) for f in found] == [(15, "unsafe")]  # the nets are handed in: inferred
+
+
+def test_store_under_the_same_test_keeps_the_retain(tmp_path):
+    for test in ("learn", "step > 3"):
+        src = UPDATE.format(store_test=test)
+        _write(tmp_path, {"algo/update.py": src, "algo/data.py": DATA, "algo/__init__.py": ""})
+        assert _found(src, str(tmp_path / "algo/update.py")) == []
+
+
+def test_rebound_flag_is_not_a_contradiction(tmp_path):
+    src = UPDATE.format(store_test="not learn").replace("    state = unpack", "    learn = bool(step)\n    state = unpack")
+    _write(tmp_path, {"algo/update.py": src, "algo/data.py": DATA, "algo/__init__.py": ""})
+    assert _found(src, str(tmp_path / "algo/update.py")) == []

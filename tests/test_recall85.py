@@ -10,14 +10,10 @@ to keep nothing between calls.
 A store into the caller's object under a test opposite to the backward's
 (`if not learn:` vs `if learn and ...`) keeps nothing of the retained graph
 (analysis/opposite_guards.py)."""
-import subprocess
-import sys
 import textwrap
 
 from autodetach.engine import Options, check_source
 from autodetach.registry import all_rules
-
-ROOT = __file__.rsplit("/tests/", 1)[0]
 
 
 def _found(src: str, path: str):
@@ -170,6 +166,7 @@ def test_store_under_the_same_test_keeps_the_retain(tmp_path):
 
 
 def test_rebound_flag_is_not_a_contradiction(tmp_path):
-    src = UPDATE.format(store_test="not learn").replace("    state = unpack", "    learn = bool(step)\n    state = unpack")
+    src = UPDATE.format(store_test="not learn")
+    src = src.replace("    state = unpack", "    learn = bool(step)\n    state = unpack")
     _write(tmp_path, {"algo/update.py": src, "algo/data.py": DATA, "algo/__init__.py": ""})
     assert _found(src, str(tmp_path / "algo/update.py")) == []

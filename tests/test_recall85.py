@@ -170,3 +170,71 @@ def test_rebound_flag_is_not_a_contradiction(tmp_path):
     src = src.replace("    state = unpack", "    learn = bool(step)\n    state = unpack")
     _write(tmp_path, {"algo/update.py": src, "algo/data.py": DATA, "algo/__init__.py": ""})
     assert _found(src, str(tmp_path / "algo/update.py")) == []
+
+
+def _notebook(tmp_path, cells, name="attack.ipynb"):
+    import json
+
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                     "source": textwrap.dedent(c).strip("\n")} for c in cells],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / name
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def _cli(path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-m", "autodetach", "--no-cache", "--select", "AD104", "--unsafe-fixes",
+                          "--output-format", "json", str(path)], capture_output=True, text=True, env=env,
+                         cwd=str(path.parent))
+    return json.loads(out.stdout)["findings"]
+
+
+ATTACK = [
+    """
+    import torch
+    from torch import nn
+    net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    """,
+    """
+    def perturb(image, model, steps=20, targeted=False):
+        x = image.detach().clone()
+        delta = torch.zeros_like(x, requires_grad=True)
+        opt = torch.optim.Adam([delta], lr=0.05)
+        best, best_x = 1e9, x
+        for i in range(steps):
+            opt.zero_grad()
+            adv = torch.tanh(x + delta)
+            dist = (adv - x).pow(2).sum()
+            score = model(adv).max()
+            loss = dist + (score if targeted else -score)
+            loss.backward(retain_graph=True)
+            opt.step()
+            if dist < best:
+                best, best_x = dist, adv
+        return best_x
+    """,
+    """
+    adv = perturb(torch.randn(1, 4), net, targeted=True)
+    print(net(adv).argmax(1).item())
+    """,
+]
+
+
+def test_notebook_attack_returning_its_image_retains_for_nothing(tmp_path):
+    found = _cli(_notebook(tmp_path, ATTACK))
+    assert len(found) == 1 and "notebook runs no other backward" in found[0]["message"]
+    assert "inferred" in found[0]["message"] and found[0]["fix"] == "unsafe"
+
+
+def test_notebook_cell_backwarding_the_returned_image_keeps_the_retain(tmp_path):
+    cells = ATTACK + ["""
+    adv.pow(2).sum().backward()
+    """]
+    assert _cli(_notebook(tmp_path, cells)) == []

@@ -1043,7 +1043,7 @@ def _walked_function(ctx, scope, ev):
     return holder
 
 
-def _caller_graphs(analysis, ev, own, fn=None) -> list:
+def _caller_graphs(analysis, ev, own, fn=None, skip=()) -> list:
     """A note when the loss reads a tensor argument of the function holding
     the backward: the caller built that argument and may backward through
     its graph again after this call (a GAN's `d_step(fake)` then
@@ -1054,7 +1054,7 @@ def _caller_graphs(analysis, ev, own, fn=None) -> list:
     fn = fn or ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return []
-    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"} - set(skip)
     names = analysis.names
     read = set()
     for n in own:

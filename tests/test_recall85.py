@@ -238,3 +238,65 @@ def test_notebook_cell_backwarding_the_returned_image_keeps_the_retain(tmp_path)
     adv.pow(2).sum().backward()
     """]
     assert _cli(_notebook(tmp_path, cells)) == []
+
+
+GAN = """
+import torch
+from torch import nn
+
+
+class GanTrainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gen = nn.Linear(2, 4)
+        self.disc = nn.Linear(4, 1)
+        self.opt_g = torch.optim.Adam(self.gen.parameters())
+        self.opt_d = torch.optim.Adam(self.disc.parameters())
+
+    def _disc_step(self, z, real):
+        self.opt_d.zero_grad()
+        fake = self.gen(z)
+        d_real = self.disc(real).mean()
+        d_fake = self.disc(fake.detach()).mean()
+        d_loss = d_fake - d_real
+        d_loss.backward(retain_graph=True)
+        self.opt_d.step()
+        return d_real, d_fake, {returned}
+
+    def _gen_step(self, z, {g_arg}):
+        self.opt_g.zero_grad()
+        {g_fake}
+        g_loss = -self.disc(fake).mean()
+        g_loss.backward()
+        self.opt_g.step()
+        return g_loss
+
+    def training_step(self, z, real):
+        d_real, d_fake, out = self._disc_step(z, real)
+        g_loss = self._gen_step(z, {g_pass})
+        return float(d_real - d_fake), float(g_loss)
+"""
+
+
+def test_private_step_methods_returning_losses_judged_by_the_caller(tmp_path):
+    src = GAN.format(returned="d_loss", g_arg="unused", g_fake="fake = self.gen(z)", g_pass="None")
+    _write(tmp_path, {"gan/trainer.py": src})
+    found = _found(src, str(tmp_path / "gan/trainer.py"))
+    assert [f[0] for f in found] == [20]
+
+
+def test_step_returning_the_fake_the_generator_step_reuses_keeps_the_retain(tmp_path):
+    src = GAN.format(returned="fake", g_arg="fake", g_fake="fake = fake * 1.0", g_pass="out")
+    src = src.replace("d_fake = self.disc(fake.detach()).mean()", "d_fake = self.disc(fake).mean()")
+    _write(tmp_path, {"gan/trainer.py": src})
+    assert _found(src, str(tmp_path / "gan/trainer.py")) == []
+
+
+def test_step_called_from_another_file_is_not_judged_here(tmp_path):
+    src = GAN.format(returned="d_loss", g_arg="unused", g_fake="fake = self.gen(z)", g_pass="None")
+    _write(tmp_path, {"gan/trainer.py": src, "gan/loop.py": """
+        def run(t, z, real):
+            d_real, d_fake, d_loss = t._disc_step(z, real)
+            (d_loss * 2).backward()
+        """})
+    assert _found(src, str(tmp_path / "gan/trainer.py")) == []

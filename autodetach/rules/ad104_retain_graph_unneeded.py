@@ -288,7 +288,11 @@ class RetainGraphUnneeded(GraphRule):
     A function of a notebook that backwards once and returns part of that graph
     (a C&W attack returning its best adversarial image) retains for nothing when
     the notebook runs no other backward or grad: unsafe, a cell run by hand later
-    is not seen.
+    is not seen. A step method that returns its losses (`return d_real, d_fake,
+    d_loss`) is judged by the walks of this file's methods that call it as
+    `self.<name>(...)` and bind the result to plain names (`d_real, d_fake, d =
+    self._train_discriminator(x, y)`), when no other project file calls it: those
+    walks see what reads the losses afterwards (`float(d)`, a G step on a new fake).
     """
 
     code = "AD104"

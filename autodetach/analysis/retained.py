@@ -93,6 +93,14 @@ def unneeded_retains(analysis) -> list:
             if as_step or _judged_by_drivers(analysis, scope, ev):
                 continue
             if judged_in_file(analysis, scope, ev):
+                fn = ctx.enclosing(ev.call, cst.FunctionDef)
+                if fn is not None and any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body)):
+                    why = notes.setdefault(ev.call, [])
+                    note = (f"`{fn.name.value}()` returns part of the graph, and its calls in the project are this "
+                            f"file's `self.{fn.name.value}(...)`, whose walks judge it: that code out of sight does "
+                            "not call it and backward the result again is inferred")
+                    if note not in why:
+                        why.append(note)
                 continue  # the walks of its callers in this file, which inline it, judge it
             own = {n for n in ev.reach if not n.leaf and n not in ev.captured}  # what the pass frees
             entry_notes: list = []  # a later loss shares only a returned dict whose entries its method builds apart

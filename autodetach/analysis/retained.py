@@ -94,7 +94,8 @@ def unneeded_retains(analysis) -> list:
                 continue
             if judged_in_file(analysis, scope, ev):
                 fn = ctx.enclosing(ev.call, cst.FunctionDef)
-                if fn is not None and any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body)):
+                if fn is not None and not is_static(fn) and any(isinstance(n, cst.Return) and n.value is not None
+                                                                for n in nodes(fn.body)):
                     why = notes.setdefault(ev.call, [])
                     note = (f"`{fn.name.value}()` returns part of the graph, and its calls in the project are this "
                             f"file's `self.{fn.name.value}(...)`, whose walks judge it: that code out of sight does "

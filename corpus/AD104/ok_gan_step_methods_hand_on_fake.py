@@ -1,8 +1,9 @@
 # expect-before: runs
 # The GAN trainer of gan_step_methods_return_losses.py, but `_disc_step` also
 # returns the fake it built (not cut for the critic), and `_gen_step` takes
-# that fake and backwards the generator's loss through the critic's graph of it:
-# the retain in `_disc_step` is what lets that second backward run.
+# that fake and backwards the generator's loss through the critic's graph of it
+# (the generator's gradients of both passes add up before its step): the retain
+# in `_disc_step` is what lets that second backward run.
 import os
 
 import torch
@@ -30,10 +31,10 @@ class GanTrainer(nn.Module):
         return c_real, fake, c_loss
 
     def _gen_step(self, fake):
-        self.opt_g.zero_grad()
         g_loss = -self.critic(fake).mean()
         g_loss.backward()
         self.opt_g.step()
+        self.opt_g.zero_grad()
         return g_loss
 
     def train_step(self, z, real):

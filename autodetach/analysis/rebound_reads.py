@@ -84,7 +84,9 @@ def judged_in_file(analysis, scope, ev) -> bool:
     judge the retain, not the method's own walk, which cannot see what runs
     before and after it. Not when another project file names the method
     (`model.backward_D()` elsewhere may follow other code), nor when the
-    method returns a value."""
+    method returns a value that a caller does not bind to plain names of its
+    own (`d_real, d_fake, d = self._train_discriminator(x, y)` is followed by
+    the caller's walk; `return self.step(x)` is not)."""
     from .callers import parsed
     from .project_index import files_mentioning
 
@@ -97,8 +99,7 @@ def judged_in_file(analysis, scope, ev) -> bool:
     static = is_static(fn)
     if not static and (not params or params[0].name.value != "self"):
         return False
-    if not static and any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body)):
-        return False  # a graph it returns is judged by dropped_results, which also weighs callers out of sight
+    returns = any(isinstance(n, cst.Return) and n.value is not None for n in nodes(fn.body))
     name = fn.name.value
     calls = [n for n in nodes(ctx.module) if isinstance(n, cst.Call) and _names(n.func, name)]
     if not calls:
@@ -106,6 +107,8 @@ def judged_in_file(analysis, scope, ev) -> bool:
     for call in calls:
         if not (isinstance(call.func, cst.Attribute) and dotted(call.func) == f"self.{name}"):
             return False  # `trainer.backward_D()`, `backward_D` handed on: not a walk of this class
+        if returns and not static and not _walked_result(ctx, call):
+            return False  # a graph it returns is judged by dropped_results, which also weighs callers out of sight
         holder = ctx.enclosing(call, cst.FunctionDef)
         if holder is None or holder is fn or not any(
                 s.name == holder.name.value and any(e.call is ev.call and e.target.heads for e in s.events)
@@ -120,6 +123,20 @@ def judged_in_file(analysis, scope, ev) -> bool:
     own = os.path.realpath(ctx.path)
     others = [p for p in files_mentioning(ctx.path, f"{name}(".encode()) if os.path.realpath(p) != own]
     return not any(_calls_from(tree, name, cls.name.value) for _, tree in parsed(others, must=f"{name}("))
+
+
+def _walked_result(ctx, call) -> bool:
+    """`d_real, d_fake, d = self._train_discriminator(x, y)` as a statement of the
+    caller's own body: the caller's walk, which inlines the method, follows each
+    name it binds. A result handed straight on (`return self.step(x)`, an argument)
+    is not followed here."""
+    up = ctx.parent(call)
+    if not isinstance(up, cst.Assign) or len(up.targets) != 1:
+        return isinstance(up, cst.Expr)  # dropped
+    target = up.targets[0].target
+    names = [target] if isinstance(target, cst.Name) else \
+        [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+    return bool(names) and all(isinstance(n, cst.Name) for n in names)
 
 
 def _calls_from(tree, name: str, mine: str, bases=None) -> bool:

@@ -15,10 +15,12 @@ from ..imports import dotted
 from .argument_prep import prepared_inputs
 from .closures import judged_at_calls, reads_outside
 from .fresh_inputs import fresh_grad
+from .hooked_explainers import quiet_explainer
 from .graph import closure
 from .lightning import automatic, lightning_class
 from .loop_inputs import walked_again
 from .opaque_calls import opaque_later
+from .opposite_guards import never_together
 from .rebound_reads import cut_chain, entry_key, judged_in_file, reads_rebound
 from .refilled_state import refilled
 from .reset_totals import entered_through, reset_total
@@ -77,6 +79,12 @@ def unneeded_retains(analysis) -> list:
                 why = notes.setdefault(ev.call, [])
                 why.extend(x for x in refill if x not in why)
                 continue
+            quiet = quiet_explainer(analysis, ev)
+            if quiet:  # an explainer's last walk: nothing after it, in the method or beyond, reads the graph
+                verdict.setdefault(ev.call, False)
+                why = notes.setdefault(ev.call, [])
+                why.extend(x for x in quiet if x not in why)
+                continue
             as_step = _judged_as_step(analysis, scope, ev)
             if isinstance(as_step, str):
                 why = notes.setdefault(ev.call, [])
@@ -85,6 +93,15 @@ def unneeded_retains(analysis) -> list:
             if as_step or _judged_by_drivers(analysis, scope, ev):
                 continue
             if judged_in_file(analysis, scope, ev):
+                fn = ctx.enclosing(ev.call, cst.FunctionDef)
+                if fn is not None and not is_static(fn) and any(isinstance(n, cst.Return) and n.value is not None
+                                                                for n in nodes(fn.body)):
+                    why = notes.setdefault(ev.call, [])
+                    note = (f"`{fn.name.value}()` returns part of the graph, and its calls in the project are this "
+                            f"file's `self.{fn.name.value}(...)`, whose walks judge it: that code out of sight does "
+                            "not call it and backward the result again is inferred")
+                    if note not in why:
+                        why.append(note)
                 continue  # the walks of its callers in this file, which inline it, judge it
             own = {n for n in ev.reach if not n.leaf and n not in ev.captured}  # what the pass frees
             entry_notes: list = []  # a later loss shares only a returned dict whose entries its method builds apart
@@ -436,12 +453,12 @@ def _stored_on_argument(ctx, ev, own) -> bool:
             targets = [t.target for t in x.targets] if isinstance(x, cst.Assign) else [x.target]
             stored = [t for tgt in targets for t in nodes(tgt) if isinstance(t, (cst.Attribute, cst.Subscript))
                       and root(t) in params]
-            if stored and _live_names(x.value) & names:
-                return True
+            if stored and _live_names(x.value) & names and not never_together(ctx, fn, x, ev.call):
+                return True  # (a store only on calls that run no backward, `if not learn:`, keeps nothing of it)
         elif type(x) is cst.Call and isinstance(x.func, cst.Attribute) and root(x.func.value) in params \
                 and x.func.attr.value in ("append", "extend", "insert", "add", "update", "save_for_backward",
                                           "__setitem__", "setdefault"):
-            if any(_live_names(a.value) & names for a in x.args):
+            if any(_live_names(a.value) & names for a in x.args) and not never_together(ctx, fn, x, ev.call):
                 return True
     return False
 
@@ -1035,7 +1052,7 @@ def _walked_function(ctx, scope, ev):
     return holder
 
 
-def _caller_graphs(analysis, ev, own, fn=None) -> list:
+def _caller_graphs(analysis, ev, own, fn=None, skip=()) -> list:
     """A note when the loss reads a tensor argument of the function holding
     the backward: the caller built that argument and may backward through
     its graph again after this call (a GAN's `d_step(fake)` then
@@ -1046,7 +1063,7 @@ def _caller_graphs(analysis, ev, own, fn=None) -> list:
     fn = fn or ctx.enclosing(ev.call, cst.FunctionDef)
     if fn is None:
         return []
-    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"}
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params} - {"self", "cls"} - set(skip)
     names = analysis.names
     read = set()
     for n in own:

@@ -52,6 +52,8 @@ def unclaimed_return(analysis, ev, own) -> Optional[list]:
 
     ctx = analysis.ctx
     fn = ctx.enclosing(ev.call, cst.FunctionDef)
+    if fn is not None and ctx.path and ctx.path.endswith(".ipynb"):
+        return _notebook_return(analysis, ev, own, fn)
     if fn is None or not ctx.path or not ctx.path.endswith(".py") or not os.path.isfile(ctx.path):
         return None
     if any(ctx.encloses(fn, lp) for lp in ev.loops) and _caller_graphs(analysis, ev, own):
@@ -76,10 +78,35 @@ def unclaimed_return(analysis, ev, own) -> Optional[list]:
     return found
 
 
+def _notebook_return(analysis, ev, own, fn) -> Optional[list]:
+    """A function of a notebook (no other file imports a notebook: its callers are its
+    cells) that backwards once and returns part of that graph (a C&W attack returning
+    its best adversarial image): when no other cell, and no other function of the
+    notebook, runs a backward or grad, nothing walks the returned graph again, whoever
+    receives it. A module-level function only; unsafe, a cell run by hand later is not
+    seen."""
+    from .retained import _caller_graphs
+
+    ctx = analysis.ctx
+    if ctx.enclosing(fn, (cst.FunctionDef, cst.ClassDef)) is not None or _backwards(fn) != 1 \
+            or any(isinstance(x, cst.Yield) for x in nodes(fn.body)) or _returns_target(fn, ev):
+        return None
+    # a flag (`target=False`, the callers pass `target=True`) is no tensor: it brings in no graph
+    flags = {p.name.value for p in fn.params.params + fn.params.kwonly_params
+             if p.default is not None and dotted(p.default) in ("True", "False")}
+    if any(ctx.encloses(fn, lp) for lp in ev.loops) and _caller_graphs(analysis, ev, own, skip=flags):
+        return None  # each iteration walks again the graph a tensor argument brought in
+    if _backwards(ctx.module) != 1:
+        return None  # another backward of the notebook may receive the returned graph
+    return [f"`{fn.name.value}()` returns part of the graph it backwards, and the notebook runs no other "
+            "backward or grad: nothing walks it again (a cell run by hand later is not seen)"]
+
+
 def _backwards(fn) -> int:
-    """The `x.backward(...)` and `autograd.grad(...)` calls of `fn`, nested functions included."""
+    """The `x.backward(...)` and `autograd.grad(...)` calls of `fn` (or of a module),
+    nested functions included."""
     count = 0
-    for c in nodes(fn.body):
+    for c in nodes(fn.body if isinstance(fn, cst.FunctionDef) else fn):
         if type(c) is not cst.Call:
             continue
         func = c.func

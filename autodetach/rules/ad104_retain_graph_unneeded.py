@@ -269,6 +269,30 @@ class RetainGraphUnneeded(GraphRule):
     returns only cut values (`h.detach()`, a tuple of its own recursive calls):
     unsafe, the class is inferred. A caller that only compares the returned
     loss with a number (`if loss < 1e-4: break`) drops it.
+    An explainer's last walk (`out[:, k].sum().backward(retain_graph=True)` in
+    a method, an `nn.Module`'s `forward` included, that runs a fresh forward of
+    a model it holds) retains for nothing when the method runs no backward or
+    grad after it, reads the graph afterwards only through cuts (`.detach()`,
+    `.data`, an `argmax`, a comparison), returns, stores and hands on none of
+    it, and keeps it only in attributes its forward hooks fill (`self.acts =
+    output`), which each call replaces (a list the hook appends to: which the
+    method empties first) and which no other method, no script and no other
+    file of the project reads (`cam.acts`); not in a class that steps an
+    optimizer, nor when the loss reads other `self` state or a call out of
+    sight. Unsafe: that the model handed in keeps nothing between calls, and
+    that the arguments carry no graph the caller walks again, is inferred.
+    A store of part of the graph into an object the caller handed in (`debug["action"]
+    = action`) keeps nothing of it when the store and the backward sit under tests
+    that contradict each other on a name the function never rebinds (`if not
+    learn:`, then `if learn and step % k == 0:`): they never run in one call.
+    A function of a notebook that backwards once and returns part of that graph
+    (a C&W attack returning its best adversarial image) retains for nothing when
+    the notebook runs no other backward or grad: unsafe, a cell run by hand later
+    is not seen. A step method that returns its losses (`return d_real, d_fake,
+    d_loss`) is judged by the walks of this file's methods that call it as
+    `self.<name>(...)` and bind the result to plain names (`d_real, d_fake, d =
+    self._train_discriminator(x, y)`), when no other project file calls it: those
+    walks see what reads the losses afterwards (`float(d)`, a G step on a new fake).
     """
 
     code = "AD104"

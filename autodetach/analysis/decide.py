@@ -383,5 +383,8 @@ def diagnose(analysis, scope, conflict) -> Diagnosis:
         from .element_reads import split_note
         from .frozen import frozen_note
 
-        diag.unsafe = split_note(analysis, first, second, links) or frozen_note(analysis, first.stmt, upstream) or ""
+        from .unread_links import unread_link_note
+
+        diag.unsafe = split_note(analysis, first, second, links) or unread_link_note(analysis, first, second) or \
+            frozen_note(analysis, first.stmt, upstream) or ""
     return diag

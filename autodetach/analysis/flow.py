@@ -2120,7 +2120,10 @@ class Scope:
             if result is not None:
                 return result  # what it returns was built before its step
         elif summary is not None and summary.backward_args and args.graph:
-            self.helper_backward(call, stmt, args, summary.backward_retain, qualified or key, summary.retain_flag)
+            backed = self._live_backwarded(call, summary, args)
+            if backed.graph:
+                self.helper_backward(call, stmt, backed, summary.backward_retain, qualified or key,
+                                     summary.retain_flag)
         if summary is not None and not summary.events:
             if summary.result in ("cut", "const"):
                 return Val(ghosts=args.heads | args.ghosts)
@@ -2146,6 +2149,26 @@ class Scope:
                                        + ", ".join(f"`{p}`" for p in cut) + " from its result")
                     return narrowed if narrowed.graph else Val(ghosts=narrowed.heads | narrowed.ghosts)
         return None
+
+    def _live_backwarded(self, call: cst.Call, summary, args: Val) -> Val:
+        """What a helper of another file backwards of what it is handed: the arguments its
+        backward reads past cuts (summary.live_backward_params). `smoothness_loss(net, x,
+        logits)` that backwards `kl_div(net(x + d), logits.detach())` walks none of the graph
+        of `logits`, so it frees nothing of it. All of `args` when the call cannot be bound."""
+        each = self.arg_vals.get(id(call))
+        names = _bind(call, summary.params) if summary.params else None
+        if each is None or names is None or any(name not in summary.params for name in names):
+            return args
+        out = Val()
+        if type(call.func) is cst.Attribute:
+            base = dotted(call.func.value)
+            if base is None:
+                return args
+            out = self.lookup_key(base)  # `helper.smooth(...)`: what the object holds, as before
+        for name, index in names.items():
+            if name in summary.live_backward_params and index in each:
+                out = out.join(each[index])
+        return out if out.graph else Val(ghosts=out.ghosts)
 
     def _cut_args(self, call: cst.Call, summary, value: Val) -> Val:
         """`errD, ... = d_loss(netD, real, fake, mu)` of another file that detaches `fake`

@@ -33,7 +33,9 @@ def backwarded_params(analysis, base: str, meth: str, found) -> Optional[tuple]:
     when it backwards none."""
     summary, path = found
     if summary.backward_args and summary.backward_params:
-        return summary.backward_params, summary.backward_retain, summary.params
+        # only what its backward reads past cuts (`kl_div(model(x + d), preds.detach())` walks no graph of `preds`)
+        live = summary.live_backward_params
+        return (live, summary.backward_retain, summary.params) if live else None
     if not summary.self_calls:
         return None
     method = _method(path, (dotted(analysis.names.foreign_instances.get(base)) or "").split(".")[-1], meth)
@@ -52,7 +54,7 @@ def backwarded_params(analysis, base: str, meth: str, found) -> Optional[tuple]:
         for index, arg in enumerate(node.args):
             if isinstance(arg, ast.Starred):
                 break
-            if index < len(hit[0].params) and hit[0].params[index] in hit[0].backward_params and \
+            if index < len(hit[0].params) and hit[0].params[index] in hit[0].live_backward_params and \
                     isinstance(arg, ast.Name) and arg.id in params and arg.id not in out:
                 out.append(arg.id)
                 retains.add(hit[0].backward_retain)

@@ -89,6 +89,9 @@ class Summary:
     # parameters it calls `.step()` on (`opt.step()`, `scaler.step(opt)`). Names, self left out.
     backward_params: tuple = ()
     step_params: tuple = ()
+    # with backward_args: the parameters whose graph the backward walks, read past cuts
+    # (`kl_div(net(x + d), logits.detach()).backward()` walks no graph of `logits`): in order
+    live_backward_params: tuple = ()
     # with backward_params, a method's `self.X.step()` (X, in order): a base class's
     # `update_encoding(self, z)` that backwards a loss on z and steps `self.optimizer_E`
     self_steps: tuple = ()
@@ -821,7 +824,7 @@ class _Fn:
                         self.fn.args.args and self.fn.args.args[0].arg == "self":
                     own.append(key[5:])
         saved = self.params
-        backed = []
+        backed, live_backed = [], []
         # only `self.X.step()`: what it backwards is read past cuts (`D(x.detach())` backwards no graph of x)
         live = bool(own and not stepped)
         try:
@@ -831,10 +834,13 @@ class _Fn:
                 # (`state = torch.tensor(np.float32(state))` of `buffer.sample()`): its own forward
                 if any(self._reaches(backward, live) for backward in arg_backwards):
                     backed.append(name)
+                if any(self._reaches(backward, True) for backward in arg_backwards):
+                    live_backed.append(name)
         finally:
             self.params = saved
         stale = self._stale_returns(stepped, arg_backwards) if stepped else ()
         return {"backward_params": tuple(backed), "step_params": tuple(stepped), "self_steps": tuple(own),
+                "live_backward_params": tuple(live_backed),
                 "stale_returns": stale,
                 "params": tuple(arg.arg for arg in self.fn.args.args if arg.arg != "self")}
 

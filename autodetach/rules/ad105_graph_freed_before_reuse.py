@@ -92,7 +92,14 @@ class GraphFreedBeforeReuse(GraphRule):
     module call returns, each reading its own elements (`outputs[0]`,
     `outputs[1]`) with nothing shared before the call: two heads on one
     input share no graph, so that they do is inferred and the message
-    says so. The fix for a forward's inner update is always
+    says so. So is a conflict that one of the two passes reaches only
+    through what a call of code not read returns (a loss object picked at
+    run time, `d_loss, g_loss = self.adv_loss(D, fake, real)`, or
+    `self.algo.critic_loss(...)` of a class out of sight): the callee may
+    build that result on `fake.detach()` or under `torch.no_grad()`, and a
+    loss-like name proves nothing. A helper of another file that backwards
+    a loss built on `logits.detach()` frees nothing of the caller's
+    `logits` and is no first backward. The fix for a forward's inner update is always
     unsafe: retaining keeps both passes' gradients in the layers before the
     update (the reference's updates), while the author may have meant to
     build the inner loss from the detached tensor; the message names both.
@@ -370,13 +377,14 @@ class GraphFreedBeforeReuse(GraphRule):
             done.add(first.call)
             link = diagnosis.link
             where = f"line {line(ctx, link.stmt)}" if link.stmt is not None else "earlier"
-            msg = (f"`{code(ctx, first.call)}` frees the graph of `{link.name or 'the loss'}` ({where}), "
+            freed = _freed_text(ctx, link)
+            msg = (f"`{code(ctx, first.call)}` frees the graph of {freed} ({where}), "
                    f"which {backward_text(ctx, second)} (line {line(ctx, second.call)}) needs again; "
                    f"the gradients of both passes are used")
             if getattr(diagnosis.scope, "phase_backward", None):
                 # one method run per optimizer (analysis.optimizer_phases): the later phase reuses the graph
                 self.report(second.call, f"{backward_text(ctx, second)} (line {line(ctx, second.call)}) needs the "
-                            f"graph of `{link.name or 'the loss'}` ({where}), which {first.framework}'s backward of "
+                            f"graph of {freed} ({where}), which {first.framework}'s backward of "
                             f"`{code(ctx, first.call)}` (line {line(ctx, first.call)}), in the phase before, "
                             "freed; no automatic fix: compute it again in this phase (from detached inputs where "
                             "the earlier networks are not trained here)",
@@ -434,6 +442,23 @@ class GraphFreedBeforeReuse(GraphRule):
             self.report(event.call, msg, replacement=with_retain(event.call, event.retain_arg), fix=UNSAFE,
                         fix_title="Add `retain_graph=True`",
                         related=[(node.stmt, "the freed graph the output still hangs from")])
+
+
+def _freed_text(ctx, link) -> str:
+    """The freed value as the message names it: its variable, else what the call that made it
+    returns (`what `self.algo.critic_loss(...)` returns`), else its code."""
+    import libcst as cst
+
+    from ..imports import dotted
+
+    if link.name:
+        return f"`{link.name}`"
+    if isinstance(link.expr, cst.Call):
+        func = dotted(link.expr.func)
+        return f"what `{func}(...)` returns" if func else f"what `{ctx.snippet(link.expr)}` returns"
+    if link.expr is not None:
+        return f"`{ctx.snippet(link.expr)}`"
+    return "the value the first loss is built on"
 
 
 def _summed(ctx, first, second):

@@ -1913,6 +1913,19 @@ class Scope:
             # looked up by name) unless the method is none of a tensor's or a container's
             # (`loss_dict.to_float_lossdict()`)
             args = self._quiet_method(args, dotted(func.value), func.attr.value)
+            if args.graph and func.attr.value not in BUILTIN_METHODS and self.lookup_key(dotted(func.value)).graph:
+                from .quiet_methods import method_results
+
+                if method_results(self.analysis, dotted(func.value), func.attr.value) is None:
+                    # `loss.get_loss()` where `loss.backward()` took `loss` for a tensor: no tensor has
+                    # that method, so `loss` is an object of a class not read, and that what the method
+                    # returns carries the graph is an inference (it may be `.item()`): read by
+                    # factories.factory_notes
+                    node = self.new_node(dotted(func), stmt, call, args)
+                    self.analysis.table("override_nodes")[node] = (
+                        f"`{dotted(func)}(...)` returns a tensor with a graph (`{dotted(func.value)}` has a "
+                        f"method no tensor has: an object whose class is not read; it may return a number)")
+                    args = Val(heads=frozenset({node}), modules=args.modules, uses=args.uses, loss=args.loss)
         if args.graph:
             args.nontrivial = True
             args.loss = bool(qualified and _looks_like_loss(qualified)) or bool(key and _looks_like_loss(key))

@@ -83,6 +83,10 @@ STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval",
 LIKE_FACTORIES = {f"torch.{name}" for name in LIKE}
 ADDITIVE = (cst.Add, cst.Subtract)
 CONTAINER_ADD = {"append", "extend", "insert", "add", "appendleft"}
+# methods of a `torch.distributions` object (built from tensors, so it holds their graph): what
+# they return carries that graph, as a tensor's methods' results do
+_DIST_METHODS = frozenset({"log_prob", "rsample", "sample", "sample_n", "entropy", "cdf", "icdf", "perplexity",
+                           "enumerate_support", "expand", "log_cdf", "prob", "logp", "kl"})
 CONTAINER_CLEAR = {"clear"}
 BUDGET = 20000  # statements walked per scope
 
@@ -1913,10 +1917,11 @@ class Scope:
             # looked up by name) unless the method is none of a tensor's or a container's
             # (`loss_dict.to_float_lossdict()`)
             args = self._quiet_method(args, dotted(func.value), func.attr.value)
-            if args.graph and func.attr.value not in BUILTIN_METHODS and self.lookup_key(dotted(func.value)).graph:
-                from .quiet_methods import method_results
+            if args.graph and func.attr.value not in BUILTIN_METHODS and func.attr.value not in _DIST_METHODS and \
+                    not self._distribution(func.value) and self.lookup_key(dotted(func.value)).graph:
+                from .quiet_methods import project_methods
 
-                if method_results(self.analysis, dotted(func.value), func.attr.value) is None:
+                if project_methods(self.analysis, dotted(func.value), func.attr.value) == []:
                     # `loss.get_loss()` where `loss.backward()` took `loss` for a tensor: no tensor has
                     # that method, so `loss` is an object of a class not read, and that what the method
                     # returns carries the graph is an inference (it may be `.item()`): read by

@@ -1,7 +1,7 @@
 # expect-before: grows
 # autodetach-test: unsafe
-# A criterion object of vendor/ (put on sys.path at run time, out of the
-# tool's sight) is backwarded through its own `backward()`; `result()` hands
+# A criterion object of a library installed in site-packages/ (put on sys.path;
+# the tool reads no site-packages) is backwarded through its own `backward()`; `result()` hands
 # back the root of the summed loss (a tensor), and the loop adds it to `total` with its graph.
 # That `result()` returns a tensor with a graph is inferred (no tensor has such
 # a method, the class is not read; it might return a number), so the
@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "site-packages"))
 from seqcrit import SeqCriterion  # noqa: E402
 
 torch.manual_seed(0)

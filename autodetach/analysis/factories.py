@@ -117,10 +117,15 @@ def library_keeper_note(analysis, key: str, stmt) -> Optional[str]:
     (`monai.metrics`): the method is not read, so that the object keeps the graph
     of what it is given (as a list would) is inferred; it may detach it."""
     func = analysis.names.foreign_instances.get(key)
-    if func is None:
-        return None
     meth = next((n.func.attr.value for n in nodes(stmt) if isinstance(n, cst.Call) and
                  isinstance(n.func, cst.Attribute) and dotted(n.func.value) == key), None)
+    if func is None:
+        from .flow import CONTAINER_ADD
+        from .unread_keepers import unread_keeper_note
+
+        if meth not in CONTAINER_ADD or key in analysis.names.instances:
+            return None
+        return unread_keeper_note(analysis, key, meth)  # `avg = meters.averager()`: no container we know
     if meth is None or analysis.foreign_method(key, meth) is not None:
         return None  # read from the project's own class
     name = analysis.ctx.imports.qualify(func) or dotted(func) or ""

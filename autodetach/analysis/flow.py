@@ -84,6 +84,10 @@ STATE_METHODS = {"parameters", "named_parameters", "zero_grad", "train", "eval",
 LIKE_FACTORIES = {f"torch.{name}" for name in LIKE}
 ADDITIVE = (cst.Add, cst.Subtract)
 CONTAINER_ADD = {"append", "extend", "insert", "add", "appendleft"}
+# methods of a `torch.distributions` object (built from tensors, so it holds their graph): what
+# they return carries that graph, as a tensor's methods' results do
+_DIST_METHODS = frozenset({"log_prob", "rsample", "sample", "sample_n", "entropy", "cdf", "icdf", "perplexity",
+                           "enumerate_support", "expand", "log_cdf", "prob", "logp", "kl"})
 CONTAINER_CLEAR = {"clear"}
 BUDGET = 20000  # statements walked per scope
 
@@ -1938,6 +1942,20 @@ class Scope:
             # looked up by name) unless the method is none of a tensor's or a container's
             # (`loss_dict.to_float_lossdict()`)
             args = self._quiet_method(args, dotted(func.value), func.attr.value)
+            if args.graph and func.attr.value not in BUILTIN_METHODS and func.attr.value not in _DIST_METHODS and \
+                    not self._distribution(func.value) and self.lookup_key(dotted(func.value)).graph:
+                from .quiet_methods import project_methods
+
+                if project_methods(self.analysis, dotted(func.value), func.attr.value) == []:
+                    # `loss.get_loss()` where `loss.backward()` took `loss` for a tensor: no tensor has
+                    # that method, so `loss` is an object of a class not read, and that what the method
+                    # returns carries the graph is an inference (it may be `.item()`): read by
+                    # factories.factory_notes
+                    node = self.new_node(dotted(func), stmt, call, args)
+                    self.analysis.table("override_nodes")[node] = (
+                        f"`{dotted(func)}(...)` returns a tensor with a graph (`{dotted(func.value)}` has a "
+                        f"method no tensor has: an object whose class is not read; it may return a number)")
+                    args = Val(heads=frozenset({node}), modules=args.modules, uses=args.uses, loss=args.loss)
         if args.graph:
             args.nontrivial = True
             args.loss = bool(qualified and _looks_like_loss(qualified)) or bool(key and _looks_like_loss(key))

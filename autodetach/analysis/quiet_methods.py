@@ -26,8 +26,30 @@ SKIP = {"forward", "__call__", "__init__"}
 
 
 def _defining(path: str, meth: str) -> list:
-    """Files of the project (the file's directory and below) that define `meth`:
-    one read of each file per directory and process."""
+    """Files of the project that define `meth`: the file's directory and below;
+    when none there does, those of the whole package the file belongs to (its
+    top package's directory and below: `pkg/trainer/trainer.py` calls a method
+    of a class of `pkg/crits/`). One read of each file per directory and process."""
+    found = _index(path).get(meth, [])
+    top = _package_top(os.path.dirname(os.path.abspath(path)))
+    if found or top is None:
+        return found
+    return _index(os.path.join(top, "__init__.py")).get(meth, [])
+
+
+def _package_top(start: str) -> Optional[str]:
+    """The directory that holds the outermost package `start` is part of (a chain of
+    `__init__.py` up from it); None when `start` is no package."""
+    top = None
+    while os.path.isfile(os.path.join(start, "__init__.py")):
+        parent = os.path.dirname(start)
+        if parent == start:
+            break
+        top, start = parent, parent
+    return top
+
+
+def _index(path: str) -> dict:
     start = os.path.dirname(os.path.abspath(path))
     index = _INDEX.get(start)
     if index is None:
@@ -40,7 +62,7 @@ def _defining(path: str, meth: str) -> list:
             for n in names:
                 index.setdefault(n.decode("ascii", "replace"), []).append(f)
         _INDEX[start] = index
-    return index.get(meth, [])
+    return index
 
 
 def method_results(analysis, base: Optional[str], meth: str):

@@ -209,7 +209,12 @@ class LossAccumulatedWithGraph(GraphRule):
     the backwarded loss, an evaluation function's callers in other files,
     what a meter's callers in other files pass, what a meter out of sight
     keeps, what `append` of an object of a library class keeps
-    (`run_loss = CumulativeAverage()`; it may detach), a loss object built by
+    (`run_loss = CumulativeAverage()`; it may detach) or of an object no
+    container of this file (`avg = meters.averager()` of code not read, a
+    name bound nowhere in the file), what a method no tensor has returns
+    (`loss.get_loss()` after `loss.backward()`, of an object whose class is
+    not read; read in the classes of the file's package, a method that
+    returns `.item()` cuts), a loss object built by
     another file's factory, the candidate classes of an object whose class
     is chosen at run time (no fix at all when some of them return numbers),
     the entries of a container summed into the loss, what the caller of a

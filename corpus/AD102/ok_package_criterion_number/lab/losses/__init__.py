@@ -1,0 +1,1 @@
+from .ranked import RankedCriterion  # noqa: F401

@@ -212,8 +212,11 @@ def test_a_copied_policy_of_unknown_class_gets_no_safe_cut(tmp_path):
 
 
 def test_a_built_module_or_a_backward_through_the_output_keeps_the_safe_cut(tmp_path):
-    # `action` (fed back through the ring) and the ring that keeps it
-    assert _handed(tmp_path, "nn.Linear(4, 4)") == [("AD101", "safe", False)] * 2
+    # `action` (fed back through the ring) and the ring that keeps it: a module built here proves
+    # the graph, but that `Ring` (a library class, not read) keeps what it is given is inferred
+    # (audit51, analysis/unread_keepers.py), so the cut is offered unsafe
+    found = _handed(tmp_path, "nn.Linear(4, 4)")
+    assert [(code, fix) for code, fix, _ in found] == [("AD101", "unsafe")] * 2
     loss = ("loss = action.sum()\n            self.opt.zero_grad()\n"
             "            loss.backward()\n            self.opt.step()")
     # a backward through the action proves it carries a graph (the chain it feeds back is reached: unsafe)

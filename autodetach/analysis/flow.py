@@ -1946,7 +1946,7 @@ class Scope:
                     not self._distribution(func.value) and self.lookup_key(dotted(func.value)).graph:
                 from .quiet_methods import project_methods
 
-                if project_methods(self.analysis, dotted(func.value), func.attr.value) == []:
+                if project_methods(self.analysis, dotted(func.value), func.attr.value, widen=True) == []:
                     # `loss.get_loss()` where `loss.backward()` took `loss` for a tensor: no tensor has
                     # that method, so `loss` is an object of a class not read, and that what the method
                     # returns carries the graph is an inference (it may be `.item()`): read by

@@ -25,13 +25,13 @@ _INDEX: dict = {}  # directory -> {method name: files that define it}
 SKIP = {"forward", "__call__", "__init__"}
 
 
-def _defining(path: str, meth: str) -> list:
+def _defining(path: str, meth: str, widen: bool = False) -> list:
     """Files of the project that define `meth`: the file's directory and below;
     when none there does, those of the whole package the file belongs to (its
     top package's directory and below: `pkg/trainer/trainer.py` calls a method
     of a class of `pkg/crits/`). One read of each file per directory and process."""
     found = _index(path).get(meth, [])
-    top = _package_top(os.path.dirname(os.path.abspath(path)))
+    top = _package_top(os.path.dirname(os.path.abspath(path))) if widen else None
     if found or top is None:
         return found
     return _index(os.path.join(top, "__init__.py")).get(meth, [])
@@ -79,7 +79,7 @@ def method_results(analysis, base: Optional[str], meth: str):
     return cache[key]
 
 
-def project_methods(analysis, base: Optional[str], meth: str):
+def project_methods(analysis, base: Optional[str], meth: str, widen: bool = False):
     """The summaries of the `meth` that `base.meth(...)` may run: the imported
     class's, or every project class's that defines it; None when `base` is an
     attribute holding a callable, or `meth` a name every module has."""
@@ -95,7 +95,7 @@ def project_methods(analysis, base: Optional[str], meth: str):
     if base in (None, "self", "cls") or re.search(rf"\.{meth}\s*=[^=]", analysis.ctx.text or analysis.ctx.module.code):
         # `self.net(x)`, `self.fc = ...`: an attribute that holds a callable, not a method
         return None
-    return [s for f in _defining(analysis.ctx.path, meth)
+    return [s for f in _defining(analysis.ctx.path, meth, widen)
             for _, s in methods_named(summaries_of(f), meth)]
 
 
@@ -145,7 +145,9 @@ def _factory_methods(analysis, base: str, meth: str) -> list:
 
 
 def _results(analysis, base, meth):
-    found = project_methods(analysis, base, meth)
+    # the whole package is searched here (what a method returns, by name): not for self_cut, whose
+    # answer would stand for stub_overrides' inference (a class out of the file's folder, unsafe)
+    found = project_methods(analysis, base, meth, widen=True)
     if found is None:
         return None
     if not found or any(s.events for s in found):

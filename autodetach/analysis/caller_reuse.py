@@ -100,23 +100,7 @@ def _handed_params(caller, calls: list, order: list, params: set) -> set:
 
 def _caller_reuses(caller, calls: list, order: list, params: set) -> bool:
     seeds = _seeds(calls, order, params)
-    if not seeds:
-        return False
-    deps = _deps(caller)
-    for call in ast.walk(caller):
-        target = _backward_target(call)
-        if target is None:
-            continue
-        todo, seen = list(_reads(target)), set()
-        while todo:
-            key = todo.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            if key in seeds:
-                return True
-            todo.extend(deps.get(key, ()))
-    return False
+    return bool(seeds) and _backwards_param(caller, seeds)
 
 
 def _handed_to_backward(tree, caller, calls: list, order: list, params: set, name: str) -> bool:
@@ -204,7 +188,8 @@ def _functions(tree) -> dict:
 
 
 def _backwards_param(fn, params: set) -> bool:
-    """Does a backward in `fn` reach one of its `params` through its assignments?"""
+    """Does a backward in `fn` reach one of `params` (its parameters, or names
+    it binds) through its assignments?"""
     deps = _deps(fn)
     for call in ast.walk(fn):
         target = _backward_target(call)

@@ -205,3 +205,11 @@ def test_calls_in_other_arms_of_an_if_or_with_starred_arguments_do_not_count(tmp
     starred = GAN_STEPS.replace("        update_d(model_d, opt_d, y, fake)\n",
                                 "        batch = [y, fake]\n        update_d(model_d, opt_d, *batch)\n")
     assert _ad104(tmp_path, starred) == [12]
+
+
+def test_a_sibling_called_before_the_retaining_step_does_not_need_it(tmp_path):
+    # Self-Supervised GANs' trainer: the critic step, whose backward reaches `fake`, runs before the
+    # generator step that retains; the next iteration's critic gets a new `fake`. The G retain is unneeded.
+    src = GAN_STEPS.replace("loss_d.backward(retain_graph=True)", "loss_d.backward()")
+    src = src.replace("loss_g.backward()", "loss_g.backward(retain_graph=True)")
+    assert _ad104(tmp_path, src) == [19]

@@ -122,6 +122,8 @@ def _handed_to_backward(tree, caller, calls: list, order: list, params: set, nam
             continue
         if all(_apart(arms, call, mine) for mine in calls):
             continue  # `if algo == "a": a_update(x) elif ...: b_update(x)`: never both in one run
+        if all((call.lineno, call.col_offset) < (mine.lineno, mine.col_offset) for mine in calls):
+            continue  # the critic step before the generator's: its backward ran before the retain
         func = call.func
         callee = func.id if isinstance(func, ast.Name) else \
             func.attr if isinstance(func, ast.Attribute) and _key(func.value) in ("self", "cls") else None

@@ -36,6 +36,7 @@ import os
 import libcst as cst
 
 from ..imports import dotted
+from .summaries import ast_dotted
 
 _MODULE_USES = {"parameters", "named_parameters", "train", "eval", "modules", "children", "named_modules"}
 _WRAPPERS = {"module"}  # `model.module`: the network a DataParallel wrapper holds
@@ -104,13 +105,7 @@ def _ast_root(expr):
         expr = expr.elts[0]
     while isinstance(expr, ast.Attribute) and expr.attr in _WRAPPERS:
         expr = expr.value
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    return ".".join([expr.id] + parts[::-1])
+    return ast_dotted(expr)
 
 
 def _cst_root(expr):
@@ -119,16 +114,6 @@ def _cst_root(expr):
     while type(expr) is cst.Attribute and expr.attr.value in _WRAPPERS:
         expr = expr.value
     return dotted(expr)
-
-
-def _ast_dotted(expr):
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    return ".".join([expr.id] + parts[::-1])
 
 
 def network_in_file(path: str, tree, name: str) -> str:
@@ -141,11 +126,11 @@ def network_in_file(path: str, tree, name: str) -> str:
     here = os.path.dirname(os.path.abspath(path))
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in _MODULE_USES and _ast_dotted(node.func.value) == name:
+                node.func.attr in _MODULE_USES and ast_dotted(node.func.value) == name:
             return f"its `.{node.func.attr}()` is called"
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                any(_ast_dotted(t) == name for t in node.targets):
-            func = _ast_dotted(node.value.func)
+                any(ast_dotted(t) == name for t in node.targets):
+            func = ast_dotted(node.value.func)
             if not func or looks_like_loss(func.rpartition(".")[2]):
                 continue
             head, _, rest = func.partition(".")

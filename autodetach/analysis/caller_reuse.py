@@ -133,18 +133,7 @@ def _handed_to_backward(tree, caller, calls: list, order: list, params: set, nam
         mine = [a.arg for a in target.args.args]
         if mine and mine[0] in ("self", "cls"):
             mine = mine[1:]
-        reached = set()
-        for param, arg in arguments(call, mine).items():
-            todo, seen = list(_reads(arg)), set()
-            while todo:
-                key = todo.pop()
-                if key in seen:
-                    continue
-                seen.add(key)
-                if key in seeds:
-                    reached.add(param)
-                    break
-                todo.extend(deps.get(key, ()))
+        reached = {param for param, arg in arguments(call, mine).items() if _reaches(_reads(arg), deps, seeds)}
         if reached and _backwards_param(target, reached):
             return True
     return False
@@ -193,19 +182,21 @@ def _backwards_param(fn, params: set) -> bool:
     """Does a backward in `fn` reach one of `params` (its parameters, or names
     it binds) through its assignments?"""
     deps = _deps(fn)
-    for call in ast.walk(fn):
-        target = _backward_target(call)
-        if target is None:
+    return any(_reaches(_reads(target), deps, params)
+               for target in map(_backward_target, ast.walk(fn)) if target is not None)
+
+
+def _reaches(start, deps: dict, keys: set) -> bool:
+    """Do the names `start` read, followed back through `deps`, reach one of `keys`?"""
+    todo, seen = list(start), set()
+    while todo:
+        key = todo.pop()
+        if key in seen:
             continue
-        todo, seen = list(_reads(target)), set()
-        while todo:
-            key = todo.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            if key in params:
-                return True
-            todo.extend(deps.get(key, ()))
+        seen.add(key)
+        if key in keys:
+            return True
+        todo.extend(deps.get(key, ()))
     return False
 
 
